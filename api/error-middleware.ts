@@ -1,0 +1,38 @@
+// The one place where an error becomes a response (STYLE.md practice 4): typed errors map to
+// the statuses of spec Part 7 with a body {error, detail}; anything else is a bug, logged and
+// answered 500 without detail.
+import type Koa from 'koa';
+import { ArchiveError, isArchiveError } from '../lib/errors.js';
+import { LogError } from '../log/errors.js';
+
+/** Maps errors from below the API onto the closed set of ArchiveError codes. */
+export function toArchiveError(err: unknown): ArchiveError {
+  if (isArchiveError(err)) return err;
+  if (err instanceof LogError) {
+    if (err.code === 'out_of_range') return new ArchiveError('not_found', err.message);
+    if (err.code === 'bad_argument') return new ArchiveError('bad_request', err.message);
+  }
+  // Koa's own client errors (for example a malformed URL) carry a 4xx status.
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: boolean }).expose) {
+    return new ArchiveError(status === 404 ? 'not_found' : 'bad_request', (err as Error).message);
+  }
+  return new ArchiveError('internal', 'internal error', { cause: err });
+}
+
+export function errorMiddleware(report: (err: unknown) => void = (e) => console.error(e)): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body === undefined && ctx.status === 404) {
+        throw new ArchiveError('not_found', `no such endpoint: ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      const e = toArchiveError(err);
+      if (!e.expose) report(e.cause ?? err);
+      ctx.status = e.status;
+      ctx.body = { error: e.code, detail: e.expose ? e.detail : 'internal error' };
+      if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
+    }
+  };
+}

@@ -1,0 +1,31 @@
+// A fixed-window rate limit per client address, answering 429 with Retry-After
+// (choices.md section 8: thresholds are configuration).
+import type Koa from 'koa';
+import { ArchiveError } from '../lib/errors.js';
+
+export interface RateLimit {
+  /** Requests allowed per window and client. */
+  max: number;
+  windowSeconds: number;
+}
+
+export function rateLimit(limit: RateLimit, what: string, now: () => number = Date.now): Koa.Middleware {
+  const windows = new Map<string, { start: number; count: number }>();
+  return async (ctx, next) => {
+    const t = now();
+    const windowMs = limit.windowSeconds * 1000;
+    // Forget windows that ended, so the map stays as small as the set of recent clients.
+    if (windows.size > 10_000) for (const [k, w] of windows) if (t - w.start >= windowMs) windows.delete(k);
+    let w = windows.get(ctx.ip);
+    if (w === undefined || t - w.start >= windowMs) {
+      w = { start: t, count: 0 };
+      windows.set(ctx.ip, w);
+    }
+    if (w.count >= limit.max) {
+      const retryAfter = Math.max(1, Math.ceil((w.start + windowMs - t) / 1000));
+      throw new ArchiveError('rate_limited', `${what} is limited to ${limit.max} per ${limit.windowSeconds} s; retry after ${retryAfter} s`, { retryAfter });
+    }
+    w.count++;
+    await next();
+  };
+}

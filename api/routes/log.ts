@@ -1,0 +1,82 @@
+// Log reads (spec Part 4.2, choices.md section 2): the signed head, inclusion and consistency
+// proofs, the audit, pages of entries, the log key and the C2SP checkpoint.
+import Router from '@koa/router';
+import { badRequest } from '../../lib/errors.js';
+import type { Deployment } from '../../lib/deployment.js';
+import type { AuditReport } from '../../log/audit.js';
+import type { Entry } from '../../log/entry.js';
+import { toHex } from '../../log/hash.js';
+import { intParam, onlyParams } from '../params.js';
+import { rateLimit, type RateLimit } from '../rate-limit.js';
+
+export const ENTRIES_PAGE = { max: 1000, default: 100 };
+
+/** One entry as JSON text; the payload is already canonical JSON, so it is spliced in as is. */
+function entryJson(e: Entry): string {
+  return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${e.payload}}`;
+}
+
+export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
+  const router = new Router();
+  const log = d.log;
+
+  router.get('/v1/log/sth', (ctx) => {
+    onlyParams(ctx.query, []);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = log.sth();
+  });
+
+  router.get('/v1/log/key', (ctx) => {
+    onlyParams(ctx.query, []);
+    ctx.body = { key: d.logKeyString, origin: d.origin };
+  });
+
+  router.get('/v1/log/checkpoint', (ctx) => {
+    onlyParams(ctx.query, []);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = log.checkpoint();
+  });
+
+  router.get('/v1/log/inclusion', async (ctx) => {
+    onlyParams(ctx.query, ['seq', 'size']);
+    const treeSize = log.size;
+    const seq = intParam(ctx.query, 'seq', { min: 0 });
+    const size = intParam(ctx.query, 'size', { min: 1, default: treeSize });
+    if (size <= treeSize && seq >= size) throw badRequest(`seq: ${seq} is not in a tree of size ${size}`);
+    const proof = await log.inclusionProof(seq, size);
+    ctx.body = { seq, treeSize: size, proof: proof.map(toHex) };
+  });
+
+  router.get('/v1/log/consistency', async (ctx) => {
+    onlyParams(ctx.query, ['first', 'second']);
+    const first = intParam(ctx.query, 'first', { min: 0 });
+    const second = intParam(ctx.query, 'second', { min: 1 });
+    if (first > second) throw badRequest(`first: ${first} is larger than second (${second})`);
+    const proof = await log.consistencyProof(first, second);
+    ctx.body = { first, second, proof: proof.map(toHex) };
+  });
+
+  // One audit at a time: concurrent callers share the run in progress.
+  let running: Promise<AuditReport> | null = null;
+  router.get('/v1/log/audit', rateLimit(auditLimit, 'the audit'), async (ctx) => {
+    onlyParams(ctx.query, []);
+    running ??= d.audit().finally(() => (running = null));
+    const { intact, problem, treeSize } = await running;
+    ctx.body = { intact, problem, treeSize };
+  });
+
+  router.get('/v1/log/entries', async (ctx) => {
+    onlyParams(ctx.query, ['from', 'limit']);
+    const treeSize = log.size;
+    const from = intParam(ctx.query, 'from', { min: 0, default: 0 });
+    const limit = intParam(ctx.query, 'limit', { min: 1, max: ENTRIES_PAGE.max, default: ENTRIES_PAGE.default });
+    if (from > treeSize) throw badRequest(`from: ${from} is beyond the tree size ${treeSize}`);
+    const entries = await log.entries(from, Math.min(limit, treeSize - from));
+    const next = from + entries.length < treeSize ? from + entries.length : null;
+    ctx.type = 'application/json';
+    ctx.body = `{"treeSize":${treeSize},"from":${from},"count":${entries.length},"next":${next},"entries":[${entries.map(entryJson).join(',')}]}`;
+  });
+
+  return router;
+}

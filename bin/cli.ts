@@ -1,0 +1,13 @@
+// The `archive` command line. Each command is a thin shell over lib/, log/ and api/.
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { serveCommand } from './serve.js';
+
+await yargs(hideBin(process.argv))
+  .scriptName('archive')
+  .env('ARCHIVE')
+  .command(serveCommand)
+  .demandCommand(1, 'name a command')
+  .strict()
+  .help()
+  .parseAsync();

@@ -1,0 +1,46 @@
+// `archive serve`: runs the service on an embedded LevelDB in the data directory.
+import { resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { startServer } from '../api/server.js';
+import { openDeployment } from '../lib/deployment.js';
+
+interface ServeArgs {
+  port: number;
+  host: string;
+  data: string;
+  origin?: string;
+  operator?: string;
+  'audit-per-minute': number;
+}
+
+export const serveCommand: CommandModule<object, ServeArgs> = {
+  command: 'serve',
+  describe: 'run the service',
+  builder: (y) =>
+    y
+      .option('port', { type: 'number', default: 8080, describe: 'TCP port to listen on (0: any free port)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on (0.0.0.0 for every interface)' })
+      .option('data', { type: 'string', default: './data', describe: 'data directory: LevelDB store and keys' })
+      .option('origin', { type: 'string', describe: "the log's origin, fixed at genesis (new logs: archive.local)" })
+      .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
+      .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' }) as never,
+  handler: async (args) => {
+    const dataDir = resolve(args.data);
+    const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
+    const server = await startServer(d, args.port, args.host, {
+      auditLimit: { max: args['audit-per-minute'], windowSeconds: 60 },
+    });
+    console.log(`archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}`);
+    let stopping = false;
+    const stop = async (signal: string): Promise<void> => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`archive: ${signal}, closing`);
+      await server.close();
+      await d.close();
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+  },
+};

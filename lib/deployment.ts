@@ -1,0 +1,94 @@
+// A deployment: a data directory holding the LevelDB log and the keys (choices.md section 10).
+// Opening one makes the keys and the genesis entry on first start, and on later starts checks
+// that the log's genesis names this log key, origin and operator.
+import type { KeyObject } from 'node:crypto';
+import { join } from 'node:path';
+import { auditLog, type AuditReport } from '../log/audit.js';
+import { parseLeafInput, splitEntryRecord } from '../log/entry.js';
+import type { LogSigner, LogVerifier } from '../log/head.js';
+import { LevelStore } from '../log/level-store.js';
+import { Sequencer } from '../log/sequencer.js';
+import type { LogStore } from '../log/store.js';
+import { publicKeyOf, rawPublicKey, signBytes, verifySignature } from './ed25519.js';
+import { GENESIS, genesisEvent, parseGenesis } from './genesis.js';
+import { loadDeploymentKeys } from './keystore.js';
+import { eventText, signEvent } from './service-event.js';
+
+export const DEFAULT_ORIGIN = 'archive.local';
+export const DEFAULT_OPERATOR = 'op_archive';
+
+export interface DeploymentOptions {
+  dataDir: string;
+  /** The log's origin; defaults to the one in the genesis entry, or DEFAULT_ORIGIN for a new log. */
+  origin?: string;
+  /** The deployment's own operator id; as origin. */
+  operator?: string;
+  clock?: () => number;
+  /** A store to use instead of LevelDB in `<dataDir>/db` (tests). */
+  store?: LogStore;
+}
+
+export interface Deployment {
+  log: Sequencer;
+  store: LogStore;
+  logKey: KeyObject;
+  operatorKey: KeyObject;
+  /** The log key's public spelling (base64url DER SPKI). */
+  logKeyString: string;
+  origin: string;
+  operator: string;
+  audit(): Promise<AuditReport>;
+  close(): Promise<void>;
+}
+
+/** Signs with the log key for the log layer, which holds no key of its own. */
+export function logSigner(logKey: KeyObject): LogSigner {
+  return { publicKey: rawPublicKey(logKey), sign: (m) => signBytes(logKey, m) };
+}
+
+/** Verifies raw signatures by the log key `key` (its public spelling). */
+export function logVerifier(key: string): LogVerifier {
+  return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
+}
+
+export async function openDeployment(opts: DeploymentOptions): Promise<Deployment> {
+  const clock = opts.clock ?? Date.now;
+  const { logKey, operatorKey } = await loadDeploymentKeys(opts.dataDir);
+  const logKeyString = publicKeyOf(logKey);
+  const store = opts.store ?? (await LevelStore.open(join(opts.dataDir, 'db')));
+  try {
+    const head = await store.readHead();
+    let origin = opts.origin ?? DEFAULT_ORIGIN;
+    let operator = opts.operator ?? DEFAULT_OPERATOR;
+    if (head !== null) {
+      // The log was made earlier: its genesis decides origin and operator.
+      const [first] = await store.readEntries(0, 1);
+      const { leaf, payload } = splitEntryRecord(first ?? new Uint8Array());
+      const g = parseGenesis(parseLeafInput(leaf)?.type ?? '', payload).event;
+      if (g.logKey !== logKeyString) throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
+      if (opts.origin !== undefined && opts.origin !== g.origin) throw new Error(`this log's origin is ${g.origin}, not ${opts.origin}`);
+      if (opts.operator !== undefined && opts.operator !== g.operator) throw new Error(`this log's operator is ${g.operator}, not ${opts.operator}`);
+      origin = g.origin;
+      operator = g.operator;
+    }
+    const log = await Sequencer.open({ store, signer: logSigner(logKey), origin, clock });
+    if (log.size === 0) {
+      const event = genesisEvent(new Date(clock()).toISOString(), logKeyString, operator, origin);
+      await log.append(GENESIS, eventText(signEvent(logKey, event)));
+    }
+    return {
+      log,
+      store,
+      logKey,
+      operatorKey,
+      logKeyString,
+      origin,
+      operator,
+      audit: () => auditLog({ store, verify: logVerifier(logKeyString), origin, publicKey: rawPublicKey(logKey) }),
+      close: () => log.close(),
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,29 @@
+// Entry 0 of every log: the genesis event, signed by the log key, naming the log key, the
+// deployment's operator id and the log's origin, so a verifier that trusts entry 0 can check
+// every later head and event.
+import { PROTOCOL, verifyEvent, type ServiceEvent, type SignedEvent } from './service-event.js';
+
+export const GENESIS = 'log.genesis';
+
+export interface GenesisEvent extends ServiceEvent {
+  type: typeof GENESIS;
+  logKey: string;
+  operator: string;
+  origin: string;
+}
+
+export function genesisEvent(ts: string, logKey: string, operator: string, origin: string): GenesisEvent {
+  return { protocol: PROTOCOL, type: GENESIS, ts, logKey, operator, origin };
+}
+
+/** Reads entry 0's payload as a genesis event signed by the key it names; throws otherwise. */
+export function parseGenesis(type: string, payloadText: string): SignedEvent<GenesisEvent> {
+  const logged = JSON.parse(payloadText) as SignedEvent<GenesisEvent>;
+  const e = logged?.event;
+  if (type !== GENESIS || e?.type !== GENESIS || e.protocol !== PROTOCOL) throw new Error('entry 0 is not a genesis event');
+  for (const m of ['logKey', 'operator', 'origin', 'ts'] as const) {
+    if (typeof e[m] !== 'string') throw new Error(`genesis event: ${m} missing`);
+  }
+  if (!verifyEvent(e.logKey, logged)) throw new Error('genesis event: signature does not verify with the key it names');
+  return logged;
+}

@@ -1,0 +1,35 @@
+// The deployment's keys (choices.md section 10): <data>/keys/log.key and operator.key,
+// PKCS#8 PEM, mode 0600, made on first start. The log key signs tree heads, checkpoints,
+// seeds and service events; the operator key exercises the reserved powers.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { KeyObject } from 'node:crypto';
+import { join } from 'node:path';
+import { generateKeyPair, privateKeyFromPem, privateKeyToPem } from './ed25519.js';
+
+export interface DeploymentKeys {
+  logKey: KeyObject;
+  operatorKey: KeyObject;
+}
+
+/** Loads the key in `file`, or makes and saves a new one if there is none. */
+export async function loadOrCreateKey(file: string): Promise<KeyObject> {
+  try {
+    return privateKeyFromPem(await readFile(file, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read key ${file}: ${(err as Error).message}`);
+  }
+  const { privateKey } = generateKeyPair();
+  // 'wx': never overwrite a key another process wrote in the meantime.
+  await writeFile(file, privateKeyToPem(privateKey), { mode: 0o600, flag: 'wx' });
+  return privateKey;
+}
+
+/** The deployment's two keys under `<dataDir>/keys/`. */
+export async function loadDeploymentKeys(dataDir: string): Promise<DeploymentKeys> {
+  const dir = join(dataDir, 'keys');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return {
+    logKey: await loadOrCreateKey(join(dir, 'log.key')),
+    operatorKey: await loadOrCreateKey(join(dir, 'operator.key')),
+  };
+}

@@ -1,0 +1,13 @@
+// Child process for the crash test: opens the deployment in argv[2] and appends without end,
+// printing "ack <seq>" for each acknowledged append, until it is killed.
+import { openDeployment } from '../../lib/deployment.js';
+
+const d = await openDeployment({ dataDir: process.argv[2]! });
+process.stdout.write(`open ${d.log.size}\n`);
+let n = 0;
+for (;;) {
+  const wave = Array.from({ length: 300 }, () =>
+    d.log.append('test.entry', `{"n":${n++},"pad":"${'p'.repeat(100)}"}`).then((a) => process.stdout.write(`ack ${a.seq}\n`)),
+  );
+  await Promise.all(wave);
+}

@@ -1,0 +1,142 @@
+import t from 'tap';
+import { join } from 'node:path';
+import { ZERO_HASH } from '../../log/entry.js';
+import { fromHex, toHex } from '../../log/hash.js';
+import { verifyHeadSignature } from '../../log/head.js';
+import { LevelStore } from '../../log/level-store.js';
+import { MemoryStore } from '../../log/memory-store.js';
+import { rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../log/merkle.js';
+import { Sequencer } from '../../log/sequencer.js';
+import type { CommitBatch, LogStore } from '../../log/store.js';
+import { testSigner } from '../helpers/signer.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const ORIGIN = 'test.example/log';
+
+/** A store that counts commits, to see group commit happen. */
+class CountingStore extends MemoryStore {
+  commits: number[] = [];
+  override async commit(b: CommitBatch): Promise<void> {
+    this.commits.push(b.entries.length);
+    return super.commit(b);
+  }
+}
+
+async function appendMany(log: Sequencer, n: number, tag = 'x'): Promise<void> {
+  await Promise.all(Array.from({ length: n }, (_, i) => log.append('test.entry', `{"n":${i},"tag":"${tag}"}`)));
+}
+
+t.test('entries chain by prevHash and the head signs the root of their hashes', async (t) => {
+  const { signer, verify } = testSigner();
+  const log = await Sequencer.open({ store: new MemoryStore(), signer, origin: ORIGIN });
+  t.equal(log.size, 0);
+  t.ok(verifyHeadSignature(log.sth(), verify), 'the empty head is signed');
+  await appendMany(log, 37);
+  const entries = await log.entries(0, 100);
+  t.equal(entries.length, 37);
+  entries.forEach((e, i) => {
+    t.equal(e.seq, i);
+    t.equal(e.prevHash, i === 0 ? ZERO_HASH : entries[i - 1]!.entryHash);
+  });
+  const sth = log.sth();
+  t.equal(sth.treeSize, 37);
+  t.equal(sth.rootHash, toHex(rootFromLeafHashes(entries.map((e) => fromHex(e.entryHash)))));
+  t.ok(verifyHeadSignature(sth, verify));
+  t.notOk(verifyHeadSignature({ ...sth, treeSize: 36 }, verify), 'the signature covers the size');
+});
+
+t.test('concurrent appends are committed in batches, acknowledged in call order', async (t) => {
+  const { signer } = testSigner();
+  const store = new CountingStore();
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 1000 });
+  const acks = await Promise.all(Array.from({ length: 5000 }, (_, i) => log.append('test.entry', `{"n":${i}}`)));
+  t.same(acks.map((a) => a.seq), Array.from({ length: 5000 }, (_, i) => i), 'seq follows call order');
+  t.ok(store.commits.length <= 6, `5000 appends in ${store.commits.length} commits`);
+  t.ok(Math.max(...store.commits) <= 1000, 'no batch exceeds maxBatch');
+  for (const a of acks) t.ok(a.treeSize > a.seq, 'acknowledged under a head that includes it');
+});
+
+t.test('inclusion and consistency proofs verify for every past size', async (t) => {
+  const { signer } = testSigner();
+  const log = await Sequencer.open({ store: new MemoryStore(), signer, origin: ORIGIN, maxBatch: 7 });
+  await appendMany(log, 70);
+  const leaves = (await log.entries(0, 70)).map((e) => fromHex(e.entryHash));
+  const roots = [0, ...leaves.map((_, i) => i + 1)].map((n) => rootFromLeafHashes(leaves.slice(0, n)));
+  for (let size = 1; size <= 70; size++) {
+    t.same(await log.rootAt(size), roots[size], `root at ${size}`);
+    for (let seq = 0; seq < size; seq++) {
+      const proof = await log.inclusionProof(seq, size);
+      if (!verifyInclusion(seq, size, leaves[seq]!, proof, roots[size]!)) t.fail(`inclusion ${seq} in ${size}`);
+    }
+    for (let first = 0; first <= size; first++) {
+      const proof = await log.consistencyProof(first, size);
+      if (!verifyConsistency(first, size, proof, roots[first]!, roots[size]!)) t.fail(`consistency ${first} -> ${size}`);
+    }
+  }
+  await t.rejects(log.inclusionProof(0, 71), { code: 'out_of_range' }, 'a size beyond the tree');
+  await t.rejects(log.consistencyProof(1, 71), { code: 'out_of_range' });
+});
+
+t.test('a reopened LevelDB log continues its chain and serves the same proofs', async (t) => {
+  const { signer, verify } = testSigner();
+  const dir = join(tempDir(t), 'db');
+  let log = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN });
+  await appendMany(log, 100, 'a');
+  const before = log.sth();
+  const proof = await log.inclusionProof(42, 100);
+  await log.close();
+
+  log = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN });
+  t.same(log.sth(), before, 'same head after reopen');
+  t.same(await log.inclusionProof(42, 100), proof);
+  await appendMany(log, 50, 'b');
+  const entries = await log.entries(99, 2);
+  t.equal(entries[1]!.prevHash, entries[0]!.entryHash, 'the chain continues across the reopen');
+  const all = (await log.entries(0, 150)).map((e) => fromHex(e.entryHash));
+  t.equal(log.sth().rootHash, toHex(rootFromLeafHashes(all)));
+  t.ok(verifyHeadSignature(log.sth(), verify));
+  t.ok(verifyConsistency(100, 150, await log.consistencyProof(100, 150), fromHex(before.rootHash), fromHex(log.sth().rootHash)));
+  await log.close();
+});
+
+t.test('a failed commit acknowledges nothing and stops the log until it is reopened', async (t) => {
+  const { signer } = testSigner();
+  for (const fault of ['before-write', 'after-write'] as const) {
+    const store = new MemoryStore();
+    const log = await Sequencer.open({ store, signer, origin: ORIGIN });
+    await appendMany(log, 10);
+    const head = log.sth();
+    store.injectFault(fault);
+    await t.rejects(log.append('test.entry', '{"n":10}'), /injected fault/, `${fault}: append rejected`);
+    t.same(log.sth(), head, `${fault}: the served head has not moved`);
+    await t.rejects(log.append('test.entry', '{"n":11}'), { code: 'failed' }, `${fault}: fail-stop`);
+    const reopened = await Sequencer.open({ store: reopen(store), signer, origin: ORIGIN });
+    t.equal(reopened.size, fault === 'before-write' ? 10 : 11, `${fault}: reopens at the store's last head`);
+    await reopened.append('test.entry', '{"n":12}');
+    const [a, b] = await reopened.entries(reopened.size - 2, 2);
+    t.equal(b!.prevHash, a!.entryHash, `${fault}: the chain goes on from the stored head`);
+  }
+});
+
+function reopen(m: MemoryStore): LogStore {
+  const again = new MemoryStore();
+  for (const [k, v] of m.entries) again.entries.set(k, v);
+  for (const [k, v] of m.groups) again.groups.set(k, v);
+  again.head = m.head;
+  return again;
+}
+
+t.test('entry times never go backwards, and appends are checked', async (t) => {
+  const { signer } = testSigner();
+  let now = Date.parse('2026-05-01T12:00:00Z');
+  const log = await Sequencer.open({ store: new MemoryStore(), signer, origin: ORIGIN, clock: () => now });
+  await log.append('test.entry', '{}');
+  now -= 60_000;
+  const a = await log.append('test.entry', '{}');
+  t.equal(a.ts, '2026-05-01T12:00:00.000Z', 'a clock stepping back does not reorder time');
+  now += 120_000;
+  t.equal((await log.append('test.entry', '{}')).ts, '2026-05-01T12:01:00.000Z');
+  await t.rejects(log.append('Bad Type', '{}'), { code: 'bad_argument' });
+  await t.rejects(log.append('test.entry', '{"a":\n1}'), { code: 'bad_argument' });
+  t.equal(log.size, 3, 'refused appends wrote nothing');
+});
