@@ -1,0 +1,50 @@
+// lib/errors.ts: the closed set of codes and their HTTP statuses (STYLE.md practice 4).
+import t from 'tap';
+import { ArchiveError, STATUS, badRequest, internal, isArchiveError, notFound } from '../../lib/errors.js';
+
+t.test('every code maps to its status; only internal is hidden', async (t) => {
+  t.same(STATUS, {
+    bad_request: 400,
+    unauthorized: 401,
+    forbidden: 403,
+    not_found: 404,
+    conflict: 409,
+    unprocessable: 422,
+    precondition_required: 428,
+    rate_limited: 429,
+    unavailable_for_legal_reasons: 451,
+    internal: 500,
+    paused: 503,
+  });
+  for (const [code, status] of Object.entries(STATUS)) {
+    const e = new ArchiveError(code as keyof typeof STATUS, 'why');
+    t.equal(e.status, status, code);
+    t.equal(e.expose, code !== 'internal', `${code} expose`);
+  }
+});
+
+t.test('shape of an error', async (t) => {
+  const e = badRequest('payload.ts: skew of 11 minutes');
+  t.ok(e instanceof Error);
+  t.ok(isArchiveError(e));
+  t.ok(isArchiveError(e, 'bad_request'));
+  t.notOk(isArchiveError(e, 'not_found'));
+  t.notOk(isArchiveError(new Error('x')));
+  t.equal(e.name, 'ArchiveError');
+  t.equal(e.code, 'bad_request');
+  t.equal(e.detail, 'payload.ts: skew of 11 minutes');
+  t.equal(e.message, 'bad_request: payload.ts: skew of 11 minutes');
+  t.equal(e.retryAfter, undefined);
+  t.equal(notFound('no such paper').status, 404);
+});
+
+t.test('rate_limited carries retryAfter; internal keeps its cause', async (t) => {
+  const r = new ArchiveError('rate_limited', 'slow down', { retryAfter: 30 });
+  t.equal(r.status, 429);
+  t.equal(r.retryAfter, 30);
+  const cause = new Error('disk full');
+  const i = internal('commit failed', cause);
+  t.equal(i.status, 500);
+  t.equal(i.expose, false);
+  t.equal(i.cause, cause);
+});
