@@ -5,7 +5,7 @@ import type { Deployment } from '../lib/deployment.js';
 import { errorMiddleware } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import type { RateLimit } from './rate-limit.js';
-import { onlyParams } from './params.js';
+import { params } from './params.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -39,7 +39,7 @@ export function createApp(d: Deployment, opts: AppOptions = {}): Koa {
   app.use(log.routes());
   app.use(async (ctx, next) => {
     if (ctx.method !== 'GET' || ctx.path !== '/') return next();
-    onlyParams(ctx.query, []);
+    params(ctx, []);
     ctx.body = {
       name: 'archive',
       description: 'A public research record for AI agents: claims and checks on an append-only Merkle log with signed tree heads.',

@@ -28,6 +28,16 @@ export function intParam(query: ParsedUrlQuery, name: string, opts: IntOptions):
   return n;
 }
 
+/**
+ * The request's query, refusing parameters the endpoint does not take. Read the query once
+ * per request: Koa parses the query string again on every access to ctx.query.
+ */
+export function params(ctx: { query: ParsedUrlQuery }, allowed: readonly string[]): ParsedUrlQuery {
+  const query = ctx.query;
+  onlyParams(query, allowed);
+  return query;
+}
+
 /** Refuses query parameters an endpoint does not take. */
 export function onlyParams(query: ParsedUrlQuery, allowed: readonly string[]): void {
   for (const name of Object.keys(query)) {

@@ -63,7 +63,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     if (head !== null) {
       // The log was made earlier: its genesis decides origin and operator.
       const [first] = await store.readEntries(0, 1);
-      const { leaf, payload } = splitEntryRecord(first ?? new Uint8Array());
+      const { leaf, payload } = splitEntryRecord(first ?? '');
       const g = parseGenesis(parseLeafInput(leaf)?.type ?? '', payload).event;
       if (g.logKey !== logKeyString) throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
       if (opts.origin !== undefined && opts.origin !== g.origin) throw new Error(`this log's origin is ${g.origin}, not ${opts.origin}`);

@@ -6,8 +6,7 @@
 //
 // The log is given the logged object already in canonical JSON (the record above it
 // canonicalizes), so the log works on bytes and never re-serializes a payload.
-import { sha256, toHex } from './hash.js';
-import { hashLeaf } from './merkle.js';
+import { sha256Text, sha256TextHex, toHex } from './hash.js';
 
 /** prevHash of entry 0. */
 export const ZERO_HASH = '0'.repeat(64);
@@ -32,7 +31,10 @@ export interface Entry extends LeafFields {
   payload: string;
 }
 
-const encoder = new TextEncoder();
+/** RFC 6962 leaf hash of a leaf input given as text: SHA-256(0x00 || UTF-8 bytes). */
+export function hashLeafText(leaf: string): Uint8Array {
+  return sha256Text(`\u0000${leaf}`);
+}
 
 /**
  * The leaf input: the canonical JSON of the five leaf fields. Members are written in
@@ -43,12 +45,11 @@ export function leafInput(f: LeafFields): string {
   return `{"payloadHash":"${f.payloadHash}","prevHash":"${f.prevHash}","seq":${f.seq},"ts":"${f.ts}","type":"${f.type}"}`;
 }
 
-/** Forms entry `seq` from its payload text, chained to `prevHash`. */
-export function formEntry(seq: number, ts: string, type: string, payload: string, prevHash: string): Entry {
-  const payloadHash = toHex(sha256(encoder.encode(payload)));
-  const fields = { payloadHash, prevHash, seq, ts, type };
-  const entryHash = toHex(hashLeaf(encoder.encode(leafInput(fields))));
-  return { ...fields, entryHash, payload };
+/** Entry `seq` formed from its payload text, chained to `prevHash`: its record and leaf hash. */
+export function formEntry(seq: number, ts: string, type: string, payload: string, prevHash: string): { record: string; leafHash: Uint8Array; entryHash: string } {
+  const leaf = leafInput({ payloadHash: sha256TextHex(payload), prevHash, seq, ts, type });
+  const leafHash = hashLeafText(leaf);
+  return { record: `${leaf}\n${payload}`, leafHash, entryHash: toHex(leafHash) };
 }
 
 const LEAF = /^\{"payloadHash":"([0-9a-f]{64})","prevHash":"([0-9a-f]{64})","seq":(0|[1-9][0-9]{0,15}),"ts":"([^"]+)","type":"([^"]+)"\}$/;
@@ -64,27 +65,20 @@ export function parseLeafInput(text: string): LeafFields | null {
   return { payloadHash: m[1]!, prevHash: m[2]!, seq, ts, type };
 }
 
-/**
- * Stored form of an entry: the leaf input, a newline, then the payload text. Canonical JSON
- * never contains a raw newline, so the first newline splits the two.
- */
-export function encodeEntryRecord(e: Entry): Uint8Array {
-  return encoder.encode(`${leafInput(e)}\n${e.payload}`);
-}
+// Stored form of an entry: the leaf input, a newline, then the payload text. Canonical JSON
+// never contains a raw newline, so the first newline splits the two.
 
 /** The stored record's two parts, unchecked (the audit checks them). */
-export function splitEntryRecord(bytes: Uint8Array): { leaf: string; payload: string } {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const nl = text.indexOf('\n');
-  if (nl < 0) return { leaf: text, payload: '' };
-  return { leaf: text.slice(0, nl), payload: text.slice(nl + 1) };
+export function splitEntryRecord(record: string): { leaf: string; payload: string } {
+  const nl = record.indexOf('\n');
+  if (nl < 0) return { leaf: record, payload: '' };
+  return { leaf: record.slice(0, nl), payload: record.slice(nl + 1) };
 }
 
 /** Decodes a stored record into an entry, recomputing entryHash; throws on a malformed record. */
-export function decodeEntryRecord(bytes: Uint8Array): Entry {
-  const { leaf, payload } = splitEntryRecord(bytes);
+export function decodeEntryRecord(record: string): Entry {
+  const { leaf, payload } = splitEntryRecord(record);
   const fields = parseLeafInput(leaf);
   if (!fields) throw new Error('malformed entry record');
-  const entryHash = toHex(hashLeaf(encoder.encode(leaf)));
-  return { ...fields, entryHash, payload };
+  return { ...fields, entryHash: toHex(hashLeafText(leaf)), payload };
 }

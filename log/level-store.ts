@@ -1,24 +1,54 @@
-// The LevelDB LogStore. Keys are one prefix byte and the seq as 8 bytes big-endian, so
-// entries and hash groups sort by seq and an audit streams both in order.
+// The LevelDB LogStore. Entries are stored in bundles of 256 (as C2SP tlog-tiles stores entry
+// bundles): key 'b' and the bundle index as 8 bytes big-endian; the value is the bundle's
+// records joined by newlines (a record is itself two lines: leaf input, payload). The partial
+// bundle at the end of the log is rewritten as it grows. Few large writes instead of one per
+// entry is what makes durable appends fast: LevelDB's cost is mostly per operation.
+// Tile keys are 't', the tile level and the tile index as 8 bytes big-endian.
 import { Level } from 'level';
+import { LogError } from './errors.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
+import type { TileId } from './tiles.js';
 
-const ENTRY = 0x65; // 'e'
-const GROUP = 0x6e; // 'n'
+const BUNDLE = 0x62; // 'b'
+export const BUNDLE_SIZE = 256;
+const TILE = 0x74; // 't'
 const HEAD = Buffer.from('h');
 
-/** Key of `seq` under `prefix`; seqs up to 2^53 (no 32-bit bit operators). */
-function key(prefix: number, seq: number): Buffer {
+/** Writes n (up to 2^53) as 8 bytes big-endian at `off`, without 32-bit bit operators. */
+function writeIndex(k: Buffer, off: number, n: number): void {
+  k.writeUInt32BE(Math.floor(n / 0x1_0000_0000), off);
+  k.writeUInt32BE(n % 0x1_0000_0000, off + 4);
+}
+
+function bundleKey(index: number): Buffer {
   const k = Buffer.allocUnsafe(9);
-  k[0] = prefix;
-  k.writeUInt32BE(Math.floor(seq / 0x1_0000_0000), 1);
-  k.writeUInt32BE(seq % 0x1_0000_0000, 5);
+  k[0] = BUNDLE;
+  writeIndex(k, 1, index);
+  return k;
+}
+
+/** A bundle's value as records; each record is its two lines joined again. */
+function splitBundle(value: string): string[] {
+  const lines = value.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i + 1 < lines.length; i += 2) out.push(`${lines[i]}\n${lines[i + 1]}`);
+  return out;
+}
+
+function tileKey(t: TileId): Buffer {
+  const k = Buffer.allocUnsafe(10);
+  k[0] = TILE;
+  k[1] = t.level;
+  writeIndex(k, 2, t.index);
   return k;
 }
 
 type Db = Level<Buffer, Buffer>;
 
 export class LevelStore implements LogStore {
+  /** The records of the last, partial bundle, as last committed (loaded on first use). */
+  private edge: { index: number; records: string[] } | null = null;
+
   private constructor(private readonly db: Db) {}
 
   /** Opens (creating if needed) the LevelDB store in `dir`. */
@@ -33,26 +63,60 @@ export class LevelStore implements LogStore {
     return v === undefined ? null : (JSON.parse(v.toString('utf8')) as StoredHead);
   }
 
-  readEntries(from: number, count: number): Promise<Uint8Array[]> {
-    return this.range(ENTRY, from, count);
+  async readEntries(from: number, count: number): Promise<string[]> {
+    if (count <= 0) return [];
+    const first = Math.floor(from / BUNDLE_SIZE);
+    const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
+    const bundles = await this.db.iterator<Buffer, string>({ gte: bundleKey(first), lte: bundleKey(last), valueEncoding: 'utf8' }).all();
+    const out: string[] = [];
+    for (let j = 0; j < bundles.length; j++) {
+      const [key, value] = bundles[j]!;
+      const index = first + j;
+      // Bundles are contiguous and only the last may be short: stop at a gap or a short bundle.
+      if (!key.equals(bundleKey(index))) break;
+      const records = splitBundle(value);
+      for (let i = index === first ? from - first * BUNDLE_SIZE : 0; i < records.length && out.length < count; i++) out.push(records[i]!);
+      if (records.length < BUNDLE_SIZE) break;
+    }
+    return out;
   }
 
-  readGroups(from: number, count: number): Promise<Uint8Array[]> {
-    return this.range(GROUP, from, count);
-  }
-
-  async getGroups(seqs: number[]): Promise<(Uint8Array | undefined)[]> {
-    if (seqs.length === 0) return [];
-    return this.db.getMany(seqs.map((s) => key(GROUP, s)));
+  async getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
+    if (ids.length === 0) return [];
+    return this.db.getMany(ids.map(tileKey));
   }
 
   async commit(batch: CommitBatch): Promise<void> {
+    // A chained batch: far less per-operation work in abstract-level than an array of operations.
     const b = this.db.batch();
-    batch.entries.forEach((e, i) => b.put(key(ENTRY, batch.first + i), Buffer.from(e.buffer, e.byteOffset, e.byteLength)));
-    batch.groups.forEach((g, i) => b.put(key(GROUP, batch.first + i), Buffer.from(g.buffer, g.byteOffset, g.byteLength)));
-    b.put(HEAD, Buffer.from(JSON.stringify(batch.head)));
-    // sync: the write is on disk before the promise resolves, so an acknowledged append survives a crash.
+    const utf8 = { valueEncoding: 'utf8' } as const;
+    let index = Math.floor(batch.first / BUNDLE_SIZE);
+    const kept = batch.first % BUNDLE_SIZE;
+    // No await when the edge bundle is cached: the write must start before this returns to the
+    // event loop, so the sequencer can form the next batch while this one is written.
+    const edge = kept === 0 ? [] : this.edge?.index === index ? this.edge.records : await this.loadBundle(index);
+    let records = edge.slice(0, kept);
+    if (records.length !== kept) throw new LogError('corrupt', `bundle ${index} holds ${records.length} entries, not ${kept}`);
+    for (const e of batch.entries) {
+      records.push(e);
+      if (records.length === BUNDLE_SIZE) {
+        b.put(bundleKey(index), records.join('\n') as never, utf8);
+        index++;
+        records = [];
+      }
+    }
+    if (records.length > 0) b.put(bundleKey(index), records.join('\n') as never, utf8);
+    for (const t of batch.tiles) b.put(tileKey(t.id), Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength));
+    b.put(HEAD, JSON.stringify(batch.head) as never, utf8);
+    // sync: the batch is on disk before the promise resolves, so an acknowledged append survives a crash.
     await b.write({ sync: true });
+    this.edge = { index, records };
+  }
+
+  /** The records stored in bundle `index`. */
+  private async loadBundle(index: number): Promise<string[]> {
+    const value = await this.db.get(bundleKey(index), { valueEncoding: 'utf8' } as never);
+    return value === undefined ? [] : splitBundle(value as unknown as string);
   }
 
   close(): Promise<void> {
@@ -63,11 +127,6 @@ export class LevelStore implements LogStore {
   get raw(): Db {
     return this.db;
   }
-
-  private async range(prefix: number, from: number, count: number): Promise<Uint8Array[]> {
-    if (count <= 0) return [];
-    return this.db.values({ gte: key(prefix, from), lt: key(prefix, from + count) }).all();
-  }
 }
 
-export const levelKeys = { entry: (seq: number) => key(ENTRY, seq), group: (seq: number) => key(GROUP, seq), head: HEAD };
+export const levelKeys = { bundle: bundleKey, tile: tileKey, head: HEAD };

@@ -1,13 +1,14 @@
 // An in-memory LogStore, for tests and tools. It can inject faults: a commit that fails
 // before anything is written, or after it was written (the acknowledgement is lost).
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
+import { tileKey, type TileId } from './tiles.js';
 
 export type Fault = 'before-write' | 'after-write';
 
 export class MemoryStore implements LogStore {
   /** The stored data, exposed so tests can corrupt it. */
-  readonly entries = new Map<number, Uint8Array>();
-  readonly groups = new Map<number, Uint8Array>();
+  readonly entries = new Map<number, string>();
+  readonly tiles = new Map<string, Uint8Array>();
   head: StoredHead | null = null;
   private faults: Fault[] = [];
   private closed = false;
@@ -17,22 +18,35 @@ export class MemoryStore implements LogStore {
     this.faults.push(fault);
   }
 
+  /** A new store holding this one's data, as a later process would find it. */
+  reopen(): MemoryStore {
+    const again = new MemoryStore();
+    for (const [k, v] of this.entries) again.entries.set(k, v);
+    for (const [k, v] of this.tiles) again.tiles.set(k, v);
+    again.head = this.head;
+    this.closed = true;
+    return again;
+  }
+
   async readHead(): Promise<StoredHead | null> {
     this.checkOpen();
     return this.head === null ? null : { ...this.head };
   }
 
-  async readEntries(from: number, count: number): Promise<Uint8Array[]> {
-    return this.range(this.entries, from, count);
-  }
-
-  async readGroups(from: number, count: number): Promise<Uint8Array[]> {
-    return this.range(this.groups, from, count);
-  }
-
-  async getGroups(seqs: number[]): Promise<(Uint8Array | undefined)[]> {
+  async readEntries(from: number, count: number): Promise<string[]> {
     this.checkOpen();
-    return seqs.map((s) => this.groups.get(s));
+    const out: string[] = [];
+    for (let s = from; s < from + count; s++) {
+      const v = this.entries.get(s);
+      if (v === undefined) break;
+      out.push(v);
+    }
+    return out;
+  }
+
+  async getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
+    this.checkOpen();
+    return ids.map((id) => this.tiles.get(tileKey(id)));
   }
 
   async commit(batch: CommitBatch): Promise<void> {
@@ -40,24 +54,13 @@ export class MemoryStore implements LogStore {
     const fault = this.faults.shift();
     if (fault === 'before-write') throw new Error('injected fault before write');
     batch.entries.forEach((e, i) => this.entries.set(batch.first + i, e));
-    batch.groups.forEach((g, i) => this.groups.set(batch.first + i, g));
+    for (const t of batch.tiles) this.tiles.set(tileKey(t.id), t.bytes);
     this.head = { ...batch.head };
     if (fault === 'after-write') throw new Error('injected fault after write');
   }
 
   async close(): Promise<void> {
     this.closed = true;
-  }
-
-  private range(map: Map<number, Uint8Array>, from: number, count: number): Uint8Array[] {
-    this.checkOpen();
-    const out: Uint8Array[] = [];
-    for (let s = from; s < from + count; s++) {
-      const v = map.get(s);
-      if (v === undefined) break;
-      out.push(v);
-    }
-    return out;
   }
 
   private checkOpen(): void {

@@ -1,16 +1,19 @@
 // The sequencer: the one writer of the log. Appends go through one queue and are committed in
-// batches (group commit): every append waiting when a batch starts goes into one atomic,
-// durable store write with the interior hashes it completes and the new signed head, and each
-// append is acknowledged only after that write. Reads (entries, proofs, the head) see only
-// committed data.
+// batches (group commit): the appends waiting when a batch is formed go into one atomic,
+// durable store write with the tiles of interior hashes they change and the new signed head,
+// and each append is acknowledged only after that write. The next batch is formed (hashed and
+// signed) while the previous one is being written, and written only after it. Reads (entries,
+// proofs, the head) see only committed data.
 import { checkpointText, signNote } from './checkpoint.js';
-import { ENTRY_TYPE, ZERO_HASH, decodeEntryRecord, encodeEntryRecord, formEntry, type Entry } from './entry.js';
+import { ENTRY_TYPE, ZERO_HASH, decodeEntryRecord, formEntry, type Entry } from './entry.js';
 import { LogError } from './errors.js';
-import { fromHex, toHex } from './hash.js';
+import { toHex } from './hash.js';
 import { headMessage, type LogSigner, type SignedTreeHead } from './head.js';
-import { EMPTY_ROOT, applyPlan, consistencyPlan, inclusionPlan, rangeNodes } from './merkle.js';
-import { foldRight, pushLeaf, readNodes, type FrontierNode } from './frontier.js';
-import type { LogStore, StoredHead } from './store.js';
+import { EMPTY_ROOT, applyPlan, consistencyPlan, hashChildren, inclusionPlan, rangeNodes } from './merkle.js';
+import type { CommitBatch, LogStore, StoredHead } from './store.js';
+import { TileReader } from './tile-reader.js';
+import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
+import { TreeEdge } from './tree-edge.js';
 
 export interface SequencerOptions {
   store: LogStore;
@@ -38,6 +41,11 @@ interface Pending {
   reject(e: unknown): void;
 }
 
+interface Formed {
+  pending: Pending[];
+  batch: CommitBatch;
+  acks: Appended[];
+}
 
 export class Sequencer {
   private queue: Pending[] = [];
@@ -45,6 +53,10 @@ export class Sequencer {
   private closed = false;
   /** Set when a commit fails: the log stops taking appends until it is reopened (fail-stop). */
   private failure: unknown = null;
+  /** The tip of the formed (perhaps not yet committed) tree: last entry hash and time. */
+  private tipHash: string;
+  private tipTime: number;
+  private readonly reader: TileReader;
 
   private constructor(
     private readonly store: LogStore,
@@ -53,9 +65,13 @@ export class Sequencer {
     private readonly clock: () => number,
     private readonly maxBatch: number,
     private head: StoredHead,
-    private lastHash: string,
-    private frontier: FrontierNode[],
-  ) {}
+    private readonly edge: TreeEdge,
+    lastHash: string,
+  ) {
+    this.tipHash = lastHash;
+    this.tipTime = Date.parse(head.timestamp);
+    this.reader = new TileReader(store, edge);
+  }
 
   /** Opens the log at its last committed head. */
   static async open(opts: SequencerOptions): Promise<Sequencer> {
@@ -65,16 +81,30 @@ export class Sequencer {
     const stored = await store.readHead();
     if (stored === null) {
       const head = signHead(signer, origin, 0, EMPTY_ROOT, new Date(clock()).toISOString());
-      return new Sequencer(store, signer, origin, clock, maxBatch, head, ZERO_HASH, []);
+      return new Sequencer(store, signer, origin, clock, maxBatch, head, new TreeEdge(0), ZERO_HASH);
     }
-    // The frontier of the committed tree: its complete subtrees from left to right.
-    const ids = rangeNodes(0, stored.treeSize);
-    const hashes = await readNodes(store, ids);
-    const frontier = ids.map((id, i) => ({ level: id.level, hash: hashes[i]! }));
-    const last = await store.readEntries(stored.treeSize - 1, 1);
-    if (last.length !== 1) throw new LogError('corrupt', `entry ${stored.treeSize - 1} of the head is missing`);
-    const lastHash = decodeEntryRecord(last[0]!).entryHash;
-    return new Sequencer(store, signer, origin, clock, maxBatch, stored, lastHash, frontier);
+    const size = stored.treeSize;
+    // The growing tile of each tile level: the one holding the last complete level-8k node.
+    const ids: TileId[] = [];
+    for (let k = 0; 2 ** (TILE_HEIGHT * k) <= size; k++) {
+      const bottom = Math.floor(size / 2 ** (TILE_HEIGHT * k));
+      ids.push({ level: k, index: Math.floor((bottom - 1) / TILE_WIDTH) });
+    }
+    const tiles = await store.getTiles(ids);
+    const edgeTiles = ids.map((id, i) => {
+      const rows = tiles[i] === undefined ? undefined : decodeTile(tiles[i]!);
+      if (rows === undefined) throw new LogError('corrupt', `tile ${id.level}/${id.index} of the head is missing or malformed`);
+      return { id, rows };
+    });
+    // Read the frontier and the last leaf through a reader over the edge tiles just loaded.
+    const loading = TreeEdge.resume(size, [], edgeTiles);
+    const reader = new TileReader(store, loading);
+    const frontierIds = rangeNodes(0, size);
+    const [last, ...hashes] = await reader.nodes([{ level: 0, index: size - 1 }, ...frontierIds]);
+    const frontier = frontierIds.map((id, i) => ({ level: id.level, hash: hashes[i]! }));
+    const edge = TreeEdge.resume(size, frontier, edgeTiles);
+    if (toHex(edge.root()) !== stored.rootHash) throw new LogError('corrupt', 'stored tiles do not give the root of the stored head');
+    return new Sequencer(store, signer, origin, clock, maxBatch, stored, edge, toHex(last!));
   }
 
   /** The latest committed signed tree head. */
@@ -88,6 +118,7 @@ export class Sequencer {
     return this.head.checkpoint;
   }
 
+  /** Size of the committed tree. */
   get size(): number {
     return this.head.treeSize;
   }
@@ -111,30 +142,29 @@ export class Sequencer {
   async entries(from: number, count: number): Promise<Entry[]> {
     const n = Math.min(count, this.size - from);
     if (n <= 0) return [];
-    const records = await this.store.readEntries(from, n);
-    return records.map(decodeEntryRecord);
+    return (await this.store.readEntries(from, n)).map(decodeEntryRecord);
   }
 
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */
   async inclusionProof(seq: number, size = this.size): Promise<Uint8Array[]> {
     this.checkSize(size, 'size');
     const plan = inclusionPlan(seq, size);
-    return applyPlan(plan, await readNodes(this.store, plan.nodes));
+    return applyPlan(plan, await this.reader.nodes(plan.nodes));
   }
 
   /** RFC 9162 2.1.4 consistency proof from the tree of `first` to that of `second`. */
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     this.checkSize(second, 'second');
     const plan = consistencyPlan(first, second);
-    return applyPlan(plan, await readNodes(this.store, plan.nodes));
+    return applyPlan(plan, await this.reader.nodes(plan.nodes));
   }
 
-  /** Root of the committed tree of `size` (for checks and tests; reads O(log n) hashes). */
+  /** Root of the committed tree of `size`, from O(log n) stored hashes. */
   async rootAt(size: number): Promise<Uint8Array> {
     this.checkSize(size, 'size');
-    const ids = rangeNodes(0, size);
-    const hashes = await readNodes(this.store, ids);
-    return foldRight(hashes);
+    const hashes = await this.reader.nodes(rangeNodes(0, size));
+    if (hashes.length === 0) return EMPTY_ROOT;
+    return hashes.reduceRight((right, left) => hashChildren(left, right));
   }
 
   /** Waits for queued appends, then closes the store. */
@@ -150,51 +180,56 @@ export class Sequencer {
 
   private async drain(): Promise<void> {
     this.draining = true;
+    let inflight: { formed: Formed; write: Promise<void> } | null = null;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        try {
-          const done = await this.commit(batch);
-          batch.forEach((p, i) => p.resolve(done[i]!));
-        } catch (err) {
-          // Nothing of the batch is acknowledged and the in-memory state has not moved. The
-          // write may or may not have reached the store, so the log stops (fail-stop): the
-          // next open starts from whatever head the store holds, never from a guess.
-          this.failure = err;
-          const waiting = this.queue.splice(0);
-          for (const p of [...batch, ...waiting]) p.reject(err);
+      for (;;) {
+        // Form the next batch while the previous one is being written.
+        const next = this.queue.length > 0 ? this.form(this.queue.splice(0, this.maxBatch)) : null;
+        if (inflight !== null) {
+          try {
+            await inflight.write;
+          } catch (err) {
+            // Nothing of this batch or later is acknowledged. The write may or may not have
+            // reached the store, so the log stops (fail-stop): the next open starts from
+            // whatever head the store holds, never from a guess.
+            this.failure = err;
+            for (const p of [...inflight.formed.pending, ...(next?.pending ?? []), ...this.queue.splice(0)]) p.reject(err);
+            return;
+          }
+          this.head = inflight.formed.batch.head;
+          inflight.formed.pending.forEach((p, i) => p.resolve(inflight!.formed.acks[i]!));
         }
+        if (next === null) {
+          if (this.queue.length === 0) return;
+          inflight = null;
+          continue;
+        }
+        inflight = { formed: next, write: this.store.commit(next.batch) };
       }
     } finally {
       this.draining = false;
     }
   }
 
-  private async commit(batch: Pending[]): Promise<Appended[]> {
-    const first = this.head.treeSize;
+  /** Hashes and signs a batch on top of the formed tip; moves the tip, not the committed head. */
+  private form(pending: Pending[]): Formed {
+    const first = this.edge.size;
     // Entry times never go backwards, even if the clock does.
-    const ts = new Date(Math.max(this.clock(), Date.parse(this.head.timestamp))).toISOString();
-    const frontier = this.frontier.slice();
-    const entries: Uint8Array[] = [];
-    const groups: Uint8Array[] = [];
-    const done: Appended[] = [];
-    let prev = this.lastHash;
-    for (let i = 0; i < batch.length; i++) {
+    this.tipTime = Math.max(this.clock(), this.tipTime);
+    const ts = new Date(this.tipTime).toISOString();
+    const entries: string[] = [];
+    const acks: Appended[] = [];
+    const treeSize = first + pending.length;
+    for (let i = 0; i < pending.length; i++) {
       const seq = first + i;
-      const e = formEntry(seq, ts, batch[i]!.type, batch[i]!.payload, prev);
-      entries.push(encodeEntryRecord(e));
-      groups.push(pushLeaf(frontier, fromHex(e.entryHash), seq));
-      done.push({ seq, ts, entryHash: e.entryHash, treeSize: first + batch.length });
-      prev = e.entryHash;
+      const e = formEntry(seq, ts, pending[i]!.type, pending[i]!.payload, this.tipHash);
+      entries.push(e.record);
+      this.edge.push(e.leafHash);
+      acks.push({ seq, ts, entryHash: e.entryHash, treeSize });
+      this.tipHash = e.entryHash;
     }
-    const size = first + batch.length;
-    const root = foldRight(frontier.map((f) => f.hash));
-    const head = signHead(this.signer, this.origin, size, root, ts);
-    await this.store.commit({ first, entries, groups, head });
-    this.head = head;
-    this.frontier = frontier;
-    this.lastHash = prev;
-    return done;
+    const head = signHead(this.signer, this.origin, treeSize, this.edge.root(), ts);
+    return { pending, acks, batch: { first, entries, tiles: this.edge.takeChanged(), head } };
   }
 }
 
@@ -205,4 +240,3 @@ function signHead(signer: LogSigner, origin: string, size: number, root: Uint8Ar
   const checkpoint = signNote(checkpointText(origin, size, root), origin, signer.publicKey, (m) => signer.sign(m));
   return { treeSize: size, rootHash, timestamp, signature, checkpoint };
 }
-

@@ -6,7 +6,7 @@ import type { Deployment } from '../../lib/deployment.js';
 import type { AuditReport } from '../../log/audit.js';
 import type { Entry } from '../../log/entry.js';
 import { toHex } from '../../log/hash.js';
-import { intParam, onlyParams } from '../params.js';
+import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 
 export const ENTRIES_PAGE = { max: 1000, default: 100 };
@@ -21,37 +21,37 @@ export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
   const log = d.log;
 
   router.get('/v1/log/sth', (ctx) => {
-    onlyParams(ctx.query, []);
+    params(ctx, []);
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = log.sth();
   });
 
   router.get('/v1/log/key', (ctx) => {
-    onlyParams(ctx.query, []);
+    params(ctx, []);
     ctx.body = { key: d.logKeyString, origin: d.origin };
   });
 
   router.get('/v1/log/checkpoint', (ctx) => {
-    onlyParams(ctx.query, []);
+    params(ctx, []);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = log.checkpoint();
   });
 
   router.get('/v1/log/inclusion', async (ctx) => {
-    onlyParams(ctx.query, ['seq', 'size']);
+    const query = params(ctx, ['seq', 'size']);
     const treeSize = log.size;
-    const seq = intParam(ctx.query, 'seq', { min: 0 });
-    const size = intParam(ctx.query, 'size', { min: 1, default: treeSize });
+    const seq = intParam(query, 'seq', { min: 0 });
+    const size = intParam(query, 'size', { min: 1, default: treeSize });
     if (size <= treeSize && seq >= size) throw badRequest(`seq: ${seq} is not in a tree of size ${size}`);
     const proof = await log.inclusionProof(seq, size);
     ctx.body = { seq, treeSize: size, proof: proof.map(toHex) };
   });
 
   router.get('/v1/log/consistency', async (ctx) => {
-    onlyParams(ctx.query, ['first', 'second']);
-    const first = intParam(ctx.query, 'first', { min: 0 });
-    const second = intParam(ctx.query, 'second', { min: 1 });
+    const query = params(ctx, ['first', 'second']);
+    const first = intParam(query, 'first', { min: 0 });
+    const second = intParam(query, 'second', { min: 1 });
     if (first > second) throw badRequest(`first: ${first} is larger than second (${second})`);
     const proof = await log.consistencyProof(first, second);
     ctx.body = { first, second, proof: proof.map(toHex) };
@@ -60,17 +60,17 @@ export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
   // One audit at a time: concurrent callers share the run in progress.
   let running: Promise<AuditReport> | null = null;
   router.get('/v1/log/audit', rateLimit(auditLimit, 'the audit'), async (ctx) => {
-    onlyParams(ctx.query, []);
+    params(ctx, []);
     running ??= d.audit().finally(() => (running = null));
     const { intact, problem, treeSize } = await running;
     ctx.body = { intact, problem, treeSize };
   });
 
   router.get('/v1/log/entries', async (ctx) => {
-    onlyParams(ctx.query, ['from', 'limit']);
+    const query = params(ctx, ['from', 'limit']);
     const treeSize = log.size;
-    const from = intParam(ctx.query, 'from', { min: 0, default: 0 });
-    const limit = intParam(ctx.query, 'limit', { min: 1, max: ENTRIES_PAGE.max, default: ENTRIES_PAGE.default });
+    const from = intParam(query, 'from', { min: 0, default: 0 });
+    const limit = intParam(query, 'limit', { min: 1, max: ENTRIES_PAGE.max, default: ENTRIES_PAGE.default });
     if (from > treeSize) throw badRequest(`from: ${from} is beyond the tree size ${treeSize}`);
     const entries = await log.entries(from, Math.min(limit, treeSize - from));
     const next = from + entries.length < treeSize ? from + entries.length : null;

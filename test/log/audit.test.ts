@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import { auditLog } from '../../log/audit.js';
 import { headMessage } from '../../log/head.js';
-import { LevelStore, levelKeys } from '../../log/level-store.js';
+import { BUNDLE_SIZE, LevelStore, levelKeys } from '../../log/level-store.js';
 import { Sequencer } from '../../log/sequencer.js';
 import type { StoredHead } from '../../log/store.js';
 import { testSigner } from '../helpers/signer.js';
@@ -26,6 +26,17 @@ async function tamper(dir: string, fn: (db: LevelStore['raw']) => Promise<void>)
   await store.close();
 }
 
+/** Rewrites the records of the bundle holding `seq` (records are two lines: leaf, payload). */
+async function editBundle(dir: string, seq: number, fn: (records: string[], at: number) => void) {
+  await tamper(dir, async (db) => {
+    const key = levelKeys.bundle(Math.floor(seq / BUNDLE_SIZE));
+    const lines = (await db.get(key))!.toString().split('\n');
+    const records = lines.filter((_, i) => i % 2 === 0).map((leaf, i) => `${leaf}\n${lines[2 * i + 1]}`);
+    fn(records, seq % BUNDLE_SIZE);
+    await db.put(key, Buffer.from(records.join('\n')));
+  });
+}
+
 async function audit(dir: string) {
   const store = await LevelStore.open(dir);
   try {
@@ -42,33 +53,36 @@ t.test('an untouched log is intact', async (t) => {
 
 t.test('an altered entry text is caught at its seq', async (t) => {
   const dir = await makeLog(t, 45);
-  await tamper(dir, async (db) => {
-    const v = (await db.get(levelKeys.entry(17)))!.toString().replace('entry number 17', 'entry number 71');
-    await db.put(levelKeys.entry(17), Buffer.from(v));
-  });
+  await editBundle(dir, 17, (r, i) => (r[i] = r[i]!.replace('entry number 17', 'entry number 71')));
   t.same((await audit(dir)).problem, { seq: 17, detail: 'payloadHash does not match the payload' });
 });
 
 t.test('a reordered pair of entries is caught at the first', async (t) => {
   const dir = await makeLog(t, 45);
-  await tamper(dir, async (db) => {
-    const a = (await db.get(levelKeys.entry(20)))!;
-    const b = (await db.get(levelKeys.entry(21)))!;
-    await db.batch().put(levelKeys.entry(20), b).put(levelKeys.entry(21), a).write();
-  });
+  await editBundle(dir, 20, (r, i) => ([r[i], r[i + 1]] = [r[i + 1]!, r[i]!]));
   t.equal((await audit(dir)).problem?.seq, 20);
 });
 
-t.test('an altered stored interior hash is caught at the seq that holds it', async (t) => {
+t.test('an altered stored interior hash is caught at the seq that completed it', async (t) => {
   const dir = await makeLog(t, 45);
   await tamper(dir, async (db) => {
-    // Group 31 holds the leaf 31 and the complete subtrees ending there, levels 1 to 5.
-    const g = Buffer.from((await db.get(levelKeys.group(31)))!);
-    t.equal(g.length, 32 * 6);
-    g[32 * 3 + 5]! ^= 1;
-    await db.put(levelKeys.group(31), g);
+    // Tile 0/0, width 45: row 0 holds 45 leaf hashes, row 1 22, row 2 11, row 3 5, ...
+    // Flip a bit of row 3, position 2: node (level 3, index 2) over leaves 16..23.
+    const tile = Buffer.from((await db.get(levelKeys.tile({ level: 0, index: 0 })))!);
+    t.equal(tile.length, 32 * (45 + 22 + 11 + 5 + 2 + 1));
+    tile[32 * (45 + 22 + 11 + 2) + 9]! ^= 1;
+    await db.put(levelKeys.tile({ level: 0, index: 0 }), tile);
   });
-  t.same((await audit(dir)).problem, { seq: 31, detail: 'stored interior hashes do not match the entries' });
+  t.same((await audit(dir)).problem, { seq: 23, detail: 'stored interior hashes do not match the entries' });
+});
+
+t.test('a stored tile missing a hash is caught', async (t) => {
+  const dir = await makeLog(t, 45);
+  await tamper(dir, async (db) => {
+    const tile = (await db.get(levelKeys.tile({ level: 0, index: 0 })))!;
+    await db.put(levelKeys.tile({ level: 0, index: 0 }), tile.subarray(0, tile.length - 32));
+  });
+  t.equal((await audit(dir)).problem?.detail, 'stored interior hashes do not match the entries');
 });
 
 t.test('a stored head that does not match the entries is caught', async (t) => {
@@ -91,8 +105,6 @@ t.test('a stored head that does not match the entries is caught', async (t) => {
 
 t.test('an entry stored beyond the head is caught', async (t) => {
   const dir = await makeLog(t, 45);
-  await tamper(dir, async (db) => {
-    await db.put(levelKeys.entry(45), (await db.get(levelKeys.entry(44)))!);
-  });
+  await editBundle(dir, 44, (r, i) => r.push(r[i]!));
   t.same((await audit(dir)).problem, { seq: 45, detail: 'entry stored beyond the signed head' });
 });

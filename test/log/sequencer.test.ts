@@ -7,7 +7,7 @@ import { LevelStore } from '../../log/level-store.js';
 import { MemoryStore } from '../../log/memory-store.js';
 import { rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../log/merkle.js';
 import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch, LogStore } from '../../log/store.js';
+import type { CommitBatch } from '../../log/store.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -110,21 +110,13 @@ t.test('a failed commit acknowledges nothing and stops the log until it is reope
     await t.rejects(log.append('test.entry', '{"n":10}'), /injected fault/, `${fault}: append rejected`);
     t.same(log.sth(), head, `${fault}: the served head has not moved`);
     await t.rejects(log.append('test.entry', '{"n":11}'), { code: 'failed' }, `${fault}: fail-stop`);
-    const reopened = await Sequencer.open({ store: reopen(store), signer, origin: ORIGIN });
+    const reopened = await Sequencer.open({ store: store.reopen(), signer, origin: ORIGIN });
     t.equal(reopened.size, fault === 'before-write' ? 10 : 11, `${fault}: reopens at the store's last head`);
     await reopened.append('test.entry', '{"n":12}');
     const [a, b] = await reopened.entries(reopened.size - 2, 2);
     t.equal(b!.prevHash, a!.entryHash, `${fault}: the chain goes on from the stored head`);
   }
 });
-
-function reopen(m: MemoryStore): LogStore {
-  const again = new MemoryStore();
-  for (const [k, v] of m.entries) again.entries.set(k, v);
-  for (const [k, v] of m.groups) again.groups.set(k, v);
-  again.head = m.head;
-  return again;
-}
 
 t.test('entry times never go backwards, and appends are checked', async (t) => {
   const { signer } = testSigner();
@@ -139,4 +131,26 @@ t.test('entry times never go backwards, and appends are checked', async (t) => {
   await t.rejects(log.append('Bad Type', '{}'), { code: 'bad_argument' });
   await t.rejects(log.append('test.entry', '{"a":\n1}'), { code: 'bad_argument' });
   t.equal(log.size, 3, 'refused appends wrote nothing');
+});
+
+t.test('proofs across tile boundaries verify, before and after a reopen', async (t) => {
+  const { signer } = testSigner();
+  const store = new MemoryStore();
+  let log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 100 });
+  await appendMany(log, 600);
+  log = await Sequencer.open({ store: store.reopen(), signer, origin: ORIGIN, maxBatch: 100 });
+  await appendMany(log, 1100, 'b'); // 1,700 leaves: tiles 0/0 to 0/6, and tile 1/0 of width 6
+  const leaves = (await log.entries(0, 1700)).map((e) => fromHex(e.entryHash));
+  const sizes = [1, 2, 255, 256, 257, 511, 512, 513, 600, 767, 768, 1024, 1537, 1700];
+  const roots = new Map(sizes.map((n) => [n, rootFromLeafHashes(leaves.slice(0, n))]));
+  for (const size of sizes) {
+    t.same(await log.rootAt(size), roots.get(size), `root at ${size}`);
+    for (const seq of new Set([0, 1, size >> 1, size - 2, size - 1, 255, 256, 511, 512].filter((s) => s >= 0 && s < size))) {
+      if (!verifyInclusion(seq, size, leaves[seq]!, await log.inclusionProof(seq, size), roots.get(size)!)) t.fail(`inclusion ${seq} in ${size}`);
+    }
+    for (const first of sizes.filter((f) => f <= size)) {
+      if (!verifyConsistency(first, size, await log.consistencyProof(first, size), roots.get(first)!, roots.get(size)!)) t.fail(`consistency ${first} -> ${size}`);
+    }
+  }
+  t.pass('all proofs verified');
 });

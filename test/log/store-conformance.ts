@@ -16,12 +16,11 @@ function head(treeSize: number): StoredHead {
   return { treeSize, rootHash: 'ab'.repeat(32), timestamp: '2026-01-01T00:00:00.000Z', signature: `sig${treeSize}`, checkpoint: `cp${treeSize}\n` };
 }
 
-function batch(first: number, n: number): CommitBatch {
-  const seqs = Array.from({ length: n }, (_, i) => first + i);
+function batch(first: number, n: number, tiles: [number, number, string][] = []): CommitBatch {
   return {
     first,
-    entries: seqs.map((s) => bytes(`entry ${s}`)),
-    groups: seqs.map((s) => bytes(`group ${s}`)),
+    entries: Array.from({ length: n }, (_, i) => `entry ${first + i}\n{"n":${first + i}}`),
+    tiles: tiles.map(([level, index, v]) => ({ id: { level, index }, bytes: bytes(v) })),
     head: head(first + n),
   };
 }
@@ -31,40 +30,41 @@ export function storeConformance(t: Test, name: string, factory: StoreFactory): 
     const store = await factory.create(t);
     t.equal(await store.readHead(), null);
     t.same(await store.readEntries(0, 10), []);
-    t.same(await store.readGroups(0, 10), []);
-    t.same(await store.getGroups([0, 5]), [undefined, undefined]);
+    t.same(await store.getTiles([{ level: 0, index: 0 }]), [undefined]);
     await store.close();
   });
 
-  t.test(`${name}: commits are read back in order, by range and by seq`, async (t) => {
+  t.test(`${name}: commits are read back in order; a tile written again is replaced`, async (t) => {
     const store = await factory.create(t);
-    await store.commit(batch(0, 3));
-    await store.commit(batch(3, 4));
+    await store.commit(batch(0, 3, [[0, 0, 'tile 0/0 v1']]));
+    await store.commit(batch(3, 4, [[0, 0, 'tile 0/0 v2'], [0, 1, 'tile 0/1'], [1, 0, 'tile 1/0']]));
     t.same(await store.readHead(), head(7));
-    t.same((await store.readEntries(0, 100)).map(text), [0, 1, 2, 3, 4, 5, 6].map((s) => `entry ${s}`));
-    t.same((await store.readEntries(2, 3)).map(text), ['entry 2', 'entry 3', 'entry 4']);
-    t.same((await store.readGroups(5, 10)).map(text), ['group 5', 'group 6']);
-    t.same((await store.readEntries(7, 1)).map(text), []);
-    t.same((await store.getGroups([6, 0, 9, 3])).map(text), ['group 6', 'group 0', undefined, 'group 3']);
+    t.same(await store.readEntries(0, 100), [0, 1, 2, 3, 4, 5, 6].map((s) => `entry ${s}\n{"n":${s}}`));
+    t.same(await store.readEntries(2, 3), [2, 3, 4].map((s) => `entry ${s}\n{"n":${s}}`));
+    t.same(await store.readEntries(7, 1), []);
+    const tiles = await store.getTiles([{ level: 1, index: 0 }, { level: 0, index: 0 }, { level: 0, index: 2 }, { level: 0, index: 1 }]);
+    t.same(tiles.map(text), ['tile 1/0', 'tile 0/0 v2', undefined, 'tile 0/1']);
     await store.close();
   });
 
-  t.test(`${name}: seqs beyond 2^32 keep their order`, async (t) => {
+  t.test(`${name}: seqs and tile indexes beyond 2^32 keep their order and place`, async (t) => {
     const store = await factory.create(t);
-    const first = 2 ** 32 - 2;
-    await store.commit(batch(first, 4));
-    t.same((await store.readEntries(first, 4)).map(text), [0, 1, 2, 3].map((i) => `entry ${first + i}`));
-    t.same((await store.getGroups([2 ** 32 + 1])).map(text), [`group ${2 ** 32 + 1}`]);
+    // A store is written from a bundle boundary on (2^32 - 256 is one), here across 2^32.
+    const first = 2 ** 32 - 256;
+    await store.commit(batch(first, 260, [[0, 2 ** 33 + 1, 'far tile']]));
+    const at = 2 ** 32 - 2;
+    t.same(await store.readEntries(at, 10), [0, 1, 2, 3, 4, 5].map((i) => `entry ${at + i}\n{"n":${at + i}}`));
+    t.same((await store.getTiles([{ level: 0, index: 2 ** 33 + 1 }, { level: 0, index: 1 }])).map(text), ['far tile', undefined]);
     await store.close();
   });
 
   t.test(`${name}: what was committed survives a reopen`, async (t) => {
     let store = await factory.create(t);
-    await store.commit(batch(0, 5));
+    await store.commit(batch(0, 5, [[0, 0, 'tile']]));
     store = await factory.reopen(t, store);
     t.same(await store.readHead(), head(5));
-    t.same((await store.readEntries(0, 5)).map(text), [0, 1, 2, 3, 4].map((s) => `entry ${s}`));
-    t.same((await store.readGroups(4, 1)).map(text), ['group 4']);
+    t.same(await store.readEntries(4, 1), ['entry 4\n{"n":4}']);
+    t.same((await store.getTiles([{ level: 0, index: 0 }])).map(text), ['tile']);
     await store.close();
   });
 }

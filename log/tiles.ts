@@ -1,0 +1,96 @@
+// How interior hashes are stored: in tiles of height 8 (after C2SP tlog-tiles, but each tile
+// keeps every level inside it, not only its bottom row, so no hash is recomputed on a read).
+//
+// Tile (k, t) holds the nodes of tree levels 8k to 8k + 7 above the level-8k nodes
+// 256 t to 256 t + 255. Its "width" w is how many of those level-8k nodes exist (1 to 256);
+// row r (level 8k + r) then holds floor(w / 2^r) hashes. The bytes of a tile are its rows,
+// row 0 first, 32 bytes a hash. A full tile is 510 hashes (16,320 bytes); a partial tile at
+// the right edge of the tree is rewritten as it grows. A node's hash never changes once it is
+// complete, so any stored version of a tile is a correct prefix of every later one.
+import type { NodeId } from './merkle.js';
+
+export const TILE_HEIGHT = 8;
+export const TILE_WIDTH = 256;
+const HASH = 32;
+
+export interface TileId {
+  /** Tile level k: the tile holds tree levels 8k to 8k + 7. */
+  level: number;
+  index: number;
+}
+
+/** Where a node lives: its tile, its row in the tile and its position in the row. */
+export interface TileSlot {
+  tile: TileId;
+  row: number;
+  pos: number;
+}
+
+export function slotOf(node: NodeId): TileSlot {
+  const level = Math.floor(node.level / TILE_HEIGHT);
+  const row = node.level - level * TILE_HEIGHT;
+  const perTile = TILE_WIDTH / 2 ** row; // nodes of this row in a full tile
+  const index = Math.floor(node.index / perTile);
+  return { tile: { level, index }, row, pos: node.index - index * perTile };
+}
+
+/** Hashes in rows 0..7 of a tile of width w. */
+function hashCount(w: number): number {
+  let n = 0;
+  for (let r = 0; r < TILE_HEIGHT; r++) n += Math.floor(w / 2 ** r);
+  return n;
+}
+
+/** Byte length of a tile of width w, for w = 0..256, and back. */
+const BYTES_OF_WIDTH = Array.from({ length: TILE_WIDTH + 1 }, (_, w) => hashCount(w) * HASH);
+const WIDTH_OF_BYTES = new Map(BYTES_OF_WIDTH.map((b, w) => [b, w]));
+
+/** The width of a stored tile from its length; undefined for a length no width gives. */
+export function tileWidth(bytes: Uint8Array): number | undefined {
+  return WIDTH_OF_BYTES.get(bytes.length);
+}
+
+/** The hash at (row, pos) of a stored tile, or undefined if the tile does not hold it yet. */
+export function tileHash(bytes: Uint8Array, row: number, pos: number): Uint8Array | undefined {
+  const w = tileWidth(bytes);
+  if (w === undefined || pos >= Math.floor(w / 2 ** row)) return undefined;
+  let off = 0;
+  for (let r = 0; r < row; r++) off += Math.floor(w / 2 ** r);
+  off = (off + pos) * HASH;
+  return bytes.subarray(off, off + HASH);
+}
+
+/** Serializes rows of hashes (row 0 first) into tile bytes. */
+export function encodeTile(rows: Uint8Array[][]): Uint8Array {
+  const out = new Uint8Array(rows.reduce((n, row) => n + row.length, 0) * HASH);
+  let off = 0;
+  for (const row of rows) {
+    for (const h of row) {
+      out.set(h, off);
+      off += HASH;
+    }
+  }
+  return out;
+}
+
+/** The width a tile (k, t) has in a tree of `size` leaves (0 when it has no node yet). */
+export function widthAt(tile: TileId, size: number): number {
+  const bottom = Math.floor(size / 2 ** (TILE_HEIGHT * tile.level)); // complete nodes at level 8k
+  return Math.max(0, Math.min(TILE_WIDTH, bottom - tile.index * TILE_WIDTH));
+}
+
+export const tileKey = (t: TileId): string => `${t.level}/${t.index}`;
+
+/** The rows of stored tile bytes (row 0 first); undefined for a length no width gives. */
+export function decodeTile(bytes: Uint8Array): Uint8Array[][] | undefined {
+  const w = tileWidth(bytes);
+  if (w === undefined) return undefined;
+  const rows: Uint8Array[][] = [];
+  let off = 0;
+  for (let r = 0; r < TILE_HEIGHT; r++) {
+    const row: Uint8Array[] = [];
+    for (let i = 0; i < Math.floor(w / 2 ** r); i++, off += HASH) row.push(bytes.subarray(off, off + HASH));
+    rows.push(row);
+  }
+  return rows;
+}
