@@ -2,8 +2,11 @@
 // payload hash, entry hash, stored interior hash and the root, and checks the signed head and
 // its checkpoint. It reports the first problem found, naming its seq (null for the head).
 import { checkpointText, openNote } from './checkpoint.js';
-import { ZERO_HASH, hashLeafText, leafInput, parseLeafInput, splitEntryRecord } from './entry.js';
-import { bytesEqual, sha256TextHex, toHex } from './hash.js';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { checkPage, type PageCheck } from './audit-page.js';
+import { ZERO_HASH } from './entry.js';
+import { bytesEqual, toHex } from './hash.js';
 import { verifyHeadSignature, type LogVerifier } from './head.js';
 import type { LogStore } from './store.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
@@ -50,26 +53,42 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
 
   const edge = new TreeEdge(0);
   let prev = ZERO_HASH;
-  for (let from = 0; from < head.treeSize; from += page) {
-    const n = Math.min(page, head.treeSize - from);
-    const records = await store.readEntries(from, n);
-    let entryProblem: AuditProblem | null = null;
-    for (let i = 0; i < n && entryProblem === null; i++) {
-      const seq = from + i;
-      const problem = checkEntry(records[i], seq, prev);
-      if (typeof problem === 'string') entryProblem = { seq, detail: problem };
-      else {
-        edge.push(problem.leafHash);
-        prev = problem.entryHash;
+  const pool = head.treeSize >= 4 * page ? new CheckPool(Math.max(1, availableParallelism() - 1)) : null;
+  try {
+    // Pages are read in order and checked ahead (on worker threads for a large log); their
+    // results are folded into the chain and the tree in order.
+    const pages: Promise<PageCheck>[] = [];
+    let nextRead = 0;
+    const readAhead = async () => {
+      while (pages.length < 4 && nextRead < head.treeSize) {
+        const from = nextRead;
+        const n = Math.min(page, head.treeSize - from);
+        nextRead += n;
+        const records = store.readEntries(from, n);
+        // With a pool, every other page is checked here: this thread would otherwise wait.
+        const inline = pool === null || (from / page) % 2 === 1;
+        pages.push(records.then((r) => (r.length < n ? missing(from, r, n) : inline ? checkPage(from, r) : pool.check(from, r))));
       }
+    };
+    for (let from = 0; from < head.treeSize; from += page) {
+      await readAhead();
+      const result = await pages.shift()!;
+      let problem = result.problem;
+      if (result.count > 0 && result.firstPrev !== prev) problem = { seq: from, detail: 'prevHash is not the previous entry hash' };
+      else {
+        for (let i = 0; i < result.count; i++) edge.push(result.hashes.subarray(32 * i, 32 * i + 32));
+        if (result.count > 0) prev = toHex(result.hashes.subarray(32 * (result.count - 1), 32 * result.count));
+      }
+      // Stored tiles must hold exactly the hashes recomputed so far; a tile problem at an
+      // earlier seq than an entry problem in the same page is the first problem.
+      const tileSeq = await firstTileMismatch(store, edge.takeChanged(), edge.size === head.treeSize);
+      if (tileSeq !== null && (problem === null || tileSeq < problem.seq)) {
+        return bad(tileSeq, 'stored interior hashes do not match the entries');
+      }
+      if (problem !== null) return bad(problem.seq, problem.detail);
     }
-    // Stored tiles must hold exactly the hashes recomputed so far; a tile problem at an
-    // earlier seq than an entry problem in the same page is the first problem.
-    const tileSeq = await firstTileMismatch(store, edge.takeChanged(), edge.size === head.treeSize);
-    if (tileSeq !== null && (entryProblem === null || tileSeq < entryProblem.seq!)) {
-      return bad(tileSeq, 'stored interior hashes do not match the entries');
-    }
-    if (entryProblem !== null) return bad(entryProblem.seq, entryProblem.detail);
+  } finally {
+    await pool?.close();
   }
   if ((await store.readEntries(head.treeSize, 1)).length > 0) return bad(head.treeSize, 'entry stored beyond the signed head');
   const root = edge.root();
@@ -80,17 +99,48 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
   return { intact: true, problem: null, treeSize: head.treeSize };
 }
 
-/** Checks one stored entry record; its hashes, or what is wrong with it. */
-function checkEntry(record: string | undefined, seq: number, prev: string): { leafHash: Uint8Array; entryHash: string } | string {
-  if (record === undefined) return 'entry missing';
-  const { leaf, payload } = splitEntryRecord(record);
-  const fields = parseLeafInput(leaf);
-  if (fields === null || leafInput(fields) !== leaf) return 'leaf input is not canonical';
-  if (fields.seq !== seq) return `entry says seq ${fields.seq}`;
-  if (fields.prevHash !== prev) return 'prevHash is not the previous entry hash';
-  if (fields.payloadHash !== sha256TextHex(payload)) return 'payloadHash does not match the payload';
-  const leafHash = hashLeafText(leaf);
-  return { leafHash, entryHash: toHex(leafHash) };
+/** A page the store returned short: the records it has, and the first missing seq. */
+function missing(from: number, records: string[], n: number): PageCheck {
+  const r = checkPage(from, records);
+  return r.problem !== null ? r : { ...r, problem: { seq: from + records.length, detail: `entry missing (of ${n} read)` } };
+}
+
+/** Worker threads that check pages; each page goes to the least busy worker. */
+class CheckPool {
+  private readonly workers: { w: Worker; busy: number }[];
+  private readonly waiting = new Map<number, { resolve(r: PageCheck): void; reject(e: unknown): void }>();
+  private nextId = 0;
+
+  constructor(size: number) {
+    this.workers = Array.from({ length: size }, () => {
+      const w = new Worker(new URL('./audit-worker.js', import.meta.url));
+      w.on('message', (m: PageCheck & { id: number }) => {
+        const slot = this.workers.find((x) => x.w === w)!;
+        slot.busy--;
+        this.waiting.get(m.id)!.resolve(m);
+        this.waiting.delete(m.id);
+      });
+      w.on('error', (err) => {
+        for (const p of this.waiting.values()) p.reject(err);
+        this.waiting.clear();
+      });
+      return { w, busy: 0 };
+    });
+  }
+
+  check(from: number, records: string[]): Promise<PageCheck> {
+    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+    slot.busy++;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      slot.w.postMessage({ id, from, records });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((x) => x.w.terminate()));
+  }
 }
 
 /**

@@ -53,7 +53,12 @@ export class LevelStore implements LogStore {
 
   /** Opens (creating if needed) the LevelDB store in `dir`. */
   static async open(dir: string): Promise<LevelStore> {
-    const db: Db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const db: Db = new Level<Buffer, Buffer>(dir, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+      // A larger memtable than LevelDB's 4 MiB default: fewer level-0 files, fewer write stalls.
+      writeBufferSize: 64 * 2 ** 20,
+    } as never);
     await db.open();
     return new LevelStore(db);
   }
