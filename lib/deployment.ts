@@ -4,7 +4,7 @@
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { auditLog, type AuditReport } from '../log/audit.js';
-import { parseLeafInput, splitEntryRecord } from '../log/entry.js';
+import { parseEntryRecord } from '../log/entry.js';
 import type { LogSigner, LogVerifier } from '../log/head.js';
 import { LevelStore } from '../log/level-store.js';
 import { Sequencer } from '../log/sequencer.js';
@@ -63,8 +63,8 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     if (head !== null) {
       // The log was made earlier: its genesis decides origin and operator.
       const [first] = await store.readEntries(0, 1);
-      const { leaf, payload } = splitEntryRecord(first ?? '');
-      const g = parseGenesis(parseLeafInput(leaf)?.type ?? '', payload).event;
+      const record = parseEntryRecord(first ?? '');
+      const g = parseGenesis(record?.type ?? '', record?.payload ?? '').event;
       if (g.logKey !== logKeyString) throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
       if (opts.origin !== undefined && opts.origin !== g.origin) throw new Error(`this log's origin is ${g.origin}, not ${opts.origin}`);
       if (opts.operator !== undefined && opts.operator !== g.operator) throw new Error(`this log's operator is ${g.operator}, not ${opts.operator}`);

@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { checkPage } from './audit-page.js';
 
-parentPort!.on('message', (m: { id: number; from: number; records: string[] }) => {
-  const result = checkPage(m.from, m.records);
+parentPort!.on('message', (m: { id: number; from: number; records: string[]; prevHash: string; prevTs: string | null }) => {
+  const result = checkPage(m.from, m.records, m.prevHash, m.prevTs);
   parentPort!.postMessage({ id: m.id, ...result });
 });

@@ -1,15 +1,16 @@
-// The audit (spec 4.2 GET /v1/log/audit): re-walks the stored chain and recomputes every
-// payload hash, entry hash, stored interior hash and the root, and checks the signed head and
-// its checkpoint. It reports the first problem found, naming its seq (null for the head).
+// The audit (spec 4.2 GET /v1/log/audit): re-walks the stored log, recomputes every payload
+// hash and entry hash (so every prevHash link), every stored interior hash and the root, and
+// checks the signed head and its checkpoint. It reports the first problem found, naming its
+// seq (null for the head).
 import { checkpointText, openNote } from './checkpoint.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { checkPage, type PageCheck } from './audit-page.js';
-import { ZERO_HASH } from './entry.js';
+import { ZERO_HASH, parseEntryRecord } from './entry.js';
 import { bytesEqual, toHex } from './hash.js';
 import { verifyHeadSignature, type LogVerifier } from './head.js';
 import type { LogStore } from './store.js';
-import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
+import { TILE_HEIGHT, TILE_WIDTH, decodeTile, tileHash, type TileId } from './tiles.js';
 import { TreeEdge, type WrittenTile } from './tree-edge.js';
 
 export interface AuditProblem {
@@ -52,42 +53,48 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
   if (!verifyHeadSignature(head, verify)) return bad(null, 'head signature does not verify with the log key');
 
   const edge = new TreeEdge(0);
-  let prev = ZERO_HASH;
   const pool = head.treeSize >= 4 * page ? new CheckPool(Math.max(1, availableParallelism() - 1)) : null;
+  const pages: Promise<PageCheck>[] = [];
   try {
-    // Pages are read in order and checked ahead (on worker threads for a large log); their
-    // results are folded into the chain and the tree in order.
-    const pages: Promise<PageCheck>[] = [];
+    // Pages are read in order and checked ahead (on worker threads for a large log), each
+    // chained to the entry hash stored before it; the results are folded into the tree in
+    // order, and the stored tiles compared, so a wrong stored hash is found at its own seq
+    // before any page that was chained to it is trusted.
     let nextRead = 0;
-    const readAhead = async () => {
+    let lastRead: Promise<string[]> = Promise.resolve([]);
+    const readAhead = () => {
       while (pages.length < 4 && nextRead < head.treeSize) {
         const from = nextRead;
         const n = Math.min(page, head.treeSize - from);
         nextRead += n;
-        const records = store.readEntries(from, n);
+        const before = lastRead;
+        const records = before.then(() => store.readEntries(from, n));
+        lastRead = records;
         // With a pool, every other page is checked here: this thread would otherwise wait.
         const inline = pool === null || (from / page) % 2 === 1;
-        pages.push(records.then((r) => (r.length < n ? missing(from, r, n) : inline ? checkPage(from, r) : pool.check(from, r))));
+        pages.push(
+          Promise.all([before, records, storedLeafHash(store, from - 1)]).then(([prevRecords, r, prevHash]) => {
+            const prevTs = prevRecords.length > 0 ? (parseEntryRecord(prevRecords[prevRecords.length - 1]!)?.ts ?? null) : null;
+            if (r.length < n) return missing(from, r, n, prevHash, prevTs);
+            return inline ? checkPage(from, r, prevHash, prevTs) : pool.check(from, r, prevHash, prevTs);
+          }),
+        );
       }
     };
     for (let from = 0; from < head.treeSize; from += page) {
-      await readAhead();
+      readAhead();
       const result = await pages.shift()!;
-      let problem = result.problem;
-      if (result.count > 0 && result.firstPrev !== prev) problem = { seq: from, detail: 'prevHash is not the previous entry hash' };
-      else {
-        for (let i = 0; i < result.count; i++) edge.push(result.hashes.subarray(32 * i, 32 * i + 32));
-        if (result.count > 0) prev = toHex(result.hashes.subarray(32 * (result.count - 1), 32 * result.count));
-      }
+      for (let i = 0; i < result.count; i++) edge.push(result.hashes.subarray(32 * i, 32 * i + 32));
       // Stored tiles must hold exactly the hashes recomputed so far; a tile problem at an
       // earlier seq than an entry problem in the same page is the first problem.
-      const tileSeq = await firstTileMismatch(store, edge.takeChanged(), edge.size === head.treeSize);
-      if (tileSeq !== null && (problem === null || tileSeq < problem.seq)) {
-        return bad(tileSeq, 'stored interior hashes do not match the entries');
-      }
+      const mismatch = await firstTileMismatch(store, edge.takeChanged(), edge.size === head.treeSize);
+      const problem = result.problem;
+      if (mismatch !== null && (problem === null || mismatch.seq < problem.seq)) return bad(mismatch.seq, mismatch.detail);
       if (problem !== null) return bad(problem.seq, problem.detail);
     }
   } finally {
+    // Let reads and checks already started finish before the caller may close the store.
+    await Promise.allSettled(pages);
     await pool?.close();
   }
   if ((await store.readEntries(head.treeSize, 1)).length > 0) return bad(head.treeSize, 'entry stored beyond the signed head');
@@ -99,9 +106,17 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
   return { intact: true, problem: null, treeSize: head.treeSize };
 }
 
+/** The entry hash stored for `seq` (64 zeros before seq 0, and where none is stored). */
+async function storedLeafHash(store: LogStore, seq: number): Promise<string> {
+  if (seq < 0) return ZERO_HASH;
+  const [tile] = await store.getTiles([{ level: 0, index: Math.floor(seq / TILE_WIDTH) }]);
+  const h = tile === undefined ? undefined : tileHash(tile, 0, seq % TILE_WIDTH);
+  return h === undefined ? ZERO_HASH : toHex(h);
+}
+
 /** A page the store returned short: the records it has, and the first missing seq. */
-function missing(from: number, records: string[], n: number): PageCheck {
-  const r = checkPage(from, records);
+function missing(from: number, records: string[], n: number, prevHash: string, prevTs: string | null): PageCheck {
+  const r = checkPage(from, records, prevHash, prevTs);
   return r.problem !== null ? r : { ...r, problem: { seq: from + records.length, detail: `entry missing (of ${n} read)` } };
 }
 
@@ -128,13 +143,13 @@ class CheckPool {
     });
   }
 
-  check(from: number, records: string[]): Promise<PageCheck> {
+  check(from: number, records: string[], prevHash: string, prevTs: string | null): Promise<PageCheck> {
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     slot.busy++;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      slot.w.postMessage({ id, from, records });
+      slot.w.postMessage({ id, from, records, prevHash, prevTs });
     });
   }
 
@@ -145,12 +160,12 @@ class CheckPool {
 
 /**
  * Compares recomputed tiles with the stored ones: every recomputed hash must be stored in its
- * place, and at the end of the log a stored tile may hold nothing more. Returns the seq at which
- * the first mismatching node was completed (its last leaf), or null.
+ * place, and at the end of the log a stored tile may hold nothing more. Returns the first
+ * mismatching node, named by the seq at which it was completed (its last leaf), or null.
  */
-async function firstTileMismatch(store: LogStore, tiles: WrittenTile[], atEnd: boolean): Promise<number | null> {
+async function firstTileMismatch(store: LogStore, tiles: WrittenTile[], atEnd: boolean): Promise<AuditProblem & { seq: number } | null> {
   const stored = await store.getTiles(tiles.map((t) => t.id));
-  let first: number | null = null;
+  let first: (AuditProblem & { seq: number }) | null = null;
   tiles.forEach((t, i) => {
     const want = decodeTile(t.bytes)!;
     const have = stored[i] === undefined ? undefined : decodeTile(stored[i]!);
@@ -161,7 +176,9 @@ async function firstTileMismatch(store: LogStore, tiles: WrittenTile[], atEnd: b
         const b = have?.[r]?.[p];
         if (a === undefined || b === undefined || !bytesEqual(a, b)) {
           const seq = completedAt(t.id, r, a === undefined ? want[r]!.length : p);
-          if (first === null || seq < first) first = seq;
+          // Row 0 of a level-0 tile holds the entry hashes themselves.
+          const detail = t.id.level === 0 && r === 0 && a !== undefined ? 'entry does not match its stored entry hash' : 'stored interior hashes do not match the entries';
+          if (first === null || seq < first.seq) first = { seq, detail };
           break;
         }
       }

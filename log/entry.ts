@@ -45,40 +45,28 @@ export function leafInput(f: LeafFields): string {
   return `{"payloadHash":"${f.payloadHash}","prevHash":"${f.prevHash}","seq":${f.seq},"ts":"${f.ts}","type":"${f.type}"}`;
 }
 
-/** Entry `seq` formed from its payload text, chained to `prevHash`: its record and leaf hash. */
+/** The hashes of entry `seq`, chained to `prevHash`: its payloadHash and leaf (entry) hash. */
+export function entryHashes(seq: number, ts: string, type: string, payload: string, prevHash: string): { payloadHash: string; leafHash: Uint8Array } {
+  const payloadHash = sha256TextHex(payload);
+  return { payloadHash, leafHash: hashLeafText(leafInput({ payloadHash, prevHash, seq, ts, type })) };
+}
+
+/** Entry `seq` formed from its payload text, chained to `prevHash`: its stored record and hashes. */
 export function formEntry(seq: number, ts: string, type: string, payload: string, prevHash: string): { record: string; leafHash: Uint8Array; entryHash: string } {
-  const leaf = leafInput({ payloadHash: sha256TextHex(payload), prevHash, seq, ts, type });
-  const leafHash = hashLeafText(leaf);
-  return { record: `${leaf}\n${payload}`, leafHash, entryHash: toHex(leafHash) };
+  const { leafHash } = entryHashes(seq, ts, type, payload, prevHash);
+  return { record: `${ts} ${type}\n${payload}`, leafHash, entryHash: toHex(leafHash) };
 }
 
-const LEAF = /^\{"payloadHash":"([0-9a-f]{64})","prevHash":"([0-9a-f]{64})","seq":(0|[1-9][0-9]{0,15}),"ts":"([^"]+)","type":"([^"]+)"\}$/;
+// The stored record of an entry is what cannot be derived: "<ts> <type>", a newline, then the
+// payload text (canonical JSON never contains a raw newline). seq is its position, payloadHash
+// is recomputed, and the entry hashes (hence prevHash) are the level-0 hashes of the tree.
 
-/** Parses a stored leaf input; null unless it is exactly the canonical spelling. */
-export function parseLeafInput(text: string): LeafFields | null {
-  const m = LEAF.exec(text);
-  if (!m) return null;
-  const seq = Number(m[3]);
-  const ts = m[4]!;
-  const type = m[5]!;
-  if (!Number.isSafeInteger(seq) || !ENTRY_TS.test(ts) || !ENTRY_TYPE.test(type)) return null;
-  return { payloadHash: m[1]!, prevHash: m[2]!, seq, ts, type };
-}
+const HEAD_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) ([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)$/;
 
-// Stored form of an entry: the leaf input, a newline, then the payload text. Canonical JSON
-// never contains a raw newline, so the first newline splits the two.
-
-/** The stored record's two parts, unchecked (the audit checks them). */
-export function splitEntryRecord(record: string): { leaf: string; payload: string } {
+/** A stored record's ts, type and payload; null unless it is well formed. */
+export function parseEntryRecord(record: string): { ts: string; type: string; payload: string } | null {
   const nl = record.indexOf('\n');
-  if (nl < 0) return { leaf: record, payload: '' };
-  return { leaf: record.slice(0, nl), payload: record.slice(nl + 1) };
-}
-
-/** Decodes a stored record into an entry, recomputing entryHash; throws on a malformed record. */
-export function decodeEntryRecord(record: string): Entry {
-  const { leaf, payload } = splitEntryRecord(record);
-  const fields = parseLeafInput(leaf);
-  if (!fields) throw new Error('malformed entry record');
-  return { ...fields, entryHash: toHex(hashLeafText(leaf)), payload };
+  const m = nl < 0 ? null : HEAD_LINE.exec(record.slice(0, nl));
+  if (m === null) return null;
+  return { ts: m[1]!, type: m[2]!, payload: record.slice(nl + 1) };
 }

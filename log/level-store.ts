@@ -113,9 +113,10 @@ export class LevelStore implements LogStore {
     if (records.length > 0) b.put(bundleKey(index), records.join('\n') as never, utf8);
     for (const t of batch.tiles) b.put(tileKey(t.id), Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength));
     b.put(HEAD, JSON.stringify(batch.head) as never, utf8);
+    // The next commit builds on this one's edge bundle; a failed write stops the log anyway.
+    this.edge = { index, records };
     // sync: the batch is on disk before the promise resolves, so an acknowledged append survives a crash.
     await b.write({ sync: true });
-    this.edge = { index, records };
   }
 
   /** The records stored in bundle `index`. */

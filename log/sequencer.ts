@@ -5,9 +5,9 @@
 // signed) while the previous one is being written, and written only after it. Reads (entries,
 // proofs, the head) see only committed data.
 import { checkpointText, signNote } from './checkpoint.js';
-import { ENTRY_TYPE, ZERO_HASH, decodeEntryRecord, formEntry, type Entry } from './entry.js';
+import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry } from './entry.js';
 import { LogError } from './errors.js';
-import { toHex } from './hash.js';
+import { sha256TextHex, toHex } from './hash.js';
 import { headMessage, type LogSigner, type SignedTreeHead } from './head.js';
 import { EMPTY_ROOT, applyPlan, consistencyPlan, hashChildren, inclusionPlan, rangeNodes } from './merkle.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
@@ -138,11 +138,24 @@ export class Sequencer {
     });
   }
 
-  /** Committed entries [from, from + count), clipped to the tree. */
+  /**
+   * Committed entries [from, from + count), clipped to the tree. The entry hashes (and so each
+   * prevHash) are the tree's stored leaf hashes; payloadHash is recomputed from the payload.
+   */
   async entries(from: number, count: number): Promise<Entry[]> {
     const n = Math.min(count, this.size - from);
     if (n <= 0) return [];
-    return (await this.store.readEntries(from, n)).map(decodeEntryRecord);
+    const first = Math.max(0, from - 1);
+    const leaves = Array.from({ length: from + n - first }, (_, i) => ({ level: 0, index: first + i }));
+    const [records, hashes] = await Promise.all([this.store.readEntries(from, n), this.reader.nodes(leaves)]);
+    const hex = hashes.map(toHex);
+    return records.map((record, i) => {
+      const r = parseEntryRecord(record);
+      if (r === null || records.length !== n) throw new LogError('corrupt', `entry ${from + i} is missing or malformed`);
+      const seq = from + i;
+      const k = seq - first;
+      return { seq, ts: r.ts, type: r.type, payloadHash: sha256TextHex(r.payload), prevHash: seq === 0 ? ZERO_HASH : hex[k - 1]!, entryHash: hex[k]!, payload: r.payload };
+    });
   }
 
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */
@@ -180,10 +193,12 @@ export class Sequencer {
 
   private async drain(): Promise<void> {
     this.draining = true;
+    // One store write at a time: the store's writes may complete out of the order they were
+    // issued (LevelDB runs them on a thread pool), and a head must never be overwritten by an
+    // older one. The next batch is formed while the current one is written.
     let inflight: { formed: Formed; write: Promise<void> } | null = null;
     try {
       for (;;) {
-        // Form the next batch while the previous one is being written.
         const next = this.queue.length > 0 ? this.form(this.queue.splice(0, this.maxBatch)) : null;
         if (inflight !== null) {
           try {
@@ -197,7 +212,8 @@ export class Sequencer {
             return;
           }
           this.head = inflight.formed.batch.head;
-          inflight.formed.pending.forEach((p, i) => p.resolve(inflight!.formed.acks[i]!));
+          const done = inflight.formed;
+          done.pending.forEach((p, i) => p.resolve(done.acks[i]!));
         }
         if (next === null) {
           if (this.queue.length === 0) return;

@@ -26,7 +26,7 @@ async function tamper(dir: string, fn: (db: LevelStore['raw']) => Promise<void>)
   await store.close();
 }
 
-/** Rewrites the records of the bundle holding `seq` (records are two lines: leaf, payload). */
+/** Rewrites the records of the bundle holding `seq` (records are two lines: "ts type", payload). */
 async function editBundle(dir: string, seq: number, fn: (records: string[], at: number) => void) {
   await tamper(dir, async (db) => {
     const key = levelKeys.bundle(Math.floor(seq / BUNDLE_SIZE));
@@ -54,13 +54,13 @@ t.test('an untouched log is intact', async (t) => {
 t.test('an altered entry text is caught at its seq', async (t) => {
   const dir = await makeLog(t, 45);
   await editBundle(dir, 17, (r, i) => (r[i] = r[i]!.replace('entry number 17', 'entry number 71')));
-  t.same((await audit(dir)).problem, { seq: 17, detail: 'payloadHash does not match the payload' });
+  t.same((await audit(dir)).problem, { seq: 17, detail: 'entry does not match its stored entry hash' });
 });
 
 t.test('a reordered pair of entries is caught at the first', async (t) => {
   const dir = await makeLog(t, 45);
   await editBundle(dir, 20, (r, i) => ([r[i], r[i + 1]] = [r[i + 1]!, r[i]!]));
-  t.equal((await audit(dir)).problem?.seq, 20);
+  t.same((await audit(dir)).problem, { seq: 20, detail: 'entry does not match its stored entry hash' });
 });
 
 t.test('an altered stored interior hash is caught at the seq that completed it', async (t) => {
@@ -107,4 +107,24 @@ t.test('an entry stored beyond the head is caught', async (t) => {
   const dir = await makeLog(t, 45);
   await editBundle(dir, 44, (r, i) => r.push(r[i]!));
   t.same((await audit(dir)).problem, { seq: 45, detail: 'entry stored beyond the signed head' });
+});
+
+t.test('a malformed stored record and a time going back are caught at their seq', async (t) => {
+  const dir = await makeLog(t, 45);
+  await editBundle(dir, 33, (r, i) => (r[i] = r[i]!.replace(/^(\S+) /, '$1  ')));
+  t.same((await audit(dir)).problem, { seq: 33, detail: 'stored entry is malformed' });
+  const dir2 = await makeLog(t, 45);
+  await editBundle(dir2, 38, (r, i) => (r[i] = r[i]!.replace(/^\d{4}/, '1999')));
+  t.same((await audit(dir2)).problem, { seq: 38, detail: 'ts is earlier than the entry before it' });
+});
+
+t.test('pages checked on worker threads and inline find the same first problem', async (t) => {
+  const dir = await makeLog(t, 300);
+  await editBundle(dir, 250, (r, i) => (r[i] = r[i]!.replace('entry number 250', 'entry number 205')));
+  for (const page of [8, 16, 64, 1000]) {
+    const store = await LevelStore.open(dir);
+    const report = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page });
+    await store.close();
+    t.same(report.problem, { seq: 250, detail: 'entry does not match its stored entry hash' }, `page ${page}`);
+  }
 });

@@ -154,3 +154,16 @@ t.test('proofs across tile boundaries verify, before and after a reopen', async 
   }
   t.pass('all proofs verified');
 });
+
+t.test('the stored head is never older than an acknowledged append, under many small batches', async (t) => {
+  const { signer } = testSigner();
+  const dir = join(tempDir(t), 'db');
+  let log = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN, maxBatch: 20 });
+  await appendMany(log, 3000);
+  const head = log.sth();
+  await log.close();
+  log = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN });
+  t.equal(log.size, 3000, 'every acknowledged entry is under the stored head');
+  t.same(log.sth(), head);
+  await log.close();
+});
