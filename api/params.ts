@@ -1,6 +1,6 @@
 // Strict query parameters (STYLE.md practice 5): one spelling per value. An integer is
 // decimal digits with no sign, no leading zero and no exponent, within the safe range.
-import type { ParsedUrlQuery } from 'node:querystring';
+import { parse, type ParsedUrlQuery } from 'node:querystring';
 import { badRequest } from '../lib/errors.js';
 
 const INTEGER = /^(?:0|[1-9][0-9]{0,15})$/;
@@ -29,11 +29,11 @@ export function intParam(query: ParsedUrlQuery, name: string, opts: IntOptions):
 }
 
 /**
- * The request's query, refusing parameters the endpoint does not take. Read the query once
- * per request: Koa parses the query string again on every access to ctx.query.
+ * The request's query, refusing parameters the endpoint does not take. Parsed here with
+ * node:querystring, once: Koa's ctx.query is slower and parses again on every access.
  */
-export function params(ctx: { query: ParsedUrlQuery }, allowed: readonly string[]): ParsedUrlQuery {
-  const query = ctx.query;
+export function params(ctx: { querystring: string }, allowed: readonly string[]): ParsedUrlQuery {
+  const query = parse(ctx.querystring);
   onlyParams(query, allowed);
   return query;
 }

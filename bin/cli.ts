@@ -10,4 +10,10 @@ await yargs(hideBin(process.argv))
   .demandCommand(1, 'name a command')
   .strict()
   .help()
+  .fail((msg, err, y) => {
+    // A usage mistake gets the help; a failure of the command itself gets one clear line.
+    if (err) console.error(`archive: ${err.message}`);
+    else console.error(`${y.help()}\n\n${msg}`);
+    process.exit(1);
+  })
   .parseAsync();

@@ -64,7 +64,12 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       // The log was made earlier: its genesis decides origin and operator.
       const [first] = await store.readEntries(0, 1);
       const record = parseEntryRecord(first ?? '');
-      const g = parseGenesis(record?.type ?? '', record?.payload ?? '').event;
+      let g;
+      try {
+        g = parseGenesis(record?.type ?? '', record?.payload ?? '').event;
+      } catch (err) {
+        throw new Error(`${join(opts.dataDir, 'db')} does not hold an archive/0.2 log: ${(err as Error).message}`);
+      }
       if (g.logKey !== logKeyString) throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
       if (opts.origin !== undefined && opts.origin !== g.origin) throw new Error(`this log's origin is ${g.origin}, not ${opts.origin}`);
       if (opts.operator !== undefined && opts.operator !== g.operator) throw new Error(`this log's operator is ${g.operator}, not ${opts.operator}`);

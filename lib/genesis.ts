@@ -18,7 +18,12 @@ export function genesisEvent(ts: string, logKey: string, operator: string, origi
 
 /** Reads entry 0's payload as a genesis event signed by the key it names; throws otherwise. */
 export function parseGenesis(type: string, payloadText: string): SignedEvent<GenesisEvent> {
-  const logged = JSON.parse(payloadText) as SignedEvent<GenesisEvent>;
+  let logged: SignedEvent<GenesisEvent>;
+  try {
+    logged = JSON.parse(payloadText) as SignedEvent<GenesisEvent>;
+  } catch {
+    throw new Error('entry 0 is not a genesis event (its payload is not JSON)');
+  }
   const e = logged?.event;
   if (type !== GENESIS || e?.type !== GENESIS || e.protocol !== PROTOCOL) throw new Error('entry 0 is not a genesis event');
   for (const m of ['logKey', 'operator', 'origin', 'ts'] as const) {

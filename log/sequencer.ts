@@ -9,7 +9,7 @@ import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry } from '
 import { LogError } from './errors.js';
 import { sha256TextHex, toHex } from './hash.js';
 import { headMessage, type LogSigner, type SignedTreeHead } from './head.js';
-import { EMPTY_ROOT, applyPlan, consistencyPlan, hashChildren, inclusionPlan, rangeNodes } from './merkle.js';
+import { EMPTY_ROOT, applyPlan, consistencyPlan, hashChildren, inclusionPlan, rangeNodes, type ProofPlan } from './merkle.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
 import { TileReader } from './tile-reader.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
@@ -57,6 +57,7 @@ export class Sequencer {
   private tipHash: string;
   private tipTime: number;
   private readonly reader: TileReader;
+  private readonly ephemeral = new Map<string, Uint8Array>();
 
   private constructor(
     private readonly store: LogStore,
@@ -161,15 +162,33 @@ export class Sequencer {
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */
   async inclusionProof(seq: number, size = this.size): Promise<Uint8Array[]> {
     this.checkSize(size, 'size');
-    const plan = inclusionPlan(seq, size);
-    return applyPlan(plan, await this.reader.nodes(plan.nodes));
+    return this.prove(inclusionPlan(seq, size), size);
   }
 
   /** RFC 9162 2.1.4 consistency proof from the tree of `first` to that of `second`. */
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     this.checkSize(second, 'second');
-    const plan = consistencyPlan(first, second);
-    return applyPlan(plan, await this.reader.nodes(plan.nodes));
+    return this.prove(consistencyPlan(first, second), second);
+  }
+
+  /**
+   * Reads a plan's hashes and folds its ephemeral run. A tree of a given size has at most one
+   * ephemeral node per level (the hash of the subtrees right of a fork), shared by every proof
+   * at that size, so folded runs are remembered by size and run.
+   */
+  private async prove(plan: ProofPlan, size: number): Promise<Uint8Array[]> {
+    if (plan.begin === plan.end) return this.reader.nodes(plan.nodes);
+    const largest = plan.nodes[plan.end - 1]!; // the run's leftmost subtree names the run
+    const key = `${size} ${largest.level} ${largest.index}`;
+    const folded = this.ephemeral.get(key);
+    if (folded === undefined) {
+      const proof = applyPlan(plan, await this.reader.nodes(plan.nodes));
+      if (this.ephemeral.size >= 4096) this.ephemeral.clear();
+      this.ephemeral.set(key, proof[plan.begin]!);
+      return proof;
+    }
+    const outside = await this.reader.nodes([...plan.nodes.slice(0, plan.begin), ...plan.nodes.slice(plan.end)]);
+    return [...outside.slice(0, plan.begin), folded, ...outside.slice(plan.begin)];
   }
 
   /** Root of the committed tree of `size`, from O(log n) stored hashes. */

@@ -6,58 +6,78 @@
 import { LogError } from './errors.js';
 import type { NodeId } from './merkle.js';
 import type { LogStore } from './store.js';
-import { slotOf, tileHash, tileKey, type TileId, type TileSlot } from './tiles.js';
+import { TILE_HEIGHT, TILE_WIDTH, tileHash, type TileId } from './tiles.js';
 import type { TreeEdge } from './tree-edge.js';
+
+/** A tile's cache key: tile levels are below 8 and tile indexes below 2^45, so this is exact. */
+const keyOf = (level: number, index: number): number => index * 8 + level;
 
 export class TileReader {
   /** Least recently used first (a Map keeps insertion order). */
-  private cache = new Map<string, Uint8Array>();
+  private cache = new Map<number, Uint8Array>();
 
   constructor(
     private readonly store: LogStore,
     private readonly edge: TreeEdge,
-    private readonly capacity = 2048,
+    // 4,096 tiles of at most 16 KiB: 64 MiB, every tile of a tree of a million entries.
+    private readonly capacity = 4096,
   ) {}
 
   /** The hashes of complete subtrees `ids`, in order. */
   async nodes(ids: NodeId[]): Promise<Uint8Array[]> {
-    const slots = ids.map(slotOf);
-    const out: (Uint8Array | undefined)[] = slots.map((s) => this.fromMemory(s));
-    const missing = new Map<string, TileId>();
-    slots.forEach((s, i) => {
-      if (out[i] === undefined) missing.set(tileKey(s.tile), s.tile);
-    });
-    if (missing.size > 0) {
-      const ids = [...missing.values()];
-      const tiles = await this.store.getTiles(ids);
-      tiles.forEach((bytes, i) => {
-        if (bytes !== undefined) this.remember(tileKey(ids[i]!), bytes);
-      });
-      slots.forEach((s, i) => {
-        if (out[i] === undefined) out[i] = this.fromMemory(s);
-      });
+    const out: (Uint8Array | undefined)[] = new Array(ids.length);
+    let missing: Map<number, TileId> | null = null;
+    const used = new Set<number>();
+    for (let i = 0; i < ids.length; i++) {
+      const h = this.lookup(ids[i]!, used);
+      if (h !== undefined) out[i] = h;
+      else {
+        const t = tileOf(ids[i]!);
+        (missing ??= new Map()).set(keyOf(t.level, t.index), t);
+      }
     }
-    return out.map((h, i) => {
-      if (h === undefined) throw new LogError('corrupt', `hash of node (${ids[i]!.level}, ${ids[i]!.index}) is missing`);
-      return h;
-    });
+    if (missing !== null) {
+      const tiles = [...missing.values()];
+      const got = await this.store.getTiles(tiles);
+      got.forEach((bytes, i) => {
+        if (bytes !== undefined) this.cache.set(keyOf(tiles[i]!.level, tiles[i]!.index), bytes);
+      });
+      for (let i = 0; i < ids.length; i++) out[i] ??= this.lookup(ids[i]!, used);
+    }
+    // Refresh each tile used once, in the LRU order, then trim the cache.
+    for (const k of used) {
+      const bytes = this.cache.get(k);
+      if (bytes !== undefined) {
+        this.cache.delete(k);
+        this.cache.set(k, bytes);
+      }
+    }
+    while (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
+    for (let i = 0; i < ids.length; i++) {
+      if (out[i] === undefined) throw new LogError('corrupt', `hash of node (${ids[i]!.level}, ${ids[i]!.index}) is missing`);
+    }
+    return out as Uint8Array[];
   }
 
-  private fromMemory(s: TileSlot): Uint8Array | undefined {
-    const rows = this.edge.edgeTile(s.tile);
-    const fromEdge = rows?.[s.row]?.[s.pos];
+  /** A node's hash from the edge tiles or the cache; notes the cached tile it came from. */
+  private lookup(id: NodeId, used: Set<number>): Uint8Array | undefined {
+    const level = Math.floor(id.level / TILE_HEIGHT);
+    const row = id.level - level * TILE_HEIGHT;
+    const perTile = TILE_WIDTH / 2 ** row;
+    const index = Math.floor(id.index / perTile);
+    const pos = id.index - index * perTile;
+    const fromEdge = this.edge.edgeTile(level, index)?.[row]?.[pos];
     if (fromEdge !== undefined) return fromEdge;
-    const key = tileKey(s.tile);
+    const key = keyOf(level, index);
     const bytes = this.cache.get(key);
     if (bytes === undefined) return undefined;
-    this.cache.delete(key); // refresh its place in the LRU order
-    this.cache.set(key, bytes);
-    return tileHash(bytes, s.row, s.pos);
+    used.add(key);
+    return tileHash(bytes, row, pos);
   }
+}
 
-  private remember(key: string, bytes: Uint8Array): void {
-    this.cache.delete(key);
-    this.cache.set(key, bytes);
-    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
-  }
+function tileOf(id: NodeId): TileId {
+  const level = Math.floor(id.level / TILE_HEIGHT);
+  const perTile = TILE_WIDTH / 2 ** (id.level - level * TILE_HEIGHT);
+  return { level, index: Math.floor(id.index / perTile) };
 }

@@ -7,7 +7,6 @@
 // row 0 first, 32 bytes a hash. A full tile is 510 hashes (16,320 bytes); a partial tile at
 // the right edge of the tree is rewritten as it grows. A node's hash never changes once it is
 // complete, so any stored version of a tile is a correct prefix of every later one.
-import type { NodeId } from './merkle.js';
 
 export const TILE_HEIGHT = 8;
 export const TILE_WIDTH = 256;
@@ -17,21 +16,6 @@ export interface TileId {
   /** Tile level k: the tile holds tree levels 8k to 8k + 7. */
   level: number;
   index: number;
-}
-
-/** Where a node lives: its tile, its row in the tile and its position in the row. */
-export interface TileSlot {
-  tile: TileId;
-  row: number;
-  pos: number;
-}
-
-export function slotOf(node: NodeId): TileSlot {
-  const level = Math.floor(node.level / TILE_HEIGHT);
-  const row = node.level - level * TILE_HEIGHT;
-  const perTile = TILE_WIDTH / 2 ** row; // nodes of this row in a full tile
-  const index = Math.floor(node.index / perTile);
-  return { tile: { level, index }, row, pos: node.index - index * perTile };
 }
 
 /** Hashes in rows 0..7 of a tile of width w. */
@@ -45,6 +29,13 @@ function hashCount(w: number): number {
 const BYTES_OF_WIDTH = Array.from({ length: TILE_WIDTH + 1 }, (_, w) => hashCount(w) * HASH);
 const WIDTH_OF_BYTES = new Map(BYTES_OF_WIDTH.map((b, w) => [b, w]));
 
+/** ROW_START[w][r]: the index of row r's first hash in a tile of width w. */
+const ROW_START = Array.from({ length: TILE_WIDTH + 1 }, (_, w) => {
+  const starts: number[] = [];
+  for (let r = 0, n = 0; r < TILE_HEIGHT; n += Math.floor(w / 2 ** r), r++) starts.push(n);
+  return starts;
+});
+
 /** The width of a stored tile from its length; undefined for a length no width gives. */
 export function tileWidth(bytes: Uint8Array): number | undefined {
   return WIDTH_OF_BYTES.get(bytes.length);
@@ -52,11 +43,10 @@ export function tileWidth(bytes: Uint8Array): number | undefined {
 
 /** The hash at (row, pos) of a stored tile, or undefined if the tile does not hold it yet. */
 export function tileHash(bytes: Uint8Array, row: number, pos: number): Uint8Array | undefined {
-  const w = tileWidth(bytes);
-  if (w === undefined || pos >= Math.floor(w / 2 ** row)) return undefined;
-  let off = 0;
-  for (let r = 0; r < row; r++) off += Math.floor(w / 2 ** r);
-  off = (off + pos) * HASH;
+  const w = WIDTH_OF_BYTES.get(bytes.length);
+  // w and row are at most 256 and 7: small enough for the 32-bit shift.
+  if (w === undefined || pos >= w >> row) return undefined;
+  const off = (ROW_START[w]![row]! + pos) * HASH;
   return bytes.subarray(off, off + HASH);
 }
 

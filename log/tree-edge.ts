@@ -59,10 +59,10 @@ export class TreeEdge {
     return r;
   }
 
-  /** The rows of tile `id` if it is the growing tile of its level (reads check here first). */
-  edgeTile(id: TileId): Uint8Array[][] | undefined {
-    const t = this.edge[id.level];
-    return t !== undefined && t.id.index === id.index ? t.rows : undefined;
+  /** The rows of tile (level, index) if it is the growing tile of its level (reads check here first). */
+  edgeTile(level: number, index: number): Uint8Array[][] | undefined {
+    const t = this.edge[level];
+    return t !== undefined && t.id.index === index ? t.rows : undefined;
   }
 
   /** The tiles changed since the last call, as bytes to store; full tiles and the growing ones. */

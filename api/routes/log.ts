@@ -5,7 +5,6 @@ import { badRequest } from '../../lib/errors.js';
 import type { Deployment } from '../../lib/deployment.js';
 import type { AuditReport } from '../../log/audit.js';
 import type { Entry } from '../../log/entry.js';
-import { toHex } from '../../log/hash.js';
 import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 
@@ -14,6 +13,15 @@ export const ENTRIES_PAGE = { max: 1000, default: 100 };
 /** One entry as JSON text; the payload is already canonical JSON, so it is spliced in as is. */
 function entryJson(e: Entry): string {
   return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${e.payload}}`;
+}
+
+/** A JSON array of hashes as hex strings, written in one pass (proofs are on the hot path). */
+function hexArray(hashes: Uint8Array[]): string {
+  if (hashes.length === 0) return '[]';
+  const hex = Buffer.concat(hashes).toString('hex');
+  let out = `["${hex.slice(0, 64)}`;
+  for (let i = 64; i < hex.length; i += 64) out += `","${hex.slice(i, i + 64)}`;
+  return `${out}"]`;
 }
 
 export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
@@ -45,7 +53,8 @@ export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
     const size = intParam(query, 'size', { min: 1, default: treeSize });
     if (size <= treeSize && seq >= size) throw badRequest(`seq: ${seq} is not in a tree of size ${size}`);
     const proof = await log.inclusionProof(seq, size);
-    ctx.body = { seq, treeSize: size, proof: proof.map(toHex) };
+    ctx.type = 'application/json';
+    ctx.body = `{"seq":${seq},"treeSize":${size},"proof":${hexArray(proof)}}`;
   });
 
   router.get('/v1/log/consistency', async (ctx) => {
@@ -54,7 +63,8 @@ export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
     const second = intParam(query, 'second', { min: 1 });
     if (first > second) throw badRequest(`first: ${first} is larger than second (${second})`);
     const proof = await log.consistencyProof(first, second);
-    ctx.body = { first, second, proof: proof.map(toHex) };
+    ctx.type = 'application/json';
+    ctx.body = `{"first":${first},"second":${second},"proof":${hexArray(proof)}}`;
   });
 
   // One audit at a time: concurrent callers share the run in progress.
