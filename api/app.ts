@@ -30,11 +30,6 @@ export function createApp(d: Deployment, opts: AppOptions = {}): Koa {
   const app = new Koa();
   app.proxy = false;
   app.use(errorMiddleware(opts.report));
-  app.use(async (ctx, next) => {
-    // Everything served is public data, readable from any origin.
-    ctx.set('Access-Control-Allow-Origin', '*');
-    await next();
-  });
   const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 });
   app.use(log.routes());
   app.use(async (ctx, next) => {

@@ -20,8 +20,11 @@ export function toArchiveError(err: unknown): ArchiveError {
   return new ArchiveError('internal', 'internal error', { cause: err });
 }
 
+/** The outermost middleware: CORS for every answer, and the one place errors become bodies. */
 export function errorMiddleware(report: (err: unknown) => void = (e) => console.error(e)): Koa.Middleware {
   return async (ctx, next) => {
+    // Everything served is public data, readable from any origin (errors included).
+    ctx.set('Access-Control-Allow-Origin', '*');
     try {
       await next();
       if (ctx.body === undefined && ctx.status === 404) {

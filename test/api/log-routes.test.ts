@@ -145,3 +145,14 @@ t.test('a restarted service keeps its key, its head and its one genesis', async 
   const types = (await again.get('/v1/log/entries')).body.entries.map((e: any) => e.type);
   t.same(types.filter((x: string) => x === 'log.genesis'), ['log.genesis']);
 });
+
+t.test('query strings are decoded strictly', async (t) => {
+  const s = await startService(t);
+  await appendN(s.d, 3);
+  t.equal((await s.get('/v1/log/inclusion?%73eq=1')).status, 200, 'a percent-encoded name is decoded');
+  const bad = await s.get('/v1/log/inclusion?seq=%E0%A4%A');
+  t.equal(bad.status, 400);
+  t.match(bad.body.detail, /malformed percent-encoding/);
+  const plus = await s.get('/v1/log/inclusion?seq=+1');
+  t.equal(plus.status, 400, '"+1" decodes to " 1", which is no integer');
+});
