@@ -11,11 +11,12 @@ import { sha256Text, sha256TextHex, toHex } from './hash.js';
 /** prevHash of entry 0. */
 export const ZERO_HASH = '0'.repeat(64);
 
-/** Entry `type` values: lower-case words joined by dots, so they need no JSON escaping. */
-export const ENTRY_TYPE = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$/;
+/** Entry `type` values: lower-case words joined by '.', '_' or '-', so they need no JSON escaping. */
+const TYPE = '[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*';
+export const ENTRY_TYPE = new RegExp(`^${TYPE}$`);
 
 /** ISO-8601 UTC with milliseconds, as the log writes `ts`. */
-export const ENTRY_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const TS = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z';
 
 export interface LeafFields {
   payloadHash: string;
@@ -39,7 +40,7 @@ export function hashLeafText(leaf: string): Uint8Array {
 /**
  * The leaf input: the canonical JSON of the five leaf fields. Members are written in
  * RFC 8785 order (payloadHash < prevHash < seq < ts < type); every value is hex, a safe
- * integer, an ENTRY_TS or an ENTRY_TYPE, so no value needs escaping.
+ * integer, a ts as the log writes it or an ENTRY_TYPE, so no value needs escaping.
  */
 export function leafInput(f: LeafFields): string {
   return `{"payloadHash":"${f.payloadHash}","prevHash":"${f.prevHash}","seq":${f.seq},"ts":"${f.ts}","type":"${f.type}"}`;
@@ -61,7 +62,7 @@ export function formEntry(seq: number, ts: string, type: string, payload: string
 // payload text (canonical JSON never contains a raw newline). seq is its position, payloadHash
 // is recomputed, and the entry hashes (hence prevHash) are the level-0 hashes of the tree.
 
-const HEAD_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) ([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)$/;
+const HEAD_LINE = new RegExp(`^(${TS}) (${TYPE})$`);
 
 /** A stored record's ts, type and payload; null unless it is well formed. */
 export function parseEntryRecord(record: string): { ts: string; type: string; payload: string } | null {

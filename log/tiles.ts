@@ -63,11 +63,6 @@ export function encodeTile(rows: Uint8Array[][]): Uint8Array {
   return out;
 }
 
-/** The width a tile (k, t) has in a tree of `size` leaves (0 when it has no node yet). */
-export function widthAt(tile: TileId, size: number): number {
-  const bottom = Math.floor(size / 2 ** (TILE_HEIGHT * tile.level)); // complete nodes at level 8k
-  return Math.max(0, Math.min(TILE_WIDTH, bottom - tile.index * TILE_WIDTH));
-}
 
 export const tileKey = (t: TileId): string => `${t.level}/${t.index}`;
 
