@@ -2,10 +2,10 @@
 // hash and entry hash (so every prevHash link), every stored interior hash and the root, and
 // checks the signed head and its checkpoint. It reports the first problem found, naming its
 // seq (null for the head).
-import { checkpointText, openNote } from './checkpoint.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { checkPage, type PageCheck } from './audit-page.js';
+import { checkpointText, openNote } from './checkpoint.js';
 import { ZERO_HASH, parseEntryRecord } from './entry.js';
 import { bytesEqual, toHex } from './hash.js';
 import { verifyHeadSignature, type LogVerifier } from './head.js';
