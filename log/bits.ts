@@ -36,12 +36,10 @@ export function bitLength(n: number): number {
 /** Number of zero bits below n's lowest set bit (n >= 1): 12 -> 2, 2^40 -> 40. */
 export function trailingZeros(n: number): number {
   if (!(n >= 1)) throw new LogError('bad_argument', `trailingZeros needs n >= 1, got ${n}`);
-  let z = 0;
-  while (n % 2 === 0) {
-    n /= 2; // exact: n is even
-    z++;
-  }
-  return z;
+  const lo = n % TWO_32; // the low 32 bits, exactly
+  if (lo !== 0) return 31 - Math.clz32(lo & -lo); // lo & -lo isolates the lowest set bit
+  const hi = Math.floor(n / TWO_32);
+  return 63 - Math.clz32(hi & -hi);
 }
 
 /** True when n is 2^k for some k >= 0. */
@@ -62,13 +60,10 @@ export function bitCeil(n: number): number {
 
 /** bitLength(a XOR b): how many levels up a and b's paths meet (0 when a === b). */
 export function commonAncestorLevel(a: number, b: number): number {
-  let level = 0;
-  while (a !== b) {
-    a = Math.floor(a / 2); // parent index
-    b = Math.floor(b / 2);
-    level++;
-  }
-  return level;
+  // XOR each 32-bit half on its own; >>> 0 reads the result as unsigned.
+  const hi = (Math.floor(a / TWO_32) ^ Math.floor(b / TWO_32)) >>> 0;
+  if (hi !== 0) return 64 - Math.clz32(hi);
+  return 32 - Math.clz32(((a % TWO_32) ^ (b % TWO_32)) >>> 0);
 }
 
 /** The index of the sibling of node `index` at the same level (index XOR 1). */

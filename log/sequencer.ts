@@ -57,7 +57,8 @@ export class Sequencer {
   private tipHash: string;
   private tipTime: number;
   private readonly reader: TileReader;
-  private readonly ephemeral = new Map<string, Uint8Array>();
+  /** Folded ephemeral runs: by tree size, then by the run's first leaf. */
+  private readonly ephemeral = new Map<number, Map<number, Uint8Array>>();
 
   private constructor(
     private readonly store: LogStore,
@@ -162,33 +163,62 @@ export class Sequencer {
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */
   async inclusionProof(seq: number, size = this.size): Promise<Uint8Array[]> {
     this.checkSize(size, 'size');
-    return this.prove(inclusionPlan(seq, size), size);
+    const plan = inclusionPlan(seq, size);
+    return this.proveNow(plan, size) ?? this.prove(plan, size);
+  }
+
+  /** The inclusion proof if every hash it needs is in memory (no read, no wait); else null. */
+  inclusionProofNow(seq: number, size = this.size): Uint8Array[] | null {
+    this.checkSize(size, 'size');
+    return this.proveNow(inclusionPlan(seq, size), size);
   }
 
   /** RFC 9162 2.1.4 consistency proof from the tree of `first` to that of `second`. */
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     this.checkSize(second, 'second');
-    return this.prove(consistencyPlan(first, second), second);
+    const plan = consistencyPlan(first, second);
+    return this.proveNow(plan, second) ?? this.prove(plan, second);
+  }
+
+  /** The consistency proof if every hash it needs is in memory; else null. */
+  consistencyProofNow(first: number, second: number): Uint8Array[] | null {
+    this.checkSize(second, 'second');
+    return this.proveNow(consistencyPlan(first, second), second);
   }
 
   /**
-   * Reads a plan's hashes and folds its ephemeral run. A tree of a given size has at most one
-   * ephemeral node per level (the hash of the subtrees right of a fork), shared by every proof
-   * at that size, so folded runs are remembered by size and run.
+   * A plan's proof from hashes in memory: its ephemeral run folded, or remembered. A tree of a
+   * given size has at most one ephemeral node per level (the hash of the subtrees right of a
+   * fork), shared by every proof at that size, so folded runs are remembered by size and run.
    */
-  private async prove(plan: ProofPlan, size: number): Promise<Uint8Array[]> {
-    if (plan.begin === plan.end) return this.reader.nodes(plan.nodes);
-    const largest = plan.nodes[plan.end - 1]!; // the run's leftmost subtree names the run
-    const key = `${size} ${largest.level} ${largest.index}`;
-    const folded = this.ephemeral.get(key);
+  private proveNow(plan: ProofPlan, size: number): Uint8Array[] | null {
+    if (plan.begin === plan.end) return this.reader.nodesNow(plan.nodes);
+    const folded = this.ephemeral.get(size)?.get(runStart(plan));
     if (folded === undefined) {
-      const proof = applyPlan(plan, await this.reader.nodes(plan.nodes));
-      if (this.ephemeral.size >= 4096) this.ephemeral.clear();
-      this.ephemeral.set(key, proof[plan.begin]!);
-      return proof;
+      const hashes = this.reader.nodesNow(plan.nodes);
+      return hashes === null ? null : this.fold(plan, hashes, size);
     }
-    const outside = await this.reader.nodes([...plan.nodes.slice(0, plan.begin), ...plan.nodes.slice(plan.end)]);
-    return [...outside.slice(0, plan.begin), folded, ...outside.slice(plan.begin)];
+    const outside = this.reader.nodesNow([...plan.nodes.slice(0, plan.begin), ...plan.nodes.slice(plan.end)]);
+    return outside === null ? null : [...outside.slice(0, plan.begin), folded, ...outside.slice(plan.begin)];
+  }
+
+  /** The same, reading tiles that are not in memory. */
+  private async prove(plan: ProofPlan, size: number): Promise<Uint8Array[]> {
+    const hashes = await this.reader.nodes(plan.nodes);
+    return plan.begin === plan.end ? hashes : this.fold(plan, hashes, size);
+  }
+
+  /** Folds the plan's ephemeral run and remembers the result for its size. */
+  private fold(plan: ProofPlan, hashes: Uint8Array[], size: number): Uint8Array[] {
+    const proof = applyPlan(plan, hashes);
+    let runs = this.ephemeral.get(size);
+    if (runs === undefined) {
+      if (this.ephemeral.size >= 64) this.ephemeral.clear();
+      runs = new Map();
+      this.ephemeral.set(size, runs);
+    }
+    runs.set(runStart(plan), proof[plan.begin]!);
+    return proof;
   }
 
   /** Root of the committed tree of `size`, from O(log n) stored hashes. */
@@ -266,6 +296,12 @@ export class Sequencer {
     const head = signHead(this.signer, this.origin, treeSize, this.edge.root(), ts);
     return { pending, acks, batch: { first, entries, tiles: this.edge.takeChanged(), head } };
   }
+}
+
+/** The first leaf of a plan's ephemeral run: its leftmost (largest) subtree, last in the run. */
+function runStart(plan: ProofPlan): number {
+  const largest = plan.nodes[plan.end - 1]!;
+  return largest.index * 2 ** largest.level;
 }
 
 /** Signs the head of the tree `size` with root `root` at `timestamp`, and its checkpoint. */

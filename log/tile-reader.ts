@@ -23,28 +23,48 @@ export class TileReader {
     private readonly capacity = 4096,
   ) {}
 
-  /** The hashes of complete subtrees `ids`, in order. */
-  async nodes(ids: NodeId[]): Promise<Uint8Array[]> {
-    const out: (Uint8Array | undefined)[] = new Array(ids.length);
-    let missing: Map<number, TileId> | null = null;
+  /** The hashes of complete subtrees `ids`, in order, if all are in memory; else null. */
+  nodesNow(ids: NodeId[]): Uint8Array[] | null {
+    const out: Uint8Array[] = new Array(ids.length);
     const used = new Set<number>();
     for (let i = 0; i < ids.length; i++) {
       const h = this.lookup(ids[i]!, used);
-      if (h !== undefined) out[i] = h;
-      else {
+      if (h === undefined) return null;
+      out[i] = h;
+    }
+    this.refresh(used);
+    return out;
+  }
+
+  /** The hashes of complete subtrees `ids`, in order, reading tiles not in memory. */
+  async nodes(ids: NodeId[]): Promise<Uint8Array[]> {
+    const now = this.nodesNow(ids);
+    if (now !== null) return now;
+    const out: (Uint8Array | undefined)[] = new Array(ids.length);
+    const missing = new Map<number, TileId>();
+    const used = new Set<number>();
+    for (let i = 0; i < ids.length; i++) {
+      out[i] = this.lookup(ids[i]!, used);
+      if (out[i] === undefined) {
         const t = tileOf(ids[i]!);
-        (missing ??= new Map()).set(keyOf(t.level, t.index), t);
+        missing.set(keyOf(t.level, t.index), t);
       }
     }
-    if (missing !== null) {
-      const tiles = [...missing.values()];
-      const got = await this.store.getTiles(tiles);
-      got.forEach((bytes, i) => {
-        if (bytes !== undefined) this.cache.set(keyOf(tiles[i]!.level, tiles[i]!.index), bytes);
-      });
-      for (let i = 0; i < ids.length; i++) out[i] ??= this.lookup(ids[i]!, used);
+    const tiles = [...missing.values()];
+    const got = await this.store.getTiles(tiles);
+    got.forEach((bytes, i) => {
+      if (bytes !== undefined) this.cache.set(keyOf(tiles[i]!.level, tiles[i]!.index), bytes);
+    });
+    for (let i = 0; i < ids.length; i++) {
+      out[i] ??= this.lookup(ids[i]!, used);
+      if (out[i] === undefined) throw new LogError('corrupt', `hash of node (${ids[i]!.level}, ${ids[i]!.index}) is missing`);
     }
-    // Refresh each tile used once, in the LRU order, then trim the cache.
+    this.refresh(used);
+    return out as Uint8Array[];
+  }
+
+  /** Moves each tile used to the young end of the LRU order, then trims the cache. */
+  private refresh(used: Set<number>): void {
     for (const k of used) {
       const bytes = this.cache.get(k);
       if (bytes !== undefined) {
@@ -53,10 +73,6 @@ export class TileReader {
       }
     }
     while (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
-    for (let i = 0; i < ids.length; i++) {
-      if (out[i] === undefined) throw new LogError('corrupt', `hash of node (${ids[i]!.level}, ${ids[i]!.index}) is missing`);
-    }
-    return out as Uint8Array[];
   }
 
   /** A node's hash from the edge tiles or the cache; notes the cached tile it came from. */
