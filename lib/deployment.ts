@@ -53,11 +53,13 @@ export function logVerifier(key: string): LogVerifier {
 
 export async function openDeployment(opts: DeploymentOptions): Promise<Deployment> {
   const clock = opts.clock ?? Date.now;
-  const { logKey, operatorKey } = await loadDeploymentKeys(opts.dataDir);
-  const logKeyString = publicKeyOf(logKey);
   const store = opts.store ?? (await LevelStore.open(join(opts.dataDir, 'db')));
   try {
     const head = await store.readHead();
+    // Keys are made only with a new log: a log whose key file is missing is refused, never
+    // given a new key that its genesis does not name.
+    const { logKey, operatorKey } = await loadDeploymentKeys(opts.dataDir, head === null);
+    const logKeyString = publicKeyOf(logKey);
     let origin = opts.origin ?? DEFAULT_ORIGIN;
     let operator = opts.operator ?? DEFAULT_OPERATOR;
     if (head !== null) {

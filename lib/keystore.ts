@@ -11,12 +11,13 @@ export interface DeploymentKeys {
   operatorKey: KeyObject;
 }
 
-/** Loads the key in `file`, or makes and saves a new one if there is none. */
-export async function loadOrCreateKey(file: string): Promise<KeyObject> {
+/** Loads the key in `file`; if there is none, makes and saves a new one when `create`. */
+export async function loadOrCreateKey(file: string, create: boolean): Promise<KeyObject> {
   try {
     return privateKeyFromPem(await readFile(file, 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read key ${file}: ${(err as Error).message}`);
+    if (!create) throw new Error(`key ${file} is missing, and this data directory already holds a log`);
   }
   const { privateKey } = generateKeyPair();
   // 'wx': never overwrite a key another process wrote in the meantime.
@@ -24,12 +25,12 @@ export async function loadOrCreateKey(file: string): Promise<KeyObject> {
   return privateKey;
 }
 
-/** The deployment's two keys under `<dataDir>/keys/`. */
-export async function loadDeploymentKeys(dataDir: string): Promise<DeploymentKeys> {
+/** The deployment's two keys under `<dataDir>/keys/`; missing ones are made when `create`. */
+export async function loadDeploymentKeys(dataDir: string, create: boolean): Promise<DeploymentKeys> {
   const dir = join(dataDir, 'keys');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return {
-    logKey: await loadOrCreateKey(join(dir, 'log.key')),
-    operatorKey: await loadOrCreateKey(join(dir, 'operator.key')),
+    logKey: await loadOrCreateKey(join(dir, 'log.key'), create),
+    operatorKey: await loadOrCreateKey(join(dir, 'operator.key'), create),
   };
 }

@@ -1,0 +1,52 @@
+import t from 'tap';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDeployment } from '../../lib/deployment.js';
+import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/ed25519.js';
+import { parseGenesis } from '../../lib/genesis.js';
+import { loadDeploymentKeys } from '../../lib/keystore.js';
+import { LevelStore } from '../../log/level-store.js';
+import { Sequencer } from '../../log/sequencer.js';
+import { testSigner } from '../helpers/signer.js';
+import { tempDir } from '../helpers/tmp.js';
+
+t.test('first start makes both keys (mode 0600) and a genesis signed by the log key it names', async (t) => {
+  const dataDir = tempDir(t);
+  const d = await openDeployment({ dataDir, origin: 'example.org/log', operator: 'op_example' });
+  for (const name of ['log.key', 'operator.key']) {
+    t.equal(statSync(join(dataDir, 'keys', name)).mode & 0o777, 0o600, `${name} is 0600`);
+  }
+  const [genesis] = await d.log.entries(0, 1);
+  t.equal(genesis!.type, 'log.genesis');
+  const e = parseGenesis(genesis!.type, genesis!.payload).event;
+  t.same({ logKey: e.logKey, operator: e.operator, origin: e.origin }, { logKey: publicKeyOf(d.logKey), operator: 'op_example', origin: 'example.org/log' });
+  await d.close();
+  const again = await openDeployment({ dataDir });
+  t.same({ origin: again.origin, operator: again.operator, size: again.log.size }, { origin: 'example.org/log', operator: 'op_example', size: 1 }, 'a restart reads origin and operator from the genesis');
+  await again.close();
+});
+
+t.test('a restart is refused when the keys or the settings do not match the genesis', async (t) => {
+  const dataDir = tempDir(t);
+  await (await openDeployment({ dataDir })).close();
+  await t.rejects(openDeployment({ dataDir, origin: 'other.example/log' }), /this log's origin is archive\.local, not other\.example\/log/);
+  await t.rejects(openDeployment({ dataDir, operator: 'op_other' }), /this log's operator is op_archive, not op_other/);
+
+  const logKeyFile = join(dataDir, 'keys', 'log.key');
+  writeFileSync(logKeyFile, privateKeyToPem(generateKeyPair().privateKey));
+  await t.rejects(openDeployment({ dataDir }), /the log's genesis names log key \S+, but \S+log\.key is /);
+
+  rmSync(logKeyFile);
+  await t.rejects(openDeployment({ dataDir }), /log\.key is missing, and this data directory already holds a log/);
+  t.notOk(existsSync(logKeyFile), 'no new key was made for an existing log');
+});
+
+t.test('a store whose entry 0 is not a genesis is refused', async (t) => {
+  const dataDir = tempDir(t);
+  await loadDeploymentKeys(dataDir, true);
+  const { signer } = testSigner();
+  const log = await Sequencer.open({ store: await LevelStore.open(join(dataDir, 'db')), signer, origin: 'x' });
+  await log.append('test.entry', '{"n":0}');
+  await log.close();
+  await t.rejects(openDeployment({ dataDir }), /does not hold an archive\/0\.2 log: entry 0 is not a genesis event/);
+});
