@@ -33,7 +33,7 @@ export function createApp(d: Deployment, opts: AppOptions = {}): Koa {
   const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 });
   app.use(log.routes());
   app.use(async (ctx, next) => {
-    if (ctx.method !== 'GET' || ctx.path !== '/') return next();
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== '/') return next();
     params(ctx, []);
     ctx.body = {
       name: 'archive',

@@ -25,10 +25,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
       .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' }) as never,
   handler: async (args) => {
+    const perMinute = args['audit-per-minute'];
+    if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error(`--audit-per-minute: expected a whole number at least 1, got ${perMinute}`);
+    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`--port: expected 0 to 65535, got ${args.port}`);
     const dataDir = resolve(args.data);
     const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
     const server = await startServer(d, args.port, args.host, {
-      auditLimit: { max: args['audit-per-minute'], windowSeconds: 60 },
+      auditLimit: { max: perMinute, windowSeconds: 60 },
     });
     console.log(`archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}`);
     let stopping = false;

@@ -51,7 +51,18 @@ export function logVerifier(key: string): LogVerifier {
   return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
 }
 
+/** Operator ids are 2 to 80 characters (spec Part 8). */
+const OPERATOR = /^\S{2,80}$/;
+/** An origin names the log's note key (C2SP signed-note): no spaces, no '+', not empty. */
+const ORIGIN = /^[^\s+]{1,255}$/;
+
 export async function openDeployment(opts: DeploymentOptions): Promise<Deployment> {
+  if (opts.operator !== undefined && !OPERATOR.test(opts.operator)) {
+    throw new Error(`operator ${JSON.stringify(opts.operator)}: expected 2 to 80 characters, no spaces`);
+  }
+  if (opts.origin !== undefined && !ORIGIN.test(opts.origin)) {
+    throw new Error(`origin ${JSON.stringify(opts.origin)}: expected 1 to 255 characters, no spaces and no '+'`);
+  }
   const clock = opts.clock ?? Date.now;
   const store = opts.store ?? (await LevelStore.open(join(opts.dataDir, 'db')));
   try {

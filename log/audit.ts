@@ -9,7 +9,7 @@ import { checkpointText, openNote } from './checkpoint.js';
 import { ZERO_HASH, parseEntryRecord } from './entry.js';
 import { bytesEqual, toHex } from './hash.js';
 import { verifyHeadSignature, type LogVerifier } from './head.js';
-import type { LogStore } from './store.js';
+import type { LogReader, LogStore } from './store.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, tileHash, type TileId } from './tiles.js';
 import { TreeEdge, type WrittenTile } from './tree-edge.js';
 
@@ -38,7 +38,17 @@ export interface AuditOptions {
 }
 
 export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
-  const { store, verify, origin, publicKey } = opts;
+  // Everything is read from one snapshot: appends committed during the audit are not seen.
+  const view = await opts.store.snapshot();
+  try {
+    return await auditView(view, opts);
+  } finally {
+    await view.close();
+  }
+}
+
+async function auditView(store: LogReader, opts: AuditOptions): Promise<AuditReport> {
+  const { verify, origin, publicKey } = opts;
   const page = opts.page ?? 8192;
   const head = await store.readHead();
   const bad = (seq: number | null, detail: string, size = head?.treeSize ?? 0): AuditReport => ({
@@ -53,7 +63,7 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
   if (!verifyHeadSignature(head, verify)) return bad(null, 'head signature does not verify with the log key');
 
   const edge = new TreeEdge(0);
-  const pool = head.treeSize >= 4 * page ? new CheckPool(Math.max(1, availableParallelism() - 1)) : null;
+  const pool = head.treeSize >= 4 * page && availableParallelism() > 1 ? new CheckWorker() : null;
   const pages: Promise<PageCheck>[] = [];
   try {
     // Pages are read in order and checked ahead (on worker threads for a large log), each
@@ -98,6 +108,10 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
     await pool?.close();
   }
   if ((await store.readEntries(head.treeSize, 1)).length > 0) return bad(head.treeSize, 'entry stored beyond the signed head');
+  // The growing tile of each level must hold exactly what the head's tree has: a hash stored
+  // beyond it would be served by a reopened log as if it were part of the tree.
+  const mismatch = await firstTileMismatch(store, edge.edgeTiles(), true);
+  if (mismatch !== null) return bad(mismatch.seq, mismatch.detail);
   const root = edge.root();
   if (toHex(root) !== head.rootHash) return bad(null, 'head rootHash does not match the entries');
   if (!checkpointHolds(head.checkpoint, checkpointText(origin, head.treeSize, root), origin, publicKey, verify)) {
@@ -107,7 +121,7 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
 }
 
 /** The entry hash stored for `seq` (64 zeros before seq 0, and where none is stored). */
-async function storedLeafHash(store: LogStore, seq: number): Promise<string> {
+async function storedLeafHash(store: LogReader, seq: number): Promise<string> {
   if (seq < 0) return ZERO_HASH;
   const [tile] = await store.getTiles([{ level: 0, index: Math.floor(seq / TILE_WIDTH) }]);
   const h = tile === undefined ? undefined : tileHash(tile, 0, seq % TILE_WIDTH);
@@ -120,41 +134,45 @@ function missing(from: number, records: string[], n: number, prevHash: string, p
   return r.problem !== null ? r : { ...r, problem: { seq: from + records.length, detail: `entry missing (of ${n} read)` } };
 }
 
-/** Worker threads that check pages; each page goes to the least busy worker. */
-class CheckPool {
-  private readonly workers: { w: Worker; busy: number }[];
+/**
+ * A worker thread that checks pages (audit-worker.ts). One is enough: every other page is
+ * checked inline and at most four are read ahead. If the worker fails, every check fails.
+ */
+class CheckWorker {
+  private readonly w = new Worker(new URL('./audit-worker.js', import.meta.url));
   private readonly waiting = new Map<number, { resolve(r: PageCheck): void; reject(e: unknown): void }>();
+  private failure: unknown = null;
+  private closing = false;
   private nextId = 0;
 
-  constructor(size: number) {
-    this.workers = Array.from({ length: size }, () => {
-      const w = new Worker(new URL('./audit-worker.js', import.meta.url));
-      w.on('message', (m: PageCheck & { id: number }) => {
-        const slot = this.workers.find((x) => x.w === w)!;
-        slot.busy--;
-        this.waiting.get(m.id)!.resolve(m);
-        this.waiting.delete(m.id);
-      });
-      w.on('error', (err) => {
-        for (const p of this.waiting.values()) p.reject(err);
-        this.waiting.clear();
-      });
-      return { w, busy: 0 };
+  constructor() {
+    this.w.on('message', (m: PageCheck & { id: number }) => {
+      const p = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      p?.resolve(m);
     });
+    const fail = (err: unknown) => {
+      if (this.closing) return;
+      this.failure ??= err;
+      for (const p of this.waiting.values()) p.reject(this.failure);
+      this.waiting.clear();
+    };
+    this.w.on('error', fail);
+    this.w.on('exit', (code) => fail(new Error(`the audit's worker thread exited (code ${code})`)));
   }
 
   check(from: number, records: string[], prevHash: string, prevTs: string | null): Promise<PageCheck> {
-    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    slot.busy++;
+    if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      slot.w.postMessage({ id, from, records, prevHash, prevTs });
+      this.w.postMessage({ id, from, records, prevHash, prevTs });
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((x) => x.w.terminate()));
+    this.closing = true;
+    await this.w.terminate();
   }
 }
 
@@ -163,7 +181,7 @@ class CheckPool {
  * place, and at the end of the log a stored tile may hold nothing more. Returns the first
  * mismatching node, named by the seq at which it was completed (its last leaf), or null.
  */
-async function firstTileMismatch(store: LogStore, tiles: WrittenTile[], atEnd: boolean): Promise<AuditProblem & { seq: number } | null> {
+async function firstTileMismatch(store: LogReader, tiles: WrittenTile[], atEnd: boolean): Promise<AuditProblem & { seq: number } | null> {
   const stored = await store.getTiles(tiles.map((t) => t.id));
   let first: (AuditProblem & { seq: number }) | null = null;
   tiles.forEach((t, i) => {
@@ -177,7 +195,12 @@ async function firstTileMismatch(store: LogStore, tiles: WrittenTile[], atEnd: b
         if (a === undefined || b === undefined || !bytesEqual(a, b)) {
           const seq = completedAt(t.id, r, a === undefined ? want[r]!.length : p);
           // Row 0 of a level-0 tile holds the entry hashes themselves.
-          const detail = t.id.level === 0 && r === 0 && a !== undefined ? 'entry does not match its stored entry hash' : 'stored interior hashes do not match the entries';
+          const detail =
+            a === undefined
+              ? 'a stored tile holds hashes beyond the signed head'
+              : t.id.level === 0 && r === 0
+                ? 'entry does not match its stored entry hash'
+                : 'stored interior hashes do not match the entries';
           if (first === null || seq < first.seq) first = { seq, detail };
           break;
         }

@@ -1,12 +1,12 @@
 // The LevelDB LogStore. Entries are stored in bundles of 256 (as C2SP tlog-tiles stores entry
 // bundles): key 'b' and the bundle index as 8 bytes big-endian; the value is the bundle's
-// records joined by newlines (a record is itself two lines: leaf input, payload). The partial
+// records joined by newlines (a record is itself two lines: "<ts> <type>", payload). The partial
 // bundle at the end of the log is rewritten as it grows. Few large writes instead of one per
 // entry is what makes durable appends fast: LevelDB's cost is mostly per operation.
 // Tile keys are 't', the tile level and the tile index as 8 bytes big-endian.
 import { Level } from 'level';
 import { LogError } from './errors.js';
-import type { CommitBatch, LogStore, StoredHead } from './store.js';
+import type { CommitBatch, LogReader, LogSnapshot, LogStore, StoredHead } from './store.js';
 import type { TileId } from './tiles.js';
 
 const BUNDLE = 0x62; // 'b'
@@ -44,6 +44,35 @@ function tileKey(t: TileId): Buffer {
 }
 
 type Db = Level<Buffer, Buffer>;
+type Snapshot = ReturnType<Db['snapshot']>;
+
+async function readHead(db: Db, snapshot: Snapshot | undefined): Promise<StoredHead | null> {
+  const v = await db.get(HEAD, { snapshot });
+  return v === undefined ? null : (JSON.parse(v.toString('utf8')) as StoredHead);
+}
+
+async function readEntries(db: Db, snapshot: Snapshot | undefined, from: number, count: number): Promise<string[]> {
+  if (count <= 0) return [];
+  const first = Math.floor(from / BUNDLE_SIZE);
+  const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
+  const bundles = await db.iterator<Buffer, string>({ gte: bundleKey(first), lte: bundleKey(last), valueEncoding: 'utf8', snapshot }).all();
+  const out: string[] = [];
+  for (let j = 0; j < bundles.length; j++) {
+    const [key, value] = bundles[j]!;
+    const index = first + j;
+    // Bundles are contiguous and only the last may be short: stop at a gap or a short bundle.
+    if (!key.equals(bundleKey(index))) break;
+    const records = splitBundle(value);
+    for (let i = index === first ? from - first * BUNDLE_SIZE : 0; i < records.length && out.length < count; i++) out.push(records[i]!);
+    if (records.length < BUNDLE_SIZE) break;
+  }
+  return out;
+}
+
+async function getTiles(db: Db, snapshot: Snapshot | undefined, ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
+  if (ids.length === 0) return [];
+  return db.getMany(ids.map(tileKey), { snapshot });
+}
 
 export class LevelStore implements LogStore {
   /** The records of the last, partial bundle, as last committed (loaded on first use). */
@@ -63,32 +92,28 @@ export class LevelStore implements LogStore {
     return new LevelStore(db);
   }
 
-  async readHead(): Promise<StoredHead | null> {
-    const v = await this.db.get(HEAD);
-    return v === undefined ? null : (JSON.parse(v.toString('utf8')) as StoredHead);
+  readHead(): Promise<StoredHead | null> {
+    return readHead(this.db, undefined);
   }
 
-  async readEntries(from: number, count: number): Promise<string[]> {
-    if (count <= 0) return [];
-    const first = Math.floor(from / BUNDLE_SIZE);
-    const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
-    const bundles = await this.db.iterator<Buffer, string>({ gte: bundleKey(first), lte: bundleKey(last), valueEncoding: 'utf8' }).all();
-    const out: string[] = [];
-    for (let j = 0; j < bundles.length; j++) {
-      const [key, value] = bundles[j]!;
-      const index = first + j;
-      // Bundles are contiguous and only the last may be short: stop at a gap or a short bundle.
-      if (!key.equals(bundleKey(index))) break;
-      const records = splitBundle(value);
-      for (let i = index === first ? from - first * BUNDLE_SIZE : 0; i < records.length && out.length < count; i++) out.push(records[i]!);
-      if (records.length < BUNDLE_SIZE) break;
-    }
-    return out;
+  readEntries(from: number, count: number): Promise<string[]> {
+    return readEntries(this.db, undefined, from, count);
   }
 
-  async getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
-    if (ids.length === 0) return [];
-    return this.db.getMany(ids.map(tileKey));
+  getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
+    return getTiles(this.db, undefined, ids);
+  }
+
+  /** Reads through a LevelDB snapshot: what later commits write is not seen. */
+  async snapshot(): Promise<LogSnapshot> {
+    const db = this.db;
+    const snap = db.snapshot();
+    const reader: LogReader = {
+      readHead: () => readHead(db, snap),
+      readEntries: (from, count) => readEntries(db, snap, from, count),
+      getTiles: (ids) => getTiles(db, snap, ids),
+    };
+    return { ...reader, close: () => snap.close() };
   }
 
   async commit(batch: CommitBatch): Promise<void> {

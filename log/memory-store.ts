@@ -1,6 +1,6 @@
 // An in-memory LogStore, for tests and tools. It can inject faults: a commit that fails
 // before anything is written, or after it was written (the acknowledgement is lost).
-import type { CommitBatch, LogStore, StoredHead } from './store.js';
+import type { CommitBatch, LogSnapshot, LogStore, StoredHead } from './store.js';
 import { tileKey, type TileId } from './tiles.js';
 
 export type Fault = 'before-write' | 'after-write';
@@ -20,12 +20,23 @@ export class MemoryStore implements LogStore {
 
   /** A new store holding this one's data, as a later process would find it. */
   reopen(): MemoryStore {
-    const again = new MemoryStore();
-    for (const [k, v] of this.entries) again.entries.set(k, v);
-    for (const [k, v] of this.tiles) again.tiles.set(k, v);
-    again.head = this.head;
+    const again = this.copy();
     this.closed = true;
     return again;
+  }
+
+  /** A copy of the data as it is now (stored values are never mutated, only replaced). */
+  async snapshot(): Promise<LogSnapshot> {
+    this.checkOpen();
+    return this.copy();
+  }
+
+  private copy(): MemoryStore {
+    const c = new MemoryStore();
+    for (const [k, v] of this.entries) c.entries.set(k, v);
+    for (const [k, v] of this.tiles) c.tiles.set(k, v);
+    c.head = this.head;
+    return c;
   }
 
   async readHead(): Promise<StoredHead | null> {

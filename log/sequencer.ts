@@ -50,6 +50,8 @@ interface Formed {
 export class Sequencer {
   private queue: Pending[] = [];
   private draining = false;
+  /** Settles when the drain in progress (if any) ends. */
+  private drained: Promise<void> = Promise.resolve();
   private closed = false;
   /** Set when a commit fails: the log stops taking appends until it is reopened (fail-stop). */
   private failure: unknown = null;
@@ -95,7 +97,11 @@ export class Sequencer {
     const tiles = await store.getTiles(ids);
     const edgeTiles = ids.map((id, i) => {
       const rows = tiles[i] === undefined ? undefined : decodeTile(tiles[i]!);
-      if (rows === undefined) throw new LogError('corrupt', `tile ${id.level}/${id.index} of the head is missing or malformed`);
+      // The growing tile holds exactly the level-8k nodes the head's tree has, no more.
+      const width = Math.floor(size / 2 ** (TILE_HEIGHT * id.level)) - id.index * TILE_WIDTH;
+      if (rows === undefined || rows[0]!.length !== width) {
+        throw new LogError('corrupt', `tile ${id.level}/${id.index} of the head is missing or does not match the head's size`);
+      }
       return { id, rows };
     });
     // Read the frontier and the last leaf through a reader over the edge tiles just loaded.
@@ -136,7 +142,7 @@ export class Sequencer {
     if (payload.includes('\n')) return Promise.reject(new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)'));
     return new Promise((resolve, reject) => {
       this.queue.push({ type, payload, resolve, reject });
-      if (!this.draining) void this.drain();
+      if (!this.draining) this.drain();
     });
   }
 
@@ -150,10 +156,11 @@ export class Sequencer {
     const first = Math.max(0, from - 1);
     const leaves = Array.from({ length: from + n - first }, (_, i) => ({ level: 0, index: first + i }));
     const [records, hashes] = await Promise.all([this.store.readEntries(from, n), this.reader.nodes(leaves)]);
+    if (records.length !== n) throw new LogError('corrupt', `entry ${from + records.length} is missing from the store`);
     const hex = hashes.map(toHex);
     return records.map((record, i) => {
       const r = parseEntryRecord(record);
-      if (r === null || records.length !== n) throw new LogError('corrupt', `entry ${from + i} is missing or malformed`);
+      if (r === null) throw new LogError('corrupt', `entry ${from + i} is malformed`);
       const seq = from + i;
       const k = seq - first;
       return { seq, ts: r.ts, type: r.type, payloadHash: sha256TextHex(r.payload), prevHash: seq === 0 ? ZERO_HASH : hex[k - 1]!, entryHash: hex[k]!, payload: r.payload };
@@ -232,7 +239,7 @@ export class Sequencer {
   /** Waits for queued appends, then closes the store. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.draining) await new Promise((r) => setImmediate(r));
+    await this.drained;
     await this.store.close();
   }
 
@@ -240,39 +247,70 @@ export class Sequencer {
     if (size > this.size) throw new LogError('out_of_range', `${name} ${size} is beyond the tree size ${this.size}`);
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Starts writing the queue. `draining` is cleared synchronously where the drain ends (with
+   * its last acknowledgements), so an append made in reaction to one starts a new drain and
+   * two drains never run at once.
+   */
+  private drain(): void {
     this.draining = true;
+    this.drained = this.drainBatches().catch((err) => {
+      // Not expected: every known failure is handled inside. Stop all the same.
+      this.fail(err, []);
+    });
+  }
+
+  /** Stops the log (fail-stop): rejects every append not yet acknowledged. */
+  private fail(err: unknown, pending: Pending[]): void {
+    this.failure = err;
+    this.draining = false;
+    for (const p of [...pending, ...this.queue.splice(0)]) p.reject(err);
+  }
+
+  private async drainBatches(): Promise<void> {
     // One store write at a time: the store's writes may complete out of the order they were
     // issued (LevelDB runs them on a thread pool), and a head must never be overwritten by an
-    // older one. The next batch is formed while the current one is written.
+    // older one. When appends keep arriving, the next batch is formed while the current one
+    // is written.
     let inflight: { formed: Formed; write: Promise<void> } | null = null;
-    try {
-      for (;;) {
-        const next = this.queue.length > 0 ? this.form(this.queue.splice(0, this.maxBatch)) : null;
-        if (inflight !== null) {
-          try {
-            await inflight.write;
-          } catch (err) {
-            // Nothing of this batch or later is acknowledged. The write may or may not have
-            // reached the store, so the log stops (fail-stop): the next open starts from
-            // whatever head the store holds, never from a guess.
-            this.failure = err;
-            for (const p of [...inflight.formed.pending, ...(next?.pending ?? []), ...this.queue.splice(0)]) p.reject(err);
-            return;
-          }
-          this.head = inflight.formed.batch.head;
-          const done = inflight.formed;
-          done.pending.forEach((p, i) => p.resolve(done.acks[i]!));
+    for (;;) {
+      let next: Formed | null = null;
+      if (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        try {
+          next = this.form(batch);
+        } catch (err) {
+          // The tree and the chain tip may have moved for part of the batch: stop, as after a
+          // failed write, and let a reopen start from the store's head.
+          this.fail(err, [...(inflight?.formed.pending ?? []), ...batch]);
+          return;
         }
-        if (next === null) {
-          if (this.queue.length === 0) return;
-          inflight = null;
-          continue;
-        }
-        inflight = { formed: next, write: this.store.commit(next.batch) };
       }
-    } finally {
-      this.draining = false;
+      if (inflight !== null) {
+        try {
+          await inflight.write;
+        } catch (err) {
+          // Nothing of this batch or later is acknowledged. The write may or may not have
+          // reached the store, so the log stops (fail-stop): the next open starts from
+          // whatever head the store holds, never from a guess.
+          this.fail(err, [...inflight.formed.pending, ...(next?.pending ?? [])]);
+          return;
+        }
+        this.head = inflight.formed.batch.head;
+        const done = inflight.formed;
+        done.pending.forEach((p, i) => p.resolve(done.acks[i]!));
+      }
+      if (next === null) {
+        if (this.queue.length === 0) {
+          // Now, with the last acknowledgements: an append made in reaction to one (a
+          // microtask later) must start a new drain, not wait for this one to unwind.
+          this.draining = false;
+          return;
+        }
+        inflight = null;
+        continue;
+      }
+      inflight = { formed: next, write: this.store.commit(next.batch) };
     }
   }
 

@@ -24,14 +24,25 @@ export interface CommitBatch {
   head: StoredHead;
 }
 
-export interface LogStore {
+/** Reads of a store, or of a snapshot of it. */
+export interface LogReader {
   /** The last committed head; null for a log that has never committed. */
   readHead(): Promise<StoredHead | null>;
   /** Entry records [from, from + count), in order; fewer if the store ends first. */
   readEntries(from: number, count: number): Promise<string[]>;
   /** Stored tiles, undefined where there is none. */
   getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]>;
+}
+
+/** A consistent view of the store as it was when taken, whatever is committed later. */
+export interface LogSnapshot extends LogReader {
+  close(): Promise<void>;
+}
+
+export interface LogStore extends LogReader {
   /** Writes the batch atomically and durably; resolves only once it is durable. */
   commit(batch: CommitBatch): Promise<void>;
+  /** A view that later commits do not change (the audit reads one). */
+  snapshot(): Promise<LogSnapshot>;
   close(): Promise<void>;
 }

@@ -65,6 +65,11 @@ export class TreeEdge {
     return t !== undefined && t.id.index === index ? t.rows : undefined;
   }
 
+  /** The growing tile of each level, as bytes to store. */
+  edgeTiles(): WrittenTile[] {
+    return this.edge.map((t) => ({ id: t.id, bytes: encodeTile(t.rows) }));
+  }
+
   /** The tiles changed since the last call, as bytes to store; full tiles and the growing ones. */
   takeChanged(): WrittenTile[] {
     const out = [...this.changed.values()].map((t) => ({ id: t.id, bytes: encodeTile(t.rows) }));

@@ -128,3 +128,28 @@ t.test('pages checked on worker threads and inline find the same first problem',
     t.same(report.problem, { seq: 250, detail: 'entry does not match its stored entry hash' }, `page ${page}`);
   }
 });
+
+t.test('an audit running while appends commit sees one consistent head and finds the log intact', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  const store = await LevelStore.open(dir);
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 7 });
+  await Promise.all(Array.from({ length: 300 }, (_, i) => log.append('test.entry', `{"n":${i}}`)));
+  const appending = Promise.all(Array.from({ length: 400 }, (_, i) => log.append('test.entry', `{"n":${300 + i}}`)));
+  const report = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page: 16 });
+  await appending;
+  t.equal(report.intact, true, JSON.stringify(report.problem));
+  t.ok(report.treeSize >= 300 && report.treeSize <= 700, `audited the head of size ${report.treeSize}`);
+  await log.close();
+});
+
+t.test('a hash stored beyond the head in a growing tile is caught, and a reopen refuses it', async (t) => {
+  const dir = await makeLog(t, 600); // tile 1/0 holds two level-8 nodes; the last pages never touch it
+  await tamper(dir, async (db) => {
+    const tile = (await db.get(levelKeys.tile({ level: 1, index: 0 })))!;
+    t.equal(tile.length, 32 * 3, 'width 2: two hashes in row 0, one in row 1');
+    // Width 3 has rows of 3 and 1: add a third row-0 hash in its place.
+    await db.put(levelKeys.tile({ level: 1, index: 0 }), Buffer.concat([tile.subarray(0, 64), Buffer.alloc(32, 7), tile.subarray(64)]));
+  });
+  t.same((await audit(dir)).problem?.detail, 'a stored tile holds hashes beyond the signed head');
+  await t.rejects(async () => Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN }), { code: 'corrupt' });
+});

@@ -167,3 +167,29 @@ t.test('the stored head is never older than an acknowledged append, under many s
   t.same(log.sth(), head);
   await log.close();
 });
+
+t.test('a batch that cannot be formed is refused, and the log stops', async (t) => {
+  const { signer } = testSigner();
+  let broken = false;
+  const flaky = { publicKey: signer.publicKey, sign: (m: Uint8Array) => { if (broken) throw new Error('signer unavailable'); return signer.sign(m); } };
+  const store = new MemoryStore();
+  const log = await Sequencer.open({ store, signer: flaky, origin: ORIGIN });
+  await appendMany(log, 5);
+  broken = true;
+  await t.rejects(log.append('test.entry', '{"n":5}'), /signer unavailable/);
+  broken = false;
+  await t.rejects(log.append('test.entry', '{"n":6}'), { code: 'failed' }, 'fail-stop');
+  const reopened = await Sequencer.open({ store: store.reopen(), signer, origin: ORIGIN });
+  t.equal(reopened.size, 5, 'nothing of the refused batch was stored');
+});
+
+t.test('reading an entry the store lost is an error, not an empty page', async (t) => {
+  const { signer } = testSigner();
+  const store = new MemoryStore();
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN });
+  await appendMany(log, 10);
+  store.entries.delete(4);
+  await t.rejects(log.entries(4, 3), { code: 'corrupt' });
+  await t.rejects(log.entries(2, 5), { code: 'corrupt' });
+  t.equal((await log.entries(0, 4)).length, 4);
+});
