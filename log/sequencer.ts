@@ -1,9 +1,9 @@
 // The sequencer: the one writer of the log. Appends go through one queue and are committed in
 // batches (group commit): the appends waiting when a batch is formed go into one atomic,
 // durable store write with the tiles of interior hashes they change and the new signed head,
-// and each append is acknowledged only after that write. The next batch is formed (hashed and
-// signed) while the previous one is being written, and written only after it. Reads (entries,
-// proofs, the head) see only committed data.
+// and each append is acknowledged only after that write. While appends keep arriving, the next
+// batch is formed (hashed and signed) while the previous one is being written, and written
+// only after it. Reads (entries, proofs, the head) see only committed data.
 import { checkpointText, signNote } from './checkpoint.js';
 import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry } from './entry.js';
 import { LogError } from './errors.js';
