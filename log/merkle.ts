@@ -46,8 +46,17 @@ export function rootFromLeafHashes(leafHashes: Uint8Array[]): Uint8Array {
     }
     stack.push(node);
   }
-  let root = stack[stack.length - 1]!.hash;
-  for (let i = stack.length - 2; i >= 0; i--) root = hashChildren(stack[i]!.hash, root);
+  return rootFromSubtrees(stack.map((n) => n.hash));
+}
+
+/**
+ * RFC 9162 2.1.1: the root from the hashes of the complete subtrees of [0, n) (rangeNodes(0, n)),
+ * left to right, folded right to left.
+ */
+export function rootFromSubtrees(hashes: Uint8Array[]): Uint8Array {
+  if (hashes.length === 0) return EMPTY_ROOT;
+  let root = hashes[hashes.length - 1]!;
+  for (let i = hashes.length - 2; i >= 0; i--) root = hashChildren(hashes[i]!, root);
   return root;
 }
 

@@ -9,7 +9,7 @@ import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry } from '
 import { LogError } from './errors.js';
 import { sha256TextHex, toHex } from './hash.js';
 import { headMessage, type LogSigner, type SignedTreeHead } from './head.js';
-import { EMPTY_ROOT, applyPlan, consistencyPlan, hashChildren, inclusionPlan, rangeNodes, type ProofPlan } from './merkle.js';
+import { EMPTY_ROOT, applyPlan, consistencyPlan, inclusionPlan, rangeNodes, rootFromSubtrees, type ProofPlan } from './merkle.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
 import { TileReader } from './tile-reader.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
@@ -89,17 +89,19 @@ export class Sequencer {
     }
     const size = stored.treeSize;
     // The growing tile of each tile level: the one holding the last complete level-8k node.
+    // It holds exactly the level-8k nodes the head's tree has, no more: its width.
     const ids: TileId[] = [];
+    const widths: number[] = [];
     for (let k = 0; 2 ** (TILE_HEIGHT * k) <= size; k++) {
       const bottom = Math.floor(size / 2 ** (TILE_HEIGHT * k));
-      ids.push({ level: k, index: Math.floor((bottom - 1) / TILE_WIDTH) });
+      const index = Math.floor((bottom - 1) / TILE_WIDTH);
+      ids.push({ level: k, index });
+      widths.push(bottom - index * TILE_WIDTH);
     }
     const tiles = await store.getTiles(ids);
     const edgeTiles = ids.map((id, i) => {
       const rows = tiles[i] === undefined ? undefined : decodeTile(tiles[i]!);
-      // The growing tile holds exactly the level-8k nodes the head's tree has, no more.
-      const width = Math.floor(size / 2 ** (TILE_HEIGHT * id.level)) - id.index * TILE_WIDTH;
-      if (rows === undefined || rows[0]!.length !== width) {
+      if (rows === undefined || rows[0]!.length !== widths[i]) {
         throw new LogError('corrupt', `tile ${id.level}/${id.index} of the head is missing or does not match the head's size`);
       }
       return { id, rows };
@@ -231,9 +233,7 @@ export class Sequencer {
   /** Root of the committed tree of `size`, from O(log n) stored hashes. */
   async rootAt(size: number): Promise<Uint8Array> {
     this.checkSize(size, 'size');
-    const hashes = await this.reader.nodes(rangeNodes(0, size));
-    if (hashes.length === 0) return EMPTY_ROOT;
-    return hashes.reduceRight((right, left) => hashChildren(left, right));
+    return rootFromSubtrees(await this.reader.nodes(rangeNodes(0, size)));
   }
 
   /** Waits for queued appends, then closes the store. */

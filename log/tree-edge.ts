@@ -2,7 +2,7 @@
 // left to right) and the partial tile of each tile level. Shared by the sequencer, which grows
 // the tree, and the audit, which regrows it from the entries.
 import { trailingZeros } from './bits.js';
-import { EMPTY_ROOT, hashChildren } from './merkle.js';
+import { hashChildren, rootFromSubtrees } from './merkle.js';
 import { TILE_HEIGHT, TILE_WIDTH, encodeTile, tileKey, type TileId } from './tiles.js';
 
 interface EdgeTile {
@@ -50,13 +50,9 @@ export class TreeEdge {
     this.size = seq + 1;
   }
 
-  /** RFC 9162 2.1.1: the root, folding the frontier right to left. */
+  /** RFC 9162 2.1.1: the root of the tree so far. */
   root(): Uint8Array {
-    const f = this.frontier;
-    if (f.length === 0) return EMPTY_ROOT;
-    let r = f[f.length - 1]!.hash;
-    for (let i = f.length - 2; i >= 0; i--) r = hashChildren(f[i]!.hash, r);
-    return r;
+    return rootFromSubtrees(this.frontier.map((f) => f.hash));
   }
 
   /** The rows of tile (level, index) if it is the growing tile of its level (reads check here first). */
