@@ -4,6 +4,12 @@ import { PROTOCOL } from '../lib/service-event.js';
 import type { Deployment } from '../lib/deployment.js';
 import { errorMiddleware } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
+import { recordRoutes } from './routes/record.js';
+import { writeRoutes } from './routes/writes.js';
+import { constitutionRoutes } from './routes/constitution.js';
+import type { LiveRecord } from '../lib/record/record.js';
+import { servedEntry } from '../lib/record/withheld.js';
+import { loadConstitution } from '../lib/constitution.js';
 import type { RateLimit } from './rate-limit.js';
 import { params } from './params.js';
 
@@ -24,14 +30,44 @@ export const ENDPOINTS = [
   'GET /v1/log/entries?from=&limit=',
   'GET /v1/log/key',
   'GET /v1/log/checkpoint',
+  'GET /v1/constitution',
+  'GET /v2/record',
+  'GET /v2/papers/{id}',
+  'GET /v2/receipts/{hash}',
+  'GET /v2/arguments?claim=',
+  'GET /v2/arguments/{id}',
+  'GET /v2/challenges?limit=&all=',
+  'GET /v2/challenges/{id}',
+  'GET /v2/heartbeat?agent=',
+  'GET /v2/holds?limit=',
+  'GET /v2/governance',
+  'POST /v2/agents/register',
+  'POST /v2/pairing',
+  'POST /v2/agents/doorbell',
+  'POST /v2/keys/delegate',
+  'POST /v2/keys/revoke',
+  'POST /v2/papers',
+  'POST /v2/claims/external',
+  'POST /v2/claims/amend',
+  'POST /v2/challenges',
+  'POST /v2/challenges/withdraw',
+  'POST /v2/checks',
+  'POST /v2/checks/result',
+  'POST /v2/reviews',
+  'POST /v2/arguments',
+  'POST /v2/arguments/check',
+  'POST /v2/arguments/answer',
 ];
 
-export function createApp(d: Deployment, opts: AppOptions = {}): Koa {
+export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = {}): Koa {
   const app = new Koa();
   app.proxy = false;
   app.use(errorMiddleware(opts.report));
-  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 });
+  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (type, payload) => servedEntry(record.state, type, payload));
   app.use(log.routes());
+  app.use(constitutionRoutes(() => loadConstitution(record.state.constitution.version)).routes());
+  app.use(recordRoutes(d, record).routes());
+  app.use(writeRoutes(d, record).routes());
   app.use(async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== '/') return next();
     params(ctx, []);

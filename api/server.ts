@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../lib/deployment.js';
+import type { LiveRecord } from '../lib/record/record.js';
 import { createApp, type AppOptions } from './app.js';
 
 export interface RunningServer {
@@ -10,8 +11,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(d: Deployment, port: number, host: string, opts: AppOptions = {}): Promise<RunningServer> {
-  const server = createServer(createApp(d, opts).callback());
+export async function startServer(d: Deployment, record: LiveRecord, port: number, host: string, opts: AppOptions = {}): Promise<RunningServer> {
+  const server = createServer(createApp(d, record, opts).callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,12 +1,39 @@
 // The `archive` command line. Each command is a thin shell over lib/, log/ and api/.
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { agentCommand } from './agent.js';
+import { pairCommand } from './pair.js';
 import { serveCommand } from './serve.js';
+
+const ENV_PREFIX = 'ARCHIVE_';
+
+/**
+ * `.env('ARCHIVE')` reads every ARCHIVE_* variable for every command, so under `.strict()` a
+ * variable meant for another command (ARCHIVE_HANDLE for `agent`, ARCHIVE_DATA for `serve`)
+ * would fail this one as an unknown argument. Before validation, this drops what came only from
+ * the environment and names no option of the command being run; an unknown option typed on
+ * the command line still fails.
+ */
+function dropForeignEnv(argv: Record<string, unknown>, y: Argv): void {
+  const known = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+  const typed = process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]!.replace(/^no-/, ''));
+  for (const name of Object.keys(process.env)) {
+    if (!name.startsWith(ENV_PREFIX)) continue;
+    const kebab = name.slice(ENV_PREFIX.length).toLowerCase().replace(/_/g, '-');
+    const camel = kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (known[kebab] !== undefined || known[camel] !== undefined || typed.includes(kebab) || typed.includes(camel)) continue;
+    delete argv[kebab];
+    delete argv[camel];
+  }
+}
 
 await yargs(hideBin(process.argv))
   .scriptName('archive')
   .env('ARCHIVE')
+  .middleware(dropForeignEnv as never, true)
   .command(serveCommand)
+  .command(agentCommand)
+  .command(pairCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -1,6 +1,7 @@
 // `archive serve`: runs the service on an embedded LevelDB in the data directory.
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { LiveRecord } from '../lib/record/record.js';
 import { startServer } from '../api/server.js';
 import { openDeployment } from '../lib/deployment.js';
 
@@ -30,7 +31,16 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`--port: expected 0 to 65535, got ${args.port}`);
     const dataDir = resolve(args.data);
     const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
-    const server = await startServer(d, args.port, args.host, {
+    const record = await LiveRecord.open(d);
+    // What falls due (lapses, reveals, ends of shut-outs) is logged within a second.
+    const scheduler = setInterval(() => void record.tick().catch(() => undefined), 1000);
+    scheduler.unref();
+    record.onFailure((err) => {
+      // The state may be ahead of the log: stop, and let a restart replay the log.
+      console.error('archive: the log stopped after a failed write; exiting so a restart replays it:', err);
+      process.exit(1);
+    });
+    const server = await startServer(d, record, args.port, args.host, {
       auditLimit: { max: perMinute, windowSeconds: 60 },
     });
     console.log(`archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}`);
@@ -39,6 +49,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       if (stopping) return;
       stopping = true;
       console.log(`archive: ${signal}, closing`);
+      clearInterval(scheduler);
       await server.close();
       await d.close();
       process.exit(0);

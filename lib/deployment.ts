@@ -10,6 +10,7 @@ import { LevelStore } from '../log/level-store.js';
 import { Sequencer } from '../log/sequencer.js';
 import type { LogStore } from '../log/store.js';
 import { publicKeyOf, rawPublicKey, signBytes, verifySignature } from './ed25519.js';
+import { CONSTITUTION } from './constitution.js';
 import { GENESIS, genesisEvent, parseGenesis } from './genesis.js';
 import { loadDeploymentKeys } from './keystore.js';
 import { eventText, signEvent } from './service-event.js';
@@ -35,6 +36,8 @@ export interface Deployment {
   operatorKey: KeyObject;
   /** The log key's public spelling (base64url DER SPKI). */
   logKeyString: string;
+  /** The operator key's public spelling. */
+  operatorKeyString: string;
   origin: string;
   operator: string;
   audit(): Promise<AuditReport>;
@@ -83,6 +86,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       } catch (err) {
         throw new Error(`${join(opts.dataDir, 'db')} does not hold an archive/0.2 log: ${(err as Error).message}`);
       }
+      if (g.operatorKey !== publicKeyOf(operatorKey)) throw new Error(`the log's genesis names operator key ${g.operatorKey}, but ${join(opts.dataDir, 'keys', 'operator.key')} is ${publicKeyOf(operatorKey)}`);
       if (g.logKey !== logKeyString) throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
       if (opts.origin !== undefined && opts.origin !== g.origin) throw new Error(`this log's origin is ${g.origin}, not ${opts.origin}`);
       if (opts.operator !== undefined && opts.operator !== g.operator) throw new Error(`this log's operator is ${g.operator}, not ${opts.operator}`);
@@ -91,7 +95,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     }
     const log = await Sequencer.open({ store, signer: logSigner(logKey), origin, clock });
     if (log.size === 0) {
-      const event = genesisEvent(new Date(clock()).toISOString(), logKeyString, operator, origin);
+      const event = genesisEvent(new Date(clock()).toISOString(), logKeyString, publicKeyOf(operatorKey), operator, origin, CONSTITUTION);
       await log.append(GENESIS, eventText(signEvent(logKey, event)));
     }
     return {
@@ -100,6 +104,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       logKey,
       operatorKey,
       logKeyString,
+      operatorKeyString: publicKeyOf(operatorKey),
       origin,
       operator,
       audit: () => auditLog({ store, verify: logVerifier(logKeyString), origin, publicKey: rawPublicKey(logKey) }),

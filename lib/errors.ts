@@ -9,6 +9,7 @@ export const STATUS = Object.freeze({
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
   unprocessable: 422,
   precondition_required: 428,
   rate_limited: 429,
@@ -57,3 +58,8 @@ export const forbidden = (detail: string): ArchiveError => new ArchiveError('for
 export const conflict = (detail: string): ArchiveError => new ArchiveError('conflict', detail);
 export const internal = (detail: string, cause?: unknown): ArchiveError =>
   new ArchiveError('internal', detail, { cause });
+export const unauthorized = (detail: string): ArchiveError => new ArchiveError('unauthorized', detail);
+export const unprocessable = (detail: string): ArchiveError => new ArchiveError('unprocessable', detail);
+export const outOfView = (detail: string): ArchiveError => new ArchiveError('unavailable_for_legal_reasons', detail);
+export const preconditionRequired = (detail: string): ArchiveError => new ArchiveError('precondition_required', detail);
+export const rateLimited = (detail: string, retryAfter: number): ArchiveError => new ArchiveError('rate_limited', detail, { retryAfter });

@@ -1,4 +1,5 @@
 // Entry 0 of every log: the genesis event, signed by the log key, naming the log key, the
+// operator key (which signs pairing requests and exercises the reserved powers), the
 // deployment's operator id and the log's origin, so a verifier that trusts entry 0 can check
 // every later head and event.
 import { PROTOCOL, verifyEvent, type ServiceEvent, type SignedEvent } from './service-event.js';
@@ -8,12 +9,15 @@ export const GENESIS = 'log.genesis';
 export interface GenesisEvent extends ServiceEvent {
   type: typeof GENESIS;
   logKey: string;
+  operatorKey: string;
   operator: string;
   origin: string;
+  /** The constitution in force at genesis, which the first agents acknowledge. */
+  constitution: { version: string; hash: string };
 }
 
-export function genesisEvent(ts: string, logKey: string, operator: string, origin: string): GenesisEvent {
-  return { protocol: PROTOCOL, type: GENESIS, ts, logKey, operator, origin };
+export function genesisEvent(ts: string, logKey: string, operatorKey: string, operator: string, origin: string, constitution: { version: string; hash: string }): GenesisEvent {
+  return { protocol: PROTOCOL, type: GENESIS, ts, logKey, operatorKey, operator, origin, constitution: { version: constitution.version, hash: constitution.hash } };
 }
 
 /** Reads entry 0's payload as a genesis event signed by the key it names; throws otherwise. */
@@ -26,9 +30,10 @@ export function parseGenesis(type: string, payloadText: string): SignedEvent<Gen
   }
   const e = logged?.event;
   if (type !== GENESIS || e?.type !== GENESIS || e.protocol !== PROTOCOL) throw new Error('entry 0 is not a genesis event');
-  for (const m of ['logKey', 'operator', 'origin', 'ts'] as const) {
+  for (const m of ['logKey', 'operatorKey', 'operator', 'origin', 'ts'] as const) {
     if (typeof e[m] !== 'string') throw new Error(`genesis event: ${m} missing`);
   }
+  if (typeof e.constitution?.version !== 'string' || typeof e.constitution.hash !== 'string') throw new Error('genesis event: constitution missing');
   if (!verifyEvent(e.logKey, logged)) throw new Error('genesis event: signature does not verify with the key it names');
   return logged;
 }

@@ -35,6 +35,8 @@ export interface Appended {
 }
 
 interface Pending {
+  seq: number;
+  ts: string;
   type: string;
   payload: string;
   resolve(a: Appended): void;
@@ -55,8 +57,10 @@ export class Sequencer {
   private closed = false;
   /** Set when a commit fails: the log stops taking appends until it is reopened (fail-stop). */
   private failure: unknown = null;
-  /** The tip of the formed (perhaps not yet committed) tree: last entry hash and time. */
+  /** The tip of the formed (perhaps not yet committed) tree: last entry hash. */
   private tipHash: string;
+  /** Seq and time of the last entry queued (perhaps not yet formed). */
+  private nextSeq: number;
   private tipTime: number;
   private readonly reader: TileReader;
   /** Folded ephemeral runs: by tree size, then by the run's first leaf. */
@@ -73,6 +77,7 @@ export class Sequencer {
     lastHash: string,
   ) {
     this.tipHash = lastHash;
+    this.nextSeq = head.treeSize;
     this.tipTime = Date.parse(head.timestamp);
     this.reader = new TileReader(store, edge);
   }
@@ -138,14 +143,55 @@ export class Sequencer {
    * the entry and a head including it are durable.
    */
   append(type: string, payload: string): Promise<Appended> {
-    if (this.closed) return Promise.reject(new LogError('closed', 'the log is closed'));
-    if (this.failure !== null) return Promise.reject(new LogError('failed', 'the log stopped after a failed commit; reopen it'));
-    if (!ENTRY_TYPE.test(type)) return Promise.reject(new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`));
-    if (payload.includes('\n')) return Promise.reject(new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ type, payload, resolve, reject });
-      if (!this.draining) this.drain();
+    try {
+      return this.enqueue(type, payload).committed;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Queues one entry and gives its seq and ts at once (synchronously), so a caller can fold it
+   * into its own state in log order before it is durable; `committed` resolves when it is.
+   * Entries are logged in the order they are queued. `ts`, when given, must be a ts as the log
+   * writes it and no earlier than the last entry's (see nextTs). Throws if the log is closed or
+   * stopped.
+   */
+  enqueue(type: string, payload: string, ts?: string): { seq: number; ts: string; committed: Promise<Appended> } {
+    if (this.closed) throw new LogError('closed', 'the log is closed');
+    if (this.failure !== null) throw new LogError('failed', 'the log stopped after a failed commit; reopen it');
+    if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
+    if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
+    if (ts !== undefined) {
+      const t = Date.parse(ts);
+      if (!(t >= this.tipTime) || new Date(t).toISOString() !== ts) throw new LogError('bad_argument', `ts ${ts} is not an ISO time from ${this.nextTs()} on`);
+      this.tipTime = t;
+    } else {
+      // Entry times never go backwards, even if the clock does.
+      this.tipTime = Math.max(this.clock(), this.tipTime);
+    }
+    const seq = this.nextSeq++;
+    const at = new Date(this.tipTime).toISOString();
+    const committed = new Promise<Appended>((resolve, reject) => {
+      this.queue.push({ seq, ts: at, type, payload, resolve, reject });
     });
+    if (!this.draining) this.drain();
+    return { seq, ts: at, committed };
+  }
+
+  /** The ts the next entry queued now would get: the clock, or the last entry's ts if later. */
+  nextTs(): string {
+    return new Date(Math.max(this.clock(), this.tipTime)).toISOString();
+  }
+
+  /** The seq the next entry queued will get. */
+  get nextSeqNumber(): number {
+    return this.nextSeq;
+  }
+
+  /** Whether the log stopped after a failed commit (fail-stop) or was closed. */
+  get stopped(): boolean {
+    return this.closed || this.failure !== null;
   }
 
   /**
@@ -317,20 +363,21 @@ export class Sequencer {
   /** Hashes and signs a batch on top of the formed tip; moves the tip, not the committed head. */
   private form(pending: Pending[]): Formed {
     const first = this.edge.size;
-    // Entry times never go backwards, even if the clock does.
-    this.tipTime = Math.max(this.clock(), this.tipTime);
-    const ts = new Date(this.tipTime).toISOString();
     const entries: string[] = [];
     const acks: Appended[] = [];
     const treeSize = first + pending.length;
     for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
       const seq = first + i;
-      const e = formEntry(seq, ts, pending[i]!.type, pending[i]!.payload, this.tipHash);
+      if (p.seq !== seq) throw new LogError('corrupt', `entry queued as ${p.seq} would be logged as ${seq}`);
+      const e = formEntry(seq, p.ts, p.type, p.payload, this.tipHash);
       entries.push(e.record);
       this.edge.push(e.leafHash);
-      acks.push({ seq, ts, entryHash: e.entryHash, treeSize });
+      acks.push({ seq, ts: p.ts, entryHash: e.entryHash, treeSize });
       this.tipHash = e.entryHash;
     }
+    // The head is signed no earlier than its last entry.
+    const ts = new Date(Math.max(this.clock(), Date.parse(pending[pending.length - 1]!.ts))).toISOString();
     const head = signHead(this.signer, this.origin, treeSize, this.edge.root(), ts);
     return { pending, acks, batch: { first, entries, tiles: this.edge.takeChanged(), head } };
   }

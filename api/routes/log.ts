@@ -10,9 +10,17 @@ import { rateLimit, type RateLimit } from '../rate-limit.js';
 
 export const ENTRIES_PAGE = { max: 1000, default: 100 };
 
-/** One entry as JSON text; the payload is already canonical JSON, so it is spliced in as is. */
-function entryJson(e: Entry): string {
-  return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${e.payload}}`;
+/** Fields an entry is served without (choices.md section 2), or null when it is served whole. */
+export type Redact = (type: string, payload: string) => { payload: string; withheld: string[] } | null;
+
+/**
+ * One entry as JSON text; the payload is already canonical JSON, so it is spliced in as is.
+ * A redacted entry keeps its hashes, its withheld fields null, and names them in `withheld`.
+ */
+function entryJson(e: Entry, redact: Redact): string {
+  const served = redact(e.type, e.payload);
+  const payload = served === null ? e.payload : `${served.payload},"withheld":${JSON.stringify(served.withheld)}`;
+  return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${payload}}`;
 }
 
 /** A JSON array of hashes as hex strings, written in one pass (proofs are on the hot path). */
@@ -24,7 +32,7 @@ function hexArray(hashes: Uint8Array[]): string {
   return `${out}"]`;
 }
 
-export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
+export function logRoutes(d: Deployment, auditLimit: RateLimit, redact: Redact = () => null): Router {
   const router = new Router();
   const log = d.log;
 
@@ -86,7 +94,7 @@ export function logRoutes(d: Deployment, auditLimit: RateLimit): Router {
     const entries = await log.entries(from, Math.min(limit, treeSize - from));
     const next = from + entries.length < treeSize ? from + entries.length : null;
     ctx.type = 'application/json';
-    ctx.body = `{"treeSize":${treeSize},"from":${from},"count":${entries.length},"next":${next},"entries":[${entries.map(entryJson).join(',')}]}`;
+    ctx.body = `{"treeSize":${treeSize},"from":${from},"count":${entries.length},"next":${next},"entries":[${entries.map((e) => entryJson(e, redact)).join(',')}]}`;
   });
 
   return router;

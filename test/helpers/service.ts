@@ -1,23 +1,56 @@
-// A real service for HTTP tests: a LevelDB deployment in a temp dir and a server on port 0.
+// A real service for HTTP tests: a LevelDB deployment in a temp dir, its record replayed, and a
+// server on port 0. The clock is injected: tests move time with `advance` and log what fell due
+// with `tick`.
 import type { Test } from 'tap';
 import { startServer, type RunningServer } from '../../api/server.js';
 import type { AppOptions } from '../../api/app.js';
 import { openDeployment, type Deployment } from '../../lib/deployment.js';
+import { LiveRecord } from '../../lib/record/record.js';
+import type { LogStore } from '../../log/store.js';
 import { tempDir } from './tmp.js';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
 
 export interface TestService {
   d: Deployment;
+  record: LiveRecord;
   server: RunningServer;
   dataDir: string;
-  get(path: string): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  url: string;
+  get(path: string): Promise<Reply>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** Moves the service clock forward by `ms` (only with the default test clock). */
+  advance(ms: number): void;
+  /** Logs what fell due and waits until it is durable. */
+  tick(): Promise<void>;
   /** Closes the server and the deployment (also done at teardown). */
   stop(): Promise<void>;
 }
 
-export async function startService(t: Test, opts: AppOptions & { dataDir?: string; clock?: () => number } = {}): Promise<TestService> {
+
+async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let body: unknown = undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+export async function startService(t: Test, opts: AppOptions & { dataDir?: string; clock?: () => number; store?: LogStore } = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
-  const d = await openDeployment({ dataDir, clock: opts.clock });
-  const server = await startServer(d, 0, '127.0.0.1', opts);
+  let offset = 0;
+  const clock = opts.clock ?? (() => Date.now() + offset);
+  const d = await openDeployment({ dataDir, clock, store: opts.store });
+  const record = await LiveRecord.open(d, clock);
+  const server = await startServer(d, record, 0, '127.0.0.1', opts);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -28,19 +61,23 @@ export async function startService(t: Test, opts: AppOptions & { dataDir?: strin
   t.teardown(stop);
   return {
     d,
+    record,
     server,
     dataDir,
+    url: server.url,
     stop,
-    async get(path) {
-      const res = await fetch(server.url + path);
-      const text = await res.text();
-      let body: unknown = undefined;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      return { status: res.status, headers: res.headers, body, text };
+    advance: (ms) => {
+      offset += ms;
     },
+    tick: () => record.tick(),
+    get: async (path) => reply(await fetch(server.url + path)),
+    post: async (path, body, headers = {}) =>
+      reply(
+        await fetch(server.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        }),
+      ),
   };
 }

@@ -1,0 +1,131 @@
+// Reads of the record (spec Part 4.1) that show items: the summary, papers, receipts,
+// arguments, challenges, the heartbeat, holds and the governance summary. Numbers (credence,
+// the frontier's ranking) are not served here.
+import Router from '@koa/router';
+import { ArchiveError, badRequest, internal, notFound } from '../../lib/errors.js';
+import { bareChallengeId } from '../../lib/ids.js';
+import type { LiveRecord } from '../../lib/record/record.js';
+import { argumentView, challengeView, heartbeat, paperView, receiptView, summary, type Logged } from '../../lib/record/views.js';
+import type { Deployment } from '../../lib/deployment.js';
+import { parseEntryRecord } from '../../log/entry.js';
+import { intParam, params, type Query } from '../params.js';
+
+const HASH = /^[0-9a-f]{64}$/;
+const PAPER = /^rec:[0-9a-f]{16}$/;
+const CLAIM = /^(rec:[0-9a-f]{16}#C[1-9][0-9]?|ext:[0-9a-f]{16}#C1)$/;
+const CHALLENGE = /^(ch:)?[0-9a-f]{16}$/;
+const HANDLE = /^[A-Za-z0-9][A-Za-z0-9-]{1,39}$/;
+
+/** A string parameter given once and matching `pattern`; 400 naming it otherwise. */
+function stringParam(query: Query, name: string, pattern: RegExp, what: string): string {
+  const v = query.get(name);
+  if (v === undefined) throw badRequest(`${name}: required`);
+  if (Array.isArray(v)) throw badRequest(`${name}: given more than once`);
+  if (!pattern.test(v)) throw badRequest(`${name}: expected ${what}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function pathParam(value: string, pattern: RegExp, what: string): string {
+  if (!pattern.test(value)) throw badRequest(`path: expected ${what}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function recordRoutes(d: Deployment, record: LiveRecord): Router {
+  const router = new Router();
+  const state = record.state;
+  // The record applies an entry as it queues it, so the state can name an entry (an argument,
+  // a check, a brief) a moment before the log has written it: wait until that entry is durable
+  // (the next commit, milliseconds) rather than read a store that does not hold it yet.
+  const logged: Logged = async (seq) => {
+    while (d.log.size <= seq) {
+      if (d.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const [rec] = await d.store.readEntries(seq, 1);
+    const entry = parseEntryRecord(rec ?? '');
+    if (entry === null) throw internal(`entry ${seq} is missing from the store`);
+    return JSON.parse(entry.payload);
+  };
+
+  router.get('/v2/record', (ctx) => {
+    params(ctx, []);
+    ctx.body = summary(state);
+  });
+
+  router.get('/v2/papers/:id', (ctx) => {
+    params(ctx, []);
+    const id = pathParam(ctx.params.id!, PAPER, 'a paper id rec:<16 hex>');
+    const view = paperView(state, id);
+    if (view === undefined) throw notFound(`no paper ${id} on the record`);
+    ctx.body = view;
+  });
+
+  router.get('/v2/receipts/:hash', (ctx) => {
+    params(ctx, []);
+    const id = pathParam(ctx.params.hash!, HASH, 'a commitment id (64 lowercase hex)');
+    const r = state.receipts.get(id);
+    if (r === undefined) throw notFound(`no receipt ${id} on the record`);
+    ctx.body = receiptView(state, r);
+  });
+
+  router.get('/v2/arguments', async (ctx) => {
+    const query = params(ctx, ['claim']);
+    const claim = stringParam(query, 'claim', CLAIM, 'a claim ref');
+    if (!state.claims.has(claim)) throw notFound(`no claim ${claim} on the record`);
+    const ids = state.argumentsByClaim.get(claim) ?? [];
+    const list = await Promise.all(ids.map((id) => argumentView(state, state.argumentsById.get(id)!, logged)));
+    ctx.body = { claim, arguments: list };
+  });
+
+  router.get('/v2/arguments/:id', async (ctx) => {
+    params(ctx, []);
+    const id = pathParam(ctx.params.id!, HASH, 'an argument id (64 lowercase hex)');
+    const a = state.argumentsById.get(id);
+    if (a === undefined) throw notFound(`no argument ${id} on the record`);
+    ctx.body = await argumentView(state, a, logged);
+  });
+
+  router.get('/v2/challenges', async (ctx) => {
+    const query = params(ctx, ['limit', 'all']);
+    const limit = intParam(query, 'limit', { min: 1, max: 200, default: 50 });
+    const all = query.get('all');
+    if (all !== undefined && all !== '1') throw badRequest(`all: expected the string 1, got ${JSON.stringify(all)}`);
+    // Oldest first until the record's numbers rank them (value of checking).
+    const list = [...state.challenges.values()].filter((c) => all === '1' || c.status === 'open').slice(0, limit);
+    ctx.body = { challenges: await Promise.all(list.map((c) => challengeView(state, c, logged))) };
+  });
+
+  router.get('/v2/challenges/:id', async (ctx) => {
+    params(ctx, []);
+    const id = bareChallengeId(pathParam(ctx.params.id!, CHALLENGE, 'a challenge id (16 lowercase hex, ch: optional)'));
+    const c = state.challenges.get(id);
+    if (c === undefined) throw notFound(`no challenge ch:${id} on the record`);
+    ctx.body = await challengeView(state, c, logged);
+  });
+
+  router.get('/v2/heartbeat', (ctx) => {
+    const query = params(ctx, ['agent']);
+    const handle = stringParam(query, 'agent', HANDLE, 'a handle');
+    const view = heartbeat(state, handle);
+    if (view === undefined) throw notFound(`no agent ${handle} on the record`);
+    ctx.body = view;
+  });
+
+  router.get('/v2/holds', (ctx) => {
+    const query = params(ctx, ['limit']);
+    intParam(query, 'limit', { min: 1, max: 200, default: 50 });
+    ctx.body = { holds: [], note: 'No hazard hold has been placed on this record.' };
+  });
+
+  router.get('/v2/governance', (ctx) => {
+    params(ctx, []);
+    ctx.body = {
+      version: 'governance/0.1',
+      constitution: state.constitution,
+      electorate: state.verified.size,
+      proposals: [],
+    };
+  });
+
+  return router;
+}

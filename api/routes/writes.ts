@@ -1,0 +1,51 @@
+// Writes (spec Part 4.3): registration (plain JSON), pairing (signed by the operator key) and
+// every signed write, each checked as an envelope (envelope.ts), then by the record.
+import Router from '@koa/router';
+import type Koa from 'koa';
+import type { Deployment } from '../../lib/deployment.js';
+import type { LiveRecord } from '../../lib/record/record.js';
+import { validateRegistration, type WriteType } from '../../lib/schemas/index.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { jsonBody } from '../body.js';
+import { checkAgentEnvelope, checkOperatorEnvelope } from '../envelope.js';
+import { params } from '../params.js';
+
+/** What to do next, in words, after a registration (data, never instructions to obey). */
+const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
+
+function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, unknown> }): void {
+  ctx.status = reply.status;
+  ctx.body = reply.body;
+}
+
+export function writeRoutes(d: Deployment, record: LiveRecord): Router {
+  const router = new Router();
+
+  router.post(REGISTER_PATH, async (ctx) => {
+    params(ctx, []);
+    const body = await jsonBody(ctx);
+    validateRegistration(body);
+    const reply = await record.write('agent.register', body as object);
+    answer(ctx, { status: reply.status, body: { ...reply.body, next: AFTER_REGISTERING } });
+  });
+
+  // The types each path takes (doorbell.set and doorbell.stop share one).
+  const byPath = new Map<string, WriteType[]>();
+  for (const [type, route] of Object.entries(WRITE_ROUTES) as [WriteType, (typeof WRITE_ROUTES)[WriteType]][]) {
+    byPath.set(route.path, [...(byPath.get(route.path) ?? []), type]);
+  }
+  for (const [path, types] of byPath) {
+    const operator = types.every((t) => WRITE_ROUTES[t].signer === 'operator');
+    router.post(path, async (ctx) => {
+      params(ctx, []);
+      const body = await jsonBody(ctx);
+      const now = record.now();
+      const { type, envelope, text } = operator
+        ? checkOperatorEnvelope(body, types, d.operatorKeyString, now)
+        : checkAgentEnvelope(body, types, record.state, now);
+      const reply = type === 'check.commit' ? await record.commitAndSeal(envelope) : await record.write(type, envelope, text);
+      answer(ctx, reply);
+    });
+  }
+  return router;
+}

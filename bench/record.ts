@@ -1,0 +1,169 @@
+// npm run bench:record — the figures of issue 3 (docs/benchmarks.md):
+//  1. accepted signed writes over HTTP on loopback (reviews, envelopes signed before the run):
+//     requests/s sustained and p99 latency, and the ratio to a bare Koa route that only verifies
+//     one Ed25519 signature, measured in the same run against the same bodies;
+//  2. replay of a 1,000,000-entry log with every signature re-verified: entries/s, and memory.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openDeployment } from '../lib/deployment.js';
+import { generateKeyPair, signPayload } from '../lib/ed25519.js';
+import { LiveRecord } from '../lib/record/record.js';
+import { replayVerified } from '../lib/record/verified-replay.js';
+import { PROTOCOL } from '../lib/service-event.js';
+import { fmt, machine } from './stats.js';
+
+const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const REPLAY_ENTRIES = Number(process.env.BENCH_REPLAY ?? 1_000_000);
+const CONNECTIONS = 64;
+
+type Key = ReturnType<typeof generateKeyPair>;
+const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
+
+function registration(handle: string, k: Key, operatorId: string, constitution: { version: string; hash: string }) {
+  return { handle, publicKey: k.publicKey, operatorId, constitution };
+}
+
+function paper(handle: string, k: Key, n: number) {
+  const payload = {
+    protocol: PROTOCOL,
+    type: 'paper',
+    agent: agentOf(handle, k),
+    ts: new Date().toISOString(),
+    title: `Benchmark paper ${n}`,
+    abstract: `An abstract of fifty characters at least, for benchmark paper number ${n}.`,
+    field: 'ml',
+    claims: [{ text: `Claim of paper ${n} holds`, confidence: 0.7, test: 'A replication that fails refutes it' }],
+    builds_on: [],
+  };
+  return { payload, signature: signPayload(k.privateKey, payload) };
+}
+
+function review(handle: string, k: Key, claim: string, n: number, ts = new Date().toISOString()) {
+  const payload = {
+    protocol: PROTOCOL,
+    type: 'review',
+    agent: agentOf(handle, k),
+    ts,
+    claim,
+    forecast: (n % 100) / 100,
+    rationale: `Forecast number ${n}: the method section reads as sound and the data are public.`,
+  };
+  return { payload, signature: signPayload(k.privateKey, payload) };
+}
+
+async function post(url: string, body: unknown): Promise<any> {
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await r.json();
+  if (r.status >= 300) throw new Error(`${url}: ${r.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function load(url: string, bodies: string[], seconds: number) {
+  let i = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req: any) => ({ ...req, body: bodies[i++ % bodies.length] }),
+      },
+    ],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors, total: result.requests.total, sent: i };
+}
+
+async function httpWrites(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-record-'));
+  const child = spawn(process.execPath, [new URL('./record-server.js', import.meta.url).pathname, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const line: string = await new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+    const { service, bare } = JSON.parse(line) as { service: string; bare: string };
+    const { version, hash } = (await (await fetch(`${service}/v1/constitution`)).json()) as { version: string; hash: string };
+    const constitution = { version, hash };
+    // 100 reviewers of 100 operators and one author; reviews are signed before the run.
+    const author = generateKeyPair();
+    await post(`${service}/v2/agents/register`, registration('author', author, 'lab-author', constitution));
+    const claim = (await post(`${service}/v2/papers`, paper('author', author, 0))).claims[0];
+    const reviewers = Array.from({ length: 100 }, () => generateKeyPair());
+    for (const [i, k] of reviewers.entries()) await post(`${service}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, constitution));
+    const n = Math.ceil(HTTP_SECONDS * 8000) + 20000;
+    const t0 = performance.now();
+    const bodies = Array.from({ length: n }, (_, j) => JSON.stringify(review(`reviewer-${j % 100}`, reviewers[j % 100]!, claim, j)));
+    console.log(`signed ${fmt(n)} review envelopes in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    await load(`${bare}/`, bodies.slice(0, 2000), 2); // warm up
+    const floor = await load(`${bare}/`, bodies, HTTP_SECONDS);
+    const writes = await load(`${service}/v2/reviews`, bodies, HTTP_SECONDS);
+    if (writes.sent > bodies.length) console.log('warning: bodies were reused; repeats answer 409 and count as failed');
+    console.log(`bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.failed} failed`);
+    console.log(`accepted signed writes, POST /v2/reviews (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`);
+    console.log(`ratio of accepted writes to the bare route: ${fmt(writes.rps / floor.rps, 2)}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Builds a log of `entries` entries through the record itself (no HTTP): reviews mostly. */
+async function buildLog(dataDir: string, entries: number): Promise<void> {
+  const start = Date.now();
+  let t = start;
+  // A clock that moves 1 ms per entry, so every ts is fresh and distinct.
+  const d = await openDeployment({ dataDir, clock: () => t });
+  const record = await LiveRecord.open(d, () => t);
+  const c = record.state.constitution;
+  const keys = Array.from({ length: 1000 }, () => generateKeyPair());
+  const wait: Promise<unknown>[] = [];
+  const admit = (type: string, logged: object) => {
+    t++;
+    const a = record.admit(type, logged);
+    if (!('already' in a)) wait.push(a.committed);
+  };
+  keys.forEach((k, i) => admit('agent.register', registration(`agent-${i}`, k, `lab-${i}`, c)));
+  const claims: string[] = [];
+  for (let i = 0; i < 1000; i++) {
+    admit('paper', paper(`agent-${i}`, keys[i]!, i));
+    claims.push(`${[...record.state.papers.keys()].at(-1)}#C1`);
+  }
+  for (let n = 0; record.state.size < entries; n++) {
+    const i = (n * 7919) % 1000;
+    admit('review', review(`agent-${i}`, keys[i]!, claims[(i + 1 + (n % 997)) % 1000]!, n, new Date(t).toISOString()));
+    if (wait.length >= 5000) await Promise.all(wait.splice(0));
+  }
+  await Promise.all(wait);
+  await d.close();
+}
+
+async function replay(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
+  try {
+    const t0 = performance.now();
+    await buildLog(dataDir, REPLAY_ENTRIES);
+    console.log(`built a ${fmt(REPLAY_ENTRIES)}-entry log (registrations, papers, reviews) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    const d = await openDeployment({ dataDir });
+    const size = d.log.size;
+    const before = process.memoryUsage();
+    const t1 = performance.now();
+    const { state, problem } = await replayVerified(d.store, size);
+    const seconds = (performance.now() - t1) / 1000;
+    global.gc?.();
+    const after = process.memoryUsage();
+    if (problem !== null) throw new Error(`replay found a problem at ${problem.seq}: ${problem.detail}`);
+    console.log(`replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s (${state.reviews.size} reviews in the state)`);
+    console.log(`memory after replay: heap used ${fmt(after.heapUsed / 2 ** 20)} MiB (+${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)}), rss ${fmt(after.rss / 2 ** 20)} MiB`);
+    await d.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`machine: ${machine()}`);
+if (process.env.BENCH_ONLY !== 'replay') await httpWrites();
+if (process.env.BENCH_ONLY !== 'http') await replay();

@@ -1,0 +1,15 @@
+// The agent client library: build, sign and post writes to a running service (spec Parts 4, 5).
+export { RESERVED_MEMBERS, buildPayload, signEnvelope, signedText, type AgentRef, type Envelope, type Payload } from './envelope.js';
+export { readKeyFile, writeKeyFile } from './keys.js';
+export { ArchiveClient, ok, type ClientOptions, type Reply } from './http.js';
+export { Agent, registrationBody, sponsorObject, type RegisterOptions, type Registration, type WriteOptions } from './agent.js';
+export {
+  issuePairingCode,
+  newPairingCode,
+  pairingCodeHash,
+  pairingEnvelope,
+  pairingPayload,
+  type PairResult,
+  type PairingPayload,
+} from './pairing.js';
+export { formatOf, parsePayloadText, readPayloadFile, type PayloadFormat } from './payload-file.js';

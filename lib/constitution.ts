@@ -1,0 +1,160 @@
+// The constitution (spec Parts 2.3, 3 and 5): shipped with the project as
+// constitution/constitution-<version>.json at the project root, one file per version.
+//
+// Its hash is public protocol: SHA-256, lowercase hex, of the UTF-8 bytes of the RFC 8785
+// canonical JSON of {version, articles}, full article texts included (docs/constitution.md).
+// Registration acknowledges the constitution in force by that {version, hash}.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { canonicalize } from './canonical-json.js';
+import { sha256TextHex } from '../log/hash.js';
+
+export interface Article {
+  id: string;
+  title: string;
+  entrenched: boolean;
+  text: string;
+}
+
+export interface Constitution {
+  version: string;
+  hash: string;
+  articles: Article[];
+}
+
+/** The articles every version has, in order (spec Part 2.3); only Article 0 is entrenched. */
+export const ARTICLES: readonly { id: string; title: string; entrenched: boolean }[] = Object.freeze([
+  { id: '0', title: 'Entrenched core', entrenched: true },
+  { id: 'I', title: 'Identity and assent', entrenched: false },
+  { id: 'II', title: 'Claims and evidence', entrenched: false },
+  { id: 'III', title: 'Review', entrenched: false },
+  { id: 'IV', title: 'Standing', entrenched: false },
+  { id: 'V', title: 'Amendment', entrenched: false },
+  { id: 'VI', title: 'Safety', entrenched: false },
+]);
+
+/** A version is decimal digits with no leading zero: it also names the file, so nothing else. */
+const VERSION = /^(?:0|[1-9][0-9]{0,8})$/;
+const FILE = /^constitution-((?:0|[1-9][0-9]{0,8}))\.json$/;
+
+/** SHA-256 hex of the canonical JSON of {version, articles} (full texts included). */
+export function constitutionHash(c: { version: string; articles: Article[] }): string {
+  return sha256TextHex(canonicalize({ version: c.version, articles: c.articles }, 'constitution'));
+}
+
+/** The project root: the nearest directory above this module holding a package.json. */
+function projectRoot(): string {
+  // Compiled this file is dist/lib/constitution.js; as source, lib/constitution.ts.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`constitution: no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+}
+
+function constitutionDir(): string {
+  return join(projectRoot(), 'constitution');
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function onlyMembers(what: string, v: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const k of Object.keys(v)) {
+    if (!allowed.includes(k)) throw new Error(`${what}: unexpected member ${JSON.stringify(k)}`);
+  }
+}
+
+/** Checks a parsed constitution file; throws an Error naming what is wrong. */
+export function validateConstitution(value: unknown, what = 'constitution'): { version: string; articles: Article[] } {
+  if (!isObject(value)) throw new Error(`${what}: expected an object {version, articles}`);
+  onlyMembers(what, value, ['version', 'articles']);
+  const { version, articles } = value;
+  if (typeof version !== 'string' || !VERSION.test(version)) {
+    throw new Error(`${what}: version must be a string of decimal digits, got ${JSON.stringify(version)}`);
+  }
+  if (!Array.isArray(articles)) throw new Error(`${what}: articles must be an array`);
+  if (articles.length !== ARTICLES.length) {
+    throw new Error(`${what}: expected ${ARTICLES.length} articles (${ARTICLES.map((a) => a.id).join(', ')}), got ${articles.length}`);
+  }
+  const out: Article[] = [];
+  articles.forEach((a: unknown, i) => {
+    const want = ARTICLES[i]!;
+    const at = `${what}: articles[${i}]`;
+    if (!isObject(a)) throw new Error(`${at}: expected an object {id, title, entrenched, text}`);
+    onlyMembers(at, a, ['id', 'title', 'entrenched', 'text']);
+    if (a.id !== want.id) throw new Error(`${at}: expected id ${JSON.stringify(want.id)}, got ${JSON.stringify(a.id)}`);
+    const art = `${what}: Article ${want.id}`;
+    if (a.title !== want.title) throw new Error(`${art}: expected title ${JSON.stringify(want.title)}, got ${JSON.stringify(a.title)}`);
+    if (a.entrenched !== want.entrenched) {
+      throw new Error(`${art}: entrenched must be ${want.entrenched} (only Article 0 is entrenched)`);
+    }
+    if (typeof a.text !== 'string' || a.text.trim() === '') throw new Error(`${art}: text must be a non-empty string`);
+    out.push({ id: want.id, title: want.title, entrenched: want.entrenched, text: a.text });
+  });
+  return { version, articles: out };
+}
+
+const cache = new Map<string, Constitution>();
+
+/** The versions shipped, oldest first. */
+export function constitutionVersions(): string[] {
+  const dir = constitutionDir();
+  const versions: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const m = FILE.exec(name);
+    if (m) versions.push(m[1]!);
+  }
+  if (versions.length === 0) throw new Error(`constitution: no constitution-<version>.json in ${dir}`);
+  return versions.sort((a, b) => Number(a) - Number(b));
+}
+
+/** Loads and validates a shipped version (default: the latest shipped); cached per version. */
+export function loadConstitution(version?: string): Constitution {
+  if (version !== undefined && !VERSION.test(version)) {
+    throw new Error(`constitution: no such version ${JSON.stringify(version)}`);
+  }
+  const v = version ?? constitutionVersions().at(-1)!;
+  const hit = cache.get(v);
+  if (hit) return hit;
+  const file = join(constitutionDir(), `constitution-${v}.json`);
+  if (!existsSync(file)) throw new Error(`constitution: no such version ${JSON.stringify(v)} (${file} is missing)`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`constitution: ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const body = validateConstitution(parsed, file);
+  if (body.version !== v) throw new Error(`${file}: version ${JSON.stringify(body.version)} does not match its file name`);
+  const c: Constitution = Object.freeze({
+    version: body.version,
+    hash: constitutionHash(body),
+    articles: Object.freeze(body.articles.map((a) => Object.freeze(a))) as Article[],
+  });
+  cache.set(v, c);
+  return c;
+}
+
+/** The constitution in force at genesis: the latest version shipped. */
+export const CONSTITUTION: Constitution = loadConstitution();
+
+/** A Markdown rendering: title, version, hash, then each article as a section. */
+export function constitutionMarkdown(c: Constitution): string {
+  const lines = [
+    '# Constitution',
+    '',
+    `Version ${c.version}. Hash \`${c.hash}\`: SHA-256 of the RFC 8785 canonical JSON of`,
+    '`{version, articles}` as served at `/v1/constitution`. Registering acknowledges this version',
+    'and hash (Article I.2).',
+  ];
+  for (const a of c.articles) {
+    lines.push('', `## Article ${a.id}: ${a.title}${a.entrenched ? ' (entrenched)' : ''}`, '');
+    // Clauses are numbered lines; a blank line between them keeps each one a paragraph.
+    lines.push(a.text.split('\n').join('\n\n'));
+  }
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,68 @@
+// The record's state machine: apply(state, entry) -> state, a pure fold over the log. No clock,
+// no network, no randomness: time is each entry's ts, and what falls due is an entry of its own
+// (choices.md section 5). `check` is what admits a write; replay trusts the log's order and
+// applies, and the verifier checks each entry first.
+import { badRequest } from '../errors.js';
+import type { AlreadySo, Handler } from './handlers/handler.js';
+import * as agents from './handlers/agents.js';
+import * as papers from './handlers/papers.js';
+import * as checks from './handlers/checks.js';
+import * as reviews from './handlers/reviews.js';
+import * as args from './handlers/arguments.js';
+import * as challenges from './handlers/challenges.js';
+import type { RecordEntry, State } from './state.js';
+
+/** Entry types of the log (spec Part 6 leaves them open): writes, then service events. */
+export const HANDLERS: Readonly<Record<string, Handler>> = {
+  'log.genesis': agents.genesis,
+  'operator.pairing': agents.pairing,
+  'agent.register': agents.register,
+  'key.delegate': agents.delegate,
+  'key.revoke': agents.revoke,
+  'doorbell.set': agents.doorbellSet,
+  'doorbell.stop': agents.doorbellStop,
+  paper: papers.paper,
+  'claim.external': papers.external,
+  'claim.amend': papers.amend,
+  'check.commit': checks.commit,
+  'check.seal': checks.seal,
+  'check.result': checks.result,
+  'check.lapse': checks.lapse,
+  'check.reveal': checks.reveal,
+  review: reviews.review,
+  'argument.file': args.file,
+  'argument.check': args.check,
+  'argument.answer': args.answer,
+  'shutout.end': args.shutOutEnd,
+  'challenge.propose': challenges.propose,
+  'challenge.withdraw': challenges.withdraw,
+};
+
+/** Entry types the service itself logs, as {event, signature} signed by the log key. */
+export const SERVICE_EVENTS: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end']);
+
+function handler(type: string): Handler {
+  const h = HANDLERS[type];
+  if (h === undefined) throw badRequest(`entry type ${type} is not one the record knows`);
+  return h;
+}
+
+/** Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing. */
+export function check(state: State, e: RecordEntry): void | AlreadySo {
+  if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
+  return handler(e.type).check(state, e);
+}
+
+/** Folds an admitted entry into `state` (in place) and returns what its reply reports. */
+export function applyEntry(state: State, e: RecordEntry): unknown {
+  const outcome = handler(e.type).apply(state, e);
+  state.size = e.seq + 1;
+  state.lastTs = e.ts;
+  return outcome;
+}
+
+/** apply(state, entry) -> state. */
+export function apply(state: State, e: RecordEntry): State {
+  applyEntry(state, e);
+  return state;
+}

@@ -1,0 +1,201 @@
+// Agents, operators, pairing, keys and doorbells (spec 2.2, 3, 5; choices.md sections 8, 10).
+import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
+import { parsePublicKey, verifyPayload } from '../../ed25519.js';
+import { sha256TextHex } from '../../../log/hash.js';
+import { authorizeMain } from '../signer.js';
+import { sponsorObject } from '../../client/agent.js';
+import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
+import type { Handler } from './handler.js';
+
+/** Operator ids the service assigns itself to an agent registered without one. */
+export const OWN_OPERATOR_PREFIX = 'agent:';
+
+/** The operator id of an agent registered without operatorId or pairing: its own. */
+export const ownOperatorId = (handle: string): string => `${OWN_OPERATOR_PREFIX}${handle.toLowerCase()}`;
+
+
+/** Handles are unique regardless of case, so `Alice` cannot pose as `alice`. */
+const handleKey = (handle: string): string => handle.toLowerCase();
+
+export const genesis: Handler = {
+  check(state) {
+    if (state.size !== 0) throw badRequest('a genesis entry belongs at seq 0 only');
+  },
+  apply(state, e) {
+    const g = e.logged.event;
+    state.logKey = g.logKey;
+    state.operatorKey = g.operatorKey;
+    state.operator = g.operator;
+    state.origin = g.origin;
+    state.constitution = { version: g.constitution.version, hash: g.constitution.hash };
+    // The deployment's own operator is verified at genesis, round 0 (choices.md section 7).
+    state.verified.set(g.operator, { round: 0, seq: e.seq });
+    state.operators.set(g.operator, { id: g.operator, agents: [], seq: e.seq });
+  },
+};
+
+export const pairing: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    if (state.pairings.has(p.codeHash)) throw conflict('payload.codeHash: this pairing code was issued already');
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    state.pairings.set(p.codeHash, { codeHash: p.codeHash, operatorId: p.operatorId, expires: Date.parse(e.ts) + DAY, usedBy: null, seq: e.seq });
+    return { operatorId: p.operatorId, expires: new Date(Date.parse(e.ts) + DAY).toISOString() };
+  },
+};
+
+/** Where a registration lands: its operator id, and the pairing it uses (if any). */
+function registrationOperator(state: State, e: RecordEntry): { operatorId: string; pairing: string | null } {
+  const b = e.logged;
+  if (b.pairing !== undefined) {
+    const codeHash = sha256TextHex(b.pairing);
+    const p = state.pairings.get(codeHash);
+    if (p === undefined) throw notFound('pairing: no such pairing code');
+    if (p.usedBy !== null) throw conflict(`pairing: this code was used already (by ${p.usedBy})`);
+    if (Date.parse(e.ts) > p.expires) throw conflict(`pairing: this code expired at ${new Date(p.expires).toISOString()}`);
+    return { operatorId: p.operatorId, pairing: codeHash };
+  }
+  if (b.operatorId === undefined) return { operatorId: ownOperatorId(b.handle), pairing: null };
+  if (b.operatorId.startsWith('op_')) throw forbidden('operatorId: ids beginning op_ belong to accounts and are reached only by pairing');
+  if (b.operatorId.startsWith(OWN_OPERATOR_PREFIX)) throw badRequest(`operatorId: ids beginning ${OWN_OPERATOR_PREFIX} are assigned by the service`);
+  return { operatorId: b.operatorId, pairing: null };
+}
+
+export const register: Handler = {
+  check(state, e) {
+    const b = e.logged;
+    const c = state.constitution;
+    if (b.constitution.version !== c.version || b.constitution.hash !== c.hash) {
+      throw preconditionRequired(`constitution: acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`);
+    }
+    parsePublicKey(b.publicKey, 'publicKey');
+    for (const a of state.agents.values()) {
+      if (handleKey(a.handle) === handleKey(b.handle)) throw conflict(`handle: ${b.handle} is taken`);
+    }
+    if (state.keys.has(b.publicKey)) throw conflict('publicKey: this key already belongs to an agent');
+    const { operatorId, pairing } = registrationOperator(state, e);
+    const op = state.operators.get(operatorId);
+    if (pairing === null && op !== undefined && op.agents.length > 0) {
+      // A second agent of an operator needs a sponsor: one of its agents vouches with its main key.
+      if (b.sponsor === undefined) throw forbidden(`sponsor: operator ${operatorId} has agents already; one of them must sponsor this one`);
+      const sponsor = state.agents.get(b.sponsor.handle);
+      if (sponsor === undefined || sponsor.operatorId !== operatorId || sponsor.retiredSeq !== null) {
+        throw forbidden(`sponsor.handle: ${b.sponsor.handle} is not an agent of operator ${operatorId}`);
+      }
+      if (!verifyPayload(sponsor.mainKey, sponsorObject(b.handle, b.publicKey), b.sponsor.signature)) {
+        throw unauthorized(`sponsor.signature: does not verify with ${b.sponsor.handle}'s main key over {op: "sponsor", handle, publicKey}`);
+      }
+    }
+  },
+  apply(state, e) {
+    const b = e.logged;
+    const { operatorId, pairing } = registrationOperator(state, e);
+    if (pairing !== null) state.pairings.get(pairing)!.usedBy = b.handle;
+    state.agents.set(b.handle, {
+      handle: b.handle,
+      operatorId,
+      mainKey: b.publicKey,
+      models: b.models ?? [],
+      seq: e.seq,
+      retiredSeq: null,
+      checkKeys: new Map(),
+      doorbell: null,
+    });
+    state.keys.set(b.publicKey, b.handle);
+    let op = state.operators.get(operatorId);
+    if (op === undefined) {
+      op = { id: operatorId, agents: [], seq: e.seq };
+      state.operators.set(operatorId, op);
+    }
+    op.agents.push(b.handle);
+    return { handle: b.handle, operatorId, tier: tierOf(state, operatorId) };
+  },
+};
+
+export const delegate: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    authorizeMain(state, e.type, p.agent);
+    parsePublicKey(p.key, 'payload.key');
+    if (state.keys.has(p.key)) throw conflict('payload.key: this key already belongs to an agent');
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    agent.checkKeys.set(p.key, { key: p.key, scope: 'reports', label: p.label ?? null, seq: e.seq, revokedSeq: null, compromisedAt: null });
+    state.keys.set(p.key, agent.handle);
+    return { key: p.key, scope: 'reports', label: p.label ?? null };
+  },
+};
+
+export const revoke: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const agent = authorizeMain(state, e.type, p.agent);
+    if (p.key === agent.mainKey) return;
+    const check = agent.checkKeys.get(p.key);
+    if (check === undefined) throw notFound(`payload.key: not a key of agent ${agent.handle}`);
+    if (check.revokedSeq !== null) throw conflict(`payload.key: revoked already at entry ${check.revokedSeq}`);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    const main = p.key === agent.mainKey;
+    if (main) agent.retiredSeq = e.seq;
+    else {
+      const check = agent.checkKeys.get(p.key)!;
+      check.revokedSeq = e.seq;
+      check.compromisedAt = p.compromisedAt ?? null;
+    }
+    // With compromisedAt, the reports the key signed from then on are disowned (spec 3).
+    const disowned: { type: string; id: string; seq: number }[] = [];
+    if (p.compromisedAt !== undefined) {
+      const from = Date.parse(p.compromisedAt);
+      for (const r of state.reportsByKey.get(p.key) ?? []) {
+        if (Date.parse(r.ts) < from) continue;
+        const item = r.type === 'review' ? state.reviews.get(r.id) : state.receipts.get(r.id);
+        if (item === undefined || item.disownedSeq !== null) continue;
+        item.disownedSeq = e.seq;
+        disowned.push({ type: r.type, id: r.id, seq: r.seq });
+      }
+    }
+    return { key: p.key, revoked: main ? 'main' : 'check', retired: main, disowned };
+  },
+};
+
+export const doorbellSet: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    authorizeMain(state, e.type, p.agent);
+    const kind = p.kind ?? 'poll';
+    if (kind === 'webhook' && p.url === undefined) throw badRequest('payload.url: a webhook doorbell needs an https:// address');
+    if (kind === 'poll' && p.url !== undefined) throw badRequest('payload.url: a poll doorbell takes no address');
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    agent.doorbell = { kind: p.kind ?? 'poll', cadence: p.cadence ?? 'immediate', status: 'set', url: p.url ?? null, seq: e.seq };
+    return { status: 'set', kind: agent.doorbell.kind, cadence: agent.doorbell.cadence };
+  },
+};
+
+export const doorbellStop: Handler = {
+  check(state, e) {
+    const agent = authorizeMain(state, e.type, e.logged.payload.agent);
+    if (agent.doorbell === null || agent.doorbell.status === 'stopped') {
+      return { already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, note: 'the doorbell was not set; nothing to stop' } };
+    }
+  },
+  apply(state, e) {
+    const agent = state.agents.get(e.logged.payload.agent.handle)!;
+    agent.doorbell = { ...agent.doorbell!, status: 'stopped', seq: e.seq };
+    return { status: 'stopped', kind: agent.doorbell.kind, cadence: agent.doorbell.cadence };
+  },
+};
+
+/** Records a report (check.commit, check.result, review) under the key that signed it. */
+export function noteReport(state: State, key: string, type: string, id: string, e: RecordEntry): void {
+  pushTo(state.reportsByKey, key, { type, id, seq: e.seq, ts: e.ts });
+}

@@ -1,0 +1,97 @@
+// Challenges (spec 2.4 and Part 3; payloads are ours, docs/writes.md): a brief on a claim worth
+// checking, proposed within a daily quota per tier (choices.md section 8), withdrawn by its
+// proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
+import { conflict, forbidden, notFound, rateLimited } from '../../errors.js';
+import { bareChallengeId, challengeId } from '../../ids.js';
+import { authorizeMain } from '../signer.js';
+import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
+import type { Handler } from './handler.js';
+import { claimAt } from './papers.js';
+
+/** Challenge proposals a day per operator, by tier (choices.md section 8). */
+export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };
+
+export const propose: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const agent = authorizeMain(state, e.type, p.agent);
+    claimAt(state, p.claim, 'payload.claim');
+    const id = challengeId(p);
+    if (state.challenges.has(id)) throw conflict(`challenge ${id} is proposed already`);
+    // The quota counts proposals in the 24 hours before this entry.
+    const now = Date.parse(e.ts);
+    const recent = (state.proposalsByOperator.get(agent.operatorId) ?? []).filter((t) => t > now - DAY);
+    const tier = tierOf(state, agent.operatorId);
+    const quota = DAILY_QUOTA[tier];
+    if (recent.length >= quota) {
+      const retryAfter = Math.max(1, Math.ceil((recent[0]! + DAY - now) / 1000));
+      throw rateLimited(`challenges: operator ${agent.operatorId} (tier ${tier}) has proposed ${recent.length} in the last 24 hours, its daily quota`, retryAfter);
+    }
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    const claim = state.claims.get(p.claim)!;
+    const id = challengeId(p);
+    state.challenges.set(id, {
+      id,
+      seq: e.seq,
+      ts: e.ts,
+      claim: claim.ref,
+      agent: agent.handle,
+      operatorId: agent.operatorId,
+      wants: wantsOf(state, claim.ref),
+      status: 'open',
+      closedSeq: null,
+      completedBy: null,
+      reason: null,
+    });
+    pushTo(state.challengesByClaim, claim.ref, id);
+    pushTo(state.proposalsByOperator, agent.operatorId, Date.parse(e.ts));
+    return { id: `ch:${id}`, page: `/v2/challenges/ch:${id}` };
+  },
+};
+
+export const withdraw: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const agent = authorizeMain(state, e.type, p.agent);
+    const c = state.challenges.get(bareChallengeId(p.challenge));
+    if (c === undefined) throw notFound(`payload.challenge: no challenge ${p.challenge} on the record`);
+    if (c.operatorId !== agent.operatorId) throw forbidden(`payload.challenge: proposed by operator ${c.operatorId}; only it may withdraw it`);
+    if (c.status !== 'open') throw conflict(`payload.challenge: ${c.status} already (entry ${c.closedSeq})`);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const c = state.challenges.get(bareChallengeId(p.challenge))!;
+    c.status = 'withdrawn';
+    c.closedSeq = e.seq;
+    c.reason = p.reason;
+    return { id: `ch:${c.id}`, status: 'withdrawn' };
+  },
+};
+
+/**
+ * What completes a challenge on `claim` now: a receipt, or an argument for a conceptual claim.
+ * A challenge is not evidence, so the claim's kind may be amended after it was proposed: the
+ * kind in force decides (a challenge must not wait for a receipt that can no longer come).
+ */
+export function wantsOf(state: State, claim: string): 'receipt' | 'argument' {
+  return state.claims.get(claim)!.kind === 'conceptual' ? 'argument' : 'receipt';
+}
+
+/** Completes the open challenges on `claim` when it wants `wants`; returns their ids. */
+export function completeChallenges(state: State, claim: string, wants: 'receipt' | 'argument', by: { type: string; id: string }, seq: number): string[] {
+  const done: string[] = [];
+  if (wantsOf(state, claim) !== wants) return done;
+  for (const id of state.challengesByClaim.get(claim) ?? []) {
+    const c = state.challenges.get(id)!;
+    if (c.status !== 'open') continue;
+    c.wants = wants;
+    c.status = 'completed';
+    c.closedSeq = seq;
+    c.completedBy = by;
+    done.push(`ch:${id}`);
+  }
+  return done;
+}

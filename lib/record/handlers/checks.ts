@@ -1,0 +1,215 @@
+// Receipts: commit, seal, result, lapse and reveal (spec 2.2 CheckCommit and CheckResult, Part 3,
+// Part 4.3 behaviours 1 to 3; choices.md section 4 for seeds and the cross-check draw, section 5
+// for time).
+import { badRequest, conflict, forbidden, notFound, unprocessable } from '../../errors.js';
+import { commitmentId } from '../../ids.js';
+import { outputsMatch, seedFromSignature } from '../../seed.js';
+import { authorizeSigner } from '../signer.js';
+import { DAY, pushTo, tierOf, type Receipt, type State } from '../state.js';
+import type { Handler } from './handler.js';
+import { noteReport } from './agents.js';
+import { claimAt } from './papers.js';
+import { completeChallenges } from './challenges.js';
+import { assertNotShutOut } from './arguments.js';
+
+/** A result is filed within 7 days of the commitment; outputs are shown after 30 days at most. */
+export const RESULT_WINDOW = 7 * DAY;
+export const REVEAL_AFTER = 30 * DAY;
+
+/** A receipt named by a write: 404 naming the field when it is not on the record. */
+export function receiptAt(state: State, id: string, field: string): Receipt {
+  const r = state.receipts.get(id);
+  if (r === undefined) throw notFound(`${field}: no commitment ${id} on the record`);
+  return r;
+}
+
+/** Whether every non-open input of `r` is among `holds` (choices.md section 4). */
+function heldBy(r: Receipt, holds: readonly string[]): boolean {
+  return (r.bundle.inputs ?? []).every((i: any) => i.access === 'open' || holds.includes(i.sha256));
+}
+
+/**
+ * The cross-check draw (choices.md section 4): among earlier resulted receipts on the same
+ * claim, by another operator than the committer's, whose non-open inputs the committer holds,
+ * ordered by seq, the one at index seed mod count; null when there is none.
+ */
+export function drawCrossCheck(state: State, r: Receipt, seed: number): string | null {
+  const pool = (state.receiptsByClaim.get(r.target) ?? []).filter((id) => {
+    const c = state.receipts.get(id)!;
+    return c.seq < r.seq && c.stage === 'resulted' && c.operatorId !== r.operatorId && c.disownedSeq === null && heldBy(c, r.holds);
+  });
+  return pool.length === 0 ? null : pool[seed % pool.length]!;
+}
+
+export const commit: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const { agent } = authorizeSigner(state, e.type, p.agent);
+    const claim = claimAt(state, p.target, 'payload.target');
+    if (claim.kind === 'conceptual') throw badRequest(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
+    if (claim.operatorId === agent.operatorId) throw forbidden(`payload.target: ${claim.ref} is a claim of your own operator (${agent.operatorId}); a check of it would weigh nothing`);
+    assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
+    const id = commitmentId(p);
+    if (state.receipts.has(id)) throw conflict(`this exact commitment was made already: ${id}`);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    const id = commitmentId(p);
+    const deadline = Date.parse(e.ts) + RESULT_WINDOW;
+    state.receipts.set(id, {
+      id,
+      seq: e.seq,
+      ts: e.ts,
+      deadline,
+      target: p.target,
+      kind: p.kind,
+      bundle: p.bundle,
+      models: p.models ?? [],
+      agent: agent.handle,
+      operatorId: agent.operatorId,
+      signerKey: p.agent.publicKey,
+      holds: p.holds ?? [],
+      stage: 'committed',
+      seed: null,
+      seal: null,
+      crossCheck: null,
+      result: null,
+      lapsedSeq: null,
+      revealedSeq: null,
+      crossCheckedBy: [],
+      disownedSeq: null,
+    });
+    pushTo(state.receiptsByClaim, p.target, id);
+    state.claims.get(p.target)!.evidence++;
+    noteReport(state, p.agent.publicKey, e.type, id, e);
+    state.due.unsealed.items.push({ at: Date.parse(e.ts), subject: id });
+    state.due.lapse.items.push({ at: deadline, subject: id });
+    return { id, deadline: new Date(deadline).toISOString() };
+  },
+};
+
+/** check.seal, a service event: {commit, seal, seed, crossCheck}. */
+export const seal: Handler = {
+  check(state, e) {
+    const ev = e.logged.event;
+    const r = receiptAt(state, ev.commit, 'event.commit');
+    if (r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is sealed already`);
+    if (ev.seed !== seedFromSignature(ev.seal)) throw badRequest('event.seed: does not derive from the seal signature');
+    if (ev.crossCheck !== drawCrossCheck(state, r, ev.seed)) throw badRequest('event.crossCheck: not the receipt the draw gives');
+  },
+  apply(state, e) {
+    const ev = e.logged.event;
+    const r = state.receipts.get(ev.commit)!;
+    r.stage = 'sealed';
+    r.seed = ev.seed;
+    r.seal = { seq: e.seq, signature: ev.seal };
+    r.crossCheck = ev.crossCheck;
+    const cross = ev.crossCheck === null ? null : state.receipts.get(ev.crossCheck)!;
+    return {
+      id: r.id,
+      seed: ev.seed,
+      crossCheck: cross === null ? null : { receipt: cross.id, bundle: cross.bundle, seed: cross.seed },
+      deadline: new Date(r.deadline).toISOString(),
+    };
+  },
+};
+
+/** Output values as a bundle declares them (spec 2.2 CheckResult): 422 naming the member. */
+function checkOutputs(bundle: any, outputs: Record<string, unknown>, field: string): void {
+  const declared: any[] = bundle.outputs;
+  const names = new Set(declared.map((o) => o.name));
+  for (const name of Object.keys(outputs)) {
+    if (!names.has(name)) throw unprocessable(`${field}.${name}: not an output the bundle declares (${[...names].join(', ')})`);
+  }
+  const numbersOnly = (bundle.inputs ?? []).some((i: any) => i.access !== 'open');
+  for (const o of declared) {
+    const v = outputs[o.name];
+    if (v === undefined) throw unprocessable(`${field}.${o.name}: the bundle declares this output; it is missing`);
+    if (numbersOnly && typeof v !== 'number') throw unprocessable(`${field}.${o.name}: must be a number: the bundle reads inputs that are not open, so only numbers may be reported`);
+    if (o.tolerance !== undefined && typeof v !== 'number') throw unprocessable(`${field}.${o.name}: must be a number (the output declares a tolerance)`);
+  }
+}
+
+export const result: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const { agent } = authorizeSigner(state, e.type, p.agent);
+    const r = receiptAt(state, p.commit, 'payload.commit');
+    if (r.agent !== agent.handle) throw forbidden(`payload.commit: committed by ${r.agent}; only that agent files its result`);
+    if (r.stage === 'committed') throw conflict(`payload.commit: ${r.id} is not sealed yet`);
+    if (r.stage === 'resulted') throw conflict(`payload.commit: ${r.id} has its result already (entry ${r.result!.seq})`);
+    if (r.stage === 'lapsed' || Date.parse(e.ts) > r.deadline) throw conflict(`payload.commit: ${r.id} lapsed at ${new Date(r.deadline).toISOString()} (7 days after the commitment)`);
+    checkOutputs(r.bundle, p.outputs, 'payload.outputs');
+    if (r.crossCheck === null) {
+      if (p.crossCheck !== null) throw unprocessable('payload.crossCheck: no cross-check was assigned to this commitment; send null');
+    } else {
+      if (p.crossCheck === null) throw unprocessable(`payload.crossCheck: the seal assigned receipt ${r.crossCheck} to cross-check; report its outputs`);
+      if (p.crossCheck.receipt !== r.crossCheck) throw unprocessable(`payload.crossCheck.receipt: the seal assigned ${r.crossCheck}`);
+      checkOutputs(state.receipts.get(r.crossCheck)!.bundle, p.crossCheck.outputs, 'payload.crossCheck.outputs');
+    }
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const r = state.receipts.get(p.commit)!;
+    let crossMatch: boolean | null = null;
+    let finding: number | null = null;
+    if (r.crossCheck !== null) {
+      const other = state.receipts.get(r.crossCheck)!;
+      crossMatch = outputsMatch(other.bundle.outputs, other.result!.outputs, p.crossCheck.outputs);
+      other.crossCheckedBy.push({ receipt: r.id, operatorId: r.operatorId, match: crossMatch, verified: tierOf(state, r.operatorId) === 'verified', seq: e.seq });
+      // Someone re-ran it: its outputs are shown from now on.
+      if (other.revealedSeq === null) other.revealedSeq = e.seq;
+      if (!crossMatch) {
+        // A disagreement opens a finding, never a verdict.
+        finding = state.findings.length + 1;
+        state.findings.push({ id: finding, receipt: other.id, by: r.id, seq: e.seq });
+      }
+    }
+    r.stage = 'resulted';
+    r.result = {
+      seq: e.seq,
+      ts: e.ts,
+      outcome: p.outcome,
+      outputs: p.outputs,
+      crossCheck: p.crossCheck,
+      crossMatch,
+      seedInsensitive: p.seedInsensitive ?? null,
+      signerKey: p.agent.publicKey,
+    };
+    noteReport(state, p.agent.publicKey, e.type, r.id, e);
+    const revealAt = Date.parse(e.ts) + REVEAL_AFTER;
+    state.due.reveal.items.push({ at: revealAt, subject: r.id });
+    const completed = completeChallenges(state, r.target, 'receipt', { type: 'receipt', id: r.id }, e.seq);
+    return { id: r.id, outcome: p.outcome, crossMatch, finding, revealAt: new Date(revealAt).toISOString(), challengesCompleted: completed };
+  },
+};
+
+/** check.lapse, a service event: {commit}, 7 days after a commitment without a result. */
+export const lapse: Handler = {
+  check(state, e) {
+    const r = receiptAt(state, e.logged.event.commit, 'event.commit');
+    if (r.stage !== 'sealed' && r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is ${r.stage}`);
+    if (Date.parse(e.ts) < r.deadline) throw badRequest(`event.commit: ${r.id} is not due to lapse before ${new Date(r.deadline).toISOString()}`);
+  },
+  apply(state, e) {
+    const r = state.receipts.get(e.logged.event.commit)!;
+    r.stage = 'lapsed';
+    r.lapsedSeq = e.seq;
+    return { id: r.id };
+  },
+};
+
+/** check.reveal, a service event: {commit}, 30 days after a result nobody cross-checked. */
+export const reveal: Handler = {
+  check(state, e) {
+    const r = receiptAt(state, e.logged.event.commit, 'event.commit');
+    if (r.result === null || r.revealedSeq !== null) throw conflict(`event.commit: ${r.id} has no withheld outputs`);
+    if (Date.parse(e.ts) < Date.parse(r.result.ts) + REVEAL_AFTER) throw badRequest(`event.commit: ${r.id} is not due to be revealed yet`);
+  },
+  apply(state, e) {
+    const r = state.receipts.get(e.logged.event.commit)!;
+    r.revealedSeq = e.seq;
+    return { id: r.id };
+  },
+};

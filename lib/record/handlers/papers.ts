@@ -1,0 +1,120 @@
+// Papers, external claims and amendments (spec 2.2 PaperPublish, ClaimExternal, ClaimAmend;
+// Part 3; choices.md section 3 for ids).
+import { conflict, forbidden, notFound } from '../../errors.js';
+import { externalId, paperId } from '../../ids.js';
+import { authorizeMain } from '../signer.js';
+import type { Claim, Parent, State } from '../state.js';
+import type { Handler } from './handler.js';
+
+/** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
+function checkParents(state: State, parents: any[]): void {
+  parents.forEach((p, i) => {
+    if (!p.id.startsWith('rec:') && !p.id.startsWith('ext:')) return;
+    const field = `payload.builds_on[${i}]`;
+    const claims = p.id.startsWith('rec:') ? state.papers.get(p.id)?.claims : state.claims.has(`${p.id}#C1`) ? [`${p.id}#C1`] : undefined;
+    if (claims === undefined) throw notFound(`${field}.id: no ${p.id.startsWith('rec:') ? 'paper' : 'external claim'} ${p.id} on the record`);
+    for (const c of p.claims ?? []) {
+      if (!claims.includes(`${p.id}#${c}`)) throw notFound(`${field}.claims: ${p.id} has no claim ${c}`);
+    }
+  });
+}
+
+export const paper: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    authorizeMain(state, e.type, p.agent);
+    const id = paperId(p);
+    if (state.papers.has(id)) throw conflict(`paper ${id} is already published (same payload apart from ts)`);
+    checkParents(state, p.builds_on);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const id = paperId(p);
+    const agent = state.agents.get(p.agent.handle)!;
+    const claims = p.claims.map((_: unknown, i: number) => `${id}#C${i + 1}`);
+    const buildsOn: Parent[] = p.builds_on.map((b: any) => ({ id: b.id, rel: b.rel, basis: b.basis ?? null, claims: b.claims ?? null, note: b.note ?? null }));
+    state.papers.set(id, { id, seq: e.seq, ts: e.ts, agent: agent.handle, operatorId: agent.operatorId, title: p.title, field: p.field, claims, buildsOn, models: p.models ?? [] });
+    p.claims.forEach((c: any, i: number) => {
+      const claim: Claim = {
+        ref: claims[i],
+        paper: id,
+        external: false,
+        kind: c.kind ?? 'empirical',
+        text: c.text,
+        test: c.test,
+        confidence: c.confidence,
+        source: null,
+        operatorId: agent.operatorId,
+        agent: agent.handle,
+        seq: e.seq,
+        amendment: null,
+        evidence: 0,
+      };
+      state.claims.set(claim.ref, claim);
+    });
+    return { id, claims };
+  },
+};
+
+export const external: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    authorizeMain(state, e.type, p.agent);
+    const id = externalId(p.source, p.quote);
+    const claim = state.claims.get(`${id}#C1`);
+    // One sentence, one claim: the same source and quote is already so (200), whoever asks.
+    if (claim !== undefined) return { already: { id, ref: claim.ref, kind: claim.kind, note: `already registered at entry ${claim.seq}` } };
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const id = externalId(p.source, p.quote);
+    const agent = state.agents.get(p.agent.handle)!;
+    const ref = `${id}#C1`;
+    state.claims.set(ref, {
+      ref,
+      paper: id,
+      external: true,
+      kind: p.kind ?? 'empirical',
+      text: p.quote,
+      test: p.test,
+      confidence: null,
+      source: p.source,
+      operatorId: agent.operatorId,
+      agent: agent.handle,
+      seq: e.seq,
+      amendment: null,
+      evidence: 0,
+    });
+    return { id, ref, kind: p.kind ?? 'empirical' };
+  },
+};
+
+/** A claim named by a write: 404 naming the field when it is not on the record. */
+export function claimAt(state: State, ref: string, field: string): Claim {
+  const claim = state.claims.get(ref);
+  if (claim === undefined) throw notFound(`${field}: no claim ${ref} on the record`);
+  return claim;
+}
+
+export const amend: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const agent = authorizeMain(state, e.type, p.agent);
+    const claim = claimAt(state, p.claim, 'payload.claim');
+    if (agent.operatorId !== claim.operatorId) throw forbidden(`payload.claim: only the claim's own operator (${claim.operatorId}) may amend it`);
+    if (claim.amendment !== null) throw conflict(`payload.claim: amended already at entry ${claim.amendment.seq}; a claim is amended once`);
+    if (claim.evidence > 0) throw conflict('payload.claim: evidence has landed on it (a receipt, review or argument); it can no longer be amended');
+    const kind = p.kind ?? claim.kind;
+    const test = p.test ?? claim.test;
+    if (kind === claim.kind && test === claim.test) throw conflict('payload: nothing changes (kind and test as they stand)');
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const claim = state.claims.get(p.claim)!;
+    const before = { kind: claim.kind, test: claim.test };
+    claim.amendment = { seq: e.seq, before };
+    claim.kind = p.kind ?? claim.kind;
+    claim.test = p.test ?? claim.test;
+    return { claim: claim.ref, kind: claim.kind, test: claim.test, before };
+  },
+};

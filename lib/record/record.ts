@@ -1,0 +1,143 @@
+// The record as the service runs it: the state replayed from the log, and the one path by which
+// anything new gets onto the log. A write is checked against the state, queued on the log and
+// applied, all in one synchronous step, so writes are admitted one at a time in log order and two
+// racing writes can never both pass a uniqueness or quota check; the reply waits until the entry
+// is durable. If the log stops (a failed commit), the state may be ahead of the log: the record
+// refuses everything from then on (503) and the process must restart, replaying the log.
+import type { KeyObject } from 'node:crypto';
+import { canonicalize } from '../canonical-json.js';
+import type { Deployment } from '../deployment.js';
+import { signBytes } from '../ed25519.js';
+import { ArchiveError } from '../errors.js';
+import { seedFromSignature, seedMessage } from '../seed.js';
+import { PROTOCOL, signEvent } from '../service-event.js';
+import type { Sequencer } from '../../log/sequencer.js';
+import { applyEntry, check } from './apply.js';
+import { drawCrossCheck } from './handlers/checks.js';
+import { replayStore } from './replay.js';
+import { dueEvents, type DueEvent } from './scheduler.js';
+import type { RecordEntry, State } from './state.js';
+
+export interface Admitted {
+  seq: number;
+  ts: string;
+  /** What the entry's apply reported (ids, statuses) for the reply. */
+  outcome: any;
+  /** Resolves when the entry is durable. */
+  committed: Promise<unknown>;
+}
+
+export type Admission = Admitted | { already: Record<string, unknown> };
+
+export class LiveRecord {
+  private failure: unknown = null;
+  private failed: ((err: unknown) => void)[] = [];
+
+  private constructor(
+    readonly state: State,
+    private readonly log: Sequencer,
+    private readonly logKey: KeyObject,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Replays the deployment's log into a new state, then logs whatever fell due meanwhile. */
+  static async open(d: Deployment, clock: () => number = Date.now): Promise<LiveRecord> {
+    const state = await replayStore(d.store, d.log.size);
+    const record = new LiveRecord(state, d.log, d.logKey, clock);
+    await record.tick();
+    return record;
+  }
+
+  /** Calls `f` once if the log stops after a failed write. */
+  onFailure(f: (err: unknown) => void): void {
+    this.failed.push(f);
+  }
+
+  /** The time the state machine never reads: the service's clock, in ms. */
+  now(): number {
+    return this.clock();
+  }
+
+  /**
+   * Admits one entry: checks it, queues it and applies it (synchronously), or says it is
+   * already so. Throws the typed error that refuses it; nothing refused is written.
+   */
+  admit(type: string, logged: object, text?: string): Admission {
+    if (this.failure !== null) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+    const entry: RecordEntry = { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged };
+    const verdict = check(this.state, entry);
+    if (verdict !== undefined) return verdict;
+    const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts);
+    const outcome = applyEntry(this.state, entry);
+    const committed = queued.committed.catch((err) => {
+      if (this.failure === null) {
+        this.failure = err;
+        for (const f of this.failed) f(err);
+      }
+      throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write', { cause: err });
+    });
+    return { seq: queued.seq, ts: queued.ts, outcome, committed };
+  }
+
+  /** Admits a write, waits until it is durable, and returns its reply. */
+  /** `text`, when given, is the canonical JSON of `logged` (the caller made it already). */
+  async write(type: string, logged: object, text?: string): Promise<{ status: 200 | 201; body: Record<string, unknown> }> {
+    // What fell due is logged first (a result after its deadline finds the lapse on the log).
+    this.tick().catch(() => undefined);
+    const a = this.admit(type, logged, text);
+    if ('already' in a) return { status: 200, body: a.already };
+    await a.committed;
+    return { status: 201, body: { ...a.outcome, seq: a.seq } };
+  }
+
+  /**
+   * A check.commit and its seal, admitted together: the seal entry follows the commitment on
+   * the log, and the reply (with the seed) waits until both are durable, so nobody learns a seed
+   * before its commitment is logged.
+   */
+  async commitAndSeal(logged: object): Promise<{ status: 201; body: Record<string, unknown> }> {
+    this.tick().catch(() => undefined);
+    const a = this.admit('check.commit', logged);
+    if ('already' in a) throw new ArchiveError('internal', 'check.commit was answered as already so');
+    const s = this.seal(a.outcome.id);
+    await Promise.all([a.committed, s.committed]);
+    return { status: 201, body: { ...s.outcome, seq: a.seq, sealSeq: s.seq } };
+  }
+
+  /** Logs a service event signed by the log key. */
+  event(type: string, members: Record<string, unknown>): Admitted {
+    const signed = signEvent(this.logKey, { protocol: PROTOCOL, type, ts: this.log.nextTs(), ...members });
+    const a = this.admit(type, signed);
+    if ('already' in a) throw new ArchiveError('internal', `service event ${type} was refused as already so`);
+    return a;
+  }
+
+  /** Seals a commitment (choices.md section 4): the seed and the cross-check drawn with it. */
+  seal(commit: string): Admitted {
+    const signature = Buffer.from(signBytes(this.logKey, seedMessage(commit))).toString('base64url');
+    const seed = seedFromSignature(signature);
+    const crossCheck = drawCrossCheck(this.state, this.state.receipts.get(commit)!, seed);
+    return this.event('check.seal', { commit, seal: signature, seed, crossCheck });
+  }
+
+  /** Logs every service event due now; resolves when they are durable. */
+  tick(): Promise<void> {
+    if (this.failure !== null) return Promise.resolve();
+    const pending: Promise<unknown>[] = [];
+    for (const ev of dueEvents(this.state, this.clock())) {
+      try {
+        pending.push(this.logDue(ev).committed);
+      } catch (err) {
+        // A due event the record refuses is a bug in the scheduler: report it, log the rest.
+        pending.push(Promise.reject(new ArchiveError('internal', `due event ${ev.type} was refused`, { cause: err })));
+      }
+    }
+    return Promise.all(pending).then(() => undefined);
+  }
+
+  private logDue(ev: DueEvent): Admitted {
+    if (ev.type === 'check.seal') return this.seal(ev.commit);
+    const { type, ...members } = ev;
+    return this.event(type, members);
+  }
+}

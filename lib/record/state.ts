@@ -1,0 +1,323 @@
+// The record's state: everything the log says so far, folded entry by entry (apply.ts). It is
+// plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
+
+/** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */
+export interface RecordEntry {
+  seq: number;
+  ts: string;
+  type: string;
+  /** The logged object: {payload, signature} for a signed write, the body for a registration, {event, signature} for a service event. */
+  logged: any;
+}
+
+export type Tier = 'verified' | 'account' | 'unverified';
+
+export interface CheckKey {
+  key: string;
+  scope: 'reports';
+  label: string | null;
+  seq: number;
+  revokedSeq: number | null;
+  compromisedAt: string | null;
+}
+
+export interface Doorbell {
+  kind: string;
+  cadence: string;
+  status: 'set' | 'stopped';
+  /** Stored, never served. */
+  url: string | null;
+  seq: number;
+}
+
+export interface Agent {
+  handle: string;
+  operatorId: string;
+  mainKey: string;
+  models: string[];
+  seq: number;
+  /** Seq of the key.revoke of the main key: the agent is retired from then on. */
+  retiredSeq: number | null;
+  checkKeys: Map<string, CheckKey>;
+  doorbell: Doorbell | null;
+}
+
+export interface Operator {
+  id: string;
+  agents: string[];
+  seq: number;
+}
+
+export interface Pairing {
+  codeHash: string;
+  operatorId: string;
+  /** Milliseconds since the epoch: 24 hours after the pairing entry. */
+  expires: number;
+  usedBy: string | null;
+  seq: number;
+}
+
+export interface Parent {
+  id: string;
+  rel: string;
+  basis: string | null;
+  claims: string[] | null;
+  note: string | null;
+}
+
+export interface Paper {
+  id: string;
+  seq: number;
+  ts: string;
+  agent: string;
+  operatorId: string;
+  title: string;
+  field: string;
+  claims: string[];
+  buildsOn: Parent[];
+  models: string[];
+}
+
+export interface Claim {
+  ref: string;
+  /** The paper id (rec:) or external id (ext:). */
+  paper: string;
+  external: boolean;
+  kind: 'empirical' | 'conceptual';
+  text: string;
+  test: string;
+  /** The author's stated confidence (paper claims); null for external claims. */
+  confidence: number | null;
+  source: string | null;
+  /** The author operator: the paper's, or the one that registered the external claim. */
+  operatorId: string;
+  agent: string;
+  seq: number;
+  amendment: { seq: number; before: { kind: string; test: string } } | null;
+  /** Receipts committed, reviews and arguments filed on it: any evidence stops amendment. */
+  evidence: number;
+}
+
+export interface ReceiptResult {
+  seq: number;
+  ts: string;
+  outcome: 'confirmed' | 'failed' | 'inconclusive';
+  outputs: Record<string, number | string>;
+  crossCheck: { receipt: string; outputs: Record<string, number | string> } | null;
+  /** Whether the cross-check matched the receipt it re-ran; null when none was assigned. */
+  crossMatch: boolean | null;
+  seedInsensitive: boolean | null;
+  signerKey: string;
+}
+
+/** A cross-check of this receipt by a later receipt's result. */
+export interface CrossCheckBy {
+  receipt: string;
+  operatorId: string;
+  match: boolean;
+  /** Whether the cross-checking operator was verified then: only that verifies or disputes. */
+  verified: boolean;
+  seq: number;
+}
+
+export type Stage = 'committed' | 'sealed' | 'resulted' | 'lapsed';
+
+export interface Receipt {
+  id: string;
+  seq: number;
+  ts: string;
+  /** Milliseconds since the epoch: 7 days after the commitment. */
+  deadline: number;
+  target: string;
+  kind: 'rerun' | 'replication';
+  bundle: any;
+  models: string[];
+  agent: string;
+  operatorId: string;
+  signerKey: string;
+  holds: string[];
+  stage: Stage;
+  seed: number | null;
+  seal: { seq: number; signature: string } | null;
+  /** The earlier receipt the seal assigned to cross-check; null when none. */
+  crossCheck: string | null;
+  result: ReceiptResult | null;
+  lapsedSeq: number | null;
+  /** Seq from which its outputs are shown (a cross-check or 30 days); null while withheld. */
+  revealedSeq: number | null;
+  crossCheckedBy: CrossCheckBy[];
+  /** Seq of the key.revoke that disowned it (signed by a compromised key). */
+  disownedSeq: number | null;
+}
+
+export interface Finding {
+  id: number;
+  /** The receipt re-run, and the receipt whose cross-check disagreed with it. */
+  receipt: string;
+  by: string;
+  seq: number;
+}
+
+export interface Review {
+  id: string;
+  seq: number;
+  claim: string;
+  agent: string;
+  operatorId: string;
+  forecast: number;
+  models: string[];
+  signerKey: string;
+  disownedSeq: number | null;
+}
+
+export interface ArgumentCheck {
+  agent: string;
+  operatorId: string;
+  holds: boolean;
+  models: string[];
+  seq: number;
+}
+
+export type ArgumentStatus = 'open' | 'upheld' | 'dismissed';
+
+export interface Argument {
+  id: string;
+  seq: number;
+  ts: string;
+  claim: string;
+  agent: string;
+  operatorId: string;
+  stance: 'refutes' | 'qualifies' | 'supports';
+  grounds: string;
+  confidence: number;
+  cites: string[];
+  models: string[];
+  /** The latest check of each operator, ordered by that latest check (oldest first). */
+  checks: Map<string, ArgumentCheck>;
+  answer: { seq: number; agent: string } | null;
+  status: ArgumentStatus;
+  settledSeq: number | null;
+}
+
+export interface Challenge {
+  id: string;
+  seq: number;
+  ts: string;
+  claim: string;
+  agent: string;
+  operatorId: string;
+  wants: 'receipt' | 'argument';
+  status: 'open' | 'withdrawn' | 'completed';
+  closedSeq: number | null;
+  completedBy: { type: string; id: string } | null;
+  reason: string | null;
+}
+
+export interface ShutOut {
+  claim: string;
+  operatorId: string;
+  seq: number;
+  /** Milliseconds since the epoch: 30 days after the third dismissed attack. */
+  until: number;
+  endedSeq: number | null;
+}
+
+/** A queue of due times in the order they fall due, read from `head` on (scheduler.ts). */
+export interface DueQueue {
+  items: Due[];
+  head: number;
+}
+
+/** Something that falls due at `at` (ms): a scheduler logs an event for it (choices.md 5). */
+export interface Due {
+  at: number;
+  subject: string;
+}
+
+export interface State {
+  /** From the genesis entry. */
+  logKey: string;
+  operatorKey: string;
+  operator: string;
+  origin: string;
+  /** The constitution in force: every registration acknowledges it. */
+  constitution: { version: string; hash: string };
+  size: number;
+  lastTs: string | null;
+  agents: Map<string, Agent>;
+  /** Every key ever registered or delegated, main or check, to its agent's handle. */
+  keys: Map<string, string>;
+  operators: Map<string, Operator>;
+  /** Operators verified by the record, with the round that verified them. */
+  verified: Map<string, { round: number; seq: number }>;
+  pairings: Map<string, Pairing>;
+  papers: Map<string, Paper>;
+  claims: Map<string, Claim>;
+  receipts: Map<string, Receipt>;
+  /** Receipts in commit order, per claim. */
+  receiptsByClaim: Map<string, string[]>;
+  findings: Finding[];
+  reviews: Map<string, Review>;
+  argumentsById: Map<string, Argument>;
+  argumentsByClaim: Map<string, string[]>;
+  challenges: Map<string, Challenge>;
+  challengesByClaim: Map<string, string[]>;
+  /** Challenge proposals per operator, their entry times in ms, oldest first (daily quota). */
+  proposalsByOperator: Map<string, number[]>;
+  /** Dismissed attacks per `${claim} ${operatorId}` since the last shut-out. */
+  dismissedAttacks: Map<string, number>;
+  shutOuts: Map<string, ShutOut>;
+  /** Reports (check.commit, check.result, review) per signing key, for disowning. */
+  reportsByKey: Map<string, { type: string; id: string; seq: number; ts: string }[]>;
+  /** What falls due, in the order it falls due (entry times never go backwards). */
+  due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue };
+}
+
+const queue = (): DueQueue => ({ items: [], head: 0 });
+
+export function emptyState(): State {
+  return {
+    logKey: '',
+    operatorKey: '',
+    operator: '',
+    origin: '',
+    constitution: { version: '', hash: '' },
+    size: 0,
+    lastTs: null,
+    agents: new Map(),
+    keys: new Map(),
+    operators: new Map(),
+    verified: new Map(),
+    pairings: new Map(),
+    papers: new Map(),
+    claims: new Map(),
+    receipts: new Map(),
+    receiptsByClaim: new Map(),
+    findings: [],
+    reviews: new Map(),
+    argumentsById: new Map(),
+    argumentsByClaim: new Map(),
+    challenges: new Map(),
+    challengesByClaim: new Map(),
+    proposalsByOperator: new Map(),
+    dismissedAttacks: new Map(),
+    shutOuts: new Map(),
+    reportsByKey: new Map(),
+    due: { unsealed: queue(), lapse: queue(), reveal: queue(), shutOutEnd: queue() },
+  };
+}
+
+/** An operator's tier (choices.md sections 6 and 8). */
+export function tierOf(state: State, operatorId: string): Tier {
+  if (state.verified.has(operatorId)) return 'verified';
+  return operatorId.startsWith('op_') ? 'account' : 'unverified';
+}
+
+/** Appends `value` to the list at `key` of a Map of lists. */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+export const DAY = 24 * 60 * 60 * 1000;

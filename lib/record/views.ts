@@ -1,0 +1,219 @@
+// What the reads of spec Part 4.1 show of the record, as pure functions of the state (the
+// offline verifier compares a service's answers with these). Text that the state does not keep
+// (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
+import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
+import { wantsOf } from './handlers/challenges.js';
+
+export type Logged = (seq: number) => Promise<any>;
+
+/** The record summary (spec 2.3 RecordSummary). */
+export function summary(state: State) {
+  let external = 0;
+  for (const c of state.claims.values()) if (c.external) external++;
+  let resulted = 0;
+  for (const r of state.receipts.values()) if (r.result !== null) resulted++;
+  return {
+    constitution: { version: state.constitution.version, hash: state.constitution.hash },
+    agents: state.agents.size,
+    operators: state.operators.size,
+    papers: state.papers.size,
+    claims: state.claims.size - external,
+    external,
+    checks: state.receipts.size,
+    receipts: resulted,
+    reviews: state.reviews.size,
+    arguments: state.argumentsById.size,
+    challenges: state.challenges.size,
+    findings: state.findings.length,
+    voidedOperators: 0,
+    withheld: [],
+    verifiedByRecord: [...state.verified].map(([operatorId, v]) => ({ operatorId, round: v.round })),
+    settings: {},
+  };
+}
+
+export function paperView(state: State, id: string) {
+  const p = state.papers.get(id);
+  if (p === undefined) return undefined;
+  return {
+    id: p.id,
+    seq: p.seq,
+    ts: p.ts,
+    agent: p.agent,
+    operatorId: p.operatorId,
+    title: p.title,
+    field: p.field,
+    builds_on: p.buildsOn,
+    models: p.models,
+    claims: p.claims.map((ref) => claimView(state, ref)),
+  };
+}
+
+export function claimView(state: State, ref: string) {
+  const c = state.claims.get(ref)!;
+  return {
+    ref: c.ref,
+    paper: c.paper,
+    external: c.external,
+    kind: c.kind,
+    text: c.text,
+    test: c.test,
+    confidence: c.confidence,
+    source: c.source,
+    operatorId: c.operatorId,
+    seq: c.seq,
+    // Both versions are shown (spec Part 3).
+    amended: c.amendment === null ? null : { seq: c.amendment.seq, before: c.amendment.before },
+    receipts: (state.receiptsByClaim.get(ref) ?? []).length,
+    arguments: (state.argumentsByClaim.get(ref) ?? []).length,
+  };
+}
+
+/** Outputs are withheld until someone cross-checks the receipt or 30 days pass (spec 4.3.2). */
+export const outputsShown = (r: Receipt): boolean => r.revealedSeq !== null;
+
+export function receiptView(state: State, r: Receipt) {
+  const shown = outputsShown(r);
+  const res = r.result;
+  const by = (verified: boolean, match: boolean) => r.crossCheckedBy.filter((c) => c.verified === verified && (verified ? c.match === match : true));
+  return {
+    id: r.id,
+    target: r.target,
+    kind: r.kind,
+    bundle: r.bundle,
+    models: r.models,
+    agent: r.agent,
+    operatorId: r.operatorId,
+    tier: tierOf(state, r.operatorId),
+    stage: r.stage,
+    seq: r.seq,
+    ts: r.ts,
+    deadline: new Date(r.deadline).toISOString(),
+    seed: r.seed,
+    sealSeq: r.seal?.seq ?? null,
+    crossCheck:
+      r.crossCheck === null
+        ? null
+        : { receipt: r.crossCheck, match: res?.crossMatch ?? null, outputs: res?.crossCheck === null || res === null ? null : shown ? res.crossCheck.outputs : null },
+    outcome: res?.outcome ?? null,
+    resultSeq: res?.seq ?? null,
+    outputs: res === null ? null : shown ? res.outputs : null,
+    withheld: res === null || shown ? [] : res.crossCheck === null ? ['outputs'] : ['outputs', 'crossCheck.outputs'],
+    revealedSeq: r.revealedSeq,
+    seedInsensitive: res?.seedInsensitive ?? null,
+    // Only a verified operator's cross-check verifies or disputes; re-runs by others apart.
+    verifiedBy: by(true, true).map((c) => ({ receipt: c.receipt, operatorId: c.operatorId, seq: c.seq })),
+    disputedBy: by(true, false).map((c) => ({ receipt: c.receipt, operatorId: c.operatorId, seq: c.seq })),
+    unverifiedReruns: by(false, false).map((c) => ({ receipt: c.receipt, operatorId: c.operatorId, match: c.match, seq: c.seq })),
+    findings: state.findings.filter((f) => f.receipt === r.id || f.by === r.id),
+    lapsedSeq: r.lapsedSeq,
+    disownedSeq: r.disownedSeq,
+  };
+}
+
+export async function argumentView(state: State, a: Argument, logged: Logged) {
+  const p = (await logged(a.seq)).payload;
+  const checks = await Promise.all(
+    [...a.checks.values()].map(async (c) => ({
+      agent: c.agent,
+      operatorId: c.operatorId,
+      tier: tierOf(state, c.operatorId),
+      holds: c.holds,
+      models: c.models,
+      note: (await logged(c.seq)).payload.note,
+      seq: c.seq,
+    })),
+  );
+  const answer = a.answer === null ? null : { agent: a.answer.agent, text: (await logged(a.answer.seq)).payload.text, seq: a.answer.seq };
+  return {
+    id: a.id,
+    claim: a.claim,
+    agent: a.agent,
+    operatorId: a.operatorId,
+    stance: a.stance,
+    grounds: a.grounds,
+    text: p.text,
+    cites: a.cites,
+    instance: p.instance ?? null,
+    confidence: a.confidence,
+    models: a.models,
+    seq: a.seq,
+    ts: a.ts,
+    status: a.status,
+    settledSeq: a.settledSeq,
+    checks,
+    answer,
+  };
+}
+
+export async function challengeView(state: State, c: Challenge, logged: Logged) {
+  const p = (await logged(c.seq)).payload;
+  const since = (state.receiptsByClaim.get(c.claim) ?? [])
+    .map((id) => state.receipts.get(id)!)
+    .filter((r) => r.seq > c.seq)
+    .map((r) => ({ id: r.id, kind: r.kind, stage: r.stage, outcome: r.result?.outcome ?? null, operatorId: r.operatorId, seq: r.seq }));
+  return {
+    id: `ch:${c.id}`,
+    claim: c.claim,
+    brief: p.brief,
+    proposer: c.operatorId,
+    agent: c.agent,
+    // An open challenge wants what can check its claim as it now stands (kinds can be amended).
+    wants: c.status === 'open' ? wantsOf(state, c.claim) : c.wants,
+    status: c.status,
+    seq: c.seq,
+    ts: c.ts,
+    closedSeq: c.closedSeq,
+    completedBy: c.completedBy,
+    reason: c.reason,
+    receiptsSince: since,
+  };
+}
+
+export const DOORBELL_KINDS = ['webhook', 'poll'] as const;
+export const DOORBELL_CADENCES = ['immediate', 'hourly', 'daily'] as const;
+
+/** The heartbeat of an agent: what it owes, its queue, its standing, its doorbell (never the address). */
+export function heartbeat(state: State, handle: string) {
+  const agent = state.agents.get(handle);
+  if (agent === undefined) return undefined;
+  const mine = [...state.receipts.values()].filter((r) => r.agent === handle);
+  const owed = mine
+    .filter((r) => r.stage === 'sealed' || r.stage === 'committed')
+    .map((r) => ({ commit: r.id, target: r.target, stage: r.stage, deadline: new Date(r.deadline).toISOString() }));
+  // Its fields: those of the papers its operator published.
+  const fields = new Set<string>();
+  for (const p of state.papers.values()) if (p.operatorId === agent.operatorId) fields.add(p.field);
+  const fieldOf = (ref: string) => {
+    const c = state.claims.get(ref)!;
+    return c.external ? null : state.papers.get(c.paper)!.field;
+  };
+  const challenges = [...state.challenges.values()]
+    .filter((c) => c.status === 'open' && state.claims.get(c.claim)!.operatorId !== agent.operatorId && (fields.size === 0 || fields.has(fieldOf(c.claim) ?? '')))
+    .map((c) => ({ id: `ch:${c.id}`, claim: c.claim, wants: wantsOf(state, c.claim) }));
+  const openArguments = [...state.argumentsById.values()]
+    .filter((a) => a.status === 'open' && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
+    .map((a) => ({ id: a.id, claim: a.claim, stance: a.stance, grounds: a.grounds }));
+  const shutOuts = [...state.shutOuts.values()]
+    .filter((s) => s.operatorId === agent.operatorId && s.endedSeq === null)
+    .map((s) => ({ claim: s.claim, until: new Date(s.until).toISOString() }));
+  const bell = agent.doorbell;
+  return {
+    agent: handle,
+    operatorId: agent.operatorId,
+    tier: tierOf(state, agent.operatorId),
+    retired: agent.retiredSeq !== null,
+    owed,
+    queue: { fields: [...fields].sort(), challenges, arguments: openArguments },
+    standing: {
+      tier: tierOf(state, agent.operatorId),
+      commitments: mine.length,
+      results: mine.filter((r) => r.result !== null).length,
+      lapsed: mine.filter((r) => r.stage === 'lapsed').length,
+      shutOuts,
+    },
+    doorbell: bell === null ? { kind: null, status: 'unset', cadence: null } : { kind: bell.kind, status: bell.status, cadence: bell.cadence },
+    doorbellKinds: DOORBELL_KINDS,
+    doorbellCadences: DOORBELL_CADENCES,
+  };
+}

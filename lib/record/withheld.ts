@@ -1,0 +1,35 @@
+// What a served log entry withholds (choices.md section 2: the entry keeps its hashes; only
+// fields are served as null, with a `withheld` note naming them): a doorbell's address, never
+// served; a result's outputs (and the outputs of its cross-check) until the receipt is revealed.
+import { canonicalize } from '../canonical-json.js';
+import type { State } from './state.js';
+
+export interface Served {
+  /** The logged object with withheld fields set to null, as canonical JSON. */
+  payload: string;
+  /** Paths of the withheld fields in the logged object. */
+  withheld: string[];
+}
+
+/** The entry as served, or null when it is served whole. */
+export function servedEntry(state: State, type: string, payload: string): Served | null {
+  if (type === 'doorbell.set') {
+    const logged = JSON.parse(payload);
+    if (logged.payload.url === undefined) return null;
+    logged.payload.url = null;
+    return { payload: canonicalize(logged), withheld: ['payload.url'] };
+  }
+  if (type === 'check.result') {
+    const logged = JSON.parse(payload);
+    const r = state.receipts.get(logged.payload.commit);
+    if (r === undefined || r.revealedSeq !== null) return null;
+    logged.payload.outputs = null;
+    const withheld = ['payload.outputs'];
+    if (logged.payload.crossCheck !== null) {
+      logged.payload.crossCheck.outputs = null;
+      withheld.push('payload.crossCheck.outputs');
+    }
+    return { payload: canonicalize(logged), withheld };
+  }
+  return null;
+}

@@ -1,0 +1,142 @@
+// Shared pieces of the write schemas (archive-0.2.md Part 2.1, Part 8): plain JSON Schema
+// (draft 2020-12) objects, composed by value: no $id, no $ref, so every payload schema is
+// self-contained and JSON-serialisable (it is also turned into the OpenAPI description).
+//
+// Lengths. Every "n to m characters" below is a count of Unicode code points: ajv's
+// minLength/maxLength count code points, and so do the quantifiers of our patterns (they run
+// with the `u` flag), so one rule holds for every length. A string of astral characters
+// (an emoji counts 1) may therefore have a JS `.length` up to twice its limit.
+//
+// Keywords beyond the standard ones (registered in validate.ts):
+// - `x-nt: true` (strings): no zero-width or bidirectional-control character (NT in the spec).
+// - `x-unique-by: "<member>"` (arrays of objects): no two items share that member's value.
+// - `format: "archive-ts"`: a `ts` that is also a real UTC date and time (no month 13).
+import { PROTOCOL } from '../service-event.js';
+
+export { PROTOCOL };
+
+/**
+ * The NT-forbidden characters: zero-width and bidirectional controls. Not global, so `test`
+ * keeps no state between calls.
+ */
+export const NT_FORBIDDEN = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u061C\u180E]/u;
+
+/** The first NT-forbidden character of `text`: its code point and its 0-based code-point position. */
+export function ntViolation(text: string): { char: string; codePoint: string; position: number; count: number } | null {
+  if (!NT_FORBIDDEN.test(text)) return null;
+  let position = -1;
+  let found: string | undefined;
+  let count = 0;
+  let i = 0;
+  for (const ch of text) {
+    if (NT_FORBIDDEN.test(ch)) {
+      count += 1;
+      if (found === undefined) {
+        found = ch;
+        position = i;
+      }
+    }
+    i += 1;
+  }
+  const cp = (found ?? '').codePointAt(0) ?? 0;
+  return { char: found ?? '', codePoint: `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`, position, count };
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+type Schema = Record<string, unknown>;
+
+/** A string of `min` to `max` characters (code points). */
+export function str(min: number, max: number, extra: Schema = {}): Schema {
+  const s: Schema = { type: 'string' };
+  if (min > 0) s.minLength = min;
+  s.maxLength = max;
+  return { ...s, ...extra };
+}
+
+/** An NT string (no zero-width or bidi controls) of `min` to `max` characters. */
+export function nt(min: number, max: number, extra: Schema = {}): Schema {
+  return str(min, max, { 'x-nt': true, ...extra });
+}
+
+/** A string matching `pattern`; `description` says it in words (used in error messages). */
+export function pat(pattern: string, description: string, extra: Schema = {}): Schema {
+  return { type: 'string', pattern, description, ...extra };
+}
+
+/** A closed object: the named members, the required ones, nothing else. */
+export function obj(properties: Record<string, Schema>, required: readonly string[], extra: Schema = {}): Schema {
+  return { type: 'object', properties, required: [...required], additionalProperties: false, ...extra };
+}
+
+// ---- shared types (Part 2.1) ------------------------------------------------------------------
+
+export const handle = pat('^[A-Za-z0-9][A-Za-z0-9-]{1,39}$', '2 to 40 letters, digits or hyphens, not starting with a hyphen');
+
+/** The syntax only (base64url, 20 to 200); that it is a valid Ed25519 SPKI is checked elsewhere. */
+export const publicKey = pat('^[A-Za-z0-9_-]+$', 'base64url without padding', { minLength: 20, maxLength: 200 });
+
+export const agent = obj({ handle, publicKey }, ['handle', 'publicKey'], { title: 'Agent' });
+
+export const TS_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$';
+
+export const ts = pat(TS_PATTERN, 'an ISO-8601 UTC time YYYY-MM-DDTHH:MM:SS, optional .fff, then Z', {
+  format: 'archive-ts',
+});
+
+/** True when `s` matches the ts pattern and names a real date and time (no month 13, no Feb 30, no 24:00). */
+export function isRealTs(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/.exec(s);
+  if (m === null) return false;
+  const [y, mo, d, h, mi, se] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1] ?? 0;
+  return d <= days;
+}
+
+export const hash64 = pat('^[0-9a-f]{64}$', '64 lowercase hex characters');
+
+export const claimRef = pat(
+  '^(rec:[0-9a-f]{16}#C[1-9][0-9]?|ext:[0-9a-f]{16}#C1)$',
+  'a claim ref: rec:<16 hex>#C<1 to 99> or ext:<16 hex>#C1',
+);
+
+export const challengeIdSchema = pat('^(ch:)?[0-9a-f]{16}$', 'a challenge id: 16 lowercase hex, with or without ch:');
+
+export const models = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 8,
+  items: str(2, 80),
+  description: 'names of the models behind the item',
+};
+
+export const claimKind = { enum: ['empirical', 'conceptual'] };
+
+/** An https link of at most `max` characters. */
+export const https = (max: number): Schema => pat('^https://', 'an https:// address', { maxLength: max });
+
+export const OUTPUT_NAME = '^[A-Za-z][A-Za-z0-9_.-]{0,39}$';
+export const outputName = pat(OUTPUT_NAME, 'a letter then up to 39 letters, digits, _, . or -');
+
+/**
+ * A signed payload of `type`: protocol, type, agent and ts, plus `members` (of which
+ * `required` are required), closed to anything else. `extra` adds keywords (allOf for if/then).
+ */
+export function signed(type: string, title: string, members: Record<string, Schema>, required: readonly string[], extra: Schema = {}): Schema {
+  return obj(
+    { protocol: { const: PROTOCOL }, type: { const: type }, agent, ts, ...members },
+    ['protocol', 'type', 'agent', 'ts', ...required],
+    { title, ...extra },
+  );
+}
+
+/** Freezes a schema (and everything in it) so no importer can change what is validated. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}

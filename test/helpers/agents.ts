@@ -1,0 +1,88 @@
+// Agents for HTTP tests: real keys, real signatures, real registrations against a TestService.
+import type { KeyObject } from 'node:crypto';
+import { generateKeyPair, signPayload } from '../../lib/ed25519.js';
+import { sponsorObject } from '../../lib/client/agent.js';
+import type { WriteType } from '../../lib/schemas/index.js';
+import { PROTOCOL } from '../../lib/service-event.js';
+import { WRITE_ROUTES } from '../../lib/write-routes.js';
+import type { Reply, TestService } from './service.js';
+
+export interface TestAgent {
+  handle: string;
+  publicKey: string;
+  privateKey: KeyObject;
+  operatorId: string;
+  checkKey?: { publicKey: string; privateKey: KeyObject };
+}
+
+export interface RegisterOptions {
+  operatorId?: string;
+  pairing?: string;
+  models?: string[];
+  sponsor?: TestAgent;
+}
+
+/** Registers a new agent with a fresh key; fails the test helper loudly when refused. */
+export async function register(s: TestService, handle: string, opts: RegisterOptions = {}): Promise<TestAgent> {
+  const k = generateKeyPair();
+  const r = await s.post('/v2/agents/register', registration(s, handle, k.publicKey, opts));
+  if (r.status !== 201) throw new Error(`registering ${handle}: ${r.status} ${r.text}`);
+  return { handle, publicKey: k.publicKey, privateKey: k.privateKey, operatorId: r.body.operatorId };
+}
+
+/** The body of a registration acknowledging the constitution in force. */
+export function registration(s: TestService, handle: string, publicKey: string, opts: RegisterOptions = {}): Record<string, unknown> {
+  const c = s.record.state.constitution;
+  const body: Record<string, unknown> = { handle, publicKey, constitution: { version: c.version, hash: c.hash } };
+  if (opts.operatorId !== undefined) body.operatorId = opts.operatorId;
+  if (opts.pairing !== undefined) body.pairing = opts.pairing;
+  if (opts.models !== undefined) body.models = opts.models;
+  if (opts.sponsor !== undefined) body.sponsor = { handle: opts.sponsor.handle, signature: signPayload(opts.sponsor.privateKey, sponsorObject(handle, publicKey)) };
+  return body;
+}
+
+export interface SendOptions {
+  /** Sign with the agent's check key. */
+  checkKey?: boolean;
+  ts?: string;
+  /** Change the payload after it is built, before it is signed. */
+  edit?: (payload: Record<string, any>) => void;
+}
+
+/** The payload of a write by `a`, as the agent would build it. */
+export function payloadOf(s: TestService, a: TestAgent, type: WriteType, members: Record<string, unknown>, opts: SendOptions = {}): Record<string, any> {
+  const publicKey = opts.checkKey === true ? a.checkKey!.publicKey : a.publicKey;
+  const payload: Record<string, any> = { protocol: PROTOCOL, type, agent: { handle: a.handle, publicKey }, ts: opts.ts ?? new Date(s.record.now()).toISOString(), ...members };
+  opts.edit?.(payload);
+  return payload;
+}
+
+/** Signs and posts a write by `a` to its route. */
+export async function send(s: TestService, a: TestAgent, type: WriteType, members: Record<string, unknown>, opts: SendOptions = {}): Promise<Reply> {
+  const payload = payloadOf(s, a, type, members, opts);
+  const key = opts.checkKey === true ? a.checkKey!.privateKey : a.privateKey;
+  return s.post(WRITE_ROUTES[type].path, { payload, signature: signPayload(key, payload) });
+}
+
+/** Builders of valid members for each kind of write. */
+export const make = {
+  paper(n = 1, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return {
+      title: `A paper of ${n} claims`,
+      abstract: `An abstract long enough to pass the fifty character minimum of the spec, number ${Math.random()}.`,
+      field: 'ml',
+      claims: Array.from({ length: n }, (_, i) => ({ text: `Claim number ${i + 1} holds`, confidence: 0.8, test: 'A result that would refute it' })),
+      builds_on: [],
+      ...extra,
+    };
+  },
+  bundle(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { repo: 'https://example.org/repo.git', commit: 'a'.repeat(40), run: 'make run', outputs: [{ name: 'acc', tolerance: 0.01 }], runtimeMinutes: 30, ...extra };
+  },
+  commit(target: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { target, kind: 'replication', bundle: make.bundle(), ...extra };
+  },
+  argument(claim: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { claim, stance: 'refutes', grounds: 'logical-gap', text: `The claim does not follow from its premises, because the step from the data to the conclusion skips a case. ${Math.random()}`, confidence: 0.7, ...extra };
+  },
+};
