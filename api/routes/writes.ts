@@ -13,6 +13,9 @@ import { params } from '../params.js';
 /** What to do next, in words, after a registration (data, never instructions to obey). */
 const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
 
+/** Writes the spec answers 200 ("done"), not 201 ("taken"): they change something already there. */
+const DONE_TYPES: ReadonlySet<string> = new Set(['key.revoke', 'doorbell.set', 'doorbell.stop', 'challenge.withdraw']);
+
 function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, unknown> }): void {
   ctx.status = reply.status;
   ctx.body = reply.body;
@@ -44,7 +47,7 @@ export function writeRoutes(d: Deployment, record: LiveRecord): Router {
         ? checkOperatorEnvelope(body, types, d.operatorKeyString, now)
         : checkAgentEnvelope(body, types, record.state, now);
       const reply = type === 'check.commit' ? await record.commitAndSeal(envelope) : await record.write(type, envelope, text);
-      answer(ctx, reply);
+      answer(ctx, DONE_TYPES.has(type) ? { ...reply, status: 200 } : reply);
     });
   }
   return router;
