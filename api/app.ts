@@ -6,6 +6,7 @@ import { errorMiddleware } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
 import { writeRoutes } from './routes/writes.js';
+import type { Verify } from './envelope.js';
 import { constitutionRoutes } from './routes/constitution.js';
 import type { LiveRecord } from '../lib/record/record.js';
 import { servedEntry } from '../lib/record/withheld.js';
@@ -16,6 +17,8 @@ import { params } from './params.js';
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
   auditLimit?: RateLimit;
+  /** Verifies the signatures of writes (default: inline on the main thread). */
+  verify?: Verify;
   /** Where 500s are reported (default: console.error). */
   report?: (err: unknown) => void;
 }
@@ -67,7 +70,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(log.routes());
   app.use(constitutionRoutes(() => loadConstitution(record.state.constitution.version)).routes());
   app.use(recordRoutes(d, record).routes());
-  app.use(writeRoutes(d, record).routes());
+  app.use(writeRoutes(d, record, opts.verify).routes());
   app.use(async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== '/') return next();
     params(ctx, []);

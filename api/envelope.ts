@@ -57,7 +57,12 @@ export function freshTs(ts: unknown, now: number, windowMs: number): void {
 }
 
 /** Every check of a signed write by an agent, in the order of the spec; returns its type. */
-export function checkAgentEnvelope<T extends WriteType>(body: unknown, types: readonly T[], state: State, now: number): { type: T; envelope: Envelope; text: string } {
+/** Verifies a signature over the UTF-8 bytes of `message` (a VerifyPool, or inline). */
+export type Verify = (key: string, message: string, signature: string) => boolean | Promise<boolean>;
+
+export const verifyInline: Verify = (key, message, signature) => verifySignature(key, new TextEncoder().encode(message), signature);
+
+export async function checkAgentEnvelope<T extends WriteType>(body: unknown, types: readonly T[], state: State, now: number, verify: Verify = verifyInline): Promise<{ type: T; envelope: Envelope; text: string }> {
   const envelope = envelopeShape(body);
   const p = envelope.payload;
   const type = routeType(p, types);
@@ -68,7 +73,7 @@ export function checkAgentEnvelope<T extends WriteType>(body: unknown, types: re
   authorizeSigner(state, type, { handle: agent.handle, publicKey: agent.publicKey });
   freshTs(p.ts, now, type.startsWith('doorbell.') ? DOORBELL_TS_WINDOW_MS : TS_WINDOW_MS);
   const signed = canonicalize(p, 'payload');
-  if (!verifySignature(agent.publicKey, new TextEncoder().encode(signed), envelope.signature)) {
+  if (!(await verify(agent.publicKey, signed, envelope.signature))) {
     throw unauthorized('signature: does not verify with payload.agent.publicKey over the canonical JSON of payload');
   }
   validatePayload(type, p);

@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deployment } from '../lib/deployment.js';
 import type { LiveRecord } from '../lib/record/record.js';
+import { availableParallelism } from 'node:os';
+import { VerifyPool } from '../lib/verify-pool.js';
 import { createApp, type AppOptions } from './app.js';
 
 export interface RunningServer {
@@ -11,8 +13,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(d: Deployment, record: LiveRecord, port: number, host: string, opts: AppOptions = {}): Promise<RunningServer> {
-  const server = createServer(createApp(d, record, opts).callback());
+export interface ServerOptions extends AppOptions {
+  /** Worker threads that verify signatures of writes (default: one fewer than the CPUs; 0: inline). */
+  verifyWorkers?: number;
+}
+
+export async function startServer(d: Deployment, record: LiveRecord, port: number, host: string, opts: ServerOptions = {}): Promise<RunningServer> {
+  const workers = opts.verifyWorkers ?? Math.max(1, availableParallelism() - 1);
+  const pool = workers > 0 ? new VerifyPool(workers) : null;
+  const verify = pool === null ? undefined : (key: string, message: string, signature: string) => pool.verify(key, message, signature);
+  const server = createServer(createApp(d, record, { ...opts, verify }).callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -23,10 +33,12 @@ export async function startServer(d: Deployment, record: LiveRecord, port: numbe
   return {
     server,
     url: `http://${shown}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await pool?.close();
+    },
   };
 }

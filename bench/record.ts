@@ -149,6 +149,7 @@ async function replay(): Promise<void> {
     console.log(`built a ${fmt(REPLAY_ENTRIES)}-entry log (registrations, papers, reviews) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
     const d = await openDeployment({ dataDir });
     const size = d.log.size;
+    global.gc?.();
     const before = process.memoryUsage();
     const t1 = performance.now();
     const { state, problem } = await replayVerified(d.store, size);

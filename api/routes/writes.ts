@@ -7,7 +7,7 @@ import type { LiveRecord } from '../../lib/record/record.js';
 import { validateRegistration, type WriteType } from '../../lib/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
 import { jsonBody } from '../body.js';
-import { checkAgentEnvelope, checkOperatorEnvelope } from '../envelope.js';
+import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
@@ -21,7 +21,7 @@ function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, 
   ctx.body = reply.body;
 }
 
-export function writeRoutes(d: Deployment, record: LiveRecord): Router {
+export function writeRoutes(d: Deployment, record: LiveRecord, verify?: Verify): Router {
   const router = new Router();
 
   router.post(REGISTER_PATH, async (ctx) => {
@@ -45,7 +45,7 @@ export function writeRoutes(d: Deployment, record: LiveRecord): Router {
       const now = record.now();
       const { type, envelope, text } = operator
         ? checkOperatorEnvelope(body, types, d.operatorKeyString, now)
-        : checkAgentEnvelope(body, types, record.state, now);
+        : await checkAgentEnvelope(body, types, record.state, now, verify);
       const reply = type === 'check.commit' ? await record.commitAndSeal(envelope) : await record.write(type, envelope, text);
       answer(ctx, DONE_TYPES.has(type) ? { ...reply, status: 200 } : reply);
     });

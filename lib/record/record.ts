@@ -48,6 +48,13 @@ export class LiveRecord {
     return record;
   }
 
+  /** From now on every write answers 503; whoever listens is told once. */
+  private stop(err: unknown): void {
+    if (this.failure !== null) return;
+    this.failure = err;
+    for (const f of this.failed) f(err);
+  }
+
   /** Calls `f` once if the log stops after a failed write. */
   onFailure(f: (err: unknown) => void): void {
     this.failed.push(f);
@@ -63,17 +70,21 @@ export class LiveRecord {
    * already so. Throws the typed error that refuses it; nothing refused is written.
    */
   admit(type: string, logged: object, text?: string): Admission {
-    if (this.failure !== null) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+    if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
     const entry: RecordEntry = { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged };
     const verdict = check(this.state, entry);
     if (verdict !== undefined) return verdict;
     const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts);
-    const outcome = applyEntry(this.state, entry);
+    let outcome: unknown;
+    try {
+      outcome = applyEntry(this.state, entry);
+    } catch (err) {
+      // Checked but not applied: the state no longer follows the log. Stop taking writes.
+      this.stop(err);
+      throw new ArchiveError('internal', `entry ${entry.seq} (${type}) passed its check but failed to apply`, { cause: err });
+    }
     const committed = queued.committed.catch((err) => {
-      if (this.failure === null) {
-        this.failure = err;
-        for (const f of this.failed) f(err);
-      }
+      this.stop(err);
       throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write', { cause: err });
     });
     return { seq: queued.seq, ts: queued.ts, outcome, committed };
@@ -82,9 +93,7 @@ export class LiveRecord {
   /** Admits a write, waits until it is durable, and returns its reply. */
   /** `text`, when given, is the canonical JSON of `logged` (the caller made it already). */
   async write(type: string, logged: object, text?: string): Promise<{ status: 200 | 201; body: Record<string, unknown> }> {
-    // What fell due is logged first (a result after its deadline finds the lapse on the log).
-    this.tick().catch(() => undefined);
-    const a = this.admit(type, logged, text);
+    const a = await this.afterDue(() => this.admit(type, logged, text));
     if ('already' in a) return { status: 200, body: a.already };
     await a.committed;
     return { status: 201, body: { ...a.outcome, seq: a.seq } };
@@ -96,12 +105,28 @@ export class LiveRecord {
    * before its commitment is logged.
    */
   async commitAndSeal(logged: object): Promise<{ status: 201; body: Record<string, unknown> }> {
-    this.tick().catch(() => undefined);
-    const a = this.admit('check.commit', logged);
+    const a = await this.afterDue(() => this.admit('check.commit', logged));
     if ('already' in a) throw new ArchiveError('internal', 'check.commit was answered as already so');
     const s = this.seal(a.outcome.id);
     await Promise.all([a.committed, s.committed]);
     return { status: 201, body: { ...s.outcome, seq: a.seq, sealSeq: s.seq } };
+  }
+
+  /**
+   * Logs what fell due, then admits: a result after its deadline finds the lapse on the log.
+   * A refusal is answered only once those events are durable, so what the reply says is on
+   * the log is.
+   */
+  private async afterDue<T>(admit: () => T): Promise<T> {
+    const due = this.tick();
+    try {
+      return admit();
+    } catch (err) {
+      await due.catch(() => undefined);
+      throw err;
+    } finally {
+      due.catch(() => undefined);
+    }
   }
 
   /** Logs a service event signed by the log key. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
 import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
 import { fixtureJson } from '../helpers/fixtures.js';
+import { MemoryStore } from '../../log/memory-store.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, registration, send } from '../helpers/agents.js';
 
@@ -218,4 +219,20 @@ t.test('doorbell: set and stop; the address is stored, never served', async (t) 
   t.equal(again.status, 200, 'already so');
   t.match(again.body.note, /not set/);
   t.equal(s.record.state.size, size, 'nothing written');
+});
+
+t.test('after a failed write the archive is read-only (503) and the failure is reported', async (t) => {
+  const store = new MemoryStore();
+  const s = await startService(t, { store });
+  const a = await register(s, 'alice');
+  const stopped: unknown[] = [];
+  s.record.onFailure((err) => stopped.push(err));
+  store.injectFault('before-write');
+  const failed = await send(s, a, 'paper', make.paper());
+  t.equal(failed.status, 503, failed.text);
+  t.equal(failed.body.error, 'paused');
+  t.equal(stopped.length, 1, 'told once');
+  const after = await send(s, a, 'paper', make.paper());
+  t.equal(after.status, 503, 'every later write too');
+  t.match(after.body.detail, /read-only/);
 });

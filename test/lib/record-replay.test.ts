@@ -40,7 +40,7 @@ async function workload(s: TestService, advance: (ms: number) => void) {
   const checkKey = generateKeyPair();
   await ok('delegate', send(s, bob, 'key.delegate', { key: checkKey.publicKey, scope: 'reports', label: 'runner' }));
   bob.checkKey = checkKey;
-  await ok('doorbell', send(s, carol, 'doorbell.set', { kind: 'webhook', cadence: 'daily', url: 'https://carol.example/bell' }));
+  await ok('doorbell', send(s, carol, 'doorbell.set', { kind: 'webhook', cadence: 'daily', url: 'https://carol.example/bell' }), 200);
 
   const p1 = await ok('paper', send(s, alice, 'paper', make.paper(2, { models: ['claude-3-opus'] })));
   const [c1, c2] = p1.claims as [string, string];
@@ -74,12 +74,12 @@ async function workload(s: TestService, advance: (ms: number) => void) {
   const ch1 = await ok('challenge', send(s, dave, 'challenge.propose', { claim: c2, brief: 'Re-run the second claim with a fresh seed.' }));
   await ok('challenge', send(s, carol, 'challenge.propose', { claim: c1, brief: 'Replicate the first claim on new data.' }));
   await ok('challenge', send(s, bob, 'challenge.propose', { claim: p2.claims[0], brief: 'Check the third claim by re-running it.' }));
-  await ok('withdraw', send(s, dave, 'challenge.withdraw', { challenge: ch1.id, reason: 'Covered by another.' }));
+  await ok('withdraw', send(s, dave, 'challenge.withdraw', { challenge: ch1.id, reason: 'Covered by another.' }), 200);
   const b2 = await ok('commit', send(s, bob, 'check.commit', make.commit(p2.claims[0])));
   await ok('result', send(s, bob, 'check.result', { commit: b2.id, outcome: 'inconclusive', outputs: { acc: 0.7 }, crossCheck: null }));
   const spare = generateKeyPair();
   await ok('delegate', send(s, dave, 'key.delegate', { key: spare.publicKey, scope: 'reports' }));
-  await ok('revoke', send(s, dave, 'key.revoke', { key: spare.publicKey, compromisedAt: new Date(s.record.now() - DAY).toISOString() }));
+  await ok('revoke', send(s, dave, 'key.revoke', { key: spare.publicKey, compromisedAt: new Date(s.record.now() - DAY).toISOString() }), 200);
 
   // Time: dave's commitment lapses after 7 days; unchecked outputs are revealed after 30.
   advance(7 * DAY + 1000);
