@@ -4,14 +4,13 @@
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { auditLog, type AuditReport } from '../log/audit.js';
-import { parseEntryRecord } from '../log/entry.js';
 import type { LogSigner, LogVerifier } from '../log/head.js';
 import { LevelStore } from '../log/level-store.js';
 import { Sequencer } from '../log/sequencer.js';
 import type { LogStore } from '../log/store.js';
 import { publicKeyOf, rawPublicKey, signBytes, verifySignature } from './ed25519.js';
 import { CONSTITUTION } from './constitution.js';
-import { GENESIS, genesisEvent, parseGenesis } from './genesis.js';
+import { GENESIS, genesisEvent, readGenesis } from './genesis.js';
 import { loadDeploymentKeys } from './keystore.js';
 import { eventText, signEvent } from './service-event.js';
 
@@ -78,11 +77,9 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     let operator = opts.operator ?? DEFAULT_OPERATOR;
     if (head !== null) {
       // The log was made earlier: its genesis decides origin and operator.
-      const [first] = await store.readEntries(0, 1);
-      const record = parseEntryRecord(first ?? '');
       let g;
       try {
-        g = parseGenesis(record?.type ?? '', record?.payload ?? '').event;
+        g = await readGenesis(store);
       } catch (err) {
         throw new Error(`${join(opts.dataDir, 'db')} does not hold an archive/0.2 log: ${(err as Error).message}`);
       }

@@ -2,6 +2,8 @@
 // operator key (which signs pairing requests and exercises the reserved powers), the
 // deployment's operator id and the log's origin, so a verifier that trusts entry 0 can check
 // every later head and event.
+import { parseEntryRecord } from '../log/entry.js';
+import type { LogReader } from '../log/store.js';
 import { PROTOCOL, verifyEvent, type ServiceEvent, type SignedEvent } from './service-event.js';
 
 export const GENESIS = 'log.genesis';
@@ -36,4 +38,11 @@ export function parseGenesis(type: string, payloadText: string): SignedEvent<Gen
   if (typeof e.constitution?.version !== 'string' || typeof e.constitution.hash !== 'string') throw new Error('genesis event: constitution missing');
   if (!verifyEvent(e.logKey, logged)) throw new Error('genesis event: signature does not verify with the key it names');
   return logged;
+}
+
+/** Entry 0 of `store` as its genesis event; throws as parseGenesis does. */
+export async function readGenesis(store: LogReader): Promise<GenesisEvent> {
+  const [first] = await store.readEntries(0, 1);
+  const record = parseEntryRecord(first ?? '');
+  return parseGenesis(record?.type ?? '', record?.payload ?? '').event;
 }

@@ -3,8 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LogReader } from '../../log/store.js';
-import { parseGenesis } from '../genesis.js';
-import { parseEntryRecord } from '../../log/entry.js';
+import { readGenesis } from '../genesis.js';
 import { applyEntry } from './apply.js';
 import { recordEntry } from './replay.js';
 import { emptyState, type State } from './state.js';
@@ -56,11 +55,9 @@ class Pool {
 export async function replayVerified(store: LogReader, size: number, opts: { workers?: number } = {}): Promise<VerifiedReplay> {
   const state = emptyState();
   if (size === 0) return { state, problem: null };
-  const [first] = await store.readEntries(0, 1);
-  const g = parseEntryRecord(first ?? '');
   let genesis;
   try {
-    genesis = parseGenesis(g?.type ?? '', g?.payload ?? '').event;
+    genesis = await readGenesis(store);
   } catch (err) {
     return { state, problem: { seq: 0, detail: (err as Error).message } };
   }

@@ -1,6 +1,6 @@
 // Registration, pairing, keys, the doorbell, request bodies and the envelope checks in the
 // spec's order, through HTTP against a real service. Every refusal writes nothing.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
@@ -8,6 +8,7 @@ import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 import { MemoryStore } from '../../log/memory-store.js';
 import { startService, type TestService } from '../helpers/service.js';
+import { refused } from '../helpers/refused.js';
 import { make, payloadOf, register, registration, send } from '../helpers/agents.js';
 
 const operatorKey = (s: TestService) => privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
@@ -16,14 +17,6 @@ async function pair(s: TestService, operatorId: string, code: string) {
   return s.post('/v2/pairing', pairingEnvelope(operatorKey(s), operatorId, pairingCodeHash(code), new Date(s.record.now()).toISOString()));
 }
 
-/** Asserts a refusal: status, error code, a detail matching `field`, and nothing written. */
-async function refused(t: Test, s: TestService, what: string, reply: Promise<{ status: number; body: any }>, status: number, field: RegExp) {
-  const size = s.record.state.size;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: status (${JSON.stringify(r.body)})`);
-  t.match(r.body?.detail, field, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing written`);
-}
 
 t.test('registration: 201, and each refusal of spec Part 7', async (t) => {
   const s = await startService(t);

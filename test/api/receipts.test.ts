@@ -1,6 +1,6 @@
 // Papers, external claims, amendments, receipts (commit, seal, result, cross-check, finding,
 // withheld outputs, lapse, reveal) and reviews, through HTTP against a real service.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { check } from '../../lib/record/apply.js';
 import { recordEntry, replayStore } from '../../lib/record/replay.js';
 import { dueEvents } from '../../lib/record/scheduler.js';
 import { startService, type TestService } from '../helpers/service.js';
+import { refused } from '../helpers/refused.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -18,13 +19,6 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const sorted = (v: unknown): string =>
   Array.isArray(v) ? `[${v.map(sorted).join(',')}]` : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sorted((v as any)[k])}`).join(',')}}` : JSON.stringify(v);
 
-async function refused(t: Test, s: TestService, what: string, reply: Promise<{ status: number; body: any }>, status: number, field: RegExp) {
-  const size = s.record.state.size;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: status (${JSON.stringify(r.body)})`);
-  t.match(r.body?.detail, field, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing written`);
-}
 
 /** An agent of the deployment's own (verified) operator, reached by pairing. */
 async function verifiedAgent(s: TestService, handle: string): Promise<TestAgent> {
