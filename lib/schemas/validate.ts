@@ -170,9 +170,9 @@ function explain(errors: readonly Err[], data: unknown, root: string, schema: un
   // Messages keyed so repeats merge: missing members under one condition become one message.
   const out = new Map<string, { path: string; text: string; missing?: { cond: Condition; members: string[] } }>();
   for (const e of errors) {
-    if (e.keyword === 'if' || e.keyword === 'propertyNames' && e.propertyName === undefined && isGenericPropertyNames(e)) {
-      continue;
-    }
+    // ajv's own "must match then schema" and "property name must be valid" say nothing the
+    // concrete errors beside them do not.
+    if (e.keyword === 'if' || (e.keyword === 'propertyNames' && isGenericPropertyNames(e))) continue;
     const cond = conditions
       .filter(
         (c) =>
@@ -184,9 +184,9 @@ function explain(errors: readonly Err[], data: unknown, root: string, schema: un
       const path = render(data, e.instancePath, root);
       const key = `${path}\u0000needs\u0000${cond.text}`;
       const member = String((e.params as { missingProperty?: unknown }).missingProperty);
-      const entry = out.get(key) ?? { path, text: '', missing: { cond, members: [] } };
-      if (!entry.missing!.members.includes(member)) entry.missing!.members.push(member);
-      out.set(key, entry);
+      const members = out.get(key)?.missing?.members ?? [];
+      if (!members.includes(member)) members.push(member);
+      if (!out.has(key)) out.set(key, { path, text: '', missing: { cond, members } });
       continue;
     }
     const { path, text } = message(e, data, root);
