@@ -25,14 +25,27 @@ export interface DeclaredOutput {
 }
 
 /**
+ * Rounding slack of a difference of two doubles: 4 units in the last place of the larger one.
+ * Without it 0.91 is not "within 0.01" of 0.9 (in binary, 0.91 - 0.9 = 0.010000000000000009),
+ * though every reader of the bundle means it to be. Any IEEE-754 reader recomputes it exactly.
+ */
+export function roundingSlack(a: number, b: number): number {
+  return 4 * Number.EPSILON * Math.max(Math.abs(a), Math.abs(b));
+}
+
+/**
  * Whether one output value matches its declaration: numbers within `tolerance` (relative to
- * the reference's magnitude where `relative`; 0 when none is declared), strings exactly.
+ * the reference's magnitude where `relative`) give or take the rounding of the subtraction
+ * (`roundingSlack`); exactly equal when no tolerance is declared; strings exactly.
  */
 export function outputMatches(decl: DeclaredOutput, reference: unknown, value: unknown): boolean {
   if (typeof reference === 'number' && typeof value === 'number') {
     const tol = decl.tolerance ?? 0;
     const allowed = decl.relative === true ? tol * Math.abs(reference) : tol;
-    return Math.abs(value - reference) <= allowed;
+    const d = Math.abs(value - reference);
+    // No tolerance (or a relative one of a zero reference): equal, to the last bit.
+    if (allowed === 0) return d === 0;
+    return d <= allowed + roundingSlack(value, reference);
   }
   return typeof reference === 'string' && reference === value;
 }

@@ -6,6 +6,7 @@ import type { Deployment } from '../../lib/deployment.js';
 import type { LiveRecord } from '../../lib/record/record.js';
 import { validateRegistration, type WriteType } from '../../lib/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { assertConstitution } from '../../lib/record/handlers/agents.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';
@@ -27,6 +28,9 @@ export function writeRoutes(d: Deployment, record: LiveRecord, verify?: Verify):
   router.post(REGISTER_PATH, async (ctx) => {
     params(ctx, []);
     const body = await jsonBody(ctx);
+    // A missing or stale acknowledgement of the constitution answers 428 (spec 5.2), before
+    // the schema would call a missing member 400.
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);
     const reply = await record.write('agent.register', body as object);
     answer(ctx, { status: reply.status, body: { ...reply.body, next: AFTER_REGISTERING } });

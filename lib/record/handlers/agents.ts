@@ -58,18 +58,32 @@ function registrationOperator(state: State, e: RecordEntry): { operatorId: strin
     return { operatorId: p.operatorId, pairing: codeHash };
   }
   if (b.operatorId === undefined) return { operatorId: ownOperatorId(b.handle), pairing: null };
-  if (b.operatorId.startsWith('op_')) throw forbidden('operatorId: ids beginning op_ belong to accounts and are reached only by pairing');
-  if (b.operatorId.startsWith(OWN_OPERATOR_PREFIX)) throw badRequest(`operatorId: ids beginning ${OWN_OPERATOR_PREFIX} are assigned by the service`);
+  // Both prefixes regardless of case, so `Agent:alice` cannot pose as alice's own operator, nor
+  // `OP_lab` as an account (handles are unique regardless of case for the same reason).
+  const id = b.operatorId.toLowerCase();
+  if (id.startsWith('op_')) throw forbidden('operatorId: ids beginning op_ belong to accounts and are reached only by pairing');
+  if (id.startsWith(OWN_OPERATOR_PREFIX)) throw badRequest(`operatorId: ids beginning ${OWN_OPERATOR_PREFIX} are assigned by the service`);
   return { operatorId: b.operatorId, pairing: null };
+}
+
+/**
+ * 428 unless `ack` is exactly the {version, hash} in force. Spec 5.2: registering is assent to
+ * the constitution in force; a body without it (or with a stale one) answers 428, not 400, so
+ * the API runs this before the schema, and the record again when it admits the entry.
+ */
+export function assertConstitution(state: State, ack: unknown): void {
+  const c = state.constitution;
+  const a = ack as { version?: unknown; hash?: unknown } | null | undefined;
+  if (typeof a !== 'object' || a === null || a.version !== c.version || a.hash !== c.hash) {
+    const what = a === undefined ? 'required' : 'not the one in force';
+    throw preconditionRequired(`constitution: ${what}; acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`);
+  }
 }
 
 export const register: Handler = {
   check(state, e) {
     const b = e.logged;
-    const c = state.constitution;
-    if (b.constitution.version !== c.version || b.constitution.hash !== c.hash) {
-      throw preconditionRequired(`constitution: acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`);
-    }
+    assertConstitution(state, b.constitution);
     parsePublicKey(b.publicKey, 'publicKey');
     for (const a of state.agents.values()) {
       if (handleKey(a.handle) === handleKey(b.handle)) throw conflict(`handle: ${b.handle} is taken`);
@@ -185,7 +199,8 @@ export const doorbellStop: Handler = {
   check(state, e) {
     const agent = authorizeMain(state, e.type, e.logged.payload.agent);
     if (agent.doorbell === null || agent.doorbell.status === 'stopped') {
-      return { already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, note: 'the doorbell was not set; nothing to stop' } };
+      const note = agent.doorbell === null ? 'the doorbell was never set; nothing to stop' : `the doorbell is not set (stopped at entry ${agent.doorbell.seq}); nothing to stop`;
+      return { already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, note } };
     }
   },
   apply(state, e) {

@@ -3,7 +3,8 @@
 // for time).
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../../errors.js';
 import { commitmentId } from '../../ids.js';
-import { outputsMatch, seedFromSignature } from '../../seed.js';
+import { verifySignature } from '../../ed25519.js';
+import { outputsMatch, seedFromSignature, seedMessage } from '../../seed.js';
 import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, tierOf, type Receipt, type State } from '../state.js';
 import type { Handler } from './handler.js';
@@ -95,6 +96,9 @@ export const seal: Handler = {
     const ev = e.logged.event;
     const r = receiptAt(state, ev.commit, 'event.commit');
     if (r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is sealed already`);
+    // The seal must be the log key's own signature of the seed message: Ed25519 is
+    // deterministic, so this leaves the service no choice of seed (and of cross-check) to grind.
+    if (!verifySignature(state.logKey, seedMessage(r.id), ev.seal)) throw badRequest(`event.seal: not the log key's signature of "archive/0.2 seed ${r.id}"`);
     if (ev.seed !== seedFromSignature(ev.seal)) throw badRequest('event.seed: does not derive from the seal signature');
     if (ev.crossCheck !== drawCrossCheck(state, r, ev.seed)) throw badRequest('event.crossCheck: not the receipt the draw gives');
   },
@@ -139,7 +143,7 @@ export const result: Handler = {
     if (r.agent !== agent.handle) throw forbidden(`payload.commit: committed by ${r.agent}; only that agent files its result`);
     if (r.stage === 'committed') throw conflict(`payload.commit: ${r.id} is not sealed yet`);
     if (r.stage === 'resulted') throw conflict(`payload.commit: ${r.id} has its result already (entry ${r.result!.seq})`);
-    if (r.stage === 'lapsed' || Date.parse(e.ts) > r.deadline) throw conflict(`payload.commit: ${r.id} lapsed at ${new Date(r.deadline).toISOString()} (7 days after the commitment)`);
+    if (r.stage === 'lapsed' || Date.parse(e.ts) >= r.deadline) throw conflict(`payload.commit: ${r.id} lapsed at ${new Date(r.deadline).toISOString()} (7 days after the commitment)`);
     checkOutputs(r.bundle, p.outputs, 'payload.outputs');
     if (r.crossCheck === null) {
       if (p.crossCheck !== null) throw unprocessable('payload.crossCheck: no cross-check was assigned to this commitment; send null');

@@ -52,7 +52,8 @@ export const paper: Handler = {
       };
       state.claims.set(claim.ref, claim);
     });
-    return { id, claims };
+    // Spec 4.3: "paper id, claim refs, where shown".
+    return { id, claims, page: `/v2/papers/${id}` };
   },
 };
 
@@ -85,7 +86,8 @@ export const external: Handler = {
       amendment: null,
       evidence: 0,
     });
-    return { id, ref, kind: p.kind ?? 'empirical' };
+    // Spec 4.3: {id, ref, kind, next}; `next` says what the record now takes, in words.
+    return { id, ref, kind: p.kind ?? 'empirical', next: `${ref} is on the record: checks, reviews and arguments may name it.` };
   },
 };
 
