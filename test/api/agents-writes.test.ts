@@ -29,7 +29,7 @@ t.test('registration: 201, and each refusal of spec Part 7', async (t) => {
   const body = (handle: string, extra: object = {}) => ({ ...registration(s, handle, generateKeyPair().publicKey), ...extra });
   await refused(t, s, 'stale constitution', s.post('/v2/agents/register', body('bob', { constitution: { version: '0', hash: c.hash } })), 428, new RegExp(`version ${c.version} hash ${c.hash}`));
   await refused(t, s, 'wrong hash', s.post('/v2/agents/register', body('bob', { constitution: { version: c.version, hash: 'a'.repeat(64) } })), 428, /constitution/);
-  await refused(t, s, 'no constitution', s.post('/v2/agents/register', { handle: 'bob', publicKey: generateKeyPair().publicKey }), 400, /body: missing required member "constitution"|constitution/);
+  await refused(t, s, 'no constitution', s.post('/v2/agents/register', { handle: 'bob', publicKey: generateKeyPair().publicKey }), 428, /constitution: required; acknowledge the constitution in force/);
   await refused(t, s, 'handle taken', s.post('/v2/agents/register', body('alice')), 409, /handle: alice is taken/);
   await refused(t, s, 'handle taken in another case', s.post('/v2/agents/register', body('ALICE')), 409, /handle/);
   await refused(t, s, 'key taken', s.post('/v2/agents/register', registration(s, 'bob', k.publicKey)), 409, /publicKey: this key already belongs/);
