@@ -245,6 +245,8 @@ export interface State {
   size: number;
   lastTs: string | null;
   agents: Map<string, Agent>;
+  /** Every handle in lower case, to its spelling: handles are unique regardless of case. */
+  handles: Map<string, string>;
   /** Every key ever registered or delegated, main or check, to its agent's handle. */
   keys: Map<string, string>;
   operators: Map<string, Operator>;
@@ -285,6 +287,7 @@ export function emptyState(): State {
     size: 0,
     lastTs: null,
     agents: new Map(),
+    handles: new Map(),
     keys: new Map(),
     operators: new Map(),
     verified: new Map(),

@@ -85,9 +85,8 @@ export const register: Handler = {
     const b = e.logged;
     assertConstitution(state, b.constitution);
     parsePublicKey(b.publicKey, 'publicKey');
-    for (const a of state.agents.values()) {
-      if (handleKey(a.handle) === handleKey(b.handle)) throw conflict(`handle: ${b.handle} is taken`);
-    }
+    const taken = state.handles.get(handleKey(b.handle));
+    if (taken !== undefined) throw conflict(`handle: ${b.handle} is taken${taken === b.handle ? '' : ` (as ${taken})`}`);
     if (state.keys.has(b.publicKey)) throw conflict('publicKey: this key already belongs to an agent');
     const { operatorId, pairing } = registrationOperator(state, e);
     const op = state.operators.get(operatorId);
@@ -118,6 +117,7 @@ export const register: Handler = {
       doorbell: null,
     });
     state.keys.set(b.publicKey, b.handle);
+    state.handles.set(handleKey(b.handle), b.handle);
     let op = state.operators.get(operatorId);
     if (op === undefined) {
       op = { id: operatorId, agents: [], seq: e.seq };
@@ -185,7 +185,9 @@ export const doorbellSet: Handler = {
     authorizeMain(state, e.type, p.agent);
     const kind = p.kind ?? 'poll';
     if (kind === 'webhook' && p.url === undefined) throw badRequest('payload.url: a webhook doorbell needs an https:// address');
-    if (kind === 'poll' && p.url !== undefined) throw badRequest('payload.url: a poll doorbell takes no address');
+    if (kind === 'poll' && p.url !== undefined) {
+      throw badRequest(`payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`);
+    }
   },
   apply(state, e) {
     const p = e.logged.payload;
