@@ -2,20 +2,12 @@
 // and 4.3): filing, checking, answering, and the reads of them. Settlement needs two verified
 // operators, which this issue cannot make over HTTP; test/lib/settlement.test.ts covers it.
 import t from 'tap';
-import { createHash } from 'node:crypto';
+import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 import { signPayload } from '../../lib/ed25519.js';
 
 /** Canonical JSON for the plain payloads of these tests (sorted keys, no whitespace). */
-function canon(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as any)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 interface World {
   s: TestService;
@@ -46,7 +38,7 @@ t.test('filing an argument', async (t) => {
   const r = await s.post('/v2/arguments', envelope);
   t.equal(r.status, 201, r.text);
   // The id is the SHA-256 of the canonical JSON of the whole signed payload (choices.md 3).
-  t.equal(r.body.id, sha256(canon(payload)));
+  t.equal(r.body.id, sha256Hex(sortedJson(payload)));
   t.equal(r.body.page, `/v2/arguments/${r.body.id}`);
   t.same(r.body.challengesCompleted, []);
   const entries = (await s.get(`/v1/log/entries?from=${r.body.seq}&limit=1`)).body.entries;

@@ -2,20 +2,15 @@
 // are this project's, docs/protocol.md): propose within the daily quota of the tier, withdraw,
 // completion by a receipt or (conceptual claims) an argument, and the reads.
 import t from 'tap';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 import { privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
 import { PROTOCOL } from '../../lib/service-event.js';
 
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
-function canon(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (v !== null && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as any)[k])}`).join(',')}}`;
-  return JSON.stringify(v);
-}
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 
@@ -23,7 +18,7 @@ const DAY = 24 * HOUR;
 async function pair(s: TestService, operatorId: string): Promise<string> {
   const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
   const code = randomBytes(18).toString('base64url');
-  const payload = { protocol: PROTOCOL, type: 'operator.pairing', operatorId, codeHash: sha256(code), ts: new Date(s.record.now()).toISOString() };
+  const payload = { protocol: PROTOCOL, type: 'operator.pairing', operatorId, codeHash: sha256Hex(code), ts: new Date(s.record.now()).toISOString() };
   const r = await s.post('/v2/pairing', { payload, signature: signPayload(key, payload) });
   if (r.status !== 201) throw new Error(`pairing: ${r.status} ${r.text}`);
   return code;
@@ -56,7 +51,7 @@ t.test('proposing a challenge', async (t) => {
   t.equal(r.status, 201, r.text);
   // The same envelope again is the same challenge: 409, before any quota is counted.
   t.match(await s.post('/v2/challenges', envelope), { status: 409, body: { error: 'conflict', detail: `challenge ${r.body.id.slice(3)} is proposed already` } });
-  t.equal(r.body.id, `ch:${sha256(canon(payload)).slice(0, 16)}`, 'first 16 hex of SHA-256 of the whole payload');
+  t.equal(r.body.id, `ch:${sha256Hex(sortedJson(payload)).slice(0, 16)}`, 'first 16 hex of SHA-256 of the whole payload');
   t.equal(r.body.page, `/v2/challenges/${r.body.id}`);
   const read = await s.get(r.body.page);
   t.equal(read.status, 200, read.text);

@@ -14,31 +14,15 @@ import { replayEntries } from '../../lib/record/replay.js';
 import { dueEvents } from '../../lib/record/scheduler.js';
 import { seedMessage } from '../../lib/seed.js';
 import { signEvent } from '../../lib/service-event.js';
+import { refused } from '../helpers/refused.js';
+import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 
 const DAY = 24 * 3600 * 1000;
-const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
-/** JSON with members sorted by hand: the canonical form for the plain ASCII values used here. */
-const sorted = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(sorted).join(',')}]`
-    : v !== null && typeof v === 'object'
-      ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sorted((v as any)[k])}`).join(',')}}`
-      : JSON.stringify(v);
 const withoutTs = ({ ts: _ts, ...rest }: Record<string, unknown>) => rest;
 /** ARCHIVE_SEED recomputed by hand from a seal (base64url). */
 const seedOf = (seal: string) => createHash('sha256').update(Buffer.from(seal, 'base64url')).digest().readUInt32BE(0) & 0x7fffffff;
-const CODES: Record<number, string> = { 400: 'bad_request', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 422: 'unprocessable' };
-
-async function refused(t: Test, s: TestService, what: string, reply: Promise<{ status: number; body: any }>, status: number, detail: RegExp) {
-  const size = s.record.state.size;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: ${status} (${JSON.stringify(r.body)})`);
-  t.equal(r.body?.error, CODES[status], `${what}: error ${CODES[status]}`);
-  t.match(r.body?.detail, detail, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing written`);
-}
 
 /** Signs and posts `payload` as is, and returns the envelope sent with the reply. */
 async function post(s: TestService, path: string, key: KeyObject, payload: Record<string, unknown>) {
@@ -88,8 +72,8 @@ t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, re
   const { envelope, reply: r } = await post(s, '/v2/checks', x.privateKey, payload);
   t.equal(r.status, 201, r.text);
   t.same(Object.keys(r.body).sort(), ['crossCheck', 'deadline', 'id', 'sealSeq', 'seed', 'seq']);
-  t.equal(r.body.id, sha(sorted(withoutTs(payload))), 'id: SHA-256 of the canonical payload without ts');
-  t.not(r.body.id, sha(sorted(payload)));
+  t.equal(r.body.id, sha256Hex(sortedJson(withoutTs(payload))), 'id: SHA-256 of the canonical payload without ts');
+  t.not(r.body.id, sha256Hex(sortedJson(payload)));
   t.equal(r.body.crossCheck, null, 'nothing to cross-check yet');
   t.equal(r.body.sealSeq, r.body.seq + 1, 'the seal follows the commitment');
   const [ce, se] = await entries(s, r.body.seq, 2);
@@ -101,7 +85,7 @@ t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, re
   const logKey = createPublicKey({ key: Buffer.from((await s.get('/v1/log/key')).body.key, 'base64url'), format: 'der', type: 'spki' });
   t.ok(verify(null, Buffer.from(`archive/0.2 seed ${r.body.id}`, 'utf8'), logKey, Buffer.from(seal, 'base64url')), 'the seal: the log key over "archive/0.2 seed <id>"');
   t.notOk(verify(null, Buffer.from(`archive/0.2 seed ${'0'.repeat(64)}`), logKey, Buffer.from(seal, 'base64url')), 'and over nothing else');
-  t.ok(verify(null, Buffer.from(sorted(se.payload.event)), logKey, Buffer.from(se.payload.signature, 'base64url')), 'the event itself is signed by the log key');
+  t.ok(verify(null, Buffer.from(sortedJson(se.payload.event)), logKey, Buffer.from(se.payload.signature, 'base64url')), 'the event itself is signed by the log key');
   t.equal(r.body.seed, seedOf(seal), 'seed: first 4 bytes of SHA-256 of the seal, big-endian, & 0x7fffffff');
   t.match(await receipt(s, r.body.id), { id: r.body.id, target: claim, kind: 'replication', agent: 'xavier', operatorId: 'lab-x', stage: 'sealed', seed: r.body.seed, sealSeq: r.body.sealSeq, crossCheck: null, outcome: null, outputs: null, models: ['gpt-4o'] });
   t.match((await s.get('/v2/heartbeat?agent=xavier')).body.owed, [{ commit: r.body.id, target: claim, stage: 'sealed', deadline: r.body.deadline }]);
@@ -246,9 +230,9 @@ t.test('withheld outputs: in the receipt and the served entry, until a cross-che
   t.equal(e.entry.payload.payload.outputs, null);
   t.same(e.entry.withheld, ['payload.outputs']);
   t.notOk(e.text.includes('8765'), 'the value is nowhere in the served entry');
-  t.equal(e.entry.payloadHash, sha(sorted(envA)), 'payloadHash: SHA-256 of the full envelope that was signed');
-  const leaf = sorted({ payloadHash: e.entry.payloadHash, prevHash: e.entry.prevHash, seq: e.entry.seq, ts: e.entry.ts, type: e.entry.type });
-  t.equal(e.entry.entryHash, sha(Buffer.concat([Buffer.from([0]), Buffer.from(leaf)])), 'and the entry keeps its hash');
+  t.equal(e.entry.payloadHash, sha256Hex(sortedJson(envA)), 'payloadHash: SHA-256 of the full envelope that was signed');
+  const leaf = sortedJson({ payloadHash: e.entry.payloadHash, prevHash: e.entry.prevHash, seq: e.entry.seq, ts: e.entry.ts, type: e.entry.type });
+  t.equal(e.entry.entryHash, sha256Hex(Buffer.concat([Buffer.from([0]), Buffer.from(leaf)])), 'and the entry keeps its hash');
 
   // Y cross-checks A: A's outputs are shown; Y's own, and what it measured of A, are withheld.
   const b = await commit(s, y, claim);
@@ -264,7 +248,7 @@ t.test('withheld outputs: in the receipt and the served entry, until a cross-che
   t.match(e.entry.payload.payload, { outputs: null, crossCheck: { receipt: a.id, outputs: null } });
   t.same(e.entry.withheld, ['payload.outputs', 'payload.crossCheck.outputs']);
   t.notOk(e.text.includes('8712') || e.text.includes('8766'));
-  t.equal(e.entry.payloadHash, sha(sorted(envB)));
+  t.equal(e.entry.payloadHash, sha256Hex(sortedJson(envB)));
 
   // 30 days on: the scheduler reveals B.
   s.advance(30 * DAY);

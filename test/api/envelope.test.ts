@@ -4,22 +4,10 @@
 // (400); signature (401); schema and NT text (400). Every refusal writes nothing.
 import t, { type Test } from 'tap';
 import { generateKeyPair, sign, signPayload, verifyPayload } from '../../lib/ed25519.js';
+import { refused } from '../helpers/refused.js';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 
-const CODES: Record<number, string> = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 413: 'payload_too_large' };
-
-/** A refusal as the user sees it: status, error code, a detail naming the field, nothing written. */
-async function refuse(t: Test, s: TestService, what: string, reply: Promise<Reply>, status: number, detail: RegExp): Promise<void> {
-  const size = s.record.state.size;
-  const tree = (await s.get('/v1/log/sth')).body.treeSize;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: ${status} (${r.text.slice(0, 300)})`);
-  t.equal(r.body?.error, CODES[status], `${what}: error code`);
-  t.match(r.body?.detail, detail, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing applied`);
-  t.equal((await s.get('/v1/log/sth')).body.treeSize, tree, `${what}: nothing logged`);
-}
 
 /** POSTs bytes as they are (a string, a Buffer or a stream), with the given headers. */
 async function raw(s: TestService, path: string, body: string | Buffer | ReadableStream, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Reply> {
@@ -111,7 +99,7 @@ t.test('each envelope check has its own error', async (t) => {
     ['U+202E in the abstract', '/v2/papers', signed(p({ abstract: `An abstract \u202e${'long enough to pass the fifty character minimum '.repeat(2)}` })), 400, /payload.abstract: contains U\+202E/],
     ['U+2066 in a review', '/v2/reviews', signed(review({ rationale: 'A rationale \u2066long enough to be a rationale.' })), 400, /payload.rationale: contains U\+2066/],
   ];
-  for (const [what, path, body, status, detail] of cases) await refuse(t, s, what, s.post(path, body), status, detail);
+  for (const [what, path, body, status, detail] of cases) await refused(t, s, what, s.post(path, body), status, detail);
 
   t.equal((await send(s, alice, 'review', { claim, forecast: 0.5, rationale: 'A check key may sign a review, the spec says.' }, { checkKey: true })).status, 201, 'a check key signs a review');
   const commit = await send(s, alice, 'check.commit', make.commit(claim), { checkKey: true });
@@ -144,7 +132,7 @@ t.test('the checks run in the spec\'s order: the first that fails answers', asyn
     ['a bad schema and an unknown claim', '/v2/reviews', signed(review({ claim: 'rec:0000000000000000#C1', rationale: 'short' })), 400, /payload.rationale/],
     ['NT text and an unknown claim', '/v2/reviews', signed(review({ claim: 'rec:0000000000000000#C1', rationale: 'A rationale\u200b long enough to be a rationale.' })), 400, /U\+200B/],
   ];
-  for (const [what, path, body, status, detail] of cases) await refuse(t, s, what, s.post(path, body), status, detail);
+  for (const [what, path, body, status, detail] of cases) await refused(t, s, what, s.post(path, body), status, detail);
   const r = await s.post('/v2/reviews', signed(review({ claim: 'rec:0000000000000000#C1' })));
   t.equal(r.status, 404, 'and the record answers only a well-formed write');
 });
@@ -174,9 +162,9 @@ t.test('bodies: at most 64 KiB (413 before parsing), JSON, strict, UTF-8', async
   t.equal(Buffer.byteLength(padded(LIMIT)), LIMIT);
   const atLimit = await raw(s, '/v2/papers', padded(LIMIT));
   t.equal(atLimit.status, 201, `exactly 64 KiB is taken (${atLimit.text.slice(0, 200)})`);
-  await refuse(t, s, '64 KiB and one byte', raw(s, '/v2/papers', padded(LIMIT + 1)), 413, /body: larger than 65536 bytes \(64 KiB\)/);
-  await refuse(t, s, 'over 64 KiB as text/plain (size first)', raw(s, '/v2/papers', 'x'.repeat(70_000), { 'content-type': 'text/plain' }), 413, /64 KiB/);
-  await refuse(t, s, 'a registration over 64 KiB', raw(s, '/v2/agents/register', JSON.stringify({ handle: 'x'.repeat(70_000) })), 413, /64 KiB/);
+  await refused(t, s, '64 KiB and one byte', raw(s, '/v2/papers', padded(LIMIT + 1)), 413, /body: larger than 65536 bytes \(64 KiB\)/);
+  await refused(t, s, 'over 64 KiB as text/plain (size first)', raw(s, '/v2/papers', 'x'.repeat(70_000), { 'content-type': 'text/plain' }), 413, /64 KiB/);
+  await refused(t, s, 'a registration over 64 KiB', raw(s, '/v2/agents/register', JSON.stringify({ handle: 'x'.repeat(70_000) })), 413, /64 KiB/);
   const stream = (chunks: string[]) =>
     new ReadableStream({
       start(c) {
@@ -184,7 +172,7 @@ t.test('bodies: at most 64 KiB (413 before parsing), JSON, strict, UTF-8', async
         c.close();
       },
     });
-  await refuse(t, s, 'over 64 KiB, chunked (no content-length)', raw(s, '/v2/papers', stream(Array.from({ length: 80 }, () => 'x'.repeat(1024)))), 413, /64 KiB/);
+  await refused(t, s, 'over 64 KiB, chunked (no content-length)', raw(s, '/v2/papers', stream(Array.from({ length: 80 }, () => 'x'.repeat(1024)))), 413, /64 KiB/);
   const small = JSON.stringify(signed(p()));
   const chunked = await raw(s, '/v2/papers', stream([small.slice(0, 100), small.slice(100)]));
   t.equal(chunked.status, 201, `a small chunked body is taken (${chunked.text.slice(0, 200)})`);
@@ -208,10 +196,10 @@ t.test('bodies: at most 64 KiB (413 before parsing), JSON, strict, UTF-8', async
   ];
   for (const [what, body, headers, detail] of cases) {
     const path = what.startsWith('a registration') ? '/v2/agents/register' : '/v2/papers';
-    await refuse(t, s, what, raw(s, path, body, headers), 400, detail);
+    await refused(t, s, what, raw(s, path, body, headers), 400, detail);
   }
   const withCharset = await raw(s, '/v2/papers', text, { 'content-type': 'application/json; charset=utf-8' });
   t.equal(withCharset.status, 201, 'application/json; charset=utf-8 is taken');
   const proto = `{"__proto__":{},${text.slice(1)}`;
-  await refuse(t, s, 'a __proto__ member', raw(s, '/v2/papers', proto), 400, /body: unknown member "__proto__"/);
+  await refused(t, s, 'a __proto__ member', raw(s, '/v2/papers', proto), 400, /body: unknown member "__proto__"/);
 });

@@ -1,26 +1,14 @@
 // Keys (spec 2.2 KeyDelegate and KeyRevoke, Part 3's key rows, 5.5) and the doorbell (Part 6)
 // through HTTP: delegate 201, revoke 200 listing what a compromised key disowned, a revoked main
 // key retiring its agent; the doorbell set and stopped (200), its address stored and never served.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { Point } from '@noble/ed25519';
 import { generateKeyPair } from '../../lib/ed25519.js';
 import { fixtureJson } from '../helpers/fixtures.js';
-import { startService, type Reply, type TestService } from '../helpers/service.js';
+import { refused } from '../helpers/refused.js';
+import { startService, type TestService } from '../helpers/service.js';
 import { make, register, registration, send, type TestAgent } from '../helpers/agents.js';
 
-const CODES: Record<number, string> = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict' };
-
-/** A refusal as the user sees it: status, error code, a detail naming the field, nothing written. */
-async function refuse(t: Test, s: TestService, what: string, reply: Promise<Reply>, status: number, detail: RegExp): Promise<void> {
-  const size = s.record.state.size;
-  const tree = (await s.get('/v1/log/sth')).body.treeSize;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: ${status} (${r.text})`);
-  t.equal(r.body?.error, CODES[status], `${what}: error code`);
-  t.match(r.body?.detail, detail, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing applied`);
-  t.equal((await s.get('/v1/log/sth')).body.treeSize, tree, `${what}: nothing logged`);
-}
 
 const entryAt = async (s: TestService, seq: number) => (await s.get(`/v1/log/entries?from=${seq}&limit=1`)).body.entries[0];
 const spki = (hex: string) => Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(hex, 'hex')]).toString('base64url');
@@ -62,8 +50,8 @@ t.test('key.delegate: 201 {key, scope, label}; a key belongs to one agent once',
     ['no scope', { key: generateKeyPair().publicKey }, 400, /payload.*scope/],
     ['a label of 81 characters', { key: generateKeyPair().publicKey, scope: 'reports', label: 'x'.repeat(81) }, 400, /payload.label/],
   ];
-  for (const [what, members, status, detail] of cases) await refuse(t, s, what, send(s, a, 'key.delegate', members), status, detail);
-  await refuse(t, s, 'registering a delegated key', s.post('/v2/agents/register', registration(s, 'carol', k.publicKey)), 409, /publicKey: this key already belongs/);
+  for (const [what, members, status, detail] of cases) await refused(t, s, what, send(s, a, 'key.delegate', members), status, detail);
+  await refused(t, s, 'registering a delegated key', s.post('/v2/agents/register', registration(s, 'carol', k.publicKey)), 409, /publicKey: this key already belongs/);
 });
 
 t.test('key.revoke of a check key: 200; revoked at once; with compromisedAt, its reports from then on disowned and listed', async (t) => {
@@ -114,12 +102,12 @@ t.test('key.revoke of a check key: 200; revoked at once; with compromisedAt, its
   t.equal(logged.type, 'key.revoke');
   t.equal(logged.payload.payload.compromisedAt, compromisedAt);
 
-  await refuse(t, s, 'the revoked key signing a review', review(5), 401, new RegExp(`payload.agent.publicKey: this check key of alice was revoked at entry ${r.body.seq}`));
-  await refuse(t, s, 'revoking it twice', send(s, a, 'key.revoke', { key: check.publicKey }), 409, new RegExp(`payload.key: revoked already at entry ${r.body.seq}`));
-  await refuse(t, s, 'delegating it again', send(s, a, 'key.delegate', { key: check.publicKey, scope: 'reports' }), 409, /payload.key: this key already belongs/);
-  await refuse(t, s, 'a key nobody has', send(s, a, 'key.revoke', { key: generateKeyPair().publicKey }), 404, /payload.key: not a key of agent alice/);
-  await refuse(t, s, 'another agent\'s main key', send(s, a, 'key.revoke', { key: other.publicKey }), 404, /payload.key: not a key of agent alice/);
-  await refuse(t, s, 'a compromisedAt that is no time', send(s, a, 'key.revoke', { key: check.publicKey, compromisedAt: 'yesterday' }), 400, /payload.compromisedAt/);
+  await refused(t, s, 'the revoked key signing a review', review(5), 401, new RegExp(`payload.agent.publicKey: this check key of alice was revoked at entry ${r.body.seq}`));
+  await refused(t, s, 'revoking it twice', send(s, a, 'key.revoke', { key: check.publicKey }), 409, new RegExp(`payload.key: revoked already at entry ${r.body.seq}`));
+  await refused(t, s, 'delegating it again', send(s, a, 'key.delegate', { key: check.publicKey, scope: 'reports' }), 409, /payload.key: this key already belongs/);
+  await refused(t, s, 'a key nobody has', send(s, a, 'key.revoke', { key: generateKeyPair().publicKey }), 404, /payload.key: not a key of agent alice/);
+  await refused(t, s, 'another agent\'s main key', send(s, a, 'key.revoke', { key: other.publicKey }), 404, /payload.key: not a key of agent alice/);
+  await refused(t, s, 'a compromisedAt that is no time', send(s, a, 'key.revoke', { key: check.publicKey, compromisedAt: 'yesterday' }), 400, /payload.compromisedAt/);
 
   // Without compromisedAt nothing is disowned.
   const k2 = generateKeyPair();
@@ -151,13 +139,13 @@ t.test('key.revoke of the main key retires the agent', async (t) => {
   t.equal(s.record.state.reviews.get(early.body.id)!.disownedSeq, null);
   t.equal((await s.get('/v2/heartbeat?agent=alice')).body.retired, true, 'the heartbeat says retired');
   const retired = new RegExp(`payload.agent.handle: agent alice is retired \\(its main key was revoked at entry ${r.body.seq}\\)`);
-  await refuse(t, s, 'a paper by the retired agent', send(s, a, 'paper', make.paper()), 401, retired);
-  await refuse(t, s, 'a review by its check key', send(s, a, 'review', { claim, forecast: 0.3, rationale: rationale(3) }, { checkKey: true }), 401, retired);
-  await refuse(t, s, 'revoking the main key again', send(s, a, 'key.revoke', { key: a.publicKey }), 401, retired);
-  await refuse(t, s, 'its doorbell', send(s, a, 'doorbell.set', { kind: 'poll' }), 401, retired);
-  await refuse(t, s, 'its handle for a new agent', s.post('/v2/agents/register', registration(s, 'alice', generateKeyPair().publicKey)), 409, /handle: alice is taken/);
-  await refuse(t, s, 'its key for a new agent', s.post('/v2/agents/register', registration(s, 'alicia', a.publicKey)), 409, /publicKey: this key already belongs/);
-  await refuse(t, s, 'its operator without a sponsor', s.post('/v2/agents/register', registration(s, 'alicia', generateKeyPair().publicKey, { operatorId: 'lab-a' })), 403, /sponsor/);
+  await refused(t, s, 'a paper by the retired agent', send(s, a, 'paper', make.paper()), 401, retired);
+  await refused(t, s, 'a review by its check key', send(s, a, 'review', { claim, forecast: 0.3, rationale: rationale(3) }, { checkKey: true }), 401, retired);
+  await refused(t, s, 'revoking the main key again', send(s, a, 'key.revoke', { key: a.publicKey }), 401, retired);
+  await refused(t, s, 'its doorbell', send(s, a, 'doorbell.set', { kind: 'poll' }), 401, retired);
+  await refused(t, s, 'its handle for a new agent', s.post('/v2/agents/register', registration(s, 'alice', generateKeyPair().publicKey)), 409, /handle: alice is taken/);
+  await refused(t, s, 'its key for a new agent', s.post('/v2/agents/register', registration(s, 'alicia', a.publicKey)), 409, /publicKey: this key already belongs/);
+  await refused(t, s, 'its operator without a sponsor', s.post('/v2/agents/register', registration(s, 'alicia', generateKeyPair().publicKey, { operatorId: 'lab-a' })), 403, /sponsor/);
 });
 
 t.test('doorbell: 200 set and stopped; the address stored, never served', async (t) => {
@@ -181,7 +169,7 @@ t.test('doorbell: 200 set and stopped; the address stored, never served', async 
     ['an unknown cadence', 'doorbell.set', { kind: 'poll', cadence: 'weekly' }, /payload.cadence/],
     ['a stop with members', 'doorbell.stop', { kind: 'poll' }, /payload.*kind/],
   ];
-  for (const [what, type, members, detail] of cases) await refuse(t, s, what, send(s, a, type, members), 400, detail);
+  for (const [what, type, members, detail] of cases) await refused(t, s, what, send(s, a, type, members), 400, detail);
 
   const poll = await send(s, a, 'doorbell.set', {});
   t.equal(poll.status, 200, poll.text);

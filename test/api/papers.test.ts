@@ -1,32 +1,12 @@
 // Papers, external claims, amendments and reviews through HTTP (spec 2.2, Part 3, 4.3, 7;
 // choices.md section 3 for ids): what a user sees, and that nothing refused is written.
 import t from 'tap';
-import type { Test } from 'tap';
-import { createHash } from 'node:crypto';
 import { generateKeyPair, signPayload } from '../../lib/ed25519.js';
+import { refused } from '../helpers/refused.js';
+import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send } from '../helpers/agents.js';
 
-const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
-/** JSON with members sorted by hand: the canonical form for the plain ASCII values used here. */
-const sorted = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(sorted).join(',')}]`
-    : v !== null && typeof v === 'object'
-      ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sorted((v as any)[k])}`).join(',')}}`
-      : JSON.stringify(v);
-const CODES: Record<number, string> = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 422: 'unprocessable' };
-
-/** A refusal as a user sees it: status, error code, a detail naming the field, nothing written. */
-async function refused(t: Test, s: TestService, what: string, reply: Promise<{ status: number; body: any }>, status: number, detail: RegExp) {
-  const size = s.record.state.size;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: ${status} (${JSON.stringify(r.body)})`);
-  t.equal(r.body?.error, CODES[status], `${what}: error ${CODES[status]}`);
-  t.match(r.body?.detail, detail, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing written`);
-  t.equal((await s.get('/v1/log/sth')).body.treeSize, size, `${what}: the log did not grow`);
-}
 
 /** Signs and posts `payload` as is (so the test knows every byte of what was signed). */
 const post = (s: TestService, path: string, key: Parameters<typeof signPayload>[0], payload: object) => s.post(path, { payload, signature: signPayload(key, payload) });
@@ -39,9 +19,9 @@ t.test('papers: 201 {id, claims, seq}, the id by rule, claims at once', async (t
   const r = await post(s, '/v2/papers', a.privateKey, payload);
   t.equal(r.status, 201, r.text);
   const { ts: _ts, ...withoutTs } = payload;
-  const id = `rec:${sha(sorted(withoutTs)).slice(0, 16)}`;
+  const id = `rec:${sha256Hex(sortedJson(withoutTs)).slice(0, 16)}`;
   t.same(r.body, { id, claims: [`${id}#C1`, `${id}#C2`], page: `/v2/papers/${id}`, seq: s.record.state.size - 1 });
-  t.not(r.body.id, `rec:${sha(sorted(payload)).slice(0, 16)}`, 'ts is left out of the id');
+  t.not(r.body.id, `rec:${sha256Hex(sortedJson(payload)).slice(0, 16)}`, 'ts is left out of the id');
   const entry = (await s.get(`/v1/log/entries?from=${r.body.seq}&limit=1`)).body.entries[0];
   t.same(entry.payload, { payload, signature: entry.payload.signature }, 'logged exactly as signed');
   t.equal(entry.type, 'paper');
@@ -109,7 +89,7 @@ t.test('external claims: 201 {id, ref, kind}, and 200 for the same source and qu
   const members = { source: 'doi:10.5555/example.1', quote: 'Sparse probes recover the feature in every layer.', test: 'A layer where no probe beats chance refutes it.' };
   const r = await send(s, a, 'claim.external', { ...members, kind: 'conceptual' });
   t.equal(r.status, 201, r.text);
-  const id = `ext:${sha(sorted({ quote: members.quote, source: members.source })).slice(0, 16)}`;
+  const id = `ext:${sha256Hex(sortedJson({ quote: members.quote, source: members.source })).slice(0, 16)}`;
   t.match(r.body, { id, ref: `${id}#C1`, kind: 'conceptual', next: /./, seq: s.record.state.size - 1 });
   const size = s.record.state.size;
   const again = await send(s, b, 'claim.external', { ...members, test: 'Another test of the same sentence, by bob.' });
@@ -165,7 +145,7 @@ t.test('reviews: 201 {id, claim}, duplicates and unknown claims refused', async 
   const payload = payloadOf(s, b, 'review', { claim, forecast: 0.3, rationale: 'The effect size is implausible for the sample.' });
   const r = await post(s, '/v2/reviews', b.privateKey, payload);
   t.equal(r.status, 201, r.text);
-  t.same(r.body, { id: sha(sorted(payload)), claim, seq: s.record.state.size - 1 }, 'id: SHA-256 of the whole signed payload');
+  t.same(r.body, { id: sha256Hex(sortedJson(payload)), claim, seq: s.record.state.size - 1 }, 'id: SHA-256 of the whole signed payload');
   await refused(t, s, 'the same review twice', post(s, '/v2/reviews', b.privateKey, payload), 409, new RegExp(`review ${r.body.id} is filed already`));
   await refused(t, s, 'an unknown claim', send(s, b, 'review', { claim: 'ext:0000000000000000#C1', forecast: 0.5, rationale: 'A rationale long enough to be one.' }), 404, /^payload\.claim: no claim ext:0000000000000000#C1/);
   await refused(t, s, 'an unknown claim of a known paper', send(s, b, 'review', { claim: claim.replace('#C1', '#C2'), forecast: 0.5, rationale: 'A rationale long enough to be one.' }), 404, /^payload\.claim/);

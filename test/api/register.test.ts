@@ -1,7 +1,7 @@
 // Registration (spec 2.2 AgentRegistration, 5.2, 7.1) and pairing (choices.md section 10)
 // through HTTP: what a registering agent is answered, what lands on the log, and that every
 // refusal answers {error, detail} naming the field and writes nothing.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Point } from '@noble/ed25519';
@@ -9,23 +9,10 @@ import { generateKeyPair, privateKeyFromPem, signPayload, verifyPayload } from '
 import { sponsorObject } from '../../lib/client/agent.js';
 import { pairingCodeHash, pairingEnvelope, pairingPayload } from '../../lib/client/pairing.js';
 import { fixtureJson } from '../helpers/fixtures.js';
-import { startService, type Reply, type TestService } from '../helpers/service.js';
+import { refused } from '../helpers/refused.js';
+import { startService, type TestService } from '../helpers/service.js';
 import { make, register, registration, send, type TestAgent } from '../helpers/agents.js';
 
-const CODES: Record<number, string> = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 428: 'precondition_required' };
-
-/** A refusal as the user sees it: status, error code, a detail naming the field, nothing written. */
-async function refuse(t: Test, s: TestService, what: string, reply: Promise<Reply>, status: number, detail: RegExp): Promise<void> {
-  const size = s.record.state.size;
-  const tree = (await s.get('/v1/log/sth')).body.treeSize;
-  const r = await reply;
-  t.equal(r.status, status, `${what}: ${status} (${r.text})`);
-  t.same(Object.keys(r.body ?? {}).sort(), ['detail', 'error'], `${what}: {error, detail}`);
-  t.equal(r.body?.error, CODES[status], `${what}: error code`);
-  t.match(r.body?.detail, detail, `${what}: detail names it`);
-  t.equal(s.record.state.size, size, `${what}: nothing applied`);
-  t.equal((await s.get('/v1/log/sth')).body.treeSize, tree, `${what}: nothing logged`);
-}
 
 const keyFile = (s: TestService, name: string) => privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', name), 'utf8'));
 const now = (s: TestService) => new Date(s.record.now()).toISOString();
@@ -76,10 +63,10 @@ t.test('the constitution: 428 naming the version and hash in force unless acknow
     ['the hash in upper case', { ...without, constitution: { version: c.version, hash: c.hash.toUpperCase() } }, inForce],
   ];
   for (const [what, body, detail] of cases) {
-    await refuse(t, s, what, post(s, body), 428, detail);
-    await refuse(t, s, `${what} (detail names the one in force)`, post(s, body), 428, inForce);
+    await refused(t, s, what, post(s, body), 428, detail);
+    await refused(t, s, `${what} (detail names the one in force)`, post(s, body), 428, inForce);
   }
-  await refuse(t, s, 'the one in force with an extra member', post(s, { ...without, constitution: { ...c, article: 'I' } }), 400, /body.constitution/);
+  await refused(t, s, 'the one in force with an extra member', post(s, { ...without, constitution: { ...c, article: 'I' } }), 400, /body.constitution/);
   t.equal((await post(s, { ...without, constitution: { version: c.version, hash: c.hash } })).status, 201, 'acknowledged exactly: taken');
 });
 
@@ -90,12 +77,12 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
   const a = await register(s, 'carol');
   const check = generateKeyPair();
   t.equal((await send(s, a, 'key.delegate', { key: check.publicKey, scope: 'reports' })).status, 201);
-  await refuse(t, s, 'handle taken', post(s, fresh(s, 'alice')), 409, /handle: alice is taken/);
-  await refuse(t, s, 'handle taken in another case', post(s, fresh(s, 'ALICE')), 409, /handle: ALICE is taken/);
-  await refuse(t, s, 'an agent\'s main key', post(s, registration(s, 'bob', k.publicKey)), 409, /publicKey: this key already belongs to an agent/);
-  await refuse(t, s, 'an agent\'s check key', post(s, registration(s, 'bob', check.publicKey)), 409, /publicKey: this key already belongs/);
-  await refuse(t, s, 'a one-letter handle', post(s, fresh(s, 'b')), 400, /body.handle/);
-  await refuse(t, s, 'a handle starting with a hyphen', post(s, fresh(s, '-bob')), 400, /body.handle/);
+  await refused(t, s, 'handle taken', post(s, fresh(s, 'alice')), 409, /handle: alice is taken/);
+  await refused(t, s, 'handle taken in another case', post(s, fresh(s, 'ALICE')), 409, /handle: ALICE is taken/);
+  await refused(t, s, 'an agent\'s main key', post(s, registration(s, 'bob', k.publicKey)), 409, /publicKey: this key already belongs to an agent/);
+  await refused(t, s, 'an agent\'s check key', post(s, registration(s, 'bob', check.publicKey)), 409, /publicKey: this key already belongs/);
+  await refused(t, s, 'a one-letter handle', post(s, fresh(s, 'b')), 400, /body.handle/);
+  await refused(t, s, 'a handle starting with a hyphen', post(s, fresh(s, '-bob')), 400, /body.handle/);
 
   const der = Buffer.from(generateKeyPair().publicKey, 'base64url');
   const spellings: [string, string, RegExp][] = [
@@ -104,7 +91,7 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
     ['base64url with padding', `${der.toString('base64url')}=`, /publicKey/],
     ['another algorithm\'s SPKI prefix', Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), der.subarray(12)]).toString('base64url'), /publicKey: not an Ed25519 SPKI/],
   ];
-  for (const [what, key, detail] of spellings) await refuse(t, s, what, post(s, registration(s, 'bob', key)), 400, detail);
+  for (const [what, key, detail] of spellings) await refused(t, s, what, post(s, registration(s, 'bob', key)), 400, detail);
 
   // The speccheck keys: every small-order, non-canonical or mixed-order point is refused (400),
   // and a sound one is taken.
@@ -117,7 +104,7 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
     }
   });
   t.ok(smallOrder.length > 0, 'speccheck has a small-order public key');
-  for (const hex of smallOrder) await refuse(t, s, `small-order key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: small-order point/);
+  for (const hex of smallOrder) await refused(t, s, `small-order key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: small-order point/);
   // Non-canonical encodings: speccheck's (x = 0 with the sign bit), and y = p + 1.
   const nonCanonical = keys.filter((hex) => {
     try {
@@ -129,7 +116,7 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
   });
   t.ok(nonCanonical.length > 0, 'speccheck has a non-canonical public key');
   for (const hex of [...nonCanonical, 'ee' + 'ff'.repeat(30) + '7f']) {
-    await refuse(t, s, `non-canonical key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: non-canonical point encoding/);
+    await refused(t, s, `non-canonical key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: non-canonical point encoding/);
   }
   const mixed = keys.filter((hex) => {
     try {
@@ -140,7 +127,7 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
     }
   });
   t.ok(mixed.length > 0, 'speccheck has a mixed-order public key');
-  for (const hex of mixed) await refuse(t, s, `mixed-order key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: point is not torsion-free/);
+  for (const hex of mixed) await refused(t, s, `mixed-order key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: point is not torsion-free/);
   const sound = keys.filter((hex) => !smallOrder.includes(hex) && !nonCanonical.includes(hex) && !mixed.includes(hex));
   t.ok(sound.length > 0, 'speccheck has a sound public key');
   const taken = await post(s, registration(s, 'sound', spki(Buffer.from(sound[0]!, 'hex'))));
@@ -158,7 +145,7 @@ t.test('operator ids: own by default, op_ only by pairing, agent: only by the se
     ['a one-character operator id', { operatorId: 'x' }, 400, /body.operatorId/],
     ['an operator id with a space', { operatorId: 'my lab' }, 400, /body.operatorId/],
   ];
-  for (const [what, extra, status, detail] of cases) await refuse(t, s, what, post(s, fresh(s, 'bob', {}, extra)), status, detail);
+  for (const [what, extra, status, detail] of cases) await refused(t, s, what, post(s, fresh(s, 'bob', {}, extra)), status, detail);
   const r = await post(s, fresh(s, 'Bob'));
   t.equal(r.body.operatorId, 'agent:bob', 'without operatorId: agent:<handle in lower case>');
 });
@@ -173,14 +160,14 @@ t.test('a second agent of an operator needs a sponsor: an agent of that operator
   const bob = (sponsor?: { handle: string; signature: string }) =>
     post(s, { ...registration(s, 'bob', k.publicKey, { operatorId: 'lab-a' }), ...(sponsor === undefined ? {} : { sponsor }) });
   const by = (handle: string, key = alice.privateKey, obj: object = sponsorObject('bob', k.publicKey)) => ({ handle, signature: signPayload(key, obj) });
-  await refuse(t, s, 'no sponsor', bob(), 403, /sponsor: operator lab-a has agents already/);
-  await refuse(t, s, 'a sponsor of another operator', bob(by('olga', olga.privateKey)), 403, /sponsor.handle: olga is not an agent of operator lab-a/);
-  await refuse(t, s, 'a sponsor nobody knows', bob(by('nobody')), 403, /sponsor.handle: nobody is not an agent/);
-  await refuse(t, s, 'signed by the new key', bob(by('alice', k.privateKey)), 401, /sponsor.signature: does not verify with alice's main key/);
-  await refuse(t, s, 'signed by the sponsor\'s check key', bob(by('alice', check.privateKey)), 401, /sponsor.signature/);
-  await refuse(t, s, 'signed for another handle', bob(by('alice', alice.privateKey, sponsorObject('bobby', k.publicKey))), 401, /sponsor.signature/);
-  await refuse(t, s, 'signed for another key', bob(by('alice', alice.privateKey, sponsorObject('bob', generateKeyPair().publicKey))), 401, /sponsor.signature/);
-  await refuse(t, s, 'a malformed signature', bob({ handle: 'alice', signature: 'abc' }), 400, /body.sponsor.signature/);
+  await refused(t, s, 'no sponsor', bob(), 403, /sponsor: operator lab-a has agents already/);
+  await refused(t, s, 'a sponsor of another operator', bob(by('olga', olga.privateKey)), 403, /sponsor.handle: olga is not an agent of operator lab-a/);
+  await refused(t, s, 'a sponsor nobody knows', bob(by('nobody')), 403, /sponsor.handle: nobody is not an agent/);
+  await refused(t, s, 'signed by the new key', bob(by('alice', k.privateKey)), 401, /sponsor.signature: does not verify with alice's main key/);
+  await refused(t, s, 'signed by the sponsor\'s check key', bob(by('alice', check.privateKey)), 401, /sponsor.signature/);
+  await refused(t, s, 'signed for another handle', bob(by('alice', alice.privateKey, sponsorObject('bobby', k.publicKey))), 401, /sponsor.signature/);
+  await refused(t, s, 'signed for another key', bob(by('alice', alice.privateKey, sponsorObject('bob', generateKeyPair().publicKey))), 401, /sponsor.signature/);
+  await refused(t, s, 'a malformed signature', bob({ handle: 'alice', signature: 'abc' }), 400, /body.sponsor.signature/);
   const good = await bob(by('alice'));
   t.equal(good.status, 201, good.text);
   t.match(good.body, { handle: 'bob', operatorId: 'lab-a', tier: 'unverified' });
@@ -189,7 +176,7 @@ t.test('a second agent of an operator needs a sponsor: an agent of that operator
   t.equal((await register(s, 'cleo', { operatorId: 'lab-a', sponsor: b })).operatorId, 'lab-a', 'any agent of the operator may sponsor');
   // A retired agent sponsors nobody.
   t.equal((await send(s, olga, 'key.revoke', { key: olga.publicKey })).status, 200);
-  await refuse(t, s, 'a retired sponsor', post(s, fresh(s, 'oscar', { operatorId: 'lab-o', sponsor: olga })), 403, /sponsor.handle: olga is not an agent of operator lab-o/);
+  await refused(t, s, 'a retired sponsor', post(s, fresh(s, 'oscar', { operatorId: 'lab-o', sponsor: olga })), 403, /sponsor.handle: olga is not an agent of operator lab-o/);
 });
 
 t.test('pairing: an operator-key envelope issues a code, stored hashed, good once for 24 hours', async (t) => {
@@ -209,19 +196,19 @@ t.test('pairing: an operator-key envelope issues a code, stored hashed, good onc
   t.equal(a.status, 201, a.text);
   t.match(a.body, { handle: 'alice', operatorId: 'op_lab', tier: 'account' });
   t.equal((await s.get('/v2/heartbeat?agent=alice')).body.tier, 'account');
-  await refuse(t, s, 'the code again', post(s, fresh(s, 'bob', { pairing: 'code-one-0123456789' })), 409, /pairing: this code was used already \(by alice\)/);
-  await refuse(t, s, 'an unknown code', post(s, fresh(s, 'bob', { pairing: 'nobody-knows-this' })), 404, /pairing: no such pairing code/);
-  await refuse(t, s, 'a code too short', post(s, fresh(s, 'bob', { pairing: 'short' })), 400, /body.pairing/);
+  await refused(t, s, 'the code again', post(s, fresh(s, 'bob', { pairing: 'code-one-0123456789' })), 409, /pairing: this code was used already \(by alice\)/);
+  await refused(t, s, 'an unknown code', post(s, fresh(s, 'bob', { pairing: 'nobody-knows-this' })), 404, /pairing: no such pairing code/);
+  await refused(t, s, 'a code too short', post(s, fresh(s, 'bob', { pairing: 'short' })), 400, /body.pairing/);
 
   // A second agent of op_lab by a second code: no sponsor. A refusal for another reason (a
   // handle taken) leaves the code unused.
   t.equal((await pair(s, 'op_lab', 'code-two-0123456789')).status, 201);
-  await refuse(t, s, 'a taken handle with a good code', post(s, fresh(s, 'ALICE', { pairing: 'code-two-0123456789' })), 409, /handle/);
+  await refused(t, s, 'a taken handle with a good code', post(s, fresh(s, 'ALICE', { pairing: 'code-two-0123456789' })), 409, /handle/);
   const b = await post(s, fresh(s, 'bob', { pairing: 'code-two-0123456789' }));
   t.equal(b.status, 201, b.text);
   t.equal(b.body.operatorId, 'op_lab', 'no sponsor needed by pairing');
   const alice: TestAgent = { handle: 'alice', publicKey: ka.publicKey, privateKey: ka.privateKey, operatorId: 'op_lab' };
-  await refuse(t, s, 'op_lab by operatorId, even sponsored', post(s, fresh(s, 'cleo', { operatorId: 'op_lab', sponsor: alice })), 403, /operatorId: ids beginning op_/);
+  await refused(t, s, 'op_lab by operatorId, even sponsored', post(s, fresh(s, 'cleo', { operatorId: 'op_lab', sponsor: alice })), 403, /operatorId: ids beginning op_/);
 
   // Expiry: a code works until 24 hours after its entry, not after.
   t.equal((await pair(s, 'op_lab', 'code-three-0123456789')).status, 201);
@@ -230,7 +217,7 @@ t.test('pairing: an operator-key envelope issues a code, stored hashed, good onc
   t.equal((await post(s, fresh(s, 'cleo', { pairing: 'code-three-0123456789' }))).status, 201, 'good 23 hours later');
   s.advance(2 * 3600_000);
   await s.tick();
-  await refuse(t, s, 'an expired code', post(s, fresh(s, 'dora', { pairing: 'code-four-0123456789' })), 409, /pairing: this code expired at/);
+  await refused(t, s, 'an expired code', post(s, fresh(s, 'dora', { pairing: 'code-four-0123456789' })), 409, /pairing: this code expired at/);
 
   // The deployment's own operator is verified at genesis: its agents are.
   t.equal((await pair(s, 'op_archive', 'code-five-0123456789')).status, 201);
@@ -257,9 +244,9 @@ t.test('pairing refusals: the operator key only, fresh, once per code hash, op_ 
     ['another type', signed(p({ type: 'paper' })), 400, /payload.type: this endpoint takes operator.pairing/],
     ['the envelope with more', { ...signed(p()), note: 'x' }, 400, /body: unknown member "note"/],
   ];
-  for (const [what, body, status, detail] of cases) await refuse(t, s, what, s.post('/v2/pairing', body), status, detail);
+  for (const [what, body, status, detail] of cases) await refused(t, s, what, s.post('/v2/pairing', body), status, detail);
   // Order: a bad signature is answered before the schema.
-  await refuse(t, s, 'bad signature and not an op_ id', s.post('/v2/pairing', signed(p({ operatorId: 'lab' }), alice.privateKey)), 401, /operator key/);
+  await refused(t, s, 'bad signature and not an op_ id', s.post('/v2/pairing', signed(p({ operatorId: 'lab' }), alice.privateKey)), 401, /operator key/);
 });
 
 t.test('racing registrations: one handle, one key, one use of a code', async (t) => {
