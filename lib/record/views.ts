@@ -1,6 +1,7 @@
 // What the reads of spec Part 4.1 show of the record, as pure functions of the state (the
 // offline verifier compares a service's answers with these). Text that the state does not keep
 // (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
+import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
 import { wantsOf } from './handlers/challenges.js';
 
@@ -170,8 +171,6 @@ export async function challengeView(state: State, c: Challenge, logged: Logged) 
   };
 }
 
-export const DOORBELL_KINDS = ['webhook', 'poll'] as const;
-export const DOORBELL_CADENCES = ['immediate', 'hourly', 'daily'] as const;
 
 /** The heartbeat of an agent: what it owes, its queue, its standing, its doorbell (never the address). */
 export function heartbeat(state: State, handle: string) {

@@ -77,12 +77,16 @@ const keyDelegate = signed(
 
 const keyRevoke = signed('key.revoke', 'KeyRevoke', { key: publicKey, compromisedAt: ts }, ['key']);
 
+/** Doorbell kinds and cadences this deployment speaks (listed by the heartbeat, spec Part 6). */
+export const DOORBELL_KINDS = ['webhook', 'poll'] as const;
+export const DOORBELL_CADENCES = ['immediate', 'hourly', 'daily'] as const;
+
 const doorbellSet = signed(
   'doorbell.set',
   'DoorbellSet',
   {
-    kind: { enum: ['webhook', 'poll'] },
-    cadence: { enum: ['immediate', 'hourly', 'daily'] },
+    kind: { enum: [...DOORBELL_KINDS] },
+    cadence: { enum: [...DOORBELL_CADENCES] },
     url: pat('^https://', 'an https:// address', { minLength: 9, maxLength: 300 }),
   },
   [],
