@@ -11,6 +11,7 @@ import * as reviews from './handlers/reviews.js';
 import * as args from './handlers/arguments.js';
 import * as challenges from './handlers/challenges.js';
 import type { RecordEntry, State } from './state.js';
+import { updateNumbers } from './numbers/numbers.js';
 
 /** Entry types of the log (spec Part 6 leaves them open): writes, then service events. */
 export const HANDLERS: Readonly<Record<string, Handler>> = {
@@ -56,6 +57,7 @@ export function check(state: State, e: RecordEntry): void | AlreadySo {
 /** Folds an admitted entry into `state` (in place) and returns what its reply reports. */
 export function applyEntry(state: State, e: RecordEntry): unknown {
   const outcome = handler(e.type).apply(state, e);
+  updateNumbers(state, e, outcome);
   state.size = e.seq + 1;
   state.lastTs = e.ts;
   return outcome;

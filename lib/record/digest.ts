@@ -20,8 +20,9 @@ function plain(value: unknown): unknown {
 
 /** The state as canonical JSON, without the scheduler's queues. */
 export function stateJson(state: State): string {
-  const { due: _due, ...rest } = state;
-  return canonicalize(plain(rest));
+  // The numbers' indexes are derived from the rest; the scores are the numbers themselves.
+  const { due: _due, numbers, ...rest } = state;
+  return canonicalize(plain({ ...rest, scores: numbers.scores }));
 }
 
 /** SHA-256 of stateJson. */

@@ -1,5 +1,7 @@
 // The record's state: everything the log says so far, folded entry by entry (apply.ts). It is
 // plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
+import { emptyNumbers, type Numbers } from './numbers/numbers.js';
+import type { VerifiedBy } from './numbers/verification.js';
 
 /** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */
 export interface RecordEntry {
@@ -250,8 +252,10 @@ export interface State {
   /** Every key ever registered or delegated, main or check, to its agent's handle. */
   keys: Map<string, string>;
   operators: Map<string, Operator>;
-  /** Operators verified by the record, with the round that verified them. */
-  verified: Map<string, { round: number; seq: number }>;
+  /** Operators verified by the record, with the round and what earned it (choices.md section 7). */
+  verified: Map<string, VerifiedBy>;
+  /** Operators that lost verification: a receipt of theirs disputed by two verified operators. */
+  voided: Map<string, { seq: number; receipt: string }>;
   pairings: Map<string, Pairing>;
   papers: Map<string, Paper>;
   claims: Map<string, Claim>;
@@ -273,6 +277,8 @@ export interface State {
   reportsByKey: Map<string, { type: string; id: string; seq: number; ts: string }[]>;
   /** What falls due, in the order it falls due (entry times never go backwards). */
   due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue };
+  /** credence/0.3: every claim's numbers, kept as entries land (numbers/numbers.ts). */
+  numbers: Numbers;
 }
 
 const queue = (): DueQueue => ({ items: [], head: 0 });
@@ -291,6 +297,7 @@ export function emptyState(): State {
     keys: new Map(),
     operators: new Map(),
     verified: new Map(),
+    voided: new Map(),
     pairings: new Map(),
     papers: new Map(),
     claims: new Map(),
@@ -307,6 +314,7 @@ export function emptyState(): State {
     shutOuts: new Map(),
     reportsByKey: new Map(),
     due: { unsealed: queue(), lapse: queue(), reveal: queue(), shutOutEnd: queue() },
+    numbers: emptyNumbers(),
   };
 }
 

@@ -1,0 +1,42 @@
+// Indexes the numbers need beyond what the handlers keep: who relies on which claim, each
+// operator's claims and reports in log order. Derived from the entries alone, kept as they land.
+import { pushTo } from '../state.js';
+
+export interface NumbersIndex {
+  /** Every claim's place in log order (claims of one paper in claim order). */
+  ordinal: Map<string, number>;
+  refs: string[];
+  /** Reviews per claim, in log order. */
+  reviewsByClaim: Map<string, string[]>;
+  /** Foundation ref to the papers relying on it (for `use`). */
+  relying: Map<string, string[]>;
+  /** Foundation ref to the claims whose prior it enters. */
+  dependents: Map<string, string[]>;
+  /** An operator's paper claims, in log order (for calibration). */
+  claimsByOperator: Map<string, string[]>;
+  /** An operator's receipts, reviews and argument checks (for verification by the record). */
+  receiptsByOperator: Map<string, string[]>;
+  reviewsByOperator: Map<string, string[]>;
+  checksByOperator: Map<string, Set<string>>;
+}
+
+export function emptyIndex(): NumbersIndex {
+  return {
+    ordinal: new Map(),
+    refs: [],
+    reviewsByClaim: new Map(),
+    relying: new Map(),
+    dependents: new Map(),
+    claimsByOperator: new Map(),
+    receiptsByOperator: new Map(),
+    reviewsByOperator: new Map(),
+    checksByOperator: new Map(),
+  };
+}
+
+export function noteClaim(ix: NumbersIndex, ref: string): void {
+  ix.ordinal.set(ref, ix.refs.length);
+  ix.refs.push(ref);
+}
+
+export { pushTo };

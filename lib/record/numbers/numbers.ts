@@ -1,0 +1,219 @@
+// The numbers as writes land (choices.md sections 6 and 7): after every entry the fold notes it
+// in the indexes, rescores the claims it touched and, in log order, every claim whose score
+// depends on one that moved (a foundation's credence or status; an author's earlier claim
+// resolved), then runs the rounds of verification by the record. A change of who is verified
+// moves tier weights everywhere: then every claim is rescored. `rescoreAll` is also the
+// from-scratch computation that the incremental one must equal.
+import type { RecordEntry, State } from '../state.js';
+import { emptyIndex, noteClaim, pushTo, type NumbersIndex } from './index.js';
+import { foundationsOf, scoreClaim, type Score } from './score.js';
+import { verifyRound, voidIfDisputed } from './verification.js';
+
+export interface Numbers {
+  index: NumbersIndex;
+  scores: Map<string, Score>;
+  /** Bumped whenever any score changes: caches of served numbers key on it. */
+  version: number;
+}
+
+export const emptyNumbers = (): Numbers => ({ index: emptyIndex(), scores: new Map(), version: 0 });
+
+/** What an entry touched: claims to rescore, operators whose verification may have changed. */
+interface Touched {
+  claims: string[];
+  operators: string[];
+  /** A receipt a cross-check disagreed with (voiding). */
+  disputed: string | null;
+}
+
+/** Notes `e` (already applied) in the indexes; `outcome` is what its apply returned. */
+function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
+  const ix = state.numbers.index;
+  const t: Touched = { claims: [], operators: [], disputed: null };
+  const p = e.logged?.payload;
+  switch (e.type) {
+    case 'paper': {
+      const paper = state.papers.get(outcome.id)!;
+      const relied = new Set<string>();
+      for (const ref of paper.claims) {
+        noteClaim(ix, ref);
+        pushTo(ix.claimsByOperator, paper.operatorId, ref);
+        for (const f of foundationsOf(state, state.claims.get(ref)!)) {
+          pushTo(ix.dependents, f, ref);
+          relied.add(f);
+        }
+        t.claims.push(ref);
+      }
+      for (const f of relied) {
+        pushTo(ix.relying, f, paper.id);
+        t.claims.push(f);
+      }
+      break;
+    }
+    case 'claim.external':
+      noteClaim(ix, outcome.ref);
+      t.claims.push(outcome.ref);
+      break;
+    case 'claim.amend':
+      t.claims.push(p.claim);
+      break;
+    case 'check.commit':
+      pushTo(ix.receiptsByOperator, state.receipts.get(outcome.id)!.operatorId, outcome.id);
+      break;
+    case 'check.result': {
+      const r = state.receipts.get(outcome.id)!;
+      t.claims.push(r.target);
+      if (r.crossCheck !== null) {
+        t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
+        if (outcome.crossMatch === false) t.disputed = r.crossCheck;
+      }
+      break;
+    }
+    case 'review': {
+      const v = state.reviews.get(outcome.id)!;
+      pushTo(ix.reviewsByClaim, v.claim, v.id);
+      pushTo(ix.reviewsByOperator, v.operatorId, v.id);
+      t.claims.push(v.claim);
+      t.operators.push(v.operatorId);
+      break;
+    }
+    case 'argument.file':
+      t.claims.push(p.claim);
+      break;
+    case 'argument.check': {
+      const a = state.argumentsById.get(p.argument)!;
+      const op = state.agents.get(p.agent.handle)!.operatorId;
+      let set = ix.checksByOperator.get(op);
+      if (set === undefined) ix.checksByOperator.set(op, (set = new Set()));
+      set.add(a.id);
+      t.claims.push(a.claim);
+      t.operators.push(op);
+      // A settlement moves the claim; its checkers' reports may now count.
+      if (a.settledSeq === e.seq) for (const c of a.checks.values()) t.operators.push(c.operatorId);
+      break;
+    }
+    case 'key.revoke':
+      for (const d of outcome.disowned as { type: string; id: string }[]) {
+        if (d.type === 'review') {
+          const v = state.reviews.get(d.id)!;
+          t.claims.push(v.claim);
+          t.operators.push(v.operatorId);
+        } else {
+          const r = state.receipts.get(d.id)!;
+          t.claims.push(r.target);
+          t.operators.push(r.operatorId);
+        }
+      }
+      break;
+  }
+  return t;
+}
+
+/** A min-heap of claim ordinals: claims are rescored in log order, so foundations come first. */
+class OrdinalHeap {
+  private items: number[] = [];
+  private queued = new Set<number>();
+  get size(): number {
+    return this.items.length;
+  }
+  push(n: number): void {
+    if (this.queued.has(n)) return;
+    this.queued.add(n);
+    const a = this.items;
+    a.push(n);
+    for (let i = a.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (a[up]! <= a[i]!) break;
+      [a[up], a[i]] = [a[i]!, a[up]!];
+      i = up;
+    }
+  }
+  pop(): number {
+    const a = this.items;
+    const top = a[0]!;
+    const last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && a[l]! < a[m]!) m = l;
+        if (r < a.length && a[r]! < a[m]!) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i]!, a[m]!];
+        i = m;
+      }
+    }
+    this.queued.delete(top);
+    return top;
+  }
+}
+
+/** Whether a claim's dependents must be rescored: what they read of it moved. */
+function movedForDependents(a: Score, b: Score): boolean {
+  return a.prior !== b.prior || a.credence !== b.credence || a.credenceVerified !== b.credenceVerified || a.status !== b.status || a.hypoCredence !== b.hypoCredence || a.hypoVerified !== b.hypoVerified;
+}
+
+/** Rescores `refs` and whatever depends on them; returns the claims whose `resolved` changed. */
+export function refresh(state: State, refs: Iterable<string>): string[] {
+  const { index: ix, scores } = state.numbers;
+  const heap = new OrdinalHeap();
+  for (const ref of refs) heap.push(ix.ordinal.get(ref)!);
+  const resolvedChanged: string[] = [];
+  while (heap.size > 0) {
+    const ref = ix.refs[heap.pop()]!;
+    const claim = state.claims.get(ref)!;
+    const before = scores.get(ref);
+    const after = scoreClaim(state, ix, claim, scores);
+    scores.set(ref, after);
+    if (before === undefined || movedForDependents(before, after)) {
+      for (const d of ix.dependents.get(ref) ?? []) heap.push(ix.ordinal.get(d)!);
+    }
+    if (before?.resolved !== after.resolved) {
+      if (before !== undefined) resolvedChanged.push(ref);
+      // The author's later claims take this one into their calibration.
+      if (!claim.external) {
+        const own = ix.claimsByOperator.get(claim.operatorId)!;
+        for (let i = own.length - 1; i >= 0 && state.claims.get(own[i]!)!.seq > claim.seq; i--) heap.push(ix.ordinal.get(own[i]!)!);
+      }
+    }
+  }
+  state.numbers.version++;
+  return resolvedChanged;
+}
+
+/** Every claim scored from nothing, in log order. */
+export function rescoreAll(state: State): void {
+  state.numbers.scores = new Map();
+  const { index: ix, scores } = state.numbers;
+  for (const ref of ix.refs) scores.set(ref, scoreClaim(state, ix, state.claims.get(ref)!, scores));
+  state.numbers.version++;
+}
+
+/** Operators whose reports touch `ref`: its reviewers and the checkers of its arguments. */
+function reportersOn(state: State, ref: string): string[] {
+  const ops: string[] = [];
+  for (const id of state.numbers.index.reviewsByClaim.get(ref) ?? []) ops.push(state.reviews.get(id)!.operatorId);
+  for (const id of state.argumentsById.size === 0 ? [] : state.argumentsByClaim.get(ref) ?? []) {
+    for (const c of state.argumentsById.get(id)!.checks.values()) ops.push(c.operatorId);
+  }
+  return ops;
+}
+
+/** The numbers after entry `e` (applied already, with `outcome`). Part of the fold. */
+export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): void {
+  const t = noteEntry(state, e, outcome);
+  let candidates: Iterable<string> = t.operators;
+  if (t.disputed !== null && voidIfDisputed(state, t.disputed, e.seq)) {
+    rescoreAll(state);
+    candidates = state.operators.keys();
+  } else if (t.claims.length > 0) {
+    for (const ref of refresh(state, t.claims)) t.operators.push(...reportersOn(state, ref));
+  }
+  // Rounds repeat until nothing changes; after the first, anyone may qualify.
+  while (verifyRound(state, state.numbers.index, candidates, e.seq)) {
+    rescoreAll(state);
+    candidates = state.operators.keys();
+  }
+}

@@ -1,0 +1,318 @@
+// One claim's numbers under credence/0.3 (choices.md section 6), from the state and the scores
+// of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
+// changes nothing. numbers.ts decides which claims to score when an entry lands.
+import { familiesOf } from '../../families.js';
+import { tierOf, type Argument, type Claim, type Receipt, type State } from '../state.js';
+import type { NumbersIndex } from './index.js';
+import {
+  anchor,
+  argumentStep,
+  calibration,
+  calibrationTerm,
+  capLn3,
+  compress,
+  dispute,
+  establishedAt,
+  evidenceStep,
+  externalFactor,
+  familyFactor,
+  KIND_RANK,
+  logit,
+  priorOf,
+  QUALIFIES_CAP,
+  sigmoid,
+  TIER_WEIGHT,
+  type ItemKind,
+} from './rules.js';
+
+export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
+
+/** A claim's numbers, unrounded (views.ts rounds what it serves). */
+export interface Score {
+  ref: string;
+  /** Calibration rho of the author operator (null for an external claim: a = 0.5). */
+  calibration: number | null;
+  prior: number;
+  credence: number;
+  credenceVerified: number;
+  /** The lowest cap on credence (a qualifying argument that holds), or null. */
+  cap: number | null;
+  status: Status;
+  resolved: 0 | 1 | null;
+  use: number;
+  s: number;
+  f: number;
+  dispute: number;
+  reproduced: boolean;
+  families: string[];
+  /** Arguments by independent operators, by stance and status. */
+  arguments: Record<'refutes' | 'qualifies' | 'supports', Record<'open' | 'upheld' | 'dismissed', number>>;
+  foundations: string[];
+  /** Log-odds of the evidence (everything after the prior), all and verified-only. */
+  evidence: number;
+  evidenceVerified: number;
+  /** Credence and credenceVerified if it gained one confirming verified replication of a new family (for lift). */
+  hypoCredence: number;
+  hypoVerified: number;
+  lift: { ref: string; from: number; to: number; gain: number }[];
+}
+
+/** One counted item: an operator's strongest kind, of that kind its latest. */
+interface Item {
+  operatorId: string;
+  kind: ItemKind;
+  favours: boolean;
+  verified: boolean;
+  t: number;
+  families: string[];
+  /** The entry that made it count: a result's seq, a review's seq. */
+  seq: number;
+}
+
+/** Whether a verified operator's cross-check of `r` disagreed with it (a finding against it by a verified operator). */
+export function disputedNow(state: State, r: Receipt): boolean {
+  return r.crossCheckedBy.some((c) => !c.match && state.verified.has(c.operatorId));
+}
+
+/** Whether a verified operator's cross-check of `r` matched it. */
+export function verifiedNow(state: State, r: Receipt): boolean {
+  return r.crossCheckedBy.some((c) => c.match && state.verified.has(c.operatorId));
+}
+
+/** A receipt that counts: resulted, conclusive, not disowned, not disputed by a verified operator. */
+function countingReceipt(state: State, r: Receipt): boolean {
+  return r.result !== null && r.result.outcome !== 'inconclusive' && r.disownedSeq === null && !disputedNow(state, r);
+}
+
+/** The items that count on `claim`: one per operator other than the author's. */
+export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item[] {
+  const best = new Map<string, Item>();
+  const offer = (item: Item) => {
+    if (item.operatorId === claim.operatorId) return;
+    const cur = best.get(item.operatorId);
+    if (cur === undefined || KIND_RANK[item.kind] > KIND_RANK[cur.kind] || (item.kind === cur.kind && item.seq > cur.seq)) best.set(item.operatorId, item);
+  };
+  const weigh = (operatorId: string) => {
+    const tier = tierOf(state, operatorId);
+    return { verified: tier === 'verified', t: TIER_WEIGHT[tier] };
+  };
+  for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
+    const r = state.receipts.get(id)!;
+    if (!countingReceipt(state, r)) continue;
+    offer({ operatorId: r.operatorId, kind: r.kind, favours: r.result!.outcome === 'confirmed', ...weigh(r.operatorId), families: familiesOf(r.models), seq: r.result!.seq });
+  }
+  for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
+    const v = state.reviews.get(id)!;
+    if (v.disownedSeq !== null) continue;
+    offer({ operatorId: v.operatorId, kind: 'review', favours: v.forecast >= 0.5, ...weigh(v.operatorId), families: familiesOf(v.models), seq: v.seq });
+  }
+  return [...best.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** The claims a claim's paper relies on: builds_on with rel extends or method (choices.md section 6, Foundations). */
+export function foundationsOf(state: State, claim: Claim): string[] {
+  if (claim.external) return [];
+  const refs = new Set<string>();
+  for (const p of state.papers.get(claim.paper)!.buildsOn) {
+    if (p.rel !== 'extends' && p.rel !== 'method') continue;
+    if (p.id.startsWith('ext:')) refs.add(`${p.id}#C1`);
+    else if (p.id.startsWith('rec:')) {
+      const named = p.claims?.map((c) => `${p.id}#${c}`) ?? state.papers.get(p.id)?.claims ?? [];
+      for (const r of named) refs.add(r);
+    }
+  }
+  return [...refs];
+}
+
+/** A foundation's factor in a prior: its credence; for an external one min(1, credenceVerified / prior). */
+function factorOf(state: State, f: Score, credence = f.credence, verified = f.credenceVerified): number {
+  return state.claims.get(f.ref)!.external ? externalFactor(verified, f.prior) : credence;
+}
+
+/** Calibration rho of `claim`'s author operator over its resolved paper claims published earlier. */
+function calibrationFor(ix: NumbersIndex, state: State, claim: Claim, scores: Map<string, Score>): number {
+  let sum = 0;
+  let n = 0;
+  for (const ref of ix.claimsByOperator.get(claim.operatorId) ?? []) {
+    const c = state.claims.get(ref)!;
+    if (c.seq >= claim.seq) break;
+    const r = scores.get(ref)?.resolved;
+    if (r === 0 || r === 1) {
+      sum += calibrationTerm(c.confidence!, r);
+      n++;
+    }
+  }
+  return calibration(sum, n);
+}
+
+/** `use`: over later papers relying on the claim, one per operator other than the author's, the sum of their tier weights. */
+function useOf(state: State, ix: NumbersIndex, claim: Claim): number {
+  const ops = new Set<string>();
+  for (const paper of ix.relying.get(claim.ref) ?? []) {
+    const op = state.papers.get(paper)!.operatorId;
+    if (op !== claim.operatorId) ops.add(op);
+  }
+  let use = 0;
+  for (const op of [...ops].sort()) use += TIER_WEIGHT[tierOf(state, op)];
+  return use;
+}
+
+const emptyCounts = () => ({ open: 0, upheld: 0, dismissed: 0 });
+
+/** Scores `claim`, reading earlier claims' scores from `scores`. */
+export function scoreClaim(state: State, ix: NumbersIndex, claim: Claim, scores: Map<string, Score>): Score {
+  // Prior.
+  const rho = claim.external ? null : calibrationFor(ix, state, claim, scores);
+  const a = anchor(rho ?? 0.5, claim.confidence);
+  const foundations = foundationsOf(state, claim);
+  let product = 1;
+  for (const ref of foundations) product *= factorOf(state, scores.get(ref)!);
+  const prior = priorOf(a, product);
+
+  // Evidence items: weights (tier times family factor), sums and masses.
+  const items = countedItems(state, ix, claim);
+  let vRec = 0;
+  let vRev = 0;
+  let uRec = 0;
+  let uRev = 0;
+  let s = 0;
+  let f = 0;
+  let sRep = 0;
+  let fRep = 0;
+  const counted: Item[] = [];
+  const confirmingOps = new Set<string>();
+  const families = new Set<string>();
+  let reproduced = false;
+  for (const item of items) {
+    const { e, mass } = evidenceStep(item.kind, item.favours);
+    const earlier = counted.filter((c) => c.verified && c.favours === item.favours).map((c) => c.families);
+    const w = item.t * familyFactor(item.families, earlier);
+    counted.push(item);
+    if (item.kind === 'review') {
+      if (item.verified) vRev += w * e;
+      else uRev += w * e;
+    } else if (item.verified) vRec += w * e;
+    else uRec += w * e;
+    if (item.kind === 'rerun' && item.favours) reproduced = true;
+    if (!item.verified) continue;
+    if (item.favours) s += mass * w;
+    else f += mass * w;
+    if (item.kind === 'replication') {
+      if (item.favours) {
+        sRep += mass * w;
+        confirmingOps.add(item.operatorId);
+        for (const fam of item.families) families.add(fam);
+      } else fRep += mass * w;
+    }
+  }
+  // A rerun confirmed by anyone counts for `reproduced`, even where a stronger item of its operator counts.
+  if (!reproduced) {
+    for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
+      const r = state.receipts.get(id)!;
+      if (r.kind === 'rerun' && countingReceipt(state, r) && r.result!.outcome === 'confirmed' && r.operatorId !== claim.operatorId) reproduced = true;
+    }
+  }
+
+  // Arguments: settled ones that hold, by an operator independent of the author; one per operator.
+  const counts = { refutes: emptyCounts(), qualifies: emptyCounts(), supports: emptyCounts() };
+  const strongest = new Map<string, Argument>();
+  let cap: number | null = null;
+  let refutingArgument = false;
+  let refutingCounterexample = false;
+  const dismissedBy = new Set<string>();
+  let dismissedAttacks = 0;
+  for (const id of state.argumentsByClaim.get(claim.ref) ?? []) {
+    const arg = state.argumentsById.get(id)!;
+    if (arg.operatorId === claim.operatorId) continue;
+    counts[arg.stance][arg.status]++;
+    if (arg.status === 'dismissed' && arg.stance !== 'supports') {
+      dismissedAttacks++;
+      for (const c of arg.checks.values()) if (!c.holds && state.verified.has(c.operatorId)) dismissedBy.add(c.operatorId);
+    }
+    if (arg.status !== 'upheld') continue;
+    if (arg.stance === 'qualifies') cap = QUALIFIES_CAP;
+    if (arg.stance === 'refutes') {
+      refutingArgument = true;
+      if (arg.grounds === 'counterexample' || arg.grounds === 'contradiction') refutingCounterexample = true;
+    }
+    const cur = strongest.get(arg.operatorId);
+    const step = Math.abs(argumentStep(arg.stance, arg.grounds));
+    if (cur === undefined || step >= Math.abs(argumentStep(cur.stance, cur.grounds))) strongest.set(arg.operatorId, arg);
+  }
+  let args = 0;
+  for (const arg of strongest.values()) args += argumentStep(arg.stance, arg.grounds);
+
+  // Caps: verified reviews, all reviews, and everything from operators that are not verified, each within +-ln 3.
+  const vRevC = capLn3(vRev);
+  const allRev = capLn3(vRevC + uRev);
+  const unverified = capLn3(uRec + (allRev - vRevC));
+  const evidenceVerified = vRec + vRevC + args;
+  const evidence = evidenceVerified + unverified;
+
+  const lp = logit(prior);
+  const credenceAt = (p: number, ev: number) => Math.min(cap ?? 1, sigmoid(compress(logit(p) + ev)));
+  const credence = Math.min(cap ?? 1, sigmoid(compress(lp + evidence)));
+  const credenceVerified = Math.min(cap ?? 1, sigmoid(compress(lp + evidenceVerified)));
+  // One confirming verified replication of a new family: tier weight 1, no family discount, +ln 4.
+  const hypoCredence = credenceAt(prior, evidence + Math.log(4));
+  const hypoVerified = credenceAt(prior, evidenceVerified + Math.log(4));
+
+  const use = useOf(state, ix, claim);
+  const familyList = [...families].sort();
+  const established = (u: number) => credenceVerified >= establishedAt(u) && confirmingOps.size >= 2 && familyList.length >= 2;
+  let status: Status;
+  let resolved: 0 | 1 | null = null;
+  if (claim.kind === 'conceptual') {
+    if (refutingCounterexample) status = 'refuted';
+    else if (cap !== null) status = 'contested';
+    else if (dismissedAttacks >= 2 && dismissedBy.size >= 2 && credenceVerified >= 0.6) status = 'supported';
+    else status = 'unchecked';
+    if (status === 'refuted') resolved = 0;
+  } else {
+    const contested = sRep + fRep > 0 && 4 * (sRep / (sRep + fRep)) * (fRep / (sRep + fRep)) >= 0.5;
+    if (credenceVerified <= 0.35 && (fRep > 0 || refutingArgument)) status = 'refuted';
+    else if (contested) status = 'contested';
+    else if (established(use)) status = 'established';
+    else if (credenceVerified >= 0.6 && sRep > 0) status = 'supported';
+    else status = 'unchecked';
+    if (status === 'refuted') resolved = 0;
+    else if (!contested && established(0)) resolved = 1;
+  }
+
+  // Lift: for the claim itself and each foundation, its credence if that claim gained one confirming verified replication of a new family.
+  const lift: Score['lift'] = [];
+  if (claim.kind === 'empirical') lift.push({ ref: claim.ref, from: credence, to: hypoCredence, gain: hypoCredence - credence });
+  for (const ref of foundations) {
+    const fs = scores.get(ref)!;
+    let changed = 1;
+    for (const other of foundations) changed *= other === ref ? factorOf(state, fs, fs.hypoCredence, fs.hypoVerified) : factorOf(state, scores.get(other)!);
+    const p = priorOf(a, changed);
+    const to = credenceAt(p, evidence);
+    lift.push({ ref, from: credence, to, gain: to - credence });
+  }
+  lift.sort((x, y) => y.gain - x.gain || (x.ref < y.ref ? -1 : x.ref > y.ref ? 1 : 0));
+
+  return {
+    ref: claim.ref,
+    calibration: rho,
+    prior,
+    credence,
+    credenceVerified,
+    cap,
+    status,
+    resolved,
+    use,
+    s,
+    f,
+    dispute: dispute(s, f),
+    reproduced,
+    families: familyList,
+    arguments: counts,
+    foundations,
+    evidence,
+    evidenceVerified,
+    hypoCredence,
+    hypoVerified,
+    lift,
+  };
+}
