@@ -5,6 +5,7 @@ import type { Deployment } from '../lib/deployment.js';
 import { errorMiddleware } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
+import { numbersRoutes } from './routes/numbers.js';
 import { writeRoutes } from './routes/writes.js';
 import type { Verify } from './envelope.js';
 import { constitutionRoutes } from './routes/constitution.js';
@@ -35,6 +36,8 @@ export const ENDPOINTS = [
   'GET /v1/log/checkpoint',
   'GET /v1/constitution',
   'GET /v2/record',
+  'GET /v2/credence',
+  'GET /v2/frontier?limit=',
   'GET /v2/papers/{id}',
   'GET /v2/receipts/{hash}',
   'GET /v2/arguments?claim=',
@@ -70,6 +73,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(log.routes());
   app.use(constitutionRoutes(() => loadConstitution(record.state.constitution.version)).routes());
   app.use(recordRoutes(d, record).routes());
+  app.use(numbersRoutes(record.state).routes());
   app.use(writeRoutes(d, record, opts.verify).routes());
   app.use(async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== '/') return next();

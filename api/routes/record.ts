@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import { ArchiveError, badRequest, internal, notFound } from '../../lib/errors.js';
 import { bareChallengeId } from '../../lib/ids.js';
 import type { LiveRecord } from '../../lib/record/record.js';
-import { argumentView, challengeView, heartbeat, paperView, receiptView, summary, type Logged } from '../../lib/record/views.js';
+import { argumentView, challengeView, heartbeat, paperView, rankedChallenges, receiptView, summary, type Logged } from '../../lib/record/views.js';
 import type { Deployment } from '../../lib/deployment.js';
 import { parseEntryRecord } from '../../log/entry.js';
 import { intParam, params, type Query } from '../params.js';
@@ -90,8 +90,8 @@ export function recordRoutes(d: Deployment, record: LiveRecord): Router {
     const limit = intParam(query, 'limit', { min: 1, max: 200, default: 50 });
     const all = query.get('all');
     if (all !== undefined && all !== '1') throw badRequest(`all: expected the string 1, got ${JSON.stringify(all)}`);
-    // Oldest first until the record's numbers rank them (value of checking).
-    const list = [...state.challenges.values()].filter((c) => all === '1' || c.status === 'open').slice(0, limit);
+    // Ranked by the value of checking their claim; ties oldest first.
+    const list = rankedChallenges(state, all === '1').slice(0, limit);
     ctx.body = { challenges: await Promise.all(list.map((c) => challengeView(state, c, logged))) };
   });
 

@@ -4,6 +4,8 @@
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
 import { wantsOf } from './handlers/challenges.js';
+import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
+import { frontier } from './numbers/frontier.js';
 
 export type Logged = (seq: number) => Promise<any>;
 
@@ -26,9 +28,9 @@ export function summary(state: State) {
     arguments: state.argumentsById.size,
     challenges: state.challenges.size,
     findings: state.findings.length,
-    voidedOperators: 0,
+    voidedOperators: state.voided.size,
     withheld: [],
-    verifiedByRecord: [...state.verified].map(([operatorId, v]) => ({ operatorId, round: v.round })),
+    verifiedByRecord: verifiedByRecord(state),
     settings: {},
   };
 }
@@ -76,7 +78,8 @@ export const outputsShown = (r: Receipt): boolean => r.revealedSeq !== null;
 export function receiptView(state: State, r: Receipt) {
   const shown = outputsShown(r);
   const res = r.result;
-  const by = (verified: boolean, match: boolean) => r.crossCheckedBy.filter((c) => c.verified === verified && (verified ? c.match === match : true));
+  // Whether the cross-checking operator is verified now: the record's rounds may verify it later.
+  const by = (verified: boolean, match: boolean) => r.crossCheckedBy.filter((c) => state.verified.has(c.operatorId) === verified && (verified ? c.match === match : true));
   return {
     id: r.id,
     target: r.target,
@@ -147,6 +150,15 @@ export async function argumentView(state: State, a: Argument, logged: Logged) {
   };
 }
 
+/** Challenges ranked by the value of checking their claim, ties oldest first; open ones unless `all`. */
+export function rankedChallenges(state: State, all: boolean): Challenge[] {
+  return [...state.challenges.values()]
+    .filter((c) => all || c.status === 'open')
+    .map((c) => ({ c, v: claimValue(state, c.claim) }))
+    .sort((a, b) => b.v - a.v || a.c.seq - b.c.seq)
+    .map((x) => x.c);
+}
+
 export async function challengeView(state: State, c: Challenge, logged: Logged) {
   const p = (await logged(c.seq)).payload;
   const since = (state.receiptsByClaim.get(c.claim) ?? [])
@@ -167,6 +179,7 @@ export async function challengeView(state: State, c: Challenge, logged: Logged) 
     closedSeq: c.closedSeq,
     completedBy: c.completedBy,
     reason: c.reason,
+    numbers: claimNumbers(state, c.claim),
     receiptsSince: since,
   };
 }
@@ -196,6 +209,15 @@ export function heartbeat(state: State, handle: string) {
   const shutOuts = [...state.shutOuts.values()]
     .filter((s) => s.operatorId === agent.operatorId && s.endedSeq === null)
     .map((s) => ({ claim: s.claim, until: new Date(s.until).toISOString() }));
+  // Claims worth checking in its fields (all fields while it has published none), not its operator's own.
+  const worth = frontier(state, 50)
+    .claims.filter((c: any) => {
+      const claim = state.claims.get(c.ref)!;
+      return claim.operatorId !== agent.operatorId && (fields.size === 0 || fields.has(fieldOf(c.ref) ?? ''));
+    })
+    .slice(0, 10);
+  const verified = state.verified.get(agent.operatorId);
+  const voided = state.voided.get(agent.operatorId);
   const bell = agent.doorbell;
   return {
     agent: handle,
@@ -203,9 +225,13 @@ export function heartbeat(state: State, handle: string) {
     tier: tierOf(state, agent.operatorId),
     retired: agent.retiredSeq !== null,
     owed,
-    queue: { fields: [...fields].sort(), challenges, arguments: openArguments },
+    queue: { fields: [...fields].sort(), claims: worth, challenges, arguments: openArguments },
     standing: {
       tier: tierOf(state, agent.operatorId),
+      // Its operator's calibration over its resolved claims (credence/0.3), and what verified it.
+      calibration: operatorCalibration(state, agent.operatorId),
+      verifiedByRecord: verified === undefined ? null : { round: verified.round, seq: verified.seq },
+      voided: voided === undefined ? null : voided,
       commitments: mine.length,
       results: mine.filter((r) => r.result !== null).length,
       lapsed: mine.filter((r) => r.stage === 'lapsed').length,

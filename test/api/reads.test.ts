@@ -23,7 +23,7 @@ t.test('the record summary counts what has landed', async (t) => {
   let summary = await counts(s);
   t.same(summary.constitution, { version: constitution.body.version, hash: constitution.body.hash }, 'the constitution in force');
   t.match(summary, { agents: 0, claims: 0, external: 0, checks: 0, receipts: 0, findings: 0, voidedOperators: 0, withheld: [], settings: {} });
-  t.same(summary.verifiedByRecord, [{ operatorId: s.record.state.operator, round: 0 }]);
+  t.same(summary.verifiedByRecord, [{ operatorId: s.record.state.operator, round: 0, seq: 0 }], 'the deployment operator, verified at genesis (entry 0)');
   const expect = { agents: 0, operators: 1, papers: 0, claims: 0, external: 0, checks: 0, receipts: 0, reviews: 0, arguments: 0, challenges: 0, findings: 0 };
   const moved = async (what: string, change: Partial<typeof expect>) => {
     Object.assign(expect, Object.fromEntries(Object.entries(change).map(([k, v]) => [k, expect[k as keyof typeof expect] + v!])));

@@ -30,14 +30,17 @@ export function argumentAt(state: State, id: string, field: string): Argument {
 }
 
 /**
- * The settlement rule (choices.md section 6): the latest check of each verified operator, one
- * voice per set of declared families (a check that declares none is a voice of its own); a side
- * with at least two voices that outnumbers the other three to one settles the argument.
+ * The settlement rule (choices.md section 6): the latest check of each verified operator other
+ * than the claim's author's, one voice per set of declared families (a check that declares none
+ * is a voice of its own); a side with at least two voices that outnumbers the other three to one
+ * settles the argument.
  */
 export function settlement(state: State, a: Argument): ArgumentStatus {
   const voices = { holds: new Set<string>(), fails: new Set<string>() };
+  // The claim's own operator is not independent of it: its checks carry no voice.
+  const author = state.claims.get(a.claim)?.operatorId;
   for (const c of a.checks.values()) {
-    if (tierOf(state, c.operatorId) !== 'verified') continue;
+    if (tierOf(state, c.operatorId) !== 'verified' || c.operatorId === author) continue;
     const families = familiesOf(c.models);
     const voice = families.length > 0 ? `families:${families.join(',')}` : `operator:${c.operatorId}`;
     (c.holds ? voices.holds : voices.fails).add(voice);

@@ -1,0 +1,43 @@
+// The record's numbers (spec 4.1): GET /v2/credence and GET /v2/frontier, served from what the
+// fold keeps (lib/record/numbers/), never recomputed per read. The credence body is cached per
+// tree size and carries an ETag, so a client that has it gets 304.
+import Router from '@koa/router';
+import type { State } from '../../lib/record/state.js';
+import { credenceBody } from '../../lib/record/numbers/served.js';
+import { frontier } from '../../lib/record/numbers/frontier.js';
+import { intParam, params } from '../params.js';
+
+/** Whether the request's If-None-Match names `etag` (or is `*`). */
+function fresh(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim();
+    return v === '*' || v === etag || v === `W/${etag}`;
+  });
+}
+
+export function numbersRoutes(state: State): Router {
+  const router = new Router();
+
+  router.get('/v2/credence', (ctx) => {
+    params(ctx, []);
+    // One state per tree size: the tree size names the numbers.
+    const etag = `"credence-${state.size}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'no-cache');
+    if (fresh(ctx.get('If-None-Match') || undefined, etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = credenceBody(state);
+  });
+
+  router.get('/v2/frontier', (ctx) => {
+    const query = params(ctx, ['limit']);
+    const limit = intParam(query, 'limit', { min: 1, max: 50, default: 10 });
+    ctx.body = frontier(state, limit);
+  });
+
+  return router;
+}

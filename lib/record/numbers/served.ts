@@ -1,0 +1,120 @@
+// The numbers as served (spec 2.3 ClaimScore, 4.1 credence and frontier), as pure functions of
+// the state: the service answers with these and the offline verifier recomputes them.
+import type { Claim, State } from '../state.js';
+import { calibration, calibrationTerm, CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
+import type { Score } from './score.js';
+
+/**
+ * A probability as served: rounded to 4 decimals and kept within [0.0001, 0.9999], so that
+ * rounding never shows a credence as certain (it is strictly inside (0, 1) unrounded).
+ */
+export const servedProbability = (p: number): number => Math.min(0.9999, Math.max(0.0001, round4(p)));
+
+/**
+ * Claims shown in /v2/credence: frozen and withheld claims are left out. Nothing can be frozen
+ * or withheld on this record yet (stewards come with the stewardship rules), so every claim is.
+ */
+export const inView = (_state: State, _claim: Claim): boolean => true;
+
+/** One claim's ClaimScore (credence/0.3). */
+export function claimScore(state: State, ref: string) {
+  const c = state.claims.get(ref)!;
+  const s = state.numbers.scores.get(ref)!;
+  return {
+    ref: c.ref,
+    paper: c.paper,
+    external: c.external,
+    kind: c.kind,
+    prior: servedProbability(s.prior),
+    ...(s.calibration === null ? {} : { calibration: round4(s.calibration) }),
+    credence: servedProbability(s.credence),
+    credenceVerified: servedProbability(s.credenceVerified),
+    cap: s.cap,
+    status: s.status,
+    resolved: s.resolved,
+    use: round4(s.use),
+    dispute: round4(s.dispute),
+    reproduced: s.reproduced,
+    families: s.families,
+    arguments: s.arguments,
+    foundations: s.foundations.map((ref) => {
+      const f = state.numbers.scores.get(ref)!;
+      return { ref, credence: servedProbability(f.credence), status: f.status };
+    }),
+    lift: s.lift.map((l) => ({ ref: l.ref, from: servedProbability(l.from), to: servedProbability(l.to), gain: round4(l.gain) })),
+  };
+}
+
+/** A claim's score serialised once: a Score is replaced, never changed, when its claim is rescored. */
+const scoreJson = new WeakMap<Score, string>();
+
+function claimJson(state: State, ref: string): string {
+  const s = state.numbers.scores.get(ref)!;
+  let json = scoreJson.get(s);
+  if (json === undefined) {
+    json = JSON.stringify(claimScore(state, ref));
+    scoreJson.set(s, json);
+  }
+  return json;
+}
+
+const bodies = new WeakMap<State, { version: number; body: string }>();
+
+/**
+ * The body of GET /v2/credence, `{version, claims}` in log order, as JSON text. Made once per
+ * change of the numbers, from each claim's cached text.
+ */
+export function credenceBody(state: State): string {
+  const cached = bodies.get(state);
+  if (cached !== undefined && cached.version === state.numbers.version) return cached.body;
+  const parts: string[] = [];
+  for (const ref of state.numbers.index.refs) if (inView(state, state.claims.get(ref)!)) parts.push(claimJson(state, ref));
+  const body = `{"version":${JSON.stringify(CREDENCE_VERSION)},"claims":[${parts.join(',')}]}`;
+  bodies.set(state, { version: state.numbers.version, body });
+  return body;
+}
+
+/** The value of checking a claim: (use + 0.5) p (1 - p), p its credence. */
+export function claimValue(state: State, ref: string): number {
+  const s = state.numbers.scores.get(ref)!;
+  return valueOfChecking(s.use, s.credence);
+}
+
+/** The numbers a challenge, a queue item or a heartbeat shows of a claim. */
+export function claimNumbers(state: State, ref: string) {
+  const s = state.numbers.scores.get(ref)!;
+  return {
+    credence: servedProbability(s.credence),
+    credenceVerified: servedProbability(s.credenceVerified),
+    status: s.status,
+    use: round4(s.use),
+    dispute: round4(s.dispute),
+    value: round4(claimValue(state, ref)),
+  };
+}
+
+/** An operator's calibration over all its resolved paper claims (the heartbeat's standing). */
+export function operatorCalibration(state: State, operatorId: string): { rho: number; resolved: number } {
+  let sum = 0;
+  let n = 0;
+  for (const ref of state.numbers.index.claimsByOperator.get(operatorId) ?? []) {
+    const r = state.numbers.scores.get(ref)!.resolved;
+    if (r === null) continue;
+    sum += calibrationTerm(state.claims.get(ref)!.confidence!, r);
+    n++;
+  }
+  return { rho: round4(calibration(sum, n)), resolved: n };
+}
+
+/** What the record summary says of operators verified by the record (spec 2.3 RecordSummary). */
+export function verifiedByRecord(state: State) {
+  return [...state.verified]
+    .sort(([a, x], [b, y]) => x.round - y.round || x.seq - y.seq || (a < b ? -1 : 1))
+    .map(([operatorId, v]) => ({ operatorId, round: v.round, seq: v.seq, ...pick(v, ['receipts', 'sources', 'reports', 'right']) }));
+}
+
+function pick<T extends object>(o: T, keys: (keyof T)[]): Partial<T> {
+  const out: Partial<T> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
