@@ -6,6 +6,7 @@ import { drawCrossCheck } from '../../lib/record/handlers/checks.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
 import type { Score } from '../../lib/record/numbers/score.js';
 import { PROTOCOL } from '../../lib/service-event.js';
+import { sha256TextHex } from '../../log/hash.js';
 
 export interface ReceiptOptions {
   kind?: 'replication' | 'rerun';
@@ -67,8 +68,15 @@ export class Fold {
     return { payload, signature: 'unchecked' };
   }
 
+  /** Registers an agent; an op_ operator is reached by pairing, as the record requires. */
   agent(handle: string, operatorId: string): string {
-    this.apply(this.entry('agent.register', { handle, publicKey: `key-of-${handle}`, operatorId, constitution: { version: '1', hash: '0'.repeat(64) } }));
+    const body: Record<string, unknown> = { handle, publicKey: `key-of-${handle}`, constitution: { version: '1', hash: '0'.repeat(64) } };
+    if (operatorId.startsWith('op_')) {
+      const code = `pairing-code-for-${handle}`;
+      this.apply(this.entry('operator.pairing', { payload: { codeHash: sha256TextHex(code), operatorId }, signature: 'unchecked' }));
+      body.pairing = code;
+    } else body.operatorId = operatorId;
+    this.apply(this.entry('agent.register', body));
     return handle;
   }
 
