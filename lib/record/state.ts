@@ -1,6 +1,6 @@
 // The record's state: everything the log says so far, folded entry by entry (apply.ts). It is
 // plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
-import { emptyNumbers, type Numbers } from './numbers/numbers.js';
+import { emptyNumbers, type Numbers } from './numbers/index.js';
 import type { VerifiedBy } from './numbers/verification.js';
 
 /** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */

@@ -368,3 +368,19 @@ t.test('operators verified by the record: ten reports on resolved claims, 80 % r
   t.match(f.state.verified.get('lab-q'), { round: 1, reports: 10, right: 10 });
   sameFromScratch(t, f);
 });
+
+t.test('an operator verified by the record gives its earlier argument checks a voice: open arguments settle then', async (t) => {
+  const f = world();
+  f.agent('rook', 'lab-r');
+  const claims = f.paper('author', [{}, {}, {}, {}]);
+  const a = f.argue('un-one', claims[3]!, 'refutes', 'counterexample');
+  f.checkArg('rook', a, true, ['gpt-4']);
+  f.checkArg('ver-one', a, true, ['claude-3']);
+  t.equal(f.state.argumentsById.get(a)!.status, 'open', 'one verified voice');
+  for (const c of claims.slice(0, 3)) f.receipt('rook', c, 'confirmed');
+  for (const c of claims.slice(0, 3)) f.receipt('ver-two', c, 'confirmed');
+  t.ok(f.state.verified.has('lab-r'));
+  t.match(f.state.argumentsById.get(a), { status: 'upheld', settledSeq: f.state.verified.get('lab-r')!.seq }, 'settled at the entry that verified lab-r');
+  t.match(claimScore(f.state, claims[3]!), { credence: 0.266, status: 'refuted' }, 'and the claim moved with it');
+  sameFromScratch(t, f);
+});

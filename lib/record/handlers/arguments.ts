@@ -106,16 +106,30 @@ export const check: Handler = {
     // The latest check of each operator counts; a later one replaces it.
     a.checks.delete(agent.operatorId);
     a.checks.set(agent.operatorId, { agent: agent.handle, operatorId: agent.operatorId, holds: p.holds, models: p.models ?? [], seq: e.seq });
-    const status = settlement(state, a);
-    let shutOut: string | null = null;
-    if (status !== 'open') {
-      a.status = status;
-      a.settledSeq = e.seq;
-      if (status === 'dismissed' && a.stance !== 'supports') shutOut = countDismissedAttack(state, a, e.seq, e.ts);
-    }
+    const shutOut = settleIfDue(state, a, e.seq, e.ts);
     return { argument: a.id, status: a.status, checks: a.checks.size, ...(shutOut === null ? {} : { shutOut }) };
   },
 };
+
+/**
+ * Settles an open argument whose checks now satisfy the rule, at entry `seq`; a dismissed
+ * attack is counted towards a shut-out, whose end it returns (null otherwise).
+ */
+export function settleIfDue(state: State, a: Argument, seq: number, ts: string): string | null {
+  const status = settlement(state, a);
+  if (status === 'open') return null;
+  a.status = status;
+  a.settledSeq = seq;
+  return status === 'dismissed' && a.stance !== 'supports' ? countDismissedAttack(state, a, seq, ts) : null;
+}
+
+/**
+ * Who is verified changed (verification by the record, or a voiding): checks filed earlier may
+ * now be voices, so every open argument is settled that now can be, oldest first, at `seq`.
+ */
+export function resettle(state: State, seq: number, ts: string): void {
+  for (const a of state.argumentsById.values()) if (a.status === 'open') settleIfDue(state, a, seq, ts);
+}
 
 /** Counts a dismissed attack; the third shuts its operator out of the claim. Returns the end. */
 function countDismissedAttack(state: State, a: Argument, seq: number, ts: string): string | null {

@@ -1,6 +1,6 @@
 // Indexes the numbers need beyond what the handlers keep: who relies on which claim, each
 // operator's claims and reports in log order. Derived from the entries alone, kept as they land.
-import { pushTo } from '../state.js';
+import type { Score } from './score.js';
 
 export interface NumbersIndex {
   /** Every claim's place in log order (claims of one paper in claim order). */
@@ -39,4 +39,12 @@ export function noteClaim(ix: NumbersIndex, ref: string): void {
   ix.refs.push(ref);
 }
 
-export { pushTo };
+/** The numbers the fold keeps: its indexes and every claim's score (numbers.ts). */
+export interface Numbers {
+  index: NumbersIndex;
+  scores: Map<string, Score>;
+  /** Bumped whenever any score changes: caches of served numbers key on it. */
+  version: number;
+}
+
+export const emptyNumbers = (): Numbers => ({ index: emptyIndex(), scores: new Map(), version: 0 });

@@ -4,19 +4,11 @@
 // resolved), then runs the rounds of verification by the record. A change of who is verified
 // moves tier weights everywhere: then every claim is rescored. `rescoreAll` is also the
 // from-scratch computation that the incremental one must equal.
-import type { RecordEntry, State } from '../state.js';
-import { emptyIndex, noteClaim, pushTo, type NumbersIndex } from './index.js';
+import { pushTo, type RecordEntry, type State } from '../state.js';
+import { noteClaim } from './index.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 import { verifyRound, voidIfDisputed } from './verification.js';
-
-export interface Numbers {
-  index: NumbersIndex;
-  scores: Map<string, Score>;
-  /** Bumped whenever any score changes: caches of served numbers key on it. */
-  version: number;
-}
-
-export const emptyNumbers = (): Numbers => ({ index: emptyIndex(), scores: new Map(), version: 0 });
+import { resettle } from '../handlers/arguments.js';
 
 /** What an entry touched: claims to rescore, operators whose verification may have changed. */
 interface Touched {
@@ -206,14 +198,20 @@ export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): v
   const t = noteEntry(state, e, outcome);
   let candidates: Iterable<string> = t.operators;
   if (t.disputed !== null && voidIfDisputed(state, t.disputed, e.seq)) {
-    rescoreAll(state);
+    verifiedChanged(state, e);
     candidates = state.operators.keys();
   } else if (t.claims.length > 0) {
     for (const ref of refresh(state, t.claims)) t.operators.push(...reportersOn(state, ref));
   }
   // Rounds repeat until nothing changes; after the first, anyone may qualify.
   while (verifyRound(state, state.numbers.index, candidates, e.seq)) {
-    rescoreAll(state);
+    verifiedChanged(state, e);
     candidates = state.operators.keys();
   }
+}
+
+/** Who is verified changed: arguments that now have their voices settle, and every claim is rescored. */
+function verifiedChanged(state: State, e: RecordEntry): void {
+  resettle(state, e.seq, e.ts);
+  rescoreAll(state);
 }
