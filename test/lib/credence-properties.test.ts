@@ -24,14 +24,17 @@ const GROUNDS = ['counterexample', 'contradiction', 'logical-gap', 'methodologic
 /** Any choice among the agents, claims or arguments at hand: unbiased, or fast-check prefers 0. */
 const any = () => fc.noBias(fc.nat({ max: 1 << 20 }));
 
-const action = fc.oneof(
-  { arbitrary: fc.record({ k: fc.constant('paper' as const), by: any(), n: fc.integer({ min: 1, max: 3 }), q: fc.double({ min: 0, max: 1, noNaN: true }), builds: any(), conceptual: fc.boolean() }), weight: 1 },
-  { arbitrary: fc.record({ k: fc.constant('receipt' as const), by: any(), claim: any(), outcome: fc.constantFrom<('confirmed' | 'failed' | 'inconclusive')[]>('confirmed', 'confirmed', 'confirmed', 'failed', 'inconclusive'), rerun: fc.constantFrom(false, false, false, true), models: any(), match: fc.constantFrom(true, true, true, false), seed: any() }), weight: 4 },
-  { arbitrary: fc.record({ k: fc.constant('review' as const), by: any(), claim: any(), forecast: fc.double({ min: 0, max: 1, noNaN: true }), models: any() }), weight: 3 },
-  { arbitrary: fc.record({ k: fc.constant('argue' as const), by: any(), claim: any(), stance: fc.constantFrom('refutes', 'qualifies', 'supports'), grounds: any() }), weight: 1 },
-  { arbitrary: fc.record({ k: fc.constant('check' as const), by: any(), arg: any(), holds: fc.constantFrom(true, true, false), models: any() }), weight: 4 },
-);
-type Action = typeof action extends fc.Arbitrary<infer A> ? A : never;
+/** Actions, weighted: papers, receipts, reviews, arguments, argument checks. */
+const actions = (w: [number, number, number, number, number]) =>
+  fc.oneof(
+    { arbitrary: fc.record({ k: fc.constant('paper' as const), by: any(), n: fc.integer({ min: 1, max: 3 }), q: fc.double({ min: 0, max: 1, noNaN: true }), builds: any(), conceptual: fc.boolean() }), weight: w[0] },
+    { arbitrary: fc.record({ k: fc.constant('receipt' as const), by: any(), claim: any(), outcome: fc.constantFrom<('confirmed' | 'failed' | 'inconclusive')[]>('confirmed', 'confirmed', 'confirmed', 'failed', 'inconclusive'), rerun: fc.constantFrom(false, false, false, true), models: any(), match: fc.constantFrom(true, true, true, false), seed: any() }), weight: w[1] },
+    { arbitrary: fc.record({ k: fc.constant('review' as const), by: any(), claim: any(), forecast: fc.double({ min: 0, max: 1, noNaN: true }), models: any() }), weight: w[2] },
+    { arbitrary: fc.record({ k: fc.constant('argue' as const), by: any(), claim: any(), stance: fc.constantFrom('refutes', 'qualifies', 'supports'), grounds: any() }), weight: w[3] },
+    { arbitrary: fc.record({ k: fc.constant('check' as const), by: any(), arg: any(), holds: fc.constantFrom(true, true, false), models: any() }), weight: w[4] },
+  );
+const action = actions([1, 4, 3, 1, 4]);
+type Action = ReturnType<typeof actions> extends fc.Arbitrary<infer A> ? A : never;
 
 const pick = <T>(list: readonly T[], n: number): T => list[n % list.length]!;
 
@@ -95,7 +98,7 @@ t.test('(a) replay is deterministic, and incremental numbers equal numbers from 
       const f = build(actions, OPERATORS);
       for (const r of f.state.receipts.values()) if (r.result !== null) seen.receipts++;
       seen.reviews += f.state.reviews.size;
-      for (const a of f.state.argumentsById.values()) if (a.status !== 'open') seen.settled++;
+            for (const a of f.state.argumentsById.values()) if (a.status !== 'open') seen.settled++;
       for (const s of f.state.numbers.scores.values()) seen.statuses.add(s.status);
       const live = stateJson(f.state);
       const once = stateJson(replayEntries(f.log, seededState(VERIFIED)));
@@ -203,4 +206,21 @@ t.test('(e) operators that are not verified move log-odds by at most ln 3 and gi
     RUNS,
   );
   t.pass('held for every random log');
+});
+
+t.test('(a) again, on logs of many receipts: operators verified by the record (and voided) on the way', async (t) => {
+  let verifiedByRecord = 0;
+  fc.assert(
+    fc.property(fc.array(actions([1, 12, 1, 1, 2]), { minLength: 60, maxLength: 160, size: 'max' }), (list) => {
+      const f = build(list, OPERATORS);
+      verifiedByRecord += f.state.verified.size - VERIFIED.length + f.state.voided.size;
+      if (stateJson(replayEntries(f.log, seededState(VERIFIED))) !== stateJson(f.state)) return false;
+      const raw = canonicalize([...f.state.numbers.scores.values()].map((s) => ({ ...s })));
+      rescoreAll(f.state);
+      return canonicalize([...f.state.numbers.scores.values()].map((s) => ({ ...s }))) === raw;
+    }),
+    { ...RUNS, numRuns: 60 },
+  );
+  t.pass('held for every random log');
+  t.ok(verifiedByRecord > 5, `${verifiedByRecord} operators were verified by the record on the way`);
 });

@@ -126,9 +126,16 @@ export function settleIfDue(state: State, a: Argument, seq: number, ts: string):
 /**
  * Who is verified changed (verification by the record, or a voiding): checks filed earlier may
  * now be voices, so every open argument is settled that now can be, oldest first, at `seq`.
+ * Returns the claims of the arguments it settled.
  */
-export function resettle(state: State, seq: number, ts: string): void {
-  for (const a of state.argumentsById.values()) if (a.status === 'open') settleIfDue(state, a, seq, ts);
+export function resettle(state: State, seq: number, ts: string): string[] {
+  const claims: string[] = [];
+  for (const a of state.argumentsById.values()) {
+    if (a.status !== 'open') continue;
+    settleIfDue(state, a, seq, ts);
+    if (a.status !== 'open') claims.push(a.claim);
+  }
+  return claims;
 }
 
 /** Counts a dismissed attack; the third shuts its operator out of the claim. Returns the end. */

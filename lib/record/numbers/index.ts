@@ -18,6 +18,9 @@ export interface NumbersIndex {
   receiptsByOperator: Map<string, string[]>;
   reviewsByOperator: Map<string, string[]>;
   checksByOperator: Map<string, Set<string>>;
+  /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
+  papersByOperator: Map<string, string[]>;
+  crossCheckedBy: Map<string, string[]>;
 }
 
 export function emptyIndex(): NumbersIndex {
@@ -31,6 +34,8 @@ export function emptyIndex(): NumbersIndex {
     receiptsByOperator: new Map(),
     reviewsByOperator: new Map(),
     checksByOperator: new Map(),
+    papersByOperator: new Map(),
+    crossCheckedBy: new Map(),
   };
 }
 

@@ -2,8 +2,8 @@
 // in the indexes, rescores the claims it touched and, in log order, every claim whose score
 // depends on one that moved (a foundation's credence or status; an author's earlier claim
 // resolved), then runs the rounds of verification by the record. A change of who is verified
-// moves tier weights everywhere: then every claim is rescored. `rescoreAll` is also the
-// from-scratch computation that the incremental one must equal.
+// rescores the claims that read that operator's tier. `rescoreAll` is the from-scratch
+// computation that the incremental one must equal (tests compare them).
 import { pushTo, type RecordEntry, type State } from '../state.js';
 import { noteClaim } from './index.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
@@ -40,6 +40,7 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
         pushTo(ix.relying, f, paper.id);
         t.claims.push(f);
       }
+      pushTo(ix.papersByOperator, paper.operatorId, paper.id);
       break;
     }
     case 'claim.external':
@@ -56,6 +57,7 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
       const r = state.receipts.get(outcome.id)!;
       t.claims.push(r.target);
       if (r.crossCheck !== null) {
+        pushTo(ix.crossCheckedBy, r.operatorId, r.crossCheck);
         t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
         if (outcome.crossMatch === false) t.disputed = r.crossCheck;
       }
@@ -193,25 +195,57 @@ function reportersOn(state: State, ref: string): string[] {
   return ops;
 }
 
-/** The numbers after entry `e` (applied already, with `outcome`). Part of the fold. */
-export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): void {
-  const t = noteEntry(state, e, outcome);
-  let candidates: Iterable<string> = t.operators;
-  if (t.disputed !== null && voidIfDisputed(state, t.disputed, e.seq)) {
-    verifiedChanged(state, e);
-    candidates = state.operators.keys();
-  } else if (t.claims.length > 0) {
-    for (const ref of refresh(state, t.claims)) t.operators.push(...reportersOn(state, ref));
+/**
+ * The claims whose numbers read whether `op` is verified: those it filed receipts or reviews
+ * on, those whose receipts it cross-checked (verified or disputed), those its papers rely on
+ * (use). Its argument checks count through the arguments they settle (resettle).
+ */
+function claimsReading(state: State, op: string): string[] {
+  const ix = state.numbers.index;
+  const refs: string[] = [];
+  for (const id of ix.receiptsByOperator.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
+  for (const id of ix.crossCheckedBy.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
+  for (const id of ix.reviewsByOperator.get(op) ?? []) refs.push(state.reviews.get(id)!.claim);
+  for (const id of ix.papersByOperator.get(op) ?? []) {
+    for (const ref of state.papers.get(id)!.claims) refs.push(...foundationsOf(state, state.claims.get(ref)!));
   }
-  // Rounds repeat until nothing changes; after the first, anyone may qualify.
-  while (verifyRound(state, state.numbers.index, candidates, e.seq)) {
-    verifiedChanged(state, e);
-    candidates = state.operators.keys();
-  }
+  // Conceptual claims count the verified operators that dismissed attacks on them.
+  for (const id of ix.checksByOperator.get(op) ?? []) refs.push(state.argumentsById.get(id)!.claim);
+  return refs;
 }
 
-/** Who is verified changed: arguments that now have their voices settle, and every claim is rescored. */
-function verifiedChanged(state: State, e: RecordEntry): void {
-  resettle(state, e.seq, e.ts);
-  rescoreAll(state);
+/** Operators whose receipts `op` cross-checked: its verification may verify them. */
+function crossCheckedOperators(state: State, op: string): string[] {
+  return (state.numbers.index.crossCheckedBy.get(op) ?? []).map((id) => state.receipts.get(id)!.operatorId);
+}
+
+/**
+ * The numbers after entry `e` (applied already, with `outcome`). Part of the fold: rescores
+ * what the entry touched, then runs rounds of verification by the record until nothing
+ * changes; each change of who is verified settles the arguments it gives voices to and
+ * rescores the claims that read it.
+ */
+export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): void {
+  const t = noteEntry(state, e, outcome);
+  let claims = t.claims;
+  let candidates = t.operators;
+  let changed: string[] = [];
+  if (t.disputed !== null) {
+    const voided = voidIfDisputed(state, t.disputed, e.seq);
+    if (voided !== null) changed = [voided];
+  }
+  for (;;) {
+    if (changed.length > 0) {
+      claims = [...claims, ...resettle(state, e.seq, e.ts)];
+      for (const op of changed) {
+        claims.push(...claimsReading(state, op));
+        candidates.push(...crossCheckedOperators(state, op));
+      }
+    }
+    if (claims.length > 0) for (const ref of refresh(state, claims)) candidates.push(...reportersOn(state, ref));
+    changed = verifyRound(state, state.numbers.index, candidates, e.seq);
+    if (changed.length === 0) return;
+    claims = [];
+    candidates = [];
+  }
 }

@@ -99,10 +99,10 @@ export function qualification(state: State, ix: NumbersIndex, op: string, seq: n
 }
 
 /**
- * One pass of rounds over `candidates`: every operator that qualifies against the verified set
- * as it stands, added together (one round). Returns whether any was added.
+ * One round over `candidates`: every operator that qualifies against the verified set as it
+ * stands, added together. Returns the operators it added.
  */
-export function verifyRound(state: State, ix: NumbersIndex, candidates: Iterable<string>, seq: number): boolean {
+export function verifyRound(state: State, ix: NumbersIndex, candidates: Iterable<string>, seq: number): string[] {
   const newly: [string, VerifiedBy][] = [];
   for (const op of [...new Set(candidates)].sort()) {
     if (state.verified.has(op) || state.voided.has(op) || !state.operators.has(op)) continue;
@@ -110,19 +110,19 @@ export function verifyRound(state: State, ix: NumbersIndex, candidates: Iterable
     if (q !== null) newly.push([op, q]);
   }
   for (const [op, q] of newly) state.verified.set(op, q);
-  return newly.length > 0;
+  return newly.map(([op]) => op);
 }
 
 /**
  * After a cross-check of `receipt` disagreed: its operator loses verification once two verified
  * operators dispute it (the deployment's own operator, verified at genesis, is not voided).
  */
-export function voidIfDisputed(state: State, receipt: string, seq: number): boolean {
+export function voidIfDisputed(state: State, receipt: string, seq: number): string | null {
   const r = state.receipts.get(receipt)!;
-  if (!state.verified.has(r.operatorId) || r.operatorId === state.operator) return false;
+  if (!state.verified.has(r.operatorId) || r.operatorId === state.operator) return null;
   const disputers = new Set(r.crossCheckedBy.filter((c) => !c.match && state.verified.has(c.operatorId)).map((c) => c.operatorId));
-  if (disputers.size < DISPUTES_TO_VOID) return false;
+  if (disputers.size < DISPUTES_TO_VOID) return null;
   state.verified.delete(r.operatorId);
   state.voided.set(r.operatorId, { seq, receipt });
-  return true;
+  return r.operatorId;
 }
