@@ -1,9 +1,11 @@
 // The record's numbers (spec 4.1): GET /v2/credence and GET /v2/frontier, served from what the
-// fold keeps (lib/record/numbers/), never recomputed per read. The credence body is cached per
-// tree size and carries an ETag, so a client that has it gets 304.
+// fold keeps (lib/record/numbers/), never recomputed per read. The credence body is streamed
+// from chunks cached until a score in them changes, and carries an ETag naming the tree size,
+// so a client that has it gets 304.
 import Router from '@koa/router';
 import type { State } from '../../lib/record/state.js';
-import { credenceBody } from '../../lib/record/numbers/served.js';
+import { Readable } from 'node:stream';
+import { credenceParts } from '../../lib/record/numbers/served.js';
 import { frontier } from '../../lib/record/numbers/frontier.js';
 import { intParam, params } from '../params.js';
 
@@ -29,8 +31,11 @@ export function numbersRoutes(state: State): Router {
       ctx.status = 304;
       return;
     }
+    // Sent as the cached chunks it is made of, never joined into one string.
+    const { parts, bytes } = credenceParts(state);
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = credenceBody(state);
+    ctx.length = bytes;
+    ctx.body = Readable.from(parts);
   });
 
   router.get('/v2/frontier', (ctx) => {

@@ -7,9 +7,6 @@ import { round4 } from './rules.js';
 
 export const FRONTIER_MAX = 50;
 
-/** Minutes of expected compute when a claim has no bundle yet. */
-export const DEFAULT_MINUTES = 60;
-
 /** Keeps the `max` best of what is offered: highest key first, then the earlier offer. */
 class Top<T> {
   private items: { key: number; order: number; item: () => T }[] = [];
@@ -27,45 +24,35 @@ class Top<T> {
   }
 }
 
-/** runtimeMinutes of the claim's latest bundle (60 when none). */
-export function expectedMinutes(state: State, ref: string): number {
-  const ids = state.receiptsByClaim.get(ref);
-  if (ids === undefined || ids.length === 0) return DEFAULT_MINUTES;
-  return state.receipts.get(ids[ids.length - 1]!)!.bundle.runtimeMinutes;
-}
-
 export function computeFrontier(state: State) {
   const claims = new Top<unknown>(FRONTIER_MAX);
   const disputes = new Top<unknown>(FRONTIER_MAX);
   const conceptual = new Top<unknown>(FRONTIER_MAX);
-  const refs = state.numbers.index.refs;
+  // The fold keeps each claim's value of checking, minutes and dispute worth by ordinal
+  // (numbers.ts), so ranking is a scan of arrays.
+  const { refs } = state.numbers.index;
+  const { value, minutes, worth, conceptual: isConceptual } = state.numbers.ranks;
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i]!;
-    const claim = state.claims.get(ref)!;
-    if (!inView(state, claim)) continue;
-    const s = state.numbers.scores.get(ref)!;
-    const value = claimValue(state, ref);
-    if (claim.kind === 'conceptual') {
-      conceptual.offer(value, i, () => ({ ref, ...claimNumbers(state, ref), arguments: s.arguments }));
+    if (!inView(state, ref)) continue;
+    if (isConceptual[i]) {
+      conceptual.offer(value[i]!, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
     } else {
-      const minutes = expectedMinutes(state, ref);
-      const perMinute = value / minutes;
-      claims.offer(perMinute, i, () => ({ ref, ...claimNumbers(state, ref), runtimeMinutes: minutes, perMinute: Number(perMinute.toPrecision(4)) }));
+      const perMinute = value[i]! / minutes[i]!;
+      claims.offer(perMinute, i, () => ({ ref, ...claimNumbers(state, ref), runtimeMinutes: minutes[i]!, perMinute: Number(perMinute.toPrecision(4)) }));
     }
     // Disputes most worth settling: how much the evidence disagrees, times how much rests on it.
-    if (s.dispute > 0) {
-      const worth = s.dispute * (s.use + 0.5);
-      disputes.offer(worth, i, () => ({ ref, ...claimNumbers(state, ref), worth: round4(worth) }));
-    }
+    if (worth[i]! > 0) disputes.offer(worth[i]!, i, () => ({ ref, ...claimNumbers(state, ref), worth: round4(worth[i]!) }));
   }
 
   // Receipts only operators that are not verified disagreed with: a verified cross-check settles them.
   const receipts = new Top<unknown>(FRONTIER_MAX);
-  for (const r of state.receipts.values()) {
-    if (r.crossCheckedBy.length === 0 || r.disownedSeq !== null) continue;
+  for (const id of state.numbers.index.disagreed) {
+    const r = state.receipts.get(id)!;
+    if (r.disownedSeq !== null) continue;
     if (r.crossCheckedBy.some((c) => state.verified.has(c.operatorId))) continue;
     const against = r.crossCheckedBy.filter((c) => !c.match);
-    if (against.length === 0 || !inView(state, state.claims.get(r.target)!)) continue;
+    if (against.length === 0 || !inView(state, r.target)) continue;
     receipts.offer(claimValue(state, r.target), r.seq, () => ({
       id: r.id,
       target: r.target,
@@ -79,7 +66,7 @@ export function computeFrontier(state: State) {
   // Open arguments awaiting checks.
   const args = new Top<unknown>(FRONTIER_MAX);
   for (const a of state.argumentsById.values()) {
-    if (a.status !== 'open' || !inView(state, state.claims.get(a.claim)!)) continue;
+    if (a.status !== 'open' || !inView(state, a.claim)) continue;
     let verifiedChecks = 0;
     for (const c of a.checks.values()) if (state.verified.has(c.operatorId)) verifiedChecks++;
     args.offer(claimValue(state, a.claim), a.seq, () => ({

@@ -21,6 +21,8 @@ export interface NumbersIndex {
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
   papersByOperator: Map<string, string[]>;
   crossCheckedBy: Map<string, string[]>;
+  /** Receipts some cross-check disagreed with, in the order that first happened (the frontier's receipts queue). */
+  disagreed: Set<string>;
 }
 
 export function emptyIndex(): NumbersIndex {
@@ -36,6 +38,7 @@ export function emptyIndex(): NumbersIndex {
     checksByOperator: new Map(),
     papersByOperator: new Map(),
     crossCheckedBy: new Map(),
+    disagreed: new Set(),
   };
 }
 
@@ -44,12 +47,35 @@ export function noteClaim(ix: NumbersIndex, ref: string): void {
   ix.refs.push(ref);
 }
 
+/** Claims per chunk of the served credence body (served.ts caches it chunk by chunk). */
+export const CHUNK = 1024;
+
+/**
+ * What the frontier ranks, per claim ordinal, kept as scores change so that a read scans
+ * arrays instead of scoring: value of checking, expected minutes, dispute worth, kind.
+ */
+export interface Ranks {
+  value: number[];
+  minutes: number[];
+  worth: number[];
+  conceptual: boolean[];
+}
+
 /** The numbers the fold keeps: its indexes and every claim's score (numbers.ts). */
 export interface Numbers {
   index: NumbersIndex;
   scores: Map<string, Score>;
+  ranks: Ranks;
   /** Bumped whenever any score changes: caches of served numbers key on it. */
   version: number;
+  /** Per chunk of CHUNK claims (by ordinal), the version at which a score in it last changed. */
+  chunkVersion: number[];
 }
 
-export const emptyNumbers = (): Numbers => ({ index: emptyIndex(), scores: new Map(), version: 0 });
+export const emptyNumbers = (): Numbers => ({
+  index: emptyIndex(),
+  scores: new Map(),
+  ranks: { value: [], minutes: [], worth: [], conceptual: [] },
+  version: 0,
+  chunkVersion: [],
+});

@@ -5,8 +5,12 @@
 // rescores the claims that read that operator's tier. `rescoreAll` is the from-scratch
 // computation that the incremental one must equal (tests compare them).
 import { pushTo, type RecordEntry, type State } from '../state.js';
-import { noteClaim } from './index.js';
+import { CHUNK, noteClaim } from './index.js';
+import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
+
+/** Minutes of expected compute for a claim with no bundle yet (choices.md section 6). */
+export const DEFAULT_MINUTES = 60;
 import { verifyRound, voidIfDisputed } from './verification.js';
 import { resettle } from '../handlers/arguments.js';
 
@@ -21,6 +25,7 @@ interface Touched {
 /** Notes `e` (already applied) in the indexes; `outcome` is what its apply returned. */
 function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
   const ix = state.numbers.index;
+  const minutes = state.numbers.ranks.minutes;
   const t: Touched = { claims: [], operators: [], disputed: null };
   const p = e.logged?.payload;
   switch (e.type) {
@@ -29,6 +34,7 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
       const relied = new Set<string>();
       for (const ref of paper.claims) {
         noteClaim(ix, ref);
+        minutes[ix.ordinal.get(ref)!] = DEFAULT_MINUTES;
         pushTo(ix.claimsByOperator, paper.operatorId, ref);
         for (const f of foundationsOf(state, state.claims.get(ref)!)) {
           pushTo(ix.dependents, f, ref);
@@ -45,21 +51,30 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
     }
     case 'claim.external':
       noteClaim(ix, outcome.ref);
+      minutes[ix.ordinal.get(outcome.ref)!] = DEFAULT_MINUTES;
       t.claims.push(outcome.ref);
       break;
     case 'claim.amend':
       t.claims.push(p.claim);
       break;
-    case 'check.commit':
-      pushTo(ix.receiptsByOperator, state.receipts.get(outcome.id)!.operatorId, outcome.id);
+    case 'check.commit': {
+      const r = state.receipts.get(outcome.id)!;
+      pushTo(ix.receiptsByOperator, r.operatorId, r.id);
+      // The frontier divides by the runtimeMinutes of the claim's latest bundle.
+      minutes[ix.ordinal.get(r.target)!] = r.bundle.runtimeMinutes;
+      state.numbers.version++;
       break;
+    }
     case 'check.result': {
       const r = state.receipts.get(outcome.id)!;
       t.claims.push(r.target);
       if (r.crossCheck !== null) {
         pushTo(ix.crossCheckedBy, r.operatorId, r.crossCheck);
         t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
-        if (outcome.crossMatch === false) t.disputed = r.crossCheck;
+        if (outcome.crossMatch === false) {
+          t.disputed = r.crossCheck;
+          ix.disagreed.add(r.crossCheck);
+        }
       }
       break;
     }
@@ -152,6 +167,7 @@ function movedForDependents(a: Score, b: Score): boolean {
 /** Rescores `refs` and whatever depends on them; returns the claims whose `resolved` changed. */
 export function refresh(state: State, refs: Iterable<string>): string[] {
   const { index: ix, scores } = state.numbers;
+  state.numbers.version++;
   const heap = new OrdinalHeap();
   for (const ref of refs) heap.push(ix.ordinal.get(ref)!);
   const resolvedChanged: string[] = [];
@@ -160,7 +176,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
     const claim = state.claims.get(ref)!;
     const before = scores.get(ref);
     const after = scoreClaim(state, ix, claim, scores);
-    scores.set(ref, after);
+    setScore(state, ref, after);
     if (before === undefined || movedForDependents(before, after)) {
       for (const d of ix.dependents.get(ref) ?? []) heap.push(ix.ordinal.get(d)!);
     }
@@ -173,7 +189,6 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
       }
     }
   }
-  state.numbers.version++;
   return resolvedChanged;
 }
 
@@ -181,8 +196,19 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
 export function rescoreAll(state: State): void {
   state.numbers.scores = new Map();
   const { index: ix, scores } = state.numbers;
-  for (const ref of ix.refs) scores.set(ref, scoreClaim(state, ix, state.claims.get(ref)!, scores));
   state.numbers.version++;
+  for (const ref of ix.refs) setScore(state, ref, scoreClaim(state, ix, state.claims.get(ref)!, scores));
+}
+
+/** Keeps a claim's new score, what the frontier ranks it by, and marks its chunk of the served body. */
+function setScore(state: State, ref: string, s: Score): void {
+  const n = state.numbers;
+  const ord = n.index.ordinal.get(ref)!;
+  n.scores.set(ref, s);
+  n.ranks.value[ord] = valueOfChecking(s.use, s.credence);
+  n.ranks.worth[ord] = s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0;
+  n.ranks.conceptual[ord] = state.claims.get(ref)!.kind === 'conceptual';
+  n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
 }
 
 /** Operators whose reports touch `ref`: its reviewers and the checkers of its arguments. */

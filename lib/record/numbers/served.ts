@@ -1,7 +1,8 @@
 // The numbers as served (spec 2.3 ClaimScore, 4.1 credence and frontier), as pure functions of
 // the state: the service answers with these and the offline verifier recomputes them.
-import type { Claim, State } from '../state.js';
+import type { State } from '../state.js';
 import { calibration, calibrationTerm, CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
+import { CHUNK } from './index.js';
 import type { Score } from './score.js';
 
 /**
@@ -14,7 +15,7 @@ export const servedProbability = (p: number): number => Math.min(0.9999, Math.ma
  * Claims shown in /v2/credence: frozen and withheld claims are left out. Nothing can be frozen
  * or withheld on this record yet (stewards come with the stewardship rules), so every claim is.
  */
-export const inView = (_state: State, _claim: Claim): boolean => true;
+export const inView = (_state: State, _ref: string): boolean => true;
 
 /** One claim's ClaimScore (credence/0.3). */
 export function claimScore(state: State, ref: string) {
@@ -58,21 +59,51 @@ function claimJson(state: State, ref: string): string {
   return json;
 }
 
-const bodies = new WeakMap<State, { version: number; body: string }>();
+interface Chunk {
+  /** The chunkVersion it was made at. */
+  version: number;
+  text: string;
+  bytes: number;
+}
+
+const chunkCache = new WeakMap<State, Chunk[]>();
 
 /**
- * The body of GET /v2/credence, `{version, claims}` in log order, as JSON text. Made once per
- * change of the numbers, from each claim's cached text.
+ * The body of GET /v2/credence, `{version, claims}` with the claims in log order, as pieces of
+ * JSON text to send one after another, and their length in bytes. The claims are cut into
+ * chunks of CHUNK; a chunk is made again only when a score in it changed, from each claim's
+ * cached text, so a write costs the chunks it touched, not the whole body.
  */
-export function credenceBody(state: State): string {
-  const cached = bodies.get(state);
-  if (cached !== undefined && cached.version === state.numbers.version) return cached.body;
-  const parts: string[] = [];
-  for (const ref of state.numbers.index.refs) if (inView(state, state.claims.get(ref)!)) parts.push(claimJson(state, ref));
-  const body = `{"version":${JSON.stringify(CREDENCE_VERSION)},"claims":[${parts.join(',')}]}`;
-  bodies.set(state, { version: state.numbers.version, body });
-  return body;
+export function credenceParts(state: State): { parts: string[]; bytes: number } {
+  let cache = chunkCache.get(state);
+  if (cache === undefined) chunkCache.set(state, (cache = []));
+  const refs = state.numbers.index.refs;
+  const head = `{"version":${JSON.stringify(CREDENCE_VERSION)},"claims":[`;
+  const parts = [head];
+  let bytes = head.length + 2;
+  for (let k = 0; k * CHUNK < refs.length; k++) {
+    const version = state.numbers.chunkVersion[k]!;
+    let chunk = cache[k];
+    if (chunk === undefined || chunk.version !== version) {
+      const texts: string[] = [];
+      for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++) if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
+      const text = texts.join(',');
+      chunk = cache[k] = { version, text, bytes: Buffer.byteLength(text) };
+    }
+    if (chunk.text === '') continue;
+    if (parts.length > 1) {
+      parts.push(',');
+      bytes++;
+    }
+    parts.push(chunk.text);
+    bytes += chunk.bytes;
+  }
+  parts.push(']}');
+  return { parts, bytes };
 }
+
+/** The body of GET /v2/credence as one string. */
+export const credenceBody = (state: State): string => credenceParts(state).parts.join('');
 
 /** The value of checking a claim: (use + 0.5) p (1 - p), p its credence. */
 export function claimValue(state: State, ref: string): number {
