@@ -2,13 +2,16 @@
 // claims and 1,000,000 evidence items is folded by the real state machine, then:
 //  1. writes that land (reviews, commitments, seals, results, papers, arguments): the time to
 //     apply each, which includes updating every number it moves (median, p99, max);
-//  2. GET /v2/credence over HTTP on loopback: after a write (the body rebuilt from each claim's
-//     cached text), again at the same tree size (cached), and with If-None-Match (304);
-//  3. GET /v2/frontier over HTTP: after a write (queues recomputed) and at the same tree size.
+//  2. GET /v2/credence over HTTP on loopback, timed by curl (apt-get install curl): after a
+//     write (the chunks it touched made again), again at the same tree size, and with
+//     If-None-Match (304);
+//  3. GET /v2/frontier over HTTP: after a write and at the same tree size.
 // Entries are applied without signatures (the fold's apply never verifies them: the record
 // checks them before admitting, replay and the verifier before applying), so the figures are
 // those of the numbers, not of Ed25519. BENCH_CLAIMS and BENCH_ITEMS change the sizes.
 import Koa from 'koa';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { applyEntry } from '../lib/record/apply.js';
 import { drawCrossCheck } from '../lib/record/handlers/checks.js';
@@ -161,11 +164,17 @@ class Builder {
   }
 }
 
+const run = promisify(execFile);
+
+/**
+ * One GET timed by curl, a client in another process (a client in this one would share the
+ * server's thread): from connecting to the last byte read.
+ */
 async function get(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; bytes: number }> {
-  const t0 = performance.now();
-  const res = await fetch(url, { headers });
-  const body = await res.arrayBuffer();
-  return { ms: performance.now() - t0, status: res.status, bytes: body.byteLength };
+  const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_total} %{size_download}', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  const { stdout } = await run('curl', args, { maxBuffer: 1 << 20 });
+  const [status, seconds, bytes] = stdout.trim().split(' ').map(Number);
+  return { ms: seconds! * 1000, status: status!, bytes: bytes! };
 }
 
 const summary = (xs: number[]) => `median ${fmt(quantile(xs, 0.5), 3)} ms, p90 ${fmt(quantile(xs, 0.9), 3)} ms, p99 ${fmt(quantile(xs, 0.99), 3)} ms, max ${fmt(Math.max(...xs), 1)} ms (n=${xs.length})`;

@@ -2,7 +2,8 @@
 // random operators (fast-check): replay is deterministic; the incremental numbers equal the
 // numbers from scratch; the author's own operator never moves a number; an operator counts once
 // per claim; every credence is strictly inside (0, 1) and at most its cap; operators that are
-// not verified move no claim's log-odds by more than ln 3, nor give it a status.
+// not verified move no claim's log-odds by more than ln 3, nor give it a status; the frontier
+// kept as writes land equals the frontier computed from nothing.
 import t from 'tap';
 import fc from 'fast-check';
 import { Fold, seededState } from '../helpers/fold.js';
@@ -11,6 +12,7 @@ import { stateJson } from '../../lib/record/digest.js';
 import { rescoreAll } from '../../lib/record/numbers/numbers.js';
 import { countedItems } from '../../lib/record/numbers/score.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
+import { computeFrontier, frontier, FRONTIER_MAX } from '../../lib/record/numbers/frontier.js';
 import { canonicalize } from '../../lib/canonical-json.js';
 import { isArchiveError } from '../../lib/errors.js';
 
@@ -38,8 +40,8 @@ type Action = ReturnType<typeof actions> extends fc.Arbitrary<infer A> ? A : nev
 
 const pick = <T>(list: readonly T[], n: number): T => list[n % list.length]!;
 
-/** Builds a fold from random actions by agents of `actors`; refused writes are skipped. */
-function build(actions: Action[], actors: readonly string[]): Fold {
+/** Builds a fold from random actions by agents of `actors`; refused writes are skipped; `after` runs after each. */
+function build(actions: Action[], actors: readonly string[], after?: (f: Fold) => void): Fold {
   const f = new Fold(VERIFIED);
   for (const op of OPERATORS) {
     f.agent(`${op.replace('_', '-')}-1`, op);
@@ -79,6 +81,7 @@ function build(actions: Action[], actors: readonly string[]): Fold {
     } catch (err) {
       if (!isArchiveError(err)) throw err;
     }
+    after?.(f);
   }
   return f;
 }
@@ -90,12 +93,15 @@ const served = (f: Fold): string =>
 // A fixed seed keeps the suite repeatable; FC_SEED=<n> explores others (a failure prints its seed).
 const RUNS = { numRuns: 200, seed: Number(process.env.FC_SEED) || 20261122 };
 
-t.test('(a) replay is deterministic, and incremental numbers equal numbers from scratch', async (t) => {
+t.test('(a) replay is deterministic, and incremental numbers (and frontier) equal those from scratch', async (t) => {
   // What the random logs held, so that a generator whose writes were all refused cannot pass.
   const seen = { receipts: 0, reviews: 0, settled: 0, statuses: new Set<string>() };
   fc.assert(
     fc.property(fc.array(action, { minLength: 20, maxLength: 80, size: 'max' }), (actions) => {
-      const f = build(actions, OPERATORS);
+      // The frontier is read after every write, so its cached queues are kept incrementally.
+      const f = build(actions, OPERATORS, (f) => frontier(f.state, FRONTIER_MAX));
+      const { version: _v, limit: _l, ...kept } = frontier(f.state, FRONTIER_MAX);
+      if (canonicalize(kept) !== canonicalize(computeFrontier(f.state))) return false;
       for (const r of f.state.receipts.values()) if (r.result !== null) seen.receipts++;
       seen.reviews += f.state.reviews.size;
             for (const a of f.state.argumentsById.values()) if (a.status !== 'open') seen.settled++;

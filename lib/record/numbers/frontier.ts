@@ -1,9 +1,12 @@
 // GET /v2/frontier (spec 4.1): five queues, never blended into credence. Each is ranked by the
 // record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence (choices.md
-// section 6); ties go to the older item. Computed once per change of the record, top 50 each.
+// section 6); ties go to the older item; the top 50 of each are kept. The three queues of
+// claims are made again only when a claim changed that is in them or may now belong in them
+// (numbers.ts watches each rescore); the receipts and arguments queues at each change.
 import type { State } from '../state.js';
 import { claimNumbers, claimValue, inView } from './served.js';
 import { round4 } from './rules.js';
+import { awaitsVerifiedCheck } from './numbers.js';
 
 export const FRONTIER_MAX = 50;
 
@@ -11,9 +14,16 @@ export const FRONTIER_MAX = 50;
 class Top<T> {
   private items: { key: number; order: number; item: () => T }[] = [];
   constructor(private readonly max: number) {}
+  /** Whether an item of `key` and `order` offered now would be kept. */
+  takes(key: number, order: number): boolean {
+    const a = this.items;
+    if (a.length < this.max) return true;
+    const last = a[a.length - 1]!;
+    return key > last.key || (key === last.key && order < last.order);
+  }
   offer(key: number, order: number, item: () => T): void {
     const a = this.items;
-    if (a.length === this.max && key <= a[a.length - 1]!.key) return;
+    if (!this.takes(key, order)) return;
     let i = a.length;
     while (i > 0 && (a[i - 1]!.key < key || (a[i - 1]!.key === key && a[i - 1]!.order > order))) i--;
     a.splice(i, 0, { key, order, item });
@@ -22,9 +32,17 @@ class Top<T> {
   list(): T[] {
     return this.items.map((x) => x.item());
   }
+  /** The lowest key kept once full; -Infinity before (anything would be kept). */
+  lowest(): number {
+    return this.items.length < this.max ? -Infinity : this.items[this.items.length - 1]!.key;
+  }
+  orders(): number[] {
+    return this.items.map((x) => x.order);
+  }
 }
 
-export function computeFrontier(state: State) {
+/** The queues of claims (by ordinal scan), and what to watch to know when they go stale. */
+function claimQueues(state: State) {
   const claims = new Top<unknown>(FRONTIER_MAX);
   const disputes = new Top<unknown>(FRONTIER_MAX);
   const conceptual = new Top<unknown>(FRONTIER_MAX);
@@ -36,23 +54,27 @@ export function computeFrontier(state: State) {
     const ref = refs[i]!;
     if (!inView(state, ref)) continue;
     if (isConceptual[i]) {
-      conceptual.offer(value[i]!, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
+      if (conceptual.takes(value[i]!, i)) conceptual.offer(value[i]!, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
     } else {
       const perMinute = value[i]! / minutes[i]!;
-      claims.offer(perMinute, i, () => ({ ref, ...claimNumbers(state, ref), runtimeMinutes: minutes[i]!, perMinute: Number(perMinute.toPrecision(4)) }));
+      if (claims.takes(perMinute, i)) claims.offer(perMinute, i, () => ({ ref, ...claimNumbers(state, ref), runtimeMinutes: minutes[i]!, perMinute: Number(perMinute.toPrecision(4)) }));
     }
     // Disputes most worth settling: how much the evidence disagrees, times how much rests on it.
-    if (worth[i]! > 0) disputes.offer(worth[i]!, i, () => ({ ref, ...claimNumbers(state, ref), worth: round4(worth[i]!) }));
+    const w = worth[i]!;
+    if (w > 0 && disputes.takes(w, i)) disputes.offer(w, i, () => ({ ref, ...claimNumbers(state, ref), worth: round4(w) }));
   }
+  const watch = { claims: claims.lowest(), conceptual: conceptual.lowest(), disputes: disputes.lowest(), members: new Set([...claims.orders(), ...conceptual.orders(), ...disputes.orders()]) };
+  return { queues: { claims: claims.list(), disputes: disputes.list(), conceptual: conceptual.list() }, watch };
+}
 
+/** The queues of receipts and arguments; `awaiting` lists the receipts that await a verified cross-check. */
+function otherQueues(state: State, awaiting: Iterable<string>) {
   // Receipts only operators that are not verified disagreed with: a verified cross-check settles them.
   const receipts = new Top<unknown>(FRONTIER_MAX);
-  for (const id of state.numbers.index.disagreed) {
+  for (const id of awaiting) {
     const r = state.receipts.get(id)!;
-    if (r.disownedSeq !== null) continue;
-    if (r.crossCheckedBy.some((c) => state.verified.has(c.operatorId))) continue;
+    if (!inView(state, r.target)) continue;
     const against = r.crossCheckedBy.filter((c) => !c.match);
-    if (against.length === 0 || !inView(state, r.target)) continue;
     receipts.offer(claimValue(state, r.target), r.seq, () => ({
       id: r.id,
       target: r.target,
@@ -81,21 +103,36 @@ export function computeFrontier(state: State) {
     }));
   }
 
-  return { claims: claims.list(), disputes: disputes.list(), receipts: receipts.list(), conceptual: conceptual.list(), arguments: args.list() };
+  return { receipts: receipts.list(), arguments: args.list() };
 }
 
-export type Frontier = ReturnType<typeof computeFrontier>;
+type ClaimQueues = ReturnType<typeof claimQueues>['queues'];
+type OtherQueues = ReturnType<typeof otherQueues>;
 
-const cache = new WeakMap<State, { size: number; version: number; frontier: Frontier }>();
+/** Every queue, top 50, from nothing (the cached frontier must always equal it). */
+export function computeFrontier(state: State): ClaimQueues & OtherQueues {
+  const awaiting = [...state.receipts.values()].filter((r) => awaitsVerifiedCheck(state, r)).map((r) => r.id);
+  return { ...claimQueues(state).queues, ...otherQueues(state, awaiting) };
+}
 
-/** The frontier, `limit` items a queue (1 to 50), computed once per change of the record. */
+const cache = new WeakMap<State, { claims: ClaimQueues | null; others: OtherQueues | null; version: number }>();
+
+/** The frontier, `limit` items a queue (1 to 50). */
 export function frontier(state: State, limit: number) {
   let c = cache.get(state);
-  if (c === undefined || c.size !== state.size || c.version !== state.numbers.version) {
-    c = { size: state.size, version: state.numbers.version, frontier: computeFrontier(state) };
-    cache.set(state, c);
+  if (c === undefined) cache.set(state, (c = { claims: null, others: null, version: -1 }));
+  const ranks = state.numbers.ranks;
+  if (c.claims === null || ranks.stale || ranks.watch === null) {
+    const made = claimQueues(state);
+    c.claims = made.queues;
+    ranks.watch = made.watch;
+    ranks.stale = false;
   }
-  const f = c.frontier;
+  if (c.others === null || c.version !== state.numbers.version) {
+    c.others = otherQueues(state, state.numbers.index.awaiting);
+    c.version = state.numbers.version;
+  }
+  const f = { ...c.claims, ...c.others };
   return {
     version: 'credence/0.3',
     limit,

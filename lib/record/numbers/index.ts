@@ -21,8 +21,8 @@ export interface NumbersIndex {
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
   papersByOperator: Map<string, string[]>;
   crossCheckedBy: Map<string, string[]>;
-  /** Receipts some cross-check disagreed with, in the order that first happened (the frontier's receipts queue). */
-  disagreed: Set<string>;
+  /** Receipts a cross-check disagreed with that no verified operator has cross-checked (the frontier's receipts queue). */
+  awaiting: Set<string>;
 }
 
 export function emptyIndex(): NumbersIndex {
@@ -38,7 +38,7 @@ export function emptyIndex(): NumbersIndex {
     checksByOperator: new Map(),
     papersByOperator: new Map(),
     crossCheckedBy: new Map(),
-    disagreed: new Set(),
+    awaiting: new Set(),
   };
 }
 
@@ -59,6 +59,13 @@ export interface Ranks {
   minutes: number[];
   worth: number[];
   conceptual: boolean[];
+  /**
+   * The ranked queues of the frontier as last computed: the lowest key each keeps (-Infinity
+   * while not full) and the claims in them. A claim outside them whose key stays below those
+   * cannot change them, so they are recomputed only when `stale`.
+   */
+  watch: { claims: number; conceptual: number; disputes: number; members: Set<number> } | null;
+  stale: boolean;
 }
 
 /** The numbers the fold keeps: its indexes and every claim's score (numbers.ts). */
@@ -75,7 +82,7 @@ export interface Numbers {
 export const emptyNumbers = (): Numbers => ({
   index: emptyIndex(),
   scores: new Map(),
-  ranks: { value: [], minutes: [], worth: [], conceptual: [] },
+  ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
   version: 0,
   chunkVersion: [],
 });

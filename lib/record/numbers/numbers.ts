@@ -4,8 +4,8 @@
 // resolved), then runs the rounds of verification by the record. A change of who is verified
 // rescores the claims that read that operator's tier. `rescoreAll` is the from-scratch
 // computation that the incremental one must equal (tests compare them).
-import { pushTo, type RecordEntry, type State } from '../state.js';
-import { CHUNK, noteClaim } from './index.js';
+import { pushTo, type Receipt, type RecordEntry, type State } from '../state.js';
+import { CHUNK, noteClaim, type Ranks } from './index.js';
 import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
@@ -61,7 +61,9 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
       const r = state.receipts.get(outcome.id)!;
       pushTo(ix.receiptsByOperator, r.operatorId, r.id);
       // The frontier divides by the runtimeMinutes of the claim's latest bundle.
-      minutes[ix.ordinal.get(r.target)!] = r.bundle.runtimeMinutes;
+      const ord = ix.ordinal.get(r.target)!;
+      minutes[ord] = r.bundle.runtimeMinutes;
+      watchFrontier(state.numbers.ranks, ord);
       state.numbers.version++;
       break;
     }
@@ -71,10 +73,8 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
       if (r.crossCheck !== null) {
         pushTo(ix.crossCheckedBy, r.operatorId, r.crossCheck);
         t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
-        if (outcome.crossMatch === false) {
-          t.disputed = r.crossCheck;
-          ix.disagreed.add(r.crossCheck);
-        }
+        if (outcome.crossMatch === false) t.disputed = r.crossCheck;
+        noteAwaiting(state, r.crossCheck);
       }
       break;
     }
@@ -111,11 +111,22 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
           const r = state.receipts.get(d.id)!;
           t.claims.push(r.target);
           t.operators.push(r.operatorId);
+          noteAwaiting(state, r.id);
         }
       }
       break;
   }
   return t;
+}
+
+/** Whether receipt `id` awaits a verified cross-check after one that disagreed (the frontier's receipts queue). */
+export function awaitsVerifiedCheck(state: State, r: Receipt): boolean {
+  return r.disownedSeq === null && r.crossCheckedBy.some((c) => !c.match) && !r.crossCheckedBy.some((c) => state.verified.has(c.operatorId));
+}
+
+function noteAwaiting(state: State, id: string): void {
+  if (awaitsVerifiedCheck(state, state.receipts.get(id)!)) state.numbers.index.awaiting.add(id);
+  else state.numbers.index.awaiting.delete(id);
 }
 
 /** A min-heap of claim ordinals: claims are rescored in log order, so foundations come first. */
@@ -205,10 +216,20 @@ function setScore(state: State, ref: string, s: Score): void {
   const n = state.numbers;
   const ord = n.index.ordinal.get(ref)!;
   n.scores.set(ref, s);
-  n.ranks.value[ord] = valueOfChecking(s.use, s.credence);
-  n.ranks.worth[ord] = s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0;
-  n.ranks.conceptual[ord] = state.claims.get(ref)!.kind === 'conceptual';
+  const r = n.ranks;
+  r.value[ord] = valueOfChecking(s.use, s.credence);
+  r.worth[ord] = s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0;
+  r.conceptual[ord] = state.claims.get(ref)!.kind === 'conceptual';
+  watchFrontier(r, ord);
   n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
+}
+
+/** Marks the frontier's ranked queues stale when claim `ord`, as it now ranks, may belong in them. */
+function watchFrontier(r: Ranks, ord: number): void {
+  const w = r.watch;
+  if (r.stale || w === null) return;
+  const key = r.conceptual[ord] ? r.value[ord]! : r.value[ord]! / r.minutes[ord]!;
+  if (w.members.has(ord) || key >= (r.conceptual[ord] ? w.conceptual : w.claims) || (r.worth[ord]! > 0 && r.worth[ord]! >= w.disputes)) r.stale = true;
 }
 
 /** Operators whose reports touch `ref`: its reviewers and the checkers of its arguments. */
@@ -266,6 +287,7 @@ export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): v
       for (const op of changed) {
         claims.push(...claimsReading(state, op));
         candidates.push(...crossCheckedOperators(state, op));
+        for (const id of state.numbers.index.crossCheckedBy.get(op) ?? []) noteAwaiting(state, id);
       }
     }
     if (claims.length > 0) for (const ref of refresh(state, claims)) candidates.push(...reportersOn(state, ref));

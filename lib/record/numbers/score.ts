@@ -69,6 +69,14 @@ interface Item {
   seq: number;
 }
 
+/** Families of a declared models list, remembered per list (the same list is read at every rescore). */
+const familiesMemo = new WeakMap<readonly string[], string[]>();
+function familiesOfItem(models: readonly string[]): string[] {
+  let f = familiesMemo.get(models);
+  if (f === undefined) familiesMemo.set(models, (f = familiesOf(models)));
+  return f;
+}
+
 /** Whether a verified operator's cross-check of `r` disagreed with it (a finding against it by a verified operator). */
 export function disputedNow(state: State, r: Receipt): boolean {
   return r.crossCheckedBy.some((c) => !c.match && state.verified.has(c.operatorId));
@@ -99,12 +107,12 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
     const r = state.receipts.get(id)!;
     if (!countingReceipt(state, r)) continue;
-    offer({ operatorId: r.operatorId, kind: r.kind, favours: r.result!.outcome === 'confirmed', ...weigh(r.operatorId), families: familiesOf(r.models), seq: r.result!.seq });
+    offer({ operatorId: r.operatorId, kind: r.kind, favours: r.result!.outcome === 'confirmed', ...weigh(r.operatorId), families: familiesOfItem(r.models), seq: r.result!.seq });
   }
   for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
     const v = state.reviews.get(id)!;
     if (v.disownedSeq !== null) continue;
-    offer({ operatorId: v.operatorId, kind: 'review', favours: v.forecast >= 0.5, ...weigh(v.operatorId), families: familiesOf(v.models), seq: v.seq });
+    offer({ operatorId: v.operatorId, kind: 'review', favours: v.forecast >= 0.5, ...weigh(v.operatorId), families: familiesOfItem(v.models), seq: v.seq });
   }
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
