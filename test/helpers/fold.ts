@@ -6,6 +6,7 @@ import { drawCrossCheck } from '../../lib/record/handlers/checks.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
 import type { Score } from '../../lib/record/numbers/score.js';
 import { PROTOCOL } from '../../lib/service-event.js';
+import { isArchiveError } from '../../lib/errors.js';
 import { sha256TextHex } from '../../log/hash.js';
 
 export interface ReceiptOptions {
@@ -50,6 +51,17 @@ export class Fold {
     const verdict = check(this.state, e);
     if (verdict !== undefined) throw new Error(`already so: ${JSON.stringify(verdict)}`);
     return this.apply(e);
+  }
+
+  /** The typed error `check` throws for this write (nothing applied), or null when it would pass. */
+  refusal(type: string, logged: object): { error: string; detail: string } | null {
+    try {
+      check(this.state, this.entry(type, logged));
+    } catch (err) {
+      if (isArchiveError(err)) return { error: err.code, detail: err.detail };
+      throw err;
+    }
+    return null;
   }
 
   /** Applies a service event as the service logs it. */

@@ -1,15 +1,13 @@
 // The settlement rule of arguments (choices.md section 6) and the shut-out after three dismissed
-// attacks (spec Parts 3, 7 and 8), at the state level: in this issue only the deployment's own
-// operator is verified, so two verified voices cannot be had over HTTP.
+// attacks (spec Parts 3, 7 and 8), at the state level, with operators verified from the start.
 import t from 'tap';
-import { applyEntry, check } from '../../lib/record/apply.js';
 import { settlement, SHUT_OUT_FOR } from '../../lib/record/handlers/arguments.js';
 import { dueEvents } from '../../lib/record/scheduler.js';
-import { DAY, emptyState, type Argument, type RecordEntry, type State } from '../../lib/record/state.js';
+import { DAY, emptyState, type Argument, type State } from '../../lib/record/state.js';
 import { replayEntries } from '../../lib/record/replay.js';
 import { stateJson } from '../../lib/record/digest.js';
 import { PROTOCOL } from '../../lib/service-event.js';
-import { isArchiveError } from '../../lib/errors.js';
+import { Fold, seededState } from '../helpers/fold.js';
 
 // ---- the rule, table-driven ------------------------------------------------------------------
 
@@ -77,70 +75,20 @@ t.test('settlement: who counts, and how many it takes', async (t) => {
 
 // ---- through the state machine -----------------------------------------------------------------
 
-/** A state built by applying real-shaped entries (apply does not verify signatures). */
-class Fold {
-  static readonly VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
-  state: State = stateVerifying(...Fold.VERIFIED);
-  now = Date.parse('2030-01-01T00:00:00.000Z');
-  /** Every entry applied, for replaying. */
-  log: RecordEntry[] = [];
+const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
 
-  entry(type: string, logged: object) {
-    return { seq: this.state.size, ts: new Date(this.now).toISOString(), type, logged };
-  }
-  /** Checks and applies one entry, as the live record does; returns the apply's outcome. */
-  admit(type: string, logged: object): any {
-    const e = this.entry(type, logged);
-    const verdict = check(this.state, e);
-    if (verdict !== undefined) throw new Error(`already so: ${JSON.stringify(verdict)}`);
-    this.now += 1000;
-    this.log.push(e);
-    return applyEntry(this.state, e);
-  }
-  /** The typed error `check` throws for this entry (nothing applied). */
-  refusal(type: string, logged: object) {
-    try {
-      check(this.state, this.entry(type, logged));
-    } catch (err) {
-      if (isArchiveError(err)) return { error: err.code, detail: err.detail };
-      throw err;
-    }
-    return null;
-  }
-  signed(handle: string, type: string, members: Record<string, unknown>) {
-    const payload = { protocol: PROTOCOL, type, agent: { handle, publicKey: `key-of-${handle}` }, ts: new Date(this.now).toISOString(), ...members };
-    return { payload, signature: 'unchecked' };
-  }
-  agent(handle: string, operatorId: string) {
-    const e = this.entry('agent.register', { handle, publicKey: `key-of-${handle}`, operatorId, constitution: { version: '1', hash: '0'.repeat(64) } });
-    this.log.push(e);
-    applyEntry(this.state, e);
-    return handle;
-  }
-  paper(handle: string, n = 2): string[] {
-    const members = { title: 'A title', abstract: 'x'.repeat(60), field: 'ml', claims: Array.from({ length: n }, (_, i) => ({ text: `Claim ${i} text`, confidence: 0.8, test: 'A refuting test' })), builds_on: [] };
-    return this.admit('paper', this.signed(handle, 'paper', members)).claims;
-  }
-  argue(handle: string, claim: string, stance = 'refutes'): string {
-    const members = { claim, stance, grounds: 'logical-gap', text: `An argument of eighty characters or more about ${claim}, number ${this.now}.`.padEnd(90, '.'), confidence: 0.6 };
-    return this.admit('argument.file', this.signed(handle, 'argument.file', members)).id;
-  }
-  checkArg(handle: string, argument: string, holds: boolean, models?: string[]): any {
-    return this.admit('argument.check', this.signed(handle, 'argument.check', { argument, holds, note: 'A note of twenty characters.', ...(models ? { models } : {}) }));
-  }
-  /** Dismissed by two verified operators of distinct families. */
-  dismiss(argument: string): any {
-    this.checkArg('ver-one', argument, false, ['claude-3']);
-    return this.checkArg('ver-two', argument, false, ['gpt-4']);
-  }
-  uphold(argument: string): any {
-    this.checkArg('ver-one', argument, true, ['claude-3']);
-    return this.checkArg('ver-two', argument, true, ['gpt-4']);
-  }
-}
+/** Dismissed, or upheld, by two verified operators of distinct families. */
+const dismiss = (f: Fold, argument: string): any => {
+  f.checkArg('ver-one', argument, false, ['claude-3']);
+  return f.checkArg('ver-two', argument, false, ['gpt-4']);
+};
+const uphold = (f: Fold, argument: string): any => {
+  f.checkArg('ver-one', argument, true, ['claude-3']);
+  return f.checkArg('ver-two', argument, true, ['gpt-4']);
+};
 
 function fold(): Fold {
-  const f = new Fold();
+  const f = new Fold(VERIFIED);
   f.agent('author', 'lab-a');
   f.agent('ver-one', 'v1');
   f.agent('ver-two', 'v2');
@@ -152,7 +100,7 @@ function fold(): Fold {
 
 t.test('a check that settles the argument: status, its entry, and nothing after', async (t) => {
   const f = fold();
-  const [c1] = f.paper('author');
+  const [c1] = f.paper('author', [{}, {}]);
   const a = f.argue('xavier', c1!);
   t.match(f.checkArg('ver-one', a, true, ['claude-3']), { argument: a, status: 'open', checks: 1 });
   t.match(f.checkArg('other', a, true), { status: 'open', checks: 2 }, 'unverified: no voice');
@@ -166,15 +114,15 @@ t.test('a check that settles the argument: status, its entry, and nothing after'
 
 t.test('three dismissed attacks shut the operator out of the claim for 30 days', async (t) => {
   const f = fold();
-  const [c1, c2] = f.paper('author');
+  const [c1, c2] = f.paper('author', [{}, {}]);
   // Dismissed supports and upheld attacks do not count; neither do dismissals on another claim.
-  t.notOk('shutOut' in f.dismiss(f.argue('xavier', c1!, 'supports')), 'a dismissed support is no attack');
-  f.uphold(f.argue('xavier', c1!));
-  f.dismiss(f.argue('xavier', c2!));
-  f.dismiss(f.argue('xavier', c2!));
-  t.notOk('shutOut' in f.dismiss(f.argue('xavier', c1!)), 'first attack on c1');
+  t.notOk('shutOut' in dismiss(f, f.argue('xavier', c1!, 'supports')), 'a dismissed support is no attack');
+  uphold(f, f.argue('xavier', c1!));
+  dismiss(f, f.argue('xavier', c2!));
+  dismiss(f, f.argue('xavier', c2!));
+  t.notOk('shutOut' in dismiss(f, f.argue('xavier', c1!)), 'first attack on c1');
   // Two agents of one operator count together; qualifies is an attack.
-  t.notOk('shutOut' in f.dismiss(f.argue('xena', c1!, 'qualifies')), 'second attack on c1');
+  t.notOk('shutOut' in dismiss(f, f.argue('xena', c1!, 'qualifies')), 'second attack on c1');
   t.equal(f.state.dismissedAttacks.get(`${c1} lab-x`), 2);
   const pending = f.argue('other', c1!);
   const third = f.argue('xavier', c1!);
@@ -211,21 +159,21 @@ t.test('three dismissed attacks shut the operator out of the claim for 30 days',
   // Lifted: lab-x argues on c1 again, and its count started afresh.
   t.equal(f.state.dismissedAttacks.get(`${c1} lab-x`), 0);
   const again = f.argue('xavier', c1!);
-  t.notOk('shutOut' in f.dismiss(again));
-  f.dismiss(f.argue('xavier', c1!));
-  t.match(f.dismiss(f.argue('xavier', c1!)), { status: 'dismissed', shutOut: new Date(f.now - 1000 + SHUT_OUT_FOR).toISOString() }, 'three more: shut out again');
+  t.notOk('shutOut' in dismiss(f, again));
+  dismiss(f, f.argue('xavier', c1!));
+  t.match(dismiss(f, f.argue('xavier', c1!)), { status: 'dismissed', shutOut: new Date(f.now - 1000 + SHUT_OUT_FOR).toISOString() }, 'three more: shut out again');
   t.equal(f.refusal('argument.file', f.signed('xavier', 'argument.file', { claim: c1, stance: 'refutes', grounds: 'logical-gap', text: 'x'.repeat(90), confidence: 0.5 }))?.error, 'forbidden');
 });
 
 t.test('a shut-out renewed while in force ends once, when the renewed one is due', async (t) => {
   const f = fold();
-  const [c1] = f.paper('author');
+  const [c1] = f.paper('author', [{}, {}]);
   // Six attacks filed before any is dismissed: the last three are dismissed during the shut-out.
   const attacks = Array.from({ length: 6 }, () => f.argue('xavier', c1!));
-  for (const a of attacks.slice(0, 3)) f.dismiss(a);
+  for (const a of attacks.slice(0, 3)) dismiss(f, a);
   const first = f.state.shutOuts.get(`${c1} lab-x`)!.until;
   f.now += 10 * DAY;
-  for (const a of attacks.slice(3)) f.dismiss(a);
+  for (const a of attacks.slice(3)) dismiss(f, a);
   const renewed = f.state.shutOuts.get(`${c1} lab-x`)!.until;
   t.ok(renewed > first, 'renewed until later');
   // When the first would have ended, nothing is due: an end then would be refused.
@@ -237,16 +185,16 @@ t.test('a shut-out renewed while in force ends once, when the renewed one is due
 
 t.test('replayed after a shut-out ended and a new one began, the scheduler asks only for the new end', async (t) => {
   const f = fold();
-  const [c1] = f.paper('author');
-  for (let i = 0; i < 3; i++) f.dismiss(f.argue('xavier', c1!));
+  const [c1] = f.paper('author', [{}, {}]);
+  for (let i = 0; i < 3; i++) dismiss(f, f.argue('xavier', c1!));
   const first = f.state.shutOuts.get(`${c1} lab-x`)!.until;
   f.now = first;
   t.equal(dueEvents(f.state, f.now).length, 1);
   f.admit('shutout.end', { event: { protocol: PROTOCOL, type: 'shutout.end', ts: new Date(f.now).toISOString(), claim: c1, operatorId: 'lab-x' }, signature: 'unchecked' });
-  for (let i = 0; i < 3; i++) f.dismiss(f.argue('xavier', c1!));
+  for (let i = 0; i < 3; i++) dismiss(f, f.argue('xavier', c1!));
   const second = f.state.shutOuts.get(`${c1} lab-x`)!.until;
   // A restart replays the log: its queue holds both due times again.
-  const replayed = replayEntries(f.log, stateVerifying(...Fold.VERIFIED));
+  const replayed = replayEntries(f.log, seededState(VERIFIED));
   t.equal(stateJson(replayed), stateJson(f.state), 'the same state');
   t.same(dueEvents(replayed, f.now), [], 'the first end is logged already; the second is not due');
   t.same(dueEvents(replayed, second), [{ type: 'shutout.end', claim: c1, operatorId: 'lab-x' }]);
