@@ -6,6 +6,7 @@ import { errorMiddleware } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
 import { numbersRoutes } from './routes/numbers.js';
+import { credenceParts } from '../lib/record/numbers/served.js';
 import { writeRoutes } from './routes/writes.js';
 import type { Verify } from './envelope.js';
 import { constitutionRoutes } from './routes/constitution.js';
@@ -74,6 +75,8 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(constitutionRoutes(() => loadConstitution(record.state.constitution.version)).routes());
   app.use(recordRoutes(d, record).routes());
   app.use(numbersRoutes(record.state).routes());
+  // Make the served credence text once now, so that the first reader does not wait for it.
+  credenceParts(record.state);
   app.use(writeRoutes(d, record, opts.verify).routes());
   app.use(async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== '/') return next();
