@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { agentCommand } from './agent.js';
 import { pairCommand } from './pair.js';
 import { serveCommand } from './serve.js';
+import { exportCommand, proofCommand, verifyCommand } from './verify.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -34,6 +35,9 @@ await yargs(hideBin(process.argv))
   .command(serveCommand)
   .command(agentCommand)
   .command(pairCommand)
+  .command(verifyCommand)
+  .command(exportCommand)
+  .command(proofCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -98,11 +98,11 @@ export function receiptView(state: State, r: Receipt) {
     crossCheck:
       r.crossCheck === null
         ? null
-        : { receipt: r.crossCheck, match: res?.crossMatch ?? null, outputs: res?.crossCheck === null || res === null ? null : shown ? res.crossCheck.outputs : null },
+        : { receipt: r.crossCheck, match: res?.crossMatch ?? null, outputs: res === null || res.crossCheck === null ? null : res.crossCheck.outputs },
     outcome: res?.outcome ?? null,
     resultSeq: res?.seq ?? null,
     outputs: res === null ? null : shown ? res.outputs : null,
-    withheld: res === null || shown ? [] : res.crossCheck === null ? ['outputs'] : ['outputs', 'crossCheck.outputs'],
+    withheld: res === null || shown ? [] : ['outputs'],
     revealedSeq: r.revealedSeq,
     seedInsensitive: res?.seedInsensitive ?? null,
     // Only a verified operator's cross-check verifies or disputes; re-runs by others apart.

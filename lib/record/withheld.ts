@@ -1,6 +1,6 @@
 // What a served log entry withholds (choices.md section 2: the entry keeps its hashes; only
 // fields are served as null, with a `withheld` note naming them): a doorbell's address, never
-// served; a result's outputs (and the outputs of its cross-check) until the receipt is revealed.
+// served; a result's own outputs until the receipt is revealed.
 import { canonicalize } from '../canonical-json.js';
 import type { State } from './state.js';
 
@@ -23,13 +23,11 @@ export function servedEntry(state: State, type: string, payload: string): Served
     const logged = JSON.parse(payload);
     const r = state.receipts.get(logged.payload.commit);
     if (r === undefined || r.revealedSeq !== null) return null;
+    // Only the receipt's own outputs: its cross-check re-ran a receipt that this very result
+    // revealed, and whether they matched is what a verifier replays (choices.md: the numbers
+    // must not depend on withheld text).
     logged.payload.outputs = null;
-    const withheld = ['payload.outputs'];
-    if (logged.payload.crossCheck !== null) {
-      logged.payload.crossCheck.outputs = null;
-      withheld.push('payload.crossCheck.outputs');
-    }
-    return { payload: canonicalize(logged), withheld };
+    return { payload: canonicalize(logged), withheld: ['payload.outputs'] };
   }
   return null;
 }

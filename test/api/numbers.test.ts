@@ -1,40 +1,11 @@
 // The numbers over HTTP (spec 4.1; choices.md sections 6 to 8): /v2/credence with its ETag,
 // /v2/frontier, challenges ranked by value of checking, standing in the heartbeat, the record
 // summary's verifiedByRecord, and the same numbers after a restart. Real service, real keys.
-import t, { type Test } from 'tap';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { privateKeyFromPem } from '../../lib/ed25519.js';
-import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
-import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send, type TestAgent } from '../helpers/agents.js';
+import t from 'tap';
+import { startService } from '../helpers/service.js';
+import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { refused } from '../helpers/refused.js';
 
-const now = (s: TestService) => new Date(s.record.now()).toISOString();
-
-/** An agent of the deployment's own operator (verified at genesis), reached by pairing. */
-async function houseAgent(s: TestService, handle: string): Promise<TestAgent> {
-  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
-  const code = `house-code-${handle}-0123456789`;
-  const p = await s.post('/v2/pairing', pairingEnvelope(key, s.record.state.operator, pairingCodeHash(code), now(s)));
-  if (p.status !== 201) throw new Error(`pairing: ${p.status} ${p.text}`);
-  return register(s, handle, { pairing: code });
-}
-
-/** Commits a replication on `target` and files its result; reports the cross-check's outputs (altered when `disagree`). */
-async function replicate(t: Test, s: TestService, a: TestAgent, target: string, outcome: string, disagree = false): Promise<string> {
-  const c = await send(s, a, 'check.commit', make.commit(target));
-  t.equal(c.status, 201, c.text);
-  let crossCheck = null;
-  if (c.body.crossCheck !== null) {
-    const other = s.record.state.receipts.get(c.body.crossCheck.receipt)!;
-    const acc = other.result!.outputs.acc as number;
-    crossCheck = { receipt: other.id, outputs: { acc: disagree ? acc + 0.5 : acc } };
-  }
-  const r = await send(s, a, 'check.result', { commit: c.body.id, outcome, outputs: { acc: 0.91 }, crossCheck });
-  t.equal(r.status, 201, r.text);
-  return c.body.id;
-}
 
 const scoreOf = (body: any, ref: string) => body.claims.find((c: any) => c.ref === ref);
 

@@ -6,6 +6,11 @@ import type { WriteType } from '../../lib/schemas/index.js';
 import { PROTOCOL } from '../../lib/service-event.js';
 import { WRITE_ROUTES } from '../../lib/write-routes.js';
 import type { Reply, TestService } from './service.js';
+import type { Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { privateKeyFromPem } from '../../lib/ed25519.js';
+import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
 
 export interface TestAgent {
   handle: string;
@@ -86,3 +91,28 @@ export const make = {
     return { claim, stance: 'refutes', grounds: 'logical-gap', text: `The claim does not follow from its premises, because the step from the data to the conclusion skips a case. ${Math.random()}`, confidence: 0.7, ...extra };
   },
 };
+
+/** An agent of the deployment's own operator (verified at genesis), reached by pairing. */
+export async function houseAgent(s: TestService, handle: string): Promise<TestAgent> {
+  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
+  const code = `house-code-${handle}-0123456789`;
+  const p = await s.post('/v2/pairing', pairingEnvelope(key, s.record.state.operator, pairingCodeHash(code), new Date(s.record.now()).toISOString()));
+  if (p.status !== 201) throw new Error(`pairing: ${p.status} ${p.text}`);
+  return register(s, handle, { pairing: code });
+}
+
+/** Commits a replication on `target` and files its result; reports the cross-check's outputs (altered when `disagree`). */
+export async function replicate(t: Test, s: TestService, a: TestAgent, target: string, outcome: string, disagree = false): Promise<string> {
+  const c = await send(s, a, 'check.commit', make.commit(target));
+  t.equal(c.status, 201, c.text);
+  let crossCheck = null;
+  if (c.body.crossCheck !== null) {
+    const other = s.record.state.receipts.get(c.body.crossCheck.receipt)!;
+    const acc = other.result!.outputs.acc as number;
+    crossCheck = { receipt: other.id, outputs: { acc: disagree ? acc + 0.5 : acc } };
+  }
+  const r = await send(s, a, 'check.result', { commit: c.body.id, outcome, outputs: { acc: 0.91 }, crossCheck });
+  t.equal(r.status, 201, r.text);
+  return c.body.id;
+}
+

@@ -1,0 +1,131 @@
+// `archive verify`, `archive export` and `archive proof`: the auditor's tools. Parsing and
+// printing only; the checks are verify/ (which shares lib/ and log/ with the service, never api/).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { CommandModule } from 'yargs';
+import { ArchiveClient } from '../lib/client/http.js';
+import { fetchLog, readExport, writeExport, type LogCopy } from '../verify/source.js';
+import { verifyLog } from '../verify/verify.js';
+import { formatReport } from '../verify/report.js';
+import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
+import type { SignedTreeHead } from '../log/head.js';
+
+/** Progress on a terminal as one rewritten line, else a plain line every tenth of the way. */
+function progress(): (held: number, size: number) => void {
+  let shown = -1;
+  return (held, size) => {
+    if (process.stderr.isTTY) {
+      const width = 30;
+      const done = Math.round((held / Math.max(size, 1)) * width);
+      process.stderr.write(`\r[${'#'.repeat(done)}${' '.repeat(width - done)}] ${held}/${size} entries${held === size ? '\n' : ''}`);
+      return;
+    }
+    const tenth = Math.floor((held / Math.max(size, 1)) * 10);
+    if (tenth !== shown) {
+      shown = tenth;
+      process.stderr.write(`fetched ${held} of ${size} entries\n`);
+    }
+  };
+}
+
+/** The head an earlier run saved, or null when there is none yet. */
+function readSavedHead(path: string | undefined): SignedTreeHead | null {
+  if (path === undefined || !existsSync(path)) return null;
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  if (typeof saved?.sth?.treeSize !== 'number') throw new Error(`${path}: not a saved head ({"sth": ...})`);
+  return saved.sth;
+}
+
+interface VerifyArgs {
+  url?: string;
+  file?: string;
+  proof?: string;
+  key?: string;
+  state?: string;
+  cache?: string;
+  json: boolean;
+}
+
+export const verifyCommand: CommandModule<object, VerifyArgs> = {
+  command: 'verify',
+  describe: 'check a log: every entry, signature, head and served number (exit 0 only when all hold)',
+  builder: (y) =>
+    y
+      .option('url', { type: 'string', describe: 'base URL of a service: fetch its log and compare its served reads' })
+      .option('file', { type: 'string', describe: 'an export (archive export) to check offline' })
+      .option('proof', { type: 'string', describe: 'a proof bundle (archive proof) to check with --key alone' })
+      .option('key', { type: 'string', describe: 'the log key (as GET /v1/log/key spells it), for --proof' })
+      .option('state', { type: 'string', describe: 'a file holding the last head verified; the new head must extend it, and is saved there' })
+      .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+      .check((a) => {
+        const given = ['url', 'file', 'proof'].filter((k) => (a as any)[k] !== undefined);
+        if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof');
+        if (a.proof !== undefined && a.key === undefined) throw new Error('--proof needs --key (the log key)');
+        if (a.cache !== undefined && a.url === undefined) throw new Error('--cache goes with --url');
+        return true;
+      }) as never,
+  handler: async (args) => {
+    if (args.proof !== undefined) {
+      const bundle = JSON.parse(readFileSync(args.proof, 'utf8')) as ProofBundle;
+      const why = proofProblem(bundle, args.key!);
+      if (args.json) console.log(JSON.stringify({ ok: why === null, seq: bundle.entry?.seq ?? null, treeSize: bundle.sth?.treeSize ?? null, problem: why }));
+      else console.log(why === null ? `OK: entry ${bundle.entry.seq} is in the log of size ${bundle.sth.treeSize} signed by ${args.key}` : `PROBLEM: ${why}`);
+      process.exitCode = why === null ? 0 : 1;
+      return;
+    }
+    const client = args.url === undefined ? undefined : new ArchiveClient(args.url);
+    let log: LogCopy;
+    if (client !== undefined) {
+      const have = args.cache !== undefined && existsSync(args.cache) ? (await readExport(args.cache)).entries : [];
+      log = await fetchLog(client, { have, progress: args.json ? undefined : progress() });
+      if (args.cache !== undefined) await writeExport(args.cache, log);
+    } else log = await readExport(args.file!);
+    const { report, problems } = await verifyLog(log, { client, savedHead: readSavedHead(args.state) });
+    if (args.json) console.log(JSON.stringify(report, null, 2));
+    else console.log(formatReport(report, problems.counts));
+    if (report.ok && args.state !== undefined) writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);
+    process.exitCode = report.ok ? 0 : 1;
+  },
+};
+
+interface ExportArgs {
+  url: string;
+  out: string;
+}
+
+export const exportCommand: CommandModule<object, ExportArgs> = {
+  command: 'export',
+  describe: 'write a service\'s log to a file: the key and signed head, then one entry a line (what verify --file reads)',
+  builder: (y) =>
+    y
+      .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service' })
+      .option('out', { type: 'string', demandOption: true, describe: 'the file to write' }) as never,
+  handler: async (args) => {
+    const log = await fetchLog(new ArchiveClient(args.url), { progress: progress() });
+    await writeExport(args.out, log);
+    console.log(JSON.stringify({ out: args.out, treeSize: log.sth.treeSize, rootHash: log.sth.rootHash }));
+  },
+};
+
+interface ProofArgs {
+  url: string;
+  seq: number;
+  out?: string;
+}
+
+export const proofCommand: CommandModule<object, ProofArgs> = {
+  command: 'proof',
+  describe: 'an offline proof bundle for one entry: the entry, its inclusion proof, the signed head',
+  builder: (y) =>
+    y
+      .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service' })
+      .option('seq', { type: 'number', demandOption: true, describe: 'the entry' })
+      .option('out', { type: 'string', describe: 'write the bundle here (default: standard output)' }) as never,
+  handler: async (args) => {
+    if (!Number.isSafeInteger(args.seq) || args.seq < 0) throw new Error(`--seq: expected an integer at least 0, got ${args.seq}`);
+    const bundle = await fetchProof(new ArchiveClient(args.url), args.seq);
+    const text = `${JSON.stringify(bundle, null, 2)}\n`;
+    if (args.out === undefined) process.stdout.write(text);
+    else writeFileSync(args.out, text);
+  },
+};

@@ -1,0 +1,205 @@
+// The offline verifier against a real service, and against a small lying proxy in front of it
+// that alters what the service serves: an entry's text, the order of entries, a signature, the
+// head, a head inconsistent with an earlier one, a served credence and a served count. Each lie
+// must be caught, with the kind of problem and the entry it is at.
+import t, { type Test } from 'tap';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startService, type TestService } from '../helpers/service.js';
+import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
+import { tempDir } from '../helpers/tmp.js';
+import { ArchiveClient } from '../../lib/client/http.js';
+import { canonicalize } from '../../lib/canonical-json.js';
+import { privateKeyFromPem, signBytes } from '../../lib/ed25519.js';
+import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
+import { verifyLog } from '../../verify/verify.js';
+import { fetchProof, proofProblem } from '../../verify/proof.js';
+import { headMessage } from '../../log/head.js';
+import { hashLeafText, leafInput, ZERO_HASH } from '../../log/entry.js';
+import { sha256TextHex, toHex } from '../../log/hash.js';
+
+const run = promisify(execFile);
+const ARCHIVE = join(process.cwd(), 'bin', 'archive');
+
+/** A record with something of everything: papers, receipts with cross-checks, reviews, arguments, a challenge, a doorbell. */
+async function busyService(t: Test): Promise<TestService> {
+  const s = await startService(t);
+  const house = await houseAgent(s, 'house');
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  const carol = await register(s, 'carol', { operatorId: 'lab-c' });
+  const paper = await send(s, alice, 'paper', make.paper(2));
+  const [c1, c2] = paper.body.claims as [string, string];
+  await replicate(t, s, house, c1, 'confirmed');
+  await replicate(t, s, bob, c1, 'failed', true);
+  await replicate(t, s, carol, c2, 'confirmed');
+  await send(s, carol, 'review', { claim: c1, forecast: 0.3, rationale: 'The effect looks too large for the sample size used.' });
+  const arg = await send(s, bob, 'argument.file', make.argument(c2));
+  await send(s, house, 'argument.check', { argument: arg.body.id, holds: true, note: 'The gap is real; the step is not justified.' });
+  await send(s, carol, 'challenge.propose', { claim: c2, brief: 'Re-run the main table with a fresh seed and report the spread.' });
+  await send(s, bob, 'doorbell.set', { kind: 'webhook', cadence: 'daily', url: 'https://bob.example.org/wake' });
+  return s;
+}
+
+/** A proxy in front of `target` that may rewrite the body of any GET by its path and query. */
+async function lyingProxy(t: Test, target: string, lie: (path: string, body: string) => string): Promise<string> {
+  const server: Server = createServer(async (req, res) => {
+    const upstream = await fetch(target + req.url!, { method: req.method });
+    const body = lie(req.url!, await upstream.text());
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Rewrites the entries of a /v1/log/entries page. */
+const onEntries = (edit: (entries: ServedEntry[]) => void) => (path: string, body: string) => {
+  if (!path.startsWith('/v1/log/entries')) return body;
+  const page = JSON.parse(body);
+  edit(page.entries);
+  return JSON.stringify(page);
+};
+
+/** Re-forms entries from `from` on so that their hashes and links recompute (a careful liar). */
+function rechain(entries: ServedEntry[], from: number): void {
+  let prev = from === 0 ? ZERO_HASH : entries[from - 1]!.entryHash;
+  for (let i = from; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (e.withheld === undefined) e.payloadHash = sha256TextHex(canonicalize(e.payload));
+    e.prevHash = prev;
+    e.entryHash = toHex(hashLeafText(leafInput(e)));
+    prev = e.entryHash;
+  }
+}
+
+async function verifyThrough(url: string, savedHead: any = null) {
+  const client = new ArchiveClient(url);
+  return verifyLog(await fetchLog(client), { client, savedHead });
+}
+
+const kinds = (r: { problems: { kind: string }[] }) => r.problems.map((p) => p.kind).sort();
+
+t.test('an honest service verifies: entries, signatures, head, seeds and draws, and every number it serves', async (t) => {
+  const s = await busyService(t);
+  const { report } = await verifyThrough(s.url);
+  t.same(report.problems, [], 'no problem');
+  t.equal(report.ok, true);
+  t.equal(report.entries, s.d.log.size);
+  t.ok(report.withheld >= 2, `entries served with fields withheld are counted (${report.withheld}): outputs not yet revealed, the doorbell's address`);
+  t.same(report.compared, ['credence', 'record', 'frontier', 'challenges', 'receipts', 'arguments']);
+
+  // The same offline, from an export, and a proof of one entry with nothing but the log key.
+  const dir = tempDir(t);
+  const file = join(dir, 'log.jsonl');
+  await writeExport(file, await fetchLog(new ArchiveClient(s.url)));
+  const offline = await verifyLog(await readExport(file));
+  t.same(offline.report.problems, [], 'the export verifies offline');
+  const bundle = await fetchProof(new ArchiveClient(s.url), 3);
+  t.equal(proofProblem(bundle, s.d.logKeyString), null, 'the proof bundle verifies with the log key');
+  t.match(proofProblem({ ...bundle, entry: { ...bundle.entry, ts: '2031-01-01T00:00:00.000Z' } }, s.d.logKeyString), /entryHash does not recompute/);
+  t.match(proofProblem(bundle, (await fetchProof(new ArchiveClient(s.url), 0)).entry.payload.event.operatorKey), /not signed by the log key/, 'another key: refused');
+});
+
+t.test('a lying proxy is caught, lie by lie', async (t) => {
+  const s = await busyService(t);
+  const entries = (await fetchLog(new ArchiveClient(s.url))).entries;
+  const paperSeq = entries.find((e) => e.type === 'paper')!.seq;
+  const reviewSeq = entries.find((e) => e.type === 'review')!.seq;
+
+  // An entry's text altered: its payload no longer gives its payloadHash.
+  let url = await lyingProxy(t, s.url, onEntries((es) => (es[paperSeq]!.payload.payload.title = 'A better title')));
+  let r = (await verifyThrough(url)).report;
+  t.match(r.problems, [{ kind: 'hash', seq: paperSeq, detail: /payloadHash does not recompute/ }], 'altered text');
+  t.equal(r.ok, false);
+
+  // Two entries swapped: seq order and links break at the first.
+  url = await lyingProxy(t, s.url, onEntries((es) => ([es[reviewSeq], es[reviewSeq + 1]] = [es[reviewSeq + 1]!, es[reviewSeq]!])));
+  r = (await verifyThrough(url)).report;
+  t.match(r.problems.find((p) => p.kind === 'chain'), { seq: reviewSeq, detail: /served with seq/ }, 'reordered entries');
+
+  // A forged signature, with every hash after it recomputed so the chain holds: the signature
+  // fails at that entry, and the signed head no longer matches the entries.
+  url = await lyingProxy(
+    t,
+    s.url,
+    onEntries((es) => {
+      es[reviewSeq]!.payload.payload.forecast = 0.99;
+      rechain(es, reviewSeq);
+    }),
+  );
+  r = (await verifyThrough(url)).report;
+  t.match(r.problems, [
+    { kind: 'signature', seq: reviewSeq, detail: /review: signature does not verify/ },
+    { kind: 'head', seq: null, detail: /is not the root of the entries/ },
+  ]);
+
+  // A head that does not match the entries (and is not the log key's signature).
+  url = await lyingProxy(t, s.url, (path, body) => (path === '/v1/log/sth' ? JSON.stringify({ ...JSON.parse(body), rootHash: 'ab'.repeat(32) }) : body));
+  r = (await verifyThrough(url)).report;
+  t.same(kinds(r), ['head'], 'a head that does not match');
+  t.match(r.problems[0]!.detail, /not signed by the log key/);
+
+  // A served credence the log does not support, and a served count.
+  url = await lyingProxy(t, s.url, (path, body) => {
+    if (path !== '/v2/credence') return body;
+    const b = JSON.parse(body);
+    b.claims[0].credence = 0.99;
+    return JSON.stringify(b);
+  });
+  r = (await verifyThrough(url)).report;
+  t.match(r.problems, [{ kind: 'numbers', detail: /GET \/v2\/credence: claim rec:[0-9a-f]{16}#C1: credence: served 0.99, the log gives 0\.\d+/ }]);
+  url = await lyingProxy(t, s.url, (path, body) => (path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), receipts: 7 }) : body));
+  r = (await verifyThrough(url)).report;
+  t.match(r.problems, [{ kind: 'numbers', detail: /GET \/v2\/record: receipts: served 7, the log gives 3/ }]);
+});
+
+t.test('a head inconsistent with one seen before is caught; a consistent one is not', async (t) => {
+  const s = await busyService(t);
+  const logKey = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'log.key'), 'utf8'));
+  const honest = (await fetchLog(new ArchiveClient(s.url))).sth;
+  // A head the log key once signed for size 5 with another root: a split view, or a rewrite.
+  const other = { treeSize: 5, rootHash: 'cd'.repeat(32), timestamp: new Date().toISOString() };
+  const forged = { ...other, signature: Buffer.from(signBytes(logKey, headMessage(other))).toString('base64url') };
+  let r = (await verifyThrough(s.url, forged)).report;
+  t.match(r.problems, [{ kind: 'consistency', detail: /do not give the saved head's root at size 5/ }]);
+  // The honest earlier head of a shorter log is extended: the proof is fetched and checks.
+  await send(s, await register(s, 'dave', { operatorId: 'lab-d' }), 'paper', make.paper(1));
+  r = (await verifyThrough(s.url, honest)).report;
+  t.same(r.problems, [], 'the later head extends the earlier one');
+  t.match((await verifyThrough(s.url, { ...honest, treeSize: honest.treeSize + 50 })).report.problems, [{ kind: 'consistency' }], 'a larger earlier head');
+});
+
+t.test('archive verify, export and proof on the command line: exit 0 only when everything holds', async (t) => {
+  const s = await busyService(t);
+  const dir = tempDir(t);
+  const state = join(dir, 'head.json');
+  const ok = await run(ARCHIVE, ['verify', '--url', s.url, '--json', '--state', state]);
+  const report = JSON.parse(ok.stdout);
+  t.equal(report.ok, true, 'exit 0 with ok');
+  t.same(JSON.parse(readFileSync(state, 'utf8')).sth.treeSize, report.treeSize, 'the head is saved');
+  const text = await run(ARCHIVE, ['verify', '--url', s.url, '--state', state]);
+  t.match(text.stdout, /OK: every entry, signature, head and number checked holds/);
+
+  const liar = await lyingProxy(t, s.url, (path, body) => (path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), claims: 40 }) : body));
+  const bad = await run(ARCHIVE, ['verify', '--url', liar, '--json']).catch((e) => e);
+  t.equal(bad.code, 1, 'exit 1 when something does not hold');
+  t.match(JSON.parse(bad.stdout), { ok: false, problems: [{ kind: 'numbers' }] });
+
+  const file = join(dir, 'log.jsonl');
+  await run(ARCHIVE, ['export', '--url', s.url, '--out', file]);
+  const offline = await run(ARCHIVE, ['verify', '--file', file, '--json']);
+  t.equal(JSON.parse(offline.stdout).ok, true, 'the export verifies offline');
+  const proofFile = join(dir, 'proof.json');
+  await run(ARCHIVE, ['proof', '--url', s.url, '--seq', '2', '--out', proofFile]);
+  const proof = await run(ARCHIVE, ['verify', '--proof', proofFile, '--key', s.d.logKeyString]);
+  t.match(proof.stdout, /OK: entry 2 is in the log of size \d+/);
+  const usage = await run(ARCHIVE, ['verify', '--url', s.url, '--file', file]).catch((e) => e);
+  t.equal(usage.code, 1);
+  t.match(usage.stderr, /give exactly one of --url, --file, --proof/);
+});

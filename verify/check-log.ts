@@ -1,0 +1,122 @@
+// The offline checks of a log copy (issue: the auditor's tools). Everything here is recomputed
+// from the entries and the published log key alone, with the code the service uses (log/ for
+// hashes and heads, lib/record for signatures, rules and replay), never with api/.
+//
+//   chain      seq order and prevHash links
+//   hash       entryHash from the leaf fields; payloadHash from the payload (unless withheld)
+//   signature  every signed write by the key it names, every service event by the log key
+//              (the genesis names the log key, and must name the published one)
+//   head       the head's signature by the log key, its size, its root from the entry hashes
+//   rules      each entry replayed through the record's own check and apply: a seal whose seed
+//              or cross-check draw is not the rule's, or any write the rules refuse, is caught
+import { canonicalize } from '../lib/canonical-json.js';
+import { parseGenesis } from '../lib/genesis.js';
+import { verifySignature } from '../lib/ed25519.js';
+import { applyEntry, check, SERVICE_EVENTS } from '../lib/record/apply.js';
+import { signatureProblem } from '../lib/record/entry-signature.js';
+import { emptyState, type State } from '../lib/record/state.js';
+import { isArchiveError } from '../lib/errors.js';
+import { hashLeafText, leafInput, ZERO_HASH } from '../log/entry.js';
+import { verifyHeadSignature, type SignedTreeHead } from '../log/head.js';
+import { rootFromLeafHashes } from '../log/merkle.js';
+import { sha256TextHex, toHex } from '../log/hash.js';
+import type { LogCopy, ServedEntry } from './source.js';
+import type { Problems } from './report.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const isEvent = (type: string) => SERVICE_EVENTS.has(type);
+
+/** Whether `sig` is the log key's signature of head `h`. */
+export function headSigned(h: SignedTreeHead, logKey: string): boolean {
+  return verifyHeadSignature(h, (message, signature) => verifySignature(logKey, message, Buffer.from(signature).toString('base64url')));
+}
+
+/** The leaf hashes of the entries, checking the chain and each hash; returns them for the root. */
+export function checkEntries(log: LogCopy, problems: Problems, logKey: string | null): { leaves: Uint8Array[]; withheld: number } {
+  const leaves: Uint8Array[] = [];
+  let prev = ZERO_HASH;
+  let withheld = 0;
+  log.entries.forEach((e, i) => {
+    if (e.seq !== i) problems.add('chain', i, `entry ${i} is served with seq ${e.seq}`);
+    if (e.prevHash !== prev) problems.add('chain', i, `prevHash ${e.prevHash} is not the entryHash of entry ${i - 1} (${prev})`);
+    if (!HEX64.test(e.payloadHash ?? '')) problems.add('hash', i, 'payloadHash is not 64 lowercase hex');
+    const leaf = hashLeafText(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq: i, ts: e.ts, type: e.type }));
+    const entryHash = toHex(leaf);
+    if (e.entryHash !== entryHash) problems.add('hash', i, `entryHash ${e.entryHash} does not recompute from the leaf fields (${entryHash})`);
+    leaves.push(leaf);
+    prev = e.entryHash;
+    if (e.withheld !== undefined && e.withheld.length > 0) {
+      // Fields served as null: the payload hash commits to text the verifier does not see.
+      withheld++;
+      return;
+    }
+    const text = canonicalize(e.payload);
+    if (sha256TextHex(text) !== e.payloadHash) problems.add('hash', i, `payloadHash does not recompute from the payload served (${e.type})`);
+    else if (logKey !== null) {
+      const why = signatureProblem(e.type, text, { logKey, operatorKey: operatorKeyOf(log) }, isEvent);
+      if (why !== null) problems.add('signature', i, `${e.type}: ${why}`);
+    }
+  });
+  return { leaves, withheld };
+}
+
+/** The operator key the genesis names ('' when there is none to read). */
+function operatorKeyOf(log: LogCopy): string {
+  return log.entries[0]?.payload?.event?.operatorKey ?? '';
+}
+
+/** The log key, from the genesis, which must name the published key; null when it cannot be had. */
+export function genesisKey(log: LogCopy, problems: Problems): string | null {
+  const first = log.entries[0];
+  if (first === undefined) return log.key.key;
+  try {
+    const g = parseGenesis(first.type, canonicalize(first.payload)).event;
+    if (g.logKey !== log.key.key) problems.add('signature', 0, `the genesis names log key ${g.logKey}, the service publishes ${log.key.key}`);
+    if (g.origin !== log.key.origin) problems.add('signature', 0, `the genesis names origin ${g.origin}, the service publishes ${log.key.origin}`);
+    return g.logKey;
+  } catch (err) {
+    problems.add('signature', 0, (err as Error).message);
+    return null;
+  }
+}
+
+/** The head: signed by the log key, of the entries' size, with their root. */
+export function checkHead(log: LogCopy, leaves: Uint8Array[], logKey: string | null, problems: Problems): void {
+  const h = log.sth;
+  if (logKey !== null && !headSigned(h, logKey)) problems.add('head', null, `the head of size ${h.treeSize} is not signed by the log key`);
+  if (h.treeSize !== leaves.length) problems.add('head', null, `the head has size ${h.treeSize}, the log served ${leaves.length} entries`);
+  const root = toHex(rootFromLeafHashes(leaves));
+  if (h.rootHash !== root) problems.add('head', null, `the head's root ${h.rootHash} is not the root of the entries (${root})`);
+}
+
+/** The root of the first `size` leaves. */
+export function rootOf(leaves: Uint8Array[], size: number): string {
+  return toHex(rootFromLeafHashes(leaves.slice(0, size)));
+}
+
+/**
+ * Replays the entries through the record's rules. Entries served whole are checked as the
+ * record admits writes, then applied; an entry with fields withheld is applied as the log shows
+ * it (its type, ids and outcome count; the withheld text does not). Stops at the first entry the
+ * rules refuse: the state after it would not be the service's.
+ */
+export function replay(log: LogCopy, problems: Problems, state: State = emptyState()): State {
+  for (let i = state.size; i < log.entries.length; i++) {
+    const e: ServedEntry = log.entries[i]!;
+    const entry = { seq: i, ts: e.ts, type: e.type, logged: e.payload };
+    try {
+      if (e.withheld === undefined || e.withheld.length === 0) {
+        const verdict = check(state, entry);
+        if (verdict !== undefined) {
+          problems.add('rules', i, `${e.type}: the record answers it "already so" (${JSON.stringify(verdict.already)}); it should not be on the log`);
+          return state;
+        }
+      }
+      applyEntry(state, entry);
+    } catch (err) {
+      problems.add('rules', i, `${e.type}: ${isArchiveError(err) ? `${err.code}: ${err.detail}` : (err as Error).message}`);
+      return state;
+    }
+  }
+  return state;
+}

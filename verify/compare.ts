@@ -1,0 +1,101 @@
+// Served reads against the replay: every number the service serves must be the one the log
+// gives. The views are the service's own functions of the state (lib/record), so a verifier
+// that replayed the same log computes the same bodies, member by member.
+import { ArchiveClient } from '../lib/client/http.js';
+import { canonicalize } from '../lib/canonical-json.js';
+import { claimScore } from '../lib/record/numbers/served.js';
+import { frontier } from '../lib/record/numbers/frontier.js';
+import { argumentView, challengeView, rankedChallenges, receiptView, summary, type Logged } from '../lib/record/views.js';
+import type { State } from '../lib/record/state.js';
+import type { LogCopy } from './source.js';
+import type { Problems } from './report.js';
+
+/** At most this many receipts, and this many claims' arguments, are read one by one (evenly spread). */
+export const SAMPLE = 200;
+
+/** The first path at which `a` and `b` differ, or null when they are the same JSON. */
+export function firstDifference(a: unknown, b: unknown, path = ''): string | null {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+    return canonicalize(a ?? null) === canonicalize(b ?? null) ? null : `${path || '(body)'}: served ${JSON.stringify(a)}, the log gives ${JSON.stringify(b)}`;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return `${path}: served ${JSON.stringify(a)}, the log gives ${JSON.stringify(b)}`;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (i >= a.length) return `${path}[${i}]: missing from what is served (the log gives ${a.length < b.length ? b.length : a.length} items)`;
+      if (i >= b.length) return `${path}[${i}]: served, but the log gives only ${b.length} items`;
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  for (const k of keys) {
+    const d = firstDifference((a as any)[k], (b as any)[k], path === '' ? k : `${path}.${k}`);
+    if (d !== null) return d;
+  }
+  return null;
+}
+
+/** Evenly spread picks of at most `n` items. */
+function spread<T>(items: T[], n: number): T[] {
+  if (items.length <= n) return items;
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+}
+
+/**
+ * Reads what the service serves and compares it with the replayed state; returns the names of
+ * the reads compared. A read the service answers with an error is a problem too.
+ */
+export async function compareReads(client: ArchiveClient, log: LogCopy, state: State, problems: Problems): Promise<string[]> {
+  const logged: Logged = async (seq) => log.entries[seq]!.payload;
+  const compared: string[] = [];
+  const read = async (path: string): Promise<any> => {
+    const r = await client.get(path);
+    if (r.status !== 200) {
+      problems.add('numbers', null, `GET ${path} answered ${r.status}`);
+      return undefined;
+    }
+    return r.body;
+  };
+  const against = async (name: string, path: string, expected: () => unknown | Promise<unknown>) => {
+    const served = await read(path);
+    if (served === undefined) return;
+    compared.push(name);
+    const d = firstDifference(served, await expected());
+    if (d !== null) problems.add('numbers', null, `GET ${path}: ${d}`);
+  };
+
+  // credence: claim by claim, so that a difference names its claim.
+  const credence = await read('/v2/credence');
+  if (credence !== undefined) {
+    compared.push('credence');
+    const served = new Map<string, unknown>((credence.claims ?? []).map((c: any) => [c.ref, c]));
+    if (credence.version !== 'credence/0.3') problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
+    for (const ref of state.numbers.index.refs) {
+      const c = served.get(ref);
+      if (c === undefined) {
+        problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref} is on the log but not served`);
+        continue;
+      }
+      served.delete(ref);
+      const d = firstDifference(c, claimScore(state, ref));
+      if (d !== null) problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref}: ${d}`);
+    }
+    for (const ref of served.keys()) problems.add('numbers', null, `GET /v2/credence: claim ${ref} is served but not on the log`);
+  }
+  await against('record', '/v2/record', () => summary(state));
+  await against('frontier', '/v2/frontier?limit=50', () => frontier(state, 50));
+  await against('challenges', '/v2/challenges?all=1&limit=200', async () => ({
+    challenges: await Promise.all(rankedChallenges(state, true).slice(0, 200).map((c) => challengeView(state, c, logged))),
+  }));
+  for (const r of spread([...state.receipts.values()], SAMPLE)) {
+    await against('receipts', `/v2/receipts/${r.id}`, () => receiptView(state, r));
+  }
+  for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
+    await against('arguments', `/v2/arguments?claim=${encodeURIComponent(claim)}`, async () => ({
+      claim,
+      arguments: await Promise.all(state.argumentsByClaim.get(claim)!.map((id) => argumentView(state, state.argumentsById.get(id)!, logged))),
+    }));
+  }
+  return [...new Set(compared)];
+}

@@ -1,0 +1,70 @@
+// What a verification found: the first problem of each kind (by seq where it has one), how many
+// entries were checked and how many were served with fields withheld.
+
+export type ProblemKind =
+  /** seq order or prevHash links */
+  | 'chain'
+  /** an entryHash or payloadHash that does not recompute */
+  | 'hash'
+  /** a write's or a service event's signature */
+  | 'signature'
+  /** the signed tree head: its signature, its size or its root */
+  | 'head'
+  /** a head saved by an earlier run that the new one does not extend */
+  | 'consistency'
+  /** an entry the record's rules refuse (a seal's seed or draw among them) */
+  | 'rules'
+  /** a number or read the service serves that the log does not support */
+  | 'numbers';
+
+export interface Problem {
+  kind: ProblemKind;
+  seq: number | null;
+  detail: string;
+}
+
+export interface Report {
+  ok: boolean;
+  origin: string;
+  treeSize: number;
+  rootHash: string;
+  entries: number;
+  /** Entries served with fields withheld: checked as far as their hashes allow. */
+  withheld: number;
+  /** Reads compared with the replayed state, by name. */
+  compared: string[];
+  problems: Problem[];
+}
+
+/** Collects problems, keeping the first of each kind (the lowest seq) and a count of each. */
+export class Problems {
+  private readonly first = new Map<ProblemKind, Problem>();
+  readonly counts = new Map<ProblemKind, number>();
+
+  add(kind: ProblemKind, seq: number | null, detail: string): void {
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+    const cur = this.first.get(kind);
+    if (cur === undefined || (seq !== null && (cur.seq === null || seq < cur.seq))) this.first.set(kind, { kind, seq, detail });
+  }
+
+  has(kind: ProblemKind): boolean {
+    return this.first.has(kind);
+  }
+
+  list(): Problem[] {
+    return [...this.first.values()].sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity));
+  }
+}
+
+/** The report as lines for a terminal. */
+export function formatReport(r: Report, counts: Map<ProblemKind, number>): string {
+  const lines = [`log ${r.origin}: ${r.entries} entries, head ${r.treeSize} ${r.rootHash}`];
+  lines.push(`  ${r.withheld} entries served with fields withheld (checked as far as their hashes allow)`);
+  if (r.compared.length > 0) lines.push(`  served reads compared with the replay: ${r.compared.join(', ')}`);
+  if (r.ok) lines.push('OK: every entry, signature, head and number checked holds');
+  for (const p of r.problems) {
+    const n = counts.get(p.kind) ?? 1;
+    lines.push(`PROBLEM ${p.kind}${p.seq === null ? '' : ` at seq ${p.seq}`}: ${p.detail}${n > 1 ? ` (and ${n - 1} more of this kind)` : ''}`);
+  }
+  return lines.join('\n');
+}

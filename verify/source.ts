@@ -1,0 +1,99 @@
+// Where a verifier gets a log: a running service's public reads (`/v1/log/key`, `/v1/log/sth`,
+// `/v1/log/entries` page by page), or an export file (docs/log-format.md, "Exports"): a header
+// line with the log key and the signed head, then one served entry a line, in seq order.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import type { SignedTreeHead } from '../log/head.js';
+import { ArchiveClient } from '../lib/client/http.js';
+
+/** An entry as `/v1/log/entries` serves it; `payload` is the logged object (withheld fields null). */
+export interface ServedEntry {
+  seq: number;
+  ts: string;
+  type: string;
+  payloadHash: string;
+  prevHash: string;
+  entryHash: string;
+  payload: any;
+  /** Paths of fields served as null; the hashes still commit to the full text. */
+  withheld?: string[];
+}
+
+/** A log as a verifier holds it: the published key, the signed head, the entries up to it. */
+export interface LogCopy {
+  key: { key: string; origin: string };
+  sth: SignedTreeHead;
+  entries: ServedEntry[];
+}
+
+export const EXPORT_FORMAT = 'archive-export/1';
+
+const PAGE = 1000;
+
+/** What a GET answered, or an error naming the path and what came back. */
+async function getJson(client: ArchiveClient, path: string): Promise<any> {
+  const r = await client.get(path);
+  if (r.status !== 200 || typeof r.body !== 'object' || r.body === null) throw new Error(`GET ${path}: expected 200 with JSON, got ${r.status}`);
+  return r.body;
+}
+
+export interface FetchOptions {
+  /** Entries already held (resuming): fetching starts after them. */
+  have?: ServedEntry[];
+  /** Called after each page with the entries held so far and the size being fetched. */
+  progress?: (held: number, size: number) => void;
+}
+
+/** Fetches the key, the head, and every entry up to the head's size. */
+export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): Promise<LogCopy> {
+  const key = await getJson(client, '/v1/log/key');
+  const sth = (await getJson(client, '/v1/log/sth')) as SignedTreeHead;
+  const entries = opts.have ?? [];
+  while (entries.length < sth.treeSize) {
+    const limit = Math.min(PAGE, sth.treeSize - entries.length);
+    const page = await getJson(client, `/v1/log/entries?from=${entries.length}&limit=${limit}`);
+    if (!Array.isArray(page.entries) || page.entries.length === 0) throw new Error(`GET /v1/log/entries?from=${entries.length}: no entries, though the head has ${sth.treeSize}`);
+    entries.push(...page.entries);
+    opts.progress?.(entries.length, sth.treeSize);
+  }
+  // A page may run past the head when the log grew meanwhile: keep exactly the head's entries.
+  entries.length = Math.min(entries.length, sth.treeSize);
+  return { key: { key: key.key, origin: key.origin }, sth, entries };
+}
+
+/** Writes `log` as an export: the header line, then one entry a line. */
+export async function writeExport(path: string, log: LogCopy): Promise<void> {
+  const out = createWriteStream(path);
+  const write = async (line: string) => {
+    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  };
+  await write(JSON.stringify({ format: EXPORT_FORMAT, key: log.key, sth: log.sth }));
+  for (const e of log.entries) await write(JSON.stringify(e));
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Reads an export; throws naming the line that is not one. */
+export async function readExport(path: string): Promise<LogCopy> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  let header: any = null;
+  const entries: ServedEntry[] = [];
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line === '') continue;
+    let value: any;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`${path}:${n}: not JSON`);
+    }
+    if (header === null) {
+      if (value?.format !== EXPORT_FORMAT) throw new Error(`${path}:1: not an export (expected {"format":"${EXPORT_FORMAT}", ...})`);
+      header = value;
+    } else entries.push(value);
+  }
+  if (header === null) throw new Error(`${path}: empty`);
+  return { key: header.key, sth: header.sth, entries };
+}

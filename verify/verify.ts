@@ -1,0 +1,70 @@
+// One verification of a log copy: the offline checks (check-log.ts), the consistency of a head
+// saved by an earlier run, and, given the service, its served reads against the replay
+// (compare.ts). Returns the report; the caller decides what to print and how to exit.
+import { ArchiveClient } from '../lib/client/http.js';
+import type { State } from '../lib/record/state.js';
+import type { SignedTreeHead } from '../log/head.js';
+import { fromHex } from '../log/hash.js';
+import { verifyConsistency } from '../log/merkle.js';
+import { checkEntries, checkHead, genesisKey, headSigned, replay, rootOf } from './check-log.js';
+import { compareReads } from './compare.js';
+import { Problems, type Report } from './report.js';
+import type { LogCopy } from './source.js';
+
+export interface VerifyOptions {
+  /** The service, to read its consistency proofs and its numbers. */
+  client?: ArchiveClient;
+  /** A head an earlier run verified: the new head must extend it. */
+  savedHead?: SignedTreeHead | null;
+}
+
+export interface Verification {
+  report: Report;
+  problems: Problems;
+  state: State;
+}
+
+/** Checks that `head` extends `saved`: recomputed locally from the entries, and by the service's proof. */
+async function checkSaved(saved: SignedTreeHead, log: LogCopy, leaves: Uint8Array[], logKey: string | null, client: ArchiveClient | undefined, problems: Problems): Promise<void> {
+  const head = log.sth;
+  if (logKey !== null && !headSigned(saved, logKey)) {
+    problems.add('consistency', null, `the saved head of size ${saved.treeSize} is not signed by this log's key`);
+    return;
+  }
+  if (saved.treeSize > head.treeSize) {
+    problems.add('consistency', null, `the log shrank: a head of size ${saved.treeSize} was seen before, now ${head.treeSize}`);
+    return;
+  }
+  if (rootOf(leaves, saved.treeSize) !== saved.rootHash) {
+    problems.add('consistency', saved.treeSize > 0 ? saved.treeSize - 1 : null, `the entries do not give the saved head's root at size ${saved.treeSize} (${saved.rootHash}, signed ${saved.timestamp}): the log was rewritten`);
+    return;
+  }
+  if (client === undefined || saved.treeSize === 0) return;
+  const r = await client.get(`/v1/log/consistency?first=${saved.treeSize}&second=${head.treeSize}`);
+  const proof: string[] | undefined = r.body?.proof;
+  if (r.status !== 200 || !Array.isArray(proof)) {
+    problems.add('consistency', null, `GET /v1/log/consistency answered ${r.status}`);
+    return;
+  }
+  const ok = verifyConsistency(saved.treeSize, head.treeSize, proof.map((h) => fromHex(h, 32)), fromHex(saved.rootHash, 32), fromHex(head.rootHash, 32));
+  if (!ok) problems.add('consistency', null, `the service's consistency proof from size ${saved.treeSize} to ${head.treeSize} does not verify`);
+}
+
+export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise<Verification> {
+  const problems = new Problems();
+  const logKey = genesisKey(log, problems);
+  const { leaves, withheld } = checkEntries(log, problems, logKey);
+  checkHead(log, leaves, logKey, problems);
+  if (opts.savedHead) await checkSaved(opts.savedHead, log, leaves, logKey, opts.client, problems);
+  const state = replay(log, problems);
+  // Numbers are compared only with a replay of the whole log, and of a log that holds together.
+  let compared: string[] = [];
+  const sound = !problems.has('rules') && !problems.has('chain') && !problems.has('hash');
+  if (opts.client !== undefined && sound) compared = await compareReads(opts.client, log, state, problems);
+  const list = problems.list();
+  return {
+    report: { ok: list.length === 0, origin: log.key.origin, treeSize: log.sth.treeSize, rootHash: log.sth.rootHash, entries: log.entries.length, withheld, compared, problems: list },
+    problems,
+    state,
+  };
+}
