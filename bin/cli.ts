@@ -5,6 +5,7 @@ import { agentCommand } from './agent.js';
 import { pairCommand } from './pair.js';
 import { serveCommand } from './serve.js';
 import { exportCommand, proofCommand, verifyCommand } from './verify.js';
+import { monitorCommand } from './monitor.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -38,6 +39,7 @@ await yargs(hideBin(process.argv))
   .command(verifyCommand)
   .command(exportCommand)
   .command(proofCommand)
+  .command(monitorCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -1,0 +1,153 @@
+// A monitor follows a log's signed heads: each round it fetches the head, checks its signature
+// by the log key it pinned on its first round, checks that it extends the last head it saved (a
+// consistency proof, fetched and verified), saves it, and compares it with the heads its peer
+// monitors saw, so that two parties shown different logs (a split view) find out. Monitors
+// gossip through a small HTTP endpoint of their own (docs/log-format.md, "Monitors").
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { ArchiveClient } from '../lib/client/http.js';
+import type { SignedTreeHead } from '../log/head.js';
+import { fromHex } from '../log/hash.js';
+import { verifyConsistency } from '../log/merkle.js';
+import { headSigned } from './check-log.js';
+
+export const GOSSIP_FORMAT = 'archive-monitor/1';
+
+/** What a monitor keeps between rounds, and what its gossip endpoint serves. */
+export interface MonitorState {
+  format: typeof GOSSIP_FORMAT;
+  /** The service this monitor follows. */
+  url: string;
+  origin: string;
+  logKey: string;
+  /** The latest head it verified. */
+  sth: SignedTreeHead;
+  checkedAt: string;
+}
+
+export type Finding =
+  | { kind: 'ok'; detail: string }
+  | { kind: 'warning'; detail: string }
+  /** The service's own heads do not hold together: a head not signed, a shrinking or rewritten log. */
+  | { kind: 'inconsistent'; detail: string; evidence: SignedTreeHead[] }
+  /** Two heads of one log, seen by two parties, that no consistency proof reconciles. */
+  | { kind: 'split'; detail: string; evidence: { url: string; sth: SignedTreeHead }[] };
+
+export function readState(path: string): MonitorState | null {
+  if (!existsSync(path)) return null;
+  const s = JSON.parse(readFileSync(path, 'utf8'));
+  if (s?.format !== GOSSIP_FORMAT) throw new Error(`${path}: not a monitor state (${GOSSIP_FORMAT})`);
+  return s;
+}
+
+/** Saves atomically: a crash leaves the old head or the new one, never half of either. */
+export function writeState(path: string, s: MonitorState): void {
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(s, null, 2)}\n`);
+  renameSync(`${path}.tmp`, path);
+}
+
+async function getJson(client: ArchiveClient, path: string): Promise<any> {
+  const r = await client.get(path);
+  if (r.status !== 200 || typeof r.body !== 'object' || r.body === null) throw new Error(`GET ${client.baseUrl}${path}: ${r.status}`);
+  return r.body;
+}
+
+/**
+ * Whether `small` is a prefix of `large`, by a proof from `prover` (a service that holds the
+ * larger tree). Equal sizes need equal roots. Returns null when no proof could be had.
+ */
+export async function consistent(prover: ArchiveClient, small: SignedTreeHead, large: SignedTreeHead): Promise<boolean | null> {
+  if (small.treeSize === large.treeSize) return small.rootHash === large.rootHash;
+  if (small.treeSize === 0) return true;
+  const r = await prover.get(`/v1/log/consistency?first=${small.treeSize}&second=${large.treeSize}`);
+  if (r.status !== 200 || !Array.isArray(r.body?.proof)) return null;
+  try {
+    return verifyConsistency(small.treeSize, large.treeSize, r.body.proof.map((h: string) => fromHex(h, 32)), fromHex(small.rootHash, 32), fromHex(large.rootHash, 32));
+  } catch {
+    return false;
+  }
+}
+
+export interface RoundOptions {
+  url: string;
+  peers: string[];
+}
+
+/**
+ * One round: the service's head against the saved one, then against each peer's. Returns the
+ * new state to save (null when the new head must not replace the saved one) and what it found.
+ */
+export async function monitorRound(opts: RoundOptions, saved: MonitorState | null, now = new Date()): Promise<{ state: MonitorState | null; findings: Finding[] }> {
+  const client = new ArchiveClient(opts.url);
+  const findings: Finding[] = [];
+  const key = await getJson(client, '/v1/log/key');
+  const sth: SignedTreeHead = await getJson(client, '/v1/log/sth');
+  const logKey = saved?.logKey ?? key.key;
+  if (key.key !== logKey) {
+    findings.push({ kind: 'inconsistent', detail: `the service now publishes log key ${key.key}; this monitor pinned ${logKey}`, evidence: [sth] });
+    return { state: null, findings };
+  }
+  if (!headSigned(sth, logKey)) {
+    findings.push({ kind: 'inconsistent', detail: `the head of size ${sth.treeSize} is not signed by the log key`, evidence: [sth] });
+    return { state: null, findings };
+  }
+  const checkpoint = await client.get('/v1/log/checkpoint');
+  if (checkpoint.status !== 200 || typeof checkpoint.body !== 'string' || !checkpoint.body.includes(`\n${sth.treeSize}\n`)) {
+    findings.push({ kind: 'warning', detail: `the checkpoint does not name the head's size ${sth.treeSize} (it may have moved on)` });
+  }
+  if (saved !== null) {
+    const prev = saved.sth;
+    if (sth.treeSize < prev.treeSize) {
+      findings.push({ kind: 'inconsistent', detail: `the log shrank from ${prev.treeSize} to ${sth.treeSize} entries`, evidence: [prev, sth] });
+      return { state: null, findings };
+    }
+    const holds = await consistent(client, prev, sth);
+    if (holds !== true) {
+      findings.push({ kind: 'inconsistent', detail: `the head of size ${sth.treeSize} does not extend the head of size ${prev.treeSize} saved at ${saved.checkedAt}${holds === null ? ' (the service gave no proof)' : ''}`, evidence: [prev, sth] });
+      return { state: null, findings };
+    }
+  }
+  const state: MonitorState = { format: GOSSIP_FORMAT, url: client.baseUrl, origin: key.origin, logKey, sth, checkedAt: now.toISOString() };
+  findings.push({ kind: 'ok', detail: `head ${sth.treeSize} ${sth.rootHash} verified${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}` });
+  for (const peer of opts.peers) findings.push(await comparePeer(state, peer));
+  return { state, findings };
+}
+
+/** Compares our head with the one a peer monitor verified, proving one a prefix of the other. */
+export async function comparePeer(ours: MonitorState, peer: string): Promise<Finding> {
+  let theirs: MonitorState;
+  try {
+    theirs = await getJson(new ArchiveClient(peer), '/head');
+  } catch (err) {
+    return { kind: 'warning', detail: `peer ${peer}: ${(err as Error).message}` };
+  }
+  if (theirs?.format !== GOSSIP_FORMAT || theirs.logKey !== ours.logKey) return { kind: 'warning', detail: `peer ${peer} follows another log (key ${theirs?.logKey})` };
+  if (!headSigned(theirs.sth, ours.logKey)) return { kind: 'warning', detail: `peer ${peer} gossips a head not signed by the log key: ignored` };
+  // The larger head's service proves the smaller a prefix of it.
+  const [small, large] = theirs.sth.treeSize <= ours.sth.treeSize ? [theirs, ours] : [ours, theirs];
+  const holds = await consistent(new ArchiveClient(large.url), small.sth, large.sth);
+  const evidence = [
+    { url: ours.url, sth: ours.sth },
+    { url: `${theirs.url} (via peer ${peer})`, sth: theirs.sth },
+  ];
+  if (holds === false) return { kind: 'split', detail: `SPLIT VIEW: the head of size ${small.sth.treeSize} shown to ${small.url} is not a prefix of the head of size ${large.sth.treeSize} shown to ${large.url}`, evidence };
+  if (holds === null) return { kind: 'warning', detail: `peer ${peer}: ${large.url} gave no consistency proof from ${small.sth.treeSize} to ${large.sth.treeSize}` };
+  return { kind: 'ok', detail: `peer ${peer}: its head ${theirs.sth.treeSize} and ours are consistent` };
+}
+
+/** Serves `GET /head`: the latest head this monitor verified (404 before its first). */
+export async function serveGossip(port: number, host: string, current: () => MonitorState | null): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const state = req.method === 'GET' && req.url === '/head' ? current() : undefined;
+    if (state === undefined || state === null) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'not_found', detail: state === null ? 'no head verified yet' : 'this monitor serves GET /head only' }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+    res.end(JSON.stringify(state));
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };
+}
