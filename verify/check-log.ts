@@ -5,63 +5,44 @@
 //   chain      seq order and prevHash links
 //   hash       entryHash from the leaf fields; payloadHash from the payload (unless withheld)
 //   signature  every signed write by the key it names, every service event by the log key
-//              (the genesis names the log key, and must name the published one)
+//              (the genesis names the log key, and must name the published one); these two
+//              are checked on worker threads (entry-worker.ts) while this thread replays
 //   head       the head's signature by the log key, its size, its root from the entry hashes
 //   rules      each entry replayed through the record's own check and apply: a seal whose seed
 //              or cross-check draw is not the rule's, or any write the rules refuse, is caught
 import { canonicalize } from '../lib/canonical-json.js';
 import { parseGenesis } from '../lib/genesis.js';
 import { verifySignature } from '../lib/ed25519.js';
-import { applyEntry, check, SERVICE_EVENTS } from '../lib/record/apply.js';
-import { signatureProblem } from '../lib/record/entry-signature.js';
+import { applyEntry, check } from '../lib/record/apply.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/errors.js';
-import { hashLeafText, leafInput, ZERO_HASH } from '../log/entry.js';
+import { ZERO_HASH } from '../log/entry.js';
 import { verifyHeadSignature, type SignedTreeHead } from '../log/head.js';
 import { rootFromLeafHashes } from '../log/merkle.js';
-import { sha256TextHex, toHex } from '../log/hash.js';
+import { toHex } from '../log/hash.js';
 import type { LogCopy, ServedEntry } from './source.js';
 import type { Problems } from './report.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const isEvent = (type: string) => SERVICE_EVENTS.has(type);
 
 /** Whether `sig` is the log key's signature of head `h`. */
 export function headSigned(h: SignedTreeHead, logKey: string): boolean {
   return verifyHeadSignature(h, (message, signature) => verifySignature(logKey, message, Buffer.from(signature).toString('base64url')));
 }
 
-/** The leaf hashes of the entries, checking the chain and each hash; returns them for the root. */
-export function checkEntries(log: LogCopy, problems: Problems, logKey: string | null): { leaves: Uint8Array[]; withheld: number } {
-  const leaves: Uint8Array[] = [];
+/** seq order and prevHash links (the hashes themselves are checked on workers: entry-pool.ts). */
+export function checkChain(log: LogCopy, problems: Problems): void {
   let prev = ZERO_HASH;
-  let withheld = 0;
   log.entries.forEach((e, i) => {
     if (e.seq !== i) problems.add('chain', i, `entry ${i} is served with seq ${e.seq}`);
     if (e.prevHash !== prev) problems.add('chain', i, `prevHash ${e.prevHash} is not the entryHash of entry ${i - 1} (${prev})`);
     if (!HEX64.test(e.payloadHash ?? '')) problems.add('hash', i, 'payloadHash is not 64 lowercase hex');
-    const leaf = hashLeafText(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq: i, ts: e.ts, type: e.type }));
-    const entryHash = toHex(leaf);
-    if (e.entryHash !== entryHash) problems.add('hash', i, `entryHash ${e.entryHash} does not recompute from the leaf fields (${entryHash})`);
-    leaves.push(leaf);
     prev = e.entryHash;
-    if (e.withheld !== undefined && e.withheld.length > 0) {
-      // Fields served as null: the payload hash commits to text the verifier does not see.
-      withheld++;
-      return;
-    }
-    const text = canonicalize(e.payload);
-    if (sha256TextHex(text) !== e.payloadHash) problems.add('hash', i, `payloadHash does not recompute from the payload served (${e.type})`);
-    else if (logKey !== null) {
-      const why = signatureProblem(e.type, text, { logKey, operatorKey: operatorKeyOf(log) }, isEvent);
-      if (why !== null) problems.add('signature', i, `${e.type}: ${why}`);
-    }
   });
-  return { leaves, withheld };
 }
 
 /** The operator key the genesis names ('' when there is none to read). */
-function operatorKeyOf(log: LogCopy): string {
+export function operatorKeyOf(log: LogCopy): string {
   return log.entries[0]?.payload?.event?.operatorKey ?? '';
 }
 

@@ -1,0 +1,122 @@
+// npm run bench:verify — the figure of the auditor's tools (docs/benchmarks.md): verifying a
+// 1,000,000-entry export, signatures and replay included. The export is made here with real keys
+// and real signatures (a genesis, 1,000 registrations, 20,000 papers of 5 claims, then reviews
+// spread over the claims, about ten a claim), then `verifyLog` checks it as `archive verify
+// --file` does: hashes and signatures on one worker thread per CPU while the main thread replays.
+// Prints entries per second and the time in hashing, signature checks and replay.
+// BENCH_ENTRIES changes the size.
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { canonicalize } from '../lib/canonical-json.js';
+import { generateKeyPair, signBytes, signPayload } from '../lib/ed25519.js';
+import { genesisEvent } from '../lib/genesis.js';
+import { PROTOCOL, signEvent } from '../lib/service-event.js';
+import { paperId } from '../lib/ids.js';
+import { entryHashes, ZERO_HASH } from '../log/entry.js';
+import { headMessage } from '../log/head.js';
+import { rootFromLeafHashes } from '../log/merkle.js';
+import { toHex } from '../log/hash.js';
+import { EXPORT_FORMAT, readExport } from '../verify/source.js';
+import { verifyLog } from '../verify/verify.js';
+import { fmt, machine } from './stats.js';
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
+const AGENTS = 1000;
+const PAPERS = Math.min(20_000, Math.floor(ENTRIES / 50));
+const CONSTITUTION = { version: '1', hash: '0'.repeat(64) };
+
+async function makeExport(path: string): Promise<void> {
+  const logKey = generateKeyPair();
+  const operatorKey = generateKeyPair();
+  // The entries first, to a file of their own: the header (with the head) is known only at the end.
+  const body = `${path}.entries`;
+  const out = createWriteStream(body);
+  const lines: string[] = [];
+  const flush = async () => {
+    if (!out.write(lines.join(''))) await once(out, 'drain');
+    lines.length = 0;
+  };
+  const leaves: Uint8Array[] = [];
+  let prev = ZERO_HASH;
+  let now = Date.parse('2030-01-01T00:00:00.000Z');
+  const entry = async (type: string, text: string) => {
+    const seq = leaves.length;
+    const ts = new Date(now).toISOString();
+    now += 100;
+    const { payloadHash, leafHash } = entryHashes(seq, ts, type, text, prev);
+    const entryHash = toHex(leafHash);
+    leaves.push(leafHash);
+    lines.push(`{"seq":${seq},"ts":"${ts}","type":"${type}","payloadHash":"${payloadHash}","prevHash":"${prev}","entryHash":"${entryHash}","payload":${text}}\n`);
+    prev = entryHash;
+    if (lines.length >= 4096) await flush();
+  };
+  const ts = () => new Date(now).toISOString();
+  await entry('log.genesis', canonicalize(signEvent(logKey.privateKey, genesisEvent(ts(), logKey.publicKey, operatorKey.publicKey, 'op_archive', 'bench.local', CONSTITUTION))));
+  const agents = Array.from({ length: AGENTS }, (_, i) => ({ handle: `agent-${i}`, ...generateKeyPair() }));
+  for (const [i, a] of agents.entries()) await entry('agent.register', canonicalize({ handle: a.handle, publicKey: a.publicKey, operatorId: `lab-${i}`, constitution: CONSTITUTION }));
+  const signed = (a: (typeof agents)[number], type: string, members: object) => {
+    const payload = { protocol: PROTOCOL, type, agent: { handle: a.handle, publicKey: a.publicKey }, ts: ts(), ...members };
+    return canonicalize({ payload, signature: signPayload(a.privateKey, payload) });
+  };
+  const claims: { ref: string; author: number }[] = [];
+  for (let p = 0; p < PAPERS; p++) {
+    const author = p % AGENTS;
+    const members = {
+      title: `Paper ${p}`,
+      abstract: 'An abstract of at least fifty characters for the verification benchmark.',
+      field: 'ml',
+      claims: Array.from({ length: 5 }, (_, i) => ({ text: `Claim ${i} of paper ${p}`, confidence: 0.7, test: 'A replication that fails refutes it' })),
+      builds_on: [],
+    };
+    const text = signed(agents[author]!, 'paper', members);
+    const id = paperId(JSON.parse(text).payload);
+    for (let i = 1; i <= 5; i++) claims.push({ ref: `${id}#C${i}`, author });
+    await entry('paper', text);
+  }
+  for (let n = 0; leaves.length < ENTRIES; n++) {
+    const c = claims[(n * 7919) % claims.length]!;
+    const by = (c.author + 1 + (n % (AGENTS - 1))) % AGENTS;
+    await entry('review', signed(agents[by]!, 'review', { claim: c.ref, forecast: (n % 100) / 100, rationale: `A rationale of thirty characters at least, number ${n}.` }));
+  }
+  await flush();
+  const rootHash = toHex(rootFromLeafHashes(leaves));
+  const head = { treeSize: leaves.length, rootHash, timestamp: ts() };
+  const sth = { ...head, signature: Buffer.from(signBytes(logKey.privateKey, headMessage(head))).toString('base64url') };
+  out.end();
+  await once(out, 'finish');
+  writeFileSync(path, `${JSON.stringify({ format: EXPORT_FORMAT, key: { key: logKey.publicKey, origin: 'bench.local' }, sth })}\n`);
+  await pipeline(createReadStream(body), createWriteStream(path, { flags: 'a' }));
+  rmSync(body);
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${machine()}`);
+  const dir = mkdtempSync(join(tmpdir(), 'archive-bench-verify-'));
+  try {
+    const path = join(dir, 'log.jsonl');
+    const t0 = performance.now();
+    await makeExport(path);
+    console.log(`export of ${fmt(ENTRIES)} entries made in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    const t1 = performance.now();
+    const log = await readExport(path);
+    const readMs = performance.now() - t1;
+    const { report, timings } = await verifyLog(log);
+    const totalS = (readMs + timings.totalMs) / 1000;
+    console.log(`verified: ok=${report.ok}, ${report.problems.length} problems`);
+    console.log(`  ${fmt(report.entries)} entries in ${fmt(totalS, 1)} s: ${fmt(report.entries / totalS)} entries/s`);
+    console.log(`  reading and parsing the export: ${fmt(readMs / 1000, 1)} s (main thread)`);
+    console.log(`  replay through the record, numbers included: ${fmt(timings.replayMs / 1000, 1)} s (main thread, while the workers check)`);
+    console.log(`  hashing (entry and payload hashes, canonical JSON): ${fmt(timings.hashMs / 1000, 1)} s of worker time`);
+    console.log(`  signature checks: ${fmt(timings.signatureMs / 1000, 1)} s of worker time`);
+    const cpu = readMs + timings.replayMs + timings.hashMs + timings.signatureMs;
+    console.log(`  shares of the work: hashing ${fmt((100 * timings.hashMs) / cpu)} %, signatures ${fmt((100 * timings.signatureMs) / cpu)} %, replay ${fmt((100 * timings.replayMs) / cpu)} %, reading ${fmt((100 * readMs) / cpu)} %`);
+    for (const p of report.problems) console.log(`  PROBLEM ${p.kind} ${p.seq}: ${p.detail}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

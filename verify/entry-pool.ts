@@ -1,0 +1,59 @@
+// The verifier's entry checks on worker threads, one per CPU, in batches: while they hash and
+// verify signatures, the main thread replays the log (verify.ts).
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { LogKeys } from '../lib/record/entry-signature.js';
+import type { BatchResult } from './entry-worker.js';
+import type { ServedEntry } from './source.js';
+
+const BATCH = 2048;
+
+export interface EntryChecks {
+  leaves: Uint8Array[];
+  problems: BatchResult['problems'];
+  withheld: number;
+  /** CPU time in the workers, summed. */
+  hashMs: number;
+  signatureMs: number;
+}
+
+/** Checks every entry's hashes and signature on workers; `onDispatched` runs on the main thread meanwhile (the replay). */
+export async function checkEntriesOnWorkers(entries: ServedEntry[], keys: LogKeys | null, onDispatched?: () => unknown, workers = availableParallelism()): Promise<EntryChecks> {
+  const pool = Array.from({ length: Math.max(1, workers) }, () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }));
+  try {
+    const results: BatchResult[] = [];
+    const total = Math.ceil(entries.length / BATCH);
+    const finished = new Promise<void>((resolve, reject) => {
+      let done = 0;
+      if (total === 0) resolve();
+      for (const w of pool) {
+        w.on('message', (r: BatchResult) => {
+          results.push(r);
+          if (++done === total) resolve();
+        });
+        w.on('error', reject);
+      }
+    });
+    // Every batch is queued at once: the workers need nothing more from the main thread, which
+    // is free to replay while they work.
+    for (let id = 0; id < total; id++) {
+      const from = id * BATCH;
+      pool[id % pool.length]!.postMessage({ id, from, lines: entries.slice(from, from + BATCH).map((e) => JSON.stringify(e)) });
+    }
+    await onDispatched?.();
+    await finished;
+    results.sort((a, b) => a.id - b.id);
+    const leaves: Uint8Array[] = [];
+    const out: EntryChecks = { leaves, problems: [], withheld: 0, hashMs: 0, signatureMs: 0 };
+    for (const r of results) {
+      for (let i = 0; i < r.leaves.length; i += 32) leaves.push(r.leaves.subarray(i, i + 32));
+      out.problems.push(...r.problems);
+      out.withheld += r.withheld;
+      out.hashMs += r.hashMs;
+      out.signatureMs += r.signatureMs;
+    }
+    return out;
+  } finally {
+    await Promise.all(pool.map((w) => w.terminate()));
+  }
+}
