@@ -3,8 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ArchiveClient } from '../lib/client/http.js';
-import { fetchLog, readExport, writeExport, type LogCopy } from '../verify/source.js';
-import { verifyLog } from '../verify/verify.js';
+import { fetchLog, readExport, writeExport } from '../verify/source.js';
+import { verifyLog, verifyService } from '../verify/verify.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import type { SignedTreeHead } from '../log/head.js';
@@ -73,14 +73,17 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       process.exitCode = why === null ? 0 : 1;
       return;
     }
-    const client = args.url === undefined ? undefined : new ArchiveClient(args.url);
-    let log: LogCopy;
-    if (client !== undefined) {
+    const savedHead = readSavedHead(args.state);
+    let verification;
+    if (args.url !== undefined) {
       const have = args.cache !== undefined && existsSync(args.cache) ? (await readExport(args.cache)).entries : [];
-      log = await fetchLog(client, { have, progress: args.json ? undefined : progress() });
-      if (args.cache !== undefined) await writeExport(args.cache, log);
-    } else log = await readExport(args.file!);
-    const { report, problems } = await verifyLog(log, { client, savedHead: readSavedHead(args.state) });
+      verification = await verifyService(new ArchiveClient(args.url), { savedHead, have, progress: args.json ? undefined : progress() });
+      if (args.cache !== undefined) await writeExport(args.cache, verification.log);
+    } else {
+      const log = await readExport(args.file!);
+      verification = { ...(await verifyLog(log, { savedHead })), log };
+    }
+    const { report, problems, log } = verification;
     if (args.json) console.log(JSON.stringify(report, null, 2));
     else console.log(formatReport(report, problems.counts));
     if (report.ok && args.state !== undefined) writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);

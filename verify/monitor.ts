@@ -11,6 +11,8 @@ import type { SignedTreeHead } from '../log/head.js';
 import { fromHex } from '../log/hash.js';
 import { verifyConsistency } from '../log/merkle.js';
 import { headSigned } from './check-log.js';
+import { checkpointText, openNote } from '../log/checkpoint.js';
+import { verifySignature } from '../lib/ed25519.js';
 
 export const GOSSIP_FORMAT = 'archive-monitor/1';
 
@@ -69,6 +71,24 @@ export async function consistent(prover: ArchiveClient, small: SignedTreeHead, l
   }
 }
 
+/**
+ * Why the C2SP checkpoint does not hold for head `sth`: 'moved' when it is of another size, a
+ * reason when it is of the same size but not the same head, or not signed by the log key; null
+ * when it holds.
+ */
+export function checkpointProblem(note: string, origin: string, logKey: string, sth: SignedTreeHead): string | null {
+  const raw = Buffer.from(logKey, 'base64url').subarray(12);
+  let opened;
+  try {
+    opened = openNote(note, { name: origin, rawPublicKey: raw }, (k, m, sig) => verifySignature(logKey, m, Buffer.from(sig).toString('base64url')));
+  } catch (err) {
+    return `not a signed note (${(err as Error).message})`;
+  }
+  if (!opened.text.startsWith(`${origin}\n${sth.treeSize}\n`)) return 'moved';
+  if (opened.text !== checkpointText(origin, sth.treeSize, fromHex(sth.rootHash, 32))) return 'its root is not the head\'s';
+  return opened.verified ? null : 'not signed by the log key';
+}
+
 export interface RoundOptions {
   url: string;
   peers: string[];
@@ -93,8 +113,11 @@ export async function monitorRound(opts: RoundOptions, saved: MonitorState | nul
     return { state: null, findings };
   }
   const checkpoint = await client.get('/v1/log/checkpoint');
-  if (checkpoint.status !== 200 || typeof checkpoint.body !== 'string' || !checkpoint.body.includes(`\n${sth.treeSize}\n`)) {
-    findings.push({ kind: 'warning', detail: `the checkpoint does not name the head's size ${sth.treeSize} (it may have moved on)` });
+  const note = checkpointProblem(typeof checkpoint.body === 'string' ? checkpoint.body : '', key.origin, logKey, sth);
+  if (note === 'moved') findings.push({ kind: 'warning', detail: `the checkpoint is not of the head's size ${sth.treeSize} (the log may have moved on between the two reads)` });
+  else if (note !== null) {
+    findings.push({ kind: 'inconsistent', detail: `the checkpoint of size ${sth.treeSize}: ${note}`, evidence: [sth] });
+    return { state: null, findings };
   }
   if (saved !== null) {
     const prev = saved.sth;

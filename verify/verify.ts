@@ -11,7 +11,7 @@ import { checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
 import { Problems, type Report } from './report.js';
-import type { LogCopy } from './source.js';
+import { fetchLog, type LogCopy, type ServedEntry } from './source.js';
 
 export interface VerifyOptions {
   /** The service, to read its consistency proofs and its numbers. */
@@ -82,4 +82,21 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
     state,
     timings: { totalMs: performance.now() - started, replayMs, hashMs: checks.hashMs, signatureMs: checks.signatureMs },
   };
+}
+
+/**
+ * Fetches a service's log and verifies it. The served reads are compared after the entries are
+ * fetched, so on a service taking writes they may be of a later head: when numbers differ and
+ * the log grew meanwhile, the new entries are fetched and everything is checked again (up to
+ * `attempts` times in all).
+ */
+export async function verifyService(client: ArchiveClient, opts: { savedHead?: SignedTreeHead | null; have?: ServedEntry[]; progress?: (held: number, size: number) => void; attempts?: number } = {}): Promise<Verification & { log: LogCopy }> {
+  let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
+  for (let attempt = 1; ; attempt++) {
+    const v = await verifyLog(log, { client, savedHead: opts.savedHead });
+    if (v.report.ok || !v.problems.has('numbers') || attempt >= (opts.attempts ?? 3)) return { ...v, log };
+    const head = await client.get('/v1/log/sth');
+    if (head.status !== 200 || head.body?.treeSize === log.sth.treeSize) return { ...v, log };
+    log = await fetchLog(client, { have: log.entries, progress: opts.progress });
+  }
 }

@@ -16,7 +16,7 @@ import { ArchiveClient } from '../../lib/client/http.js';
 import { canonicalize } from '../../lib/canonical-json.js';
 import { privateKeyFromPem, signBytes } from '../../lib/ed25519.js';
 import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
-import { verifyLog } from '../../verify/verify.js';
+import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchProof, proofProblem } from '../../verify/proof.js';
 import { headMessage } from '../../log/head.js';
 import { hashLeafText, leafInput, ZERO_HASH } from '../../log/entry.js';
@@ -201,4 +201,28 @@ t.test('archive verify, export and proof on the command line: exit 0 only when e
   const usage = await run(ARCHIVE, ['verify', '--url', s.url, '--file', file]).catch((e) => e);
   t.equal(usage.code, 1);
   t.match(usage.stderr, /give exactly one of --url, --file, --proof/);
+});
+
+t.test('a service that takes writes while it is verified: the new entries are fetched and checked again', async (t) => {
+  const s = await busyService(t);
+  const dave = await register(s, 'dave', { operatorId: 'lab-d' });
+  // The first time the credence is read, a paper lands first: the reads are of a later head.
+  let wrote = false;
+  const server = createServer(async (req, res) => {
+    if (req.url === '/v2/credence' && !wrote) {
+      wrote = true;
+      await send(s, dave, 'paper', make.paper(2));
+    }
+    const upstream = await fetch(s.url + req.url!);
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+    res.end(await upstream.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const before = s.d.log.size;
+  const v = await verifyService(new ArchiveClient(url));
+  t.ok(wrote, 'a write landed during the verification');
+  t.same(v.report.problems, [], 'verified at the later head');
+  t.equal(v.report.treeSize, before + 1, 'which includes the new paper');
 });

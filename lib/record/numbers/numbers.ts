@@ -22,6 +22,9 @@ interface Touched {
   disputed: string | null;
 }
 
+/** Whether `ref` is resolved as its score now stands. */
+const resolvedNow = (state: State, ref: string): boolean => (state.numbers.scores.get(ref)?.resolved ?? null) !== null;
+
 /** Notes `e` (already applied) in the indexes; `outcome` is what its apply returned. */
 function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
   const ix = state.numbers.index;
@@ -83,7 +86,9 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
       pushTo(ix.reviewsByClaim, v.claim, v.id);
       pushTo(ix.reviewsByOperator, v.operatorId, v.id);
       t.claims.push(v.claim);
-      t.operators.push(v.operatorId);
+      // A report counts towards verification only on a resolved claim; if this review changes
+      // the claim's resolution, its reporters (this operator among them) are looked at then.
+      if (resolvedNow(state, v.claim)) t.operators.push(v.operatorId);
       break;
     }
     case 'argument.file':
@@ -96,7 +101,7 @@ function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
       if (set === undefined) ix.checksByOperator.set(op, (set = new Set()));
       set.add(a.id);
       t.claims.push(a.claim);
-      t.operators.push(op);
+      if (resolvedNow(state, a.claim)) t.operators.push(op);
       // A settlement moves the claim; its checkers' reports may now count.
       if (a.settledSeq === e.seq) for (const c of a.checks.values()) t.operators.push(c.operatorId);
       break;
