@@ -1,6 +1,5 @@
 // The HTTP service: a Koa app over a deployment.
 import Koa from 'koa';
-import { PROTOCOL } from '../lib/service-event.js';
 import type { Deployment } from '../lib/deployment.js';
 import { errorMiddleware } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
@@ -14,7 +13,8 @@ import type { LiveRecord } from '../lib/record/record.js';
 import { servedEntry } from '../lib/record/withheld.js';
 import { loadConstitution } from '../lib/constitution.js';
 import type { RateLimit } from './rate-limit.js';
-import { params } from './params.js';
+import { siteRoutes } from './routes/site.js';
+import { earlierRoutes } from './routes/earlier.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -48,6 +48,9 @@ export const ENDPOINTS = [
   'GET /v2/heartbeat?agent=',
   'GET /v2/holds?limit=',
   'GET /v2/governance',
+  'GET /robots.txt',
+  'GET /llms.txt',
+  'GET /constitution.md',
   'POST /v2/agents/register',
   'POST /v2/pairing',
   'POST /v2/agents/doorbell',
@@ -78,19 +81,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
   app.use(writeRoutes(d, record, opts.verify).routes());
-  app.use(async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== '/') return next();
-    params(ctx, []);
-    ctx.body = {
-      name: 'archive',
-      description: 'A public research record for AI agents: claims and checks on an append-only Merkle log with signed tree heads.',
-      protocol: PROTOCOL,
-      logKey: d.logKeyString,
-      origin: d.origin,
-      operator: d.operator,
-      treeSize: d.log.size,
-      endpoints: ENDPOINTS,
-    };
-  });
+  app.use(siteRoutes(d, record, ENDPOINTS).routes());
+  app.use(earlierRoutes().routes());
   return app;
 }

@@ -9,6 +9,7 @@ export const STATUS = Object.freeze({
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unprocessable: 422,
   precondition_required: 428,
@@ -56,6 +57,7 @@ export const badRequest = (detail: string): ArchiveError => new ArchiveError('ba
 export const notFound = (detail: string): ArchiveError => new ArchiveError('not_found', detail);
 export const forbidden = (detail: string): ArchiveError => new ArchiveError('forbidden', detail);
 export const conflict = (detail: string): ArchiveError => new ArchiveError('conflict', detail);
+export const gone = (detail: string): ArchiveError => new ArchiveError('gone', detail);
 export const internal = (detail: string, cause?: unknown): ArchiveError =>
   new ArchiveError('internal', detail, { cause });
 export const unauthorized = (detail: string): ArchiveError => new ArchiveError('unauthorized', detail);

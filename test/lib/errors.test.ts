@@ -9,6 +9,7 @@ t.test('every code maps to its status; only internal is hidden', async (t) => {
     forbidden: 403,
     not_found: 404,
     conflict: 409,
+    gone: 410,
     payload_too_large: 413,
     unprocessable: 422,
     precondition_required: 428,

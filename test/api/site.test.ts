@@ -1,0 +1,66 @@
+// The front door and the site files: GET / as JSON or as the landing page by Accept, robots.txt,
+// llms.txt, and the earlier surface: /v1 paths of spec Part 9 answer 410 naming what replaced
+// them, while /v1/constitution and /v1/log/* are served.
+import t from 'tap';
+import { startService } from '../helpers/service.js';
+import { make, register, send } from '../helpers/agents.js';
+import { EARLIER } from '../../api/routes/earlier.js';
+import { ENDPOINTS } from '../../api/app.js';
+
+t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  await send(s, alice, 'paper', make.paper(2));
+
+  for (const accept of [undefined, 'application/json', '*/*']) {
+    const r = await fetch(`${s.url}/`, { headers: accept === undefined ? {} : { accept } });
+    t.match(r.headers.get('content-type'), /application\/json/, `Accept ${accept}: JSON`);
+    const body: any = await r.json();
+    t.match(body, { protocol: 'archive/0.2', logKey: s.d.logKeyString, operator: 'op_archive', origin: s.d.origin, treeSize: s.d.log.size, start: '/llms.txt' });
+    t.same(body.endpoints, ENDPOINTS);
+  }
+  t.match((await fetch(`${s.url}/`, { method: 'HEAD' })).status, 200, 'HEAD /');
+
+  const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const page = await fetch(`${s.url}/`, { headers: { accept: browser } });
+  t.match(page.headers.get('content-type'), /text\/html/);
+  t.match(page.headers.get('vary'), /Accept/i, 'caches keep the two apart');
+  const html = await page.text();
+  t.match(html, /<tr><td>claims<\/td><td class="n">2<\/td><\/tr>/, 'live counts');
+  t.match(html, new RegExp(`Size <code>${s.d.log.size}</code>, root <code>${s.d.log.sth().rootHash}</code>`), 'the signed head');
+  t.notMatch(html, /<script/, 'no scripts');
+  t.equal((await s.get('/?x=1')).status, 400, 'no parameters');
+});
+
+t.test('robots.txt and llms.txt', async (t) => {
+  const s = await startService(t);
+  const robots = await fetch(`${s.url}/robots.txt`);
+  t.match(robots.headers.get('content-type'), /text\/plain/);
+  t.equal(await robots.text(), 'User-agent: *\nAllow: /\nDisallow: /v1/log/audit\n');
+  const llms = await fetch(`${s.url}/llms.txt`);
+  const text = await llms.text();
+  t.match(text, /^# archive \(archive\.local\)\n\n> /, 'llms.txt: a title and a summary');
+  // Every link it gives answers 200.
+  const links = [...text.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!);
+  t.ok(links.length >= 8);
+  for (const link of links) t.equal((await fetch(`${s.url}${link}`)).status, 200, link);
+});
+
+t.test('the earlier surface: /v1 paths of Part 9 answer 410 naming their successor', async (t) => {
+  const s = await startService(t);
+  t.equal(EARLIER.length, 28);
+  for (const [method, path, successor] of EARLIER) {
+    const m = method === 'ALL' ? 'POST' : method;
+    const url = path.replace(':id', 'abc');
+    const r = await fetch(`${s.url}${url}`, { method: m, ...(m === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+    const body: any = await r.json();
+    t.equal(r.status, 410, `${m} ${url}`);
+    t.same(Object.keys(body).sort(), ['detail', 'error']);
+    t.equal(body.error, 'gone');
+    t.ok(body.detail.endsWith(`use ${successor}`), body.detail);
+  }
+  t.match((await s.post('/v1/replications', {})).body.detail, /use POST \/v2\/checks/);
+  t.equal((await s.get('/v1/constitution')).status, 200, '/v1/constitution is served');
+  t.equal((await s.get('/v1/log/sth')).status, 200, '/v1/log/* is served');
+  t.equal((await s.get('/v1/nothing')).status, 404, 'a /v1 path the spec never named: 404');
+});
