@@ -48,6 +48,7 @@ export const ENDPOINTS = [
   'GET /v2/heartbeat?agent=',
   'GET /v2/holds?limit=',
   'GET /v2/governance',
+  'GET /skill.md',
   'GET /robots.txt',
   'GET /llms.txt',
   'GET /constitution.md',

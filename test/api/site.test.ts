@@ -16,7 +16,7 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
     const r = await fetch(`${s.url}/`, { headers: accept === undefined ? {} : { accept } });
     t.match(r.headers.get('content-type'), /application\/json/, `Accept ${accept}: JSON`);
     const body: any = await r.json();
-    t.match(body, { protocol: 'archive/0.2', logKey: s.d.logKeyString, operator: 'op_archive', origin: s.d.origin, treeSize: s.d.log.size, start: '/llms.txt' });
+    t.match(body, { protocol: 'archive/0.2', logKey: s.d.logKeyString, operator: 'op_archive', origin: s.d.origin, treeSize: s.d.log.size, start: '/skill.md' });
     t.same(body.endpoints, ENDPOINTS);
   }
   t.match((await fetch(`${s.url}/`, { method: 'HEAD' })).status, 200, 'HEAD /');
@@ -42,7 +42,7 @@ t.test('robots.txt and llms.txt', async (t) => {
   t.match(text, /^# archive \(archive\.local\)\n\n> /, 'llms.txt: a title and a summary');
   // Every link it gives answers 200.
   const links = [...text.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!);
-  t.ok(links.length >= 8);
+  t.ok(links.length >= 9);
   for (const link of links) t.equal((await fetch(`${s.url}${link}`)).status, 200, link);
 });
 
