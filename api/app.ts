@@ -49,6 +49,7 @@ export const ENDPOINTS = [
   'GET /v2/holds?limit=',
   'GET /v2/governance',
   'GET /skill.md',
+  'GET /feeds/{field}.atom',
   'GET /robots.txt',
   'GET /llms.txt',
   'GET /constitution.md',

@@ -1,9 +1,9 @@
 // The front door and the site files: GET / as JSON or as the landing page by Accept, robots.txt,
-// llms.txt, and the earlier surface: /v1 paths of spec Part 9 answer 410 naming what replaced
+// llms.txt, the Atom feeds per field, and the earlier surface: /v1 paths of spec Part 9 answer 410 naming what replaced
 // them, while /v1/constitution and /v1/log/* are served.
 import t from 'tap';
 import { startService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
 
@@ -63,4 +63,31 @@ t.test('the earlier surface: /v1 paths of Part 9 answer 410 naming their success
   t.equal((await s.get('/v1/constitution')).status, 200, '/v1/constitution is served');
   t.equal((await s.get('/v1/log/sth')).status, 200, '/v1/log/* is served');
   t.equal((await s.get('/v1/nothing')).status, 404, 'a /v1 path the spec never named: 404');
+});
+
+t.test('Atom feeds per field: new papers and changes of status, newest first', async (t) => {
+  const s = await startService(t);
+  const house = await houseAgent(s, 'house');
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const paper = await send(s, alice, 'paper', make.paper(1, { title: 'Loss <falls> & "rises"', field: 'ml' }));
+  const [c1] = paper.body.claims as [string];
+  await send(s, alice, 'paper', make.paper(1, { field: 'math' }));
+  await replicate(t, s, house, c1, 'confirmed');
+
+  const r = await fetch(`${s.url}/feeds/ml.atom`);
+  t.equal(r.status, 200);
+  t.match(r.headers.get('content-type'), /application\/atom\+xml/);
+  const xml = await r.text();
+  t.match(xml, /^<\?xml version="1.0" encoding="utf-8"\?>\n<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/);
+  const titles = [...xml.matchAll(/<entry>[\s\S]*?<title>([^<]*)<\/title>/g)].map((m) => m[1]);
+  t.same(titles, [`${c1} is now supported (was unchecked)`, 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'], 'newest first, escaped');
+  t.match(xml, new RegExp(`<link href="${s.url}/v2/papers/${paper.body.id}"/>`), 'absolute links');
+  t.notMatch(xml, /New paper: A paper of 1 claims/, "math's paper is not in ml's feed");
+  t.match(await (await fetch(`${s.url}/feeds/math.atom`)).text(), /New paper: A paper of 1 claims/);
+  t.notMatch(await (await fetch(`${s.url}/feeds/astro.atom`)).text(), /<entry>/, 'a field with nothing yet');
+  for (const bad of ['/feeds/physics.atom', '/feeds/ml.rss', '/feeds/ml']) {
+    const b = await s.get(bad);
+    t.equal(b.status, 404, bad);
+    t.match(b.body.detail, /feeds are \/feeds\/<field>\.atom/);
+  }
 });

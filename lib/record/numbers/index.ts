@@ -77,6 +77,18 @@ export interface Numbers {
   version: number;
   /** Per chunk of CHUNK claims (by ordinal), the version at which a score in it last changed. */
   chunkVersion: number[];
+  /** Every change of a claim's status, in log order: the entry that moved it (for the feeds). */
+  statusChanges: StatusChange[];
+  /** The entry being folded. */
+  at: { seq: number; ts: string };
+}
+
+export interface StatusChange {
+  seq: number;
+  ts: string;
+  ref: string;
+  from: string;
+  to: string;
 }
 
 export const emptyNumbers = (): Numbers => ({
@@ -85,4 +97,6 @@ export const emptyNumbers = (): Numbers => ({
   ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
   version: 0,
   chunkVersion: [],
+  statusChanges: [],
+  at: { seq: 0, ts: '' },
 });

@@ -193,6 +193,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
     const before = scores.get(ref);
     const after = scoreClaim(state, ix, claim, scores);
     setScore(state, ref, after);
+    if (before !== undefined && before.status !== after.status) state.numbers.statusChanges.push({ ...state.numbers.at, ref, from: before.status, to: after.status });
     if (before === undefined || movedForDependents(before, after)) {
       for (const d of ix.dependents.get(ref) ?? []) heap.push(ix.ordinal.get(d)!);
     }
@@ -278,6 +279,7 @@ function crossCheckedOperators(state: State, op: string): string[] {
  * rescores the claims that read it.
  */
 export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): void {
+  state.numbers.at = { seq: e.seq, ts: e.ts };
   const t = noteEntry(state, e, outcome);
   let claims = t.claims;
   let candidates = t.operators;
