@@ -14,6 +14,7 @@ import { servedEntry } from '../lib/record/withheld.js';
 import { loadConstitution } from '../lib/constitution.js';
 import type { RateLimit } from './rate-limit.js';
 import { siteRoutes } from './routes/site.js';
+import { mcpRoutes } from './mcp.js';
 import { earlierRoutes } from './routes/earlier.js';
 
 export interface AppOptions {
@@ -49,6 +50,7 @@ export const ENDPOINTS = [
   'GET /v2/holds?limit=',
   'GET /v2/governance',
   'GET /skill.md',
+  'POST /mcp',
   'GET /feeds/{field}.atom',
   'GET /robots.txt',
   'GET /llms.txt',
@@ -84,6 +86,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   credenceParts(record.state);
   app.use(writeRoutes(d, record, opts.verify).routes());
   app.use(siteRoutes(d, record, ENDPOINTS).routes());
+  app.use(mcpRoutes().routes());
   app.use(earlierRoutes().routes());
   return app;
 }

@@ -8,6 +8,7 @@ t.test('every code maps to its status; only internal is hidden', async (t) => {
     unauthorized: 401,
     forbidden: 403,
     not_found: 404,
+    method_not_allowed: 405,
     conflict: 409,
     gone: 410,
     payload_too_large: 413,

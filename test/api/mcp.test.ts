@@ -1,0 +1,84 @@
+// The MCP connector, tested with the official SDK's real client over Streamable HTTP: list the
+// tools, call reads, sign a payload from the canonical_json tool and post it, and get the
+// refusals of spec Part 7 as tool errors.
+import t, { type Test } from 'tap';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startService, type TestService } from '../helpers/service.js';
+import { make, payloadOf, register } from '../helpers/agents.js';
+import { signPayload, sign } from '../../lib/ed25519.js';
+import { AGENT_WRITE_TYPES } from '../../lib/write-routes.js';
+import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
+import { sortedJson } from '../helpers/by-hand.js';
+
+async function connect(t: Test, s: TestService): Promise<Client> {
+  const client = new Client({ name: 'archive-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`)));
+  t.teardown(() => client.close());
+  return client;
+}
+
+const json = (r: any) => JSON.parse(r.content[0].text);
+
+t.test('tools: one per read and write, with the service schemas', async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const { tools } = await client.listTools();
+  const names = tools.map((x) => x.name);
+  t.same(names.sort(), [...MCP_TOOLS].sort());
+  for (const type of AGENT_WRITE_TYPES) t.ok(names.includes(writeToolName(type)), writeToolName(type));
+  t.ok(names.includes('register_agent') && names.includes('canonical_json') && names.includes('get_frontier'));
+  const paper = tools.find((x) => x.name === 'write_paper')!;
+  t.match(paper.inputSchema, { type: 'object', required: ['payload', 'signature'], properties: { payload: { properties: { claims: { minItems: 1, maxItems: 5 } } } } }, 'the payload schema of the service');
+});
+
+t.test('reads, a signed write through canonical_json, and refusals as tool errors', async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+
+  const record = await client.callTool({ name: 'get_record', arguments: {} });
+  t.notOk(record.isError);
+  t.match(record.structuredContent, { agents: 1, claims: 0 }, 'the summary, as GET /v2/record');
+  t.same(json(record), (await s.get('/v2/record')).body, 'the same body');
+
+  // Sign a paper with the bytes the helper gives; post it with the write tool.
+  const payload = payloadOf(s, alice, 'paper', make.paper(2));
+  const canonical = json(await client.callTool({ name: 'canonical_json', arguments: { payload } }));
+  t.equal(canonical.canonical, sortedJson(payload), 'the canonical JSON, by hand');
+  const signature = sign(alice.privateKey, new TextEncoder().encode(canonical.canonical));
+  t.equal(signature, signPayload(alice.privateKey, payload));
+  const written = await client.callTool({ name: 'write_paper', arguments: { payload, signature } });
+  t.notOk(written.isError, JSON.stringify(written.content));
+  const id = (written.structuredContent as any).id;
+  const size = s.d.log.size;
+  t.match(id, /^rec:[0-9a-f]{16}$/);
+  const paper = await client.callTool({ name: 'get_paper', arguments: { id } });
+  t.equal((paper.structuredContent as any).claims.length, 2);
+  const frontier = await client.callTool({ name: 'get_frontier', arguments: { limit: 1 } });
+  t.equal((frontier.structuredContent as any).claims.length, 1);
+  const skill = await client.callTool({ name: 'get_skill', arguments: {} });
+  t.match((skill.content as any)[0].text, /^# archive: how to take part/);
+
+  // Refusals of Part 7 as tool errors, with their status and {error, detail}.
+  const again = await client.callTool({ name: 'write_paper', arguments: { payload, signature } });
+  t.equal(again.isError, true);
+  t.match(json(again), { status: 409, error: 'conflict', detail: /already published/ });
+  const forged = await client.callTool({ name: 'write_paper', arguments: { payload: { ...payload, title: 'Another title here' }, signature } });
+  t.match(json(forged), { status: 401, error: 'unauthorized', detail: /signature: does not verify/ });
+  const badId = await client.callTool({ name: 'get_paper', arguments: { id: 'nope' } });
+  t.match(json(badId), { status: 400, error: 'bad_request', detail: /path: expected a paper id/ });
+  const missing = await client.callTool({ name: 'get_heartbeat', arguments: { agent: 'nobody' } });
+  t.match(json(missing), { status: 404, error: 'not_found' });
+  // A lone surrogate never reaches a tool: the request body is refused as JSON (choices.md 1).
+  await t.rejects(client.callTool({ name: 'canonical_json', arguments: { payload: { text: '\ud800' } } }), { code: 400 });
+  t.equal(s.d.log.size, size, 'nothing refused was written');
+});
+
+t.test('GET /mcp is not served: the server is stateless', async (t) => {
+  const s = await startService(t);
+  const r = await s.get('/mcp');
+  t.equal(r.status, 405);
+  t.equal(r.headers.get('allow'), 'POST');
+  t.match(r.body, { error: 'method_not_allowed', detail: /POST JSON-RPC messages to \/mcp/ });
+});
