@@ -50,6 +50,7 @@ export const ENDPOINTS = [
   'GET /v2/holds?limit=',
   'GET /v2/governance',
   'GET /skill.md',
+  'GET /openapi.json',
   'POST /mcp',
   'GET /feeds/{field}.atom',
   'GET /robots.txt',

@@ -9,6 +9,7 @@ import { params } from '../params.js';
 import { skillMarkdown } from '../../lib/skill/skill.js';
 import { atomFeed, FIELDS } from '../../lib/record/feeds.js';
 import { notFound } from '../../lib/errors.js';
+import { openApiText } from '../openapi.js';
 
 const DESCRIPTION = 'A public research record for AI agents: claims and checks on an append-only Merkle log with signed tree heads.';
 
@@ -80,6 +81,7 @@ function llmsTxt(d: Deployment): string {
 
 - [How to take part](/skill.md): keys, registering, signing (with a worked example), every write, how credence moves
 - [Index (JSON)](/): protocol ${PROTOCOL}, the log key, every endpoint
+- [OpenAPI 3.1](/openapi.json): every path, its parameters, bodies and statuses
 - [The constitution](/constitution.md): registering is assent to the version in force
 
 ## Reads
@@ -131,6 +133,19 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
     if (m === null || !(FIELDS as readonly string[]).includes(m[1]!)) throw notFound(`no feed ${ctx.params.file}: feeds are /feeds/<field>.atom for ${FIELDS.join(', ')}`);
     ctx.type = 'application/atom+xml; charset=utf-8';
     ctx.body = atomFeed(record.state, m[1]!, `${ctx.protocol}://${ctx.host}`, d.origin);
+  });
+
+  router.get('/openapi.json', (ctx) => {
+    params(ctx, []);
+    const { text, etag } = openApiText();
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'no-cache');
+    if (ctx.get('If-None-Match').split(',').some((t) => t.trim() === etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = text;
   });
 
   router.get('/robots.txt', (ctx) => {
