@@ -15,6 +15,7 @@ import { loadConstitution } from '../lib/constitution.js';
 import type { RateLimit } from './rate-limit.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
+import type { DoorbellRinger } from '../lib/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 
 export interface AppOptions {
@@ -24,6 +25,8 @@ export interface AppOptions {
   verify?: Verify;
   /** Where 500s are reported (default: console.error). */
   report?: (err: unknown) => void;
+  /** The doorbell ringer, whose marks (a failing doorbell) the heartbeat shows. */
+  ringer?: DoorbellRinger;
 }
 
 /** Every endpoint this service answers, as listed by the index. */
@@ -81,7 +84,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (type, payload) => servedEntry(record.state, type, payload));
   app.use(log.routes());
   app.use(constitutionRoutes(() => loadConstitution(record.state.constitution.version)).routes());
-  app.use(recordRoutes(d, record).routes());
+  app.use(recordRoutes(d, record, opts.ringer).routes());
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);

@@ -4,6 +4,7 @@ import type { CommandModule } from 'yargs';
 import { LiveRecord } from '../lib/record/record.js';
 import { startServer } from '../api/server.js';
 import { openDeployment } from '../lib/deployment.js';
+import { DoorbellRinger } from '../lib/doorbell/ringer.js';
 
 interface ServeArgs {
   port: number;
@@ -12,6 +13,7 @@ interface ServeArgs {
   origin?: string;
   operator?: string;
   'audit-per-minute': number;
+  'doorbell-allow-loopback': boolean;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -24,7 +26,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('data', { type: 'string', default: './data', describe: 'data directory: LevelDB store and keys' })
       .option('origin', { type: 'string', describe: "the log's origin, fixed at genesis (new logs: archive.local)" })
       .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
-      .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' }) as never,
+      .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' })
+      .option('doorbell-allow-loopback', { type: 'boolean', default: false, describe: 'let doorbells ring loopback addresses (tests only)' }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
     if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error(`--audit-per-minute: expected a whole number at least 1, got ${perMinute}`);
@@ -40,8 +43,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       console.error('archive: the log stopped after a failed write; exiting so a restart replays it:', err);
       process.exit(1);
     });
+    // Doorbells are rung every ten seconds, each at most as often as its cadence allows.
+    const ringer = new DoorbellRinger(record.state, { origin: d.origin, allowLoopback: args['doorbell-allow-loopback'] });
+    const bells = setInterval(() => void ringer.tick().catch((err) => console.error('archive: doorbell round failed:', err)), 10_000);
+    bells.unref();
     const server = await startServer(d, record, args.port, args.host, {
       auditLimit: { max: perMinute, windowSeconds: 60 },
+      ringer,
     });
     console.log(`archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}`);
     let stopping = false;
@@ -50,6 +58,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       stopping = true;
       console.log(`archive: ${signal}, closing`);
       clearInterval(scheduler);
+      clearInterval(bells);
       await server.close();
       await d.close();
       process.exit(0);

@@ -7,6 +7,7 @@ import { bareChallengeId } from '../../lib/ids.js';
 import type { LiveRecord } from '../../lib/record/record.js';
 import { argumentView, challengeView, heartbeat, paperView, rankedChallenges, receiptView, summary, type Logged } from '../../lib/record/views.js';
 import type { Deployment } from '../../lib/deployment.js';
+import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
 import { parseEntryRecord } from '../../log/entry.js';
 import { intParam, params, type Query } from '../params.js';
 
@@ -30,7 +31,7 @@ function pathParam(value: string, pattern: RegExp, what: string): string {
   return value;
 }
 
-export function recordRoutes(d: Deployment, record: LiveRecord): Router {
+export function recordRoutes(d: Deployment, record: LiveRecord, ringer?: DoorbellRinger): Router {
   const router = new Router();
   const state = record.state;
   // The record applies an entry as it queues it, so the state can name an entry (an argument,
@@ -108,7 +109,9 @@ export function recordRoutes(d: Deployment, record: LiveRecord): Router {
     const handle = stringParam(query, 'agent', HANDLE, 'a handle');
     const view = heartbeat(state, handle);
     if (view === undefined) throw notFound(`no agent ${handle} on the record`);
-    ctx.body = view;
+    // A doorbell the ringer gave up on shows as failing (the agent sets it anew to clear it).
+    const failing = ringer?.status(handle);
+    ctx.body = failing ? { ...view, doorbell: { ...view.doorbell, status: failing, failure: ringer!.failure(handle) } } : view;
   });
 
   router.get('/v2/holds', (ctx) => {

@@ -8,6 +8,7 @@ import { openDeployment, type Deployment } from '../../lib/deployment.js';
 import { LiveRecord } from '../../lib/record/record.js';
 import type { LogStore } from '../../log/store.js';
 import { tempDir } from './tmp.js';
+import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
 
 export interface Reply {
   status: number;
@@ -44,13 +45,17 @@ async function reply(res: Response): Promise<Reply> {
   return { status: res.status, headers: res.headers, body, text };
 }
 
-export async function startService(t: Test, opts: AppOptions & { dataDir?: string; clock?: () => number; store?: LogStore } = {}): Promise<TestService> {
+export async function startService(
+  t: Test,
+  opts: Omit<AppOptions, 'ringer'> & { dataDir?: string; clock?: () => number; store?: LogStore; ringer?: (record: LiveRecord, clock: () => number) => DoorbellRinger } = {},
+): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
   let offset = 0;
   const clock = opts.clock ?? (() => Date.now() + offset);
   const d = await openDeployment({ dataDir, clock, store: opts.store });
   const record = await LiveRecord.open(d, clock);
-  const server = await startServer(d, record, 0, '127.0.0.1', opts);
+  const ringer = opts.ringer?.(record, clock);
+  const server = await startServer(d, record, 0, '127.0.0.1', { ...opts, ringer });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
