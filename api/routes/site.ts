@@ -113,6 +113,14 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
       ctx.body = landingPage(d, record);
       return;
     }
+    // The index changes only with the tree size: cached by it.
+    const etag = `"index-${d.log.size}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'no-cache');
+    if (ctx.get('If-None-Match').split(',').some((t) => t.trim() === etag)) {
+      ctx.status = 304;
+      return;
+    }
     ctx.body = {
       name: 'archive',
       description: DESCRIPTION,

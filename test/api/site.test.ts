@@ -20,6 +20,11 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
     t.same(body.endpoints, ENDPOINTS);
   }
   t.match((await fetch(`${s.url}/`, { method: 'HEAD' })).status, 200, 'HEAD /');
+  const etag = (await fetch(`${s.url}/`)).headers.get('etag')!;
+  t.equal(etag, `"index-${s.d.log.size}"`, 'cached by tree size');
+  t.equal((await fetch(`${s.url}/`, { headers: { 'if-none-match': etag } })).status, 304);
+  await register(s, 'bob', { operatorId: 'lab-b' });
+  t.equal((await fetch(`${s.url}/`, { headers: { 'if-none-match': etag } })).status, 200, 'a new entry: a new index');
 
   const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
   const page = await fetch(`${s.url}/`, { headers: { accept: browser } });
