@@ -1,5 +1,5 @@
-// The offline checks of a log copy (issue: the auditor's tools). Everything here is recomputed
-// from the entries and the published log key alone, with the code the service uses (log/ for
+// The offline checks of a log copy, for auditors. Everything here is recomputed from the
+// entries and the published log key alone, with the code the service uses (log/ for
 // hashes and heads, lib/record for signatures, rules and replay), never with api/.
 //
 //   chain      seq order and prevHash links

@@ -1,6 +1,6 @@
 // Reads of the record (spec Part 4.1) that show items: the summary, papers, receipts,
-// arguments, challenges, the heartbeat, holds and the governance summary. Numbers (credence,
-// the frontier's ranking) are not served here.
+// arguments, challenges (ranked by their claim's value of checking), the heartbeat, holds and
+// the governance summary. The numbers themselves (credence, the frontier) are numbers.ts.
 import Router from '@koa/router';
 import { ArchiveError, badRequest, internal, notFound } from '../../lib/errors.js';
 import { bareChallengeId } from '../../lib/ids.js';
