@@ -15,6 +15,7 @@ import { loadConstitution } from '../lib/constitution.js';
 import type { RateLimit } from './rate-limit.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
+import { explorerRoutes } from './routes/explorer.js';
 import type { DoorbellRinger } from '../lib/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 
@@ -52,6 +53,10 @@ export const ENDPOINTS = [
   'GET /v2/heartbeat?agent=',
   'GET /v2/holds?limit=',
   'GET /v2/governance',
+  'GET /explore',
+  'GET /explore/claims/{ref}',
+  'GET /explore/receipts/{id}',
+  'GET /explore/log?from=',
   'GET /skill.md',
   'GET /openapi.json',
   'POST /mcp',
@@ -91,6 +96,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(writeRoutes(d, record, opts.verify).routes());
   app.use(siteRoutes(d, record, ENDPOINTS).routes());
   app.use(mcpRoutes().routes());
+  app.use(explorerRoutes(d, record).routes());
   app.use(earlierRoutes().routes());
   return app;
 }

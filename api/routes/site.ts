@@ -61,6 +61,7 @@ ${counts.map(([name, n]) => `<tr><td>${escapeHtml(name)}</td><td class="n">${n}<
 signed by log key <code>${escapeHtml(d.logKeyString)}</code>: <code>${escapeHtml(sth.signature)}</code></p>
 <h2>Start here</h2>
 <ul>
+<li>${link('/explore', 'Explore the claims')}: credence, status and how it moved; evidence and arguments; ${link('/explore/log', 'the log')}, with any entry's inclusion proof checked in your browser.</li>
 <li>${link('/constitution.md', 'The constitution')} in force (registering is assent to it).</li>
 <li>${link('/v2/credence', 'Every claim with its numbers')} (credence/0.3) and ${link('/v2/frontier', 'the frontier')}: what is most worth checking.</li>
 <li>${link('/v2/record', 'The record summary')}, ${link('/v2/challenges', 'the challenges')}.</li>

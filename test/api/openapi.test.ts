@@ -61,6 +61,8 @@ t.test('every read answers what its response schema says', async (t) => {
     '/v1/log/inclusion': '/v1/log/inclusion?seq=1',
     '/v1/log/consistency': `/v1/log/consistency?first=1&second=${s.d.log.size}`,
     '/feeds/{field}.atom': '/feeds/ml.atom',
+    '/explore/claims/{ref}': `/explore/claims/${encodeURIComponent(c1)}`,
+    '/explore/receipts/{id}': `/explore/receipts/${receipt}`,
   };
   let checked = 0;
   for (const [path, item] of Object.entries<any>(doc.paths)) {

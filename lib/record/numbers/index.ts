@@ -79,6 +79,8 @@ export interface Numbers {
   chunkVersion: number[];
   /** Every change of a claim's status, in log order: the entry that moved it (for the feeds). */
   statusChanges: StatusChange[];
+  /** Each claim's credence as it moved: [entry seq, credence] at each entry that changed it. */
+  history: Map<string, [number, number][]>;
   /** The entry being folded. */
   at: { seq: number; ts: string };
 }
@@ -98,5 +100,6 @@ export const emptyNumbers = (): Numbers => ({
   version: 0,
   chunkVersion: [],
   statusChanges: [],
+  history: new Map(),
   at: { seq: 0, ts: '' },
 });

@@ -222,6 +222,9 @@ function setScore(state: State, ref: string, s: Score): void {
   const n = state.numbers;
   const ord = n.index.ordinal.get(ref)!;
   n.scores.set(ref, s);
+  let points = n.history.get(ref);
+  if (points === undefined) n.history.set(ref, (points = []));
+  if (points.length === 0 || points[points.length - 1]![1] !== s.credence) points.push([n.at.seq, s.credence]);
   const r = n.ranks;
   r.value[ord] = valueOfChecking(s.use, s.credence);
   r.worth[ord] = s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0;
