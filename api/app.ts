@@ -66,6 +66,8 @@ export const ENDPOINTS = [
   'GET /constitution.md',
   'POST /v2/agents/register',
   'POST /v2/pairing',
+  'POST /v2/stewards',
+  'POST /v2/switches',
   'POST /v2/agents/doorbell',
   'POST /v2/keys/delegate',
   'POST /v2/keys/revoke',

@@ -151,6 +151,8 @@ const WRITE_STATUSES: Record<string, number[]> = {
   '/v2/keys/revoke': [200, 404],
   '/v2/agents/doorbell': [200],
   '/v2/pairing': [201, 409],
+  '/v2/stewards': [200, 201, 404, 409],
+  '/v2/switches': [200, 403, 404],
 };
 const COMMON_WRITE = [400, 401, 413, 428, 429, 503];
 const COMMON_READ = [400, 401, 404, 429, 503];

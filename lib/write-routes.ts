@@ -25,6 +25,9 @@ export const WRITE_ROUTES: Readonly<Record<WriteType, { readonly path: string; r
   'challenge.propose': { path: '/v2/challenges', signer: 'main' },
   'challenge.withdraw': { path: '/v2/challenges/withdraw', signer: 'main' },
   'operator.pairing': { path: '/v2/pairing', signer: 'operator' },
+  'steward.appoint': { path: '/v2/stewards', signer: 'operator' },
+  'steward.remove': { path: '/v2/stewards', signer: 'operator' },
+  'switch.set': { path: '/v2/switches', signer: 'main' },
 } satisfies Record<WriteType, { path: string; signer: Signer }>);
 
 /** Types a delegated check key (scope `reports`) may sign (spec 5.5): the main-or-check rows. */

@@ -15,7 +15,7 @@ import { params } from '../params.js';
 const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
 
 /** Writes the spec answers 200 ("done"), not 201 ("taken"): they change something already there. */
-const DONE_TYPES: ReadonlySet<string> = new Set(['key.revoke', 'doorbell.set', 'doorbell.stop', 'challenge.withdraw']);
+const DONE_TYPES: ReadonlySet<string> = new Set(['key.revoke', 'doorbell.set', 'doorbell.stop', 'challenge.withdraw', 'steward.remove', 'switch.set']);
 
 function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, unknown> }): void {
   ctx.status = reply.status;

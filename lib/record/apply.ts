@@ -10,6 +10,7 @@ import * as checks from './handlers/checks.js';
 import * as reviews from './handlers/reviews.js';
 import * as args from './handlers/arguments.js';
 import * as challenges from './handlers/challenges.js';
+import * as stewards from './handlers/stewards.js';
 import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
 
@@ -37,6 +38,9 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'shutout.end': args.shutOutEnd,
   'challenge.propose': challenges.propose,
   'challenge.withdraw': challenges.withdraw,
+  'steward.appoint': stewards.appoint,
+  'steward.remove': stewards.remove,
+  'switch.set': stewards.switchSet,
 };
 
 /** Entry types the service itself logs, as {event, signature} signed by the log key. */
@@ -51,7 +55,9 @@ function handler(type: string): Handler {
 /** Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing. */
 export function check(state: State, e: RecordEntry): void | AlreadySo {
   if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
-  return handler(e.type).check(state, e);
+  const h = handler(e.type);
+  stewards.assertNotPaused(state, e.type);
+  return h.check(state, e);
 }
 
 /** Folds an admitted entry into `state` (in place) and returns what its reply reports. */

@@ -5,6 +5,8 @@
 // Who may sign is the state machine's question (signer.ts); this says only whether the
 // signature verifies under the key the entry names (an agent's) or implies (log, operator key).
 import { verifySignature } from '../ed25519.js';
+import { WRITE_ROUTES } from '../write-routes.js';
+import type { WriteType } from '../schemas/index.js';
 
 export interface LogKeys {
   logKey: string;
@@ -32,7 +34,7 @@ export function signatureProblem(type: string, text: string, keys: LogKeys, isEv
   const signed = text.slice(head.length, tail.index);
   let key: string;
   if (event) key = keys.logKey;
-  else if (type === 'operator.pairing') key = keys.operatorKey;
+  else if (WRITE_ROUTES[type as WriteType]?.signer === 'operator') key = keys.operatorKey;
   else {
     const agent = AGENT.exec(signed);
     if (agent === null) return 'payload names no agent key';

@@ -277,6 +277,9 @@ export interface State {
   reportsByKey: Map<string, { type: string; id: string; seq: number; ts: string }[]>;
   /** What falls due, in the order it falls due (entry times never go backwards). */
   due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue };
+  /** Stewards appointed by the operator key, and the switches they set (handlers/stewards.ts). */
+  stewards: Map<string, { seq: number }>;
+  switches: Map<string, { paused: boolean; by: string; seq: number; ts: string; reason: string }>;
   /** credence/0.3: every claim's numbers, kept as entries land (numbers/numbers.ts). */
   numbers: Numbers;
 }
@@ -314,6 +317,8 @@ export function emptyState(): State {
     shutOuts: new Map(),
     reportsByKey: new Map(),
     due: { unsealed: queue(), lapse: queue(), reveal: queue(), shutOutEnd: queue() },
+    stewards: new Map(),
+    switches: new Map(),
     numbers: emptyNumbers(),
   };
 }

@@ -6,6 +6,7 @@ import { tierOf, type Argument, type Challenge, type Receipt, type State } from 
 import { wantsOf } from './handlers/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
 import { frontier } from './numbers/frontier.js';
+import { settings } from './handlers/stewards.js';
 
 export type Logged = (seq: number) => Promise<any>;
 
@@ -31,7 +32,8 @@ export function summary(state: State) {
     voidedOperators: state.voided.size,
     withheld: [],
     verifiedByRecord: verifiedByRecord(state),
-    settings: {},
+    settings: settings(state),
+    stewards: [...state.stewards].map(([handle, v]) => ({ handle, seq: v.seq })),
   };
 }
 

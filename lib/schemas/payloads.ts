@@ -40,7 +40,17 @@ export type WriteType =
   | 'argument.answer'
   | 'challenge.propose'
   | 'challenge.withdraw'
-  | 'operator.pairing';
+  | 'operator.pairing'
+  | 'steward.appoint'
+  | 'steward.remove'
+  | 'switch.set';
+
+/** Writes signed by the deployment's operator key, not by an agent. */
+export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove';
+
+/** The stewards' switches (docs/stewardship.md): a surface each, and `writes` for all of them. */
+export const SWITCHES = ['papers', 'checks', 'reviews', 'arguments', 'challenges', 'registrations', 'writes'] as const;
+export type SwitchName = (typeof SWITCHES)[number];
 
 export const WRITE_TYPES: readonly WriteType[] = Object.freeze([
   'key.delegate',
@@ -59,6 +69,9 @@ export const WRITE_TYPES: readonly WriteType[] = Object.freeze([
   'challenge.propose',
   'challenge.withdraw',
   'operator.pairing',
+  'steward.appoint',
+  'steward.remove',
+  'switch.set',
 ] as const);
 
 /** True when `x` is one of the write types. */
@@ -368,6 +381,16 @@ const operatorPairing = obj(
   { title: 'OperatorPairing' },
 );
 
+// ---- stewards (appointed by the operator key) and their switches -------------------------------
+
+const operatorSigned = (type: string, title: string) =>
+  obj({ protocol: { const: PROTOCOL }, type: { const: type }, steward: handle, ts }, ['protocol', 'type', 'steward', 'ts'], { title });
+
+const stewardAppoint = operatorSigned('steward.appoint', 'StewardAppoint');
+const stewardRemove = operatorSigned('steward.remove', 'StewardRemove');
+
+const switchSet = signed('switch.set', 'SwitchSet', { switch: { enum: [...SWITCHES] }, paused: { type: 'boolean' }, reason: nt(10, 300) }, ['switch', 'paused', 'reason']);
+
 // ---- the tables ---------------------------------------------------------------------------------
 
 /** The schema of each payload type (plain JSON Schema, frozen). */
@@ -388,6 +411,9 @@ export const PAYLOAD_SCHEMAS: Record<WriteType, object> = deepFreeze({
   'challenge.propose': challengePropose,
   'challenge.withdraw': challengeWithdraw,
   'operator.pairing': operatorPairing,
+  'steward.appoint': stewardAppoint,
+  'steward.remove': stewardRemove,
+  'switch.set': switchSet,
 });
 
 /** The registration body (plain JSON, not an envelope). */

@@ -1,11 +1,14 @@
 // Example members of every write an agent signs, for /skill.md. A test checks each against the
 // payload schemas, so the examples can never drift from what the service accepts.
 import type { WriteType } from '../schemas/index.js';
+import type { OperatorWriteType } from '../schemas/payloads.js';
+
+type AgentWrite = Exclude<WriteType, OperatorWriteType>;
 
 const CLAIM = 'rec:0123456789abcdef#C1';
 const HASH = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
-export const WRITE_EXAMPLES: Readonly<Record<Exclude<WriteType, 'operator.pairing'>, Record<string, unknown>>> = {
+export const WRITE_EXAMPLES: Readonly<Record<AgentWrite, Record<string, unknown>>> = {
   paper: {
     title: 'Smaller learning rates stabilise training of small transformers',
     abstract: 'We train 48 small transformers across six learning rates and report final loss and its variance over seeds.',
@@ -41,10 +44,11 @@ export const WRITE_EXAMPLES: Readonly<Record<Exclude<WriteType, 'operator.pairin
   'key.revoke': { key: 'MCowBQYDK2VwAyEAeXAmPlEcHeCkKeYfOrReCeIpTsOnLy00000000000000' },
   'doorbell.set': { kind: 'poll', cadence: 'daily' },
   'doorbell.stop': {},
+  'switch.set': { switch: 'papers', paused: true, reason: 'A flood of duplicate papers is being looked at.' },
 };
 
 /** What each write can be answered, beyond 400 (malformed), 401 (signature), 428 (constitution), 429 and 503. */
-export const WRITE_ANSWERS: Readonly<Record<Exclude<WriteType, 'operator.pairing'>, string>> = {
+export const WRITE_ANSWERS: Readonly<Record<AgentWrite, string>> = {
   paper: '201 {id, claims, page}; 202 held or under review; 409 the same paper already published; 451 refused by screening',
   'claim.external': '201 {id, ref, kind, next}; 200 the same source and quote already registered',
   'claim.amend': '201 corrected; 403 not the claim\'s own operator; 409 corrected already, evidence landed, or nothing changes',
@@ -60,4 +64,5 @@ export const WRITE_ANSWERS: Readonly<Record<Exclude<WriteType, 'operator.pairing
   'key.revoke': '200 revoked, listing the reports it disowned (with compromisedAt)',
   'doorbell.set': '200 set (ts within 5 minutes of the service clock)',
   'doorbell.stop': '200 stopped',
+  'switch.set': '200 with the switch as it now stands (stewards only: 403 for anyone else)',
 };

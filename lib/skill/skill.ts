@@ -41,7 +41,7 @@ export interface SkillContext {
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
 function writesSection(): string {
-  const rows = (Object.keys(WRITE_EXAMPLES) as Exclude<WriteType, 'operator.pairing'>[]).map((type) => {
+  const rows = (Object.keys(WRITE_EXAMPLES) as (keyof typeof WRITE_EXAMPLES)[]).map((type) => {
     const route = WRITE_ROUTES[type];
     const signer = route.signer === 'main' ? 'main key' : 'main key or a check key';
     const payload = { protocol: PROTOCOL, type, agent: { handle: 'your-handle', publicKey: '<your key>' }, ts: '<now>', ...WRITE_EXAMPLES[type] };

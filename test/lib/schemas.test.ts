@@ -118,6 +118,13 @@ function valid(type: WriteType): Obj {
       const { agent: _a, ...rest } = common;
       return { ...rest, operatorId: 'op_archive', codeHash: HEX64 };
     }
+    case 'steward.appoint':
+    case 'steward.remove': {
+      const { agent: _a, ...rest } = common;
+      return { ...rest, steward: 'alice-1' };
+    }
+    case 'switch.set':
+      return { ...common, switch: 'papers', paused: true, reason: x(10, 'r') };
   }
 }
 
@@ -170,7 +177,7 @@ function registrationDetail(t: Test, body: unknown): string {
 }
 
 
-t.test('exactly the sixteen types, each with a JSON-serialisable schema', async (t) => {
+t.test('exactly the nineteen types, each with a JSON-serialisable schema', async (t) => {
   t.same([...WRITE_TYPES].sort(), [
     'argument.answer',
     'argument.check',
@@ -188,6 +195,9 @@ t.test('exactly the sixteen types, each with a JSON-serialisable schema', async 
     'operator.pairing',
     'paper',
     'review',
+    'steward.appoint',
+    'steward.remove',
+    'switch.set',
   ]);
   t.same(Object.keys(PAYLOAD_SCHEMAS).sort(), [...WRITE_TYPES].sort());
   for (const type of WRITE_TYPES) {

@@ -14,7 +14,8 @@ import { houseAgent, make, register, replicate, send } from '../helpers/agents.j
 import { tempDir } from '../helpers/tmp.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { canonicalize } from '../../lib/canonical-json.js';
-import { privateKeyFromPem, signBytes } from '../../lib/ed25519.js';
+import { privateKeyFromPem, signBytes, signPayload } from '../../lib/ed25519.js';
+import { PROTOCOL } from '../../lib/service-event.js';
 import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
 import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchProof, proofProblem } from '../../verify/proof.js';
@@ -42,6 +43,11 @@ async function busyService(t: Test): Promise<TestService> {
   await send(s, house, 'argument.check', { argument: arg.body.id, holds: true, note: 'The gap is real; the step is not justified.' });
   await send(s, carol, 'challenge.propose', { claim: c2, brief: 'Re-run the main table with a fresh seed and report the spread.' });
   await send(s, bob, 'doorbell.set', { kind: 'webhook', cadence: 'daily', url: 'https://bob.example.org/wake' });
+  // A steward appointed by the operator key, who pauses and resumes a surface.
+  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
+  const appoint = { protocol: PROTOCOL, type: 'steward.appoint', steward: 'carol', ts: new Date(s.record.now()).toISOString() };
+  t.equal((await s.post('/v2/stewards', { payload: appoint, signature: signPayload(key, appoint) })).status, 201);
+  for (const paused of [true, false]) t.equal((await send(s, carol, 'switch.set', { switch: 'challenges', paused, reason: 'A check of the challenge board.' })).status, 200);
   return s;
 }
 
