@@ -6,6 +6,7 @@ import { pairCommand } from './pair.js';
 import { serveCommand } from './serve.js';
 import { exportCommand, proofCommand, verifyCommand } from './verify.js';
 import { monitorCommand } from './monitor.js';
+import { stewardCommand } from './steward.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -40,6 +41,7 @@ await yargs(hideBin(process.argv))
   .command(exportCommand)
   .command(proofCommand)
   .command(monitorCommand)
+  .command(stewardCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

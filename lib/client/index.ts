@@ -13,3 +13,4 @@ export {
   type PairingPayload,
 } from './pairing.js';
 export { formatOf, parsePayloadText, readPayloadFile, type PayloadFormat } from './payload-file.js';
+export { postSteward, type StewardAction } from './stewards.js';

@@ -10,6 +10,11 @@ import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send, type TestAgent } from '../helpers/agents.js';
 import { refused } from '../helpers/refused.js';
 import { stateJson } from '../../lib/record/digest.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ARCHIVE = join(process.cwd(), 'bin', 'archive');
 
 /** An operator-key write: appoint or remove a steward. */
 function operatorWrite(s: TestService, type: 'steward.appoint' | 'steward.remove', steward: string) {
@@ -73,4 +78,19 @@ t.test('registrations paused: 503 naming the switch, nothing written', async (t)
   t.equal(r.status, 503);
   t.match(r.body, { error: 'paused', detail: /^switch registrations: registrations are paused/ });
   t.equal(s.d.log.size, size, 'nothing written');
+});
+
+t.test('archive steward appoint and remove, signed by the operator key', async (t) => {
+  const s = await startService(t);
+  await register(s, 'sam', { operatorId: 'lab-s' });
+  const key = join(s.dataDir, 'keys', 'operator.key');
+  const appointed = await run(ARCHIVE, ['steward', 'appoint', 'sam', '--url', s.url, '--key', key]);
+  t.same(JSON.parse(appointed.stdout).stewards, ['sam']);
+  const again = await run(ARCHIVE, ['steward', 'appoint', 'sam', '--url', s.url, '--key', key]).catch((e) => e);
+  t.equal(again.code, 1);
+  t.match(again.stderr, /HTTP 409[\s\S]*a steward already/);
+  const removed = await run(ARCHIVE, ['steward', 'remove', 'sam', '--url', s.url, '--key', key]);
+  t.same(JSON.parse(removed.stdout).stewards, []);
+  const wrongKey = await run(ARCHIVE, ['steward', 'appoint', 'sam', '--url', s.url, '--key', join(s.dataDir, 'keys', 'log.key')]).catch((e) => e);
+  t.match(wrongKey.stderr, /HTTP 401/, "another key than the operator's: refused");
 });
