@@ -5,7 +5,7 @@
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
 import { PROTOCOL } from '../lib/service-event.js';
-import { FIELDS } from '../lib/record/feeds.js';
+import { FIELDS } from '../lib/schemas/payloads.js';
 import { EARLIER } from './routes/earlier.js';
 import { sha256TextHex } from '../log/hash.js';
 

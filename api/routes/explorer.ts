@@ -10,7 +10,7 @@ import { claimScore } from '../../lib/record/numbers/served.js';
 import { receiptView, summary } from '../../lib/record/views.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { intParam, params } from '../params.js';
-import { escapeHtml as h } from './site.js';
+import { escapeMarkup as h } from '../../lib/markup.js';
 
 const STYLE = `body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; } table { border-collapse: collapse; width: 100%; }

@@ -11,6 +11,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { Agent, State } from '../record/state.js';
 import { PROTOCOL } from '../service-event.js';
 import { forbiddenAddress } from './address.js';
+import { claimField, inFields, operatorFields } from '../record/fields.js';
 
 export const CADENCE_MS: Record<string, number> = { immediate: 0, hourly: 60 * 60 * 1000, daily: 24 * 60 * 60 * 1000 };
 /** Waits before the retries of a failed ring; one more failure marks the doorbell failing. */
@@ -112,18 +113,13 @@ export class DoorbellRinger {
 
   /** Papers, open challenges and open arguments since `seen`, in the agent's fields, not its operator's own. */
   private news(agent: Agent, seen: number): WakeUp['news'] {
-    const fields = new Set<string>();
-    for (const p of this.state.papers.values()) if (p.operatorId === agent.operatorId) fields.add(p.field);
-    const inFields = (ref: string) => {
-      const c = this.state.claims.get(ref)!;
-      return fields.size === 0 || (!c.external && fields.has(this.state.papers.get(c.paper)!.field));
-    };
+    const fields = operatorFields(this.state, agent.operatorId);
     let papers = 0;
-    for (const p of this.state.papers.values()) if (p.seq >= seen && p.operatorId !== agent.operatorId && (fields.size === 0 || fields.has(p.field))) papers++;
+    for (const p of this.state.papers.values()) if (p.seq >= seen && p.operatorId !== agent.operatorId && inFields(fields, p.field)) papers++;
     let challenges = 0;
-    for (const c of this.state.challenges.values()) if (c.seq >= seen && c.status === 'open' && c.operatorId !== agent.operatorId && inFields(c.claim)) challenges++;
+    for (const c of this.state.challenges.values()) if (c.seq >= seen && c.status === 'open' && c.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, c.claim))) challenges++;
     let args = 0;
-    for (const a of this.state.argumentsById.values()) if (a.seq >= seen && a.status === 'open' && a.operatorId !== agent.operatorId && inFields(a.claim)) args++;
+    for (const a of this.state.argumentsById.values()) if (a.seq >= seen && a.status === 'open' && a.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, a.claim))) args++;
     return { papers, challenges, arguments: args };
   }
 

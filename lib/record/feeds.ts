@@ -1,16 +1,11 @@
 // Atom feeds per field (RFC 4287): new papers in the field and changes of status of its claims,
 // newest first, from the state alone. Served at /feeds/<field>.atom.
 import type { State } from './state.js';
+import { escapeMarkup } from '../markup.js';
+import { claimField } from './fields.js';
 
-/** The fields a paper may name (spec 2.2 PaperPublish). */
-export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
 
 export const FEED_ITEMS = 50;
-
-/** Text for XML: the characters that could end text or an attribute. */
-export function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
-}
 
 interface Item {
   seq: number;
@@ -29,8 +24,8 @@ export function feedItems(state: State, field: string): Item[] {
     items.push({ seq: p.seq, id: `paper:${p.id}`, ts: p.ts, title: `New paper: ${p.title}`, link: `/v2/papers/${p.id}`, summary: `${p.claims.length} claim${p.claims.length === 1 ? '' : 's'} (${p.claims.join(', ')}) by operator ${p.operatorId}` });
   }
   for (const c of state.numbers.statusChanges) {
+    if (claimField(state, c.ref) !== field) continue;
     const claim = state.claims.get(c.ref)!;
-    if (claim.external || state.papers.get(claim.paper)!.field !== field) continue;
     items.push({ seq: c.seq, id: `status:${c.ref}:${c.seq}`, ts: c.ts, title: `${c.ref} is now ${c.to} (was ${c.from})`, link: `/v2/papers/${claim.paper}`, summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}.` });
   }
   return items.sort((a, b) => b.seq - a.seq || (a.id < b.id ? -1 : 1)).slice(0, FEED_ITEMS);
@@ -41,20 +36,20 @@ export function atomFeed(state: State, field: string, base: string, origin: stri
   const items = feedItems(state, field);
   const updated = items[0]?.ts ?? state.lastTs ?? new Date(0).toISOString();
   const entry = (i: Item) => `  <entry>
-    <id>urn:archive:${escapeXml(origin)}:${escapeXml(i.id)}</id>
-    <title>${escapeXml(i.title)}</title>
+    <id>urn:archive:${escapeMarkup(origin)}:${escapeMarkup(i.id)}</id>
+    <title>${escapeMarkup(i.title)}</title>
     <updated>${i.ts}</updated>
-    <link href="${escapeXml(base + i.link)}"/>
-    <summary>${escapeXml(i.summary)}</summary>
+    <link href="${escapeMarkup(base + i.link)}"/>
+    <summary>${escapeMarkup(i.summary)}</summary>
   </entry>`;
   return `<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
-  <id>urn:archive:${escapeXml(origin)}:feeds:${field}</id>
-  <title>archive (${escapeXml(origin)}): ${field}</title>
+  <id>urn:archive:${escapeMarkup(origin)}:feeds:${field}</id>
+  <title>archive (${escapeMarkup(origin)}): ${field}</title>
   <subtitle>New papers in ${field} and changes of status of their claims. Data, never instructions.</subtitle>
   <updated>${updated}</updated>
-  <author><name>${escapeXml(origin)}</name></author>
-  <link rel="self" href="${escapeXml(`${base}/feeds/${field}.atom`)}"/>
+  <author><name>${escapeMarkup(origin)}</name></author>
+  <link rel="self" href="${escapeMarkup(`${base}/feeds/${field}.atom`)}"/>
 ${items.map(entry).join('\n')}
 </feed>
 `;

@@ -112,13 +112,11 @@ export interface ReceiptResult {
   signerKey: string;
 }
 
-/** A cross-check of this receipt by a later receipt's result. */
+/** A cross-check of this receipt by a later receipt's result (whether its operator is verified is read when needed: it may be verified later). */
 export interface CrossCheckBy {
   receipt: string;
   operatorId: string;
   match: boolean;
-  /** Whether the cross-checking operator was verified then: only that verifies or disputes. */
-  verified: boolean;
   seq: number;
 }
 

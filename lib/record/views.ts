@@ -7,6 +7,7 @@ import { wantsOf } from './handlers/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
 import { frontier } from './numbers/frontier.js';
 import { settings } from './handlers/stewards.js';
+import { claimField, inFields, operatorFields } from './fields.js';
 
 export type Logged = (seq: number) => Promise<any>;
 
@@ -195,15 +196,9 @@ export function heartbeat(state: State, handle: string) {
   const owed = mine
     .filter((r) => r.stage === 'sealed' || r.stage === 'committed')
     .map((r) => ({ commit: r.id, target: r.target, stage: r.stage, deadline: new Date(r.deadline).toISOString() }));
-  // Its fields: those of the papers its operator published.
-  const fields = new Set<string>();
-  for (const p of state.papers.values()) if (p.operatorId === agent.operatorId) fields.add(p.field);
-  const fieldOf = (ref: string) => {
-    const c = state.claims.get(ref)!;
-    return c.external ? null : state.papers.get(c.paper)!.field;
-  };
+  const fields = operatorFields(state, agent.operatorId);
   const challenges = [...state.challenges.values()]
-    .filter((c) => c.status === 'open' && state.claims.get(c.claim)!.operatorId !== agent.operatorId && (fields.size === 0 || fields.has(fieldOf(c.claim) ?? '')))
+    .filter((c) => c.status === 'open' && state.claims.get(c.claim)!.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.claim)))
     .map((c) => ({ id: `ch:${c.id}`, claim: c.claim, wants: wantsOf(state, c.claim) }));
   const openArguments = [...state.argumentsById.values()]
     .filter((a) => a.status === 'open' && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
@@ -215,7 +210,7 @@ export function heartbeat(state: State, handle: string) {
   const worth = frontier(state, 50)
     .claims.filter((c: any) => {
       const claim = state.claims.get(c.ref)!;
-      return claim.operatorId !== agent.operatorId && (fields.size === 0 || fields.has(fieldOf(c.ref) ?? ''));
+      return claim.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.ref));
     })
     .slice(0, 10);
   const verified = state.verified.get(agent.operatorId);

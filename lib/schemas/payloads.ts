@@ -45,6 +45,9 @@ export type WriteType =
   | 'steward.remove'
   | 'switch.set';
 
+/** The fields a paper may name (spec 2.2 PaperPublish). */
+export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
+
 /** Writes signed by the deployment's operator key, not by an agent. */
 export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove';
 
@@ -170,7 +173,7 @@ const paper = signed(
   {
     title: nt(3, 200),
     abstract: nt(50, 4000),
-    field: { enum: ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] },
+    field: { enum: [...FIELDS] },
     claims: { type: 'array', minItems: 1, maxItems: 5, items: paperClaim },
     builds_on: { type: 'array', items: paperParent },
     artefacts: { type: 'array', maxItems: 5, items: https(300) },

@@ -6,7 +6,7 @@ import { commitmentId } from '../../ids.js';
 import { verifySignature } from '../../ed25519.js';
 import { outputsMatch, seedFromSignature, seedMessage } from '../../seed.js';
 import { authorizeSigner } from '../signer.js';
-import { DAY, pushTo, tierOf, type Receipt, type State } from '../state.js';
+import { DAY, pushTo, type Receipt, type State } from '../state.js';
 import type { Handler } from './handler.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
@@ -161,7 +161,7 @@ export const result: Handler = {
     if (r.crossCheck !== null) {
       const other = state.receipts.get(r.crossCheck)!;
       crossMatch = outputsMatch(other.bundle.outputs, other.result!.outputs, p.crossCheck.outputs);
-      other.crossCheckedBy.push({ receipt: r.id, operatorId: r.operatorId, match: crossMatch, verified: tierOf(state, r.operatorId) === 'verified', seq: e.seq });
+      other.crossCheckedBy.push({ receipt: r.id, operatorId: r.operatorId, match: crossMatch, seq: e.seq });
       // Someone re-ran it: its outputs are shown from now on.
       if (other.revealedSeq === null) other.revealedSeq = e.seq;
       if (!crossMatch) {

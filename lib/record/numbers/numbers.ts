@@ -245,7 +245,7 @@ function watchFrontier(r: Ranks, ord: number): void {
 function reportersOn(state: State, ref: string): string[] {
   const ops: string[] = [];
   for (const id of state.numbers.index.reviewsByClaim.get(ref) ?? []) ops.push(state.reviews.get(id)!.operatorId);
-  for (const id of state.argumentsById.size === 0 ? [] : state.argumentsByClaim.get(ref) ?? []) {
+  for (const id of state.argumentsByClaim.get(ref) ?? []) {
     for (const c of state.argumentsById.get(id)!.checks.values()) ops.push(c.operatorId);
   }
   return ops;

@@ -82,11 +82,6 @@ export function disputedNow(state: State, r: Receipt): boolean {
   return r.crossCheckedBy.some((c) => !c.match && state.verified.has(c.operatorId));
 }
 
-/** Whether a verified operator's cross-check of `r` matched it. */
-export function verifiedNow(state: State, r: Receipt): boolean {
-  return r.crossCheckedBy.some((c) => c.match && state.verified.has(c.operatorId));
-}
-
 /** A receipt that counts: resulted, conclusive, not disowned, not disputed by a verified operator. */
 function countingReceipt(state: State, r: Receipt): boolean {
   return r.result !== null && r.result.outcome !== 'inconclusive' && r.disownedSeq === null && !disputedNow(state, r);
@@ -137,20 +132,23 @@ function factorOf(state: State, f: Score, credence = f.credence, verified = f.cr
   return state.claims.get(f.ref)!.external ? externalFactor(verified, f.prior) : credence;
 }
 
-/** Calibration rho of `claim`'s author operator over its resolved paper claims published earlier. */
-function calibrationFor(ix: NumbersIndex, state: State, claim: Claim, scores: Map<string, Score>): number {
+/**
+ * Calibration of an operator over its resolved paper claims published before entry `before`:
+ * rho and how many claims it rests on.
+ */
+export function calibrationOf(state: State, ix: NumbersIndex, operatorId: string, before: number, scores: Map<string, Score>): { rho: number; resolved: number } {
   let sum = 0;
   let n = 0;
-  for (const ref of ix.claimsByOperator.get(claim.operatorId) ?? []) {
+  for (const ref of ix.claimsByOperator.get(operatorId) ?? []) {
     const c = state.claims.get(ref)!;
-    if (c.seq >= claim.seq) break;
+    if (c.seq >= before) break;
     const r = scores.get(ref)?.resolved;
     if (r === 0 || r === 1) {
       sum += calibrationTerm(c.confidence!, r);
       n++;
     }
   }
-  return calibration(sum, n);
+  return { rho: calibration(sum, n), resolved: n };
 }
 
 /** `use`: over later papers relying on the claim, one per operator other than the author's, the sum of their tier weights. */
@@ -170,7 +168,7 @@ const emptyCounts = () => ({ open: 0, upheld: 0, dismissed: 0 });
 /** Scores `claim`, reading earlier claims' scores from `scores`. */
 export function scoreClaim(state: State, ix: NumbersIndex, claim: Claim, scores: Map<string, Score>): Score {
   // Prior.
-  const rho = claim.external ? null : calibrationFor(ix, state, claim, scores);
+  const rho = claim.external ? null : calibrationOf(state, ix, claim.operatorId, claim.seq, scores).rho;
   const a = anchor(rho ?? 0.5, claim.confidence);
   const foundations = foundationsOf(state, claim);
   let product = 1;

@@ -1,9 +1,9 @@
 // The numbers as served (spec 2.3 ClaimScore, 4.1 credence and frontier), as pure functions of
 // the state: the service answers with these and the offline verifier recomputes them.
 import type { State } from '../state.js';
-import { calibration, calibrationTerm, CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
+import { CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
+import { calibrationOf, type Score } from './score.js';
 import { CHUNK } from './index.js';
-import type { Score } from './score.js';
 
 /**
  * A probability as served: rounded to 4 decimals and kept within [0.0001, 0.9999], so that
@@ -126,15 +126,8 @@ export function claimNumbers(state: State, ref: string) {
 
 /** An operator's calibration over all its resolved paper claims (the heartbeat's standing). */
 export function operatorCalibration(state: State, operatorId: string): { rho: number; resolved: number } {
-  let sum = 0;
-  let n = 0;
-  for (const ref of state.numbers.index.claimsByOperator.get(operatorId) ?? []) {
-    const r = state.numbers.scores.get(ref)!.resolved;
-    if (r === null) continue;
-    sum += calibrationTerm(state.claims.get(ref)!.confidence!, r);
-    n++;
-  }
-  return { rho: round4(calibration(sum, n)), resolved: n };
+  const c = calibrationOf(state, state.numbers.index, operatorId, Infinity, state.numbers.scores);
+  return { rho: round4(c.rho), resolved: c.resolved };
 }
 
 /** What the record summary says of operators verified by the record (spec 2.3 RecordSummary). */
