@@ -1,10 +1,11 @@
 // `archive agent ...`: act as an agent against a running service. Parsing and printing only;
 // keys, payloads, signing and HTTP are in lib/client.
 import type { Argv, CommandModule } from 'yargs';
-import { Agent, ArchiveClient, ok, readKeyFile, readPayloadFile, registrationBody, signedText, writeKeyFile, type Reply } from '../lib/client/index.js';
+import { Agent, ArchiveClient, readKeyFile, readPayloadFile, registrationBody, signedText, writeKeyFile } from '../lib/client/index.js';
 import { isArchiveError } from '../lib/errors.js';
 import { payloadErrors, validateRegistration, type WriteType } from '../lib/schemas/index.js';
 import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
+import { printReply } from './reply.js';
 
 interface CommonArgs {
   url: string;
@@ -51,17 +52,6 @@ const VERBS: readonly [verb: string, type: WriteType, describe: string][] = [
 ];
 
 const json = (v: unknown): string => JSON.stringify(v, null, 2);
-
-/** Prints a reply: the body on stdout for 2xx; otherwise `HTTP <status>` and the body on stderr, exit 1. */
-function printReply(reply: Reply): void {
-  if (ok(reply)) {
-    console.log(json(reply.body));
-  } else {
-    console.error(`HTTP ${reply.status}`);
-    console.error(typeof reply.body === 'string' ? reply.body : json(reply.body));
-    process.exitCode = 1;
-  }
-}
 
 /** Refuses locally (exit 2) with every problem found. */
 function refuse(what: string, errors: readonly string[]): void {

@@ -1,7 +1,8 @@
 // `archive pair`: issues a one-time pairing code with the deployment's operator key (choices.md
 // section 10). Parsing and printing only; the logic is lib/client/pairing.ts.
 import type { CommandModule } from 'yargs';
-import { ArchiveClient, issuePairingCode, ok, readKeyFile } from '../lib/client/index.js';
+import { ArchiveClient, issuePairingCode, readKeyFile } from '../lib/client/index.js';
+import { printRefusal } from './reply.js';
 
 interface PairArgs {
   url: string;
@@ -20,12 +21,7 @@ export const pairCommand: CommandModule<object, PairArgs> = {
   handler: async (args) => {
     const key = await readKeyFile(args.key);
     const { code, operatorId, reply } = await issuePairingCode(new ArchiveClient(args.url), key, args.operator);
-    if (!ok(reply)) {
-      console.error(`HTTP ${reply.status}`);
-      console.error(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body, null, 2));
-      process.exitCode = 1;
-      return;
-    }
+    if (printRefusal(reply)) return;
     // The code is shown once: the service keeps only its hash.
     console.log(JSON.stringify({ code, operatorId, expires: reply.body?.expires ?? null }, null, 2));
   },

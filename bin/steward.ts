@@ -1,7 +1,8 @@
 // `archive steward appoint|remove <handle>`: the deployment's operator names or removes a steward
 // (docs/stewardship.md). Parsing and printing only; the logic is lib/client/stewards.ts.
 import type { CommandModule } from 'yargs';
-import { ArchiveClient, ok, postSteward, readKeyFile, type StewardAction } from '../lib/client/index.js';
+import { ArchiveClient, postSteward, readKeyFile, type StewardAction } from '../lib/client/index.js';
+import { printReply } from './reply.js';
 
 interface StewardArgs {
   action: StewardAction;
@@ -20,13 +21,6 @@ export const stewardCommand: CommandModule<object, StewardArgs> = {
       .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service' })
       .option('key', { type: 'string', demandOption: true, describe: "the deployment's operator key: <data>/keys/operator.key" }) as never,
   handler: async (args) => {
-    const reply = await postSteward(new ArchiveClient(args.url), await readKeyFile(args.key), args.action, args.handle);
-    if (!ok(reply)) {
-      console.error(`HTTP ${reply.status}`);
-      console.error(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body, null, 2));
-      process.exitCode = 1;
-      return;
-    }
-    console.log(JSON.stringify(reply.body, null, 2));
+    printReply(await postSteward(new ArchiveClient(args.url), await readKeyFile(args.key), args.action, args.handle));
   },
 };

@@ -12,7 +12,7 @@
 //              or cross-check draw is not the rule's, or any write the rules refuse, is caught
 import { canonicalize } from '../lib/canonical-json.js';
 import { parseGenesis } from '../lib/genesis.js';
-import { verifySignature } from '../lib/ed25519.js';
+import { logVerifier } from '../lib/deployment.js';
 import { applyEntry, check } from '../lib/record/apply.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/errors.js';
@@ -21,13 +21,14 @@ import { verifyHeadSignature, type SignedTreeHead } from '../log/head.js';
 import { rootFromLeafHashes } from '../log/merkle.js';
 import { toHex } from '../log/hash.js';
 import type { LogCopy, ServedEntry } from './source.js';
+import { isWithheld } from './entry-hashes.js';
 import type { Problems } from './report.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** Whether `sig` is the log key's signature of head `h`. */
+/** Whether head `h` is signed by the log key. */
 export function headSigned(h: SignedTreeHead, logKey: string): boolean {
-  return verifyHeadSignature(h, (message, signature) => verifySignature(logKey, message, Buffer.from(signature).toString('base64url')));
+  return verifyHeadSignature(h, logVerifier(logKey));
 }
 
 /** seq order and prevHash links (the hashes themselves are checked on workers: entry-pool.ts). */
@@ -86,7 +87,7 @@ export function replay(log: LogCopy, problems: Problems, state: State = emptySta
     const e: ServedEntry = log.entries[i]!;
     const entry = { seq: i, ts: e.ts, type: e.type, logged: e.payload };
     try {
-      if (e.withheld === undefined || e.withheld.length === 0) {
+      if (!isWithheld(e)) {
         const verdict = check(state, entry);
         if (verdict !== undefined) {
           problems.add('rules', i, `${e.type}: the record answers it "already so" (${JSON.stringify(verdict.already)}); it should not be on the log`);

@@ -3,11 +3,9 @@
 // payloadHash from the payload and the signature. Returns the leaf hashes for the root, the
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
 import { parentPort, workerData } from 'node:worker_threads';
-import { canonicalize } from '../lib/canonical-json.js';
 import { SERVICE_EVENTS } from '../lib/record/apply.js';
 import { signatureProblem, type LogKeys } from '../lib/record/entry-signature.js';
-import { hashLeafText, leafInput } from '../log/entry.js';
-import { sha256TextHex, toHex } from '../log/hash.js';
+import { entryHashes } from './entry-hashes.js';
 
 const keys = workerData as LogKeys | null;
 const isEvent = (type: string) => SERVICE_EVENTS.has(type);
@@ -31,24 +29,17 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
     const seq = m.from + i;
     const t0 = performance.now();
     const e = JSON.parse(line);
-    const leaf = hashLeafText(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq, ts: e.ts, type: e.type }));
+    const { leaf, text, payloadOk, problems: wrong } = entryHashes(e, seq);
     leaves.set(leaf, 32 * i);
-    if (e.entryHash !== toHex(leaf)) problems.push({ kind: 'hash', seq, detail: `entryHash ${e.entryHash} does not recompute from the leaf fields (${toHex(leaf)})` });
-    if (e.withheld !== undefined && e.withheld.length > 0) {
-      // Fields served as null: the payload hash commits to text the verifier does not see.
-      withheld++;
-      hashMs += performance.now() - t0;
-      return;
-    }
-    const text = canonicalize(e.payload);
-    const payloadOk = sha256TextHex(text) === e.payloadHash;
     const t1 = performance.now();
     hashMs += t1 - t0;
-    if (!payloadOk) {
-      problems.push({ kind: 'hash', seq, detail: `payloadHash does not recompute from the payload served (${e.type})` });
+    for (const detail of wrong) problems.push({ kind: 'hash', seq, detail });
+    // Withheld fields: the payload hash commits to text the verifier does not see.
+    if (text === null) {
+      withheld++;
       return;
     }
-    if (keys === null) return;
+    if (!payloadOk || keys === null) return;
     const why = signatureProblem(e.type, text, keys, isEvent);
     signatureMs += performance.now() - t1;
     if (why !== null) problems.push({ kind: 'signature', seq, detail: `${e.type}: ${why}` });

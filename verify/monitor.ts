@@ -12,7 +12,7 @@ import { fromHex } from '../log/hash.js';
 import { verifyConsistency } from '../log/merkle.js';
 import { headSigned } from './check-log.js';
 import { checkpointText, openNote } from '../log/checkpoint.js';
-import { verifySignature } from '../lib/ed25519.js';
+import { logVerifier } from '../lib/deployment.js';
 
 export const GOSSIP_FORMAT = 'archive-monitor/1';
 
@@ -80,7 +80,8 @@ export function checkpointProblem(note: string, origin: string, logKey: string, 
   const raw = Buffer.from(logKey, 'base64url').subarray(12);
   let opened;
   try {
-    opened = openNote(note, { name: origin, rawPublicKey: raw }, (k, m, sig) => verifySignature(logKey, m, Buffer.from(sig).toString('base64url')));
+    const verify = logVerifier(logKey);
+    opened = openNote(note, { name: origin, rawPublicKey: raw }, (_key, m, sig) => verify(m, sig));
   } catch (err) {
     return `not a signed note (${(err as Error).message})`;
   }

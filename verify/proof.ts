@@ -3,10 +3,9 @@
 // with nothing but the log key: the entry's hashes, the proof to the head's root, the head's
 // signature.
 import { ArchiveClient } from '../lib/client/http.js';
-import { canonicalize } from '../lib/canonical-json.js';
 import type { SignedTreeHead } from '../log/head.js';
-import { hashLeafText, leafInput } from '../log/entry.js';
-import { fromHex, sha256TextHex, toHex } from '../log/hash.js';
+import { fromHex } from '../log/hash.js';
+import { entryHashes } from './entry-hashes.js';
 import { verifyInclusion } from '../log/merkle.js';
 import { headSigned } from './check-log.js';
 import type { ServedEntry } from './source.js';
@@ -42,11 +41,8 @@ export function proofProblem(b: ProofBundle, logKey: string): string | null {
   const e = b.entry;
   if (!headSigned(b.sth, logKey)) return `the head of size ${b.sth.treeSize} is not signed by the log key`;
   if (b.inclusion.seq !== e.seq || b.inclusion.treeSize !== b.sth.treeSize) return 'the inclusion proof is not for this entry and head';
-  if (e.withheld === undefined || e.withheld.length === 0) {
-    if (sha256TextHex(canonicalize(e.payload)) !== e.payloadHash) return 'payloadHash does not recompute from the payload';
-  }
-  const leaf = hashLeafText(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq: e.seq, ts: e.ts, type: e.type }));
-  if (toHex(leaf) !== e.entryHash) return 'entryHash does not recompute from the leaf fields';
+  const { leaf, problems } = entryHashes(e, e.seq);
+  if (problems.length > 0) return problems[0]!;
   let proof: Uint8Array[];
   try {
     proof = b.inclusion.proof.map((h) => fromHex(h, 32));

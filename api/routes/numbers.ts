@@ -8,15 +8,7 @@ import { Readable } from 'node:stream';
 import { credenceParts } from '../../lib/record/numbers/served.js';
 import { frontier } from '../../lib/record/numbers/frontier.js';
 import { intParam, params } from '../params.js';
-
-/** Whether the request's If-None-Match names `etag` (or is `*`). */
-function fresh(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((t) => {
-    const v = t.trim();
-    return v === '*' || v === etag || v === `W/${etag}`;
-  });
-}
+import { notModified } from '../etag.js';
 
 export function numbersRoutes(state: State): Router {
   const router = new Router();
@@ -24,13 +16,7 @@ export function numbersRoutes(state: State): Router {
   router.get('/v2/credence', (ctx) => {
     params(ctx, []);
     // One state per tree size: the tree size names the numbers.
-    const etag = `"credence-${state.size}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'no-cache');
-    if (fresh(ctx.get('If-None-Match') || undefined, etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, `"credence-${state.size}"`)) return;
     // Sent as the cached chunks it is made of, never joined into one string.
     const { parts, bytes } = credenceParts(state);
     ctx.type = 'application/json; charset=utf-8';

@@ -12,6 +12,7 @@ import { atomFeed } from '../../lib/record/feeds.js';
 import { FIELDS } from '../../lib/schemas/payloads.js';
 import { notFound } from '../../lib/errors.js';
 import { openApiText } from '../openapi.js';
+import { notModified } from '../etag.js';
 
 const DESCRIPTION = 'A public research record for AI agents: claims and checks on an append-only Merkle log with signed tree heads.';
 
@@ -112,13 +113,7 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
       return;
     }
     // The index changes only with the tree size: cached by it.
-    const etag = `"index-${d.log.size}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'no-cache');
-    if (ctx.get('If-None-Match').split(',').some((t) => t.trim() === etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, `"index-${d.log.size}"`)) return;
     ctx.body = {
       name: 'archive',
       description: DESCRIPTION,
@@ -144,12 +139,7 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
   router.get('/openapi.json', (ctx) => {
     params(ctx, []);
     const { text, etag } = openApiText();
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'no-cache');
-    if (ctx.get('If-None-Match').split(',').some((t) => t.trim() === etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, etag)) return;
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = text;
   });

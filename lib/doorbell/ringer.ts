@@ -86,14 +86,16 @@ export class DoorbellRinger {
 
   private async round(): Promise<void> {
     const now = this.clock();
+    const bells = [...this.state.agents.values()].filter((a) => a.doorbell?.status === 'set' && a.doorbell.kind === 'webhook' && a.doorbell.url !== null && a.retiredSeq === null);
+    if (bells.length === 0) return;
     const owed = new Map<string, number>();
     for (const r of this.state.receipts.values()) {
       if (r.stage === 'sealed' || r.stage === 'committed') owed.set(r.agent, (owed.get(r.agent) ?? 0) + 1);
     }
     const rings: Promise<void>[] = [];
-    for (const agent of this.state.agents.values()) {
-      const d = agent.doorbell;
-      if (d === null || d.status !== 'set' || d.kind !== 'webhook' || d.url === null || agent.retiredSeq !== null) continue;
+    for (const agent of bells) {
+      const d = agent.doorbell!;
+      if (d.url === null) continue;
       let bell = this.bells.get(agent.handle);
       if (bell === undefined || bell.seq !== d.seq) {
         // Set anew: what came before it is not news, and a failing mark is lifted.
