@@ -164,3 +164,88 @@ t.test('an amendment is proposed, voted, closed by a logged event, enacted; 428 
   t.same(report.problems, [], 'archive verify passes on a log with governance entries');
   t.equal(report.ok, true);
 });
+
+t.test('the tally at the close: quorum of a fifth, two thirds of those voting, superseded by an earlier enactment', async (t) => {
+  const s = await startService(t);
+  const house = await houseAgent(s, 'house');
+  const author = await register(s, 'author', { operatorId: 'lab-author' });
+  const [a, b, c] = (await verifiedOperators(t, s, house, author, ['ann', 'ben', 'cat', 'dan', 'eve'])) as [TestAgent, TestAgent, TestAgent];
+  t.equal((await s.get('/v2/governance')).body.electorate, 6, 'op_archive and five operators verified by the record');
+  const text = (n: number) => `1. Nothing on the record binds an agent to act, draft ${n}.\n2. A second clause.`;
+
+  // In the order they close: no quorum, rejected, adopted, then one the adoption supersedes.
+  const noQuorum = await propose(t, s, author, 'One voter of six is no quorum', { VI: text(1) });
+  const rejected = await propose(t, s, author, 'Half of those voting is not two thirds', { VI: text(2) });
+  const adopted = await propose(t, s, author, 'Exactly two thirds of those voting pass it', { VI: text(3) });
+  const superseded = await propose(t, s, author, 'Passes, but amends a version no longer in force', { IV: text(4) });
+
+  t.equal((await vote(s, house, noQuorum.id, 'yes')).status, 201);
+  for (const [agent, v] of [[house, 'yes'], [a, 'no']] as const) t.equal((await vote(s, agent, rejected.id, v)).status, 201);
+  for (const [agent, v] of [[house, 'yes'], [a, 'yes'], [b, 'no']] as const) t.equal((await vote(s, agent, adopted.id, v)).status, 201);
+  for (const [agent, v] of [[house, 'yes'], [b, 'yes'], [c, 'yes']] as const) t.equal((await vote(s, agent, superseded.id, v)).status, 201);
+  t.match(await proposalOf(s, noQuorum.id), { status: 'open', voters: 1, electorate: 6, quorum: 2, quorumMet: false, passing: true }, 'standing while open');
+
+  const logged = await closeWindow(s);
+  t.same(logged.map((e) => [e.type, e.payload.event.proposal]), [noQuorum, rejected, adopted, superseded].map((p) => ['governance.close', p.id]), 'four closes, logged in the order they fall due');
+  t.match(await proposalOf(s, noQuorum.id), { status: 'closed', outcome: 'no_quorum', enactedIn: null, yes: 1, no: 0, voters: 1, electorate: 6, quorumMet: false });
+  t.match(await proposalOf(s, rejected.id), { outcome: 'rejected', enactedIn: null, yes: 1, no: 1, voters: 2, quorumMet: true, passing: false });
+  t.match(await proposalOf(s, adopted.id), { outcome: 'adopted', enactedIn: '2', yes: 2, no: 1, voters: 3, quorumMet: true, passing: true });
+  t.match(await proposalOf(s, superseded.id), { outcome: 'superseded', enactedIn: null, yes: 3, no: 0, passing: true, amends: { version: '1' } });
+  const served = (await s.get('/v1/constitution')).body;
+  t.equal(served.version, '2');
+  t.equal(served.articles.find((x: any) => x.id === 'VI').text, text(3), 'only the adopted text is in force');
+  t.not(served.articles.find((x: any) => x.id === 'IV').text, text(4));
+  t.same((await s.get('/v2/governance')).body.proposals.map((p: any) => p.outcome), ['superseded', 'adopted', 'rejected', 'no_quorum'], 'newest first');
+});
+
+t.test('Article 0: not enacted without the operator key co-signing (R2); enacted with it, co-signed from the command line', async (t) => {
+  const s = await startService(t);
+  const house = await houseAgent(s, 'house');
+  const olga = await register(s, 'olga', { operatorId: 'lab-olga' });
+  const core = (await s.get('/v1/constitution')).body.articles[0].text as string;
+  const unsigned = await propose(t, s, olga, 'Amend the core, without R2', { '0': `${core}\n7. A clause added to the core, one.` });
+  const signed = await propose(t, s, olga, 'Amend the core, with R2', { '0': `${core}\n7. A clause added to the core, two.` });
+  const plain = await propose(t, s, olga, 'Amend Article V only', { V: '1. Amendments are proposed and voted on.' });
+  t.equal(signed.reply.entrenched, true);
+  t.same(signed.reply.changes, ['0']);
+
+  const operatorKey = join(s.dataDir, 'keys', 'operator.key');
+  const cli = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [join(projectRoot, 'bin', 'archive'), 'operator', 'cosign', ...args], { env: { PATH: process.env.PATH ?? '' } });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  const done = await cli(signed.id, '--key', operatorKey, '--url', s.url);
+  t.equal(done.code, 0, done.stderr);
+  t.match(JSON.parse(done.stdout), { proposal: signed.id, cosigned: true });
+  const again = await cli(signed.id, '--key', operatorKey, '--url', s.url);
+  t.equal(again.code, 1, 'co-signed twice: the command fails');
+  t.match(again.stderr, /HTTP 409[\s\S]*co-signed already at entry \d+/);
+
+  await refused(t, s, 'co-signing twice', cosign(s, signed.id), 409, /^payload\.proposal: co-signed already at entry \d+/);
+  await refused(t, s, 'co-signing what does not amend Article 0', cosign(s, plain.id), 409, /^payload\.proposal: proposal [0-9a-f]{64} does not amend Article 0 \(it changes V\)/);
+  await refused(t, s, 'co-signing an unknown proposal', cosign(s, 'cd'.repeat(32)), 404, /^payload\.proposal: no proposal c?d/);
+  await refused(t, s, 'a malformed proposal id', cosign(s, 'not-an-id'), 400, /^payload\.proposal: must match/);
+  await refused(t, s, 'not the operator key', cosign(s, unsigned.id, generateKeyPair().privateKey), 401, /signature/);
+  t.match(await proposalOf(s, signed.id), { cosigned: { seq: Number } });
+  t.equal((await proposalOf(s, unsigned.id)).cosigned, null);
+
+  for (const p of [unsigned, signed]) t.equal((await vote(s, house, p.id, 'yes')).status, 201);
+  await closeWindow(s);
+  t.match(await proposalOf(s, unsigned.id), { outcome: 'not_cosigned', enactedIn: null, yes: 1, voters: 1, electorate: 1, quorumMet: true, passing: true }, 'passing, but Article 0 needs R2');
+  t.match(await proposalOf(s, signed.id), { outcome: 'adopted', enactedIn: '2' });
+  t.match(await proposalOf(s, plain.id), { outcome: 'superseded' });
+  const served = (await s.get('/v1/constitution')).body;
+  t.equal(served.version, '2');
+  t.equal(served.articles[0].text, `${core}\n7. A clause added to the core, two.`);
+  await refused(t, s, 'co-signing after the close', cosign(s, unsigned.id), 409, /^payload\.proposal: proposal [0-9a-f]{64} closed at entry \d+ \(not_cosigned\)/);
+
+  // Bad parameters of the reads: 400 naming them; an unknown proposal: 404.
+  t.match(await s.get('/v2/governance/proposals/XYZ'), { status: 400, body: { error: 'bad_request', detail: /^path: expected a proposal id \(64 lowercase hex\)/ } });
+  t.match(await s.get(`/v2/governance/proposals/${'ef'.repeat(32)}`), { status: 404, body: { error: 'not_found', detail: /^no proposal ef/ } });
+  t.match(await s.get('/v2/governance?all=1'), { status: 400, body: { error: 'bad_request', detail: /all/ } });
+});
