@@ -248,4 +248,8 @@ t.test('Article 0: not enacted without the operator key co-signing (R2); enacted
   t.match(await s.get('/v2/governance/proposals/XYZ'), { status: 400, body: { error: 'bad_request', detail: /^path: expected a proposal id \(64 lowercase hex\)/ } });
   t.match(await s.get(`/v2/governance/proposals/${'ef'.repeat(32)}`), { status: 404, body: { error: 'not_found', detail: /^no proposal ef/ } });
   t.match(await s.get('/v2/governance?all=1'), { status: 400, body: { error: 'bad_request', detail: /all/ } });
+
+  // The verifier checks the co-signature with the operator key the genesis names.
+  const { report } = await verifyLog(await fetchLog(new ArchiveClient(s.url)), { client: new ArchiveClient(s.url) });
+  t.same(report.problems, [], 'archive verify passes with a co-signature on the log');
 });

@@ -1,11 +1,11 @@
 // governance/0.1 (spec Part 3; docs/governance.md): proposals, votes, the operator key's
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
-import { validateConstitution } from '../../constitution.js';
+import { validateConstitution, type Article } from '../../constitution.js';
 import { badRequest, conflict, forbidden, notFound, preconditionRequired } from '../../errors.js';
 import { payloadId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
-import { constitutionVersion, nextVersion, outcomeOf, tally, VOTING_WINDOW_MS, type Proposal } from '../governance.js';
+import { constitutionInForce, nextVersion, outcomeOf, tally, VOTING_WINDOW_MS, type Proposal } from '../governance.js';
 import type { RecordEntry, State } from '../state.js';
 import { assertConstitution } from './agents.js';
 import type { Handler } from './handler.js';
@@ -55,12 +55,13 @@ export const propose: Handler = {
     authorizeMain(state, e.type, p.agent);
     const id = payloadId(p);
     if (state.governance.proposals.has(id)) throw conflict(`payload: this proposal is on the record already (${id})`);
+    // The schema checked the shape at the edge; the record checks it again for replay and the verifier.
     try {
       validateConstitution({ version: state.constitution.version, articles: p.articles }, 'payload');
     } catch (err) {
       throw badRequest((err as Error).message);
     }
-    const base = constitutionVersion(state, state.constitution.version);
+    const base = constitutionInForce(state);
     if (base.articles.every((a, i) => a.text === p.articles[i].text)) {
       throw conflict(`payload.articles: the same text as version ${base.version}, the constitution in force; an amendment changes something`);
     }
@@ -68,7 +69,7 @@ export const propose: Handler = {
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
-    const base = constitutionVersion(state, state.constitution.version);
+    const base = constitutionInForce(state);
     const changes = base.articles.filter((a, i) => a.text !== p.articles[i].text).map((a) => a.id);
     const closesAt = Date.parse(e.ts) + VOTING_WINDOW_MS;
     const proposal: Proposal = {
@@ -80,7 +81,7 @@ export const propose: Handler = {
       title: p.title,
       rationale: p.rationale,
       amends: { version: base.version, hash: base.hash },
-      articles: validateConstitution({ version: base.version, articles: p.articles }).articles,
+      articles: p.articles.map(({ id, title, entrenched, text }: Article) => ({ id, title, entrenched, text })),
       changes,
       entrenched: changes.includes('0'),
       closesAt,
