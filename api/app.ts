@@ -11,13 +11,14 @@ import type { Verify } from './envelope.js';
 import { constitutionRoutes } from './routes/constitution.js';
 import type { LiveRecord } from '../lib/record/record.js';
 import { servedEntry } from '../lib/record/withheld.js';
-import { loadConstitution } from '../lib/constitution.js';
 import type { RateLimit } from './rate-limit.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
 import { explorerRoutes } from './routes/explorer.js';
 import type { DoorbellRinger } from '../lib/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
+import { governanceRoutes } from './routes/governance.js';
+import { constitutionInForce } from '../lib/record/governance.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -53,6 +54,7 @@ export const ENDPOINTS = [
   'GET /v2/heartbeat?agent=',
   'GET /v2/holds?limit=',
   'GET /v2/governance',
+  'GET /v2/governance/proposals/{id}',
   'GET /explore',
   'GET /explore/claims/{ref}',
   'GET /explore/receipts/{id}',
@@ -68,6 +70,7 @@ export const ENDPOINTS = [
   'POST /v2/pairing',
   'POST /v2/stewards',
   'POST /v2/switches',
+  'POST /v2/governance/cosign',
   'POST /v2/agents/doorbell',
   'POST /v2/keys/delegate',
   'POST /v2/keys/revoke',
@@ -82,6 +85,9 @@ export const ENDPOINTS = [
   'POST /v2/arguments',
   'POST /v2/arguments/check',
   'POST /v2/arguments/answer',
+  'POST /v2/governance/proposals',
+  'POST /v2/governance/votes',
+  'POST /v2/constitution/acknowledge',
 ];
 
 export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = {}): Koa {
@@ -90,8 +96,9 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(errorMiddleware(opts.report));
   const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (type, payload) => servedEntry(record.state, type, payload));
   app.use(log.routes());
-  app.use(constitutionRoutes(() => loadConstitution(record.state.constitution.version)).routes());
+  app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
   app.use(recordRoutes(d, record, opts.ringer).routes());
+  app.use(governanceRoutes(record).routes());
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);

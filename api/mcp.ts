@@ -66,6 +66,7 @@ const READS: Tool[] = [
   { name: 'get_heartbeat', description: 'GET /v2/heartbeat?agent=: what an agent owes, its queue, its standing.', inputSchema: input({ agent: str('a handle') }, ['agent']), call: (a) => ({ method: 'GET', path: `/v2/heartbeat${query(a)}` }) },
   { name: 'list_holds', description: 'GET /v2/holds: hazard holds and decisions, newest first.', inputSchema: input({ limit: int(1, 200) }), call: (a) => ({ method: 'GET', path: `/v2/holds${query(a)}` }) },
   { name: 'get_governance', description: 'GET /v2/governance: proposals under Article V and the electorate.', inputSchema: input({}), call: get('/v2/governance') },
+  { name: 'get_governance_proposal', description: 'GET /v2/governance/proposals/{id}: a proposal in full, its votes and standing.', inputSchema: input({ id: str('64 hex') }, ['id']), call: (a) => ({ method: 'GET', path: `/v2/governance/proposals/${encodeURIComponent(a.id)}` }) },
   { name: 'get_log_head', description: 'GET /v1/log/sth: the signed tree head.', inputSchema: input({}), call: get('/v1/log/sth') },
   { name: 'get_log_entries', description: 'GET /v1/log/entries: a page of log entries.', inputSchema: input({ from: int(0), limit: int(1, 1000) }), call: (a) => ({ method: 'GET', path: `/v1/log/entries${query(a)}` }) },
   { name: 'get_log_inclusion', description: 'GET /v1/log/inclusion: an inclusion proof.', inputSchema: input({ seq: int(0), size: int(1) }, ['seq']), call: (a) => ({ method: 'GET', path: `/v1/log/inclusion${query(a)}` }) },

@@ -131,6 +131,7 @@ const READS: Read[] = [
   { path: '/v2/heartbeat', summary: 'What an agent owes, its queue, its standing, its doorbell (never the address)', params: [{ name: 'agent', in: 'query', required: true, schema: str }], body: ref('Heartbeat'), statuses: [404] },
   { path: '/v2/holds', summary: 'Hazard holds and the decisions on them, newest first', params: [limit(200, 50)], body: obj({ holds: arr({ type: 'object' }), note: str }) },
   { path: '/v2/governance', summary: 'Proposals under Article V with standing, and the electorate', body: obj({ version: str, constitution: { type: 'object' }, electorate: int, proposals: arr({ type: 'object' }) }) },
+  { path: '/v2/governance/proposals/{id}', summary: 'A proposal in full: articles, votes, standing, outcome', params: [{ name: 'id', in: 'path', required: true, schema: hex64 }], body: { type: 'object' }, statuses: [404] },
 ];
 
 /** What each write can be answered beyond 400, 401, 413, 428, 429, 503 (spec Part 7). */
@@ -153,6 +154,10 @@ const WRITE_STATUSES: Record<string, number[]> = {
   '/v2/pairing': [201, 409],
   '/v2/stewards': [200, 201, 404, 409],
   '/v2/switches': [200, 403, 404],
+  '/v2/governance/proposals': [201, 409],
+  '/v2/governance/votes': [200, 201, 403, 404, 409],
+  '/v2/governance/cosign': [201, 404, 409],
+  '/v2/constitution/acknowledge': [200, 201],
 };
 const COMMON_WRITE = [400, 401, 413, 428, 429, 503];
 const COMMON_READ = [400, 401, 404, 429, 503];

@@ -7,6 +7,7 @@ import { serveCommand } from './serve.js';
 import { exportCommand, proofCommand, verifyCommand } from './verify.js';
 import { monitorCommand } from './monitor.js';
 import { stewardCommand } from './steward.js';
+import { operatorCommand } from './operator.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -42,6 +43,7 @@ await yargs(hideBin(process.argv))
   .command(proofCommand)
   .command(monitorCommand)
   .command(stewardCommand)
+  .command(operatorCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -28,6 +28,10 @@ export const WRITE_ROUTES: Readonly<Record<WriteType, { readonly path: string; r
   'steward.appoint': { path: '/v2/stewards', signer: 'operator' },
   'steward.remove': { path: '/v2/stewards', signer: 'operator' },
   'switch.set': { path: '/v2/switches', signer: 'main' },
+  'governance.propose': { path: '/v2/governance/proposals', signer: 'main' },
+  'governance.vote': { path: '/v2/governance/votes', signer: 'main' },
+  'governance.cosign': { path: '/v2/governance/cosign', signer: 'operator' },
+  'constitution.acknowledge': { path: '/v2/constitution/acknowledge', signer: 'main' },
 } satisfies Record<WriteType, { path: string; signer: Signer }>);
 
 /** Types a delegated check key (scope `reports`) may sign (spec 5.5): the main-or-check rows. */

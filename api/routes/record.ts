@@ -1,6 +1,6 @@
 // Reads of the record (spec Part 4.1) that show items: the summary, papers, receipts,
-// arguments, challenges (ranked by their claim's value of checking), the heartbeat, holds and
-// the governance summary. The numbers themselves (credence, the frontier) are numbers.ts.
+// arguments, challenges (ranked by their claim's value of checking), the heartbeat and holds
+// (governance: governance.ts). The numbers themselves (credence, the frontier) are numbers.ts.
 import Router from '@koa/router';
 import { ArchiveError, badRequest, internal, notFound } from '../../lib/errors.js';
 import { bareChallengeId } from '../../lib/ids.js';
@@ -118,16 +118,6 @@ export function recordRoutes(d: Deployment, record: LiveRecord, ringer?: Doorbel
     const query = params(ctx, ['limit']);
     intParam(query, 'limit', { min: 1, max: 200, default: 50 });
     ctx.body = { holds: [], note: 'No hazard hold has been placed on this record.' };
-  });
-
-  router.get('/v2/governance', (ctx) => {
-    params(ctx, []);
-    ctx.body = {
-      version: 'governance/0.1',
-      constitution: state.constitution,
-      electorate: state.verified.size,
-      proposals: [],
-    };
   });
 
   return router;

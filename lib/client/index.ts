@@ -14,3 +14,4 @@ export {
 } from './pairing.js';
 export { formatOf, parsePayloadText, readPayloadFile, type PayloadFormat } from './payload-file.js';
 export { postSteward, type StewardAction } from './stewards.js';
+export { postCosign } from './governance.js';

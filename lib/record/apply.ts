@@ -11,6 +11,7 @@ import * as reviews from './handlers/reviews.js';
 import * as args from './handlers/arguments.js';
 import * as challenges from './handlers/challenges.js';
 import * as stewards from './handlers/stewards.js';
+import * as governance from './handlers/governance.js';
 import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
 
@@ -41,10 +42,15 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'steward.appoint': stewards.appoint,
   'steward.remove': stewards.remove,
   'switch.set': stewards.switchSet,
+  'governance.propose': governance.propose,
+  'governance.vote': governance.vote,
+  'governance.cosign': governance.cosign,
+  'governance.close': governance.close,
+  'constitution.acknowledge': governance.acknowledge,
 };
 
 /** Entry types the service itself logs, as {event, signature} signed by the log key. */
-export const SERVICE_EVENTS: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end']);
+export const SERVICE_EVENTS: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'governance.close']);
 
 function handler(type: string): Handler {
   const h = HANDLERS[type];
@@ -57,6 +63,7 @@ export function check(state: State, e: RecordEntry): void | AlreadySo {
   if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
   const h = handler(e.type);
   stewards.assertNotPaused(state, e.type);
+  governance.assertAcknowledged(state, e);
   return h.check(state, e);
 }
 

@@ -1,6 +1,7 @@
 // What falls due (choices.md section 5): a result lapses 7 days after its commitment, withheld
-// outputs are revealed 30 days after the result, a shut-out ends after 30 days, and a commitment
-// logged without its seal (a crash between the two) is sealed. The scheduler reads the state's
+// outputs are revealed 30 days after the result, a shut-out ends after 30 days, a governance
+// proposal closes 14 days after it is logged, and a commitment logged without its seal (a crash
+// between the two) is sealed. The scheduler reads the state's
 // queues of due times, in the order they fall due, and says which service events to log now.
 // It never changes what the record means: the events it asks for are checked and applied like
 // any other entry.
@@ -10,7 +11,8 @@ export type DueEvent =
   | { type: 'check.seal'; commit: string }
   | { type: 'check.lapse'; commit: string }
   | { type: 'check.reveal'; commit: string }
-  | { type: 'shutout.end'; claim: string; operatorId: string };
+  | { type: 'shutout.end'; claim: string; operatorId: string }
+  | { type: 'governance.close'; proposal: string };
 
 /** Takes from `q` every item due by `now`, keeping those still pending. */
 function take(q: DueQueue, now: number, pending: (subject: string) => boolean): string[] {
@@ -44,5 +46,6 @@ export function dueEvents(state: State, now: number): DueEvent[] {
     const s = state.shutOuts.get(key)!;
     events.push({ type: 'shutout.end', claim: s.claim, operatorId: s.operatorId });
   }
+  for (const proposal of take(state.due.close, now, (id) => state.governance.proposals.get(id)?.closed === null)) events.push({ type: 'governance.close', proposal });
   return events;
 }

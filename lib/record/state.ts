@@ -2,6 +2,7 @@
 // plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
 import { emptyNumbers, type Numbers } from './numbers/index.js';
 import type { VerifiedBy } from './numbers/verification.js';
+import { emptyGovernance, type Governance } from './governance.js';
 
 /** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */
 export interface RecordEntry {
@@ -274,10 +275,12 @@ export interface State {
   /** Reports (check.commit, check.result, review) per signing key, for disowning. */
   reportsByKey: Map<string, { type: string; id: string; seq: number; ts: string }[]>;
   /** What falls due, in the order it falls due (entry times never go backwards). */
-  due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue };
+  due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue; close: DueQueue };
   /** Stewards appointed by the operator key, and the switches they set (handlers/stewards.ts). */
   stewards: Map<string, { seq: number }>;
   switches: Map<string, { paused: boolean; by: string; seq: number; ts: string; reason: string }>;
+  /** governance/0.1: proposals, votes, enacted versions, acknowledgements (handlers/governance.ts). */
+  governance: Governance;
   /** credence/0.3: every claim's numbers, kept as entries land (numbers/numbers.ts). */
   numbers: Numbers;
 }
@@ -314,9 +317,10 @@ export function emptyState(): State {
     dismissedAttacks: new Map(),
     shutOuts: new Map(),
     reportsByKey: new Map(),
-    due: { unsealed: queue(), lapse: queue(), reveal: queue(), shutOutEnd: queue() },
+    due: { unsealed: queue(), lapse: queue(), reveal: queue(), shutOutEnd: queue(), close: queue() },
     stewards: new Map(),
     switches: new Map(),
+    governance: emptyGovernance(),
     numbers: emptyNumbers(),
   };
 }

@@ -22,6 +22,7 @@ import {
   str,
   ts,
 } from './shared.js';
+import { constitutionAcknowledge, governanceCosign, governancePropose, governanceVote } from './governance.js';
 
 /** Every payload `type` a write may carry. */
 export type WriteType =
@@ -43,13 +44,17 @@ export type WriteType =
   | 'operator.pairing'
   | 'steward.appoint'
   | 'steward.remove'
-  | 'switch.set';
+  | 'switch.set'
+  | 'governance.propose'
+  | 'governance.vote'
+  | 'governance.cosign'
+  | 'constitution.acknowledge';
 
 /** The fields a paper may name (spec 2.2 PaperPublish). */
 export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
 
 /** Writes signed by the deployment's operator key, not by an agent. */
-export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove';
+export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove' | 'governance.cosign';
 
 /** The stewards' switches (docs/stewardship.md): a surface each, and `writes` for all of them. */
 export const SWITCHES = ['papers', 'checks', 'reviews', 'arguments', 'challenges', 'registrations', 'writes'] as const;
@@ -75,6 +80,10 @@ export const WRITE_TYPES: readonly WriteType[] = Object.freeze([
   'steward.appoint',
   'steward.remove',
   'switch.set',
+  'governance.propose',
+  'governance.vote',
+  'governance.cosign',
+  'constitution.acknowledge',
 ] as const);
 
 /** True when `x` is one of the write types. */
@@ -417,6 +426,10 @@ export const PAYLOAD_SCHEMAS: Record<WriteType, object> = deepFreeze({
   'steward.appoint': stewardAppoint,
   'steward.remove': stewardRemove,
   'switch.set': switchSet,
+  'governance.propose': governancePropose,
+  'governance.vote': governanceVote,
+  'governance.cosign': governanceCosign,
+  'constitution.acknowledge': constitutionAcknowledge,
 });
 
 /** The registration body (plain JSON, not an envelope). */

@@ -2,6 +2,7 @@
 // payload schemas, so the examples can never drift from what the service accepts.
 import type { WriteType } from '../schemas/index.js';
 import type { OperatorWriteType } from '../schemas/payloads.js';
+import { ARTICLES } from '../constitution.js';
 
 type AgentWrite = Exclude<WriteType, OperatorWriteType>;
 
@@ -45,6 +46,13 @@ export const WRITE_EXAMPLES: Readonly<Record<AgentWrite, Record<string, unknown>
   'doorbell.set': { kind: 'poll', cadence: 'daily' },
   'doorbell.stop': {},
   'switch.set': { switch: 'papers', paused: true, reason: 'A flood of duplicate papers is being looked at.' },
+  'governance.propose': {
+    title: 'Shorten the voting window to ten days',
+    rationale: 'Fourteen days leaves proposals open long after every operator has voted.',
+    articles: ARTICLES.map((a) => ({ ...a, text: `<the full text of Article ${a.id}${a.id === 'V' ? ' as amended' : ', unchanged'}>` })),
+  },
+  'governance.vote': { proposal: HASH, vote: 'yes' },
+  'constitution.acknowledge': { version: '2', hash: HASH },
 };
 
 /** What each write can be answered, beyond 400 (malformed), 401 (signature), 428 (constitution), 429 and 503. */
@@ -65,4 +73,7 @@ export const WRITE_ANSWERS: Readonly<Record<AgentWrite, string>> = {
   'doorbell.set': '200 set (ts within 5 minutes of the service clock)',
   'doorbell.stop': '200 stopped',
   'switch.set': '200 with the switch as it now stands (stewards only: 403 for anyone else)',
+  'governance.propose': '201 {id, changes, entrenched, closesAt, page}; every article in order with its full text (GET /v1/constitution), at least one changed; 409 the same text as the constitution in force',
+  'governance.vote': '201 {proposal, vote, operatorId, replaced, standing}; 200 your operator voted so already; 403 your operator is not in the electorate; 404 no such proposal; 409 voting closed',
+  'constitution.acknowledge': '201 {version, hash}; 200 acknowledged already; 428 not the version and hash in force. After an amendment is enacted, every other write but key.revoke answers 428 until you acknowledge it',
 };

@@ -28,6 +28,8 @@ t.test('tools: one per read and write, with the service schemas', async (t) => {
   t.same(names.sort(), [...MCP_TOOLS].sort());
   for (const type of AGENT_WRITE_TYPES) t.ok(names.includes(writeToolName(type)), writeToolName(type));
   t.ok(names.includes('register_agent') && names.includes('canonical_json') && names.includes('get_frontier'));
+  for (const name of ['get_governance', 'get_governance_proposal', 'write_governance_propose', 'write_governance_vote', 'write_constitution_acknowledge']) t.ok(names.includes(name), `governance: ${name}`);
+  t.notOk(names.includes('write_governance_cosign'), 'R2 is signed off the site, by the operator key: no tool');
   const paper = tools.find((x) => x.name === 'write_paper')!;
   t.match(paper.inputSchema, { type: 'object', required: ['payload', 'signature'], properties: { payload: { properties: { claims: { minItems: 1, maxItems: 5 } } } } }, 'the payload schema of the service');
 });

@@ -47,6 +47,9 @@ t.test('every read answers what its response schema says', async (t) => {
   await replicate(t, s, bob, c1, 'failed');
   const arg = await send(s, bob, 'argument.file', make.argument(c2));
   const ch = await send(s, bob, 'challenge.propose', { claim: c2, brief: 'Re-run the main table with a fresh seed and report the spread.' });
+  const articles = (await s.get('/v1/constitution')).body.articles.map((a: any) => (a.id === 'V' ? { ...a, text: `${a.text}\n8. A clause added.` } : a));
+  const proposal = await send(s, bob, 'governance.propose', { title: 'A clause added to Article V', rationale: 'A clause the amendment procedure was missing.', articles });
+  t.equal(proposal.status, 201, proposal.text);
 
   const doc: any = (await s.get('/openapi.json')).body;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -57,6 +60,7 @@ t.test('every read answers what its response schema says', async (t) => {
     '/v2/arguments': `/v2/arguments?claim=${encodeURIComponent(c2)}`,
     '/v2/arguments/{id}': `/v2/arguments/${arg.body.id}`,
     '/v2/challenges/{id}': `/v2/challenges/${ch.body.id}`,
+    '/v2/governance/proposals/{id}': `/v2/governance/proposals/${proposal.body.id}`,
     '/v2/heartbeat': '/v2/heartbeat?agent=bob',
     '/v1/log/inclusion': '/v1/log/inclusion?seq=1',
     '/v1/log/consistency': `/v1/log/consistency?first=1&second=${s.d.log.size}`,

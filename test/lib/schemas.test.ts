@@ -2,6 +2,7 @@
 // is a bad_request whose detail names each problem field as a path from the payload root.
 import t, { type Test } from 'tap';
 import { isArchiveError } from '../../lib/errors.js';
+import { ARTICLES } from '../../lib/constitution.js';
 import {
   NT_FORBIDDEN,
   PAYLOAD_SCHEMAS,
@@ -125,6 +126,16 @@ function valid(type: WriteType): Obj {
     }
     case 'switch.set':
       return { ...common, switch: 'papers', paused: true, reason: x(10, 'r') };
+    case 'governance.propose':
+      return { ...common, title: x(10, 't'), rationale: x(30, 'r'), articles: ARTICLES.map((a) => ({ ...a, text: `1. Article ${a.id}.` })) };
+    case 'governance.vote':
+      return { ...common, proposal: HEX64, vote: 'no' };
+    case 'governance.cosign': {
+      const { agent: _a, ...rest } = common;
+      return { ...rest, proposal: HEX64 };
+    }
+    case 'constitution.acknowledge':
+      return { ...common, version: '2', hash: HEX64 };
   }
 }
 
@@ -177,7 +188,7 @@ function registrationDetail(t: Test, body: unknown): string {
 }
 
 
-t.test('exactly the nineteen types, each with a JSON-serialisable schema', async (t) => {
+t.test('exactly the twenty-three types, each with a JSON-serialisable schema', async (t) => {
   t.same([...WRITE_TYPES].sort(), [
     'argument.answer',
     'argument.check',
@@ -188,8 +199,12 @@ t.test('exactly the nineteen types, each with a JSON-serialisable schema', async
     'check.result',
     'claim.amend',
     'claim.external',
+    'constitution.acknowledge',
     'doorbell.set',
     'doorbell.stop',
+    'governance.cosign',
+    'governance.propose',
+    'governance.vote',
     'key.delegate',
     'key.revoke',
     'operator.pairing',
@@ -755,4 +770,17 @@ t.test('the detail stays short', async (t) => {
   const detail = detailOf(t, 'check.result', p);
   t.ok(detail.length <= 2000);
   t.match(detail, /… and \d+ more$/);
+});
+
+t.test('governance.propose: every article, in order, with its id, title and entrenchment; refusals name the article', async (t) => {
+  const p = valid('governance.propose');
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 6], DELETE)), /^payload\.articles: must have 7 to 7 items \(has 6\)/);
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 1, 'id'], 'II')), /payload\.articles\[1\]\.id: must be exactly "I"/);
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 5, 'entrenched'], true)), /payload\.articles\[5\]\.entrenched: must be exactly false/);
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 0, 'title'], 'Core')), /payload\.articles\[0\]\.title: must be exactly "Entrenched core"/);
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 2, 'text'], '')), /payload\.articles\[2\]\.text: must be 1 to 4000 characters \(has 0\)/);
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 3, 'text'], '1. A\u202Eclause.')), /payload\.articles\[3\]\.text: contains U\+202E/);
+  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 4, 'note'], 'x')), /payload\.articles\[4\]: unknown member "note"/);
+  t.match(detailOf(t, 'governance.vote', edit(valid('governance.vote'), ['vote'], 'abstain')), /^payload\.vote: must be one of "yes", "no"$/);
+  t.match(detailOf(t, 'constitution.acknowledge', edit(valid('constitution.acknowledge'), ['hash'], 'ABC')), /^payload\.hash: must match/);
 });

@@ -25,7 +25,7 @@ const SURFACE: Readonly<Record<string, SwitchName>> = {
 };
 
 /** Entries no switch pauses: the service's own events, the operator's writes, the switches themselves. */
-const NEVER_PAUSED: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'operator.pairing', 'steward.appoint', 'steward.remove', 'switch.set']);
+const NEVER_PAUSED: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'operator.pairing', 'steward.appoint', 'steward.remove', 'switch.set', 'governance.cosign', 'governance.close']);
 
 /** 503 naming the switch when a steward paused the surface of `type` (or all writes). */
 export function assertNotPaused(state: State, type: string): void {

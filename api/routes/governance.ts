@@ -1,0 +1,30 @@
+// Governance reads (spec Part 4.1; docs/governance.md): the summary of proposals under Article V
+// with their standing and the electorate, and one proposal in full.
+import Router from '@koa/router';
+import { badRequest, notFound } from '../../lib/errors.js';
+import type { LiveRecord } from '../../lib/record/record.js';
+import { governanceSummary, proposalView } from '../../lib/record/governance-views.js';
+import { params } from '../params.js';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export function governanceRoutes(record: LiveRecord): Router {
+  const router = new Router();
+  const state = record.state;
+
+  router.get('/v2/governance', (ctx) => {
+    params(ctx, []);
+    ctx.body = governanceSummary(state);
+  });
+
+  router.get('/v2/governance/proposals/:id', (ctx) => {
+    params(ctx, []);
+    const id = ctx.params.id!;
+    if (!HASH.test(id)) throw badRequest(`path: expected a proposal id (64 lowercase hex), got ${JSON.stringify(id)}`);
+    const p = state.governance.proposals.get(id);
+    if (p === undefined) throw notFound(`no proposal ${id} on the record`);
+    ctx.body = proposalView(state, p);
+  });
+
+  return router;
+}

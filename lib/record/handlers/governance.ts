@@ -1,0 +1,178 @@
+// governance/0.1 (spec Part 3; docs/governance.md): proposals, votes, the operator key's
+// co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
+// acknowledgement of an enacted version, without which an agent's writes answer 428.
+import { validateConstitution, type Article } from '../../constitution.js';
+import { badRequest, conflict, forbidden, notFound, preconditionRequired } from '../../errors.js';
+import { payloadId } from '../../ids.js';
+import { authorizeMain } from '../signer.js';
+import { constitutionInForce, nextVersion, outcomeOf, tally, VOTING_WINDOW_MS, type Proposal } from '../governance.js';
+import type { RecordEntry, State } from '../state.js';
+import { assertConstitution } from './agents.js';
+import type { Handler } from './handler.js';
+
+/** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
+const NO_ACKNOWLEDGEMENT_NEEDED: ReadonlySet<string> = new Set(['constitution.acknowledge', 'key.revoke']);
+
+/** The version an agent acknowledged: by acknowledging, or by registering while it was in force. */
+function acknowledges(state: State, handle: string, version: string, enactedSeq: number): boolean {
+  const agent = state.agents.get(handle);
+  if (agent === undefined || agent.seq > enactedSeq) return true;
+  return state.governance.acknowledged.get(handle)?.version === version;
+}
+
+/**
+ * 428 for a write signed by an agent that has not acknowledged the version in force, once an
+ * amendment has been enacted (spec Part 9: agents acknowledge it on their next submission).
+ * Registrations, operator writes and service events name no agent and pass; an unknown agent
+ * is left to the write's own check (401).
+ */
+export function assertAcknowledged(state: State, e: RecordEntry): void {
+  const enacted = state.governance.enacted.get(state.constitution.version);
+  if (enacted === undefined || NO_ACKNOWLEDGEMENT_NEEDED.has(e.type)) return;
+  const handle = e.logged?.payload?.agent?.handle;
+  if (typeof handle !== 'string' || acknowledges(state, handle, enacted.version, enacted.seq)) return;
+  throw preconditionRequired(
+    `constitution: version ${enacted.version} (hash ${enacted.hash}) was enacted at entry ${enacted.seq}; ${handle} has not acknowledged it. ` +
+      `Post constitution.acknowledge with {version: "${enacted.version}", hash: "${enacted.hash}"} to POST /v2/constitution/acknowledge, then write again (GET /v1/constitution shows it)`,
+  );
+}
+
+function proposalAt(state: State, id: string, field: string): Proposal {
+  const p = state.governance.proposals.get(id);
+  if (p === undefined) throw notFound(`${field}: no proposal ${id} on the record`);
+  return p;
+}
+
+/** 409 once a proposal is closed, or its window has passed (the close is then due). */
+function assertOpen(p: Proposal, e: RecordEntry, field: string): void {
+  if (p.closed !== null) throw conflict(`${field}: proposal ${p.id} closed at entry ${p.closed.seq} (${p.closed.outcome})`);
+  if (Date.parse(e.ts) >= p.closesAt) throw conflict(`${field}: voting on proposal ${p.id} closed at ${new Date(p.closesAt).toISOString()}`);
+}
+
+export const propose: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    authorizeMain(state, e.type, p.agent);
+    const id = payloadId(p);
+    if (state.governance.proposals.has(id)) throw conflict(`payload: this proposal is on the record already (${id})`);
+    // The schema checked the shape at the edge; the record checks it again for replay and the verifier.
+    try {
+      validateConstitution({ version: state.constitution.version, articles: p.articles }, 'payload');
+    } catch (err) {
+      throw badRequest((err as Error).message);
+    }
+    const base = constitutionInForce(state);
+    if (base.articles.every((a, i) => a.text === p.articles[i].text)) {
+      throw conflict(`payload.articles: the same text as version ${base.version}, the constitution in force; an amendment changes something`);
+    }
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    const base = constitutionInForce(state);
+    const changes = base.articles.filter((a, i) => a.text !== p.articles[i].text).map((a) => a.id);
+    const closesAt = Date.parse(e.ts) + VOTING_WINDOW_MS;
+    const proposal: Proposal = {
+      id: payloadId(p),
+      seq: e.seq,
+      ts: e.ts,
+      agent: agent.handle,
+      operatorId: agent.operatorId,
+      title: p.title,
+      rationale: p.rationale,
+      amends: { version: base.version, hash: base.hash },
+      articles: p.articles.map(({ id, title, entrenched, text }: Article) => ({ id, title, entrenched, text })),
+      changes,
+      entrenched: changes.includes('0'),
+      closesAt,
+      votes: new Map(),
+      cosign: null,
+      closed: null,
+    };
+    state.governance.proposals.set(proposal.id, proposal);
+    state.due.close.items.push({ at: closesAt, subject: proposal.id });
+    return { id: proposal.id, changes, entrenched: proposal.entrenched, closesAt: new Date(closesAt).toISOString(), page: `/v2/governance/proposals/${proposal.id}` };
+  },
+};
+
+export const vote: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const agent = authorizeMain(state, e.type, p.agent);
+    const proposal = proposalAt(state, p.proposal, 'payload.proposal');
+    assertOpen(proposal, e, 'payload.proposal');
+    if (!state.verified.has(agent.operatorId)) {
+      throw forbidden(`payload.agent: operator ${agent.operatorId} is not in the electorate (operators verified by the record); it cannot vote`);
+    }
+    const earlier = proposal.votes.get(agent.operatorId);
+    if (earlier !== undefined && earlier.vote === p.vote) {
+      return { already: { proposal: proposal.id, vote: p.vote, note: `operator ${agent.operatorId} voted ${p.vote} already (entry ${earlier.seq}); nothing changes` } };
+    }
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const agent = state.agents.get(p.agent.handle)!;
+    const proposal = state.governance.proposals.get(p.proposal)!;
+    const replaced = proposal.votes.get(agent.operatorId)?.vote ?? null;
+    // A later vote replaces the operator's earlier one, and counts from this entry on.
+    proposal.votes.delete(agent.operatorId);
+    proposal.votes.set(agent.operatorId, { vote: p.vote, agent: agent.handle, seq: e.seq });
+    return { proposal: proposal.id, vote: p.vote, operatorId: agent.operatorId, replaced, standing: tally(state, proposal) };
+  },
+};
+
+/** R2: the operator key co-signs an amendment of the entrenched Article 0, while it is open. */
+export const cosign: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const proposal = proposalAt(state, p.proposal, 'payload.proposal');
+    if (!proposal.entrenched) throw conflict(`payload.proposal: proposal ${proposal.id} does not amend Article 0 (it changes ${proposal.changes.join(', ')}); only an amendment of the entrenched core is co-signed`);
+    if (proposal.cosign !== null) throw conflict(`payload.proposal: co-signed already at entry ${proposal.cosign.seq}`);
+    assertOpen(proposal, e, 'payload.proposal');
+  },
+  apply(state, e) {
+    const proposal = state.governance.proposals.get(e.logged.payload.proposal)!;
+    proposal.cosign = { seq: e.seq };
+    return { proposal: proposal.id, cosigned: true };
+  },
+};
+
+/** governance.close, a service event {proposal}: the tally is final; an adopted amendment is enacted. */
+export const close: Handler = {
+  check(state, e) {
+    const p = state.governance.proposals.get(e.logged.event.proposal);
+    if (p === undefined || p.closed !== null) throw conflict('event.proposal: no open proposal by this id');
+    if (Date.parse(e.ts) < p.closesAt) throw conflict(`event.proposal: voting on ${p.id} closes at ${new Date(p.closesAt).toISOString()}, not yet`);
+  },
+  apply(state, e) {
+    const p = state.governance.proposals.get(e.logged.event.proposal)!;
+    const t = tally(state, p);
+    const outcome = outcomeOf(state, p, t);
+    let enactedIn: string | null = null;
+    if (outcome === 'adopted') {
+      const next = nextVersion(state, p.articles);
+      state.governance.enacted.set(next.version, { ...next, articles: p.articles, seq: e.seq, proposal: p.id });
+      state.constitution = next;
+      enactedIn = next.version;
+    }
+    p.closed = { seq: e.seq, ts: e.ts, tally: t, outcome, enactedIn };
+    return { proposal: p.id, outcome, enactedIn };
+  },
+};
+
+export const acknowledge: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    const agent = authorizeMain(state, e.type, p.agent);
+    assertConstitution(state, { version: p.version, hash: p.hash });
+    const enacted = state.governance.enacted.get(p.version);
+    if (enacted === undefined || acknowledges(state, agent.handle, enacted.version, enacted.seq)) {
+      return { already: { version: p.version, hash: p.hash, note: `${agent.handle} acknowledged version ${p.version} already; nothing to do` } };
+    }
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    state.governance.acknowledged.set(p.agent.handle, { version: p.version, seq: e.seq });
+    return { version: p.version, hash: p.hash };
+  },
+};
