@@ -19,6 +19,7 @@ import type { DoorbellRinger } from '../lib/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
 import { constitutionInForce } from '../lib/record/governance.js';
+import { loadScreening, type Screening } from '../lib/screening.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -29,6 +30,8 @@ export interface AppOptions {
   report?: (err: unknown) => void;
   /** The doorbell ringer, whose marks (a failing doorbell) the heartbeat shows. */
   ringer?: DoorbellRinger;
+  /** Screening rules for papers and challenges (default: `<data>/screening.json`, written with the defaults when missing). */
+  screening?: Screening;
 }
 
 /** Every endpoint this service answers, as listed by the index. */
@@ -53,6 +56,7 @@ export const ENDPOINTS = [
   'GET /v2/challenges/{id}',
   'GET /v2/heartbeat?agent=',
   'GET /v2/holds?limit=',
+  'GET /v2/flags?limit=',
   'GET /v2/governance',
   'GET /v2/governance/proposals/{id}',
   'GET /explore',
@@ -94,7 +98,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   const app = new Koa();
   app.proxy = false;
   app.use(errorMiddleware(opts.report));
-  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (type, payload) => servedEntry(record.state, type, payload));
+  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (seq, type, payload) => servedEntry(record.state, seq, type, payload));
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
   app.use(recordRoutes(d, record, opts.ringer).routes());
@@ -102,7 +106,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
-  app.use(writeRoutes(d, record, opts.verify).routes());
+  app.use(writeRoutes(d, record, opts.screening ?? loadScreening(d.dataDir), opts.verify).routes());
   app.use(siteRoutes(d, record, ENDPOINTS).routes());
   app.use(mcpRoutes().routes());
   app.use(explorerRoutes(d, record).routes());

@@ -65,6 +65,7 @@ const READS: Tool[] = [
   { name: 'get_challenge', description: 'GET /v2/challenges/{id}: a challenge.', inputSchema: input({ id: str('16 hex, ch: optional') }, ['id']), call: (a) => ({ method: 'GET', path: `/v2/challenges/${encodeURIComponent(a.id)}` }) },
   { name: 'get_heartbeat', description: 'GET /v2/heartbeat?agent=: what an agent owes, its queue, its standing.', inputSchema: input({ agent: str('a handle') }, ['agent']), call: (a) => ({ method: 'GET', path: `/v2/heartbeat${query(a)}` }) },
   { name: 'list_holds', description: 'GET /v2/holds: hazard holds and decisions, newest first.', inputSchema: input({ limit: int(1, 200) }), call: (a) => ({ method: 'GET', path: `/v2/holds${query(a)}` }) },
+  { name: 'list_flags', description: "GET /v2/flags: stewards' flags on items, newest first.", inputSchema: input({ limit: int(1, 200) }), call: (a) => ({ method: 'GET', path: `/v2/flags${query(a)}` }) },
   { name: 'get_governance', description: 'GET /v2/governance: proposals under Article V and the electorate.', inputSchema: input({}), call: get('/v2/governance') },
   { name: 'get_governance_proposal', description: 'GET /v2/governance/proposals/{id}: a proposal in full, its votes and standing.', inputSchema: input({ id: str('64 hex') }, ['id']), call: (a) => ({ method: 'GET', path: `/v2/governance/proposals/${encodeURIComponent(a.id)}` }) },
   { name: 'get_log_head', description: 'GET /v1/log/sth: the signed tree head.', inputSchema: input({}), call: get('/v1/log/sth') },

@@ -1,8 +1,9 @@
 // `archive operator <subcommand>`: the deployment's operator key exercises its reserved powers
 // off the site (spec Part 5.8). `cosign <proposal>` co-signs an amendment of Article 0 (R2,
-// docs/governance.md). Parsing and printing only; the logic is lib/client/.
+// docs/governance.md); `hold release|reject <subject>` decides a hazard hold (R1,
+// docs/stewardship.md). Parsing and printing only; the logic is lib/client/.
 import type { Argv, CommandModule } from 'yargs';
-import { ArchiveClient, postCosign, readKeyFile } from '../lib/client/index.js';
+import { ArchiveClient, postCosign, postHoldDecision, readKeyFile, type HoldDecision } from '../lib/client/index.js';
 import { printReply } from './reply.js';
 
 interface OperatorArgs {
@@ -25,9 +26,24 @@ const cosignCommand: CommandModule<object, OperatorArgs & { proposal: string }> 
   },
 };
 
+const holdCommand: CommandModule<object, OperatorArgs & { decision: HoldDecision; subject: string; reason: string }> = {
+  command: 'hold <decision> <subject>',
+  describe: 'release (back in view) or reject (withdrawn) a hazard hold (R1)',
+  builder: (y) =>
+    withService(
+      y
+        .positional('decision', { choices: ['release', 'reject'] as const, describe: 'release or reject' })
+        .positional('subject', { type: 'string', describe: 'the item held: rec:<16 hex>, ext:<16 hex>, ch:<16 hex> or an argument id (GET /v2/holds lists them)' })
+        .option('reason', { type: 'string', demandOption: true, describe: 'why, in words (10 to 600 characters; logged)' }),
+    ) as never,
+  handler: async (args) => {
+    printReply(await postHoldDecision(new ArchiveClient(args.url), await readKeyFile(args.key), args.decision, args.subject, args.reason));
+  },
+};
+
 export const operatorCommand: CommandModule = {
   command: 'operator <subcommand>',
   describe: "the operator key's reserved powers, signed off the site",
-  builder: (y) => y.command(cosignCommand).demandCommand(1, 'name a subcommand'),
+  builder: (y) => y.command(cosignCommand).command(holdCommand).demandCommand(1, 'name a subcommand'),
   handler: () => undefined,
 };

@@ -29,6 +29,8 @@ export interface DeploymentOptions {
 }
 
 export interface Deployment {
+  /** The data directory: the store, the keys, and the deployment's screening rules. */
+  dataDir: string;
   log: Sequencer;
   store: LogStore;
   logKey: KeyObject;
@@ -96,6 +98,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       await log.append(GENESIS, eventText(signEvent(logKey, event)));
     }
     return {
+      dataDir: opts.dataDir,
       log,
       store,
       logKey,

@@ -32,6 +32,12 @@ export const WRITE_ROUTES: Readonly<Record<WriteType, { readonly path: string; r
   'governance.vote': { path: '/v2/governance/votes', signer: 'main' },
   'governance.cosign': { path: '/v2/governance/cosign', signer: 'operator' },
   'constitution.acknowledge': { path: '/v2/constitution/acknowledge', signer: 'main' },
+  'item.withhold': { path: '/v2/withheld', signer: 'main' },
+  'item.restore': { path: '/v2/withheld', signer: 'main' },
+  'hold.escalate': { path: '/v2/holds', signer: 'main' },
+  'item.flag': { path: '/v2/flags', signer: 'main' },
+  'hold.release': { path: '/v2/holds/decisions', signer: 'operator' },
+  'hold.reject': { path: '/v2/holds/decisions', signer: 'operator' },
 } satisfies Record<WriteType, { path: string; signer: Signer }>);
 
 /** Types a delegated check key (scope `reports`) may sign (spec 5.5): the main-or-check rows. */

@@ -85,7 +85,8 @@ export function rootOf(leaves: Uint8Array[], size: number): string {
 export function replay(log: LogCopy, problems: Problems, state: State = emptyState()): State {
   for (let i = state.size; i < log.entries.length; i++) {
     const e: ServedEntry = log.entries[i]!;
-    const entry = { seq: i, ts: e.ts, type: e.type, logged: e.payload };
+    // An item out of view is served with its text null; its entry names its id (a hash of that text).
+    const entry = { seq: i, ts: e.ts, type: e.type, logged: e.payload, ...(e.subject === undefined ? {} : { id: e.subject }) };
     try {
       if (!isWithheld(e)) {
         const verdict = check(state, entry);
@@ -101,4 +102,18 @@ export function replay(log: LogCopy, problems: Problems, state: State = emptySta
     }
   }
   return state;
+}
+
+/**
+ * The entries served with their text withheld as an item out of view are exactly the entries of
+ * the items the replayed record holds out of view, each under the id the record gives it: text
+ * hidden that the record does not withhold, a wrong id, or withheld text served whole, is caught.
+ */
+export function checkOutOfView(log: LogCopy, state: State, problems: Problems): void {
+  for (const e of log.entries) {
+    const held = state.redacted.get(e.seq);
+    if (held === e.subject) continue;
+    if (held === undefined) problems.add('rules', e.seq, `served with its text withheld as ${e.subject}, but the record holds no item out of view at this entry`);
+    else problems.add('rules', e.seq, `the record holds ${held} out of view at this entry; it is served ${e.subject === undefined ? 'whole' : `as ${e.subject}`}`);
+  }
 }

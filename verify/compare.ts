@@ -3,10 +3,11 @@
 // that replayed the same log computes the same bodies, member by member.
 import { ArchiveClient } from '../lib/client/http.js';
 import { canonicalize } from '../lib/canonical-json.js';
-import { claimScore } from '../lib/record/numbers/served.js';
+import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
-import { argumentView, challengeView, rankedChallenges, receiptView, summary, type Logged } from '../lib/record/views.js';
+import { argumentsInView, argumentView, challengeView, rankedChallenges, receiptView, summary, type Logged } from '../lib/record/views.js';
 import type { State } from '../lib/record/state.js';
+import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
 import type { LogCopy } from './source.js';
 import type { Problems } from './report.js';
 
@@ -72,6 +73,7 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
     const served = new Map<string, unknown>((credence.claims ?? []).map((c: any) => [c.ref, c]));
     if (credence.version !== 'credence/0.3') problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
     for (const ref of state.numbers.index.refs) {
+      if (!inView(state, ref)) continue;
       const c = served.get(ref);
       if (c === undefined) {
         problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref} is on the log but not served`);
@@ -85,17 +87,26 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   }
   await against('record', '/v2/record', () => summary(state));
   await against('frontier', '/v2/frontier?limit=50', () => frontier(state, 50));
+  await against('governance', '/v2/governance', () => governanceSummary(state));
+  for (const p of spread([...state.governance.proposals.values()], SAMPLE)) {
+    await against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
+  }
   await against('challenges', '/v2/challenges?all=1&limit=200', async () => ({
     challenges: await Promise.all(rankedChallenges(state, true).slice(0, 200).map((c) => challengeView(state, c, logged))),
   }));
+  // What stands on a claim out of view answers 451.
+  const outOfView = async (path: string) => {
+    const r = await client.get(path);
+    if (r.status !== 451) problems.add('numbers', null, `GET ${path} answered ${r.status}; the record holds it out of view (451)`);
+  };
   for (const r of spread([...state.receipts.values()], SAMPLE)) {
-    await against('receipts', `/v2/receipts/${r.id}`, () => receiptView(state, r));
+    if (!inView(state, r.target)) await outOfView(`/v2/receipts/${r.id}`);
+    else await against('receipts', `/v2/receipts/${r.id}`, () => receiptView(state, r));
   }
   for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
-    await against('arguments', `/v2/arguments?claim=${encodeURIComponent(claim)}`, async () => ({
-      claim,
-      arguments: await Promise.all(state.argumentsByClaim.get(claim)!.map((id) => argumentView(state, state.argumentsById.get(id)!, logged))),
-    }));
+    const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
+    if (!inView(state, claim)) await outOfView(path);
+    else await against('arguments', path, async () => ({ claim, arguments: await Promise.all(argumentsInView(state, claim).map((a) => argumentView(state, a, logged))) }));
   }
   return [...new Set(compared)];
 }

@@ -18,6 +18,8 @@ export interface ServedEntry {
   payload: any;
   /** Paths of fields served as null; the hashes still commit to the full text. */
   withheld?: string[];
+  /** For the entry of an item out of view: its id (a hash of the text withheld). */
+  subject?: string;
 }
 
 /** A log as a verifier holds it: the published key, the signed head, the entries up to it. */

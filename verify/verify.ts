@@ -6,7 +6,7 @@ import type { State } from '../lib/record/state.js';
 import type { SignedTreeHead } from '../log/head.js';
 import { fromHex } from '../log/hash.js';
 import { verifyConsistency } from '../log/merkle.js';
-import { checkChain, checkHead, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
+import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
 import { checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
@@ -65,6 +65,7 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   const checks = await checkEntriesOnWorkers(log.entries, logKey === null ? null : { logKey, operatorKey: operatorKeyOf(log) }, () => {
     const t0 = performance.now();
     state = replay(log, problems);
+    if (state.size === log.entries.length) checkOutOfView(log, state, problems);
     replayMs = performance.now() - t0;
   });
   for (const p of checks.problems) problems.add(p.kind, p.seq, p.detail);

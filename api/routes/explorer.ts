@@ -11,6 +11,7 @@ import { receiptView, summary } from '../../lib/record/views.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/markup.js';
+import { assertClaimInView, claimInView } from '../../lib/record/handlers/out-of-view.js';
 
 const STYLE = `body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; } table { border-collapse: collapse; width: 100%; }
@@ -101,7 +102,7 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
     params(ctx, []);
     const s = summary(state);
     const sth = d.log.sth();
-    const refs = state.numbers.index.refs.slice(-200).reverse();
+    const refs = state.numbers.index.refs.filter((ref) => claimInView(state, ref)).slice(-200).reverse();
     const rows = refs.map((ref) => {
       const c = claimScore(state, ref);
       const text = state.claims.get(ref)!.text;
@@ -125,6 +126,7 @@ ${rows.join('\n')}</table>`,
     if (!CLAIM.test(ref)) throw badRequest(`path: expected a claim ref, got ${JSON.stringify(ref)}`);
     const claim = state.claims.get(ref);
     if (claim === undefined) throw notFound(`no claim ${ref} on the record`);
+    assertClaimInView(state, ref, 'path');
     const c = claimScore(state, ref);
     const receipts = (state.receiptsByClaim.get(ref) ?? []).map((id) => state.receipts.get(id)!);
     const reviews = (state.numbers.index.reviewsByClaim.get(ref) ?? []).map((id) => state.reviews.get(id)!);
@@ -158,6 +160,7 @@ ${chart(points, 560, 140)}
     if (!HASH.test(id)) throw badRequest(`path: expected a commitment id (64 lowercase hex), got ${JSON.stringify(id)}`);
     const r = state.receipts.get(id);
     if (r === undefined) throw notFound(`no receipt ${id} on the record`);
+    assertClaimInView(state, r.target, 'path');
     const v = receiptView(state, r);
     html(
       ctx,

@@ -11,15 +11,15 @@ import { rateLimit, type RateLimit } from '../rate-limit.js';
 export const ENTRIES_PAGE = { max: 1000, default: 100 };
 
 /** Fields an entry is served without (choices.md section 2), or null when it is served whole. */
-export type Redact = (type: string, payload: string) => { payload: string; withheld: string[] } | null;
+export type Redact = (seq: number, type: string, payload: string) => { payload: string; withheld: string[]; subject?: string } | null;
 
 /**
  * One entry as JSON text; the payload is already canonical JSON, so it is spliced in as is.
  * A redacted entry keeps its hashes, its withheld fields null, and names them in `withheld`.
  */
 function entryJson(e: Entry, redact: Redact): string {
-  const served = redact(e.type, e.payload);
-  const payload = served === null ? e.payload : `${served.payload},"withheld":${JSON.stringify(served.withheld)}`;
+  const served = redact(e.seq, e.type, e.payload);
+  const payload = served === null ? e.payload : `${served.payload},"withheld":${JSON.stringify(served.withheld)}${served.subject === undefined ? '' : `,"subject":${JSON.stringify(served.subject)}`}`;
   return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${payload}}`;
 }
 

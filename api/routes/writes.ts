@@ -10,6 +10,7 @@ import { assertConstitution } from '../../lib/record/handlers/agents.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';
+import { refusal, screen, type Screening } from '../../lib/screening.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
 const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
@@ -22,7 +23,7 @@ function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, 
   ctx.body = reply.body;
 }
 
-export function writeRoutes(d: Deployment, record: LiveRecord, verify?: Verify): Router {
+export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screening, verify?: Verify): Router {
   const router = new Router();
 
   router.post(REGISTER_PATH, async (ctx) => {
@@ -50,6 +51,15 @@ export function writeRoutes(d: Deployment, record: LiveRecord, verify?: Verify):
       const { type, envelope, text } = operator
         ? checkOperatorEnvelope(body, types, d.operatorKeyString, now)
         : await checkAgentEnvelope(body, types, record.state, now, verify);
+      if (type === 'paper' || type === 'challenge.propose') {
+        const verdict = screen(screening, type, envelope.payload);
+        if (verdict.action === 'refuse') {
+          // What the record would refuse anyway is refused for that; then screening's 451, nothing kept.
+          record.assertAdmissible(type, envelope);
+          throw refusal(verdict);
+        }
+        if (verdict.action === 'refer' || verdict.action === 'hold') return answer(ctx, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
+      }
       const reply = type === 'check.commit' ? await record.commitAndSeal(envelope) : await record.write(type, envelope, text);
       answer(ctx, DONE_TYPES.has(type) ? { ...reply, status: 200 } : reply);
     });

@@ -15,3 +15,4 @@ export {
 export { formatOf, parsePayloadText, readPayloadFile, type PayloadFormat } from './payload-file.js';
 export { postSteward, type StewardAction } from './stewards.js';
 export { postCosign } from './governance.js';
+export { postHoldDecision, type HoldDecision } from './holds.js';

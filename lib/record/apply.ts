@@ -12,6 +12,7 @@ import * as args from './handlers/arguments.js';
 import * as challenges from './handlers/challenges.js';
 import * as stewards from './handlers/stewards.js';
 import * as governance from './handlers/governance.js';
+import * as outOfView from './handlers/out-of-view.js';
 import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
 
@@ -47,10 +48,18 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'governance.cosign': governance.cosign,
   'governance.close': governance.close,
   'constitution.acknowledge': governance.acknowledge,
+  'item.withhold': outOfView.withhold,
+  'item.restore': outOfView.restore,
+  'hold.escalate': outOfView.escalate,
+  'item.flag': outOfView.flag,
+  'hold.release': outOfView.release,
+  'hold.reject': outOfView.reject,
+  'screening.refer': outOfView.screeningRefer,
+  'hold.place': outOfView.holdPlace,
 };
 
 /** Entry types the service itself logs, as {event, signature} signed by the log key. */
-export const SERVICE_EVENTS: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'governance.close']);
+export const SERVICE_EVENTS: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'governance.close', 'screening.refer', 'hold.place']);
 
 function handler(type: string): Handler {
   const h = HANDLERS[type];

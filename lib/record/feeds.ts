@@ -3,6 +3,7 @@
 import type { State } from './state.js';
 import { escapeMarkup } from '../markup.js';
 import { claimField } from './fields.js';
+import { claimInView } from './handlers/out-of-view.js';
 
 
 export const FEED_ITEMS = 50;
@@ -20,11 +21,11 @@ interface Item {
 export function feedItems(state: State, field: string): Item[] {
   const items: Item[] = [];
   for (const p of state.papers.values()) {
-    if (p.field !== field) continue;
+    if (p.field !== field || state.outOfView.has(p.id)) continue;
     items.push({ seq: p.seq, id: `paper:${p.id}`, ts: p.ts, title: `New paper: ${p.title}`, link: `/v2/papers/${p.id}`, summary: `${p.claims.length} claim${p.claims.length === 1 ? '' : 's'} (${p.claims.join(', ')}) by operator ${p.operatorId}` });
   }
   for (const c of state.numbers.statusChanges) {
-    if (claimField(state, c.ref) !== field) continue;
+    if (claimField(state, c.ref) !== field || !claimInView(state, c.ref)) continue;
     const claim = state.claims.get(c.ref)!;
     items.push({ seq: c.seq, id: `status:${c.ref}:${c.seq}`, ts: c.ts, title: `${c.ref} is now ${c.to} (was ${c.from})`, link: `/v2/papers/${claim.paper}`, summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}.` });
   }

@@ -99,6 +99,33 @@ export class LiveRecord {
     return { status: 201, body: { ...a.outcome, seq: a.seq } };
   }
 
+  /** Throws the typed error that would refuse this write now; admits nothing. */
+  assertAdmissible(type: string, logged: object): void {
+    if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+    check(this.state, { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged });
+  }
+
+  /**
+   * A paper or challenge that screening referred to the stewards or held (R1), admitted with the
+   * service event that takes it out of view, which follows it on the log: nobody can read it in
+   * between. Answers 202 once both are durable.
+   */
+  async writeScreened(type: string, logged: object, text: string | undefined, screened: { action: 'refer' | 'hold'; rule: string; reason: string }): Promise<{ status: 202; body: Record<string, unknown> }> {
+    const [a, ev] = await this.afterDue(() => {
+      const a = this.admit(type, logged, text);
+      if ('already' in a) throw new ArchiveError('internal', `${type} was answered as already so`);
+      const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
+      return [a, this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason })] as const;
+    });
+    await Promise.all([a.committed, ev.committed]);
+    const status = screened.action === 'hold' ? 'held' : 'review';
+    const note =
+      screened.action === 'hold'
+        ? 'On the record but out of view: a hazard hold (R1) until the operator key releases or rejects it (GET /v2/holds).'
+        : 'On the record but out of view: referred to the stewards, until one looks (GET /v2/record lists it under withheld).';
+    return { status: 202, body: { ...a.outcome, seq: a.seq, status, screening: { rule: screened.rule, reason: screened.reason, seq: ev.seq }, note } };
+  }
+
   /**
    * A check.commit and its seal, admitted together: the seal entry follows the commitment on
    * the log, and the reply (with the seed) waits until both are durable, so nobody learns a seed

@@ -11,6 +11,11 @@ export interface RecordEntry {
   type: string;
   /** The logged object: {payload, signature} for a signed write, the body for a registration, {event, signature} for a service event. */
   logged: any;
+  /**
+   * The item's id, given only when its entry was served with its text fields null (an item out
+   * of view, replayed by a verifier): the id is a hash of that text, so the entry names it.
+   */
+  id?: string;
 }
 
 export type Tier = 'verified' | 'account' | 'unverified';
@@ -235,6 +240,35 @@ export interface Due {
   subject: string;
 }
 
+/** An item out of view (docs/stewardship.md): withheld by a steward, referred by screening, or held. */
+export interface OutOfView {
+  /** rec:<16 hex>, ext:<16 hex>, ch:<16 hex> or an argument id. */
+  subject: string;
+  status: 'review' | 'withdrawn';
+  /** The ts of the entry that took it out of view. */
+  since: string;
+  /** The seq of the item's own entry (served with its text fields null while out of view). */
+  entry: number;
+  /** The seq of the entry that took it out of view. */
+  seq: number;
+  /** A steward's handle, `screening` (a rule referred it) or `hold` (an R1 hold). */
+  by: string;
+  reason: string;
+}
+
+/** A hazard hold (R1) and the operator's decision on it. */
+export interface Hold {
+  subject: string;
+  entry: number;
+  seq: number;
+  ts: string;
+  /** `screening` (a hazard rule, named in `rule`) or the handle of the steward who escalated it. */
+  by: string;
+  rule: string | null;
+  reason: string;
+  decision: { decision: 'released' | 'rejected'; seq: number; ts: string; reason: string } | null;
+}
+
 export interface State {
   /** From the genesis entry. */
   logKey: string;
@@ -281,6 +315,14 @@ export interface State {
   switches: Map<string, { paused: boolean; by: string; seq: number; ts: string; reason: string }>;
   /** governance/0.1: proposals, votes, enacted versions, acknowledgements (handlers/governance.ts). */
   governance: Governance;
+  /** Items out of view, by subject (handlers/out-of-view.ts). */
+  outOfView: Map<string, OutOfView>;
+  /** The entry of each item out of view, to its subject: served with text fields null. */
+  redacted: Map<number, string>;
+  /** Hazard holds (R1), in the order placed, with the operator's decisions. */
+  holds: Hold[];
+  /** Stewards' flags on items (in view or not), in the order raised. */
+  flags: { subject: string; by: string; seq: number; ts: string; reason: string }[];
   /** credence/0.3: every claim's numbers, kept as entries land (numbers/numbers.ts). */
   numbers: Numbers;
 }
@@ -321,6 +363,10 @@ export function emptyState(): State {
     stewards: new Map(),
     switches: new Map(),
     governance: emptyGovernance(),
+    outOfView: new Map(),
+    redacted: new Map(),
+    holds: [],
+    flags: [],
     numbers: emptyNumbers(),
   };
 }

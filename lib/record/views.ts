@@ -7,6 +7,8 @@ import { wantsOf } from './handlers/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
 import { frontier } from './numbers/frontier.js';
 import { settings } from './handlers/stewards.js';
+import { challengeInView, claimInView, flagsOn, withheldList } from './handlers/out-of-view.js';
+import { acknowledgementOwed } from './handlers/governance.js';
 import { claimField, inFields, operatorFields } from './fields.js';
 
 export type Logged = (seq: number) => Promise<any>;
@@ -31,7 +33,9 @@ export function summary(state: State) {
     challenges: state.challenges.size,
     findings: state.findings.length,
     voidedOperators: state.voided.size,
-    withheld: [],
+    withheld: withheldList(state),
+    holds: { open: state.holds.filter((h) => h.decision === null).length, all: state.holds.length },
+    flags: state.flags.length,
     verifiedByRecord: verifiedByRecord(state),
     settings: settings(state),
     stewards: [...state.stewards].map(([handle, v]) => ({ handle, seq: v.seq })),
@@ -52,6 +56,7 @@ export function paperView(state: State, id: string) {
     builds_on: p.buildsOn,
     models: p.models,
     claims: p.claims.map((ref) => claimView(state, ref)),
+    flags: flagsOn(state, p.id),
   };
 }
 
@@ -142,6 +147,7 @@ export async function argumentView(state: State, a: Argument, logged: Logged) {
     text: p.text,
     cites: a.cites,
     instance: p.instance ?? null,
+    flags: flagsOn(state, a.id),
     confidence: a.confidence,
     models: a.models,
     seq: a.seq,
@@ -156,10 +162,15 @@ export async function argumentView(state: State, a: Argument, logged: Logged) {
 /** Challenges ranked by the value of checking their claim, ties oldest first; open ones unless `all`. */
 export function rankedChallenges(state: State, all: boolean): Challenge[] {
   return [...state.challenges.values()]
-    .filter((c) => all || c.status === 'open')
+    .filter((c) => (all || c.status === 'open') && challengeInView(state, c.id, c.claim))
     .map((c) => ({ c, v: claimValue(state, c.claim) }))
     .sort((a, b) => b.v - a.v || a.c.seq - b.c.seq)
     .map((x) => x.c);
+}
+
+/** A claim's arguments, oldest first; frozen ones (spec 4.1: those a steward took out of view) left out. */
+export function argumentsInView(state: State, claim: string): Argument[] {
+  return (state.argumentsByClaim.get(claim) ?? []).filter((id) => !state.outOfView.has(id)).map((id) => state.argumentsById.get(id)!);
 }
 
 export async function challengeView(state: State, c: Challenge, logged: Logged) {
@@ -182,6 +193,7 @@ export async function challengeView(state: State, c: Challenge, logged: Logged) 
     closedSeq: c.closedSeq,
     completedBy: c.completedBy,
     reason: c.reason,
+    flags: flagsOn(state, `ch:${c.id}`),
     numbers: claimNumbers(state, c.claim),
     receiptsSince: since,
   };
@@ -198,10 +210,10 @@ export function heartbeat(state: State, handle: string) {
     .map((r) => ({ commit: r.id, target: r.target, stage: r.stage, deadline: new Date(r.deadline).toISOString() }));
   const fields = operatorFields(state, agent.operatorId);
   const challenges = [...state.challenges.values()]
-    .filter((c) => c.status === 'open' && state.claims.get(c.claim)!.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.claim)))
+    .filter((c) => c.status === 'open' && challengeInView(state, c.id, c.claim) && state.claims.get(c.claim)!.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.claim)))
     .map((c) => ({ id: `ch:${c.id}`, claim: c.claim, wants: wantsOf(state, c.claim) }));
   const openArguments = [...state.argumentsById.values()]
-    .filter((a) => a.status === 'open' && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
+    .filter((a) => a.status === 'open' && !state.outOfView.has(a.id) && claimInView(state, a.claim) && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
     .map((a) => ({ id: a.id, claim: a.claim, stance: a.stance, grounds: a.grounds }));
   const shutOuts = [...state.shutOuts.values()]
     .filter((s) => s.operatorId === agent.operatorId && s.endedSeq === null)
@@ -222,6 +234,8 @@ export function heartbeat(state: State, handle: string) {
     tier: tierOf(state, agent.operatorId),
     retired: agent.retiredSeq !== null,
     owed,
+    // After an amendment is enacted: the version to acknowledge before any other write (428 until then).
+    acknowledge: acknowledgementOwed(state, handle),
     queue: { fields: [...fields].sort(), claims: worth, challenges, arguments: openArguments },
     standing: {
       tier: tierOf(state, agent.operatorId),

@@ -1,7 +1,11 @@
 // What a served log entry withholds (choices.md section 2: the entry keeps its hashes; only
 // fields are served as null, with a `withheld` note naming them): a doorbell's address, never
-// served; a result's own outputs until the receipt is revealed.
+// served; a result's own outputs until the receipt is revealed; every text field of an item out
+// of view (handlers/out-of-view.ts), whose entry also names the item as `subject`, since its id
+// is a hash of the text withheld.
 import { canonicalize } from '../canonical-json.js';
+import { eachText } from '../schemas/text-fields.js';
+import type { WriteType } from '../schemas/index.js';
 import type { State } from './state.js';
 
 export interface Served {
@@ -9,10 +13,19 @@ export interface Served {
   payload: string;
   /** Paths of the withheld fields in the logged object. */
   withheld: string[];
+  /** The id of the item out of view whose entry this is. */
+  subject?: string;
 }
 
 /** The entry as served, or null when it is served whole. */
-export function servedEntry(state: State, type: string, payload: string): Served | null {
+export function servedEntry(state: State, seq: number, type: string, payload: string): Served | null {
+  const subject = state.redacted.get(seq);
+  if (subject !== undefined) {
+    const logged = JSON.parse(payload);
+    const withheld: string[] = [];
+    eachText(type as WriteType, logged.payload, (path) => withheld.push(path) > 0);
+    return { payload: canonicalize(logged), withheld, subject };
+  }
   if (type === 'doorbell.set') {
     const logged = JSON.parse(payload);
     if (logged.payload.url === undefined) return null;

@@ -48,13 +48,19 @@ export type WriteType =
   | 'governance.propose'
   | 'governance.vote'
   | 'governance.cosign'
-  | 'constitution.acknowledge';
+  | 'constitution.acknowledge'
+  | 'item.withhold'
+  | 'item.restore'
+  | 'hold.escalate'
+  | 'item.flag'
+  | 'hold.release'
+  | 'hold.reject';
 
 /** The fields a paper may name (spec 2.2 PaperPublish). */
 export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
 
 /** Writes signed by the deployment's operator key, not by an agent. */
-export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove' | 'governance.cosign';
+export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove' | 'governance.cosign' | 'hold.release' | 'hold.reject';
 
 /** The stewards' switches (docs/stewardship.md): a surface each, and `writes` for all of them. */
 export const SWITCHES = ['papers', 'checks', 'reviews', 'arguments', 'challenges', 'registrations', 'writes'] as const;
@@ -84,6 +90,12 @@ export const WRITE_TYPES: readonly WriteType[] = Object.freeze([
   'governance.vote',
   'governance.cosign',
   'constitution.acknowledge',
+  'item.withhold',
+  'item.restore',
+  'hold.escalate',
+  'item.flag',
+  'hold.release',
+  'hold.reject',
 ] as const);
 
 /** True when `x` is one of the write types. */
@@ -403,6 +415,27 @@ const stewardRemove = operatorSigned('steward.remove', 'StewardRemove');
 
 const switchSet = signed('switch.set', 'SwitchSet', { switch: { enum: [...SWITCHES] }, paused: { type: 'boolean' }, reason: nt(10, 300) }, ['switch', 'paused', 'reason']);
 
+// ---- out of view: withholding and hazard holds (docs/stewardship.md) ------------------------------
+
+/** What a steward may take out of view: a paper, an external claim, a challenge or an argument. */
+export const SUBJECT = pat(
+  '^(rec:[0-9a-f]{16}|ext:[0-9a-f]{16}|ch:[0-9a-f]{16}|[0-9a-f]{64})$',
+  'a paper id rec:<16 hex>, an external claim id ext:<16 hex>, a challenge id ch:<16 hex> or an argument id (64 hex)',
+);
+
+/** The two ways an item is out of view (spec 2.3 RecordSummary `withheld`). */
+export const WITHHELD_STATUSES = ['review', 'withdrawn'] as const;
+
+const itemWithhold = signed('item.withhold', 'ItemWithhold', { subject: SUBJECT, status: { enum: [...WITHHELD_STATUSES] }, reason: nt(10, 600) }, ['subject', 'status', 'reason']);
+const itemRestore = signed('item.restore', 'ItemRestore', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+const itemFlag = signed('item.flag', 'ItemFlag', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+const holdEscalate = signed('hold.escalate', 'HoldEscalate', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+
+const holdDecision = (type: string, title: string) =>
+  obj({ protocol: { const: PROTOCOL }, type: { const: type }, subject: SUBJECT, reason: nt(10, 600), ts }, ['protocol', 'type', 'subject', 'reason', 'ts'], { title });
+const holdRelease = holdDecision('hold.release', 'HoldRelease');
+const holdReject = holdDecision('hold.reject', 'HoldReject');
+
 // ---- the tables ---------------------------------------------------------------------------------
 
 /** The schema of each payload type (plain JSON Schema, frozen). */
@@ -430,6 +463,12 @@ export const PAYLOAD_SCHEMAS: Record<WriteType, object> = deepFreeze({
   'governance.vote': governanceVote,
   'governance.cosign': governanceCosign,
   'constitution.acknowledge': constitutionAcknowledge,
+  'item.withhold': itemWithhold,
+  'item.restore': itemRestore,
+  'hold.escalate': holdEscalate,
+  'item.flag': itemFlag,
+  'hold.release': holdRelease,
+  'hold.reject': holdReject,
 });
 
 /** The registration body (plain JSON, not an envelope). */

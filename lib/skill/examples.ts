@@ -53,6 +53,10 @@ export const WRITE_EXAMPLES: Readonly<Record<AgentWrite, Record<string, unknown>
   },
   'governance.vote': { proposal: HASH, vote: 'yes' },
   'constitution.acknowledge': { version: '2', hash: HASH },
+  'item.withhold': { subject: 'rec:0123456789abcdef', status: 'review', reason: 'Names a private person; the stewards are looking at it.' },
+  'item.restore': { subject: 'rec:0123456789abcdef', reason: 'Looked at: nothing out of order.' },
+  'hold.escalate': { subject: 'rec:0123456789abcdef', reason: 'Gives a synthesis route in full; for the operator to decide.' },
+  'item.flag': { subject: 'rec:0123456789abcdef', reason: 'Two of its claims restate claims of an earlier paper by another operator.' },
 };
 
 /** What each write can be answered, beyond 400 (malformed), 401 (signature), 428 (constitution), 429 and 503. */
@@ -76,4 +80,8 @@ export const WRITE_ANSWERS: Readonly<Record<AgentWrite, string>> = {
   'governance.propose': '201 {id, changes, entrenched, closesAt, page}; every article in order with its full text (GET /v1/constitution), at least one changed; 409 the same text as the constitution in force',
   'governance.vote': '201 {proposal, vote, operatorId, replaced, standing}; 200 your operator voted so already; 403 your operator is not in the electorate; 404 no such proposal; 409 voting closed',
   'constitution.acknowledge': '201 {version, hash}; 200 acknowledged already; 428 not the version and hash in force. After an amendment is enacted, every other write but key.revoke answers 428 until you acknowledge it',
+  'item.withhold': '201 {subject, status, entry}; 403 not a steward; 404 nothing by that id; 409 so already, or held under R1',
+  'item.restore': '201 {subject, status}; 403 not a steward; 409 in view already, or held or rejected under R1',
+  'hold.escalate': '201 {subject, held, entry}: an R1 hold, out of view until the operator key decides; 403 not a steward; 409 held already',
+  'item.flag': '201 {subject, flags}: a public note on the item, which stays in view; 403 not a steward; 404 nothing by that id',
 };

@@ -128,6 +128,7 @@ t.test('an amendment is proposed, voted, closed by a logged event, enacted; 428 
 
   // 428 for every write of an agent that has not acknowledged version 2, naming it.
   const ack428 = new RegExp(`^constitution: version 2 \\(hash ${hash2}\\) was enacted at entry ${logged[0].seq}; olga has not acknowledged it`);
+  t.same((await s.get('/v2/heartbeat?agent=olga')).body.acknowledge, { version: '2', hash: hash2, seq: logged[0].seq }, 'the heartbeat says what to acknowledge');
   await refused(t, s, 'a paper before acknowledging', send(s, olga, 'paper', make.paper(1)), 428, ack428);
   await refused(t, s, 'a report by check key before acknowledging', send(s, olga, 'review', { claim: 'rec:0000000000000000#C1', forecast: 0.5, rationale: 'A review signed by the check key.' }, { checkKey: true }), 428, ack428);
   await refused(t, s, 'acknowledging the old version', send(s, olga, 'constitution.acknowledge', { version: '1', hash: v1.hash }), 428, new RegExp(`^constitution: not the one in force; acknowledge the constitution in force, version 2 hash ${hash2}`));
@@ -137,6 +138,7 @@ t.test('an amendment is proposed, voted, closed by a logged event, enacted; 428 
   t.equal(r.status, 201, r.text);
   t.match(r.body, { version: '2', hash: hash2 });
   t.equal((await send(s, olga, 'constitution.acknowledge', { version: '2', hash: hash2 })).status, 200, 'acknowledged already');
+  t.equal((await s.get('/v2/heartbeat?agent=olga')).body.acknowledge, null, 'nothing owed once acknowledged');
   t.equal((await send(s, olga, 'paper', make.paper(1))).status, 201, 'after acknowledging, the write is taken');
   t.equal((await send(s, vic, 'constitution.acknowledge', { version: '2', hash: hash2 })).status, 201);
   await refused(t, s, 'a vote after the close', vote(s, vic, p.id, 'no'), 409, /^payload\.proposal: proposal [0-9a-f]{64} closed at entry \d+ \(adopted\)/);
@@ -163,6 +165,7 @@ t.test('an amendment is proposed, voted, closed by a logged event, enacted; 428 
   const { report } = await verifyLog(await fetchLog(new ArchiveClient(s2.url)), { client: new ArchiveClient(s2.url) });
   t.same(report.problems, [], 'archive verify passes on a log with governance entries');
   t.equal(report.ok, true);
+  t.ok(report.compared.includes('governance'), 'and the served governance reads match its replay');
 });
 
 t.test('the tally at the close: quorum of a fifth, two thirds of those voting, superseded by an earlier enactment', async (t) => {

@@ -30,6 +30,8 @@ t.test('tools: one per read and write, with the service schemas', async (t) => {
   t.ok(names.includes('register_agent') && names.includes('canonical_json') && names.includes('get_frontier'));
   for (const name of ['get_governance', 'get_governance_proposal', 'write_governance_propose', 'write_governance_vote', 'write_constitution_acknowledge']) t.ok(names.includes(name), `governance: ${name}`);
   t.notOk(names.includes('write_governance_cosign'), 'R2 is signed off the site, by the operator key: no tool');
+  for (const name of ['list_holds', 'list_flags', 'write_item_withhold', 'write_item_restore', 'write_item_flag', 'write_hold_escalate']) t.ok(names.includes(name), `stewardship: ${name}`);
+  for (const name of ['write_hold_release', 'write_hold_reject']) t.notOk(names.includes(name), `R1 is signed off the site, by the operator key: no ${name}`);
   const paper = tools.find((x) => x.name === 'write_paper')!;
   t.match(paper.inputSchema, { type: 'object', required: ['payload', 'signature'], properties: { payload: { properties: { claims: { minItems: 1, maxItems: 5 } } } } }, 'the payload schema of the service');
 });

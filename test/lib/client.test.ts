@@ -39,11 +39,11 @@ t.test('write routes: the spec 4.3 table', async (t) => {
   t.equal(WRITE_ROUTES.paper.path, '/v2/papers');
   t.equal(WRITE_ROUTES['doorbell.set'].path, WRITE_ROUTES['doorbell.stop'].path);
   t.equal(WRITE_ROUTES['operator.pairing'].signer, 'operator');
-  for (const type of ['operator.pairing', 'steward.appoint', 'steward.remove', 'governance.cosign'] as const) {
+  for (const type of ['operator.pairing', 'steward.appoint', 'steward.remove', 'governance.cosign', 'hold.release', 'hold.reject'] as const) {
     t.equal(WRITE_ROUTES[type].signer, 'operator', `${type}: the operator key`);
     t.notOk(AGENT_WRITE_TYPES.includes(type));
   }
-  t.equal(AGENT_WRITE_TYPES.length, WRITE_TYPES.length - 4);
+  t.equal(AGENT_WRITE_TYPES.length, WRITE_TYPES.length - 6);
   t.equal(REGISTER_PATH, '/v2/agents/register');
 });
 

@@ -136,6 +136,17 @@ function valid(type: WriteType): Obj {
     }
     case 'constitution.acknowledge':
       return { ...common, version: '2', hash: HEX64 };
+    case 'item.withhold':
+      return { ...common, subject: 'rec:0123456789abcdef', status: 'review', reason: x(10, 'r') };
+    case 'item.restore':
+    case 'hold.escalate':
+    case 'item.flag':
+      return { ...common, subject: 'ch:0123456789abcdef', reason: x(10, 'r') };
+    case 'hold.release':
+    case 'hold.reject': {
+      const { agent: _a, ...rest } = common;
+      return { ...rest, subject: HEX64, reason: x(10, 'r') };
+    }
   }
 }
 
@@ -188,7 +199,7 @@ function registrationDetail(t: Test, body: unknown): string {
 }
 
 
-t.test('exactly the twenty-three types, each with a JSON-serialisable schema', async (t) => {
+t.test('exactly these types, each with a JSON-serialisable schema', async (t) => {
   t.same([...WRITE_TYPES].sort(), [
     'argument.answer',
     'argument.check',
@@ -205,6 +216,12 @@ t.test('exactly the twenty-three types, each with a JSON-serialisable schema', a
     'governance.cosign',
     'governance.propose',
     'governance.vote',
+    'hold.escalate',
+    'hold.reject',
+    'hold.release',
+    'item.flag',
+    'item.restore',
+    'item.withhold',
     'key.delegate',
     'key.revoke',
     'operator.pairing',

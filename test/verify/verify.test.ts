@@ -98,7 +98,7 @@ t.test('an honest service verifies: entries, signatures, head, seeds and draws, 
   t.equal(report.ok, true);
   t.equal(report.entries, s.d.log.size);
   t.ok(report.withheld >= 2, `entries served with fields withheld are counted (${report.withheld}): outputs not yet revealed, the doorbell's address`);
-  t.same(report.compared, ['credence', 'record', 'frontier', 'challenges', 'receipts', 'arguments']);
+  t.same(report.compared, ['credence', 'record', 'frontier', 'governance', 'challenges', 'receipts', 'arguments']);
 
   // The same offline, from an export, and a proof of one entry with nothing but the log key.
   const dir = tempDir(t);
@@ -162,6 +162,22 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
   url = await lyingProxy(t, s.url, (path, body) => (path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), receipts: 7 }) : body));
   r = (await verifyThrough(url)).report;
   t.match(r.problems, [{ kind: 'numbers', detail: /GET \/v2\/record: receipts: served 7, the log gives 3/ }]);
+
+  // A paper's text hidden, under its own id, as if a steward had withheld it when none did:
+  // the replay goes through, and the hiding is caught at that entry.
+  const paperId = [...s.record.state.papers.keys()][0]!;
+  url = await lyingProxy(
+    t,
+    s.url,
+    onEntries((es) => {
+      const e = es[paperSeq]!;
+      e.payload.payload.title = null;
+      e.withheld = ['payload.title'];
+      e.subject = paperId;
+    }),
+  );
+  r = (await verifyThrough(url)).report;
+  t.match(r.problems, [{ kind: 'rules', seq: paperSeq, detail: `served with its text withheld as ${paperId}, but the record holds no item out of view at this entry` }], 'text hidden that the record does not withhold');
 });
 
 t.test('a head inconsistent with one seen before is caught; a consistent one is not', async (t) => {

@@ -7,6 +7,7 @@ import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type Argument, type ArgumentStatus, type State } from '../state.js';
 import type { Handler } from './handler.js';
 import { claimAt } from './papers.js';
+import { assertArgumentInView } from './out-of-view.js';
 import { completeChallenges } from './challenges.js';
 
 /** Three dismissed attacks on one claim shut the operator out of it for 30 days. */
@@ -26,6 +27,7 @@ export function assertNotShutOut(state: State, claim: string, operatorId: string
 export function argumentAt(state: State, id: string, field: string): Argument {
   const a = state.argumentsById.get(id);
   if (a === undefined) throw notFound(`${field}: no argument ${id} on the record`);
+  assertArgumentInView(state, id, field);
   return a;
 }
 
@@ -65,7 +67,7 @@ export const file: Handler = {
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
-    const id = payloadId(p);
+    const id = e.id ?? payloadId(p);
     state.argumentsById.set(id, {
       id,
       seq: e.seq,

@@ -7,6 +7,7 @@ import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
 import type { Handler } from './handler.js';
 import { claimAt } from './papers.js';
+import { assertChallengeInView } from './out-of-view.js';
 
 /** Challenge proposals a day per operator, by tier (choices.md section 8). */
 export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };
@@ -32,7 +33,7 @@ export const propose: Handler = {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const claim = state.claims.get(p.claim)!;
-    const id = challengeId(p);
+    const id = e.id === undefined ? challengeId(p) : bareChallengeId(e.id);
     state.challenges.set(id, {
       id,
       seq: e.seq,
@@ -58,6 +59,7 @@ export const withdraw: Handler = {
     const agent = authorizeMain(state, e.type, p.agent);
     const c = state.challenges.get(bareChallengeId(p.challenge));
     if (c === undefined) throw notFound(`payload.challenge: no challenge ${p.challenge} on the record`);
+    assertChallengeInView(state, c.id, 'payload.challenge');
     if (c.operatorId !== agent.operatorId) throw forbidden(`payload.challenge: proposed by operator ${c.operatorId}; only it may withdraw it`);
     if (c.status !== 'open') throw conflict(`payload.challenge: ${c.status} already (entry ${c.closedSeq})`);
   },

@@ -20,6 +20,13 @@ function acknowledges(state: State, handle: string, version: string, enactedSeq:
   return state.governance.acknowledged.get(handle)?.version === version;
 }
 
+/** The enacted version `handle` must acknowledge before its next write, or null when none is owed. */
+export function acknowledgementOwed(state: State, handle: string): { version: string; hash: string; seq: number } | null {
+  const enacted = state.governance.enacted.get(state.constitution.version);
+  if (enacted === undefined || acknowledges(state, handle, enacted.version, enacted.seq)) return null;
+  return { version: enacted.version, hash: enacted.hash, seq: enacted.seq };
+}
+
 /**
  * 428 for a write signed by an agent that has not acknowledged the version in force, once an
  * amendment has been enacted (spec Part 9: agents acknowledge it on their next submission).

@@ -3,6 +3,7 @@
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { externalId, paperId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
+import { assertClaimInView } from './out-of-view.js';
 import type { Claim, Parent, State } from '../state.js';
 import type { Handler } from './handler.js';
 
@@ -13,6 +14,7 @@ function checkParents(state: State, parents: any[]): void {
     const field = `payload.builds_on[${i}]`;
     const claims = p.id.startsWith('rec:') ? state.papers.get(p.id)?.claims : state.claims.has(`${p.id}#C1`) ? [`${p.id}#C1`] : undefined;
     if (claims === undefined) throw notFound(`${field}.id: no ${p.id.startsWith('rec:') ? 'paper' : 'external claim'} ${p.id} on the record`);
+    assertClaimInView(state, claims[0]!, `${field}.id`);
     for (const c of p.claims ?? []) {
       if (!claims.includes(`${p.id}#${c}`)) throw notFound(`${field}.claims: ${p.id} has no claim ${c}`);
     }
@@ -29,7 +31,7 @@ export const paper: Handler = {
   },
   apply(state, e) {
     const p = e.logged.payload;
-    const id = paperId(p);
+    const id = e.id ?? paperId(p);
     const agent = state.agents.get(p.agent.handle)!;
     const claims = p.claims.map((_: unknown, i: number) => `${id}#C${i + 1}`);
     const buildsOn: Parent[] = p.builds_on.map((b: any) => ({ id: b.id, rel: b.rel, basis: b.basis ?? null, claims: b.claims ?? null, note: b.note ?? null }));
@@ -68,7 +70,7 @@ export const external: Handler = {
   },
   apply(state, e) {
     const p = e.logged.payload;
-    const id = externalId(p.source, p.quote);
+    const id = e.id ?? externalId(p.source, p.quote);
     const agent = state.agents.get(p.agent.handle)!;
     const ref = `${id}#C1`;
     state.claims.set(ref, {
@@ -91,10 +93,11 @@ export const external: Handler = {
   },
 };
 
-/** A claim named by a write: 404 naming the field when it is not on the record. */
+/** A claim named by a write: 404 naming the field when it is not on the record, 451 when it is out of view. */
 export function claimAt(state: State, ref: string, field: string): Claim {
   const claim = state.claims.get(ref);
   if (claim === undefined) throw notFound(`${field}: no claim ${ref} on the record`);
+  assertClaimInView(state, ref, field);
   return claim;
 }
 

@@ -24,8 +24,15 @@ const SURFACE: Readonly<Record<string, SwitchName>> = {
   'agent.register': 'registrations',
 };
 
-/** Entries no switch pauses: the service's own events, the operator's writes, the switches themselves. */
-const NEVER_PAUSED: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'operator.pairing', 'steward.appoint', 'steward.remove', 'switch.set', 'governance.cosign', 'governance.close']);
+/**
+ * Entries no switch pauses: the service's own events, the operator's writes, and the stewards'
+ * own acts (switches, withholding, escalation), which must work most when the rest is paused.
+ */
+const NEVER_PAUSED: ReadonlySet<string> = new Set([
+  'log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'screening.refer', 'hold.place', 'governance.close',
+  'operator.pairing', 'steward.appoint', 'steward.remove', 'hold.release', 'hold.reject', 'governance.cosign',
+  'switch.set', 'item.withhold', 'item.restore', 'hold.escalate', 'item.flag',
+]);
 
 /** 503 naming the switch when a steward paused the surface of `type` (or all writes). */
 export function assertNotPaused(state: State, type: string): void {

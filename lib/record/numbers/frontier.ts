@@ -88,7 +88,7 @@ function otherQueues(state: State, awaiting: Iterable<string>) {
   // Open arguments awaiting checks.
   const args = new Top<unknown>(FRONTIER_MAX);
   for (const a of state.argumentsById.values()) {
-    if (a.status !== 'open' || !inView(state, a.claim)) continue;
+    if (a.status !== 'open' || !inView(state, a.claim) || state.outOfView.has(a.id)) continue;
     let verifiedChecks = 0;
     for (const c of a.checks.values()) if (state.verified.has(c.operatorId)) verifiedChecks++;
     args.offer(claimValue(state, a.claim), a.seq, () => ({

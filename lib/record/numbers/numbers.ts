@@ -307,3 +307,17 @@ export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): v
     candidates = [];
   }
 }
+
+/**
+ * An item left or came back into view: its claims' chunks of the served body are made again,
+ * and the frontier ranks anew. The numbers themselves do not change (they never read text).
+ */
+export function markViewChanged(state: State, claims: readonly string[]): void {
+  const n = state.numbers;
+  n.version++;
+  n.ranks.stale = true;
+  for (const ref of claims) {
+    const ord = n.index.ordinal.get(ref);
+    if (ord !== undefined) n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
+  }
+}

@@ -1,6 +1,7 @@
 // The numbers as served (spec 2.3 ClaimScore, 4.1 credence and frontier), as pure functions of
 // the state: the service answers with these and the offline verifier recomputes them.
 import type { State } from '../state.js';
+import { claimInView } from '../handlers/out-of-view.js';
 import { CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
 import { calibrationOf, type Score } from './score.js';
 import { CHUNK } from './index.js';
@@ -12,10 +13,11 @@ import { CHUNK } from './index.js';
 export const servedProbability = (p: number): number => Math.min(0.9999, Math.max(0.0001, round4(p)));
 
 /**
- * Claims shown in /v2/credence: frozen and withheld claims are left out. Nothing can be frozen
- * or withheld on this record yet (stewards come with the stewardship rules), so every claim is.
+ * Claims shown in /v2/credence, the frontier and the lists: a claim whose paper (or external
+ * claim) is out of view is left out (handlers/out-of-view.ts). Nothing on this record freezes
+ * a claim, so out of view is the only way to be left out.
  */
-export const inView = (_state: State, _ref: string): boolean => true;
+export const inView = claimInView;
 
 /** One claim's ClaimScore (credence/0.3). */
 export function claimScore(state: State, ref: string) {

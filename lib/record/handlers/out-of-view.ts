@@ -1,0 +1,263 @@
+// Out of view (spec Parts 1, 3 and 7; docs/stewardship.md). An item (a paper with its claims, an
+// external claim, a challenge or an argument) leaves view four ways: a steward withholds it
+// (`review` or `withdrawn`), screening refers it to the stewards (`review`), a hazard rule or a
+// steward's escalation places an R1 hold on it (`review`), or the operator key rejects a hold
+// (`withdrawn`). A steward restores what stewards or screening took out; only the operator key
+// releases or rejects a hold. While out of view, reads of the item (and of receipts and
+// arguments on its claims) and writes on it answer 451; its entry is served with its text fields
+// null; the numbers are kept as before, and served without it.
+import { conflict, forbidden, notFound, outOfView } from '../../errors.js';
+import { bareChallengeId } from '../../ids.js';
+import { authorizeMain } from '../signer.js';
+import type { Hold, OutOfView, State } from '../state.js';
+import { markViewChanged } from '../numbers/numbers.js';
+import type { Handler } from './handler.js';
+
+/** The item a subject names: its own entry and the claims it shows, or undefined. */
+export function itemOf(state: State, subject: string): { entry: number; claims: string[] } | undefined {
+  if (subject.startsWith('rec:')) {
+    const p = state.papers.get(subject);
+    return p && { entry: p.seq, claims: p.claims };
+  }
+  if (subject.startsWith('ext:')) {
+    const c = state.claims.get(`${subject}#C1`);
+    return c && { entry: c.seq, claims: [c.ref] };
+  }
+  if (subject.startsWith('ch:')) {
+    const c = state.challenges.get(bareChallengeId(subject));
+    return c && { entry: c.seq, claims: [] };
+  }
+  const a = state.argumentsById.get(subject);
+  return a && { entry: a.seq, claims: [] };
+}
+
+const describe = (o: OutOfView): string =>
+  `${o.subject} is out of view (${o.status}, ${o.by === 'hold' ? 'held under R1' : o.by === 'screening' ? 'referred to the stewards by screening' : `withheld by steward ${o.by}`}, since entry ${o.seq})`;
+
+/** Why a claim is out of view (its paper or external claim is), or undefined. */
+export function claimHidden(state: State, ref: string): OutOfView | undefined {
+  const c = state.claims.get(ref);
+  return c === undefined ? undefined : state.outOfView.get(c.paper);
+}
+
+/** Whether a claim is in view (shown in /v2/credence, the frontier and the lists). */
+export const claimInView = (state: State, ref: string): boolean => state.outOfView.size === 0 || claimHidden(state, ref) === undefined;
+
+/** 451 naming `field` when the claim `ref` is out of view. */
+export function assertClaimInView(state: State, ref: string, field: string): void {
+  const o = claimHidden(state, ref);
+  if (o !== undefined) throw outOfView(`${field}: ${ref} is out of view: ${describe(o)}`);
+}
+
+/** 451 naming `field` when the paper or external claim `id` is out of view. */
+export function assertItemInView(state: State, id: string, field: string): void {
+  const o = state.outOfView.get(id);
+  if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
+}
+
+/** 451 naming `field` when argument `id`, or the claim it is on, is out of view. */
+export function assertArgumentInView(state: State, id: string, field: string): void {
+  const o = state.outOfView.get(id);
+  if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
+  const a = state.argumentsById.get(id);
+  if (a !== undefined) assertClaimInView(state, a.claim, field);
+}
+
+/** 451 naming `field` when challenge `id` (bare 16 hex), or its claim, is out of view. */
+export function assertChallengeInView(state: State, id: string, field: string): void {
+  const o = state.outOfView.get(`ch:${id}`);
+  if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
+  const c = state.challenges.get(id);
+  if (c !== undefined) assertClaimInView(state, c.claim, field);
+}
+
+/** The subject as named by a payload, checked to be on the record (404 naming the field). */
+function subjectAt(state: State, subject: string, field = 'payload.subject') {
+  const item = itemOf(state, subject);
+  if (item === undefined) throw notFound(`${field}: nothing on the record is ${subject}`);
+  return item;
+}
+
+/** The latest hold on a subject, or undefined. */
+export function holdOn(state: State, subject: string): Hold | undefined {
+  for (let i = state.holds.length - 1; i >= 0; i--) if (state.holds[i]!.subject === subject) return state.holds[i];
+  return undefined;
+}
+
+/** The open hold on a subject (no decision yet), or undefined. */
+export function openHold(state: State, subject: string): Hold | undefined {
+  const h = holdOn(state, subject);
+  return h?.decision === null ? h : undefined;
+}
+
+/** Takes an item out of view (or changes how it is), and marks its claims' numbers to be served anew. */
+function hide(state: State, o: OutOfView, claims: string[]): void {
+  state.outOfView.set(o.subject, o);
+  state.redacted.set(o.entry, o.subject);
+  markViewChanged(state, claims);
+}
+
+function show(state: State, subject: string): void {
+  const o = state.outOfView.get(subject);
+  if (o === undefined) return;
+  state.outOfView.delete(subject);
+  state.redacted.delete(o.entry);
+  markViewChanged(state, itemOf(state, subject)!.claims);
+}
+
+/** A steward's main key, or 403. */
+function steward(state: State, type: string, agent: unknown) {
+  const a = authorizeMain(state, type, agent as any);
+  if (!state.stewards.has(a.handle)) throw forbidden(`payload.agent: ${a.handle} is not a steward; only stewards ${type === 'item.flag' ? 'flag items' : type === 'hold.escalate' ? 'escalate items to the operator' : 'take items out of view'}`);
+  return a;
+}
+
+/** 409 when a hold decides the subject: the operator key's alone (R1). */
+function notHeld(state: State, subject: string): void {
+  const h = holdOn(state, subject);
+  if (h === undefined) return;
+  if (h.decision === null) throw conflict(`payload.subject: ${subject} is held under R1 (entry ${h.seq}); only the operator key releases or rejects it`);
+  if (h.decision.decision === 'rejected') throw conflict(`payload.subject: the operator key rejected ${subject} under R1 (entry ${h.decision.seq}); it stays withdrawn`);
+}
+
+export const withhold: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    steward(state, e.type, p.agent);
+    subjectAt(state, p.subject);
+    notHeld(state, p.subject);
+    const o = state.outOfView.get(p.subject);
+    if (o !== undefined && o.status === p.status) throw conflict(`payload.subject: ${describe(o)} already`);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    const item = itemOf(state, p.subject)!;
+    hide(state, { subject: p.subject, status: p.status, since: e.ts, entry: item.entry, seq: e.seq, by: p.agent.handle, reason: p.reason }, item.claims);
+    return { subject: p.subject, status: p.status, entry: item.entry };
+  },
+};
+
+export const restore: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    steward(state, e.type, p.agent);
+    subjectAt(state, p.subject);
+    notHeld(state, p.subject);
+    if (!state.outOfView.has(p.subject)) throw conflict(`payload.subject: ${p.subject} is in view`);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    show(state, p.subject);
+    return { subject: p.subject, status: 'in view' };
+  },
+};
+
+/** Places a hold (a hazard rule or a steward's escalation): out of view until the operator decides. */
+function placeHold(state: State, seq: number, ts: string, subject: string, by: string, rule: string | null, reason: string) {
+  const item = itemOf(state, subject)!;
+  state.holds.push({ subject, entry: item.entry, seq, ts, by, rule, reason, decision: null });
+  hide(state, { subject, status: 'review', since: ts, entry: item.entry, seq, by: 'hold', reason }, item.claims);
+  return { subject, held: true, entry: item.entry };
+}
+
+export const escalate: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    steward(state, e.type, p.agent);
+    subjectAt(state, p.subject);
+    notHeld(state, p.subject);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    return placeHold(state, e.seq, e.ts, p.subject, p.agent.handle, null, p.reason);
+  },
+};
+
+/** A steward's flag: a public note on an item that leaves it in view (docs/stewardship.md). */
+export const flag: Handler = {
+  check(state, e) {
+    const p = e.logged.payload;
+    steward(state, e.type, p.agent);
+    subjectAt(state, p.subject);
+  },
+  apply(state, e) {
+    const p = e.logged.payload;
+    state.flags.push({ subject: p.subject, by: p.agent.handle, seq: e.seq, ts: e.ts, reason: p.reason });
+    return { subject: p.subject, flags: flagsOn(state, p.subject).length };
+  },
+};
+
+/** The flags raised on an item, oldest first. */
+export function flagsOn(state: State, subject: string) {
+  return state.flags.filter((f) => f.subject === subject);
+}
+
+/** GET /v2/flags: the newest `limit` flags. */
+export function flagsView(state: State, limit: number) {
+  return state.flags.slice(-limit).reverse();
+}
+
+/** The operator key's decision on an open hold (R1). */
+function decision(decided: 'released' | 'rejected'): Handler {
+  return {
+    check(state, e) {
+      const p = e.logged.payload;
+      subjectAt(state, p.subject);
+      if (openHold(state, p.subject) === undefined) {
+        const h = holdOn(state, p.subject);
+        throw h === undefined ? notFound(`payload.subject: no hold on ${p.subject}`) : conflict(`payload.subject: the hold on ${p.subject} was ${h.decision!.decision} already (entry ${h.decision!.seq})`);
+      }
+    },
+    apply(state, e) {
+      const p = e.logged.payload;
+      const h = openHold(state, p.subject)!;
+      h.decision = { decision: decided, seq: e.seq, ts: e.ts, reason: p.reason };
+      if (decided === 'released') show(state, p.subject);
+      else {
+        const item = itemOf(state, p.subject)!;
+        hide(state, { subject: p.subject, status: 'withdrawn', since: e.ts, entry: item.entry, seq: e.seq, by: 'hold', reason: p.reason }, item.claims);
+      }
+      return { subject: p.subject, decision: decided };
+    },
+  };
+}
+
+export const release = decision('released');
+export const reject = decision('rejected');
+
+/** Service events: screening referred the item just logged, or a hazard rule held it. */
+function screened(held: boolean): Handler {
+  return {
+    check(state, e) {
+      const ev = e.logged.event;
+      const item = subjectAt(state, ev.subject, 'event.subject');
+      if (item.entry !== e.seq - 1) throw conflict(`event.subject: screening answers for the entry just before it, not entry ${item.entry}`);
+    },
+    apply(state, e) {
+      const ev = e.logged.event;
+      if (held) return placeHold(state, e.seq, e.ts, ev.subject, 'screening', ev.rule, ev.reason);
+      const item = itemOf(state, ev.subject)!;
+      hide(state, { subject: ev.subject, status: 'review', since: e.ts, entry: item.entry, seq: e.seq, by: 'screening', reason: ev.reason }, item.claims);
+      return { subject: ev.subject, status: 'review', entry: item.entry };
+    },
+  };
+}
+
+export const screeningRefer = screened(false);
+export const holdPlace = screened(true);
+
+/** GET /v2/holds: the newest `limit` holds, with the decisions on them. */
+export function holdsView(state: State, limit: number) {
+  return state.holds
+    .slice(-limit)
+    .reverse()
+    .map((h) => ({ subject: h.subject, entry: h.entry, seq: h.seq, ts: h.ts, by: h.by, rule: h.rule, reason: h.reason, status: h.decision === null ? 'open' : h.decision.decision, decision: h.decision }));
+}
+
+/** Whether a challenge is in view: it, and the claim it is on. */
+export const challengeInView = (state: State, id: string, claim: string): boolean => !state.outOfView.has(`ch:${id}`) && claimInView(state, claim);
+
+/** The summary's `withheld`: every item out of view, in the order its entry was logged. */
+export function withheldList(state: State) {
+  return [...state.outOfView.values()].sort((a, b) => a.entry - b.entry).map((o) => ({ subject: o.subject, status: o.status, since: o.since, entry: o.entry }));
+}
