@@ -9,7 +9,7 @@
 import { conflict, forbidden, notFound, outOfView } from '../../errors.js';
 import { bareChallengeId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
-import type { Hold, OutOfView, State } from '../state.js';
+import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';
 import type { Handler } from './handler.js';
 
@@ -46,7 +46,7 @@ export const claimInView = (state: State, ref: string): boolean => state.outOfVi
 /** 451 naming `field` when the claim `ref` is out of view. */
 export function assertClaimInView(state: State, ref: string, field: string): void {
   const o = claimHidden(state, ref);
-  if (o !== undefined) throw outOfView(`${field}: ${ref} is out of view: ${describe(o)}`);
+  if (o !== undefined) throw outOfView(`${field}: ${ref}: ${describe(o)}`);
 }
 
 /** 451 naming `field` when the paper or external claim `id` is out of view. */
@@ -120,12 +120,18 @@ function notHeld(state: State, subject: string): void {
   if (h.decision.decision === 'rejected') throw conflict(`payload.subject: the operator key rejected ${subject} under R1 (entry ${h.decision.seq}); it stays withdrawn`);
 }
 
+/** A steward's act on an item no hold decides: signed by a steward, on an item on the record. */
+function stewardOnItem(state: State, e: RecordEntry): void {
+  const p = e.logged.payload;
+  steward(state, e.type, p.agent);
+  subjectAt(state, p.subject);
+  notHeld(state, p.subject);
+}
+
 export const withhold: Handler = {
   check(state, e) {
     const p = e.logged.payload;
-    steward(state, e.type, p.agent);
-    subjectAt(state, p.subject);
-    notHeld(state, p.subject);
+    stewardOnItem(state, e);
     const o = state.outOfView.get(p.subject);
     if (o !== undefined && o.status === p.status) throw conflict(`payload.subject: ${describe(o)} already`);
   },
@@ -140,9 +146,7 @@ export const withhold: Handler = {
 export const restore: Handler = {
   check(state, e) {
     const p = e.logged.payload;
-    steward(state, e.type, p.agent);
-    subjectAt(state, p.subject);
-    notHeld(state, p.subject);
+    stewardOnItem(state, e);
     if (!state.outOfView.has(p.subject)) throw conflict(`payload.subject: ${p.subject} is in view`);
   },
   apply(state, e) {
@@ -162,10 +166,7 @@ function placeHold(state: State, seq: number, ts: string, subject: string, by: s
 
 export const escalate: Handler = {
   check(state, e) {
-    const p = e.logged.payload;
-    steward(state, e.type, p.agent);
-    subjectAt(state, p.subject);
-    notHeld(state, p.subject);
+    stewardOnItem(state, e);
   },
   apply(state, e) {
     const p = e.logged.payload;
