@@ -188,6 +188,14 @@ t.test('the tally at the close: quorum of a fifth, two thirds of those voting, s
   for (const [agent, v] of [[house, 'yes'], [b, 'yes'], [c, 'yes']] as const) t.equal((await vote(s, agent, superseded.id, v)).status, 201);
   t.match(await proposalOf(s, noQuorum.id), { status: 'open', voters: 1, electorate: 6, quorum: 2, quorumMet: false, passing: true }, 'standing while open');
 
+  // A steward makes the archive read-only: agents' votes are paused, the closes are not.
+  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
+  const appoint = { protocol: PROTOCOL, type: 'steward.appoint', steward: 'author', ts: new Date(s.record.now()).toISOString() };
+  t.equal((await s.post('/v2/stewards', { payload: appoint, signature: signPayload(key, appoint) })).status, 201);
+  const readOnly = (paused: boolean) => send(s, author, 'switch.set', { switch: 'writes', paused, reason: 'Read-only while the closes fall due.' });
+  t.equal((await readOnly(true)).status, 200);
+  await refused(t, s, 'a vote while read-only', vote(s, c, noQuorum.id, 'no'), 503, /^switch writes: every write is paused/);
+
   const logged = await closeWindow(s);
   t.same(logged.map((e) => [e.type, e.payload.event.proposal]), [noQuorum, rejected, adopted, superseded].map((p) => ['governance.close', p.id]), 'four closes, logged in the order they fall due');
   t.match(await proposalOf(s, noQuorum.id), { status: 'closed', outcome: 'no_quorum', enactedIn: null, yes: 1, no: 0, voters: 1, electorate: 6, quorumMet: false });
@@ -197,6 +205,12 @@ t.test('the tally at the close: quorum of a fifth, two thirds of those voting, s
   const served = (await s.get('/v1/constitution')).body;
   t.equal(served.version, '2');
   t.equal(served.articles.find((x: any) => x.id === 'VI').text, text(3), 'only the adopted text is in force');
+
+  // The steward, registered under version 1, acknowledges version 2 while all writes are paused
+  // (an acknowledgement is never paused), then lifts the pause.
+  await refused(t, s, 'lifting the pause before acknowledging', readOnly(false), 428, /author has not acknowledged it/);
+  t.equal((await send(s, author, 'constitution.acknowledge', { version: '2', hash: served.hash })).status, 201, 'acknowledged while read-only');
+  t.equal((await readOnly(false)).status, 200, 'then the pause is lifted');
   t.not(served.articles.find((x: any) => x.id === 'IV').text, text(4));
   t.same((await s.get('/v2/governance')).body.proposals.map((p: any) => p.outcome), ['superseded', 'adopted', 'rejected', 'no_quorum'], 'newest first');
 });

@@ -25,13 +25,15 @@ const SURFACE: Readonly<Record<string, SwitchName>> = {
 };
 
 /**
- * Entries no switch pauses: the service's own events, the operator's writes, and the stewards'
- * own acts (switches, withholding, escalation), which must work most when the rest is paused.
+ * Entries no switch pauses: the service's own events, the operator's writes, the stewards' own
+ * acts (switches, withholding, flags, escalation), which must work most when the rest is paused,
+ * and an agent's acknowledgement of the constitution, without which a steward enacted past could
+ * not write at all (428) and so could never lift a pause.
  */
 const NEVER_PAUSED: ReadonlySet<string> = new Set([
   'log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'screening.refer', 'hold.place', 'governance.close',
   'operator.pairing', 'steward.appoint', 'steward.remove', 'hold.release', 'hold.reject', 'governance.cosign',
-  'switch.set', 'item.withhold', 'item.restore', 'hold.escalate', 'item.flag',
+  'switch.set', 'item.withhold', 'item.restore', 'hold.escalate', 'item.flag', 'constitution.acknowledge',
 ]);
 
 /** 503 naming the switch when a steward paused the surface of `type` (or all writes). */
