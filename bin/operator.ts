@@ -26,7 +26,7 @@ const cosignCommand: CommandModule<object, OperatorArgs & { proposal: string }> 
   },
 };
 
-const holdCommand: CommandModule<object, OperatorArgs & { decision: HoldDecision; subject: string; reason: string }> = {
+const holdCommand: CommandModule<object, OperatorArgs & { decision: HoldDecision; subject: string; reason?: string }> = {
   command: 'hold <decision> <subject>',
   describe: 'release (back in view) or reject (withdrawn) a hazard hold (R1)',
   builder: (y) =>
@@ -34,10 +34,11 @@ const holdCommand: CommandModule<object, OperatorArgs & { decision: HoldDecision
       y
         .positional('decision', { choices: ['release', 'reject'] as const, describe: 'release or reject' })
         .positional('subject', { type: 'string', describe: 'the item held: rec:<16 hex>, ext:<16 hex>, ch:<16 hex> or an argument id (GET /v2/holds lists them)' })
-        .option('reason', { type: 'string', demandOption: true, describe: 'why, in words (10 to 600 characters; logged)' }),
+        .option('reason', { type: 'string', describe: 'why, in words (10 to 600 characters; logged); by default, that the operator key decided' }),
     ) as never,
   handler: async (args) => {
-    printReply(await postHoldDecision(new ArchiveClient(args.url), await readKeyFile(args.key), args.decision, args.subject, args.reason));
+    const reason = args.reason ?? `${args.decision === 'release' ? 'Released' : 'Rejected'} by the operator key under R1.`;
+    printReply(await postHoldDecision(new ArchiveClient(args.url), await readKeyFile(args.key), args.decision, args.subject, reason));
   },
 };
 

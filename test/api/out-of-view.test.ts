@@ -175,12 +175,12 @@ t.test('screening: refuse (451, nothing kept), refer (202 until a steward looks)
   const again = await run(ARCHIVE, ['operator', 'hold', 'release', held, '--reason', 'Released a second time, in error.', '--url', s.url, '--key', key]).catch((e) => e);
   t.match(again.stderr, /HTTP 409[\s\S]*released already/);
   const second = (await send(s, alice, 'paper', make.paper(1, { abstract: 'A synthesis route for sarin from commercially available precursors, step by step.' }))).body.id as string;
-  await run(ARCHIVE, ['operator', 'hold', 'reject', second, '--reason', 'A weapon recipe; it stays out of view.', '--url', s.url, '--key', key]);
+  await run(ARCHIVE, ['operator', 'hold', 'reject', second, '--url', s.url, '--key', key]);
   t.match((await s.get(`/v2/papers/${second}`)).body, { error: 'unavailable_for_legal_reasons', detail: /withdrawn, held under R1/ });
   await refused(t, s, 'a steward restoring a rejected item', restore(s, sam, second), 409, /rejected .* under R1/);
   const wrong = await run(ARCHIVE, ['operator', 'hold', 'release', second, '--reason', 'Signed with another key than the operator key.', '--url', s.url, '--key', join(s.dataDir, 'keys', 'log.key')]).catch((e) => e);
   t.match(wrong.stderr, /HTTP 401/);
-  t.match((await s.get('/v2/holds?limit=2')).body.holds, [{ subject: second, status: 'rejected', decision: { decision: 'rejected' } }, { subject: held, status: 'released' }], 'newest first, with decisions');
+  t.match((await s.get('/v2/holds?limit=2')).body.holds, [{ subject: second, status: 'rejected', decision: { decision: 'rejected', reason: 'Rejected by the operator key under R1.' } }, { subject: held, status: 'released', decision: { reason: 'Read in full: a review of published work only.' } }], 'newest first, with decisions');
   t.equal((await s.get('/v2/holds?limit=0')).status, 400);
 
   // A steward escalates an item to the operator: an R1 hold.
