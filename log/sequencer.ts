@@ -39,6 +39,8 @@ interface Pending {
   ts: string;
   type: string;
   payload: string;
+  /** Committed in the same batch as the entry queued after it. */
+  withNext: boolean;
   resolve(a: Appended): void;
   reject(e: unknown): void;
 }
@@ -155,9 +157,10 @@ export class Sequencer {
    * into its own state in log order before it is durable; `committed` resolves when it is.
    * Entries are logged in the order they are queued. `ts`, when given, must be a ts as the log
    * writes it and no earlier than the last entry's (see nextTs). Throws if the log is closed or
-   * stopped.
+   * stopped. `withNext`: the entry is committed in one atomic batch with the entry queued right
+   * after it (queue that one in the same synchronous step), so a crash keeps both or neither.
    */
-  enqueue(type: string, payload: string, ts?: string): { seq: number; ts: string; committed: Promise<Appended> } {
+  enqueue(type: string, payload: string, ts?: string, opts: { withNext?: boolean } = {}): { seq: number; ts: string; committed: Promise<Appended> } {
     if (this.closed) throw new LogError('closed', 'the log is closed');
     if (this.failure !== null) throw new LogError('failed', 'the log stopped after a failed commit; reopen it');
     if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
@@ -173,9 +176,15 @@ export class Sequencer {
     const seq = this.nextSeq++;
     const at = new Date(this.tipTime).toISOString();
     const committed = new Promise<Appended>((resolve, reject) => {
-      this.queue.push({ seq, ts: at, type, payload, resolve, reject });
+      this.queue.push({ seq, ts: at, type, payload, withNext: opts.withNext === true, resolve, reject });
     });
-    if (!this.draining) this.drain();
+    if (opts.withNext === true) {
+      // The entry to go with it is queued next, in this same step; drain after it (or, should it
+      // never come, at the next turn, so that nothing waits for ever).
+      queueMicrotask(() => {
+        if (!this.draining && this.queue.length > 0) this.drain();
+      });
+    } else if (!this.draining) this.drain();
     return { seq, ts: at, committed };
   }
 
@@ -322,7 +331,10 @@ export class Sequencer {
     for (;;) {
       let next: Formed | null = null;
       if (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        // A batch never ends on an entry queued to go with the next one (its group may exceed maxBatch by that much).
+        let n = Math.min(this.maxBatch, this.queue.length);
+        while (n < this.queue.length && this.queue[n - 1]!.withNext) n++;
+        const batch = this.queue.splice(0, n);
         try {
           next = this.form(batch);
         } catch (err) {

@@ -67,14 +67,16 @@ export class LiveRecord {
 
   /**
    * Admits one entry: checks it, queues it and applies it (synchronously), or says it is
-   * already so. Throws the typed error that refuses it; nothing refused is written.
+   * already so. Throws the typed error that refuses it; nothing refused is written. With
+   * `withNext`, the entry is committed in one atomic batch with the next one admitted in the
+   * same synchronous step.
    */
-  admit(type: string, logged: object, text?: string): Admission {
+  admit(type: string, logged: object, text?: string, withNext = false): Admission {
     if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
     const entry: RecordEntry = { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged };
     const verdict = check(this.state, entry);
     if (verdict !== undefined) return verdict;
-    const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts);
+    const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts, { withNext });
     let outcome: unknown;
     try {
       outcome = applyEntry(this.state, entry);
@@ -108,11 +110,12 @@ export class LiveRecord {
   /**
    * A paper or challenge that screening referred to the stewards or held (R1), admitted with the
    * service event that takes it out of view, which follows it on the log: nobody can read it in
-   * between. Answers 202 once both are durable.
+   * between, and the two are committed in one atomic batch, so a crash cannot leave the item
+   * logged without the event that keeps it out of view. Answers 202 once both are durable.
    */
   async writeScreened(type: string, logged: object, text: string | undefined, screened: { action: 'refer' | 'hold'; rule: string; reason: string }): Promise<{ status: 202; body: Record<string, unknown> }> {
     const [a, ev] = await this.afterDue(() => {
-      const a = this.admit(type, logged, text);
+      const a = this.admit(type, logged, text, true);
       if ('already' in a) throw new ArchiveError('internal', `${type} was answered as already so`);
       const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
       return [a, this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason })] as const;

@@ -56,6 +56,23 @@ t.test('concurrent appends are committed in batches, acknowledged in call order'
   for (const a of acks) t.ok(a.treeSize > a.seq, 'acknowledged under a head that includes it');
 });
 
+t.test('an entry queued with the next one is committed in the same batch, even past maxBatch', async (t) => {
+  const { signer } = testSigner();
+  const store = new CountingStore();
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 1 });
+  await Promise.all([log.enqueue('test.entry', '{"n":0}').committed, log.enqueue('test.entry', '{"n":1}').committed]);
+  t.same(store.commits, [1, 1], 'alone: a batch each, as maxBatch says');
+  const a = log.enqueue('test.entry', '{"n":2}', undefined, { withNext: true });
+  const b = log.enqueue('test.entry', '{"n":3}');
+  await Promise.all([a.committed, b.committed]);
+  t.same(store.commits, [1, 1, 2], 'grouped: one atomic batch of two');
+  // Queued to go with a next entry that never comes: still committed, at the next turn.
+  const c = log.enqueue('test.entry', '{"n":4}', undefined, { withNext: true });
+  t.equal((await c.committed).seq, 4);
+  t.same(store.commits, [1, 1, 2, 1]);
+  t.equal(log.size, 5);
+});
+
 t.test('inclusion and consistency proofs verify for every past size', async (t) => {
   const { signer } = testSigner();
   const log = await Sequencer.open({ store: new MemoryStore(), signer, origin: ORIGIN, maxBatch: 7 });
