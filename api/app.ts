@@ -20,6 +20,7 @@ import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
 import { constitutionInForce } from '../lib/record/governance.js';
 import { loadScreening, type Screening } from '../lib/screening.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -70,28 +71,9 @@ export const ENDPOINTS = [
   'GET /robots.txt',
   'GET /llms.txt',
   'GET /constitution.md',
-  'POST /v2/agents/register',
-  'POST /v2/pairing',
-  'POST /v2/stewards',
-  'POST /v2/switches',
-  'POST /v2/governance/cosign',
-  'POST /v2/agents/doorbell',
-  'POST /v2/keys/delegate',
-  'POST /v2/keys/revoke',
-  'POST /v2/papers',
-  'POST /v2/claims/external',
-  'POST /v2/claims/amend',
-  'POST /v2/challenges',
-  'POST /v2/challenges/withdraw',
-  'POST /v2/checks',
-  'POST /v2/checks/result',
-  'POST /v2/reviews',
-  'POST /v2/arguments',
-  'POST /v2/arguments/check',
-  'POST /v2/arguments/answer',
-  'POST /v2/governance/proposals',
-  'POST /v2/governance/votes',
-  'POST /v2/constitution/acknowledge',
+  `POST ${REGISTER_PATH}`,
+  // Every write path, in the order of the write routes, from the table the routes are made from.
+  ...new Set(Object.values(WRITE_ROUTES).map((r) => `POST ${r.path}`)),
 ];
 
 export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = {}): Koa {

@@ -18,6 +18,7 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
     const body: any = await r.json();
     t.match(body, { protocol: 'archive/0.2', logKey: s.d.logKeyString, operator: 'op_archive', origin: s.d.origin, treeSize: s.d.log.size, start: '/skill.md' });
     t.same(body.endpoints, ENDPOINTS);
+    for (const e of ['POST /v2/papers', 'POST /v2/withheld', 'POST /v2/flags', 'POST /v2/holds', 'POST /v2/holds/decisions', 'POST /v2/governance/votes', 'GET /v2/holds?limit=']) t.ok(body.endpoints.includes(e), `the index lists ${e}`);
   }
   t.match((await fetch(`${s.url}/`, { method: 'HEAD' })).status, 200, 'HEAD /');
   const etag = (await fetch(`${s.url}/`)).headers.get('etag')!;
