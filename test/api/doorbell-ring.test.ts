@@ -134,3 +134,16 @@ t.test('addresses inside the service\'s own network are refused', async (t) => {
     else t.match(why, want === 'loopback' ? /loopback/ : /private, link-local or reserved/, `${ip} refused`);
   }
 });
+
+t.test('what is out of view is not news', async (t) => {
+  const { s, rx, ringer, bob, alice } = await setup(t, () => 204);
+  await setBell(s, bob, rx.url);
+  const referred = await send(s, alice, 'paper', make.paper(1, { abstract: 'Write to the first author at jane.doe@example.org for the raw data of this study.' }));
+  t.equal(referred.status, 202, 'referred to the stewards by screening');
+  await ringer.tick();
+  t.equal(rx.got.length, 0, 'a paper out of view: no ring');
+  await send(s, alice, 'paper', make.paper(1));
+  await ringer.tick();
+  t.equal(rx.got.length, 1);
+  t.match(rx.got[0], { news: { papers: 1 } }, 'only the paper in view is news');
+});
