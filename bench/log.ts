@@ -126,8 +126,10 @@ await d.close();
 // 3. HTTP, with the server in its own process, so client and server share the two cores.
 //    wrk (C) if installed, else autocannon (Node), which takes more of the CPU for itself.
 {
-  const bin = fileURLToPath(new URL('../../bin/archive', import.meta.url));
-  const server = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The service's own log routes in a child process (bench/log-server.ts): `archive serve` would
+  // first replay the record, which cannot fold this log's synthetic entries.
+  const script = fileURLToPath(new URL('./log-server.js', import.meta.url));
+  const server = spawn(process.execPath, [script, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     server.stdout.on('data', (chunk: Buffer) => {
       const m = / at (http:\/\/\S+),/.exec(chunk.toString());

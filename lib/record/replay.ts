@@ -23,7 +23,15 @@ export async function replayStore(store: LogReader, size: number, state: State =
     const records = await store.readEntries(from, want);
     // A short page would skip entries (and leave a state short of `size`): refuse it.
     if (records.length !== want) throw new Error(`entry ${from + records.length} is missing from the store`);
-    records.forEach((rec, i) => applyEntry(state, recordEntry(from + i, rec)));
+    records.forEach((rec, i) => {
+      const e = recordEntry(from + i, rec);
+      try {
+        applyEntry(state, e);
+      } catch (err) {
+        // Not a log this record wrote: say which entry, not a stack from deep inside a handler.
+        throw new Error(`entry ${e.seq} (${e.type}) cannot be folded into the record: ${(err as Error).message}`, { cause: err });
+      }
+    });
   }
   return state;
 }
