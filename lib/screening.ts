@@ -113,7 +113,10 @@ const STRENGTH: Record<ScreeningAction, number> = { refer: 1, hold: 2, refuse: 3
 /** What screening says of a payload of `type` (a paper or a challenge proposal). */
 export function screen(s: Screening, type: 'paper' | 'challenge.propose', payload: object): Verdict & { field?: string } {
   const fields: [string, string][] = [];
-  eachText(type, payload, (path, text) => fields.push([path, text]) < 0);
+  eachText(type, payload, (path, text) => {
+    fields.push([path, text]);
+    return false; // read, never changed
+  });
   let best: (Verdict & { field?: string }) | null = null;
   s.rules.forEach((r, i) => {
     if (best !== null && best.action !== 'pass' && STRENGTH[best.action] >= STRENGTH[r.action]) return;

@@ -12,7 +12,7 @@ import type { Agent, State } from '../record/state.js';
 import { PROTOCOL } from '../service-event.js';
 import { forbiddenAddress } from './address.js';
 import { claimField, inFields, operatorFields } from '../record/fields.js';
-import { challengeInView, claimInView } from '../record/handlers/out-of-view.js';
+import { argumentInView, challengeInView } from '../record/handlers/out-of-view.js';
 
 export const CADENCE_MS: Record<string, number> = { immediate: 0, hourly: 60 * 60 * 1000, daily: 24 * 60 * 60 * 1000 };
 /** Waits before the retries of a failed ring; one more failure marks the doorbell failing. */
@@ -122,7 +122,7 @@ export class DoorbellRinger {
     let challenges = 0;
     for (const c of this.state.challenges.values()) if (c.seq >= seen && c.status === 'open' && c.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, c.claim)) && challengeInView(this.state, c.id, c.claim)) challenges++;
     let args = 0;
-    for (const a of this.state.argumentsById.values()) if (a.seq >= seen && a.status === 'open' && a.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, a.claim)) && !this.state.outOfView.has(a.id) && claimInView(this.state, a.claim)) args++;
+    for (const a of this.state.argumentsById.values()) if (a.seq >= seen && a.status === 'open' && a.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, a.claim)) && argumentInView(this.state, a)) args++;
     return { papers, challenges, arguments: args };
   }
 

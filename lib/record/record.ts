@@ -72,7 +72,7 @@ export class LiveRecord {
    * same synchronous step.
    */
   admit(type: string, logged: object, text?: string, withNext = false): Admission {
-    if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+    this.assertLogging();
     const entry: RecordEntry = { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged };
     const verdict = check(this.state, entry);
     if (verdict !== undefined) return verdict;
@@ -101,9 +101,14 @@ export class LiveRecord {
     return { status: 201, body: { ...a.outcome, seq: a.seq } };
   }
 
+  /** 503 once the log stopped after a failed write: the state may be ahead of it. */
+  private assertLogging(): void {
+    if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+  }
+
   /** Throws the typed error that would refuse this write now; admits nothing. */
   assertAdmissible(type: string, logged: object): void {
-    if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+    this.assertLogging();
     check(this.state, { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged });
   }
 

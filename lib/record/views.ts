@@ -7,7 +7,7 @@ import { wantsOf } from './handlers/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
 import { frontier } from './numbers/frontier.js';
 import { settings } from './handlers/stewards.js';
-import { challengeInView, claimInView, flagsOn, withheldList } from './handlers/out-of-view.js';
+import { argumentInView, challengeInView, flagsOn, withheldList } from './handlers/out-of-view.js';
 import { acknowledgementOwed } from './handlers/governance.js';
 import { claimField, inFields, operatorFields } from './fields.js';
 
@@ -213,7 +213,7 @@ export function heartbeat(state: State, handle: string) {
     .filter((c) => c.status === 'open' && challengeInView(state, c.id, c.claim) && state.claims.get(c.claim)!.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.claim)))
     .map((c) => ({ id: `ch:${c.id}`, claim: c.claim, wants: wantsOf(state, c.claim) }));
   const openArguments = [...state.argumentsById.values()]
-    .filter((a) => a.status === 'open' && !state.outOfView.has(a.id) && claimInView(state, a.claim) && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
+    .filter((a) => a.status === 'open' && argumentInView(state, a) && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
     .map((a) => ({ id: a.id, claim: a.claim, stance: a.stance, grounds: a.grounds }));
   const shutOuts = [...state.shutOuts.values()]
     .filter((s) => s.operatorId === agent.operatorId && s.endedSeq === null)

@@ -23,7 +23,10 @@ export function servedEntry(state: State, seq: number, type: string, payload: st
   if (subject !== undefined) {
     const logged = JSON.parse(payload);
     const withheld: string[] = [];
-    eachText(type as WriteType, logged.payload, (path) => withheld.push(path) > 0);
+    eachText(type as WriteType, logged.payload, (path) => {
+      withheld.push(path);
+      return true; // served as null
+    });
     return { payload: canonicalize(logged), withheld, subject };
   }
   if (type === 'doorbell.set') {

@@ -49,24 +49,22 @@ export function assertClaimInView(state: State, ref: string, field: string): voi
   if (o !== undefined) throw outOfView(`${field}: ${ref}: ${describe(o)}`);
 }
 
-/** 451 naming `field` when the paper or external claim `id` is out of view. */
-export function assertItemInView(state: State, id: string, field: string): void {
-  const o = state.outOfView.get(id);
+/** 451 naming `field` when the item `subject` itself is out of view. */
+export function assertItemInView(state: State, subject: string, field: string): void {
+  const o = state.outOfView.get(subject);
   if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
 }
 
 /** 451 naming `field` when argument `id`, or the claim it is on, is out of view. */
 export function assertArgumentInView(state: State, id: string, field: string): void {
-  const o = state.outOfView.get(id);
-  if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
+  assertItemInView(state, id, field);
   const a = state.argumentsById.get(id);
   if (a !== undefined) assertClaimInView(state, a.claim, field);
 }
 
 /** 451 naming `field` when challenge `id` (bare 16 hex), or its claim, is out of view. */
 export function assertChallengeInView(state: State, id: string, field: string): void {
-  const o = state.outOfView.get(`ch:${id}`);
-  if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
+  assertItemInView(state, `ch:${id}`, field);
   const c = state.challenges.get(id);
   if (c !== undefined) assertClaimInView(state, c.claim, field);
 }
@@ -254,6 +252,9 @@ export function holdsView(state: State, limit: number) {
     .reverse()
     .map((h) => ({ subject: h.subject, entry: h.entry, seq: h.seq, ts: h.ts, by: h.by, rule: h.rule, reason: h.reason, status: h.decision === null ? 'open' : h.decision.decision, decision: h.decision }));
 }
+
+/** Whether an argument is in view: it, and the claim it is on. */
+export const argumentInView = (state: State, a: { id: string; claim: string }): boolean => !state.outOfView.has(a.id) && claimInView(state, a.claim);
 
 /** Whether a challenge is in view: it, and the claim it is on. */
 export const challengeInView = (state: State, id: string, claim: string): boolean => !state.outOfView.has(`ch:${id}`) && claimInView(state, claim);

@@ -5,6 +5,7 @@
 // (numbers.ts watches each rescore); the receipts and arguments queues at each change.
 import type { State } from '../state.js';
 import { claimNumbers, claimValue, inView } from './served.js';
+import { argumentInView } from '../handlers/out-of-view.js';
 import { round4 } from './rules.js';
 import { awaitsVerifiedCheck } from './numbers.js';
 
@@ -88,7 +89,7 @@ function otherQueues(state: State, awaiting: Iterable<string>) {
   // Open arguments awaiting checks.
   const args = new Top<unknown>(FRONTIER_MAX);
   for (const a of state.argumentsById.values()) {
-    if (a.status !== 'open' || !inView(state, a.claim) || state.outOfView.has(a.id)) continue;
+    if (a.status !== 'open' || !argumentInView(state, a)) continue;
     let verifiedChecks = 0;
     for (const c of a.checks.values()) if (state.verified.has(c.operatorId)) verifiedChecks++;
     args.offer(claimValue(state, a.claim), a.seq, () => ({
