@@ -60,7 +60,7 @@ export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screen
         }
         if (verdict.action === 'refer' || verdict.action === 'hold') return answer(ctx, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
       }
-      const reply = type === 'check.commit' ? await record.commitAndSeal(envelope) : await record.write(type, envelope, text);
+      const reply = type === 'check.commit' ? await record.commitAndSeal(envelope, text) : await record.write(type, envelope, text);
       answer(ctx, DONE_TYPES.has(type) ? { ...reply, status: 200 } : reply);
     });
   }

@@ -15,6 +15,10 @@ import * as governance from './handlers/governance.js';
 import * as outOfView from './handlers/out-of-view.js';
 import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
+import { authorizeSigner } from './signer.js';
+import { AGENT_WRITE_TYPES } from '../write-routes.js';
+
+const AGENT_SIGNED: ReadonlySet<string> = new Set(AGENT_WRITE_TYPES);
 
 /** Entry types of the log (spec Part 6 leaves them open): writes, then service events. */
 export const HANDLERS: Readonly<Record<string, Handler>> = {
@@ -71,6 +75,9 @@ function handler(type: string): Handler {
 export function check(state: State, e: RecordEntry): void | AlreadySo {
   if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
   const h = handler(e.type);
+  // Who signed is checked against the state the write is admitted to, not only the one its
+  // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).
+  if (AGENT_SIGNED.has(e.type)) authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {});
   stewards.assertNotPaused(state, e.type);
   governance.assertAcknowledged(state, e);
   return h.check(state, e);

@@ -119,12 +119,8 @@ export class LiveRecord {
    * logged without the event that keeps it out of view. Answers 202 once both are durable.
    */
   async writeScreened(type: string, logged: object, text: string | undefined, screened: { action: 'refer' | 'hold'; rule: string; reason: string }): Promise<{ status: 202; body: Record<string, unknown> }> {
-    const [a, ev] = await this.afterDue(() => {
-      const a = this.admit(type, logged, text, true);
-      if ('already' in a) throw new ArchiveError('internal', `${type} was answered as already so`);
-      const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
-      return [a, this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason })] as const;
-    });
+    const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
+    const [a, ev] = await this.afterDue(() => this.admitWithEvent(type, logged, text, (a) => this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason })));
     await Promise.all([a.committed, ev.committed]);
     const status = screened.action === 'hold' ? 'held' : 'review';
     const note =
@@ -135,16 +131,30 @@ export class LiveRecord {
   }
 
   /**
-   * A check.commit and its seal, admitted together: the seal entry follows the commitment on
-   * the log, and the reply (with the seed) waits until both are durable, so nobody learns a seed
-   * before its commitment is logged.
+   * A check.commit and its seal, admitted in one synchronous step and committed in one atomic
+   * batch: the seal entry follows the commitment on the log, no other write or due event can
+   * seal it first, and the reply (with the seed) waits until both are durable, so nobody learns
+   * a seed before its commitment is logged (docs/record.md, "Answers and the log").
    */
-  async commitAndSeal(logged: object): Promise<{ status: 201; body: Record<string, unknown> }> {
-    const a = await this.afterDue(() => this.admit('check.commit', logged));
-    if ('already' in a) throw new ArchiveError('internal', 'check.commit was answered as already so');
-    const s = this.seal(a.outcome.id);
+  async commitAndSeal(logged: object, text?: string): Promise<{ status: 201; body: Record<string, unknown> }> {
+    const [a, s] = await this.afterDue(() => this.admitWithEvent('check.commit', logged, text, (a) => this.seal(a.outcome.id)));
     await Promise.all([a.committed, s.committed]);
     return { status: 201, body: { ...s.outcome, seq: a.seq, sealSeq: s.seq } };
+  }
+
+  /**
+   * Admits a write and the service event its reply depends on, in one synchronous step (no
+   * await between them), committed in one atomic batch. Once the write is queued it will be on
+   * the log, so a refusal of the event is not the write's refusal: it is a bug, answered 500.
+   */
+  private admitWithEvent(type: string, logged: object, text: string | undefined, event: (a: Admitted) => Admitted): [Admitted, Admitted] {
+    const a = this.admit(type, logged, text, true);
+    if ('already' in a) throw new ArchiveError('internal', `${type} was answered as already so`);
+    try {
+      return [a, event(a)];
+    } catch (err) {
+      throw new ArchiveError('internal', `entry ${a.seq} (${type}) was admitted but the service event that goes with it was refused`, { cause: err });
+    }
   }
 
   /**
