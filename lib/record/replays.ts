@@ -51,9 +51,11 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
   if (seen !== undefined) throw conflict(`payload: these signed bytes (SHA-256 ${hash}) are on the log already at entry ${seen.seq}; an envelope counts once`);
 }
 
-/** Notes a signed write in the index. */
+/** Notes a signed write in the index, last in log order. */
 export function noteSigned(state: State, e: RecordEntry): void {
-  state.seen.set(signedHash(e), { seq: e.seq, ts: e.ts });
+  const key = signedHash(e);
+  state.seen.delete(key);
+  state.seen.set(key, { seq: e.seq, ts: e.ts });
 }
 
 /** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before `ts`. */
