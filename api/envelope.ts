@@ -10,7 +10,6 @@ import { authorizeSigner } from '../lib/record/signer.js';
 import type { State } from '../lib/record/state.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { validatePayload, type WriteType } from '../lib/schemas/index.js';
-// How far a write's ts may be from the service clock: the record's own window (docs/record.md).
 import { tsWindow } from '../lib/record/replays.js';
 
 const TS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/;
@@ -40,7 +39,7 @@ export function routeType<T extends string>(payload: Record<string, unknown>, ty
   return payload.type as T;
 }
 
-/** `ts` well formed and within `windowMs` of `now` (ms). */
+/** `ts` well formed and within `windowMs` of `now` (ms): the record's window (docs/record.md), here against the clock. */
 export function freshTs(ts: unknown, now: number, windowMs: number): void {
   const m = typeof ts === 'string' ? TS.exec(ts) : null;
   const t = m === null ? NaN : Date.parse(ts as string);
