@@ -10,10 +10,7 @@ import { authorizeSigner } from '../lib/record/signer.js';
 import type { State } from '../lib/record/state.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { validatePayload, type WriteType } from '../lib/schemas/index.js';
-
-/** How far a write's ts may be from the service clock (choices.md section 5). */
-export const TS_WINDOW_MS = 10 * 60 * 1000;
-export const DOORBELL_TS_WINDOW_MS = 5 * 60 * 1000;
+import { tsWindow } from '../lib/record/replays.js';
 
 const TS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/;
 
@@ -42,7 +39,7 @@ export function routeType<T extends string>(payload: Record<string, unknown>, ty
   return payload.type as T;
 }
 
-/** `ts` well formed and within `windowMs` of `now` (ms). */
+/** `ts` well formed and within `windowMs` of `now` (ms): the record's window (docs/record.md), here against the clock. */
 export function freshTs(ts: unknown, now: number, windowMs: number): void {
   const m = typeof ts === 'string' ? TS.exec(ts) : null;
   const t = m === null ? NaN : Date.parse(ts as string);
@@ -71,7 +68,7 @@ export async function checkAgentEnvelope<T extends WriteType>(body: unknown, typ
     throw badRequest('payload.agent: required, {handle, publicKey} strings');
   }
   authorizeSigner(state, type, { handle: agent.handle, publicKey: agent.publicKey });
-  freshTs(p.ts, now, type.startsWith('doorbell.') ? DOORBELL_TS_WINDOW_MS : TS_WINDOW_MS);
+  freshTs(p.ts, now, tsWindow(type));
   const signed = canonicalize(p, 'payload');
   if (!(await verify(agent.publicKey, signed, envelope.signature))) {
     throw unauthorized('signature: does not verify with payload.agent.publicKey over the canonical JSON of payload');
@@ -86,7 +83,7 @@ export function checkOperatorEnvelope<T extends WriteType>(body: unknown, types:
   const envelope = envelopeShape(body);
   const p = envelope.payload;
   const type = routeType(p, types);
-  freshTs(p.ts, now, TS_WINDOW_MS);
+  freshTs(p.ts, now, tsWindow(type));
   if (!verifyPayload(operatorKey, p, envelope.signature)) throw unauthorized('signature: does not verify with the deployment\'s operator key');
   validatePayload(type, p);
   return { type, envelope };

@@ -17,6 +17,7 @@ import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
 import { authorizeSigner } from './signer.js';
 import { AGENT_WRITE_TYPES } from '../write-routes.js';
+import { assertFreshAndNew, assertLater, isSignedWrite, noteSigned, noteSlot, pruneSeen } from './replays.js';
 
 const AGENT_SIGNED: ReadonlySet<string> = new Set(AGENT_WRITE_TYPES);
 
@@ -71,21 +72,35 @@ function handler(type: string): Handler {
   return h;
 }
 
-/** Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing. */
+/**
+ * Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing.
+ * In order (docs/record.md, "Replays and last-writer-wins"): a signed write's ts within the
+ * window of the entry's and its signed bytes not on the log already; a paused switch; the
+ * acknowledgement of the constitution; the type's own check; a last-writer-wins write signed
+ * later than the write that set its slot last.
+ */
 export function check(state: State, e: RecordEntry): void | AlreadySo {
   if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
   const h = handler(e.type);
   // Who signed is checked against the state the write is admitted to, not only the one its
   // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).
   if (AGENT_SIGNED.has(e.type)) authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {});
+  if (isSignedWrite(e, SERVICE_EVENTS)) assertFreshAndNew(state, e);
   stewards.assertNotPaused(state, e.type);
   governance.assertAcknowledged(state, e);
-  return h.check(state, e);
+  const verdict = h.check(state, e);
+  if (h.slot !== undefined) assertLater(state, h.slot(state, e), e);
+  return verdict;
 }
 
 /** Folds an admitted entry into `state` (in place) and returns what its reply reports. */
 export function applyEntry(state: State, e: RecordEntry): unknown {
-  const outcome = handler(e.type).apply(state, e);
+  const h = handler(e.type);
+  const slot = h.slot?.(state, e);
+  const outcome = h.apply(state, e);
+  if (slot !== undefined) noteSlot(state, slot, e);
+  pruneSeen(state, e.ts);
+  if (isSignedWrite(e, SERVICE_EVENTS)) noteSigned(state, e);
   updateNumbers(state, e, outcome);
   state.size = e.seq + 1;
   state.lastTs = e.ts;

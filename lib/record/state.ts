@@ -325,6 +325,13 @@ export interface State {
   flags: { subject: string; by: string; seq: number; ts: string; reason: string }[];
   /** credence/0.3: every claim's numbers, kept as entries land (numbers/numbers.ts). */
   numbers: Numbers;
+  /**
+   * Signed writes logged in the last 2 windows of log time, by SHA-256 of their signed bytes,
+   * in log order: a copy is refused (replays.ts, docs/record.md "Replays and last-writer-wins").
+   */
+  seen: Map<string, { seq: number; ts: string }>;
+  /** The entry that set each last-writer-wins slot last, with its payload ts (replays.ts). */
+  slots: Map<string, { seq: number; ts: string }>;
 }
 
 const queue = (): DueQueue => ({ items: [], head: 0 });
@@ -368,6 +375,8 @@ export function emptyState(): State {
     holds: [],
     flags: [],
     numbers: emptyNumbers(),
+    seen: new Map(),
+    slots: new Map(),
   };
 }
 

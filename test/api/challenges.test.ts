@@ -49,8 +49,8 @@ t.test('proposing a challenge', async (t) => {
   const envelope = { payload, signature: signPayload(bob.privateKey, payload) };
   const r = await s.post('/v2/challenges', envelope);
   t.equal(r.status, 201, r.text);
-  // The same envelope again is the same challenge: 409, before any quota is counted.
-  t.match(await s.post('/v2/challenges', envelope), { status: 409, body: { error: 'conflict', detail: `challenge ${r.body.id.slice(3)} is proposed already` } });
+  // The same envelope again: its signed bytes (whose hash the id begins) are on the log; 409, before any quota is counted.
+  t.match(await s.post('/v2/challenges', envelope), { status: 409, body: { error: 'conflict', detail: new RegExp(`^payload: these signed bytes \\(SHA-256 ${r.body.id.slice(3)}[0-9a-f]{48}\\) are on the log already at entry ${r.body.seq};`) } });
   t.equal(r.body.id, `ch:${sha256Hex(sortedJson(payload)).slice(0, 16)}`, 'first 16 hex of SHA-256 of the whole payload');
   t.equal(r.body.page, `/v2/challenges/${r.body.id}`);
   const read = await s.get(r.body.page);

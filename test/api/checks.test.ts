@@ -92,7 +92,8 @@ t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, re
 
   s.advance(1000);
   await refused(t, s, 'the same commitment, a new ts', post(s, '/v2/checks', x.privateKey, { ...payload, ts: new Date(s.record.now()).toISOString() }).then((p) => p.reply), 409, new RegExp(`this exact commitment was made already: ${r.body.id}`));
-  await refused(t, s, 'the same envelope again', s.post('/v2/checks', envelope), 409, /this exact commitment/);
+  // The same bytes again: on the log already (docs/record.md, "Replays and last-writer-wins").
+  await refused(t, s, 'the same envelope again', s.post('/v2/checks', envelope), 409, new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${r.body.seq};`));
 
   const ck = generateKeyPair();
   t.equal((await send(s, x, 'key.delegate', { key: ck.publicKey, scope: 'reports' })).status, 201);

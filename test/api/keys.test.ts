@@ -157,7 +157,8 @@ t.test('doorbell: 200 set and stopped; the address stored, never served', async 
   let size = s.record.state.size;
   const never = await send(s, a, 'doorbell.stop', {});
   t.equal(never.status, 200, never.text);
-  t.same(never.body, { status: 'stopped', kind: null, cadence: null, note: 'the doorbell was never set; nothing to stop' });
+  // A 200 that writes nothing names the entry that holds the state: here the agent's registration (docs/record.md).
+  t.same(never.body, { status: 'stopped', kind: null, cadence: null, entry: s.record.state.agents.get('alice')!.seq, note: 'the doorbell was never set; nothing to stop' });
   t.equal(s.record.state.size, size, 'stopping an unset doorbell writes nothing');
 
   const cases: [string, 'doorbell.set' | 'doorbell.stop', Record<string, unknown>, RegExp][] = [
@@ -202,6 +203,7 @@ t.test('doorbell: 200 set and stopped; the address stored, never served', async 
   t.equal(again.status, 200);
   t.match(again.body, { status: 'stopped', note: new RegExp(`not set \\(stopped at entry ${stop.body.seq}\\); nothing to stop`) });
   t.notOk('seq' in again.body, 'no entry, no seq');
+  t.equal(again.body.entry, stop.body.seq, 'it names the entry that stopped it');
   t.equal(s.record.state.size, size, 'stopping again writes nothing');
   t.equal((await s.get('/v1/log/sth')).body.treeSize, size);
 

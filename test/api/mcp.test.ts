@@ -67,7 +67,8 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   // Refusals of Part 7 as tool errors, with their status and {error, detail}.
   const again = await client.callTool({ name: 'write_paper', arguments: { payload, signature } });
   t.equal(again.isError, true);
-  t.match(json(again), { status: 409, error: 'conflict', detail: /already published/ });
+  // The same bytes again are on the log already (docs/record.md, "Replays and last-writer-wins").
+  t.match(json(again), { status: 409, error: 'conflict', detail: new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${size - 1};`) });
   const forged = await client.callTool({ name: 'write_paper', arguments: { payload: { ...payload, title: 'Another title here' }, signature } });
   t.match(json(forged), { status: 401, error: 'unauthorized', detail: /signature: does not verify/ });
   const badId = await client.callTool({ name: 'get_paper', arguments: { id: 'nope' } });

@@ -146,7 +146,8 @@ t.test('reviews: 201 {id, claim}, duplicates and unknown claims refused', async 
   const r = await post(s, '/v2/reviews', b.privateKey, payload);
   t.equal(r.status, 201, r.text);
   t.same(r.body, { id: sha256Hex(sortedJson(payload)), claim, seq: s.record.state.size - 1 }, 'id: SHA-256 of the whole signed payload');
-  await refused(t, s, 'the same review twice', post(s, '/v2/reviews', b.privateKey, payload), 409, new RegExp(`review ${r.body.id} is filed already`));
+  // The same envelope again: its signed bytes (whose hash is the review's id) are on the log (docs/record.md).
+  await refused(t, s, 'the same review twice', post(s, '/v2/reviews', b.privateKey, payload), 409, new RegExp(`^payload: these signed bytes \\(SHA-256 ${r.body.id}\\) are on the log already at entry ${r.body.seq};`));
   await refused(t, s, 'an unknown claim', send(s, b, 'review', { claim: 'ext:0000000000000000#C1', forecast: 0.5, rationale: 'A rationale long enough to be one.' }), 404, /^payload\.claim: no claim ext:0000000000000000#C1/);
   await refused(t, s, 'an unknown claim of a known paper', send(s, b, 'review', { claim: claim.replace('#C1', '#C2'), forecast: 0.5, rationale: 'A rationale long enough to be one.' }), 404, /^payload\.claim/);
   // A delegated check key may sign a review.

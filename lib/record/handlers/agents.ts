@@ -86,7 +86,7 @@ export const register: Handler = {
     assertConstitution(state, b.constitution);
     parsePublicKey(b.publicKey, 'publicKey');
     const taken = state.handles.get(handleKey(b.handle));
-    if (taken !== undefined) throw conflict(`handle: ${b.handle} is taken${taken === b.handle ? '' : ` (as ${taken})`}`);
+    if (taken !== undefined) throw conflict(`handle: ${b.handle} is taken${taken === b.handle ? '' : ` (as ${taken})`} (entry ${state.agents.get(taken)!.seq})`);
     if (state.keys.has(b.publicKey)) throw conflict('publicKey: this key already belongs to an agent');
     const { operatorId, pairing } = registrationOperator(state, e);
     const op = state.operators.get(operatorId);
@@ -179,6 +179,9 @@ export const revoke: Handler = {
   },
 };
 
+/** Setting and stopping an agent's doorbell set one last-writer-wins slot per agent (docs/record.md). */
+const doorbellSlot = (handle: string): string => `doorbell ${handle}`;
+
 export const doorbellSet: Handler = {
   check(state, e) {
     const p = e.logged.payload;
@@ -189,6 +192,7 @@ export const doorbellSet: Handler = {
       throw badRequest(`payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`);
     }
   },
+  slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
@@ -201,10 +205,13 @@ export const doorbellStop: Handler = {
   check(state, e) {
     const agent = authorizeMain(state, e.type, e.logged.payload.agent);
     if (agent.doorbell === null || agent.doorbell.status === 'stopped') {
-      const note = agent.doorbell === null ? 'the doorbell was never set; nothing to stop' : `the doorbell is not set (stopped at entry ${agent.doorbell.seq}); nothing to stop`;
-      return { already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, note } };
+      // The entry that holds the state: the stop, or (never set) the agent's registration.
+      const seq = agent.doorbell?.seq ?? agent.seq;
+      const note = agent.doorbell === null ? 'the doorbell was never set; nothing to stop' : `the doorbell is not set (stopped at entry ${seq}); nothing to stop`;
+      return { already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, entry: seq, note } };
     }
   },
+  slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),
   apply(state, e) {
     const agent = state.agents.get(e.logged.payload.agent.handle)!;
     agent.doorbell = { ...agent.doorbell!, status: 'stopped', seq: e.seq };

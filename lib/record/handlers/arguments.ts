@@ -101,6 +101,8 @@ export const check: Handler = {
     if (a.status !== 'open') throw conflict(`payload.argument: settled already (${a.status}, entry ${a.settledSeq})`);
     assertNotShutOut(state, a.claim, agent.operatorId, e.ts);
   },
+  // The latest check of each operator counts (docs/record.md, "Replays and last-writer-wins").
+  slot: (state, e) => `argument.check ${e.logged.payload.argument} ${state.agents.get(e.logged.payload.agent.handle)!.operatorId}`,
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;

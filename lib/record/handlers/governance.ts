@@ -113,9 +113,11 @@ export const vote: Handler = {
     }
     const earlier = proposal.votes.get(agent.operatorId);
     if (earlier !== undefined && earlier.vote === p.vote) {
-      return { already: { proposal: proposal.id, vote: p.vote, note: `operator ${agent.operatorId} voted ${p.vote} already (entry ${earlier.seq}); nothing changes` } };
+      return { already: { proposal: proposal.id, vote: p.vote, entry: earlier.seq, note: `operator ${agent.operatorId} voted ${p.vote} already (entry ${earlier.seq}); nothing changes` } };
     }
   },
+  // One vote per operator and proposal: the latest signed counts (docs/record.md).
+  slot: (state, e) => `vote ${e.logged.payload.proposal} ${state.agents.get(e.logged.payload.agent.handle)!.operatorId}`,
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
@@ -174,9 +176,13 @@ export const acknowledge: Handler = {
     assertConstitution(state, { version: p.version, hash: p.hash });
     const enacted = state.governance.enacted.get(p.version);
     if (enacted === undefined || acknowledges(state, agent.handle, enacted.version, enacted.seq)) {
-      return { already: { version: p.version, hash: p.hash, note: `${agent.handle} acknowledged version ${p.version} already; nothing to do` } };
+      // Acknowledged by an acknowledgement of this version, or else by registering while it was in force.
+      const ack = state.governance.acknowledged.get(agent.handle);
+      const seq = ack !== undefined && ack.version === p.version ? ack.seq : agent.seq;
+      return { already: { version: p.version, hash: p.hash, entry: seq, note: `${agent.handle} acknowledged version ${p.version} already (entry ${seq}); nothing to do` } };
     }
   },
+  slot: (_state, e) => `acknowledgement ${e.logged.payload.agent.handle}`,
   apply(state, e) {
     const p = e.logged.payload;
     state.governance.acknowledged.set(p.agent.handle, { version: p.version, seq: e.seq });

@@ -11,4 +11,9 @@ export interface AlreadySo {
 export interface Handler {
   check(state: State, e: RecordEntry): void | AlreadySo;
   apply(state: State, e: RecordEntry): unknown;
+  /**
+   * For a last-writer-wins write: the slot it sets (read after `check` passed, before `apply`).
+   * A write to a slot must be signed later than the write that set it last (docs/record.md).
+   */
+  slot?(state: State, e: RecordEntry): string;
 }

@@ -126,6 +126,12 @@ function stewardOnItem(state: State, e: RecordEntry): void {
   notHeld(state, p.subject);
 }
 
+/**
+ * Withholding, restoring, escalating, and the operator key's decisions on holds set one
+ * last-writer-wins slot per subject: whether it is in view (docs/record.md).
+ */
+const viewSlot: Handler['slot'] = (_state, e) => `view ${e.logged.payload.subject}`;
+
 export const withhold: Handler = {
   check(state, e) {
     const p = e.logged.payload;
@@ -133,6 +139,7 @@ export const withhold: Handler = {
     const o = state.outOfView.get(p.subject);
     if (o !== undefined && o.status === p.status) throw conflict(`payload.subject: ${describe(o)} already`);
   },
+  slot: viewSlot,
   apply(state, e) {
     const p = e.logged.payload;
     const item = itemOf(state, p.subject)!;
@@ -147,6 +154,7 @@ export const restore: Handler = {
     stewardOnItem(state, e);
     if (!state.outOfView.has(p.subject)) throw conflict(`payload.subject: ${p.subject} is in view`);
   },
+  slot: viewSlot,
   apply(state, e) {
     const p = e.logged.payload;
     show(state, p.subject);
@@ -166,6 +174,7 @@ export const escalate: Handler = {
   check(state, e) {
     stewardOnItem(state, e);
   },
+  slot: viewSlot,
   apply(state, e) {
     const p = e.logged.payload;
     return placeHold(state, e.seq, e.ts, p.subject, p.agent.handle, null, p.reason);
@@ -207,6 +216,7 @@ function decision(decided: 'released' | 'rejected'): Handler {
         throw h === undefined ? notFound(`payload.subject: no hold on ${p.subject}`) : conflict(`payload.subject: the hold on ${p.subject} was ${h.decision!.decision} already (entry ${h.decision!.seq})`);
       }
     },
+    slot: viewSlot,
     apply(state, e) {
       const p = e.logged.payload;
       const h = openHold(state, p.subject)!;

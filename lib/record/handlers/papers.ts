@@ -66,7 +66,7 @@ export const external: Handler = {
     const id = externalId(p.source, p.quote);
     const claim = state.claims.get(`${id}#C1`);
     // One sentence, one claim: the same source and quote is already so (200), whoever asks.
-    if (claim !== undefined) return { already: { id, ref: claim.ref, kind: claim.kind, note: `already registered at entry ${claim.seq}` } };
+    if (claim !== undefined) return { already: { id, ref: claim.ref, kind: claim.kind, entry: claim.seq, note: `already registered at entry ${claim.seq}` } };
   },
   apply(state, e) {
     const p = e.logged.payload;

@@ -47,12 +47,16 @@ export function assertNotPaused(state: State, type: string): void {
   }
 }
 
+/** Appointing and removing a steward set one last-writer-wins slot per steward (docs/record.md). */
+const stewardSlot = (steward: string): string => `steward ${steward}`;
+
 export const appoint: Handler = {
   check(state, e) {
     const p = e.logged.payload;
     if (!state.agents.has(p.steward)) throw notFound(`payload.steward: no agent ${p.steward} on the record`);
     if (state.stewards.has(p.steward)) throw conflict(`payload.steward: ${p.steward} is a steward already (entry ${state.stewards.get(p.steward)!.seq})`);
   },
+  slot: (_state, e) => stewardSlot(e.logged.payload.steward),
   apply(state, e) {
     const p = e.logged.payload;
     state.stewards.set(p.steward, { seq: e.seq });
@@ -65,6 +69,7 @@ export const remove: Handler = {
     const p = e.logged.payload;
     if (!state.stewards.has(p.steward)) throw notFound(`payload.steward: ${p.steward} is not a steward`);
   },
+  slot: (_state, e) => stewardSlot(e.logged.payload.steward),
   apply(state, e) {
     const p = e.logged.payload;
     state.stewards.delete(p.steward);
@@ -78,6 +83,7 @@ export const switchSet: Handler = {
     const agent = authorizeMain(state, e.type, p.agent);
     if (!state.stewards.has(agent.handle)) throw forbidden(`payload.agent: ${agent.handle} is not a steward; only stewards hold switches`);
   },
+  slot: (_state, e) => `switch ${e.logged.payload.switch}`,
   apply(state, e) {
     const p = e.logged.payload;
     state.switches.set(p.switch, { paused: p.paused, by: p.agent.handle, seq: e.seq, ts: e.ts, reason: p.reason });

@@ -1,0 +1,82 @@
+// Replays and last-writer-wins (docs/record.md, "Replays and last-writer-wins"): rules of the
+// fold, so the live service, a replay after a restart and the verifier agree. A signed write's
+// payload ts must lie within the window of its entry's ts; its signed bytes must not be on the
+// log already (an index of the signed writes of the last 2 windows of log time); and a write
+// that sets a slot must be signed later than the write that set the slot last.
+import { badRequest, conflict } from '../errors.js';
+import { payloadId } from '../ids.js';
+import type { RecordEntry, State } from './state.js';
+
+/** How far a signed write's ts may be from the time it is taken (choices.md section 5). */
+export const TS_WINDOW_MS = 10 * 60 * 1000;
+export const DOORBELL_TS_WINDOW_MS = 5 * 60 * 1000;
+
+/** The window of a write type: 5 minutes for the doorbell, 10 for every other. */
+export const tsWindow = (type: string): number => (type.startsWith('doorbell.') ? DOORBELL_TS_WINDOW_MS : TS_WINDOW_MS);
+
+/**
+ * How long (in log time after its entry) a signed write stays in the index. Its payload ts is
+ * at most one window from its entry's ts, and a copy is refused by the window once its own
+ * entry's ts is more than one window past that payload ts: two windows cover every copy the
+ * window lets through.
+ */
+export const SEEN_FOR_MS = 2 * TS_WINDOW_MS;
+
+/** Whether an entry is a signed write ({payload, signature}): every type but registrations and service events. */
+export const isSignedWrite = (e: RecordEntry, serviceEvents: ReadonlySet<string>): boolean => e.type !== 'agent.register' && !serviceEvents.has(e.type);
+
+const hashes = new WeakMap<RecordEntry, string>();
+
+/** SHA-256 of the signed bytes (the canonical JSON of the payload), computed once per entry. */
+export function signedHash(e: RecordEntry): string {
+  let h = hashes.get(e);
+  if (h === undefined) {
+    h = payloadId(e.logged.payload);
+    hashes.set(e, h);
+  }
+  return h;
+}
+
+/** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
+export function assertFreshAndNew(state: State, e: RecordEntry): void {
+  const ts = e.logged?.payload?.ts;
+  const skew = typeof ts === 'string' ? Date.parse(ts) - Date.parse(e.ts) : NaN;
+  const window = tsWindow(e.type);
+  if (Number.isNaN(skew)) throw badRequest(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
+  if (Math.abs(skew) > window) {
+    throw badRequest(`payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); the limit is ${window / 60000} minutes`);
+  }
+  const hash = signedHash(e);
+  const seen = state.seen.get(hash);
+  if (seen !== undefined) throw conflict(`payload: these signed bytes (SHA-256 ${hash}) are on the log already at entry ${seen.seq}; an envelope counts once`);
+}
+
+/** Notes a signed write in the index, last in log order. */
+export function noteSigned(state: State, e: RecordEntry): void {
+  const key = signedHash(e);
+  state.seen.delete(key);
+  state.seen.set(key, { seq: e.seq, ts: e.ts });
+}
+
+/** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before `ts`. */
+export function pruneSeen(state: State, ts: string): void {
+  const cutoff = Date.parse(ts) - SEEN_FOR_MS;
+  for (const [key, s] of state.seen) {
+    if (Date.parse(s.ts) >= cutoff) break;
+    state.seen.delete(key);
+  }
+}
+
+/** 409 when a write to `slot` is not signed later than the write that set it last. */
+export function assertLater(state: State, slot: string, e: RecordEntry): void {
+  const last = state.slots.get(slot);
+  const ts = e.logged.payload.ts as string;
+  if (last !== undefined && !(Date.parse(ts) > Date.parse(last.ts))) {
+    throw conflict(`payload.ts: ${ts} is not later than ${last.ts}, the ts of entry ${last.seq}, which set ${slot} last; an older write never overwrites a newer one`);
+  }
+}
+
+/** Keeps the payload ts of the write that set `slot`. */
+export function noteSlot(state: State, slot: string, e: RecordEntry): void {
+  state.slots.set(slot, { seq: e.seq, ts: e.logged.payload.ts });
+}
