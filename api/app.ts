@@ -1,7 +1,7 @@
 // The HTTP service: a Koa app over a deployment.
 import Koa from 'koa';
 import type { Deployment } from '../lib/deployment.js';
-import { errorMiddleware } from './error-middleware.js';
+import { clientWentAway, errorMiddleware, noteClientGone } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
 import { numbersRoutes } from './routes/numbers.js';
@@ -29,6 +29,8 @@ export interface AppOptions {
   verify?: Verify;
   /** Where 500s are reported (default: console.error). */
   report?: (err: unknown) => void;
+  /** Where one-line notices go, such as a client that went away mid-request (default: console.warn). */
+  note?: (line: string) => void;
   /** The doorbell ringer, whose marks (a failing doorbell) the heartbeat shows. */
   ringer?: DoorbellRinger;
   /** Screening rules for papers and challenges (default: `<data>/screening.json`, written with the defaults when missing). */
@@ -79,7 +81,15 @@ export const ENDPOINTS = [
 export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = {}): Koa {
   const app = new Koa();
   app.proxy = false;
-  app.use(errorMiddleware(opts.report));
+  const report = opts.report ?? ((e: unknown) => console.error(e));
+  const note = opts.note ?? ((line: string) => console.warn(line));
+  // Errors Koa sees outside the middleware (a connection that broke while the answer was due):
+  // a client that went away is one line; anything else is a bug, reported in full.
+  app.on('error', (err: unknown, ctx?: Koa.Context) => {
+    if (clientWentAway(err) && ctx !== undefined) noteClientGone(ctx, err, note);
+    else if ((err as { expose?: boolean }).expose !== true) report(err);
+  });
+  app.use(errorMiddleware(report, note));
   const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (seq, type, payload) => servedEntry(record.state, seq, type, payload));
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
