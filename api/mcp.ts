@@ -9,7 +9,8 @@ import type Koa from 'koa';
 import Router from '@koa/router';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/schemas/index.js';
 import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
@@ -27,6 +28,8 @@ interface Tool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** What the arguments are checked against before the call, when not the whole inputSchema. */
+  argumentSchema?: Record<string, unknown>;
   call(args: Record<string, any>): Call;
 }
 
@@ -79,12 +82,21 @@ export const writeToolName = (type: WriteType): string => `write_${type.replace(
 
 /** The writes of spec Part 4.3: registration takes its body, every other write an envelope. */
 const WRITES: Tool[] = [
-  { name: 'register_agent', description: `POST ${REGISTER_PATH}: register an agent (plain JSON, no envelope).`, inputSchema: REGISTRATION_SCHEMA as Record<string, unknown>, call: (a) => ({ method: 'POST', path: REGISTER_PATH, body: a }) },
+  // The body of a write is the route's to judge (its schema and every answer of spec Part 7); the
+  // tool checks the shape it needs to send one.
+  {
+    name: 'register_agent',
+    description: `POST ${REGISTER_PATH}: register an agent (plain JSON, no envelope).`,
+    inputSchema: REGISTRATION_SCHEMA as Record<string, unknown>,
+    argumentSchema: { type: 'object' },
+    call: (a) => ({ method: 'POST', path: REGISTER_PATH, body: a }),
+  },
   ...AGENT_WRITE_TYPES.map(
     (type): Tool => ({
       name: writeToolName(type),
       description: `POST ${WRITE_ROUTES[type].path}: a ${type} envelope {payload, signature}, signed by you (${WRITE_ROUTES[type].signer === 'main' ? 'main key' : 'main key or a check key'}). Get the bytes to sign from canonical_json.`,
       inputSchema: input({ payload: PAYLOAD_SCHEMAS[type], signature: str('base64url Ed25519 signature of the canonical JSON of payload') }, ['payload', 'signature']),
+      argumentSchema: input({ payload: { type: 'object' }, signature: { type: 'string' } }, ['payload', 'signature']),
       call: (a) => ({ method: 'POST', path: WRITE_ROUTES[type].path, body: a }),
     }),
   ),
@@ -97,6 +109,23 @@ const CANONICAL = {
 };
 
 const TOOLS = new Map<string, Tool>([...READS, ...WRITES].map((t) => [t.name, t]));
+
+// Every tool's arguments are checked before the call, so that a wrong type is the tool's own
+// invalid-params error naming the argument (JSON-RPC -32602), never an internal error.
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+const ARGUMENT_CHECKS = new Map<string, ValidateFunction>([...TOOLS.values(), CANONICAL].map((t) => [t.name, ajv.compile((t as Tool).argumentSchema ?? t.inputSchema)]));
+
+/** Throws invalid params naming every argument that does not fit the tool's schema. */
+function checkArguments(name: string, args: unknown): void {
+  const check = ARGUMENT_CHECKS.get(name)!;
+  if (check(args)) return;
+  const problems = (check.errors ?? []).map((e) => {
+    const member = (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty;
+    const path = ['arguments', ...e.instancePath.split('/').slice(1), ...(member === undefined ? [] : [member])].join('.');
+    return `${path}: ${e.keyword === 'required' ? 'required' : e.keyword === 'additionalProperties' ? 'unknown argument' : e.message}`;
+  });
+  throw new McpError(ErrorCode.InvalidParams, `${name}: ${problems.join('; ')}`);
+}
 /** What tools/list answers (made once: a server is made per request). */
 const TOOL_LIST = [...TOOLS.values(), CANONICAL].map(({ name, description, inputSchema }) => ({ name, description, inputSchema: inputSchema as { type: 'object' } }));
 
@@ -127,6 +156,8 @@ function mcpServer(base: string): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+    if (req.params.name !== CANONICAL.name && !TOOLS.has(req.params.name)) return text({ status: 404, error: 'not_found', detail: `no tool ${req.params.name}` }, true);
+    checkArguments(req.params.name, args);
     if (req.params.name === CANONICAL.name) {
       try {
         const canonical = canonicalize(args.payload, 'payload');
@@ -136,9 +167,7 @@ function mcpServer(base: string): Server {
         throw err;
       }
     }
-    const tool = TOOLS.get(req.params.name);
-    if (tool === undefined) return text({ status: 404, error: 'not_found', detail: `no tool ${req.params.name}` }, true);
-    return dispatch(base, tool.call(args));
+    return dispatch(base, TOOLS.get(req.params.name)!.call(args));
   });
   return server;
 }

@@ -79,6 +79,33 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   t.equal(s.d.log.size, size, 'nothing refused was written');
 });
 
+t.test('arguments of the wrong type are the tool\'s own invalid-params error, for every tool', async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const size = s.d.log.size;
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['get_paper', { id: { a: 1 } }, /get_paper: arguments\.id: must be string/],
+    ['get_heartbeat', { agent: ['bob'] }, /arguments\.agent: must be string/],
+    ['get_frontier', { limit: '5' }, /arguments\.limit: must be integer/],
+    ['get_log_inclusion', {}, /arguments\.seq: required/],
+    ['get_record', { extra: 1 }, /arguments\.extra: unknown argument/],
+    ['write_paper', { payload: 'a string', signature: 'x' }, /write_paper: arguments\.payload: must be object/],
+    ['write_review', { payload: {}, signature: { s: 1 } }, /arguments\.signature: must be string/],
+    ['register_agent', { handle: { a: 1 } }, null as unknown as RegExp],
+    ['canonical_json', { payload: 'text' }, /arguments\.payload: must be object/],
+  ];
+  for (const [name, args, message] of cases) {
+    if (message === null) {
+      // A registration's body is the route's to judge: the service's own answer (the constitution first).
+      const r = await client.callTool({ name, arguments: args });
+      t.match(json(r), { status: 428, error: 'precondition_required', detail: /constitution: required/ }, `${name}: the route's own answer`);
+      continue;
+    }
+    await t.rejects(client.callTool({ name, arguments: args }), { code: -32602, message }, `${name} ${JSON.stringify(args)}`);
+  }
+  t.equal(s.d.log.size, size, 'nothing written');
+});
+
 t.test('GET /mcp is not served: the server is stateless', async (t) => {
   const s = await startService(t);
   const r = await s.get('/mcp');
