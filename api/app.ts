@@ -95,7 +95,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // Errors Koa sees outside the middleware (a connection that broke while the answer was due):
   // a client that went away is one line; anything else is a bug, reported in full.
   app.on('error', (err: unknown, ctx?: Koa.Context) => {
-    if (clientWentAway(err) && ctx !== undefined) noteClientGone(ctx, err, note);
+    if (ctx !== undefined && clientWentAway(ctx, err)) noteClientGone(ctx, err, note);
     else if ((err as { expose?: boolean }).expose !== true) report(err);
   });
   app.use(errorMiddleware(report, note));

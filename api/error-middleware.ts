@@ -23,10 +23,13 @@ export function toArchiveError(err: unknown): ArchiveError {
 /** Codes of a connection the client closed or spoke malformed HTTP on: not a fault of the service. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
 
-/** True when `err` says the client went away (or broke HTTP) rather than that the service failed. */
-export function clientWentAway(err: unknown): boolean {
+/**
+ * True when `err` says that the client of `ctx` went away (or broke HTTP) rather than that the
+ * service failed: a connection error, and the request's connection is closed.
+ */
+export function clientWentAway(ctx: Koa.Context, err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (CLIENT_GONE.has(code) || code.startsWith('HPE_'));
+  return typeof code === 'string' && (CLIENT_GONE.has(code) || code.startsWith('HPE_')) && (ctx.req.destroyed || ctx.req.socket.destroyed);
 }
 
 /** Notes once per request, in one line without a stack, that its client went away. */
@@ -47,7 +50,7 @@ export function errorMiddleware(report: (err: unknown) => void = (e) => console.
         throw new ArchiveError('not_found', `no such endpoint: ${ctx.method} ${ctx.path}`);
       }
     } catch (err) {
-      if (clientWentAway(err)) {
+      if (clientWentAway(ctx, err)) {
         // Nobody is left to read an answer; a 4xx all the same, so that it is never counted as a 500.
         noteClientGone(ctx, err, note);
         ctx.status = 400;
