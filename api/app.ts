@@ -1,7 +1,9 @@
 // The HTTP service: a Koa app over a deployment.
 import Koa from 'koa';
+import { randomBytes } from 'node:crypto';
+import { clientAddress, trustedProxies } from './client-address.js';
 import type { Deployment } from '../lib/deployment.js';
-import { errorMiddleware } from './error-middleware.js';
+import { clientWentAway, errorMiddleware, noteClientGone } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
 import { numbersRoutes } from './routes/numbers.js';
@@ -25,10 +27,16 @@ import { REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
   auditLimit?: RateLimit;
+  /** Registrations per client address (default: REGISTER_LIMIT; null: none, for tests and benchmarks). */
+  registerLimit?: RateLimit | null;
+  /** Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes (default: none). */
+  trustProxy?: readonly string[];
   /** Verifies the signatures of writes (default: inline on the main thread). */
   verify?: Verify;
   /** Where 500s are reported (default: console.error). */
   report?: (err: unknown) => void;
+  /** Where one-line notices go, such as a client that went away mid-request (default: console.warn). */
+  note?: (line: string) => void;
   /** The doorbell ringer, whose marks (a failing doorbell) the heartbeat shows. */
   ringer?: DoorbellRinger;
   /** Screening rules for papers and challenges (default: `<data>/screening.json`, written with the defaults when missing). */
@@ -76,10 +84,25 @@ export const ENDPOINTS = [
   ...new Set(Object.values(WRITE_ROUTES).map((r) => `POST ${r.path}`)),
 ];
 
+/** Registrations allowed per client address by default: 20 an hour. */
+export const REGISTER_LIMIT: RateLimit = { max: 20, windowSeconds: 3600 };
+
 export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = {}): Koa {
   const app = new Koa();
   app.proxy = false;
-  app.use(errorMiddleware(opts.report));
+  const report = opts.report ?? ((e: unknown) => console.error(e));
+  const note = opts.note ?? ((line: string) => console.warn(line));
+  // Errors Koa sees outside the middleware (a connection that broke while the answer was due):
+  // a client that went away is one line; anything else is a bug, reported in full.
+  app.on('error', (err: unknown, ctx?: Koa.Context) => {
+    if (ctx !== undefined && clientWentAway(ctx, err)) noteClientGone(ctx, err, note);
+    else if ((err as { expose?: boolean }).expose !== true) report(err);
+  });
+  app.use(errorMiddleware(report, note));
+  // Who the client is, for the limits per client address; the MCP connector's calls to this
+  // server name their caller with a token only this process knows.
+  const selfToken = randomBytes(32).toString('base64url');
+  app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
   const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (seq, type, payload) => servedEntry(record.state, seq, type, payload));
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
@@ -88,9 +111,9 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
-  app.use(writeRoutes(d, record, opts.screening ?? loadScreening(d.dataDir), opts.verify).routes());
+  app.use(writeRoutes(d, record, opts.screening ?? loadScreening(d.dataDir), opts.registerLimit === undefined ? REGISTER_LIMIT : opts.registerLimit, opts.verify).routes());
   app.use(siteRoutes(d, record, ENDPOINTS).routes());
-  app.use(mcpRoutes().routes());
+  app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());
   app.use(earlierRoutes().routes());
   return app;

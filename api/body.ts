@@ -12,7 +12,8 @@ const tooLarge = () => new ArchiveError('payload_too_large', `body: larger than 
 export async function jsonBody(ctx: Koa.Context): Promise<unknown> {
   const length = ctx.request.length;
   if (length !== undefined && length > MAX_BODY_BYTES) throw tooLarge();
-  const type = ctx.request.type;
+  // Media types and parameter names are case-insensitive (RFC 9110 section 8.3.1).
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'application/json') throw badRequest(`content-type: expected application/json, got ${type === '' ? 'none' : type}`);
   const charset = ctx.request.charset;
   if (charset !== '' && charset.toLowerCase() !== 'utf-8') throw badRequest(`content-type: charset must be utf-8, got ${charset}`);

@@ -20,8 +20,27 @@ export function toArchiveError(err: unknown): ArchiveError {
   return new ArchiveError('internal', 'internal error', { cause: err });
 }
 
+/** Codes of a connection the client closed or spoke malformed HTTP on: not a fault of the service. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * True when `err` says that the client of `ctx` went away (or broke HTTP) rather than that the
+ * service failed: a connection error, and the request's connection is closed.
+ */
+export function clientWentAway(ctx: Koa.Context, err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (CLIENT_GONE.has(code) || code.startsWith('HPE_')) && (ctx.req.destroyed || ctx.req.socket.destroyed);
+}
+
+/** Notes once per request, in one line without a stack, that its client went away. */
+export function noteClientGone(ctx: Koa.Context, err: unknown, note: (line: string) => void): void {
+  if (ctx.state.clientGone === true) return;
+  ctx.state.clientGone = true;
+  note(`archive: ${ctx.method} ${ctx.path}: the client went away (${(err as { code?: string }).code})`);
+}
+
 /** The outermost middleware: CORS for every answer, and the one place errors become bodies. */
-export function errorMiddleware(report: (err: unknown) => void = (e) => console.error(e)): Koa.Middleware {
+export function errorMiddleware(report: (err: unknown) => void = (e) => console.error(e), note: (line: string) => void = (l) => console.warn(l)): Koa.Middleware {
   return async (ctx, next) => {
     // Everything served is public data, readable from any origin (errors included).
     ctx.set('Access-Control-Allow-Origin', '*');
@@ -31,6 +50,13 @@ export function errorMiddleware(report: (err: unknown) => void = (e) => console.
         throw new ArchiveError('not_found', `no such endpoint: ${ctx.method} ${ctx.path}`);
       }
     } catch (err) {
+      if (clientWentAway(ctx, err)) {
+        // Nobody is left to read an answer; a 4xx all the same, so that it is never counted as a 500.
+        noteClientGone(ctx, err, note);
+        ctx.status = 400;
+        ctx.body = { error: 'bad_request', detail: 'body: the connection closed before the body was complete' };
+        return;
+      }
       const e = toArchiveError(err);
       if (!e.expose) report(e.cause ?? err);
       ctx.status = e.status;

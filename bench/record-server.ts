@@ -16,7 +16,7 @@ import { errorMiddleware } from '../api/error-middleware.js';
 const dataDir = process.argv[2]!;
 const d = await openDeployment({ dataDir });
 const record = await LiveRecord.open(d);
-const service = await startServer(d, record, 0, '127.0.0.1');
+const service = await startServer(d, record, 0, '127.0.0.1', { registerLimit: null });
 
 const bare = new Koa();
 bare.use(errorMiddleware());

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   // 2. MCP in process.
   const d = await openDeployment({ dataDir: join(dir, 'mcp') });
   const record = await LiveRecord.open(d);
-  const server = await startServer(d, record, 0, '127.0.0.1');
+  const server = await startServer(d, record, 0, '127.0.0.1', { registerLimit: null });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
   for (let i = 0; i < 200; i++) await client.callTool({ name: 'get_record', arguments: {} });

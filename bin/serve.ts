@@ -5,6 +5,8 @@ import { LiveRecord } from '../lib/record/record.js';
 import { startServer } from '../api/server.js';
 import { openDeployment } from '../lib/deployment.js';
 import { DoorbellRinger } from '../lib/doorbell/ringer.js';
+import { REGISTER_LIMIT } from '../api/app.js';
+import { trustedProxies } from '../api/client-address.js';
 
 interface ServeArgs {
   port: number;
@@ -13,6 +15,9 @@ interface ServeArgs {
   origin?: string;
   operator?: string;
   'audit-per-minute': number;
+  'register-limit': number;
+  'register-window': number;
+  'trust-proxy': string[];
   'doorbell-allow-loopback': boolean;
 }
 
@@ -27,10 +32,18 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('origin', { type: 'string', describe: "the log's origin, fixed at genesis (new logs: archive.local)" })
       .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
       .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' })
+      .option('register-limit', { type: 'number', default: REGISTER_LIMIT.max, describe: 'registrations allowed per client address per window (429 with Retry-After beyond)' })
+      .option('register-window', { type: 'number', default: REGISTER_LIMIT.windowSeconds, describe: 'the registration window, in seconds' })
+      .option('trust-proxy', { type: 'string', array: true, default: [], describe: 'proxies (addresses or CIDR prefixes, comma-separated or repeated) whose X-Forwarded-For names the client' })
       .option('doorbell-allow-loopback', { type: 'boolean', default: false, describe: 'let doorbells ring loopback addresses (tests only)' }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
     if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error(`--audit-per-minute: expected a whole number at least 1, got ${perMinute}`);
+    for (const flag of ['register-limit', 'register-window'] as const) {
+      if (!Number.isInteger(args[flag]) || args[flag] < 1) throw new Error(`--${flag}: expected a whole number at least 1, got ${args[flag]}`);
+    }
+    const trustProxy = args['trust-proxy'].flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter((s) => s !== '');
+    trustedProxies(trustProxy); // a bad entry stops the start, naming it
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`--port: expected 0 to 65535, got ${args.port}`);
     const dataDir = resolve(args.data);
     const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
@@ -49,6 +62,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     bells.unref();
     const server = await startServer(d, record, args.port, args.host, {
       auditLimit: { max: perMinute, windowSeconds: 60 },
+      registerLimit: { max: args['register-limit'], windowSeconds: args['register-window'] },
+      trustProxy,
       ringer,
     });
     console.log(`archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}`);

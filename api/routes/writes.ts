@@ -10,6 +10,7 @@ import { assertConstitution } from '../../lib/record/handlers/agents.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';
+import { rateLimit, type RateLimit } from '../rate-limit.js';
 import { refusal, screen, type Screening } from '../../lib/screening.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
@@ -23,10 +24,13 @@ function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, 
   ctx.body = reply.body;
 }
 
-export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screening, verify?: Verify): Router {
+export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screening, registerLimit: RateLimit | null, verify?: Verify): Router {
   const router = new Router();
 
-  router.post(REGISTER_PATH, async (ctx) => {
+  // Registration is the one write that makes an operator, and with it a quota, without a key the
+  // record already knows: every attempt counts against the client's address (README.md, "Limits per client address").
+  const limited: Koa.Middleware[] = registerLimit === null ? [] : [rateLimit(registerLimit, 'registration')];
+  router.post(REGISTER_PATH, ...limited, async (ctx) => {
     params(ctx, []);
     const body = await jsonBody(ctx);
     // A missing or stale acknowledgement of the constitution answers 428 (spec 5.2), before

@@ -53,6 +53,18 @@ export interface WakeUp {
   heartbeat: string;
 }
 
+/** A system error's code (ECONNREFUSED, CERT_HAS_EXPIRED, ...): a word, never an address. */
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : 'error';
+}
+
+/** Why a ring failed, as the heartbeat may show it: the ringer's own reason, or a system error's code. */
+function failureReason(err: unknown): string {
+  const reason = (err as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? reason : `could not deliver (${errorCode(err)})`;
+}
+
 export class DoorbellRinger {
   private readonly bells = new Map<string, Bell>();
   private readonly clock: () => number;
@@ -135,7 +147,7 @@ export class DoorbellRinger {
       bell.failures = 0;
       bell.retryAt = 0;
     } catch (err) {
-      const why = (err as Error).message;
+      const why = failureReason(err);
       if ((err as { refused?: boolean }).refused === true) {
         bell.failing = why;
         return;
@@ -148,14 +160,26 @@ export class DoorbellRinger {
 
   /** POSTs the wake-up to an address checked and pinned: the connection goes to the IP checked. */
   private async post(url: string, wake: WakeUp): Promise<void> {
-    const u = new URL(url);
-    const refused = (why: string) => Object.assign(new Error(why), { refused: true });
-    if (u.protocol !== 'https:') throw refused(`${url} is not an https:// address`);
+    // Reasons are the ringer's own words, never the address, the host or a system message that
+    // might quote them: the heartbeat shows them to anyone (docs/record.md, "Doorbells").
+    const refused = (why: string) => Object.assign(new Error(why), { refused: true, reason: why });
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      throw refused("the doorbell's address is not a URL");
+    }
+    if (u.protocol !== 'https:') throw refused("the doorbell's address is not https://");
     const host = u.hostname.replace(/^\[|\]$/g, '');
-    const addresses = await lookup(host, { all: true });
+    let addresses: { address: string; family: number }[];
+    try {
+      addresses = await lookup(host, { all: true });
+    } catch (err) {
+      throw Object.assign(new Error('lookup failed'), { reason: `the doorbell's host did not resolve (${errorCode(err)})` });
+    }
     for (const a of addresses) {
       const why = forbiddenAddress(a.address, this.opts.allowLoopback);
-      if (why !== null) throw refused(`${u.hostname} resolves to ${why}`);
+      if (why !== null) throw refused(`the doorbell's host resolves to a refused address: ${why}`);
     }
     const pinned = addresses[0]!;
     const pin: LookupFunction = (_h, options, cb) => {
@@ -168,10 +192,10 @@ export class DoorbellRinger {
         { hostname: host, port: u.port === '' ? 443 : Number(u.port), path: `${u.pathname}${u.search}`, method: 'POST', lookup: pin, ...(isIP(host) === 0 ? { servername: host } : {}), ca: this.opts.ca, timeout: this.opts.timeoutMs ?? 5000, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': `archive doorbell (${this.opts.origin})` } },
         (res) => {
           res.resume();
-          res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`answered ${res.statusCode}`))));
+          res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(Object.assign(new Error('not 2xx'), { reason: `answered ${res.statusCode}` }))));
         },
       );
-      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { reason: 'timed out' })));
       req.on('error', reject);
       req.end(body);
     });

@@ -108,7 +108,9 @@ t.test('addresses inside the service\'s own network are refused', async (t) => {
   await send(s, alice, 'paper', make.paper(1));
   await ringer.tick();
   t.equal(rx.got.length, 0, 'loopback is not rung without the setting');
-  t.match((await s.get('/v2/heartbeat?agent=bob')).body.doorbell, { status: 'failing', failure: /localhost resolves to 127\.0\.0\.1 is a loopback address/ });
+  const hb = await s.get('/v2/heartbeat?agent=bob');
+  t.match(hb.body.doorbell, { status: 'failing', failure: "the doorbell's host resolves to a refused address: a loopback address (RFC 1122 section 3.2.1.3)" });
+  for (const shown of ['127.0.0.1', 'localhost', rx.url]) t.notOk(hb.text.includes(shown), `the heartbeat never shows ${shown}`);
 
   const cases: [string, boolean, string | null][] = [
     ['127.0.0.1', false, 'loopback'],
@@ -127,12 +129,73 @@ t.test('addresses inside the service\'s own network are refused', async (t) => {
     ['::ffff:127.0.0.1', false, 'loopback'],
     ['93.184.216.34', false, null],
     ['2606:4700::1111', false, null],
+    // Every special-purpose range, and private addresses reached through translation or tunnel prefixes.
+    ['::a00:1', true, 'private'], // IPv4-compatible 10.0.0.1
+    ['::7f00:1', true, 'private'], // IPv4-compatible 127.0.0.1
+    ['::ffff:7f00:1', false, 'loopback'], // IPv4-mapped, spelled in hex
+    ['::ffff:a9fe:a9fe', true, 'private'], // IPv4-mapped 169.254.169.254
+    ['64:ff9b::a9fe:a9fe', true, 'private'], // NAT64 of the metadata address
+    ['64:ff9b::808:808', true, 'private'], // NAT64 of a public address: still the translator's
+    ['64:ff9b:1::a00:1', true, 'private'], // local-use NAT64
+    ['2002:a00:1::1', true, 'private'], // 6to4 of 10.0.0.1
+    ['2001::f5ff:fffe', true, 'private'], // Teredo
+    ['2001:2::1', true, 'private'], // benchmarking
+    ['2001:db8::1', true, 'private'], // documentation
+    ['3fff::1', true, 'private'], // documentation
+    ['5f00::1', true, 'private'], // SRv6 SIDs
+    ['fec0::1', true, 'private'], // site-local
+    ['100::1', true, 'private'], // discard-only
+    ['ff02::1', true, 'private'], // multicast
+    ['1::1', true, 'private'], // outside global unicast
+    ['192.0.2.1', true, 'private'],
+    ['198.51.100.7', true, 'private'],
+    ['203.0.113.9', true, 'private'],
+    ['192.88.99.1', true, 'private'],
+    ['198.19.255.255', true, 'private'],
+    ['240.0.0.1', true, 'private'],
+    ['255.255.255.255', true, 'private'],
+    ['::ffff:8.8.8.8', false, null],
+    ['2a00:1450:4001::1', false, null],
   ];
   for (const [ip, allow, want] of cases) {
     const why = forbiddenAddress(ip, allow);
     if (want === null) t.equal(why, null, `${ip} allowed`);
-    else t.match(why, want === 'loopback' ? /loopback/ : /private, link-local or reserved/, `${ip} refused`);
+    else {
+      t.match(why, want === 'loopback' ? /loopback/ : /private, link-local or reserved/, `${ip} refused`);
+      t.notOk(why!.includes(ip), `the reason for ${ip} does not quote it`);
+    }
   }
+});
+
+t.test('a doorbell whose host is an IP literal is refused when set: 400 naming the rule', async (t) => {
+  const { s, bob } = await setup(t, () => 204);
+  const before = s.d.log.size;
+  for (const url of ['https://127.0.0.1/wake', 'https://0x7f.1/', 'https://2130706433/', 'https://169.254.169.254./latest', 'https://[::1]:8443/', 'https://[::a00:1]/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://[::ffff:7f00:1]/', 'https://93.184.216.34/wake']) {
+    const r = await setBell(s, bob, url);
+    t.equal(r.status, 400, `${url}: ${r.text}`);
+    t.match(r.body, { error: 'bad_request', detail: /^payload\.url: the host is an IP address; a doorbell names its host by a DNS name/ }, url);
+  }
+  t.equal(s.d.log.size, before, 'nothing written');
+  t.equal((await setBell(s, bob, 'https://hooks.example.org/wake')).status, 200, 'a name is taken (checked when rung)');
+});
+
+t.test('a failure reason never quotes the address', async (t) => {
+  const { s, ringer, bob, alice } = await setup(t, () => 204);
+  // A port nobody listens on: the system's message would say "connect ECONNREFUSED 127.0.0.1:<port>".
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  await setBell(s, bob, `https://localhost:${port}/wake`);
+  await send(s, alice, 'paper', make.paper(1));
+  await ringer.tick();
+  for (const wait of [60_000, 5 * 60_000, 30 * 60_000]) {
+    s.advance(wait);
+    await ringer.tick();
+  }
+  const hb = await s.get('/v2/heartbeat?agent=bob');
+  t.match(hb.body.doorbell, { status: 'failing', failure: '4 rings in a row failed; the last: could not deliver (ECONNREFUSED)' });
+  for (const shown of ['127.0.0.1', 'localhost', String(port)]) t.notOk(hb.text.includes(shown), `the heartbeat never shows ${shown}`);
 });
 
 t.test('what is out of view is not news', async (t) => {

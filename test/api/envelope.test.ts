@@ -3,6 +3,7 @@
 // with its own error: shape; protocol and type; agent and key (401), check-key scope (403); ts
 // (400); signature (401); schema and NT text (400). Every refusal writes nothing.
 import t, { type Test } from 'tap';
+import { connect } from 'node:net';
 import { generateKeyPair, sign, signPayload, verifyPayload } from '../../lib/ed25519.js';
 import { refused } from '../helpers/refused.js';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
@@ -200,6 +201,34 @@ t.test('bodies: at most 64 KiB (413 before parsing), JSON, strict, UTF-8', async
   }
   const withCharset = await raw(s, '/v2/papers', text, { 'content-type': 'application/json; charset=utf-8' });
   t.equal(withCharset.status, 201, 'application/json; charset=utf-8 is taken');
+  // Media types and parameter names are case-insensitive (RFC 9110 8.3.1).
+  const upper = await raw(s, '/v2/papers', JSON.stringify(signed(p())), { 'content-type': 'APPLICATION/JSON' });
+  t.equal(upper.status, 201, `APPLICATION/JSON is taken (${upper.text.slice(0, 200)})`);
+  const mixed = await raw(s, '/v2/papers', JSON.stringify(signed(p())), { 'content-type': 'Application/Json ; Charset=UTF-8' });
+  t.equal(mixed.status, 201, `Application/Json ; Charset=UTF-8 is taken (${mixed.text.slice(0, 200)})`);
   const proto = `{"__proto__":{},${text.slice(1)}`;
   await refused(t, s, 'a __proto__ member', raw(s, '/v2/papers', proto), 400, /body: unknown member "__proto__"/);
+});
+
+t.test('a client that goes away mid-body is one line, not an internal error', async (t) => {
+  const reported: unknown[] = [];
+  const notes: string[] = [];
+  const s = await startService(t, { report: (e) => reported.push(e), note: (l) => notes.push(l) });
+  const before = s.d.log.size;
+  const { port } = new URL(s.url);
+  await new Promise<void>((resolve) => {
+    const sock = connect(Number(port), '127.0.0.1', () => {
+      sock.write('POST /v2/papers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"payload":');
+      setTimeout(() => sock.destroy(), 100);
+    });
+    sock.on('close', () => resolve());
+  });
+  // Let the server see the close and answer into the void.
+  for (let i = 0; i < 50 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 100));
+  t.same(reported, [], 'nothing reported as an internal error');
+  t.equal(notes.length, 1, `one line: ${JSON.stringify(notes)}`);
+  t.match(notes[0], /^archive: POST \/v2\/papers: the client went away \([A-Z_]+\)$/);
+  t.notMatch(notes[0], /\n/, 'no stack trace');
+  t.equal(s.d.log.size, before, 'nothing written');
 });

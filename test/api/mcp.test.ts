@@ -6,14 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register } from '../helpers/agents.js';
-import { signPayload, sign } from '../../lib/ed25519.js';
+import { generateKeyPair, signPayload, sign } from '../../lib/ed25519.js';
 import { AGENT_WRITE_TYPES } from '../../lib/write-routes.js';
 import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
 import { sortedJson } from '../helpers/by-hand.js';
 
-async function connect(t: Test, s: TestService): Promise<Client> {
+async function connect(t: Test, s: TestService, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'archive-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers } }));
   t.teardown(() => client.close());
   return client;
 }
@@ -78,6 +78,48 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   // A lone surrogate never reaches a tool: the request body is refused as JSON (choices.md 1).
   await t.rejects(client.callTool({ name: 'canonical_json', arguments: { payload: { text: '\ud800' } } }), { code: 400 });
   t.equal(s.d.log.size, size, 'nothing refused was written');
+});
+
+t.test('arguments of the wrong type are the tool\'s own invalid-params error, for every tool', async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const size = s.d.log.size;
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['get_paper', { id: { a: 1 } }, /get_paper: arguments\.id: must be string/],
+    ['get_heartbeat', { agent: ['bob'] }, /arguments\.agent: must be string/],
+    ['get_frontier', { limit: '5' }, /arguments\.limit: must be integer/],
+    ['get_log_inclusion', {}, /arguments\.seq: required/],
+    ['get_record', { extra: 1 }, /arguments\.extra: unknown argument/],
+    ['write_paper', { payload: 'a string', signature: 'x' }, /write_paper: arguments\.payload: must be object/],
+    ['write_review', { payload: {}, signature: { s: 1 } }, /arguments\.signature: must be string/],
+    ['register_agent', { handle: { a: 1 } }, null as unknown as RegExp],
+    ['canonical_json', { payload: 'text' }, /arguments\.payload: must be object/],
+  ];
+  for (const [name, args, message] of cases) {
+    if (message === null) {
+      // A registration's body is the route's to judge: the service's own answer (the constitution first).
+      const r = await client.callTool({ name, arguments: args });
+      t.match(json(r), { status: 428, error: 'precondition_required', detail: /constitution: required/ }, `${name}: the route's own answer`);
+      continue;
+    }
+    await t.rejects(client.callTool({ name, arguments: args }), { code: -32602, message }, `${name} ${JSON.stringify(args)}`);
+  }
+  t.equal(s.d.log.size, size, 'nothing written');
+});
+
+t.test('a registration through MCP counts against its caller, not against the server', async (t) => {
+  const s = await startService(t, { registerLimit: { max: 1, windowSeconds: 600 }, trustProxy: ['127.0.0.1'] });
+  const c = s.record.state.constitution;
+  const body = (handle: string) => ({ handle, publicKey: generateKeyPair().publicKey, constitution: { version: c.version, hash: c.hash } });
+  const a = await connect(t, s, { 'x-forwarded-for': '203.0.113.5' });
+  const b = await connect(t, s, { 'x-forwarded-for': '203.0.113.6' });
+  t.notOk((await a.callTool({ name: 'register_agent', arguments: body('mcp-a1') })).isError, 'the first from 203.0.113.5');
+  t.notOk((await b.callTool({ name: 'register_agent', arguments: body('mcp-b1') })).isError, '203.0.113.6 has its own count');
+  const over = await a.callTool({ name: 'register_agent', arguments: body('mcp-a2') });
+  t.match(json(over), { status: 429, error: 'rate_limited' }, 'the second from 203.0.113.5');
+  // The connector's token is its own: a client sending the header names nobody.
+  const forged = await s.post('/v2/agents/register', body('forger'), { 'x-forwarded-for': '203.0.113.5', 'x-archive-self-client': '198.51.100.77', 'x-archive-self-token': 'guess' });
+  t.equal(forged.status, 429, 'a guessed token is ignored');
 });
 
 t.test('GET /mcp is not served: the server is stateless', async (t) => {

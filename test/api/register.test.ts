@@ -261,3 +261,34 @@ t.test('racing registrations: one handle, one key, one use of a code', async (t)
   t.equal(s.record.state.size, size + 3, 'three entries, no more');
   t.equal((await s.get('/v1/log/sth')).body.treeSize, size + 3);
 });
+
+t.test('registrations are limited per client address: 429 with Retry-After, nothing written', async (t) => {
+  const s = await startService(t, { registerLimit: { max: 3, windowSeconds: 600 } });
+  for (let i = 0; i < 3; i++) t.equal((await post(s, fresh(s, `limited-${i}`))).status, 201, `registration ${i + 1} of 3`);
+  const size = s.d.log.size;
+  const over = await post(s, fresh(s, 'limited-3'));
+  t.equal(over.status, 429, over.text);
+  t.match(over.body, { error: 'rate_limited', detail: /^registration is limited to 3 per 600 s; retry after \d+ s$/ });
+  const retryAfter = Number(over.headers.get('retry-after'));
+  t.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 600, `Retry-After in seconds: ${retryAfter}`);
+  // A client cannot choose its address: X-Forwarded-For is ignored without a trusted proxy.
+  for (const xff of ['203.0.113.5', '198.51.100.9, 203.0.113.5']) {
+    const spoofed = await s.post('/v2/agents/register', fresh(s, 'spoofer'), { 'x-forwarded-for': xff });
+    t.equal(spoofed.status, 429, `X-Forwarded-For: ${xff} is ignored`);
+  }
+  t.equal(s.d.log.size, size, 'nothing written past the limit');
+});
+
+t.test('behind a trusted proxy, X-Forwarded-For names the client', async (t) => {
+  const s = await startService(t, { registerLimit: { max: 2, windowSeconds: 600 }, trustProxy: ['127.0.0.1'] });
+  const from = (xff: string, handle: string) => s.post('/v2/agents/register', fresh(s, handle), { 'x-forwarded-for': xff });
+  t.equal((await from('203.0.113.5', 'via-a1')).status, 201);
+  t.equal((await from('203.0.113.5', 'via-a2')).status, 201);
+  t.equal((await from('203.0.113.5', 'via-a3')).status, 429, 'the third from 203.0.113.5');
+  // The proxy appends the address it saw: entries to its left are the client's to write.
+  t.equal((await from('198.51.100.1, 203.0.113.5', 'via-a4')).status, 429, 'a spoofed left-hand entry does not help');
+  t.equal((await from('203.0.113.6', 'via-b1')).status, 201, 'another client has its own count');
+  // A chain of trusted proxies is skipped, right to left.
+  t.equal((await from('203.0.113.6, 127.0.0.1', 'via-b2')).status, 201);
+  t.equal((await from('203.0.113.6, 127.0.0.1', 'via-b3')).status, 429, 'through two proxies: still 203.0.113.6');
+});

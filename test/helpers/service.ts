@@ -55,7 +55,8 @@ export async function startService(
   const d = await openDeployment({ dataDir, clock, store: opts.store });
   const record = await LiveRecord.open(d, clock);
   const ringer = opts.ringer?.(record, clock);
-  const server = await startServer(d, record, 0, '127.0.0.1', { ...opts, ringer });
+  // Tests register many agents from one address: no registration limit unless a test sets one.
+  const server = await startServer(d, record, 0, '127.0.0.1', { ...opts, registerLimit: opts.registerLimit === undefined ? null : opts.registerLimit, ringer });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

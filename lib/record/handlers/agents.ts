@@ -2,6 +2,7 @@
 import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
 import { parsePublicKey, verifyPayload } from '../../ed25519.js';
 import { sha256TextHex } from '../../../log/hash.js';
+import { doorbellUrlProblem } from '../../doorbell/address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../client/agent.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
@@ -188,6 +189,12 @@ export const doorbellSet: Handler = {
     authorizeMain(state, e.type, p.agent);
     const kind = p.kind ?? 'poll';
     if (kind === 'webhook' && p.url === undefined) throw badRequest('payload.url: a webhook doorbell needs an https:// address');
+    // An IP literal is refused here, where it is a pure check of the payload; names are resolved and
+    // checked when rung (docs/record.md, "Doorbells"). Served entries withhold the url: a verifier sees null.
+    if (typeof p.url === 'string') {
+      const problem = doorbellUrlProblem(p.url);
+      if (problem !== null) throw badRequest(`payload.url: ${problem}`);
+    }
     if (kind === 'poll' && p.url !== undefined) {
       throw badRequest(`payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`);
     }
