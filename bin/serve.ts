@@ -31,7 +31,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
       .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' })
       .option('doorbell-allow-loopback', { type: 'boolean', default: false, describe: 'let doorbells ring loopback addresses (tests only)' })
-      .option('reserve-mib', { type: 'number', default: 32, describe: 'space kept in <data>/reserve, given up so the store opens on a full disk' })
+      .option('reserve-mib', { type: 'number', default: 80, describe: 'space kept in <data>/reserve, given up so the store opens on a full disk' })
       .option('min-free-mib', { type: 'number', default: 64, describe: 'free space (beyond the reserve) below which writes stay off' }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];

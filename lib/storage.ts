@@ -14,11 +14,12 @@ import type { Sequencer } from '../log/sequencer.js';
 
 export const RESERVE_FILE = 'reserve';
 const MIB = 2 ** 20;
-const DEFAULT_RESERVE = 32 * MIB;
+// LevelDB, opening, turns its write-ahead log (up to its 64 MiB write buffer) into a table.
+const DEFAULT_RESERVE = 80 * MIB;
 const DEFAULT_MIN_FREE = 64 * MIB;
 
 export interface StorageOptions {
-  /** Size of the reserve file (default 32 MiB). */
+  /** Size of the reserve file (default 80 MiB). */
   reserveBytes?: number;
   /** Free space (beyond the reserve) below which writes are not turned on (default 64 MiB). */
   minFreeBytes?: number;
