@@ -211,7 +211,7 @@ const WRITE_STATUSES: Record<string, number[]> = {
   '/v2/governance/cosign': [201, 404, 409],
   '/v2/constitution/acknowledge': [200, 201],
 };
-const COMMON_WRITE = [400, 401, 413, 428, 429, 503];
+const COMMON_WRITE = [400, 401, 413, 428, 429, 503, 507];
 const COMMON_READ = [400, 401, 404, 429, 503];
 
 const DESCRIPTION: Record<number, string> = {
@@ -231,7 +231,8 @@ const DESCRIPTION: Record<number, string> = {
   428: 'acknowledge the constitution in force first',
   429: 'slow down (Retry-After)',
   451: 'frozen, withheld or out of view (also: refused by screening)',
-  503: 'a steward paused the surface, or the archive is read-only',
+  503: 'a steward paused the surface, or the store is failing (writes are off until it can write again)',
+  507: 'the store is full: writes are off until space is freed; nothing was logged',
 };
 
 const errorResponse = (status: number) => ({ description: DESCRIPTION[status]!, content: { 'application/json': { schema: ref('Error') } } });

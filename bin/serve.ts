@@ -7,6 +7,7 @@ import { openDeployment } from '../lib/deployment.js';
 import { DoorbellRinger } from '../lib/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
+import { StorageWatch } from '../lib/storage.js';
 
 interface ServeArgs {
   port: number;
@@ -19,6 +20,8 @@ interface ServeArgs {
   'register-window': number;
   'trust-proxy': string[];
   'doorbell-allow-loopback': boolean;
+  'reserve-mib': number;
+  'min-free-mib': number;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -35,7 +38,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('register-limit', { type: 'number', default: REGISTER_LIMIT.max, describe: 'registrations allowed per client address per window (429 with Retry-After beyond)' })
       .option('register-window', { type: 'number', default: REGISTER_LIMIT.windowSeconds, describe: 'the registration window, in seconds' })
       .option('trust-proxy', { type: 'string', array: true, default: [], describe: 'proxies (addresses or CIDR prefixes, comma-separated or repeated) whose X-Forwarded-For names the client' })
-      .option('doorbell-allow-loopback', { type: 'boolean', default: false, describe: 'let doorbells ring loopback addresses (tests only)' }) as never,
+      .option('doorbell-allow-loopback', { type: 'boolean', default: false, describe: 'let doorbells ring loopback addresses (tests only)' })
+      .option('reserve-mib', { type: 'number', default: 80, describe: 'space kept in <data>/reserve, given up so the store opens on a full disk' })
+      .option('min-free-mib', { type: 'number', default: 64, describe: 'free space (beyond the reserve) below which writes stay off' }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
     if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error(`--audit-per-minute: expected a whole number at least 1, got ${perMinute}`);
@@ -45,15 +50,24 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const trustProxy = args['trust-proxy'].flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter((s) => s !== '');
     trustedProxies(trustProxy); // a bad entry stops the start, naming it
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`--port: expected 0 to 65535, got ${args.port}`);
+    for (const k of ['reserve-mib', 'min-free-mib'] as const) {
+      if (!(args[k] >= 0)) throw new Error(`--${k}: expected a number of MiB, at least 0, got ${args[k]}`);
+    }
     const dataDir = resolve(args.data);
     const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
-    const record = await LiveRecord.open(d);
+    // A store that cannot write at start is opened for reads, with writes off (lib/storage.ts).
+    const storage = { reserveBytes: args['reserve-mib'] * 2 ** 20, minFreeBytes: args['min-free-mib'] * 2 ** 20 };
+    const startOff = await StorageWatch.check(dataDir, storage);
+    const record = await LiveRecord.open(d, Date.now, startOff);
+    const watch = new StorageWatch(dataDir, d.log, record, storage);
+    if (startOff !== undefined) watch.reportStart();
     // What falls due (lapses, reveals, ends of shut-outs) is logged within a second.
     const scheduler = setInterval(() => void record.tick().catch(() => undefined), 1000);
     scheduler.unref();
     record.onFailure((err) => {
-      // The state may be ahead of the log: stop, and let a restart replay the log.
-      console.error('archive: the log stopped after a failed write; exiting so a restart replays it:', err);
+      if (!record.isBroken) return; // the storage watch reports it and turns writes on again
+      // A checked entry failed to apply (a bug): stop, and let a restart replay the log.
+      console.error('archive: an entry failed to apply; exiting so a restart replays the log:', err.cause ?? err);
       process.exit(1);
     });
     // Doorbells are rung every ten seconds, each at most as often as its cadence allows.
@@ -74,6 +88,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       console.log(`archive: ${signal}, closing`);
       clearInterval(scheduler);
       clearInterval(bells);
+      watch.stop();
       await server.close();
       await d.close();
       process.exit(0);

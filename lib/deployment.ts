@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { auditLog, type AuditReport } from '../log/audit.js';
 import type { LogSigner, LogVerifier } from '../log/head.js';
 import { LevelStore } from '../log/level-store.js';
+import { RestartableStore } from '../log/restartable-store.js';
 import { Sequencer } from '../log/sequencer.js';
 import type { LogStore } from '../log/store.js';
 import { publicKeyOf, rawPublicKey, signBytes, verifySignature } from './ed25519.js';
 import { CONSTITUTION } from './constitution.js';
 import { GENESIS, genesisEvent, readGenesis } from './genesis.js';
 import { loadDeploymentKeys } from './keystore.js';
+import { openWithReserve } from './storage.js';
 import { eventText, signEvent } from './service-event.js';
 
 export const DEFAULT_ORIGIN = 'archive.local';
@@ -68,7 +70,8 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     throw new Error(`origin ${JSON.stringify(opts.origin)}: expected 1 to 255 characters, no spaces and no '+'`);
   }
   const clock = opts.clock ?? Date.now;
-  const store = opts.store ?? (await LevelStore.open(join(opts.dataDir, 'db')));
+  // LevelDB writes as it opens: on a full disk the reserve is given up so it can (lib/storage.ts).
+  const store = opts.store ?? (await openWithReserve(opts.dataDir, () => RestartableStore.open(() => LevelStore.open(join(opts.dataDir, 'db')))));
   try {
     const head = await store.readHead();
     // Keys are made only with a new log: a log whose key file is missing is refused, never

@@ -18,6 +18,7 @@ export const STATUS = Object.freeze({
   unavailable_for_legal_reasons: 451,
   internal: 500,
   paused: 503,
+  insufficient_storage: 507,
 });
 
 export type ErrorCode = keyof typeof STATUS;

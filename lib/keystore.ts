@@ -1,9 +1,12 @@
 // The deployment's keys (choices.md section 10): <data>/keys/log.key and operator.key,
 // PKCS#8 PEM, mode 0600, made on first start. The log key signs tree heads, checkpoints,
 // seeds and service events; the operator key exercises the reserved powers.
-import { mkdir, open, readFile } from 'node:fs/promises';
+// Keys are written atomically (docs/protocol.md, "First start"): a first start killed at any
+// point leaves each key whole or absent, and the next start finishes it.
+import { mkdir, readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { syncDir, writeFileAtomic } from './atomic-file.js';
 import { generateKeyPair, privateKeyFromPem, privateKeyToPem } from './ed25519.js';
 
 export interface DeploymentKeys {
@@ -11,25 +14,33 @@ export interface DeploymentKeys {
   operatorKey: KeyObject;
 }
 
-/** Loads the key in `file`; if there is none, makes and saves a new one when `create`. */
+/**
+ * Loads the key in `file`. When `create` (the log is still empty, so no genesis names a key),
+ * a missing key is made, and a key file that holds no whole key (left empty or cut short by an
+ * older version killed while writing it) is replaced: nothing ever trusted it.
+ */
 export async function loadOrCreateKey(file: string, create: boolean): Promise<KeyObject> {
+  let text: string;
   try {
-    return privateKeyFromPem(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read key ${file}: ${(err as Error).message}`);
     if (!create) throw new Error(`key ${file} is missing, and this data directory already holds a log`);
+    return makeKey(file);
   }
-  const { privateKey } = generateKeyPair();
-  // 'wx': never overwrite a key another process wrote in the meantime. The file and its
-  // directory are synced before the genesis that names the key is committed.
-  const f = await open(file, 'wx', 0o600);
   try {
-    await f.writeFile(privateKeyToPem(privateKey));
-    await f.sync();
-  } finally {
-    await f.close();
+    return privateKeyFromPem(text);
+  } catch (err) {
+    if (!create) throw new Error(`cannot read key ${file}: ${(err as Error).message}`);
+    console.error(`archive: ${file} holds no whole key (a first start was cut short) and no log names it: making it again`);
+    return makeKey(file);
   }
-  await syncDir(dirname(file));
+}
+
+async function makeKey(file: string): Promise<KeyObject> {
+  const { privateKey } = generateKeyPair();
+  // Synced (file and directory) before the genesis that names the key is committed.
+  await writeFileAtomic(file, privateKeyToPem(privateKey), 0o600);
   return privateKey;
 }
 
@@ -37,18 +48,9 @@ export async function loadOrCreateKey(file: string, create: boolean): Promise<Ke
 export async function loadDeploymentKeys(dataDir: string, create: boolean): Promise<DeploymentKeys> {
   const dir = join(dataDir, 'keys');
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (create) await syncDir(dataDir);
   return {
     logKey: await loadOrCreateKey(join(dir, 'log.key'), create),
     operatorKey: await loadOrCreateKey(join(dir, 'operator.key'), create),
   };
-}
-
-/** fsync of a directory, so a file created in it survives a power loss. */
-async function syncDir(dir: string): Promise<void> {
-  const d = await open(dir, 'r');
-  try {
-    await d.sync();
-  } finally {
-    await d.close();
-  }
 }

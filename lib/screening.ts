@@ -7,8 +7,9 @@
 //   refer   202, logged and referred to the stewards (`screening.refer`): out of view until one looks;
 //   pass    201 (no rule matched).
 // The rules are policy, not protocol: what the record means depends only on the events logged.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from './atomic-file.js';
 import { outOfView } from './errors.js';
 import { eachText } from './schemas/text-fields.js';
 
@@ -98,14 +99,30 @@ export function compileScreening(value: unknown, what = SCREENING_FILE): Screeni
 /** The deployment's rules: `<dataDir>/screening.json`, written with the defaults when missing. */
 export function loadScreening(dataDir: string): Screening {
   const file = join(dataDir, SCREENING_FILE);
-  if (!existsSync(file)) writeFileSync(file, JSON.stringify({ rules: DEFAULT_RULES }, null, 2) + '\n', { flag: 'wx' });
+  let text = readIfThere(file);
+  // Missing, or empty (an older version killed while writing it on first start): written with
+  // the defaults, atomically (docs/protocol.md, "First start").
+  if (text === null || text === '') {
+    if (text === '') console.error(`archive: ${file} is empty (a first start was cut short): writing the default rules`);
+    text = JSON.stringify({ rules: DEFAULT_RULES }, null, 2) + '\n';
+    writeFileAtomicSync(file, text);
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new Error(`${file}: not JSON: ${(err as Error).message}`);
   }
   return compileScreening(parsed, file);
+}
+
+function readIfThere(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
 }
 
 const STRENGTH: Record<ScreeningAction, number> = { refer: 1, hold: 2, refuse: 3 };

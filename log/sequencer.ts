@@ -57,25 +57,25 @@ export class Sequencer {
   /** Settles when the drain in progress (if any) ends. */
   private drained: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Set when a commit fails: the log stops taking appends until it is reopened (fail-stop). */
+  /** Set when a commit fails: the log takes no appends until `recover` succeeds (fail-stop). */
   private failure: unknown = null;
   /** The tip of the formed (perhaps not yet committed) tree: last entry hash. */
   private tipHash: string;
   /** Seq and time of the last entry queued (perhaps not yet formed). */
   private nextSeq: number;
   private tipTime: number;
-  private readonly reader: TileReader;
+  private reader: TileReader;
   /** Folded ephemeral runs: by tree size, then by the run's first leaf. */
   private readonly ephemeral = new Map<number, Map<number, Uint8Array>>();
 
   private constructor(
-    private readonly store: LogStore,
+    private store: LogStore,
     private readonly signer: LogSigner,
     readonly origin: string,
     private readonly clock: () => number,
     private readonly maxBatch: number,
     private head: StoredHead,
-    private readonly edge: TreeEdge,
+    private edge: TreeEdge,
     lastHash: string,
   ) {
     this.tipHash = lastHash;
@@ -94,34 +94,8 @@ export class Sequencer {
       const head = signHead(signer, origin, 0, EMPTY_ROOT, new Date(clock()).toISOString());
       return new Sequencer(store, signer, origin, clock, maxBatch, head, new TreeEdge(0), ZERO_HASH);
     }
-    const size = stored.treeSize;
-    // The growing tile of each tile level: the one holding the last complete level-8k node.
-    // It holds exactly the level-8k nodes the head's tree has, no more: its width.
-    const ids: TileId[] = [];
-    const widths: number[] = [];
-    for (let k = 0; 2 ** (TILE_HEIGHT * k) <= size; k++) {
-      const bottom = Math.floor(size / 2 ** (TILE_HEIGHT * k));
-      const index = Math.floor((bottom - 1) / TILE_WIDTH);
-      ids.push({ level: k, index });
-      widths.push(bottom - index * TILE_WIDTH);
-    }
-    const tiles = await store.getTiles(ids);
-    const edgeTiles = ids.map((id, i) => {
-      const rows = tiles[i] === undefined ? undefined : decodeTile(tiles[i]!);
-      if (rows === undefined || rows[0]!.length !== widths[i]) {
-        throw new LogError('corrupt', `tile ${id.level}/${id.index} of the head is missing or does not match the head's size`);
-      }
-      return { id, rows };
-    });
-    // Read the frontier and the last leaf through a reader over the edge tiles just loaded.
-    const loading = TreeEdge.resume(size, [], edgeTiles);
-    const reader = new TileReader(store, loading);
-    const frontierIds = rangeNodes(0, size);
-    const [last, ...hashes] = await reader.nodes([{ level: 0, index: size - 1 }, ...frontierIds]);
-    const frontier = frontierIds.map((id, i) => ({ level: id.level, hash: hashes[i]! }));
-    const edge = TreeEdge.resume(size, frontier, edgeTiles);
-    if (toHex(edge.root()) !== stored.rootHash) throw new LogError('corrupt', 'stored tiles do not give the root of the stored head');
-    return new Sequencer(store, signer, origin, clock, maxBatch, stored, edge, toHex(last!));
+    const { edge, lastHash } = await loadEdge(store, stored, true);
+    return new Sequencer(store, signer, origin, clock, maxBatch, stored, edge, lastHash);
   }
 
   /** The latest committed signed tree head. */
@@ -162,7 +136,7 @@ export class Sequencer {
    */
   enqueue(type: string, payload: string, ts?: string, opts: { withNext?: boolean } = {}): { seq: number; ts: string; committed: Promise<Appended> } {
     if (this.closed) throw new LogError('closed', 'the log is closed');
-    if (this.failure !== null) throw new LogError('failed', 'the log stopped after a failed commit; reopen it');
+    if (this.failure !== null) throw new LogError('failed', 'the log stopped after a failed commit; recover it');
     if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
     if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
     if (ts !== undefined) {
@@ -298,6 +272,42 @@ export class Sequencer {
     await this.store.close();
   }
 
+  /** The error of the failed commit that stopped the log; null while it takes appends. */
+  get failedWith(): unknown {
+    return this.failure;
+  }
+
+  /**
+   * After a failed commit: reopens the store (if it can be), and rewrites the last acknowledged
+   * head with its growing tiles and last entry bundle. That write rolls back whatever a refused
+   * commit left in the store (it may have landed all the same), so the log holds exactly what
+   * was acknowledged, and it shows the store can write again. Then appends are taken again,
+   * from that head. Throws, and stays stopped, if the store still cannot write.
+   * See docs/log-format.md, "A failed write".
+   */
+  async recover(): Promise<void> {
+    if (this.closed) throw new LogError('closed', 'the log is closed');
+    if (this.failure === null) return;
+    await this.drained;
+    try {
+      await this.store.restart?.();
+      const stored = await this.store.readHead();
+      const size = this.head.treeSize;
+      if ((stored?.treeSize ?? 0) < size) throw new LogError('corrupt', `the store's head (${stored?.treeSize ?? 0}) is behind the last acknowledged head (${size})`);
+      const { edge, lastHash } = await loadEdge(this.store, this.head, false);
+      if (size > 0) await this.store.commit({ first: size, entries: [], tiles: edge.edgeTiles(), head: this.head });
+      this.edge = edge;
+      this.reader = new TileReader(this.store, edge);
+      this.ephemeral.clear();
+      this.tipHash = lastHash;
+      this.nextSeq = size;
+      this.failure = null;
+    } catch (err) {
+      this.failure = err;
+      throw err;
+    }
+  }
+
   private checkSize(size: number, name: string): void {
     if (size > this.size) throw new LogError('out_of_range', `${name} ${size} is beyond the tree size ${this.size}`);
   }
@@ -393,6 +403,46 @@ export class Sequencer {
     const head = signHead(this.signer, this.origin, treeSize, this.edge.root(), ts);
     return { pending, acks, batch: { first, entries, tiles: this.edge.takeChanged(), head } };
   }
+}
+
+/**
+ * The right edge of the stored tree at `head` and its last entry hash, from the growing tile
+ * of each tile level. `exact`: the tiles must be exactly the head's (a store opened at its own
+ * head); otherwise a stored tile may be wider (a later commit that was never acknowledged
+ * reached the store) and is cut back to the head's width (a stored tile is a correct prefix of
+ * every later one, tiles.ts).
+ */
+async function loadEdge(store: LogStore, head: StoredHead, exact: boolean): Promise<{ edge: TreeEdge; lastHash: string }> {
+  const size = head.treeSize;
+  if (size === 0) return { edge: new TreeEdge(0), lastHash: ZERO_HASH };
+  // The growing tile of each tile level: the one holding the last complete level-8k node.
+  // It holds exactly the level-8k nodes the head's tree has, no more: its width.
+  const ids: TileId[] = [];
+  const widths: number[] = [];
+  for (let k = 0; 2 ** (TILE_HEIGHT * k) <= size; k++) {
+    const bottom = Math.floor(size / 2 ** (TILE_HEIGHT * k));
+    const index = Math.floor((bottom - 1) / TILE_WIDTH);
+    ids.push({ level: k, index });
+    widths.push(bottom - index * TILE_WIDTH);
+  }
+  const tiles = await store.getTiles(ids);
+  const edgeTiles = ids.map((id, i) => {
+    const rows = tiles[i] === undefined ? undefined : decodeTile(tiles[i]!);
+    const w = widths[i]!;
+    if (rows === undefined || rows[0]!.length < w || (exact && rows[0]!.length !== w)) {
+      throw new LogError('corrupt', `tile ${id.level}/${id.index} of the head is missing or does not match the head's size`);
+    }
+    return { id, rows: rows.map((row, r) => row.slice(0, Math.floor(w / 2 ** r))) };
+  });
+  // Read the frontier and the last leaf through a reader over the edge tiles just loaded.
+  const loading = TreeEdge.resume(size, [], edgeTiles);
+  const reader = new TileReader(store, loading);
+  const frontierIds = rangeNodes(0, size);
+  const [last, ...hashes] = await reader.nodes([{ level: 0, index: size - 1 }, ...frontierIds]);
+  const frontier = frontierIds.map((id, i) => ({ level: id.level, hash: hashes[i]! }));
+  const edge = TreeEdge.resume(size, frontier, edgeTiles);
+  if (toHex(edge.root()) !== head.rootHash) throw new LogError('corrupt', 'stored tiles do not give the root of the stored head');
+  return { edge, lastHash: toHex(last!) };
 }
 
 /** The first leaf of a plan's ephemeral run: its leftmost (largest) subtree, last in the run. */

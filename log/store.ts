@@ -14,6 +14,12 @@ export interface StoredHead {
   checkpoint: string;
 }
 
+/**
+ * A batch with no entries whose head is the store's current head or an earlier one rolls the
+ * store back to that head: the sequencer writes one after a failed commit (whose data may have
+ * reached the store all the same), with the head's growing tiles. Data beyond the head is
+ * ignored by every read and overwritten as the log grows again.
+ */
 export interface CommitBatch {
   /** Seq of the first entry. */
   first: number;
@@ -44,5 +50,10 @@ export interface LogStore extends LogReader {
   commit(batch: CommitBatch): Promise<void>;
   /** A view that later commits do not change (the audit reads one). */
   snapshot(): Promise<LogSnapshot>;
+  /**
+   * Closes and opens the store again, when it can be (a LevelDB that failed a write fails every
+   * later one until it is reopened). Reads may fail while it runs.
+   */
+  restart?(): Promise<void>;
   close(): Promise<void>;
 }

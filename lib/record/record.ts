@@ -2,21 +2,42 @@
 // anything new gets onto the log. A write is checked against the state, queued on the log and
 // applied, all in one synchronous step, so writes are admitted one at a time in log order and two
 // racing writes can never both pass a uniqueness or quota check; the reply waits until the entry
-// is durable. If the log stops (a failed commit), the state may be ahead of the log: the record
-// refuses everything from then on (503) and the process must restart, replaying the log.
+// is durable. If a commit fails (a full or failing store), writes are off (507 or 503) and the
+// state, which may be ahead of the log, is rebuilt from the log; whoever watches the store
+// (lib/storage.ts) turns writes on again once the log has recovered (docs/record.md, "A full
+// or failing store").
 import type { KeyObject } from 'node:crypto';
 import { canonicalize } from '../canonical-json.js';
 import type { Deployment } from '../deployment.js';
 import { signBytes } from '../ed25519.js';
-import { ArchiveError } from '../errors.js';
+import { ArchiveError, isArchiveError } from '../errors.js';
 import { seedFromSignature, seedMessage } from '../seed.js';
 import { PROTOCOL, signEvent } from '../service-event.js';
 import type { Sequencer } from '../../log/sequencer.js';
+import type { LogReader } from '../../log/store.js';
 import { applyEntry, check } from './apply.js';
 import { drawCrossCheck } from './handlers/checks.js';
 import { replayStore } from './replay.js';
 import { dueEvents, type DueEvent } from './scheduler.js';
 import type { RecordEntry, State } from './state.js';
+
+/** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
+export function isNoSpace(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || /no space left|disk quota/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** The refusal of every write while the store cannot write: 507 when it is full, else 503. */
+export function storeRefusal(err: unknown): ArchiveError {
+  if (isNoSpace(err)) {
+    return new ArchiveError('insufficient_storage', 'the store is full: writes are off until space is freed (reads and proofs are still served); nothing of this write was logged', { cause: err });
+  }
+  const why = err instanceof Error ? err.message : String(err);
+  return new ArchiveError('paused', `the archive is read-only: the store is failing (${why}); writes are off until it can write again, nothing of this write was logged`, { cause: err });
+}
 
 export interface Admitted {
   seq: number;
@@ -30,34 +51,100 @@ export interface Admitted {
 export type Admission = Admitted | { already: Record<string, unknown> };
 
 export class LiveRecord {
-  private failure: unknown = null;
-  private failed: ((err: unknown) => void)[] = [];
+  /** Why writes are off (the store cannot write, or a broken apply); null while they are on. */
+  private off: ArchiveError | null = null;
+  /** Set when a checked entry failed to apply (a bug): writes stay off for good. */
+  private broken = false;
+  /** The rebuild of the state from the log started when writes went off. */
+  private rebuilt: Promise<boolean> = Promise.resolve(true);
+  private failed: ((err: ArchiveError) => void)[] = [];
+  private resumed: (() => void)[] = [];
+  /** Called when a write is refused because writes are off (the store watcher probes sooner). */
+  onRefused: () => void = () => undefined;
 
   private constructor(
     readonly state: State,
     private readonly log: Sequencer,
+    private readonly store: LogReader,
     private readonly logKey: KeyObject,
     private readonly clock: () => number,
   ) {}
 
-  /** Replays the deployment's log into a new state, then logs whatever fell due meanwhile. */
-  static async open(d: Deployment, clock: () => number = Date.now): Promise<LiveRecord> {
+  /**
+   * Replays the deployment's log into a new state, then logs whatever fell due meanwhile;
+   * with `writesOff` (a store that cannot write at start), writes start off instead.
+   */
+  static async open(d: Deployment, clock: () => number = Date.now, writesOff?: unknown): Promise<LiveRecord> {
     const state = await replayStore(d.store, d.log.size);
-    const record = new LiveRecord(state, d.log, d.logKey, clock);
-    await record.tick();
+    const record = new LiveRecord(state, d.log, d.store, d.logKey, clock);
+    if (writesOff !== undefined) record.writesOff(writesOff, false);
+    else await record.tick().catch((err) => {
+      if (!record.writesAreOff) throw err;
+    });
     return record;
   }
 
-  /** From now on every write answers 503; whoever listens is told once. */
-  private stop(err: unknown): void {
-    if (this.failure !== null) return;
-    this.failure = err;
-    for (const f of this.failed) f(err);
+  /** The refusal writes get while they are off; null while they are on. */
+  get refusal(): ArchiveError | null {
+    return this.off;
   }
 
-  /** Calls `f` once if the log stops after a failed write. */
-  onFailure(f: (err: unknown) => void): void {
+  /** Whether writes are off. */
+  get writesAreOff(): boolean {
+    return this.off !== null;
+  }
+
+  /** Whether writes are off for good (a bug: a checked entry failed to apply). */
+  get isBroken(): boolean {
+    return this.broken;
+  }
+
+  /**
+   * Turns writes off, once: every write is refused with `err`'s refusal until `resume`.
+   * `rebuild`: the state may hold entries the log refused (not so at start).
+   */
+  writesOff(err: unknown, rebuild = true): void {
+    if (this.off !== null) return;
+    this.off = isArchiveError(err) ? err : storeRefusal(err);
+    // The state may hold entries that were refused: rebuild it from the log (reads go on
+    // meanwhile from the state as it is).
+    if (rebuild) {
+      this.rebuilt = this.rebuild().then(
+        () => true,
+        () => false,
+      );
+    }
+    for (const f of this.failed) f(this.off);
+  }
+
+  /** Replays the log (as far as it was acknowledged) into the state, in place: every reader holds this object. */
+  private async rebuild(): Promise<void> {
+    const fresh = await replayStore(this.store, this.log.size);
+    for (const k of Object.keys(this.state)) delete (this.state as unknown as Record<string, unknown>)[k];
+    Object.assign(this.state, fresh);
+  }
+
+  /**
+   * Turns writes on again once the log takes appends (after `Sequencer.recover`): the state is
+   * the log's, rebuilt if need be. Throws, leaving writes off, if it cannot be.
+   */
+  async resume(): Promise<void> {
+    if (this.off === null) return;
+    if (this.broken) throw this.off;
+    if (this.log.stopped) throw new Error('the log does not take appends yet');
+    if (!(await this.rebuilt) || this.state.size !== this.log.size) await this.rebuild();
+    this.off = null;
+    for (const f of this.resumed) f();
+  }
+
+  /** Calls `f` each time writes go off (with the refusal writes get). */
+  onFailure(f: (err: ArchiveError) => void): void {
     this.failed.push(f);
+  }
+
+  /** Calls `f` each time writes come back on. */
+  onResume(f: () => void): void {
+    this.resumed.push(f);
   }
 
   /** The time the state machine never reads: the service's clock, in ms. */
@@ -82,12 +169,13 @@ export class LiveRecord {
       outcome = applyEntry(this.state, entry);
     } catch (err) {
       // Checked but not applied: the state no longer follows the log. Stop taking writes.
-      this.stop(err);
+      this.broken = true;
+      this.writesOff(new ArchiveError('paused', 'the archive is read-only: an entry failed to apply; it must restart', { cause: err }));
       throw new ArchiveError('internal', `entry ${entry.seq} (${type}) passed its check but failed to apply`, { cause: err });
     }
     const committed = queued.committed.catch((err) => {
-      this.stop(err);
-      throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write', { cause: err });
+      this.writesOff(err);
+      throw storeRefusal(err);
     });
     return { seq: queued.seq, ts: queued.ts, outcome, committed };
   }
@@ -101,9 +189,13 @@ export class LiveRecord {
     return { status: 201, body: { ...a.outcome, seq: a.seq } };
   }
 
-  /** 503 once the log stopped after a failed write: the state may be ahead of it. */
+  /** 507 or 503 while writes are off: the store cannot write, and the state may be ahead of the log. */
   private assertLogging(): void {
-    if (this.failure !== null || this.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write; it must restart');
+    if (this.off === null && this.log.stopped) this.writesOff(this.log.failedWith ?? new Error('the log is closed'));
+    if (this.off !== null) {
+      this.onRefused();
+      throw this.off;
+    }
   }
 
   /** Throws the typed error that would refuse this write now; admits nothing. */
@@ -192,7 +284,7 @@ export class LiveRecord {
 
   /** Logs every service event due now; resolves when they are durable. */
   tick(): Promise<void> {
-    if (this.failure !== null) return Promise.resolve();
+    if (this.off !== null) return Promise.resolve();
     const pending: Promise<unknown>[] = [];
     for (const ev of dueEvents(this.state, this.clock())) {
       try {

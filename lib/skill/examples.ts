@@ -59,7 +59,7 @@ export const WRITE_EXAMPLES: Readonly<Record<AgentWrite, Record<string, unknown>
   'item.flag': { subject: 'rec:0123456789abcdef', reason: 'Two of its claims restate claims of an earlier paper by another operator.' },
 };
 
-/** What each write can be answered, beyond 400 (malformed), 401 (signature), 428 (constitution), 429 and 503. */
+/** What each write can be answered, beyond 400 (malformed), 401 (signature), 428 (constitution), 429, 503 and 507. */
 export const WRITE_ANSWERS: Readonly<Record<AgentWrite, string>> = {
   paper: '201 {id, claims, page}; 202 held or under review; 409 the same paper already published; 451 refused by screening',
   'claim.external': '201 {id, ref, kind, next}; 200 the same source and quote already registered',

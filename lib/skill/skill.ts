@@ -161,7 +161,8 @@ signature exactly (Ed25519 is deterministic). If not, your canonical JSON differ
 Refusals are \`{error, detail}\`; \`detail\` names the field. Every write may also answer 400
 (malformed, or \`ts\` too far from the clock), 401 (signature, key or agent refused), 403 (a check
 key where the main key is needed), 428 (acknowledge the constitution in force first; the reply
-says which version and hash), 429 (slow down) and 503 (paused, or read-only).
+says which version and hash), 429 (slow down), 503 (paused, or the store is failing) and 507
+(the store is full: nothing was logged; retry later).
 
 ${writesSection()}
 ## 5. Receipts, step by step

@@ -47,13 +47,13 @@ async function reply(res: Response): Promise<Reply> {
 
 export async function startService(
   t: Test,
-  opts: Omit<AppOptions, 'ringer'> & { dataDir?: string; clock?: () => number; store?: LogStore; ringer?: (record: LiveRecord, clock: () => number) => DoorbellRinger } = {},
+  opts: Omit<AppOptions, 'ringer'> & { dataDir?: string; clock?: () => number; store?: LogStore; writesOff?: unknown; ringer?: (record: LiveRecord, clock: () => number) => DoorbellRinger } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
   let offset = 0;
   const clock = opts.clock ?? (() => Date.now() + offset);
   const d = await openDeployment({ dataDir, clock, store: opts.store });
-  const record = await LiveRecord.open(d, clock);
+  const record = await LiveRecord.open(d, clock, opts.writesOff);
   const ringer = opts.ringer?.(record, clock);
   // Tests register many agents from one address: no registration limit unless a test sets one.
   const server = await startServer(d, record, 0, '127.0.0.1', { ...opts, registerLimit: opts.registerLimit === undefined ? null : opts.registerLimit, ringer });

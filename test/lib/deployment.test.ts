@@ -1,10 +1,11 @@
 import t from 'tap';
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDeployment } from '../../lib/deployment.js';
 import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/ed25519.js';
 import { parseGenesis } from '../../lib/genesis.js';
 import { loadDeploymentKeys } from '../../lib/keystore.js';
+import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/screening.js';
 import { LevelStore } from '../../log/level-store.js';
 import { Sequencer } from '../../log/sequencer.js';
 import { testSigner } from '../helpers/signer.js';
@@ -49,4 +50,24 @@ t.test('a store whose entry 0 is not a genesis is refused', async (t) => {
   await log.append('test.entry', '{"n":0}');
   await log.close();
   await t.rejects(openDeployment({ dataDir }), /does not hold an archive\/0\.2 log: entry 0 is not a genesis event/);
+});
+
+t.test('a first start cut short is finished: an empty key file or screening.json, a leftover temporary key', async (t) => {
+  const dataDir = tempDir(t);
+  // As an older version killed between creating keys/log.key and writing it would leave it,
+  // with a temporary file beside operator.key, and the store not yet made.
+  mkdirSync(join(dataDir, 'keys'), { mode: 0o700 });
+  writeFileSync(join(dataDir, 'keys', 'log.key'), '');
+  writeFileSync(join(dataDir, 'keys', 'operator.key.tmp'), '-----BEGIN PRIV');
+  writeFileSync(join(dataDir, SCREENING_FILE), '');
+  const d = await openDeployment({ dataDir });
+  const [genesis] = await d.log.entries(0, 1);
+  t.equal(parseGenesis(genesis!.type, genesis!.payload).event.logKey, d.logKeyString, 'the genesis names the key made in place of the empty one');
+  t.same(readdirSync(join(dataDir, 'keys')).sort(), ['log.key', 'operator.key'], 'the temporary file is gone');
+  t.same(loadScreening(dataDir).rules.map((r) => r.id), DEFAULT_RULES.map((r) => r.id), 'the empty screening.json was written with the defaults');
+  await d.close();
+
+  // Once a log names the key, a key file that holds no whole key is never replaced.
+  writeFileSync(join(dataDir, 'keys', 'log.key'), '');
+  await t.rejects(openDeployment({ dataDir }), /cannot read key \S+log\.key/);
 });

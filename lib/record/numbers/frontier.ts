@@ -116,12 +116,13 @@ export function computeFrontier(state: State): ClaimQueues & OtherQueues {
   return { ...claimQueues(state).queues, ...otherQueues(state, awaiting) };
 }
 
-const cache = new WeakMap<State, { claims: ClaimQueues | null; others: OtherQueues | null; version: number }>();
+// Kept by the state's numbers, which a rebuild of the state replaces (lib/record/record.ts).
+const cache = new WeakMap<State['numbers'], { claims: ClaimQueues | null; others: OtherQueues | null; version: number }>();
 
 /** The frontier, `limit` items a queue (1 to 50). */
 export function frontier(state: State, limit: number) {
-  let c = cache.get(state);
-  if (c === undefined) cache.set(state, (c = { claims: null, others: null, version: -1 }));
+  let c = cache.get(state.numbers);
+  if (c === undefined) cache.set(state.numbers, (c = { claims: null, others: null, version: -1 }));
   const ranks = state.numbers.ranks;
   if (c.claims === null || ranks.stale || ranks.watch === null) {
     const made = claimQueues(state);

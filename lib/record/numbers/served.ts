@@ -68,7 +68,8 @@ interface Chunk {
   bytes: number;
 }
 
-const chunkCache = new WeakMap<State, Chunk[]>();
+// Kept by the state's numbers, which a rebuild of the state replaces (lib/record/record.ts).
+const chunkCache = new WeakMap<State['numbers'], Chunk[]>();
 
 /**
  * The body of GET /v2/credence, `{version, claims}` with the claims in log order, as pieces of
@@ -77,8 +78,8 @@ const chunkCache = new WeakMap<State, Chunk[]>();
  * cached text, so a write costs the chunks it touched, not the whole body.
  */
 export function credenceParts(state: State): { parts: string[]; bytes: number } {
-  let cache = chunkCache.get(state);
-  if (cache === undefined) chunkCache.set(state, (cache = []));
+  let cache = chunkCache.get(state.numbers);
+  if (cache === undefined) chunkCache.set(state.numbers, (cache = []));
   const refs = state.numbers.index.refs;
   const head = `{"version":${JSON.stringify(CREDENCE_VERSION)},"claims":[`;
   const parts = [head];

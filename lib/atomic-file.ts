@@ -1,0 +1,56 @@
+// Files made once and then trusted (the deployment's keys, screening.json) are written
+// atomically (docs/protocol.md, "First start"): to a temporary file beside the target, synced,
+// renamed over the target's name, and the directory synced. A crash leaves either no file or
+// the whole file, and at worst a temporary file, which the next start removes.
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** The temporary name `writeFileAtomic` uses for `file`. */
+export const tempName = (file: string): string => `${file}.tmp`;
+
+/** Writes `text` to `file` atomically and durably, with `mode`. */
+export async function writeFileAtomic(file: string, text: string, mode = 0o644): Promise<void> {
+  const tmp = tempName(file);
+  // A temporary file left by a crash holds nothing anyone trusts: start it again.
+  await rm(tmp, { force: true });
+  const f = await open(tmp, 'wx', mode);
+  try {
+    await f.writeFile(text);
+    await f.sync();
+  } finally {
+    await f.close();
+  }
+  await rename(tmp, file);
+  await syncDir(dirname(file));
+}
+
+/** fsync of a directory, so a file created or renamed in it survives a power loss. */
+export async function syncDir(dir: string): Promise<void> {
+  const d = await open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+/** writeFileAtomic, synchronously (for what is read while the server is being built). */
+export function writeFileAtomicSync(file: string, text: string, mode = 0o644): void {
+  const tmp = tempName(file);
+  rmSync(tmp, { force: true });
+  const f = openSync(tmp, 'wx', mode);
+  try {
+    writeSync(f, text);
+    fsyncSync(f);
+  } finally {
+    closeSync(f);
+  }
+  renameSync(tmp, file);
+  const d = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(d);
+  } finally {
+    closeSync(d);
+  }
+}

@@ -1,0 +1,174 @@
+// Watching the store's disk (docs/record.md, "A full or failing store"). The data directory
+// keeps a reserve file, `reserve`, of preallocated space. When the disk is full at start, the
+// reserve is deleted so that LevelDB (which writes as it opens) can open and reads be served.
+// While writes are off (a failed commit, or too little space at start), the disk is probed every
+// few seconds and at a refused write (at most once a second): once the free space is back above
+// the threshold, the reserve is made again, the log recovers (Sequencer.recover) and the record
+// takes writes again (LiveRecord.resume). One line is logged when writes go off, one when they
+// come back.
+import { open, rm, stat, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ArchiveError } from './errors.js';
+import type { LiveRecord } from './record/record.js';
+import type { Sequencer } from '../log/sequencer.js';
+
+export const RESERVE_FILE = 'reserve';
+const MIB = 2 ** 20;
+// LevelDB, opening, turns its write-ahead log (up to its 64 MiB write buffer) into a table.
+const DEFAULT_RESERVE = 80 * MIB;
+const DEFAULT_MIN_FREE = 64 * MIB;
+
+export interface StorageOptions {
+  /** Size of the reserve file (default 80 MiB). */
+  reserveBytes?: number;
+  /** Free space (beyond the reserve) below which writes are not turned on (default 64 MiB). */
+  minFreeBytes?: number;
+  /** Milliseconds between probes while writes are off (default 5000). */
+  probeMs?: number;
+  /** Where the one-line reports go (default console.error). */
+  say?: (line: string) => void;
+}
+
+/** Free bytes on the file system of `dir`, for an unprivileged writer. */
+export async function freeBytes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.bavail * s.bsize;
+}
+
+/**
+ * Opens the store with `openStore`; if that fails and the data directory holds its reserve, the
+ * reserve is deleted (freeing its space) and the store opened again.
+ */
+export async function openWithReserve<T>(dataDir: string, openStore: () => Promise<T>): Promise<T> {
+  try {
+    return await openStore();
+  } catch (err) {
+    const reserve = join(dataDir, RESERVE_FILE);
+    const had = await stat(reserve).then(
+      () => true,
+      () => false,
+    );
+    if (!had) throw err;
+    await rm(reserve, { force: true });
+    console.error(`archive: the store did not open (${(err as Error).message}); deleted ${reserve} to free space, opening again`);
+    return openStore();
+  }
+}
+
+export class StorageWatch {
+  private readonly say: (line: string) => void;
+  private timer: NodeJS.Timeout | null = null;
+  private probing: Promise<boolean> | null = null;
+  private lastProbe = 0;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly log: Sequencer,
+    private readonly record: LiveRecord,
+    private readonly opts: StorageOptions = {},
+  ) {
+    this.say = opts.say ?? ((line) => console.error(line));
+    record.onFailure((refusal) => this.report(refusal));
+    record.onResume(() => this.say('archive: writes are on again: the store can write'));
+    record.onRefused = () => {
+      if (Date.now() - this.lastProbe >= 1000) void this.probe();
+    };
+  }
+
+  /**
+   * Why writes must start off, or undefined: too little free space, or no reserve and no room
+   * to make one. Makes the reserve if it is missing and there is room.
+   */
+  static async check(dataDir: string, opts: StorageOptions = {}): Promise<Error | undefined> {
+    try {
+      await ensureRoom(dataDir, opts);
+      return undefined;
+    } catch (err) {
+      return err as Error;
+    }
+  }
+
+  /** Reports writes off at start (LiveRecord.open was given StorageWatch.check's reason) and starts probing. */
+  reportStart(): void {
+    this.report(this.record.refusal!);
+  }
+
+  private report(refusal: ArchiveError): void {
+    const cause = refusal.cause instanceof Error ? ` (${refusal.cause.message})` : '';
+    this.say(`archive: writes are off: ${refusal.detail.replace(/; nothing of this write was logged$/, '')}${cause}`);
+    if (!this.record.isBroken) this.schedule();
+  }
+
+  /** Probes every `probeMs` until writes are on again. */
+  schedule(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => void this.probe(), this.opts.probeMs ?? 5000);
+    this.timer.unref();
+  }
+
+  /** Tries to turn writes on again; resolves whether they are on. */
+  probe(): Promise<boolean> {
+    if (!this.record.writesAreOff || this.record.isBroken) return Promise.resolve(!this.record.writesAreOff);
+    this.probing ??= this.tryResume().finally(() => {
+      this.probing = null;
+      this.lastProbe = Date.now();
+    });
+    return this.probing;
+  }
+
+  private async tryResume(): Promise<boolean> {
+    try {
+      await ensureRoom(this.dataDir, this.opts);
+      await this.log.recover();
+      await this.record.resume();
+    } catch {
+      return false;
+    }
+    this.stop();
+    return true;
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/** Throws (ENOSPC) unless the reserve is whole and the free space beyond it is enough; makes the reserve if there is room. */
+async function ensureRoom(dataDir: string, opts: StorageOptions): Promise<void> {
+  const reserve = join(dataDir, RESERVE_FILE);
+  const reserveBytes = opts.reserveBytes ?? DEFAULT_RESERVE;
+  const minFreeBytes = opts.minFreeBytes ?? DEFAULT_MIN_FREE;
+  const whole = await stat(reserve).then(
+    (s) => s.size >= reserveBytes,
+    () => false,
+  );
+  const free = await freeBytes(dataDir);
+  const needed = minFreeBytes + (whole ? 0 : reserveBytes);
+  if (free < needed) throw noSpace(`${(free / MIB).toFixed(1)} MiB free in ${dataDir}, ${(needed / MIB).toFixed(1)} MiB needed`);
+  if (!whole) await makeReserve(reserve, reserveBytes);
+}
+
+/** Writes the reserve file whole (zeros, synced); removes it if it cannot be. */
+async function makeReserve(file: string, bytes: number): Promise<void> {
+  const f = await open(file, 'w', 0o600);
+  try {
+    const chunk = Buffer.alloc(Math.min(bytes, MIB));
+    for (let written = 0; written < bytes; ) {
+      const { bytesWritten } = await f.write(chunk, 0, Math.min(chunk.length, bytes - written));
+      written += bytesWritten;
+    }
+    await f.sync();
+  } catch (err) {
+    await f.close();
+    await rm(file, { force: true });
+    throw err;
+  }
+  await f.close();
+}
+
+function noSpace(message: string): Error {
+  const err = new Error(`no space left: ${message}`) as NodeJS.ErrnoException;
+  err.code = 'ENOSPC';
+  return err;
+}
