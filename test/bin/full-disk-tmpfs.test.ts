@@ -26,7 +26,7 @@ function mount(dir: string, size: string, remount = false): string | null {
 /** Starts `archive serve`; resolves with its URL and every stderr line so far (kept up to date). */
 function serve(dataDir: string): Promise<{ p: ChildProcess; url: string; err: string[] }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [archive, 'serve', '--data', dataDir, '--port', '0', '--reserve-mib', '8', '--min-free-mib', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [archive, 'serve', '--data', dataDir, '--port', '0', '--reserve-mib', '8', '--min-free-mib', '1', '--register-limit', '100000'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const err: string[] = [];
     createInterface({ input: p.stderr! }).on('line', (l) => err.push(l));
     createInterface({ input: p.stdout! }).on('line', (l) => {
