@@ -1,0 +1,67 @@
+// The layer rule (README, "The layers"), checked by `npm run lint`: pieces depend downward only,
+// bin -> api / verify -> the record -> protocol -> log, with no import cycles anywhere.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'log-front-door',
+      comment: 'Nothing above log/ imports a file of log/ other than log/index.ts.',
+      severity: 'error',
+      from: { pathNot: '^(log|test/log|bench/log)' },
+      to: { path: '^log/', pathNot: '^log/index\\.ts$' },
+    },
+    {
+      name: 'log-stands-alone',
+      comment: 'log/ is the standalone Merkle log: it imports nothing of the project above it.',
+      severity: 'error',
+      from: { path: '^log/' },
+      to: { path: '^(lib|api|verify|bin|examples)/' },
+    },
+    {
+      name: 'protocol-below-the-record',
+      severity: 'error',
+      from: { path: '^lib/protocol/' },
+      to: { path: '^(lib/record|lib/service|lib/client|api|verify|bin|examples)/' },
+    },
+    {
+      name: 'record-is-pure',
+      comment: 'The record is a deterministic fold: no service, client, HTTP or verifier code, no file system, no network.',
+      severity: 'error',
+      from: { path: '^lib/record/' },
+      to: { path: '^(lib/service|lib/client|api|verify|bin|examples)/|^(node:)?(fs|fs/promises|net|http|https|dns|child_process)$' },
+    },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      from: { path: '^lib/client/' },
+      to: { path: '^(lib/service|api|verify|bin)/' },
+    },
+    {
+      name: 'service-below-api',
+      severity: 'error',
+      from: { path: '^lib/service/' },
+      to: { path: '^(api|verify|bin)/' },
+    },
+    {
+      name: 'verify-independent',
+      comment: 'The verifier never imports api/, nor the service (which opens a store it does not use).',
+      severity: 'error',
+      from: { path: '^verify/' },
+      to: { path: '^(api|lib/service|bin)/' },
+    },
+    {
+      name: 'api-below-bin',
+      severity: 'error',
+      from: { path: '^api/' },
+      to: { path: '^(bin|verify)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
