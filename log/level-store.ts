@@ -1,18 +1,32 @@
-// The LevelDB LogStore. Entries are stored in bundles of 256 (as C2SP tlog-tiles stores entry
-// bundles): key 'b' and the bundle index as 8 bytes big-endian; the value is the bundle's
-// records joined by newlines (a record is itself two lines: "<ts> <type>", payload). The partial
-// bundle at the end of the log is rewritten as it grows. Few large writes instead of one per
-// entry is what makes durable appends fast: LevelDB's cost is mostly per operation.
-// Tile keys are 't', the tile level and the tile index as 8 bytes big-endian.
+// The LevelDB LogStore. Each commit writes only what is new: every entry record once, every new
+// interior hash once (a tile is written whole once more when it completes), and the head. The
+// layout (docs/log-format.md, "How the service stores the log"):
+// - entries: key 'b', the bundle index (8 bytes big-endian) and, for a piece that does not start
+//   the bundle, the offset of its first entry in the bundle (1 byte); the value is the piece's
+//   records joined by newlines (a record is itself two lines: "<ts> <type>", payload). A bundle
+//   of 256 entries is one piece when one commit wrote it all, else the pieces the commits wrote.
+// - tiles: key 't', the tile level (1 byte) and the tile index (8 bytes big-endian) for the
+//   tile's bytes from width 0; a growing tile's later growth, from width w, under the same key
+//   followed by w (1 byte). A complete tile is written whole, replacing its pieces.
+// - the head, key 'h'; the layout's version, key 'v'.
+// Few large writes instead of one per entry is what makes durable appends fast under load:
+// LevelDB's cost is mostly per operation, and a batch of many entries writes whole bundles.
 import { Level } from 'level';
 import { LogError } from './errors.js';
 import type { CommitBatch, LogReader, LogSnapshot, LogStore, StoredHead } from './store.js';
-import type { TileId } from './tiles.js';
+import { TILE_WIDTH, growTile, tileGrowth, tileWidth, type TileId } from './tiles.js';
 
 const BUNDLE = 0x62; // 'b'
 export const BUNDLE_SIZE = 256;
 const TILE = 0x74; // 't'
 const HEAD = Buffer.from('h');
+const VERSION = Buffer.from('v');
+/**
+ * Version 2: bundles and growing tiles stored as pieces, each written once. A store without the
+ * key is version 1, whose partial bundle and partial tiles were rewritten whole at every commit:
+ * version 2 reads them as pieces that start at 0, so such a store opens and continues as is.
+ */
+const FORMAT = '2';
 
 /** Writes n (up to 2^53) as 8 bytes big-endian at `off`, without 32-bit bit operators. */
 function writeIndex(k: Buffer, off: number, n: number): void {
@@ -20,14 +34,20 @@ function writeIndex(k: Buffer, off: number, n: number): void {
   k.writeUInt32BE(n % 0x1_0000_0000, off + 4);
 }
 
-function bundleKey(index: number): Buffer {
-  const k = Buffer.allocUnsafe(9);
+function readIndex(k: Buffer, off: number): number {
+  return k.readUInt32BE(off) * 0x1_0000_0000 + k.readUInt32BE(off + 4);
+}
+
+/** The key of the piece of bundle `index` whose first entry is at `offset` in the bundle. */
+function bundleKey(index: number, offset = 0): Buffer {
+  const k = Buffer.allocUnsafe(offset === 0 ? 9 : 10);
   k[0] = BUNDLE;
   writeIndex(k, 1, index);
+  if (offset !== 0) k[9] = offset;
   return k;
 }
 
-/** A bundle's value as records; each record is its two lines joined again. */
+/** A piece's value as records; each record is its two lines joined again. */
 function splitBundle(value: string): string[] {
   const lines = value.split('\n');
   const out: string[] = [];
@@ -35,11 +55,13 @@ function splitBundle(value: string): string[] {
   return out;
 }
 
-function tileKey(t: TileId): Buffer {
-  const k = Buffer.allocUnsafe(10);
+/** The key of tile `t` (its bytes from width 0), or of its growth from width `from`. */
+function tileKey(t: TileId, from = 0): Buffer {
+  const k = Buffer.allocUnsafe(from === 0 ? 10 : 11);
   k[0] = TILE;
   k[1] = t.level;
   writeIndex(k, 2, t.index);
+  if (from !== 0) k[10] = from;
   return k;
 }
 
@@ -55,30 +77,81 @@ async function readEntries(db: Db, snapshot: Snapshot | undefined, from: number,
   if (count <= 0) return [];
   const first = Math.floor(from / BUNDLE_SIZE);
   const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
-  const bundles = await db.iterator<Buffer, string>({ gte: bundleKey(first), lte: bundleKey(last), valueEncoding: 'utf8', snapshot }).all();
+  const pieces = await db.iterator<Buffer, string>({ gte: bundleKey(first), lt: bundleKey(last + 1), valueEncoding: 'utf8', snapshot }).all();
   const out: string[] = [];
-  for (let j = 0; j < bundles.length; j++) {
-    const [key, value] = bundles[j]!;
-    const index = first + j;
-    // Bundles are contiguous and only the last may be short: stop at a gap or a short bundle.
-    if (!key.equals(bundleKey(index))) break;
+  let next = first * BUNDLE_SIZE;
+  for (const [key, value] of pieces) {
+    const start = readIndex(key, 1) * BUNDLE_SIZE + (key.length === 10 ? key[9]! : 0);
+    // Pieces are contiguous: stop at a gap.
+    if (start !== next) break;
     const records = splitBundle(value);
-    for (let i = index === first ? from - first * BUNDLE_SIZE : 0; i < records.length && out.length < count; i++) out.push(records[i]!);
-    if (records.length < BUNDLE_SIZE) break;
+    for (let i = Math.max(0, from - start); i < records.length && out.length < count; i++) out.push(records[i]!);
+    next = start + records.length;
+    if (out.length === count) break;
   }
   return out;
 }
 
+/** The pieces of tile `id` after its first, in order: [width it grows from, bytes]. */
+async function tileGrowths(db: Db, snapshot: Snapshot | undefined, id: TileId): Promise<[number, Buffer][]> {
+  const pieces = await db.iterator({ gte: tileKey(id, 1), lte: tileKey(id, TILE_WIDTH - 1), snapshot }).all();
+  return pieces.map(([key, value]) => [key[10]!, value]);
+}
+
 async function getTiles(db: Db, snapshot: Snapshot | undefined, ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
   if (ids.length === 0) return [];
-  return db.getMany(ids.map(tileKey), { snapshot });
+  const firsts = await db.getMany(ids.map((id) => tileKey(id)), { snapshot });
+  return Promise.all(
+    firsts.map(async (bytes, i) => {
+      // Only a tile short of full can have grown in later pieces: the growing tile of a level.
+      const w = bytes === undefined ? undefined : tileWidth(bytes);
+      if (w === undefined || w === TILE_WIDTH) return bytes;
+      let tile: Uint8Array = bytes!;
+      let width = w;
+      for (const [from, growth] of await tileGrowths(db, snapshot, ids[i]!)) {
+        // Pieces follow each other; a piece that does not start where the tile ends is not used.
+        const grown = from === width ? growTile(tile, growth) : undefined;
+        if (grown === undefined) break;
+        tile = grown;
+        width = tileWidth(grown)!;
+      }
+      return tile;
+    }),
+  );
+}
+
+/** What is stored of the last tile of a tile level: its width and the widths its later pieces grow from. */
+interface EdgeTile {
+  index: number;
+  width: number;
+  growths: number[];
+}
+
+/** The last stored tile of each tile level, read from the store. */
+async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
+  const edges = new Map<number, EdgeTile>();
+  for (let level = 0; level < 256; level++) {
+    const lastKey = await db.keys({ gte: Buffer.from([TILE, level]), lt: Buffer.from([TILE, level + 1]), reverse: true, limit: 1 }).all();
+    if (lastKey.length === 0) break;
+    const id = { level, index: readIndex(lastKey[0]!, 2) };
+    const [tile] = await getTiles(db, undefined, [id]);
+    const growths = await tileGrowths(db, undefined, id);
+    const width = tile === undefined ? 0 : (tileWidth(tile) ?? TILE_WIDTH);
+    edges.set(level, { index: id.index, width, growths: growths.map(([from]) => from) });
+  }
+  return edges;
 }
 
 export class LevelStore implements LogStore {
-  /** The records of the last, partial bundle, as last committed (loaded on first use). */
-  private edge: { index: number; records: string[] } | null = null;
+  /** The last stored tile of each tile level; null after a failed write, until read again. */
+  private edges: Map<number, EdgeTile> | null;
 
-  private constructor(private readonly db: Db) {}
+  private constructor(
+    private readonly db: Db,
+    edges: Map<number, EdgeTile>,
+  ) {
+    this.edges = edges;
+  }
 
   /** Opens (creating if needed) the LevelDB store in `dir`. */
   static async open(dir: string): Promise<LevelStore> {
@@ -89,7 +162,15 @@ export class LevelStore implements LogStore {
       writeBufferSize: 64 * 2 ** 20,
     } as never);
     await db.open();
-    return new LevelStore(db);
+    try {
+      const version = (await db.get(VERSION))?.toString('utf8');
+      if (version === undefined) await db.put(VERSION, Buffer.from(FORMAT), { sync: true } as never);
+      else if (version !== FORMAT) throw new LogError('corrupt', `the store in ${dir} has layout version ${version}; this code reads version ${FORMAT}`);
+      return new LevelStore(db, await readEdgeTiles(db));
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
   }
 
   readHead(): Promise<StoredHead | null> {
@@ -117,37 +198,52 @@ export class LevelStore implements LogStore {
   }
 
   async commit(batch: CommitBatch): Promise<void> {
+    // No await unless a write failed before: the write must start before this returns to the
+    // event loop, so the sequencer can form the next batch while this one is written.
+    const before = this.edges ?? (await readEdgeTiles(this.db));
     // A chained batch: far less per-operation work in abstract-level than an array of operations.
     const b = this.db.batch();
     const utf8 = { valueEncoding: 'utf8' } as const;
-    let index = Math.floor(batch.first / BUNDLE_SIZE);
-    const kept = batch.first % BUNDLE_SIZE;
-    // No await when the edge bundle is cached: the write must start before this returns to the
-    // event loop, so the sequencer can form the next batch while this one is written.
-    const edge = kept === 0 ? [] : this.edge?.index === index ? this.edge.records : await this.loadBundle(index);
-    let records = edge.slice(0, kept);
-    if (records.length !== kept) throw new LogError('corrupt', `bundle ${index} holds ${records.length} entries, not ${kept}`);
-    for (const e of batch.entries) {
-      records.push(e);
-      if (records.length === BUNDLE_SIZE) {
-        b.put(bundleKey(index), records.join('\n') as never, utf8);
-        index++;
-        records = [];
+    // Entries: one piece per bundle the batch touches, keyed by where it starts.
+    for (let i = 0; i < batch.entries.length; ) {
+      const seq = batch.first + i;
+      const offset = seq % BUNDLE_SIZE;
+      const n = Math.min(BUNDLE_SIZE - offset, batch.entries.length - i);
+      b.put(bundleKey((seq - offset) / BUNDLE_SIZE, offset), batch.entries.slice(i, i + n).join('\n') as never, utf8);
+      i += n;
+    }
+    // Tiles: a growing tile as its growth since what is stored; a complete tile (or bytes that
+    // are not a growth of the stored tile) whole, replacing the tile's pieces.
+    const after = new Map(before);
+    for (const t of batch.tiles) {
+      const bytes = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
+      const { level, index } = t.id;
+      const last = before.get(level);
+      const stored = last?.index === index ? last : undefined;
+      const width = tileWidth(bytes);
+      const from = stored?.width ?? 0;
+      const growth = width !== undefined && width < TILE_WIDTH && (last === undefined || last.index <= index) && from < width;
+      if (growth) {
+        b.put(tileKey(t.id, from), from === 0 ? bytes : Buffer.from(tileGrowth(bytes, from)!));
+      } else {
+        b.put(tileKey(t.id), bytes);
+        for (const g of stored?.growths ?? []) b.del(tileKey(t.id, g));
+      }
+      const known = after.get(level);
+      if (known === undefined || known.index <= index) {
+        after.set(level, { index, width: width ?? TILE_WIDTH, growths: growth && from > 0 ? [...(stored?.growths ?? []), from] : [] });
       }
     }
-    if (records.length > 0) b.put(bundleKey(index), records.join('\n') as never, utf8);
-    for (const t of batch.tiles) b.put(tileKey(t.id), Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength));
     b.put(HEAD, JSON.stringify(batch.head) as never, utf8);
-    // The next commit builds on this one's edge bundle; a failed write stops the log anyway.
-    this.edge = { index, records };
-    // sync: the batch is on disk before the promise resolves, so an acknowledged append survives a crash.
-    await b.write({ sync: true });
-  }
-
-  /** The records stored in bundle `index`. */
-  private async loadBundle(index: number): Promise<string[]> {
-    const value = await this.db.get(bundleKey(index), { valueEncoding: 'utf8' } as never);
-    return value === undefined ? [] : splitBundle(value as unknown as string);
+    try {
+      // sync: the batch is on disk before the promise resolves, so an acknowledged append survives a crash.
+      await b.write({ sync: true });
+    } catch (err) {
+      // The write may or may not have reached the disk: read the tiles' state again before the next.
+      this.edges = null;
+      throw err;
+    }
+    this.edges = after;
   }
 
   close(): Promise<void> {
@@ -160,4 +256,4 @@ export class LevelStore implements LogStore {
   }
 }
 
-export const levelKeys = { bundle: bundleKey, tile: tileKey, head: HEAD };
+export const levelKeys = { bundle: bundleKey, tile: tileKey, head: HEAD, version: VERSION };
