@@ -2,9 +2,8 @@ import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import { auditLog } from '../../log/audit.js';
 import { headMessage } from '../../log/head.js';
-import { BUNDLE_SIZE, LevelStore, levelKeys } from '../../log/level-store.js';
+import { BUNDLE_SIZE, LevelStore, levelKeys, storedHead } from '../../log/level-store.js';
 import { Sequencer } from '../../log/sequencer.js';
-import type { StoredHead } from '../../log/store.js';
 import type { TileId } from '../../log/tiles.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -100,16 +99,16 @@ t.test('a stored head that does not match the entries is caught', async (t) => {
   const dir = await makeLog(t, 45);
   // A head with a flipped root but the old signature: the signature no longer verifies.
   await tamper(dir, async (db) => {
-    const h = JSON.parse((await db.get(levelKeys.head))!.toString()) as StoredHead;
-    await db.put(levelKeys.head, Buffer.from(JSON.stringify({ ...h, rootHash: 'ff'.repeat(32) })));
+    const h = storedHead.decode((await db.get(levelKeys.head))!);
+    await db.put(levelKeys.head, storedHead.encode({ ...h, rootHash: 'ff'.repeat(32) }));
   });
   t.same((await audit(dir)).problem, { seq: null, detail: 'head signature does not verify with the log key' });
   // A head signed by the log key over a root the entries do not give.
   await tamper(dir, async (db) => {
-    const h = JSON.parse((await db.get(levelKeys.head))!.toString()) as StoredHead;
+    const h = storedHead.decode((await db.get(levelKeys.head))!);
     const forged = { ...h, rootHash: 'ff'.repeat(32) };
     forged.signature = Buffer.from(signer.sign(headMessage(forged))).toString('base64url');
-    await db.put(levelKeys.head, Buffer.from(JSON.stringify(forged)));
+    await db.put(levelKeys.head, storedHead.encode(forged));
   });
   t.same((await audit(dir)).problem, { seq: null, detail: 'head rootHash does not match the entries' });
 });
