@@ -1,13 +1,13 @@
 // The LevelDB LogStore. Each commit writes only what is new: every entry record once, every new
-// interior hash once (a tile is written whole once more when it completes), and the head. The
+// interior hash once, and the head. Nothing stored is rewritten or deleted as the log grows. The
 // layout (docs/log-format.md, "How the service stores the log"):
 // - entries: key 'b', the bundle index (8 bytes big-endian) and, for a piece that does not start
 //   the bundle, the offset of its first entry in the bundle (1 byte); the value is the piece's
 //   records joined by newlines (a record is itself two lines: "<ts> <type>", payload). A bundle
 //   of 256 entries is one piece when one commit wrote it all, else the pieces the commits wrote.
 // - tiles: key 't', the tile level (1 byte) and the tile index (8 bytes big-endian) for the
-//   tile's bytes from width 0; a growing tile's later growth, from width w, under the same key
-//   followed by w (1 byte). A complete tile is written whole, replacing its pieces.
+//   tile's bytes from width 0 (a tile that one commit completed: the whole tile); what it gained
+//   in a later commit, from width w, under the same key followed by w (1 byte).
 // - the head, key 'h', packed (below); the layout's version, key 'v'.
 // Few large writes instead of one per entry is what makes durable appends fast under load:
 // LevelDB's cost is mostly per operation, and a batch of many entries writes whole bundles.
@@ -162,7 +162,7 @@ async function getTiles(db: Db, snapshot: Snapshot | undefined, ids: TileId[]): 
   const firsts = await db.getMany(ids.map((id) => tileKey(id)), { snapshot });
   return Promise.all(
     firsts.map(async (bytes, i) => {
-      // Only a tile short of full can have grown in later pieces: the growing tile of a level.
+      // Only a tile whose first piece is short of full has later pieces.
       const w = bytes === undefined ? undefined : tileWidth(bytes);
       if (w === undefined || w === TILE_WIDTH) return bytes;
       let tile: Uint8Array = bytes!;
@@ -271,8 +271,8 @@ export class LevelStore implements LogStore {
       b.put(bundleKey((seq - offset) / BUNDLE_SIZE, offset), batch.entries.slice(i, i + n).join('\n') as never, utf8);
       i += n;
     }
-    // Tiles: a growing tile as its growth since what is stored; a complete tile (or bytes that
-    // are not a growth of the stored tile) whole, replacing the tile's pieces.
+    // Tiles: what a tile gained since what is stored of it. Bytes that are not a growth of the
+    // stored tile (the log never writes such) are written whole, replacing the tile's pieces.
     const after = new Map(before);
     for (const t of batch.tiles) {
       const bytes = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
@@ -281,7 +281,7 @@ export class LevelStore implements LogStore {
       const stored = last?.index === index ? last : undefined;
       const width = tileWidth(bytes);
       const from = stored?.width ?? 0;
-      const growth = width !== undefined && width < TILE_WIDTH && (last === undefined || last.index <= index) && from < width;
+      const growth = width !== undefined && (last === undefined || last.index <= index) && from < width;
       if (growth) {
         b.put(tileKey(t.id, from), from === 0 ? bytes : Buffer.from(tileGrowth(bytes, from)!));
       } else {
