@@ -189,9 +189,10 @@ interface EdgeTile {
 /** The last stored tile of each tile level, read from the store. */
 async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
   const edges = new Map<number, EdgeTile>();
-  for (let level = 0; level < 256; level++) {
+  // Tree levels are below 64, so tile levels below 8.
+  for (let level = 0; level < 8; level++) {
     const lastKey = await db.keys({ gte: Buffer.from([TILE, level]), lt: Buffer.from([TILE, level + 1]), reverse: true, limit: 1 }).all();
-    if (lastKey.length === 0) break;
+    if (lastKey.length === 0) continue;
     const id = { level, index: readIndex(lastKey[0]!, 2) };
     const [tile] = await getTiles(db, undefined, [id]);
     const growths = await tileGrowths(db, undefined, id);
