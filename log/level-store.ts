@@ -1,5 +1,5 @@
 // The LevelDB LogStore. Each commit writes only what is new: every entry record once, every new
-// interior hash once, and the head. Nothing stored is rewritten or deleted as the log grows. The
+// interior hash once, and the head. Nothing but the head is rewritten, nothing deleted. The
 // layout (docs/log-format.md, "How the service stores the log"):
 // - entries: key 'b', the bundle index (8 bytes big-endian) and, for a piece that does not start
 //   the bundle, the offset of its first entry in the bundle (1 byte); the value is the piece's
