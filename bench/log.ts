@@ -4,20 +4,27 @@
 //   3. GET /v1/log/inclusion over HTTP on loopback (requests/s, p99), server in a child process
 //   4. audit of 1,000,000 entries (s)
 //   5. hashing work against the machine's raw SHA-256 speed, measured in the same run
-// Options: BENCH_ENTRIES (default 1000000), BENCH_HTTP_SECONDS (default 10).
+//   6. bytes written per byte of entry records appended, at 1 entry per commit and in batches
+//      of up to 1,000, for the store's layout, the layout before issue 12, and raw LevelDB
+// Options: BENCH_ENTRIES (default 1000000), BENCH_HTTP_SECONDS (default 10),
+// BENCH_SINGLE (entries appended one per commit, default 20000; the old layout gets at most 5000).
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { hash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { Level } from 'level';
 import { openDeployment, type Deployment } from '../lib/deployment.js';
+import { LevelStore } from '../log/level-store.js';
+import { OldLayoutStore } from './old-layout-store.js';
 import { fmt, machine, quantile } from './stats.js';
 
 const N = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
+const SINGLE = Number(process.env.BENCH_SINGLE ?? 20_000);
 const WRITERS = 4000;
 const rand = (n: number) => Math.floor(Math.random() * n);
 const dirs: string[] = [];
@@ -48,8 +55,8 @@ function rawShaMBps(): number {
   return 64 * 1.048576 / ((performance.now() - t0) / 1000);
 }
 
-/** Appends `n` entries from WRITERS concurrent writers (each waits for its ack, then goes on). */
-async function appendAll(d: Deployment, n: number, pad: number): Promise<number> {
+/** Appends `n` entries from `writers` concurrent writers (each waits for its ack, then goes on). */
+async function appendAll(d: Deployment, n: number, pad: number, writers = WRITERS): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   const writer = async () => {
@@ -58,11 +65,98 @@ async function appendAll(d: Deployment, n: number, pad: number): Promise<number>
       await d.log.append('review', payload(i, pad));
     }
   };
-  await Promise.all(Array.from({ length: WRITERS }, writer));
+  await Promise.all(Array.from({ length: writers }, writer));
   return (performance.now() - t0) / 1000;
 }
 
+/**
+ * Bytes this process has handed to write(2) and its kin so far (/proc/self/io, wchar): every
+ * write LevelDB makes (write-ahead log, tables, manifest), its background thread included.
+ */
+function wchar(): number {
+  return Number(/^wchar: (\d+)/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+}
+
+/** A stored entry record: "<ts> <type>" (32 bytes for a review), a newline, the payload. */
+const record = (i: number, pad: number) => `2026-11-22T10:00:00.000Z review\n${payload(i, pad)}`;
+
+/** Bytes of the records of entries [0, n). */
+function recordBytes(n: number, pad: number): number {
+  let bytes = 0;
+  for (let i = 0; i < n; i++) bytes += record(i, pad).length;
+  return bytes;
+}
+
+interface Written {
+  perSecond: number;
+  /** Bytes written per byte of entry records. */
+  ratio: number;
+}
+
+/**
+ * Appends n entries through a deployment (new or old layout), counting the bytes written from the
+ * first append until the store has been closed and opened again: opening writes what the
+ * write-ahead log holds into a table, so the flush of the last memtable is counted too.
+ */
+async function appendWritten(n: number, pad: number, writers: number, layout: 'new' | 'old'): Promise<Written> {
+  const dataDir = tempDir();
+  const store = layout === 'old' ? new OldLayoutStore(await LevelStore.open(join(dataDir, 'db'))) : undefined;
+  const d = await openDeployment({ dataDir, store });
+  const w0 = wchar();
+  const s = await appendAll(d, n, pad, writers);
+  await d.close();
+  await (await LevelStore.open(join(dataDir, 'db'))).close();
+  const ratio = (wchar() - w0) / recordBytes(n, pad);
+  rmSync(dataDir, { recursive: true, force: true });
+  return { perSecond: n / s, ratio };
+}
+
+/** The floor: the same records written straight into LevelDB, one key each, `perCommit` to a synced batch. */
+async function rawWritten(n: number, pad: number, perCommit: number): Promise<Written> {
+  const dir = tempDir();
+  const db = new Level<Buffer, string>(dir, { keyEncoding: 'buffer', valueEncoding: 'utf8', writeBufferSize: 64 * 2 ** 20 } as never);
+  await db.open();
+  const w0 = wchar();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i += perCommit) {
+    const b = db.batch();
+    for (let j = i; j < Math.min(n, i + perCommit); j++) {
+      const key = Buffer.alloc(8);
+      key.writeUInt32BE(j, 4);
+      b.put(key, record(j, pad));
+    }
+    await b.write({ sync: true });
+  }
+  const s = (performance.now() - t0) / 1000;
+  await db.close();
+  await db.open();
+  await db.close();
+  const ratio = (wchar() - w0) / recordBytes(n, pad);
+  rmSync(dir, { recursive: true, force: true });
+  return { perSecond: n / s, ratio };
+}
+
 console.log(`machine: ${machine()}`);
+
+// 6. Bytes written per byte of entry records (476-byte entries, 508-byte records), counted from
+//    the first append until the store has been closed and opened again. One writer: every
+//    append is its own commit.
+{
+  const PAD = 120;
+  const size = record(0, PAD).length;
+  const show = (w: Written) => `${fmt(w.ratio, 2)} (${fmt(w.perSecond)} entries/s)`;
+  const oneRaw = await rawWritten(SINGLE, PAD, 1);
+  const oneNew = await appendWritten(SINGLE, PAD, 1, 'new');
+  // The old layout writes about 86 KiB a commit: 5,000 entries are 19 bundles, enough for its average.
+  const oldN = Math.min(SINGLE, 5000);
+  const oneOld = await appendWritten(oldN, PAD, 1, 'old');
+  console.log(`bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB floor ${show(oneRaw)}; old layout (${fmt(oldN)} entries) ${show(oneOld)}`);
+  const bigN = N - 1;
+  const bigRaw = await rawWritten(bigN, PAD, 1000);
+  const bigNew = await appendWritten(bigN, PAD, WRITERS, 'new');
+  const bigOld = await appendWritten(bigN, PAD, WRITERS, 'old');
+  console.log(`bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}; old layout ${show(bigOld)}`);
+}
 
 // 1. Appends at a small and a typical payload size.
 {

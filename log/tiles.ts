@@ -5,7 +5,7 @@
 // 256 t to 256 t + 255. Its "width" w is how many of those level-8k nodes exist (1 to 256);
 // row r (level 8k + r) then holds floor(w / 2^r) hashes. The bytes of a tile are its rows,
 // row 0 first, 32 bytes a hash. A full tile is 510 hashes (16,320 bytes); a partial tile at
-// the right edge of the tree is rewritten as it grows. A node's hash never changes once it is
+// the right edge of the tree grows. A node's hash never changes once it is
 // complete, so any stored version of a tile is a correct prefix of every later one.
 
 export const TILE_HEIGHT = 8;
@@ -48,6 +48,45 @@ export function tileHash(bytes: Uint8Array, row: number, pos: number): Uint8Arra
   if (w === undefined || pos >= w >> row) return undefined;
   const off = (ROW_START[w]![row]! + pos) * HASH;
   return bytes.subarray(off, off + HASH);
+}
+
+/**
+ * The hashes a tile gained growing from width `from` to its own width, row by row (row 0
+ * first): what a store appends when a tile grows (docs/log-format.md, "How the service stores
+ * the log"). Undefined if `bytes` is not a tile at least `from` wide.
+ */
+export function tileGrowth(bytes: Uint8Array, from: number): Uint8Array | undefined {
+  const w = WIDTH_OF_BYTES.get(bytes.length);
+  if (w === undefined || from < 0 || from > w) return undefined;
+  const out = new Uint8Array(bytes.length - BYTES_OF_WIDTH[from]!);
+  let off = 0;
+  for (let r = 0; r < TILE_HEIGHT; r++) {
+    const start = (ROW_START[w]![r]! + Math.floor(from / 2 ** r)) * HASH;
+    const end = (ROW_START[w]![r]! + Math.floor(w / 2 ** r)) * HASH;
+    out.set(bytes.subarray(start, end), off);
+    off += end - start;
+  }
+  return out;
+}
+
+/** The tile `bytes` grown by `growth` (as tileGrowth gives it); undefined if that gives no tile. */
+export function growTile(bytes: Uint8Array, growth: Uint8Array): Uint8Array | undefined {
+  const from = WIDTH_OF_BYTES.get(bytes.length);
+  const to = from === undefined ? undefined : WIDTH_OF_BYTES.get(bytes.length + growth.length);
+  if (from === undefined || to === undefined) return undefined;
+  const out = new Uint8Array(BYTES_OF_WIDTH[to]!);
+  let old = 0;
+  let add = 0;
+  for (let r = 0; r < TILE_HEIGHT; r++) {
+    const had = Math.floor(from / 2 ** r) * HASH;
+    const gained = Math.floor(to / 2 ** r) * HASH - had;
+    const at = ROW_START[to]![r]! * HASH;
+    out.set(bytes.subarray(old, old + had), at);
+    out.set(growth.subarray(add, add + gained), at + had);
+    old += had;
+    add += gained;
+  }
+  return out;
 }
 
 /** Serializes rows of hashes (row 0 first) into tile bytes. */

@@ -2,9 +2,9 @@ import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import { auditLog } from '../../log/audit.js';
 import { headMessage } from '../../log/head.js';
-import { BUNDLE_SIZE, LevelStore, levelKeys } from '../../log/level-store.js';
+import { BUNDLE_SIZE, LevelStore, levelKeys, storedHead } from '../../log/level-store.js';
 import { Sequencer } from '../../log/sequencer.js';
-import type { StoredHead } from '../../log/store.js';
+import type { TileId } from '../../log/tiles.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -20,20 +20,34 @@ async function makeLog(t: Test, n: number): Promise<string> {
   return dir;
 }
 
-async function tamper(dir: string, fn: (db: LevelStore['raw']) => Promise<void>) {
+async function tamper(dir: string, fn: (db: LevelStore['raw'], store: LevelStore) => Promise<void>) {
   const store = await LevelStore.open(dir);
-  await fn(store.raw);
+  await fn(store.raw, store);
   await store.close();
 }
 
-/** Rewrites the records of the bundle holding `seq` (records are two lines: "ts type", payload). */
+/**
+ * Rewrites the records of the bundle holding `seq` (records are two lines: "ts type", payload),
+ * stored afterwards as one piece: the bundle's pieces are read, edited and written whole.
+ */
 async function editBundle(dir: string, seq: number, fn: (records: string[], at: number) => void) {
   await tamper(dir, async (db) => {
-    const key = levelKeys.bundle(Math.floor(seq / BUNDLE_SIZE));
-    const lines = (await db.get(key))!.toString().split('\n');
+    const index = Math.floor(seq / BUNDLE_SIZE);
+    const pieces = await db.iterator({ gte: levelKeys.bundle(index), lt: levelKeys.bundle(index + 1) }).all();
+    const lines = pieces.map(([, v]) => v.toString()).join('\n').split('\n');
     const records = lines.filter((_, i) => i % 2 === 0).map((leaf, i) => `${leaf}\n${lines[2 * i + 1]}`);
     fn(records, seq % BUNDLE_SIZE);
-    await db.put(key, Buffer.from(records.join('\n')));
+    for (const [k] of pieces) await db.del(k);
+    await db.put(levelKeys.bundle(index), Buffer.from(records.join('\n')));
+  });
+}
+
+/** Rewrites stored tile `id` (as the store reads it back), stored afterwards whole in one piece. */
+async function editTile(dir: string, id: TileId, fn: (tile: Buffer) => Buffer) {
+  await tamper(dir, async (db, store) => {
+    const [tile] = await store.getTiles([id]);
+    for (const k of await db.keys({ gt: levelKeys.tile(id), lte: levelKeys.tile(id, 255) }).all()) await db.del(k);
+    await db.put(levelKeys.tile(id), fn(Buffer.from(tile!)));
   });
 }
 
@@ -65,23 +79,19 @@ t.test('a reordered pair of entries is caught at the first', async (t) => {
 
 t.test('an altered stored interior hash is caught at the seq that completed it', async (t) => {
   const dir = await makeLog(t, 45);
-  await tamper(dir, async (db) => {
+  await editTile(dir, { level: 0, index: 0 }, (tile) => {
     // Tile 0/0, width 45: row 0 holds 45 leaf hashes, row 1 22, row 2 11, row 3 5, ...
     // Flip a bit of row 3, position 2: node (level 3, index 2) over leaves 16..23.
-    const tile = Buffer.from((await db.get(levelKeys.tile({ level: 0, index: 0 })))!);
     t.equal(tile.length, 32 * (45 + 22 + 11 + 5 + 2 + 1));
     tile[32 * (45 + 22 + 11 + 2) + 9]! ^= 1;
-    await db.put(levelKeys.tile({ level: 0, index: 0 }), tile);
+    return tile;
   });
   t.same((await audit(dir)).problem, { seq: 23, detail: 'stored interior hashes do not match the entries' });
 });
 
 t.test('a stored tile missing a hash is caught', async (t) => {
   const dir = await makeLog(t, 45);
-  await tamper(dir, async (db) => {
-    const tile = (await db.get(levelKeys.tile({ level: 0, index: 0 })))!;
-    await db.put(levelKeys.tile({ level: 0, index: 0 }), tile.subarray(0, tile.length - 32));
-  });
+  await editTile(dir, { level: 0, index: 0 }, (tile) => tile.subarray(0, tile.length - 32));
   t.equal((await audit(dir)).problem?.detail, 'stored interior hashes do not match the entries');
 });
 
@@ -89,16 +99,16 @@ t.test('a stored head that does not match the entries is caught', async (t) => {
   const dir = await makeLog(t, 45);
   // A head with a flipped root but the old signature: the signature no longer verifies.
   await tamper(dir, async (db) => {
-    const h = JSON.parse((await db.get(levelKeys.head))!.toString()) as StoredHead;
-    await db.put(levelKeys.head, Buffer.from(JSON.stringify({ ...h, rootHash: 'ff'.repeat(32) })));
+    const h = storedHead.decode((await db.get(levelKeys.head))!);
+    await db.put(levelKeys.head, storedHead.encode({ ...h, rootHash: 'ff'.repeat(32) }));
   });
   t.same((await audit(dir)).problem, { seq: null, detail: 'head signature does not verify with the log key' });
   // A head signed by the log key over a root the entries do not give.
   await tamper(dir, async (db) => {
-    const h = JSON.parse((await db.get(levelKeys.head))!.toString()) as StoredHead;
+    const h = storedHead.decode((await db.get(levelKeys.head))!);
     const forged = { ...h, rootHash: 'ff'.repeat(32) };
     forged.signature = Buffer.from(signer.sign(headMessage(forged))).toString('base64url');
-    await db.put(levelKeys.head, Buffer.from(JSON.stringify(forged)));
+    await db.put(levelKeys.head, storedHead.encode(forged));
   });
   t.same((await audit(dir)).problem, { seq: null, detail: 'head rootHash does not match the entries' });
 });
@@ -144,11 +154,10 @@ t.test('an audit running while appends commit sees one consistent head and finds
 
 t.test('a hash stored beyond the head in a growing tile is caught, and a reopen refuses it', async (t) => {
   const dir = await makeLog(t, 600); // tile 1/0 holds two level-8 nodes; the last pages never touch it
-  await tamper(dir, async (db) => {
-    const tile = (await db.get(levelKeys.tile({ level: 1, index: 0 })))!;
+  await editTile(dir, { level: 1, index: 0 }, (tile) => {
     t.equal(tile.length, 32 * 3, 'width 2: two hashes in row 0, one in row 1');
     // Width 3 has rows of 3 and 1: add a third row-0 hash in its place.
-    await db.put(levelKeys.tile({ level: 1, index: 0 }), Buffer.concat([tile.subarray(0, 64), Buffer.alloc(32, 7), tile.subarray(64)]));
+    return Buffer.concat([tile.subarray(0, 64), Buffer.alloc(32, 7), tile.subarray(64)]);
   });
   t.same((await audit(dir)).problem?.detail, 'a stored tile holds hashes beyond the signed head');
   await t.rejects(async () => Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN }), { code: 'corrupt' });

@@ -1,8 +1,13 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { Level } from 'level';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LevelStore } from '../../log/level-store.js';
+import { auditLog } from '../../log/audit.js';
+import { LevelStore, levelKeys } from '../../log/level-store.js';
 import { MemoryStore } from '../../log/memory-store.js';
+import { Sequencer } from '../../log/sequencer.js';
 import type { LogStore } from '../../log/store.js';
+import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 import { storeConformance } from './store-conformance.js';
 
@@ -43,4 +48,110 @@ t.test('MemoryStore: injected faults fail the commit before or after the write',
   store.injectFault('after-write');
   await t.rejects(store.commit(batch), /after write/);
   t.equal((await store.readHead())?.treeSize, 1, 'written, acknowledgement lost');
+});
+
+// The LevelDB layout (docs/log-format.md, "How the service stores the log"): a commit writes
+// only what is new. Measured on LevelDB's write-ahead log, which every write goes through first
+// and which the 64 MiB memtable keeps in one file during these tests.
+
+const ORIGIN = 'store.example/log';
+const { signer, verify } = testSigner();
+const clock = () => Date.parse('2026-11-22T09:00:00.000Z');
+const record = (i: number) => `{"n":${i},"text":"${'entry text '.repeat(20)}${i}"}`;
+
+/** Bytes in the store's write-ahead log files. */
+function walBytes(dir: string): number {
+  return readdirSync(dir)
+    .filter((f) => /^\d+\.log$/.test(f))
+    .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+}
+
+/** Appends entries [from, to) one commit each to both logs; returns the bytes of the records. */
+async function appendEach(logs: Sequencer[], from: number, to: number): Promise<number> {
+  let bytes = 0;
+  for (let i = from; i < to; i++) {
+    for (const log of logs) await log.append('test.entry', record(i));
+    bytes += Buffer.byteLength(`${new Date(clock()).toISOString()} test.entry\n${record(i)}`);
+  }
+  return bytes;
+}
+
+/** Checks `store` holds what `reference` holds: head, every entry, every tile of the tree. */
+async function sameAs(t: Test, store: LogStore, reference: MemoryStore): Promise<void> {
+  const head = (await store.readHead())!;
+  t.same(head, await reference.readHead(), 'same head');
+  for (const [from, count] of [[0, head.treeSize + 5], [1, 255], [250, 20], [head.treeSize - 3, 10]] as const) {
+    t.same(await store.readEntries(from, count), await reference.readEntries(from, count), `entries [${from}, ${from + count})`);
+  }
+  const ids = [...reference.tiles.keys()].map((k) => ({ level: Number(k.split('/')[0]), index: Number(k.split('/')[1]) }));
+  t.same((await store.getTiles(ids)).map((b) => Buffer.from(b!).toString('hex')), (await reference.getTiles(ids)).map((b) => Buffer.from(b!).toString('hex')), `all ${ids.length} tiles`);
+}
+
+t.test('LevelStore: one entry per commit writes each record and hash once, not its bundle and tiles again', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  const reference = new MemoryStore();
+  const level = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN, clock });
+  const memory = await Sequencer.open({ store: reference, signer, origin: ORIGIN, clock });
+  const wal = walBytes(dir);
+  // Across two bundles and two complete tiles of level 0, into the second tile of level 1.
+  const recordBytes = await appendEach([level, memory], 0, 600);
+  const head = JSON.stringify(await reference.readHead());
+  // Each commit: its record, its head, a few new hashes and keys. Rewriting the bundle (about
+  // 128 records a commit on average) or the tile (up to 16 KiB) would be tens of times more.
+  const written = walBytes(dir) - wal;
+  t.ok(written < 1.5 * (recordBytes + 600 * head.length), `${written} bytes written for ${recordBytes} bytes of records and 600 heads of ${head.length} bytes`);
+  await level.close();
+  const store = await LevelStore.open(dir);
+  await sameAs(t, store, reference);
+  const report = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page: 100 });
+  t.same(report, { intact: true, problem: null, treeSize: 600 });
+  // The reopened log continues from its growing tiles.
+  const again = await Sequencer.open({ store, signer, origin: ORIGIN, clock });
+  await appendEach([again, memory], 600, 700);
+  await sameAs(t, store, reference);
+  await again.close();
+});
+
+t.test('LevelStore: a store in the old layout (partial bundle and tiles rewritten whole) opens and continues', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  // 300 entries in commits of up to 7, laid out as the old code did: every bundle whole under its
+  // 9-byte key (the last one partial), every tile whole (the growing ones partial), the head.
+  const reference = new MemoryStore();
+  const memory = await Sequencer.open({ store: reference, signer, origin: ORIGIN, clock, maxBatch: 7 });
+  await Promise.all(Array.from({ length: 300 }, (_, i) => memory.append('test.entry', record(i))));
+  const old = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const records = await reference.readEntries(0, 300);
+  for (let b = 0; b * 256 < 300; b++) await old.put(levelKeys.bundle(b), Buffer.from(records.slice(b * 256, b * 256 + 256).join('\n')));
+  for (const [k, bytes] of reference.tiles) {
+    const [lvl, index] = k.split('/').map(Number);
+    await old.put(levelKeys.tile({ level: lvl!, index: index! }), Buffer.from(bytes));
+  }
+  await old.put(levelKeys.head, Buffer.from(JSON.stringify(await reference.readHead())));
+  await old.close();
+
+  let store = await LevelStore.open(dir);
+  await sameAs(t, store, reference);
+  t.equal((await store.raw.get(levelKeys.version))?.toString(), '2', 'the store now records its layout version');
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, clock });
+  const wal = walBytes(dir);
+  // On through the partial bundle and tile 0/1 to the next ones, one entry per commit.
+  const recordBytes = await appendEach([log, memory], 300, 600);
+  const head = JSON.stringify(await reference.readHead());
+  const written = walBytes(dir) - wal;
+  t.ok(written < 1.5 * (recordBytes + 300 * head.length), `${written} bytes written for ${recordBytes} bytes of records and 300 heads`);
+  await log.close();
+  store = await LevelStore.open(dir);
+  await sameAs(t, store, reference);
+  t.same(await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey }), { intact: true, problem: null, treeSize: 600 });
+  await store.close();
+});
+
+t.test('LevelStore: a store of a layout version this code does not know is refused', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  await db.put(levelKeys.version, Buffer.from('3'));
+  await db.close();
+  await t.rejects(LevelStore.open(dir), { code: 'corrupt', message: /layout version 3/ });
+  // Refused without being changed, and closed again: a second attempt gives the same answer.
+  await t.rejects(LevelStore.open(dir), { code: 'corrupt' });
 });
