@@ -263,6 +263,10 @@ export class LevelStore implements LogStore {
     const before = this.edges ?? (await readEdgeTiles(this.db));
     // A chained batch: far less per-operation work in abstract-level than an array of operations.
     const b = this.db.batch();
+    // A batch with no entries rewrites a head (a roll-back after a failed write, store.ts): what
+    // a refused commit left beyond that head is deleted in the same batch, so no later piece
+    // grows on it and the last tile of each level is again the head's.
+    if (batch.entries.length === 0) await this.deleteBeyond(b, batch);
     const utf8 = { valueEncoding: 'utf8' } as const;
     // Entries: one piece per bundle the batch touches, keyed by where it starts.
     for (let i = 0; i < batch.entries.length; ) {
@@ -303,7 +307,29 @@ export class LevelStore implements LogStore {
       this.edges = null;
       throw err;
     }
-    this.edges = after;
+    // After a roll-back the tiles' state is read again from the store.
+    this.edges = batch.entries.length === 0 ? null : after;
+  }
+
+  /**
+   * Adds to `b` the deletion of every bundle piece and tile piece beyond `batch.head`: pieces of
+   * entries from its size on, tiles past the last tile of each level at its size, and the later
+   * pieces of the tiles the batch rewrites whole.
+   */
+  private async deleteBeyond(b: ReturnType<Db['batch']>, batch: CommitBatch): Promise<void> {
+    const size = batch.head.treeSize;
+    const bundle = Math.floor(size / BUNDLE_SIZE);
+    const offset = size % BUNDLE_SIZE;
+    const firstGone = offset === 0 ? bundleKey(bundle) : bundleKey(bundle, offset);
+    for (const k of await this.db.keys({ gte: firstGone, lt: Buffer.from([BUNDLE + 1]) }).all()) b.del(k);
+    const whole = new Set(batch.tiles.map((t) => `${t.id.level}/${t.id.index}`));
+    for (let level = 0; level < 8; level++) {
+      // Nodes of tree level 8 * level at this size, and the index of the tile holding the last.
+      const nodes = Math.floor(size / 2 ** (8 * level));
+      const last = nodes === 0 ? -1 : Math.floor((nodes - 1) / TILE_WIDTH);
+      const from = last < 0 ? Buffer.from([TILE, level]) : whole.has(`${level}/${last}`) ? tileKey({ level, index: last }, 1) : tileKey({ level, index: last + 1 });
+      for (const k of await this.db.keys({ gte: from, lt: Buffer.from([TILE, level + 1]) }).all()) b.del(k);
+    }
   }
 
   close(): Promise<void> {
