@@ -1,5 +1,5 @@
 // Request bodies: JSON only, at most 64 KiB (answered 413 before any parsing), parsed strictly
-// (duplicate member names, lone surrogates and non-finite numbers answer 400; choices.md 1).
+// (duplicate member names, lone surrogates and non-finite numbers answer 400; docs/protocol.md).
 import type Koa from 'koa';
 import { ArchiveError, badRequest } from '../lib/errors.js';
 import { parseJson } from '../lib/strict-json.js';

@@ -1,4 +1,4 @@
-// Envelope checks (spec Part 5; choices.md sections 1 and 5), in this order, each with its own
+// Envelope checks (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md, docs/record.md#service-events-and-time), in this order, each with its own
 // error: the body is exactly {payload, signature}; protocol and type fit the route; the agent
 // exists and signs with its main key or a check key of its own (401), a check key only where
 // allowed (403); ts within the service clock's window (400); the signature verifies (401); the

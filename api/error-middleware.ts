@@ -1,5 +1,5 @@
 // The one place where an error becomes a response (STYLE.md practice 4): typed errors map to
-// the statuses of spec Part 7 with a body {error, detail}; anything else is a bug, logged and
+// the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail}; anything else is a bug, logged and
 // answered 500 without detail.
 import type Koa from 'koa';
 import { ArchiveError, isArchiveError } from '../lib/errors.js';

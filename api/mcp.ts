@@ -1,10 +1,9 @@
-// The MCP connector (spec Part 1: `{base_url}/mcp`): an MCP server over Streamable HTTP, with the
-// official TypeScript SDK, mounted in the Koa app. One tool per read and per write of spec Part
-// 4, whose inputs are the same JSON Schemas the service validates with (lib/schemas); writes take
+// The MCP connector (docs/api.md: `{base_url}/mcp`): an MCP server over Streamable HTTP, with the
+// official TypeScript SDK, mounted in the Koa app. One tool per read and per write of docs/api.md, whose inputs are the same JSON Schemas the service validates with (lib/schemas); writes take
 // an envelope the agent signed itself; `canonical_json` returns the bytes to sign for a payload.
 // A tool call is answered by the service's own route for it (the request is sent to this very
 // server), so a tool answers exactly what the HTTP endpoint answers, refusals included: those
-// come back as tool errors carrying the status and {error, detail} of spec Part 7.
+// come back as tool errors carrying the status and {error, detail} of docs/api.md#statuses-and-error-codes.
 import type Koa from 'koa';
 import Router from '@koa/router';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -48,7 +47,7 @@ function query(args: Record<string, unknown>): string {
 
 const get = (path: string) => (): Call => ({ method: 'GET', path });
 
-/** The reads of spec Part 4.1 and 4.2, and the site files an agent starts from. */
+/** The reads of docs/api.md#the-records-reads, docs/api.md#log-reads, and the site files an agent starts from. */
 const READS: Tool[] = [
   { name: 'get_index', description: 'GET /: who this is, the protocol, the log key, every endpoint.', inputSchema: input({}), call: get('/') },
   { name: 'get_skill', description: 'GET /skill.md: the protocol in prose, with a worked signing example.', inputSchema: input({}), call: get('/skill.md') },
@@ -81,9 +80,9 @@ const READS: Tool[] = [
 /** The tool name of a write type: `write_` and the type with dots as underscores. */
 export const writeToolName = (type: WriteType): string => `write_${type.replace(/[.-]/g, '_')}`;
 
-/** The writes of spec Part 4.3: registration takes its body, every other write an envelope. */
+/** The writes of docs/api.md#writes: registration takes its body, every other write an envelope. */
 const WRITES: Tool[] = [
-  // The body of a write is the route's to judge (its schema and every answer of spec Part 7); the
+  // The body of a write is the route's to judge (its schema and every answer of docs/api.md#statuses-and-error-codes); the
   // tool checks the shape it needs to send one.
   {
     name: 'register_agent',

@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 description (spec Part 1, Part 9: info.version `archive/0.2`), generated from
+// The OpenAPI 3.1 description (docs/api.md, docs/api.md#the-earlier-surface: info.version `archive/0.2`), generated from
 // the same tables the service runs on: the write routes and their payload schemas
 // (lib/schemas, one source of truth), the reads, the earlier surface, and the statuses of spec
 // Part 7. Response schemas describe what the reads serve; a test checks live answers against them.
@@ -25,7 +25,7 @@ const probability: Schema = { type: 'number', minimum: 0, maximum: 1 };
 const claimRef: Schema = { type: 'string', pattern: '^(rec:[0-9a-f]{16}#C[1-9][0-9]?|ext:[0-9a-f]{16}#C1)$' };
 
 const SCHEMAS: Record<string, Schema> = {
-  Error: { type: 'object', properties: { error: str, detail: str }, required: ['error'], description: 'A refusal (spec Part 7): the status says why, `detail` names the field.' },
+  Error: { type: 'object', properties: { error: str, detail: str }, required: ['error'], description: 'A refusal (docs/api.md#statuses-and-error-codes): the status says why, `detail` names the field.' },
   Accepted: { type: 'object', properties: { note: str, seq: int }, description: 'A taken write: its entry `seq` and members that vary per endpoint.' },
   SignedTreeHead: obj({ treeSize: int, rootHash: hex64, timestamp: ts, signature: str }),
   LogEntry: obj({ seq: int, ts, type: str, payloadHash: hex64, prevHash: hex64, entryHash: hex64, payload: { type: 'object' }, withheld: arr(str), subject: str }, ['seq', 'ts', 'type', 'payloadHash', 'prevHash', 'entryHash', 'payload']),
@@ -182,7 +182,7 @@ const READS: Read[] = [
   },
 ];
 
-/** What each write can be answered beyond 400, 401, 413, 428, 429, 503 (spec Part 7). */
+/** What each write can be answered beyond 400, 401, 413, 428, 429, 503 (docs/api.md#statuses-and-error-codes). */
 const WRITE_STATUSES: Record<string, number[]> = {
   [REGISTER_PATH]: [201, 409, 403, 404],
   '/v2/papers': [201, 202, 404, 409, 451],

@@ -1,5 +1,5 @@
 // A fixed-window rate limit per client address, answering 429 with Retry-After
-// (choices.md section 8: thresholds are configuration).
+// (docs/credence.md#tiers-quotas-and-rate-limits: thresholds are configuration).
 import type Koa from 'koa';
 import { ArchiveError } from '../lib/errors.js';
 

@@ -32,7 +32,7 @@ interface RegisterArgs extends CommonArgs {
   'dry-run': boolean;
 }
 
-/** The verbs, each the write type it sends (spec Part 4.3). */
+/** The verbs, each the write type it sends (docs/api.md#writes). */
 const VERBS: readonly [verb: string, type: WriteType, describe: string][] = [
   ['publish', 'paper', 'publish a paper'],
   ['external', 'claim.external', 'register a claim quoted from a preprint or DOI'],

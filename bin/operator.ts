@@ -1,5 +1,5 @@
 // `archive operator <subcommand>`: the deployment's operator key exercises its reserved powers
-// off the site (spec Part 5.8). `cosign <proposal>` co-signs an amendment of Article 0 (R2,
+// off the site (docs/governance.md#r2-co-signing-an-amendment-of-article-0). `cosign <proposal>` co-signs an amendment of Article 0 (R2,
 // docs/governance.md); `hold release|reject <subject>` decides a hazard hold (R1,
 // docs/stewardship.md). Parsing and printing only; the logic is lib/client/.
 import type { Argv, CommandModule } from 'yargs';

@@ -1,4 +1,4 @@
-// Canonical JSON, RFC 8785 (JCS): the bytes that are hashed and signed (choices.md section 1).
+// Canonical JSON, RFC 8785 (JCS): the bytes that are hashed and signed (docs/protocol.md).
 //
 // fast-json-stable-stringify writes what RFC 8785 asks for once the value is plain JSON:
 // keys sorted by UTF-16 code units (Array.prototype.sort's default order), no whitespace,
@@ -51,7 +51,7 @@ export function assertJson(value: unknown, what = ''): void {
         if (!wellFormed(v)) fail('lone surrogate');
         return;
       case 'number':
-        // Non-finite numbers have no JSON spelling (choices.md section 1: refused, never fixed).
+        // Non-finite numbers have no JSON spelling (docs/protocol.md: refused, never fixed).
         if (!Number.isFinite(v)) fail(`not a finite number (${v})`);
         return;
       case 'object': {

@@ -1,4 +1,4 @@
-// The constitution (spec Parts 2.3, 3 and 5): shipped with the project as
+// The constitution (docs/api.md#the-records-reads, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order): shipped with the project as
 // constitution/constitution-<version>.json at the project root, one file per version.
 //
 // Its hash is public protocol: SHA-256, lowercase hex, of the UTF-8 bytes of the RFC 8785
@@ -23,7 +23,7 @@ export interface Constitution {
   articles: Article[];
 }
 
-/** The articles every version has, in order (spec Part 2.3); only Article 0 is entrenched. */
+/** The articles every version has, in order (docs/api.md#the-records-reads); only Article 0 is entrenched. */
 export const ARTICLES: readonly { id: string; title: string; entrenched: boolean }[] = Object.freeze([
   { id: '0', title: 'Entrenched core', entrenched: true },
   { id: 'I', title: 'Identity and assent', entrenched: false },

@@ -1,4 +1,4 @@
-// A deployment: a data directory holding the LevelDB log and the keys (choices.md section 10).
+// A deployment: a data directory holding the LevelDB log and the keys (docs/protocol.md#the-deployments-keys).
 // Opening one makes the keys and the genesis entry on first start, and on later starts checks
 // that the log's genesis names this log key, origin and operator.
 import type { KeyObject } from 'node:crypto';
@@ -57,7 +57,7 @@ export function logVerifier(key: string): LogVerifier {
   return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
 }
 
-/** Operator ids are 2 to 80 characters (spec Part 8). */
+/** Operator ids are 2 to 80 characters (docs/payloads.md). */
 const OPERATOR = /^\S{2,80}$/;
 /** An origin names the log's note key (C2SP signed-note): no spaces, no '+', not empty. */
 const ORIGIN = /^[^\s+]{1,255}$/;

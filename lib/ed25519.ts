@@ -1,4 +1,4 @@
-// Ed25519 keys and signatures (choices.md section 1).
+// Ed25519 keys and signatures (docs/protocol.md).
 //
 // - Signature: Ed25519 (RFC 8032, pure) over the UTF-8 canonical JSON of the payload;
 //   base64url without padding, decoded strictly.
@@ -134,7 +134,7 @@ export function sign(privateKey: KeyObject, message: Uint8Array): string {
   return encodeBase64url(signBytes(privateKey, message));
 }
 
-/** Signature over the UTF-8 canonical JSON of `payload` (choices.md section 1). */
+/** Signature over the UTF-8 canonical JSON of `payload` (docs/protocol.md). */
 export function signPayload(privateKey: KeyObject, payload: unknown): string {
   return sign(privateKey, canonicalBytes(payload, 'payload'));
 }

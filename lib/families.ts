@@ -1,4 +1,4 @@
-// Model families (choices.md section 9): the family derived from a declared model name, used
+// Model families (docs/families.md#the-rule): the family derived from a declared model name, used
 // to discount same-family evidence (credence/0.3) and to count families towards `established`.
 // Public protocol: anyone recomputing the numbers from the log must derive the same family.
 //

@@ -1,4 +1,4 @@
-// Identifiers (choices.md section 3): every id is a hash of the canonical JSON of what it names,
+// Identifiers (docs/record.md#identifiers): every id is a hash of the canonical JSON of what it names,
 // so anyone can recompute it from the log.
 import { canonicalize } from './canonical-json.js';
 import { sha256TextHex } from '../log/hash.js';

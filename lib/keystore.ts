@@ -1,4 +1,4 @@
-// The deployment's keys (choices.md section 10): <data>/keys/log.key and operator.key,
+// The deployment's keys (docs/protocol.md#the-deployments-keys): <data>/keys/log.key and operator.key,
 // PKCS#8 PEM, mode 0600, made on first start. The log key signs tree heads, checkpoints,
 // seeds and service events; the operator key exercises the reserved powers.
 // Keys are written atomically (docs/protocol.md, "First start"): a first start killed at any

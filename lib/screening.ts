@@ -1,4 +1,4 @@
-// Screening of papers and challenges (spec Part 3; docs/stewardship.md): a rule set, kept as
+// Screening of papers and challenges (docs/record.md; docs/stewardship.md): a rule set, kept as
 // `screening.json` in the data directory (written with the defaults below on first start, and
 // read at every start), matched against every text field of the payload. The strongest action
 // of the rules that match decides:

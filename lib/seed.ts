@@ -1,4 +1,4 @@
-// Seeds and cross-check matching (choices.md section 4).
+// Seeds and cross-check matching (docs/record.md#receipts-seeds-and-cross-checks).
 //
 // The seed of a commitment: the log key signs the UTF-8 bytes `archive/0.2 seed <commitment id>`
 // and the seal entry logs that signature; ARCHIVE_SEED is the first 4 bytes of SHA-256 of the
@@ -50,7 +50,7 @@ export function outputMatches(decl: DeclaredOutput, reference: unknown, value: u
   return typeof reference === 'string' && reference === value;
 }
 
-/** A cross-check matches when every declared output matches (choices.md section 4). */
+/** A cross-check matches when every declared output matches (docs/record.md#receipts-seeds-and-cross-checks). */
 export function outputsMatch(declared: readonly DeclaredOutput[], reference: Record<string, unknown>, values: Record<string, unknown>): boolean {
   return declared.every((d) => outputMatches(d, reference[d.name], values[d.name]));
 }

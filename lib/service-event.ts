@@ -1,4 +1,4 @@
-// Service events (choices.md section 2): entries the service itself causes are logged as
+// Service events (docs/log-format.md): entries the service itself causes are logged as
 // {event, signature}, the signature by the log key over the canonical JSON of `event`, so the
 // log verifies itself end to end, as signed writes are logged as {payload, signature}.
 import type { KeyObject } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Strict JSON parsing at the edge (choices.md section 1): a body with duplicate member names,
+// Strict JSON parsing at the edge (docs/protocol.md): a body with duplicate member names,
 // lone surrogates or numbers that are not finite is refused (400), never "fixed".
 //
 // JSON.parse checks the syntax but keeps the last of duplicate members, so after it succeeds

@@ -1,11 +1,11 @@
-// Where each write goes and who signs it (spec Part 4.3's Signer column), shared by the API and
+// Where each write goes and who signs it (docs/api.md#writes's Signer column), shared by the API and
 // the agent client. Kept free of record code so the client can import it on its own.
 import type { WriteType } from './schemas/index.js';
 
 /** main: the agent's main key; main-or-check: also a delegated check key; operator: the deployment's operator key. */
 export type Signer = 'main' | 'main-or-check' | 'operator';
 
-/** Registration is plain JSON, not an envelope (spec Part 5.2). */
+/** Registration is plain JSON, not an envelope (docs/payloads.md#registration-plain-json-not-an-envelope). */
 export const REGISTER_PATH = '/v2/agents/register';
 
 export const WRITE_ROUTES: Readonly<Record<WriteType, { readonly path: string; readonly signer: Signer }>> = Object.freeze({
@@ -40,7 +40,7 @@ export const WRITE_ROUTES: Readonly<Record<WriteType, { readonly path: string; r
   'hold.reject': { path: '/v2/holds/decisions', signer: 'operator' },
 } satisfies Record<WriteType, { path: string; signer: Signer }>);
 
-/** Types a delegated check key (scope `reports`) may sign (spec 5.5): the main-or-check rows. */
+/** Types a delegated check key (scope `reports`) may sign (docs/record.md#checks-on-every-signed-write-in-order): the main-or-check rows. */
 export const CHECK_KEY_TYPES: ReadonlySet<WriteType> = new Set(
   (Object.keys(WRITE_ROUTES) as WriteType[]).filter((t) => WRITE_ROUTES[t].signer === 'main-or-check'),
 );

@@ -1,4 +1,4 @@
-// The audit (spec 4.2 GET /v1/log/audit): re-walks the stored log, recomputes every payload
+// The audit (docs/api.md#log-reads GET /v1/log/audit): re-walks the stored log, recomputes every payload
 // hash and entry hash (so every prevHash link), every stored interior hash and the root, and
 // checks the signed head and its checkpoint. It reports the first problem found, naming its
 // seq (null for the head).

@@ -1,4 +1,4 @@
-// Log entries (choices.md section 2): how an entry's hashes are formed from its fields.
+// Log entries (docs/log-format.md): how an entry's hashes are formed from its fields.
 //
 //   payloadHash = SHA-256(canonical JSON of the logged object)
 //   leaf input  = UTF-8 canonical JSON of {payloadHash, prevHash, seq, ts, type}

@@ -1,4 +1,4 @@
-// Signed tree heads (choices.md section 2): Ed25519 by the log key over the canonical JSON of
+// Signed tree heads (docs/log-format.md): Ed25519 by the log key over the canonical JSON of
 // {rootHash, timestamp, treeSize}. The signer and verifier are injected, so the log holds no key.
 
 /** What signs for the log: the raw 32-byte Ed25519 public key and a signing function. */

@@ -135,7 +135,7 @@ export function inclusionPlan(index: number, size: number): ProofPlan {
 
 /**
  * RFC 9162 2.1.4.1: the nodes whose hashes make PROOF(first, D[0:second]). Requires
- * first <= second; from 0 or between equal sizes the proof is empty (choices.md section 2).
+ * first <= second; from 0 or between equal sizes the proof is empty (docs/log-format.md).
  */
 export function consistencyPlan(first: number, second: number): ProofPlan {
   assertIndex(first, 'first');
@@ -233,7 +233,7 @@ export function verifyInclusion(
 
 /**
  * RFC 9162 2.1.4.2: true iff `proof` shows the tree (first, firstRoot) is a prefix of
- * (second, secondRoot). Our policy (choices.md section 2): from size 0 only the empty proof
+ * (second, secondRoot). Our policy (docs/log-format.md): from size 0 only the empty proof
  * is valid, and firstRoot must be the empty tree's root; between equal sizes only the empty
  * proof with equal roots. Never throws.
  */

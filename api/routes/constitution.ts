@@ -1,4 +1,4 @@
-// The constitution in force (spec Parts 2.3 and 4.1): JSON at /v1/constitution, which
+// The constitution in force (docs/api.md#the-records-reads): JSON at /v1/constitution, which
 // registration acknowledges by {version, hash}, and a Markdown rendering at /constitution.md.
 import Router from '@koa/router';
 import { constitutionMarkdown, type Constitution } from '../../lib/constitution.js';

@@ -1,4 +1,4 @@
-// The earlier surface (spec Part 9, archive/0.1): `/v1/constitution` and `/v1/log/*` are still
+// The earlier surface (docs/api.md#the-earlier-surface, archive/0.1): `/v1/constitution` and `/v1/log/*` are still
 // served; every other `/v1` path the earlier description names answers 410 Gone, with a detail
 // naming its `/v2` successor, or the `/v2` read that replaced it.
 import Router from '@koa/router';

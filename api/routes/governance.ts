@@ -1,4 +1,4 @@
-// Governance reads (spec Part 4.1; docs/governance.md): the summary of proposals under Article V
+// Governance reads (docs/api.md#the-records-reads; docs/governance.md): the summary of proposals under Article V
 // with their standing and the electorate, and one proposal in full.
 import Router from '@koa/router';
 import { badRequest, notFound } from '../../lib/errors.js';

@@ -1,4 +1,4 @@
-// Log reads (spec Part 4.2, choices.md section 2): the signed head, inclusion and consistency
+// Log reads (docs/api.md#log-reads, docs/log-format.md): the signed head, inclusion and consistency
 // proofs, the audit, pages of entries, the log key and the C2SP checkpoint.
 import Router from '@koa/router';
 import { badRequest } from '../../lib/errors.js';
@@ -10,7 +10,7 @@ import { rateLimit, type RateLimit } from '../rate-limit.js';
 
 export const ENTRIES_PAGE = { max: 1000, default: 100 };
 
-/** Fields an entry is served without (choices.md section 2), or null when it is served whole. */
+/** Fields an entry is served without (docs/log-format.md), or null when it is served whole. */
 export type Redact = (seq: number, type: string, payload: string) => { payload: string; withheld: string[]; subject?: string } | null;
 
 /**

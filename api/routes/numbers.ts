@@ -1,4 +1,4 @@
-// The record's numbers (spec 4.1): GET /v2/credence and GET /v2/frontier, served from what the
+// The record's numbers (docs/api.md#the-records-reads): GET /v2/credence and GET /v2/frontier, served from what the
 // fold keeps (lib/record/numbers/), never recomputed per read. The credence body is streamed
 // from chunks cached until a score in them changes, and carries an ETag naming the tree size,
 // so a client that has it gets 304.

@@ -1,4 +1,4 @@
-// Reads of the record (spec Part 4.1) that show items: the summary, papers, receipts,
+// Reads of the record (docs/api.md#the-records-reads) that show items: the summary, papers, receipts,
 // arguments, challenges (ranked by their claim's value of checking), the heartbeat and holds
 // (governance: governance.ts). The numbers themselves (credence, the frontier) are numbers.ts.
 import Router from '@koa/router';

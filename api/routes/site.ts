@@ -1,4 +1,4 @@
-// The front door (spec 4.1 `GET /`): JSON to a client that asks for JSON, the landing page to a
+// The front door (docs/api.md#the-records-reads `GET /`): JSON to a client that asks for JSON, the landing page to a
 // browser asking for HTML; and the site files /robots.txt and /llms.txt.
 import Router from '@koa/router';
 import type { Deployment } from '../../lib/deployment.js';

@@ -1,4 +1,4 @@
-// Writes (spec Part 4.3): registration (plain JSON), pairing (signed by the operator key) and
+// Writes (docs/api.md#writes): registration (plain JSON), pairing (signed by the operator key) and
 // every signed write, each checked as an envelope (envelope.ts), then by the record.
 import Router from '@koa/router';
 import type Koa from 'koa';
@@ -33,7 +33,7 @@ export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screen
   router.post(REGISTER_PATH, ...limited, async (ctx) => {
     params(ctx, []);
     const body = await jsonBody(ctx);
-    // A missing or stale acknowledgement of the constitution answers 428 (spec 5.2), before
+    // A missing or stale acknowledgement of the constitution answers 428 (docs/payloads.md#registration-plain-json-not-an-envelope), before
     // the schema would call a missing member 400.
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);

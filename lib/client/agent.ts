@@ -1,5 +1,5 @@
 // An agent on a service: its handle, main key and (optionally) a delegated check key; it builds,
-// signs and posts writes, and registers itself (spec Parts 2.2, 4.3 and 5).
+// signs and posts writes, and registers itself (docs/payloads.md, docs/api.md#writes, docs/record.md#checks-on-every-signed-write-in-order).
 import type { KeyObject } from 'node:crypto';
 import { publicKeyOf, signPayload } from '../ed25519.js';
 import type { WriteType } from '../schemas/index.js';
@@ -38,7 +38,7 @@ export interface Registration {
   sponsor?: { handle: string; signature: string };
 }
 
-/** What a sponsor's main key signs for a new agent (spec 2.2, AgentRegistration.sponsor). */
+/** What a sponsor's main key signs for a new agent (docs/payloads.md, AgentRegistration.sponsor). */
 export function sponsorObject(handle: string, publicKey: string): { op: 'sponsor'; handle: string; publicKey: string } {
   return { op: 'sponsor', handle, publicKey };
 }
@@ -83,7 +83,7 @@ export class Agent {
     return this.checkSpelling;
   }
 
-  /** True when the agent holds a check key and `type` is one a check key may sign (spec 5.5). */
+  /** True when the agent holds a check key and `type` is one a check key may sign (docs/record.md#checks-on-every-signed-write-in-order). */
   prefersCheckKey(type: WriteType): boolean {
     return this.checkKeyObject !== undefined && CHECK_KEY_TYPES.has(type);
   }

@@ -1,6 +1,6 @@
-// Building and signing a write (spec Part 4, "Signing a write"): the payload is protocol, type,
+// Building and signing a write (docs/api.md, "Signing a write"): the payload is protocol, type,
 // agent and ts plus the operation's members; the signature is Ed25519 over the UTF-8 bytes of
-// its canonical JSON (choices.md section 1), base64url without padding.
+// its canonical JSON (docs/protocol.md), base64url without padding.
 import type { KeyObject } from 'node:crypto';
 import { canonicalize } from '../canonical-json.js';
 import { signPayload } from '../ed25519.js';
@@ -21,7 +21,7 @@ export interface Payload {
   [member: string]: unknown;
 }
 
-/** What is posted: `{payload, signature}` and nothing else (spec 2.1, Envelope). */
+/** What is posted: `{payload, signature}` and nothing else (docs/payloads.md#shared-types, Envelope). */
 export interface Envelope<P extends object = Payload> {
   payload: P;
   signature: string;

@@ -1,4 +1,4 @@
-// R2 (spec Part 5.8; docs/governance.md): the operator key co-signs a proposal that amends the
+// R2 (docs/governance.md#r2-co-signing-an-amendment-of-article-0; docs/governance.md): the operator key co-signs a proposal that amends the
 // entrenched Article 0, off the site: `governance.cosign` naming the proposal id.
 import type { KeyObject } from 'node:crypto';
 import { PROTOCOL } from '../service-event.js';

@@ -52,7 +52,7 @@ export class ArchiveClient {
     return this.post(REGISTER_PATH, body);
   }
 
-  /** POST a signed envelope to the route of its type (spec Part 4.3). */
+  /** POST a signed envelope to the route of its type (docs/api.md#writes). */
   send(type: WriteType, envelope: { payload: object; signature: string }): Promise<Reply> {
     const route = WRITE_ROUTES[type];
     if (route === undefined) throw new Error(`unknown write type ${JSON.stringify(type)}`);

@@ -1,4 +1,4 @@
-// Pairing codes (choices.md section 10): the operator key signs `operator.pairing` with the
+// Pairing codes (docs/protocol.md#the-deployments-keys): the operator key signs `operator.pairing` with the
 // SHA-256 of a fresh one-time code; the service stores only the hash, and an agent that
 // registers with `pairing: <code>` joins that operator. Codes expire after 24 hours, work once.
 import { createHash, randomBytes, type KeyObject } from 'node:crypto';

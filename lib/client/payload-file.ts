@@ -1,6 +1,6 @@
 // Payload files for the CLI: the operation's members only (no protocol, type, agent or ts), as
 // YAML (`.yaml`, `.yml`) or strict JSON (anything else). Both are held to the rules of signed
-// bytes (choices.md section 1): duplicate member names, lone surrogates and numbers that are
+// bytes (docs/protocol.md): duplicate member names, lone surrogates and numbers that are
 // not finite are refused, never "fixed", so what is signed is what the file says.
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';

@@ -1,4 +1,4 @@
-// Doorbell ringing (spec Part 6): for agents whose doorbell is set to `webhook`, the service
+// Doorbell ringing (docs/record.md#entry-types): for agents whose doorbell is set to `webhook`, the service
 // POSTs a small JSON wake-up to their https:// address when something is owed or new in their
 // fields, at most as often as their cadence allows. A failed ring is retried with backoff; after
 // four failures in a row, or an address that resolves into the service's own network, the

@@ -1,6 +1,6 @@
 // The record's state machine: apply(state, entry) -> state, a pure fold over the log. No clock,
 // no network, no randomness: time is each entry's ts, and what falls due is an entry of its own
-// (choices.md section 5). `check` is what admits a write; replay trusts the log's order and
+// (docs/record.md#service-events-and-time). `check` is what admits a write; replay trusts the log's order and
 // applies, and the verifier checks each entry first.
 import { badRequest } from '../errors.js';
 import type { AlreadySo, Handler } from './handlers/handler.js';
@@ -21,7 +21,7 @@ import { assertFreshAndNew, assertLater, isSignedWrite, noteSigned, noteSlot, pr
 
 const AGENT_SIGNED: ReadonlySet<string> = new Set(AGENT_WRITE_TYPES);
 
-/** Entry types of the log (spec Part 6 leaves them open): writes, then service events. */
+/** Entry types of the log (docs/record.md#entry-types leaves them open): writes, then service events. */
 export const HANDLERS: Readonly<Record<string, Handler>> = {
   'log.genesis': agents.genesis,
   'operator.pairing': agents.pairing,

@@ -1,4 +1,4 @@
-// The signature of one logged entry, checked from its text (choices.md section 2): a signed
+// The signature of one logged entry, checked from its text (docs/log-format.md): a signed
 // write is logged as the canonical JSON of {payload, signature}, a service event as that of
 // {event, signature}. Canonical JSON writes members in order and each member's value in its own
 // canonical form, so the signed bytes are a slice of the logged text: nothing is re-serialised.

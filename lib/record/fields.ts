@@ -1,4 +1,4 @@
-// An agent's fields (spec 2.4 Heartbeat, "the queue in its fields"): those of the papers its
+// An agent's fields (docs/api.md#the-records-reads, "the queue in its fields"): those of the papers its
 // operator published; an operator that has published none watches every field.
 import type { State } from './state.js';
 

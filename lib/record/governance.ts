@@ -1,11 +1,11 @@
-// governance/0.1 (spec Part 3, governance rules; docs/governance.md): proposals to amend the
+// governance/0.1 (docs/governance.md; docs/governance.md): proposals to amend the
 // constitution, operators' votes, the operator key's co-signature (R2), the tally at the close,
 // the versions enacted and who has acknowledged them. Plain data kept by the fold
 // (handlers/governance.ts); the tally is a pure function of it and of the electorate.
 import { constitutionHash, loadConstitution, type Article, type Constitution } from '../constitution.js';
 import type { State } from './state.js';
 
-/** Votes are taken for 14 days after a proposal is logged (spec Part 3, rule 3). */
+/** Votes are taken for 14 days after a proposal is logged (docs/governance.md#who-proposes-who-votes). */
 export const VOTING_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 
 export type Vote = 'yes' | 'no';
@@ -71,7 +71,7 @@ export interface Tally {
 }
 
 /**
- * The tally over the electorate as it stands (spec Part 3, rule 4): operators verified by the
+ * The tally over the electorate as it stands (docs/governance.md#the-close-and-the-tally): operators verified by the
  * record now; a vote counts while its operator is in the electorate. Integer arithmetic only:
  * quorum met when 5 * voters >= electorate; passing when 3 * yes >= 2 * (yes + no).
  */

@@ -274,7 +274,7 @@ export class LiveRecord {
     return a;
   }
 
-  /** Seals a commitment (choices.md section 4): the seed and the cross-check drawn with it. */
+  /** Seals a commitment (docs/record.md#receipts-seeds-and-cross-checks): the seed and the cross-check drawn with it. */
   seal(commit: string): Admitted {
     const signature = Buffer.from(signBytes(this.logKey, seedMessage(commit))).toString('base64url');
     const seed = seedFromSignature(signature);

@@ -7,7 +7,7 @@ import { badRequest, conflict } from '../errors.js';
 import { payloadId } from '../ids.js';
 import type { RecordEntry, State } from './state.js';
 
-/** How far a signed write's ts may be from the time it is taken (choices.md section 5). */
+/** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
 export const TS_WINDOW_MS = 10 * 60 * 1000;
 export const DOORBELL_TS_WINDOW_MS = 5 * 60 * 1000;
 

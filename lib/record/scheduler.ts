@@ -1,4 +1,4 @@
-// What falls due (choices.md section 5): a result lapses 7 days after its commitment, withheld
+// What falls due (docs/record.md#service-events-and-time): a result lapses 7 days after its commitment, withheld
 // outputs are revealed 30 days after the result, a shut-out ends after 30 days, a governance
 // proposal closes 14 days after it is logged, and a commitment logged without its seal (a crash
 // between the two) is sealed. The scheduler reads the state's

@@ -1,4 +1,4 @@
-// Who signed a write (spec Part 5.4 and 5.5): the agent named by `agent.handle` must exist and
+// Who signed a write (docs/record.md#checks-on-every-signed-write-in-order): the agent named by `agent.handle` must exist and
 // not be retired, and `agent.publicKey` must be its main key or one of its check keys still in
 // force (401 otherwise); a check key signs only check.commit, check.result and review (403).
 import { forbidden, unauthorized } from '../errors.js';

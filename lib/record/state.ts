@@ -234,7 +234,7 @@ export interface DueQueue {
   head: number;
 }
 
-/** Something that falls due at `at` (ms): a scheduler logs an event for it (choices.md 5). */
+/** Something that falls due at `at` (ms): a scheduler logs an event for it (docs/record.md#service-events-and-time). */
 export interface Due {
   at: number;
   subject: string;
@@ -285,7 +285,7 @@ export interface State {
   /** Every key ever registered or delegated, main or check, to its agent's handle. */
   keys: Map<string, string>;
   operators: Map<string, Operator>;
-  /** Operators verified by the record, with the round and what earned it (choices.md section 7). */
+  /** Operators verified by the record, with the round and what earned it (docs/credence.md#operators-verified-by-the-record). */
   verified: Map<string, VerifiedBy>;
   /** Operators that lost verification: a receipt of theirs disputed by two verified operators. */
   voided: Map<string, { seq: number; receipt: string }>;
@@ -380,7 +380,7 @@ export function emptyState(): State {
   };
 }
 
-/** An operator's tier (choices.md sections 6 and 8). */
+/** An operator's tier (docs/credence.md, docs/credence.md#tiers-quotas-and-rate-limits). */
 export function tierOf(state: State, operatorId: string): Tier {
   if (state.verified.has(operatorId)) return 'verified';
   return operatorId.startsWith('op_') ? 'account' : 'unverified';

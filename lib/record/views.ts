@@ -1,4 +1,4 @@
-// What the reads of spec Part 4.1 show of the record, as pure functions of the state (the
+// What the reads of docs/api.md#the-records-reads show of the record, as pure functions of the state (the
 // offline verifier compares a service's answers with these). Text that the state does not keep
 // (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
@@ -13,7 +13,7 @@ import { claimField, inFields, operatorFields } from './fields.js';
 
 export type Logged = (seq: number) => Promise<any>;
 
-/** The record summary (spec 2.3 RecordSummary). */
+/** The record summary (docs/api.md#the-records-reads). */
 export function summary(state: State) {
   let external = 0;
   for (const c of state.claims.values()) if (c.external) external++;
@@ -73,14 +73,14 @@ export function claimView(state: State, ref: string) {
     source: c.source,
     operatorId: c.operatorId,
     seq: c.seq,
-    // Both versions are shown (spec Part 3).
+    // Both versions are shown (docs/record.md).
     amended: c.amendment === null ? null : { seq: c.amendment.seq, before: c.amendment.before },
     receipts: (state.receiptsByClaim.get(ref) ?? []).length,
     arguments: (state.argumentsByClaim.get(ref) ?? []).length,
   };
 }
 
-/** Outputs are withheld until someone cross-checks the receipt or 30 days pass (spec 4.3.2). */
+/** Outputs are withheld until someone cross-checks the receipt or 30 days pass (docs/record.md#receipts-seeds-and-cross-checks). */
 export const outputsShown = (r: Receipt): boolean => r.revealedSeq !== null;
 
 export function receiptView(state: State, r: Receipt) {
@@ -168,7 +168,7 @@ export function rankedChallenges(state: State, all: boolean): Challenge[] {
     .map((x) => x.c);
 }
 
-/** A claim's arguments, oldest first; frozen ones (spec 4.1: those a steward took out of view) left out. */
+/** A claim's arguments, oldest first; frozen ones (docs/api.md#the-records-reads: those a steward took out of view) left out. */
 export function argumentsInView(state: State, claim: string): Argument[] {
   return (state.argumentsByClaim.get(claim) ?? []).filter((id) => !state.outOfView.has(id)).map((id) => state.argumentsById.get(id)!);
 }

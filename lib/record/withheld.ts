@@ -1,4 +1,4 @@
-// What a served log entry withholds (choices.md section 2: the entry keeps its hashes; only
+// What a served log entry withholds (docs/log-format.md: the entry keeps its hashes; only
 // fields are served as null, with a `withheld` note naming them): a doorbell's address, never
 // served; a result's own outputs until the receipt is revealed; every text field of an item out
 // of view (handlers/out-of-view.ts), whose entry also names the item as `subject`, since its id
@@ -40,8 +40,8 @@ export function servedEntry(state: State, seq: number, type: string, payload: st
     const r = state.receipts.get(logged.payload.commit);
     if (r === undefined || r.revealedSeq !== null) return null;
     // Only the receipt's own outputs: its cross-check re-ran a receipt that this very result
-    // revealed, and whether they matched is what a verifier replays (choices.md: the numbers
-    // must not depend on withheld text).
+    // revealed, and whether they matched is what a verifier replays (docs/record.md#what-served-entries-withhold:
+    // the numbers must not depend on withheld text).
     logged.payload.outputs = null;
     return { payload: canonicalize(logged), withheld: ['payload.outputs'] };
   }

@@ -1,6 +1,6 @@
 // One JSON Schema (draft 2020-12) per write payload type, plus the registration body
-// (archive-0.2.md Parts 2.2 and 8; challenge and operator.pairing payloads are this project's
-// design, choices.md and docs/protocol.md). The single source of truth for what a write may
+// (docs/payloads.md; challenge and operator.pairing payloads are this project's design,
+// docs/record.md). The single source of truth for what a write may
 // carry: the server validates with them (validate.ts) and the OpenAPI description shows them.
 // Every object is closed (`additionalProperties: false`) at every depth.
 import {
@@ -56,7 +56,7 @@ export type WriteType =
   | 'hold.release'
   | 'hold.reject';
 
-/** The fields a paper may name (spec 2.2 PaperPublish). */
+/** The fields a paper may name (docs/payloads.md#papers-and-claims). */
 export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
 
 /** Writes signed by the deployment's operator key, not by an agent. */
@@ -114,7 +114,7 @@ const keyDelegate = signed(
 
 const keyRevoke = signed('key.revoke', 'KeyRevoke', { key: publicKey, compromisedAt: ts }, ['key']);
 
-/** Doorbell kinds and cadences this deployment speaks (listed by the heartbeat, spec Part 6). */
+/** Doorbell kinds and cadences this deployment speaks (listed by the heartbeat, docs/record.md#entry-types). */
 export const DOORBELL_KINDS = ['webhook', 'poll'] as const;
 export const DOORBELL_CADENCES = ['immediate', 'hourly', 'daily'] as const;
 
@@ -423,7 +423,7 @@ export const SUBJECT = pat(
   'a paper id rec:<16 hex>, an external claim id ext:<16 hex>, a challenge id ch:<16 hex> or an argument id (64 hex)',
 );
 
-/** The two ways an item is out of view (spec 2.3 RecordSummary `withheld`). */
+/** The two ways an item is out of view (docs/api.md#the-records-reads `withheld`). */
 export const WITHHELD_STATUSES = ['review', 'withdrawn'] as const;
 
 const itemWithhold = signed('item.withhold', 'ItemWithhold', { subject: SUBJECT, status: { enum: [...WITHHELD_STATUSES] }, reason: nt(10, 600) }, ['subject', 'status', 'reason']);

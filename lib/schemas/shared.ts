@@ -1,4 +1,4 @@
-// Shared pieces of the write schemas (archive-0.2.md Part 2.1, Part 8): plain JSON Schema
+// Shared pieces of the write schemas (docs/payloads.md): plain JSON Schema
 // (draft 2020-12) objects, composed by value: no $id, no $ref, so every payload schema is
 // self-contained and JSON-serialisable (it is also turned into the OpenAPI description).
 //

@@ -1,4 +1,4 @@
-// Arguments over HTTP (spec 2.2 ArgumentFile, ArgumentCheck, ArgumentAnswer; Part 3; Part 4.1
+// Arguments over HTTP (docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; Part 4.1
 // and 4.3): filing, checking, answering, and the reads of them. Settlement needs two verified
 // operators, which this issue cannot make over HTTP; test/lib/settlement.test.ts covers it.
 import t from 'tap';
@@ -37,7 +37,7 @@ t.test('filing an argument', async (t) => {
   const envelope = { payload, signature: signPayload(bob.privateKey, payload) };
   const r = await s.post('/v2/arguments', envelope);
   t.equal(r.status, 201, r.text);
-  // The id is the SHA-256 of the canonical JSON of the whole signed payload (choices.md 3).
+  // The id is the SHA-256 of the canonical JSON of the whole signed payload (docs/record.md#identifiers).
   t.equal(r.body.id, sha256Hex(sortedJson(payload)));
   t.equal(r.body.page, `/v2/arguments/${r.body.id}`);
   t.same(r.body.challengesCompleted, []);

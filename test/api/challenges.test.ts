@@ -1,4 +1,4 @@
-// Challenges over HTTP (spec 2.4, Part 3, 4.1, 4.3; choices.md sections 3 and 8; the payloads
+// Challenges over HTTP (docs/api.md#the-records-reads, docs/record.md, docs/api.md#writes; docs/record.md#identifiers, docs/credence.md#tiers-quotas-and-rate-limits; the payloads
 // are this project's, docs/protocol.md): propose within the daily quota of the tier, withdraw,
 // completion by a receipt or (conceptual claims) an argument, and the reads.
 import t from 'tap';
@@ -132,7 +132,7 @@ t.test('withdrawing a challenge', async (t) => {
   // Any agent of the proposer's operator withdraws it, with or without the ch: prefix.
   const done = await withdraw(s, bob2, id.slice(3));
   t.ok(done.status === 200 || done.status === 201, done.text);
-  t.equal(done.status, 200, 'spec 4.3: POST /v2/challenges/withdraw answers 200 withdrawn');
+  t.equal(done.status, 200, 'docs/api.md#writes: POST /v2/challenges/withdraw answers 200 withdrawn');
   t.match(done.body, { id, status: 'withdrawn' });
   const twice = await withdraw(s, bob, id);
   t.match(twice, { status: 409, body: { error: 'conflict', detail: /payload\.challenge: withdrawn already/ } });

@@ -1,4 +1,4 @@
-// The checks on every signed write, through HTTP (spec Part 5; choices.md sections 1 and 5):
+// The checks on every signed write, through HTTP (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md, docs/record.md#service-events-and-time):
 // the body (64 KiB, strict JSON, content type), then the envelope in the spec's order, each
 // with its own error: shape; protocol and type; agent and key (401), check-key scope (403); ts
 // (400); signature (401); schema and NT text (400). Every refusal writes nothing.

@@ -1,4 +1,4 @@
-// governance/0.1 over HTTP (spec Part 3 governance rules, 4.1, 5.8, 7; docs/governance.md):
+// governance/0.1 over HTTP (docs/governance.md, 4.1, 5.8, 7; docs/governance.md):
 // proposals carrying the amended articles, votes by operators in the electorate (a later vote
 // replacing an earlier one), the close logged as a service event 14 days on, the tally (two
 // thirds of those voting, a quorum of a fifth of the electorate), enactment of a new version,

@@ -1,4 +1,4 @@
-// Keys (spec 2.2 KeyDelegate and KeyRevoke, Part 3's key rows, 5.5) and the doorbell (Part 6)
+// Keys (docs/payloads.md#keys-and-doorbell and KeyRevoke, Part 3's key rows, 5.5) and the doorbell (Part 6)
 // through HTTP: delegate 201, revoke 200 listing what a compromised key disowned, a revoked main
 // key retiring its agent; the doorbell set and stopped (200), its address stored and never served.
 import t from 'tap';

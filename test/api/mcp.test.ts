@@ -1,6 +1,6 @@
 // The MCP connector, tested with the official SDK's real client over Streamable HTTP: list the
 // tools, call reads, sign a payload from the canonical_json tool and post it, and get the
-// refusals of spec Part 7 as tool errors.
+// refusals of docs/api.md#statuses-and-error-codes as tool errors.
 import t, { type Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -75,7 +75,7 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   t.match(json(badId), { status: 400, error: 'bad_request', detail: /path: expected a paper id/ });
   const missing = await client.callTool({ name: 'get_heartbeat', arguments: { agent: 'nobody' } });
   t.match(json(missing), { status: 404, error: 'not_found' });
-  // A lone surrogate never reaches a tool: the request body is refused as JSON (choices.md 1).
+  // A lone surrogate never reaches a tool: the request body is refused as JSON (docs/protocol.md).
   await t.rejects(client.callTool({ name: 'canonical_json', arguments: { payload: { text: '\ud800' } } }), { code: 400 });
   t.equal(s.d.log.size, size, 'nothing refused was written');
 });

@@ -1,4 +1,4 @@
-// The numbers over HTTP (spec 4.1; choices.md sections 6 to 8): /v2/credence with its ETag,
+// The numbers over HTTP (docs/api.md#the-records-reads; docs/credence.md, docs/credence.md#operators-verified-by-the-record, docs/credence.md#tiers-quotas-and-rate-limits): /v2/credence with its ETag,
 // /v2/frontier, challenges ranked by value of checking, standing in the heartbeat, the record
 // summary's verifiedByRecord, and the same numbers after a restart. Real service, real keys.
 import t from 'tap';
@@ -18,7 +18,7 @@ t.test('credence, frontier, challenges, heartbeat and summary as writes land, an
   const paper = await send(s, alice, 'paper', make.paper(2));
   const [c1, c2] = paper.body.claims as [string, string];
 
-  // A new operator's claims at 0.8: prior 0.685 (choices.md 6, the worked example).
+  // A new operator's claims at 0.8: prior 0.685 (docs/credence.md, the worked example).
   let r = await s.get('/v2/credence');
   t.equal(r.status, 200);
   t.match(r.headers.get('content-type'), /application\/json/);

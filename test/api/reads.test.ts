@@ -1,4 +1,4 @@
-// Reads of the record (spec Part 4.1): the summary and its counts, the heartbeat (owed, queue,
+// Reads of the record (docs/api.md#the-records-reads): the summary and its counts, the heartbeat (owed, queue,
 // standing), holds and the governance summary, which serve what is true of the record.
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';

@@ -1,4 +1,4 @@
-// Registration (spec 2.2 AgentRegistration, 5.2, 7.1) and pairing (choices.md section 10)
+// Registration (docs/payloads.md#registration-plain-json-not-an-envelope, 5.2, 7.1) and pairing (docs/protocol.md#the-deployments-keys)
 // through HTTP: what a registering agent is answered, what lands on the log, and that every
 // refusal answers {error, detail} naming the field and writes nothing.
 import t from 'tap';

@@ -1,5 +1,5 @@
 // The front door and the site files: GET / as JSON or as the landing page by Accept, robots.txt,
-// llms.txt, the Atom feeds per field, and the earlier surface: /v1 paths of spec Part 9 answer 410 naming what replaced
+// llms.txt, the Atom feeds per field, and the earlier surface: /v1 paths of docs/api.md#the-earlier-surface answer 410 naming what replaced
 // them, while /v1/constitution and /v1/log/* are served.
 import t from 'tap';
 import { startService } from '../helpers/service.js';

@@ -102,3 +102,32 @@ for (const file of DOCS) {
     t.same(problems, [], 'no citation of choices.md, ../shared or "spec Part N"');
   });
 }
+
+/** The TypeScript sources of the project (not dist/ or node_modules/). */
+function sources(dir = projectRoot, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sources(path, out);
+    else if (name.endsWith('.ts')) out.push(relative(projectRoot, path));
+  }
+  return out;
+}
+
+t.test('code comments point into docs/, at files and headings that exist, and nowhere outside', async (t) => {
+  const problems: string[] = [];
+  for (const file of sources()) {
+    if (file === 'test/docs/links.test.ts') continue;
+    readFileSync(join(projectRoot, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/choices\.md|\.\.\/shared\/|archive-0\.2\.md|\bspec (Part|Parts )?[0-9]/.test(line)) problems.push(`${file}:${i + 1}: cites a file outside the repository`);
+        for (const m of line.matchAll(/\bdocs\/([a-z0-9-]+\.md)(?:#([a-z0-9_-]+))?/g)) {
+          const doc = `docs/${m[1]}`;
+          if (!existsSync(join(projectRoot, doc))) problems.push(`${file}:${i + 1}: ${m[0]}: no file ${doc}`);
+          else if (m[2] !== undefined && !headingAnchors(doc).has(m[2])) problems.push(`${file}:${i + 1}: ${m[0]}: no heading #${m[2]}`);
+        }
+      });
+  }
+  t.same(problems, [], 'every docs/ citation in the code resolves');
+});

@@ -4,7 +4,7 @@
 import type { Test } from 'tap';
 import type { TestService } from './service.js';
 
-/** The error code of each status, as spec Part 7 and docs/record.md give them. */
+/** The error code of each status, as docs/api.md#statuses-and-error-codes and docs/record.md give them. */
 const CODES: Record<number, string> = {
   400: 'bad_request',
   401: 'unauthorized',

@@ -1,4 +1,4 @@
-// lib/base64url.ts: strict, unpadded base64url (choices.md section 1; STYLE.md practice 5).
+// lib/base64url.ts: strict, unpadded base64url (docs/protocol.md; STYLE.md practice 5).
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { decodeBase64url, encodeBase64url } from '../../lib/base64url.js';

@@ -1,4 +1,4 @@
-// lib/canonical-json.ts: RFC 8785 (JCS), choices.md section 1. Vectors: fixtures/crypto/jcs.json
+// lib/canonical-json.ts: RFC 8785 (JCS), docs/protocol.md. Vectors: fixtures/crypto/jcs.json
 // (cyberphone/json-canonicalization plus edge cases) and jcs-es6-numbers-10k.txt.
 import t from 'tap';
 import { MAX_DEPTH, canonicalBytes, canonicalize } from '../../lib/canonical-json.js';
@@ -17,7 +17,7 @@ t.test('every jcs.json case: parse strictly, canonicalize, compare', async (t) =
   t.equal(cases.length, 89);
   for (const c of cases) {
     if (c.expected === null) {
-      // duplicates, lone surrogates, +-1e400: refused, never "fixed" (choices.md section 1)
+      // duplicates, lone surrogates, +-1e400: refused, never "fixed" (docs/protocol.md)
       t.throws(() => canonicalize(parseJson(c.input)), { code: 'bad_request', status: 400 }, `${c.name}: ${c.error}`);
     } else {
       t.equal(canonicalize(parseJson(c.input)), c.expected, c.name);

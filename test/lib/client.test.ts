@@ -33,7 +33,7 @@ const TS = '2025-03-04T05:06:07.123Z';
 const REVIEW = { claim: 'rec:0123456789abcdef#C1', forecast: 0.6, rationale: 'The method looks sound but the sample is small.' };
 const client = new ArchiveClient('http://127.0.0.1:9');
 
-t.test('write routes: the spec 4.3 table', async (t) => {
+t.test('write routes: the docs/api.md#writes table', async (t) => {
   t.same([...CHECK_KEY_TYPES].sort(), ['check.commit', 'check.result', 'review']);
   t.same(Object.keys(WRITE_ROUTES).sort(), [...WRITE_TYPES].sort(), 'every write type has a route');
   t.equal(WRITE_ROUTES.paper.path, '/v2/papers');

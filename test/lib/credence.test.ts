@@ -1,4 +1,4 @@
-// credence/0.3 (choices.md section 6), rule by rule, with the numbers worked by hand in the
+// credence/0.3 (docs/credence.md), rule by rule, with the numbers worked by hand in the
 // comments: logit(p) = ln(p / (1 - p)), sigmoid(x) = 1 / (1 + e^-x). The claims are scored by the
 // real fold (test/helpers/fold.ts): entries checked and applied as the live record does.
 import t, { type Test } from 'tap';
@@ -85,7 +85,7 @@ t.test('the rules as arithmetic', async (t) => {
   t.equal(valueOfChecking(0, 0.5), 0.125);
 });
 
-t.test('the worked example of choices.md section 6', async (t) => {
+t.test('the worked example of docs/credence.md', async (t) => {
   const f = world();
   const [c] = f.paper('author', [{ confidence: 0.8 }]);
   // A new operator at 0.8: rho 0.5, a 0.65, prior 0.685, credence 0.685, unchecked.

@@ -1,4 +1,4 @@
-// lib/ed25519.ts against public vectors (choices.md section 1: the accept/reject set of the
+// lib/ed25519.ts against public vectors (docs/protocol.md: the accept/reject set of the
 // one verify function is pinned by the vectors in fixtures/crypto/).
 import t from 'tap';
 import {

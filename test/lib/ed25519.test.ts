@@ -1,5 +1,5 @@
 // lib/ed25519.ts: key spelling, registration checks, the one verify function, key helpers
-// (choices.md section 1).
+// (docs/protocol.md).
 import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
 import {

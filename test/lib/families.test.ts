@@ -1,4 +1,4 @@
-// lib/families.ts: model families (choices.md section 9). The table is also in docs/families.md.
+// lib/families.ts: model families (docs/families.md#the-rule). The table is also in docs/families.md.
 import t from 'tap';
 import { FAMILY_RULES, familiesOf, modelFamily } from '../../lib/families.js';
 
@@ -76,7 +76,7 @@ t.test('the family of each name in the table', async (t) => {
   for (const [name, family] of TABLE) t.equal(modelFamily(name), family, name);
 });
 
-t.test('the rules are those of choices.md section 9, in order', async (t) => {
+t.test('the rules are those of docs/families.md#the-rule, in order', async (t) => {
   t.same(
     FAMILY_RULES.map(([p, f]) => `${p}->${f}`),
     [

@@ -1,4 +1,4 @@
-// lib/seed.ts (choices.md section 4): ARCHIVE_SEED from a seal signature, the bytes the log key
+// lib/seed.ts (docs/record.md#receipts-seeds-and-cross-checks): ARCHIVE_SEED from a seal signature, the bytes the log key
 // signs, and when a cross-check's outputs match the receipt it re-ran.
 import t from 'tap';
 import { createHash } from 'node:crypto';

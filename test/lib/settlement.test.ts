@@ -1,5 +1,5 @@
-// The settlement rule of arguments (choices.md section 6) and the shut-out after three dismissed
-// attacks (spec Parts 3, 7 and 8), at the state level, with operators verified from the start.
+// The settlement rule of arguments (docs/credence.md) and the shut-out after three dismissed
+// attacks (docs/record.md, docs/api.md#statuses-and-error-codes, docs/payloads.md), at the state level, with operators verified from the start.
 import t from 'tap';
 import { settlement, SHUT_OUT_FOR } from '../../lib/record/handlers/arguments.js';
 import { dueEvents } from '../../lib/record/scheduler.js';

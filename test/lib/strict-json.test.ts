@@ -1,5 +1,5 @@
 // lib/strict-json.ts: duplicate member names, lone surrogates and non-finite numbers are
-// refused with 400, never "fixed" (choices.md section 1).
+// refused with 400, never "fixed" (docs/protocol.md).
 import t from 'tap';
 import { parseJson } from '../../lib/strict-json.js';
 

@@ -167,7 +167,7 @@ t.test('plan and verifier argument errors', async (t) => {
     t.equal(verifyConsistency(4, 10, j as Uint8Array[], roots[4]!, roots[10]!), false);
     t.equal(verifyConsistency(4, 10, refProof(mth, 4, 10), j as Uint8Array, roots[10]!), false);
   }
-  // Our policy (choices.md section 2): from 0 only the empty proof, with the empty root.
+  // Our policy (docs/log-format.md): from 0 only the empty proof, with the empty root.
   t.ok(verifyConsistency(0, 10, [], EMPTY_ROOT, roots[10]!));
   t.ok(verifyConsistency(0, 0, [], EMPTY_ROOT, EMPTY_ROOT));
   t.notOk(verifyConsistency(0, 10, [roots[10]!], EMPTY_ROOT, roots[10]!));

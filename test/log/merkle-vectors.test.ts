@@ -91,7 +91,7 @@ t.test('tdmerkle consistency probes', async (t) => {
   const v = fixtureJson('merkle/tdmerkle-consistency-probes.json');
   t.equal(v.probes.length, 98);
   // These probes encode transparency-dev's policy, where first = 0 is always an error. Ours
-  // (choices.md section 2) accepts first = 0 with the empty proof, the empty tree's root as
+  // (docs/log-format.md) accepts first = 0 with the empty proof, the empty tree's root as
   // first root and any 32-byte second root. The probes that our policy would accept but that
   // say wantErr are skipped; in this file there are none: every first = 0 probe also has a
   // non-empty proof, a first root other than SHA-256(""), or a malformed 12-byte root, so it

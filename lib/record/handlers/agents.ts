@@ -1,4 +1,4 @@
-// Agents, operators, pairing, keys and doorbells (spec 2.2, 3, 5; choices.md sections 8, 10).
+// Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
 import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
 import { parsePublicKey, verifyPayload } from '../../ed25519.js';
 import { sha256TextHex } from '../../../log/hash.js';
@@ -29,7 +29,7 @@ export const genesis: Handler = {
     state.operator = g.operator;
     state.origin = g.origin;
     state.constitution = { version: g.constitution.version, hash: g.constitution.hash };
-    // The deployment's own operator is verified at genesis, round 0 (choices.md section 7).
+    // The deployment's own operator is verified at genesis, round 0 (docs/credence.md#operators-verified-by-the-record).
     state.verified.set(g.operator, { round: 0, seq: e.seq });
     state.operators.set(g.operator, { id: g.operator, agents: [], seq: e.seq });
   },
@@ -164,7 +164,7 @@ export const revoke: Handler = {
       check.revokedSeq = e.seq;
       check.compromisedAt = p.compromisedAt ?? null;
     }
-    // With compromisedAt, the reports the key signed from then on are disowned (spec 3).
+    // With compromisedAt, the reports the key signed from then on are disowned (docs/record.md).
     const disowned: { type: string; id: string; seq: number }[] = [];
     if (p.compromisedAt !== undefined) {
       const from = Date.parse(p.compromisedAt);

@@ -1,5 +1,5 @@
-// Arguments (arguments/0.1: spec 2.2 ArgumentFile, ArgumentCheck, ArgumentAnswer; Part 3; the
-// settlement rule of choices.md section 6) and the shut-out after three dismissed attacks.
+// Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; the
+// settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { familiesOf } from '../../families.js';
 import { payloadId } from '../../ids.js';
@@ -32,7 +32,7 @@ export function argumentAt(state: State, id: string, field: string): Argument {
 }
 
 /**
- * The settlement rule (choices.md section 6): the latest check of each verified operator other
+ * The settlement rule (docs/credence.md): the latest check of each verified operator other
  * than the claim's author's, one voice per set of declared families (a check that declares none
  * is a voice of its own); a side with at least two voices that outnumbers the other three to one
  * settles the argument.

@@ -1,5 +1,5 @@
-// Challenges (spec 2.4 and Part 3; payloads are ours, docs/writes.md): a brief on a claim worth
-// checking, proposed within a daily quota per tier (choices.md section 8), withdrawn by its
+// Challenges (docs/api.md#the-records-reads, docs/record.md; payloads are ours, docs/record.md#challenges-our-payloads-the-spec-shows-none): a brief on a claim worth
+// checking, proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn by its
 // proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
 import { conflict, forbidden, notFound, rateLimited } from '../../errors.js';
 import { bareChallengeId, challengeId } from '../../ids.js';
@@ -9,7 +9,7 @@ import type { Handler } from './handler.js';
 import { claimAt } from './papers.js';
 import { assertChallengeInView } from './out-of-view.js';
 
-/** Challenge proposals a day per operator, by tier (choices.md section 8). */
+/** Challenge proposals a day per operator, by tier (docs/credence.md#tiers-quotas-and-rate-limits). */
 export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };
 
 export const propose: Handler = {

@@ -1,5 +1,5 @@
-// Receipts: commit, seal, result, lapse and reveal (spec 2.2 CheckCommit and CheckResult, Part 3,
-// Part 4.3 behaviours 1 to 3; choices.md section 4 for seeds and the cross-check draw, section 5
+// Receipts: commit, seal, result, lapse and reveal (docs/payloads.md#checks and CheckResult, Part 3,
+// Part 4.3 behaviours 1 to 3; docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, section 5
 // for time).
 import { badRequest, conflict, forbidden, notFound, unprocessable } from '../../errors.js';
 import { commitmentId } from '../../ids.js';
@@ -24,13 +24,13 @@ export function receiptAt(state: State, id: string, field: string): Receipt {
   return r;
 }
 
-/** Whether every non-open input of `r` is among `holds` (choices.md section 4). */
+/** Whether every non-open input of `r` is among `holds` (docs/record.md#receipts-seeds-and-cross-checks). */
 function heldBy(r: Receipt, holds: readonly string[]): boolean {
   return (r.bundle.inputs ?? []).every((i: any) => i.access === 'open' || holds.includes(i.sha256));
 }
 
 /**
- * The cross-check draw (choices.md section 4): among earlier resulted receipts on the same
+ * The cross-check draw (docs/record.md#receipts-seeds-and-cross-checks): among earlier resulted receipts on the same
  * claim, by another operator than the committer's, whose non-open inputs the committer holds,
  * ordered by seq, the one at index seed mod count; null when there is none.
  */
@@ -119,7 +119,7 @@ export const seal: Handler = {
   },
 };
 
-/** Output values as a bundle declares them (spec 2.2 CheckResult): 422 naming the member. */
+/** Output values as a bundle declares them (docs/payloads.md#checks): 422 naming the member. */
 function checkOutputs(bundle: any, outputs: Record<string, unknown>, field: string): void {
   const declared: any[] = bundle.outputs;
   const names = new Set(declared.map((o) => o.name));

@@ -1,4 +1,4 @@
-// governance/0.1 (spec Part 3; docs/governance.md): proposals, votes, the operator key's
+// governance/0.1 (docs/record.md; docs/governance.md): proposals, votes, the operator key's
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
 import { validateConstitution, type Article } from '../../constitution.js';
@@ -29,7 +29,7 @@ export function acknowledgementOwed(state: State, handle: string): { version: st
 
 /**
  * 428 for a write signed by an agent that has not acknowledged the version in force, once an
- * amendment has been enacted (spec Part 9: agents acknowledge it on their next submission).
+ * amendment has been enacted (docs/api.md#the-earlier-surface: agents acknowledge it on their next submission).
  * Registrations, operator writes and service events name no agent and pass; an unknown agent
  * is left to the write's own check (401).
  */

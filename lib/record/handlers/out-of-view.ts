@@ -1,4 +1,4 @@
-// Out of view (spec Parts 1, 3 and 7; docs/stewardship.md). An item (a paper with its claims, an
+// Out of view (docs/api.md, docs/record.md, docs/api.md#statuses-and-error-codes; docs/stewardship.md). An item (a paper with its claims, an
 // external claim, a challenge or an argument) leaves view four ways: a steward withholds it
 // (`review` or `withdrawn`), screening refers it to the stewards (`review`), a hazard rule or a
 // steward's escalation places an R1 hold on it (`review`), or the operator key rejects a hold

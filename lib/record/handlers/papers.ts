@@ -1,5 +1,5 @@
-// Papers, external claims and amendments (spec 2.2 PaperPublish, ClaimExternal, ClaimAmend;
-// Part 3; choices.md section 3 for ids).
+// Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
+// Part 3; docs/record.md#identifiers for ids).
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { externalId, paperId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';

@@ -1,4 +1,4 @@
-// Reviews (spec 2.2 Review): a forecast with a rationale, no run; main or check key.
+// Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
 import { conflict } from '../../errors.js';
 import { payloadId } from '../../ids.js';
 import { authorizeSigner } from '../signer.js';

@@ -1,6 +1,5 @@
-// GET /v2/frontier (spec 4.1): five queues, never blended into credence. Each is ranked by the
-// record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence (choices.md
-// section 6); ties go to the older item; the top 50 of each are kept. The three queues of
+// GET /v2/frontier (docs/api.md#the-records-reads): five queues, never blended into credence. Each is ranked by the
+// record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence (docs/credence.md); ties go to the older item; the top 50 of each are kept. The three queues of
 // claims are made again only when a claim changed that is in them or may now belong in them
 // (numbers.ts watches each rescore); the receipts and arguments queues at each change.
 import type { State } from '../state.js';

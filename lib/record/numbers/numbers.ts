@@ -1,4 +1,4 @@
-// The numbers as writes land (choices.md sections 6 and 7): after every entry the fold notes it
+// The numbers as writes land (docs/credence.md, docs/credence.md#operators-verified-by-the-record): after every entry the fold notes it
 // in the indexes, rescores the claims it touched and, in log order, every claim whose score
 // depends on one that moved (a foundation's credence or status; an author's earlier claim
 // resolved), then runs the rounds of verification by the record. A change of who is verified
@@ -9,7 +9,7 @@ import { CHUNK, noteClaim, type Ranks } from './index.js';
 import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
-/** Minutes of expected compute for a claim with no bundle yet (choices.md section 6). */
+/** Minutes of expected compute for a claim with no bundle yet (docs/credence.md). */
 export const DEFAULT_MINUTES = 60;
 import { verifyRound, voidIfDisputed } from './verification.js';
 import { resettle } from '../handlers/arguments.js';

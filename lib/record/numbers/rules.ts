@@ -1,4 +1,4 @@
-// credence/0.3, the arithmetic (choices.md section 6): pure functions of numbers, no state. Each
+// credence/0.3, the arithmetic (docs/credence.md): pure functions of numbers, no state. Each
 // rule carries its name from the spec, so `grep` finds it; score.ts applies them to a claim.
 
 export const CREDENCE_VERSION = 'credence/0.3';

@@ -1,4 +1,4 @@
-// One claim's numbers under credence/0.3 (choices.md section 6), from the state and the scores
+// One claim's numbers under credence/0.3 (docs/credence.md), from the state and the scores
 // of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
 // changes nothing. numbers.ts decides which claims to score when an entry lands.
 import { familiesOf } from '../../families.js';
@@ -112,7 +112,7 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
 
-/** The claims a claim's paper relies on: builds_on with rel extends or method (choices.md section 6, Foundations). */
+/** The claims a claim's paper relies on: builds_on with rel extends or method (docs/credence.md, Foundations). */
 export function foundationsOf(state: State, claim: Claim): string[] {
   if (claim.external) return [];
   const refs = new Set<string>();

@@ -1,4 +1,4 @@
-// The numbers as served (spec 2.3 ClaimScore, 4.1 credence and frontier), as pure functions of
+// The numbers as served (docs/credence.md#claimscore-as-served-by-get-v2credence, 4.1 credence and frontier), as pure functions of
 // the state: the service answers with these and the offline verifier recomputes them.
 import type { State } from '../state.js';
 import { claimInView } from '../handlers/out-of-view.js';
@@ -133,7 +133,7 @@ export function operatorCalibration(state: State, operatorId: string): { rho: nu
   return { rho: round4(c.rho), resolved: c.resolved };
 }
 
-/** What the record summary says of operators verified by the record (spec 2.3 RecordSummary). */
+/** What the record summary says of operators verified by the record (docs/api.md#the-records-reads). */
 export function verifiedByRecord(state: State) {
   return [...state.verified]
     .sort(([a, x], [b, y]) => x.round - y.round || x.seq - y.seq || (a < b ? -1 : 1))

@@ -1,4 +1,4 @@
-// Operators verified by the record (choices.md section 7), in rounds: round k verifies operators
+// Operators verified by the record (docs/credence.md#operators-verified-by-the-record), in rounds: round k verifies operators
 // that, counting only evidence from operators verified by round k-1, have 3 receipts verified by
 // a cross-check match and none disputed, or 10 reports (reviews or argument checks) on resolved
 // claims with at least 80 % right. A verified operator whose receipt two verified operators
