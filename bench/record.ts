@@ -15,6 +15,7 @@ import { LiveRecord } from '../lib/record/record.js';
 import { replayVerified } from '../lib/record/verified-replay.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { fmt, machine } from './stats.js';
+import type { Served } from '../lib/client/http.js';
 
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const REPLAY_ENTRIES = Number(process.env.BENCH_REPLAY ?? 1_000_000);
@@ -55,7 +56,7 @@ function review(handle: string, k: Key, claim: string, n: number, ts = new Date(
   return { payload, signature: signPayload(k.privateKey, payload) };
 }
 
-async function post(url: string, body: unknown): Promise<any> {
+async function post(url: string, body: unknown): Promise<Served> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const json = await r.json();
   if (r.status >= 300) throw new Error(`${url}: ${r.status} ${JSON.stringify(json)}`);
@@ -72,7 +73,7 @@ async function load(url: string, bodies: string[], seconds: number) {
       {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        setupRequest: (req: any) => ({ ...req, body: bodies[i++ % bodies.length] }),
+        setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies[i++ % bodies.length] }),
       },
     ],
   });

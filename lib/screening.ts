@@ -76,14 +76,15 @@ export function compileScreening(value: unknown, what = SCREENING_FILE): Screeni
   if (typeof v !== 'object' || v === null || Array.isArray(v) || !Array.isArray(v.rules)) throw new Error(`${what}: expected {"rules": [...]}`);
   for (const k of Object.keys(v)) if (k !== 'rules') throw new Error(`${what}: unexpected member ${JSON.stringify(k)}`);
   const seen = new Set<string>();
-  const rules = v.rules.map((r: any, i: number): Rule => {
+  const rules = v.rules.map((item: unknown, i: number): Rule => {
     const at = `${what}: rules[${i}]`;
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new Error(`${at}: expected {id, action, pattern, reason}`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new Error(`${at}: expected {id, action, pattern, reason}`);
+    const r = item as { id?: unknown; action?: unknown; pattern?: unknown; reason?: unknown };
     for (const k of Object.keys(r)) if (!['id', 'action', 'pattern', 'reason'].includes(k)) throw new Error(`${at}: unexpected member ${JSON.stringify(k)}`);
     if (typeof r.id !== 'string' || !ID.test(r.id)) throw new Error(`${at}.id: lowercase letters, digits and -, 1 to 64`);
     if (seen.has(r.id)) throw new Error(`${at}.id: ${r.id} is used twice`);
     seen.add(r.id);
-    if (!ACTIONS.includes(r.action)) throw new Error(`${at}.action: one of ${ACTIONS.join(', ')}`);
+    if (!ACTIONS.includes(r.action as ScreeningAction)) throw new Error(`${at}.action: one of ${ACTIONS.join(', ')}`);
     if (typeof r.pattern !== 'string' || r.pattern === '') throw new Error(`${at}.pattern: a regular expression`);
     try {
       new RegExp(r.pattern, 'iu');
@@ -91,7 +92,7 @@ export function compileScreening(value: unknown, what = SCREENING_FILE): Screeni
       throw new Error(`${at}.pattern: ${(err as Error).message}`);
     }
     if (typeof r.reason !== 'string' || r.reason.length < 10 || r.reason.length > 300) throw new Error(`${at}.reason: 10 to 300 characters`);
-    return { id: r.id, action: r.action, pattern: r.pattern, reason: r.reason };
+    return { id: r.id, action: r.action as ScreeningAction, pattern: r.pattern, reason: r.reason };
   });
   return { rules, compiled: rules.map((r) => new RegExp(r.pattern, 'iu')) };
 }

@@ -56,6 +56,7 @@ function checkText(text: unknown): asserts text is string {
   if (typeof text !== 'string' || text.length === 0 || !text.endsWith('\n')) {
     throw new LogError('bad_argument', 'note text must be non-empty and end with a newline');
   }
+  // eslint-disable-next-line no-control-regex -- control characters are what a note may not hold
   if (/[\u0000-\u0009\u000b-\u001f\u007f]|\p{Cs}/u.test(text)) {
     throw new LogError('bad_argument', 'note text holds a control character or a lone surrogate');
   }

@@ -1,7 +1,7 @@
 // Served reads against the replay: every number the service serves must be the one the log
 // gives. The views are the service's own functions of the state (lib/record), so a verifier
 // that replayed the same log computes the same bodies, member by member.
-import { ArchiveClient } from '../lib/client/http.js';
+import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
@@ -31,7 +31,7 @@ export function firstDifference(a: unknown, b: unknown, path = ''): string | nul
   }
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   for (const k of keys) {
-    const d = firstDifference((a as any)[k], (b as any)[k], path === '' ? k : `${path}.${k}`);
+    const d = firstDifference((a as Served)[k], (b as Served)[k], path === '' ? k : `${path}.${k}`);
     if (d !== null) return d;
   }
   return null;
@@ -50,7 +50,7 @@ function spread<T>(items: T[], n: number): T[] {
 export async function compareReads(client: ArchiveClient, log: LogCopy, state: State, problems: Problems): Promise<string[]> {
   const logged: Logged = async (seq) => log.entries[seq]!.payload;
   const compared: string[] = [];
-  const read = async (path: string): Promise<any> => {
+  const read = async (path: string): Promise<Served> => {
     const r = await client.get(path);
     if (r.status !== 200) {
       problems.add('numbers', null, `GET ${path} answered ${r.status}`);
@@ -70,7 +70,7 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   const credence = await read('/v2/credence');
   if (credence !== undefined) {
     compared.push('credence');
-    const served = new Map<string, unknown>((credence.claims ?? []).map((c: any) => [c.ref, c]));
+    const served = new Map<string, unknown>((credence.claims ?? []).map((c: Served) => [c.ref, c]));
     if (credence.version !== 'credence/0.3') problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
     for (const ref of state.numbers.index.refs) {
       if (!inView(state, ref)) continue;

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { ArchiveClient } from '../lib/client/http.js';
+import { ArchiveClient, type Served } from '../lib/client/http.js';
 import type { SignedTreeHead } from '../log/head.js';
 import { fromHex } from '../log/hash.js';
 import { verifyConsistency } from '../log/merkle.js';
@@ -49,7 +49,7 @@ export function writeState(path: string, s: MonitorState): void {
   renameSync(`${path}.tmp`, path);
 }
 
-async function getJson(client: ArchiveClient, path: string): Promise<any> {
+async function getJson(client: ArchiveClient, path: string): Promise<Served> {
   const r = await client.get(path);
   if (r.status !== 200 || typeof r.body !== 'object' || r.body === null) throw new Error(`GET ${client.baseUrl}${path}: ${r.status}`);
   return r.body;

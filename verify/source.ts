@@ -5,7 +5,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { SignedTreeHead } from '../log/head.js';
-import { ArchiveClient } from '../lib/client/http.js';
+import { ArchiveClient, type Served } from '../lib/client/http.js';
 
 /** An entry as `/v1/log/entries` serves it; `payload` is the logged object (withheld fields null). */
 export interface ServedEntry {
@@ -15,7 +15,7 @@ export interface ServedEntry {
   payloadHash: string;
   prevHash: string;
   entryHash: string;
-  payload: any;
+  payload: Served;
   /** Paths of fields served as null; the hashes still commit to the full text. */
   withheld?: string[];
   /** For the entry of an item out of view: its id (a hash of the text withheld). */
@@ -34,7 +34,7 @@ export const EXPORT_FORMAT = 'archive-export/1';
 const PAGE = 1000;
 
 /** What a GET answered, or an error naming the path and what came back. */
-async function getJson(client: ArchiveClient, path: string): Promise<any> {
+async function getJson(client: ArchiveClient, path: string): Promise<Served> {
   const r = await client.get(path);
   if (r.status !== 200 || typeof r.body !== 'object' || r.body === null) throw new Error(`GET ${path}: expected 200 with JSON, got ${r.status}`);
   return r.body;
@@ -79,13 +79,13 @@ export async function writeExport(path: string, log: LogCopy): Promise<void> {
 /** Reads an export; throws naming the line that is not one. */
 export async function readExport(path: string): Promise<LogCopy> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  let header: any = null;
+  let header: Served = null;
   const entries: ServedEntry[] = [];
   let n = 0;
   for await (const line of lines) {
     n++;
     if (line === '') continue;
-    let value: any;
+    let value: Served;
     try {
       value = JSON.parse(line);
     } catch {

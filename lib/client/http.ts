@@ -4,10 +4,17 @@
 import type { WriteType } from '../schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../write-routes.js';
 
+/**
+ * JSON as a service served it, read member by member by callers that check what they read (the
+ * verifier compares it with its own replay). The one `any` of the tree outside tests.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON from the wire, checked by whoever reads it
+export type Served = any;
+
 export interface Reply {
   status: number;
   /** The parsed JSON body; the text when the body is not JSON; null when empty. */
-  body: any;
+  body: Served;
   headers: Headers;
 }
 

@@ -183,7 +183,7 @@ export class DoorbellRinger {
     }
     const pinned = addresses[0]!;
     const pin: LookupFunction = (_h, options, cb) => {
-      if ((options as { all?: boolean }).all) (cb as any)(null, [{ address: pinned.address, family: pinned.family }]);
+      if ((options as { all?: boolean }).all) (cb as unknown as (err: null, all: { address: string; family: number }[]) => void)(null, [{ address: pinned.address, family: pinned.family }]);
       else cb(null, pinned.address, pinned.family);
     };
     const body = JSON.stringify(wake);

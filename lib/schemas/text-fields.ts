@@ -14,7 +14,7 @@ export function eachText(type: WriteType, payload: object, visit: (path: string,
 }
 
 /** True when `value` itself is a text field that `visit` nulls. */
-function walk(value: any, schema: Schema | undefined, path: string, visit: (path: string, text: string) => boolean): boolean {
+function walk(value: unknown, schema: Schema | undefined, path: string, visit: (path: string, text: string) => boolean): boolean {
   if (schema === undefined || value === null || value === undefined) return false;
   if (schema['x-nt'] === true) return typeof value === 'string' && visit(path, value);
   if (Array.isArray(value)) {
@@ -22,7 +22,8 @@ function walk(value: any, schema: Schema | undefined, path: string, visit: (path
       if (walk(v, schema.items, `${path}[${i}]`, visit)) value[i] = null;
     });
   } else if (typeof value === 'object' && schema.properties !== undefined) {
-    for (const [k, s] of Object.entries(schema.properties)) if (walk(value[k], s, `${path}.${k}`, visit)) value[k] = null;
+    const members = value as Record<string, unknown>;
+    for (const [k, s] of Object.entries(schema.properties)) if (walk(members[k], s, `${path}.${k}`, visit)) members[k] = null;
   }
   return false;
 }

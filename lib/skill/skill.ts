@@ -6,7 +6,6 @@ import { canonicalize } from '../canonical-json.js';
 import { privateKeyFromSeed, publicKeyOf, signPayload } from '../ed25519.js';
 import { DAILY_QUOTA } from '../record/handlers/challenges.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
-import type { WriteType } from '../schemas/index.js';
 import { PROTOCOL } from '../service-event.js';
 import { WRITE_ROUTES } from '../write-routes.js';
 import { WRITE_ANSWERS, WRITE_EXAMPLES } from './examples.js';

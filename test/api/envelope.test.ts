@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { generateKeyPair, sign, signPayload, verifyPayload } from '../../lib/ed25519.js';
 import { refused } from '../helpers/refused.js';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
-import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
+import { make, payloadOf, register, send } from '../helpers/agents.js';
 
 
 /** POSTs bytes as they are (a string, a Buffer or a stream), with the given headers. */

@@ -69,7 +69,7 @@ t.test('an amendment is proposed, voted, closed by a logged event, enacted; 428 
   olga.checkKey = generateKeyPair();
   t.equal((await send(s, olga, 'key.delegate', { key: olga.checkKey.publicKey, scope: 'reports' })).status, 201);
 
-  let g = (await s.get('/v2/governance')).body;
+  const g = (await s.get('/v2/governance')).body;
   t.match(g, { version: 'governance/0.1', constitution: { version: '1' }, electorate: 3, proposals: [] }, 'the electorate: op_archive, lab-vera, lab-vic');
   const v1 = (await s.get('/v1/constitution')).body;
   const article5 = v1.articles.find((a: any) => a.id === 'V').text as string;

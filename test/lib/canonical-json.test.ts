@@ -66,6 +66,7 @@ t.test('refuses what is not plain JSON, naming the path', async (t) => {
     [undefined, 'value: not a JSON value (undefined)'],
     [{ a: undefined }, 'a: not a JSON value (undefined)'], // stringify would drop the member
     [[1, undefined], '[1]: not a JSON value (undefined)'], // stringify would write null
+    // eslint-disable-next-line no-sparse-arrays -- the hole is what is tested
     [[1, , 2], '[1]: not a JSON value (undefined)'], // a hole
     [{ f: () => 1 }, 'f: not a JSON value (function)'],
     [{ s: Symbol('s') }, 's: not a JSON value (symbol)'],
