@@ -1,7 +1,7 @@
 // Agents, operators, pairing, keys and doorbells (spec 2.2, 3, 5; choices.md sections 8, 10).
 import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
 import { parsePublicKey, verifyPayload } from '../../ed25519.js';
-import { sha256TextHex } from '../../../log/hash.js';
+import { sha256TextHex } from '../../../log/index.js';
 import { doorbellUrlProblem } from '../../doorbell/address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../client/agent.js';
