@@ -3,7 +3,7 @@
 // answered 500 without detail.
 import type Koa from 'koa';
 import { ArchiveError, isArchiveError } from '../lib/errors.js';
-import { LogError } from '../log/errors.js';
+import { LogError } from '../log/index.js';
 
 /** Maps errors from below the API onto the closed set of ArchiveError codes. */
 export function toArchiveError(err: unknown): ArchiveError {

@@ -7,7 +7,7 @@ import { REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { FIELDS } from '../lib/schemas/payloads.js';
 import { EARLIER } from './routes/earlier.js';
-import { sha256TextHex } from '../log/hash.js';
+import { sha256TextHex } from '../log/index.js';
 
 type Schema = Record<string, unknown>;
 

@@ -153,7 +153,7 @@ async function replay(): Promise<void> {
     global.gc?.();
     const before = process.memoryUsage();
     const t1 = performance.now();
-    const { state, problem } = await replayVerified(d.store, size);
+    const { state, problem } = await replayVerified(d.log, size);
     const seconds = (performance.now() - t1) / 1000;
     global.gc?.();
     const after = process.memoryUsage();

@@ -7,7 +7,7 @@ import { fetchLog, readExport, writeExport } from '../verify/source.js';
 import { verifyLog, verifyService } from '../verify/verify.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
-import type { SignedTreeHead } from '../log/head.js';
+import type { SignedTreeHead } from '../log/index.js';
 
 /** Progress on a terminal as one rewritten line, else a plain line every tenth of the way. */
 function progress(): (held: number, size: number) => void {

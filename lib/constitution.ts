@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalize } from './canonical-json.js';
-import { sha256TextHex } from '../log/hash.js';
+import { sha256TextHex } from '../log/index.js';
 
 export interface Article {
   id: string;
@@ -139,8 +139,12 @@ export function loadConstitution(version?: string): Constitution {
   return c;
 }
 
-/** The constitution in force at genesis: the latest version shipped. */
-export const CONSTITUTION: Constitution = loadConstitution();
+/** The constitution in force at genesis: the latest version shipped (read on the first call, not at import). */
+export function currentConstitution(): Constitution {
+  current ??= loadConstitution();
+  return current;
+}
+let current: Constitution | undefined;
 
 /** A Markdown rendering: title, version, hash, then each article as a section. */
 export function constitutionMarkdown(c: Constitution): string {

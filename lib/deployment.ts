@@ -3,14 +3,9 @@
 // that the log's genesis names this log key, origin and operator.
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { auditLog, type AuditReport } from '../log/audit.js';
-import type { LogSigner, LogVerifier } from '../log/head.js';
-import { LevelStore } from '../log/level-store.js';
-import { RestartableStore } from '../log/restartable-store.js';
-import { Sequencer } from '../log/sequencer.js';
-import type { LogStore } from '../log/store.js';
-import { publicKeyOf, rawPublicKey, signBytes, verifySignature } from './ed25519.js';
-import { CONSTITUTION } from './constitution.js';
+import { openLevelStore, openLog, restartable, storeReader, type AuditReport, type Log, type LogStore } from '../log/index.js';
+import { logSigner, logVerifier, publicKeyOf } from './ed25519.js';
+import { currentConstitution } from './constitution.js';
 import { GENESIS, genesisEvent, readGenesis } from './genesis.js';
 import { loadDeploymentKeys } from './keystore.js';
 import { openWithReserve } from './storage.js';
@@ -33,8 +28,7 @@ export interface DeploymentOptions {
 export interface Deployment {
   /** The data directory: the store, the keys, and the deployment's screening rules. */
   dataDir: string;
-  log: Sequencer;
-  store: LogStore;
+  log: Log;
   logKey: KeyObject;
   operatorKey: KeyObject;
   /** The log key's public spelling (base64url DER SPKI). */
@@ -45,16 +39,6 @@ export interface Deployment {
   operator: string;
   audit(): Promise<AuditReport>;
   close(): Promise<void>;
-}
-
-/** Signs with the log key for the log layer, which holds no key of its own. */
-export function logSigner(logKey: KeyObject): LogSigner {
-  return { publicKey: rawPublicKey(logKey), sign: (m) => signBytes(logKey, m) };
-}
-
-/** Verifies raw signatures by the log key `key` (its public spelling). */
-export function logVerifier(key: string): LogVerifier {
-  return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
 }
 
 /** Operator ids are 2 to 80 characters (docs/payloads.md). */
@@ -71,20 +55,20 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
   }
   const clock = opts.clock ?? Date.now;
   // LevelDB writes as it opens: on a full disk the reserve is given up so it can (lib/storage.ts).
-  const store = opts.store ?? (await openWithReserve(opts.dataDir, () => RestartableStore.open(() => LevelStore.open(join(opts.dataDir, 'db')))));
+  const store = opts.store ?? (await openWithReserve(opts.dataDir, () => restartable(() => openLevelStore(join(opts.dataDir, 'db')))));
   try {
-    const head = await store.readHead();
+    const stored = await storeReader(store);
     // Keys are made only with a new log: a log whose key file is missing is refused, never
     // given a new key that its genesis does not name.
-    const { logKey, operatorKey } = await loadDeploymentKeys(opts.dataDir, head === null);
+    const { logKey, operatorKey } = await loadDeploymentKeys(opts.dataDir, stored.size === 0);
     const logKeyString = publicKeyOf(logKey);
     let origin = opts.origin ?? DEFAULT_ORIGIN;
     let operator = opts.operator ?? DEFAULT_OPERATOR;
-    if (head !== null) {
+    if (stored.size > 0) {
       // The log was made earlier: its genesis decides origin and operator.
       let g;
       try {
-        g = await readGenesis(store);
+        g = await readGenesis(stored);
       } catch (err) {
         throw new Error(`${join(opts.dataDir, 'db')} does not hold an archive/0.2 log: ${(err as Error).message}`);
       }
@@ -95,22 +79,21 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       origin = g.origin;
       operator = g.operator;
     }
-    const log = await Sequencer.open({ store, signer: logSigner(logKey), origin, clock });
+    const log = await openLog({ store, signer: logSigner(logKey), origin, clock });
     if (log.size === 0) {
-      const event = genesisEvent(new Date(clock()).toISOString(), logKeyString, publicKeyOf(operatorKey), operator, origin, CONSTITUTION);
+      const event = genesisEvent(new Date(clock()).toISOString(), logKeyString, publicKeyOf(operatorKey), operator, origin, currentConstitution());
       await log.append(GENESIS, eventText(signEvent(logKey, event)));
     }
     return {
       dataDir: opts.dataDir,
       log,
-      store,
       logKey,
       operatorKey,
       logKeyString,
       operatorKeyString: publicKeyOf(operatorKey),
       origin,
       operator,
-      audit: () => auditLog({ store, verify: logVerifier(logKeyString), origin, publicKey: rawPublicKey(logKey) }),
+      audit: () => log.audit(logVerifier(logKeyString)),
       close: () => log.close(),
     };
   } catch (err) {

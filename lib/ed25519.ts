@@ -17,7 +17,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { Point } from '@noble/ed25519';
-import { bytesEqual } from '../log/hash.js';
+import { bytesEqual, type LogSigner, type LogVerifier } from '../log/index.js';
 import { decodeBase64url, encodeBase64url } from './base64url.js';
 import { canonicalBytes } from './canonical-json.js';
 import { ArchiveError } from './errors.js';
@@ -194,4 +194,14 @@ export function privateKeyFromPem(pem: string): KeyObject {
     throw new ArchiveError('bad_request', `privateKey: expected an Ed25519 key, got ${k.asymmetricKeyType}`);
   }
   return k;
+}
+
+/** Signs with the log key for the log layer, which holds no key of its own. */
+export function logSigner(logKey: KeyObject): LogSigner {
+  return { publicKey: rawPublicKey(logKey), sign: (m) => signBytes(logKey, m) };
+}
+
+/** Verifies raw signatures by the log key `key` (its public spelling). */
+export function logVerifier(key: string): LogVerifier {
+  return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
 }

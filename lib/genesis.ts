@@ -2,8 +2,7 @@
 // operator key (which signs pairing requests and exercises the reserved powers), the
 // deployment's operator id and the log's origin, so a verifier that trusts entry 0 can check
 // every later head and event.
-import { parseEntryRecord } from '../log/entry.js';
-import type { LogReader } from '../log/store.js';
+import type { EntryReader } from '../log/index.js';
 import { PROTOCOL, verifyEvent, type ServiceEvent, type SignedEvent } from './service-event.js';
 
 export const GENESIS = 'log.genesis';
@@ -40,9 +39,8 @@ export function parseGenesis(type: string, payloadText: string): SignedEvent<Gen
   return logged;
 }
 
-/** Entry 0 of `store` as its genesis event; throws as parseGenesis does. */
-export async function readGenesis(store: LogReader): Promise<GenesisEvent> {
-  const [first] = await store.readEntries(0, 1);
-  const record = parseEntryRecord(first ?? '');
-  return parseGenesis(record?.type ?? '', record?.payload ?? '').event;
+/** Entry 0 of the log `reader` reads as its genesis event; throws as parseGenesis does. */
+export async function readGenesis(reader: EntryReader): Promise<GenesisEvent> {
+  const [first] = await reader.records(0, 1);
+  return parseGenesis(first?.type ?? '', first?.payload ?? '').event;
 }

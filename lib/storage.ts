@@ -10,7 +10,7 @@ import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveError } from './errors.js';
 import type { LiveRecord } from './record/record.js';
-import type { Sequencer } from '../log/sequencer.js';
+import type { Log } from '../log/index.js';
 
 export const RESERVE_FILE = 'reserve';
 const MIB = 2 ** 20;
@@ -63,7 +63,7 @@ export class StorageWatch {
 
   constructor(
     private readonly dataDir: string,
-    private readonly log: Sequencer,
+    private readonly log: Log,
     private readonly record: LiveRecord,
     private readonly opts: StorageOptions = {},
   ) {

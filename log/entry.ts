@@ -26,6 +26,15 @@ export interface LeafFields {
   type: string;
 }
 
+/** One entry as read back from the log: its position, fields and the payload text, parsed out of the stored record. */
+export interface LoggedEntry {
+  seq: number;
+  ts: string;
+  type: string;
+  /** The canonical JSON text of the logged object, as it was appended. */
+  payload: string;
+}
+
 /** One entry as the log serves it; `payload` is the canonical JSON text of the logged object. */
 export interface Entry extends LeafFields {
   entryHash: string;

@@ -5,11 +5,13 @@
 // batch is formed (hashed and signed) while the previous one is being written, and written
 // only after it. Reads (entries, proofs, the head) see only committed data.
 import { checkpointText, signNote } from './checkpoint.js';
-import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry } from './entry.js';
+import { auditLog, type AuditReport } from './audit.js';
+import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry, type LoggedEntry } from './entry.js';
 import { LogError } from './errors.js';
 import { sha256TextHex, toHex } from './hash.js';
-import { headMessage, type LogSigner, type SignedTreeHead } from './head.js';
+import { headMessage, type LogSigner, type LogVerifier, type SignedTreeHead } from './head.js';
 import { EMPTY_ROOT, applyPlan, consistencyPlan, inclusionPlan, rangeNodes, rootFromSubtrees, type ProofPlan } from './merkle.js';
+import { readRecords, type EntryReader } from './reader.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
 import { TileReader } from './tile-reader.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
@@ -51,8 +53,10 @@ interface Formed {
   acks: Appended[];
 }
 
-export class Sequencer {
+export class Sequencer implements EntryReader {
   private queue: Pending[] = [];
+  /** Callers of waitFor, until the committed tree reaches their size or the log stops. */
+  private waiters: { size: number; resolve(): void; reject(e: unknown): void }[] = [];
   private draining = false;
   /** Settles when the drain in progress (if any) ends. */
   private drained: Promise<void> = Promise.resolve();
@@ -178,6 +182,30 @@ export class Sequencer {
   }
 
   /**
+   * Resolves once the committed tree holds at least `size` entries (at once if it does);
+   * rejects if the log stops (a failed commit) or is closed before that.
+   */
+  waitFor(size: number): Promise<void> {
+    if (this.size >= size) return Promise.resolve();
+    if (this.closed) return Promise.reject(new LogError('closed', 'the log is closed'));
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.waiters.push({ size, resolve, reject }));
+  }
+
+  /** Committed entries [from, from + count) as appended (no hashes), clipped to the tree. */
+  records(from: number, count: number): Promise<LoggedEntry[]> {
+    return readRecords(this.store, from, Math.min(count, this.size - from));
+  }
+
+  /**
+   * The audit (docs/log-format.md, "The audit") of a snapshot of the store: every entry,
+   * stored hash, the root and the signed head and checkpoint, checked with `verify`.
+   */
+  audit(verify: LogVerifier): Promise<AuditReport> {
+    return auditLog({ store: this.store, verify, origin: this.origin, publicKey: this.signer.publicKey });
+  }
+
+  /**
    * Committed entries [from, from + count), clipped to the tree. The entry hashes (and so each
    * prevHash) are the tree's stored leaf hashes; payloadHash is recomputed from the payload.
    */
@@ -269,6 +297,7 @@ export class Sequencer {
   async close(): Promise<void> {
     this.closed = true;
     await this.drained;
+    this.settleWaiters(new LogError('closed', 'the log is closed'));
     await this.store.close();
   }
 
@@ -330,6 +359,19 @@ export class Sequencer {
     this.failure = err;
     this.draining = false;
     for (const p of [...pending, ...this.queue.splice(0)]) p.reject(err);
+    this.settleWaiters(err);
+  }
+
+  /** Resolves the waiters the committed tree has reached; with `err`, rejects the others. */
+  private settleWaiters(err?: unknown): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (this.size >= w.size) w.resolve();
+      else if (err !== undefined) w.reject(err);
+      else still.push(w);
+    }
+    this.waiters = still;
   }
 
   private async drainBatches(): Promise<void> {
@@ -367,6 +409,7 @@ export class Sequencer {
         this.head = inflight.formed.batch.head;
         const done = inflight.formed;
         done.pending.forEach((p, i) => p.resolve(done.acks[i]!));
+        this.settleWaiters();
       }
       if (next === null) {
         if (this.queue.length === 0) {

@@ -12,14 +12,11 @@
 //              or cross-check draw is not the rule's, or any write the rules refuse, is caught
 import { canonicalize } from '../lib/canonical-json.js';
 import { parseGenesis } from '../lib/genesis.js';
-import { logVerifier } from '../lib/deployment.js';
+import { logVerifier } from '../lib/ed25519.js';
 import { applyEntry, check } from '../lib/record/apply.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/errors.js';
-import { ZERO_HASH } from '../log/entry.js';
-import { verifyHeadSignature, type SignedTreeHead } from '../log/head.js';
-import { rootFromLeafHashes } from '../log/merkle.js';
-import { toHex } from '../log/hash.js';
+import { ZERO_HASH, rootFromLeafHashes, toHex, verifyHeadSignature, type SignedTreeHead } from '../log/index.js';
 import type { LogCopy, ServedEntry } from './source.js';
 import { isWithheld } from './entry-hashes.js';
 import type { Problems } from './report.js';

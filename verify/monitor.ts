@@ -7,12 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
-import type { SignedTreeHead } from '../log/head.js';
-import { fromHex } from '../log/hash.js';
-import { verifyConsistency } from '../log/merkle.js';
+import { checkpointText, fromHex, openNote, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { headSigned } from './check-log.js';
-import { checkpointText, openNote } from '../log/checkpoint.js';
-import { logVerifier } from '../lib/deployment.js';
+import { logVerifier } from '../lib/ed25519.js';
 
 export const GOSSIP_FORMAT = 'archive-monitor/1';
 

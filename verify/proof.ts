@@ -3,10 +3,8 @@
 // with nothing but the log key: the entry's hashes, the proof to the head's root, the head's
 // signature.
 import { ArchiveClient } from '../lib/client/http.js';
-import type { SignedTreeHead } from '../log/head.js';
-import { fromHex } from '../log/hash.js';
+import { fromHex, verifyInclusion, type SignedTreeHead } from '../log/index.js';
 import { entryHashes } from './entry-hashes.js';
-import { verifyInclusion } from '../log/merkle.js';
 import { headSigned } from './check-log.js';
 import type { ServedEntry } from './source.js';
 

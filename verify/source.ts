@@ -4,7 +4,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
-import type { SignedTreeHead } from '../log/head.js';
+import type { SignedTreeHead } from '../log/index.js';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
 
 /** An entry as `/v1/log/entries` serves it; `payload` is the logged object (withheld fields null). */

@@ -3,9 +3,7 @@
 // (compare.ts). Returns the report; the caller decides what to print and how to exit.
 import { ArchiveClient } from '../lib/client/http.js';
 import type { State } from '../lib/record/state.js';
-import type { SignedTreeHead } from '../log/head.js';
-import { fromHex } from '../log/hash.js';
-import { verifyConsistency } from '../log/merkle.js';
+import { fromHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
 import { checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';

@@ -1,10 +1,9 @@
 // Log reads (docs/api.md#log-reads, docs/log-format.md): the signed head, inclusion and consistency
 // proofs, the audit, pages of entries, the log key and the C2SP checkpoint.
+// These are the engine's routes: any application on the log mounts them (docs/engine.md).
 import Router from '@koa/router';
 import { badRequest } from '../../lib/errors.js';
-import type { Deployment } from '../../lib/deployment.js';
-import type { AuditReport } from '../../log/audit.js';
-import type { Entry } from '../../log/entry.js';
+import type { AuditReport, Entry, Reader } from '../../log/index.js';
 import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 
@@ -32,7 +31,16 @@ function hexArray(hashes: Uint8Array[]): string {
   return `${out}"]`;
 }
 
-export function logRoutes(d: Deployment, auditLimit: RateLimit, redact: Redact = () => null): Router {
+/** What the log routes serve: a log's reads, its key and origin, and its audit. A Deployment is one. */
+export interface ServedLog {
+  log: Reader;
+  /** The log key's public spelling (base64url DER SPKI). */
+  logKeyString: string;
+  origin: string;
+  audit(): Promise<AuditReport>;
+}
+
+export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = () => null): Router {
   const router = new Router();
   const log = d.log;
 

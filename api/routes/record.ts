@@ -8,7 +8,6 @@ import type { LiveRecord } from '../../lib/record/record.js';
 import { argumentsInView, argumentView, challengeView, heartbeat, paperView, rankedChallenges, receiptView, summary, type Logged } from '../../lib/record/views.js';
 import type { Deployment } from '../../lib/deployment.js';
 import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
-import { parseEntryRecord } from '../../log/entry.js';
 import { intParam, params, type Query } from '../params.js';
 import { assertArgumentInView, assertChallengeInView, assertClaimInView, assertItemInView, flagsView, holdsView } from '../../lib/record/handlers/out-of-view.js';
 
@@ -39,13 +38,13 @@ export function recordRoutes(d: Deployment, record: LiveRecord, ringer?: Doorbel
   // a check, a brief) a moment before the log has written it: wait until that entry is durable
   // (the next commit, milliseconds) rather than read a store that does not hold it yet.
   const logged: Logged = async (seq) => {
-    while (d.log.size <= seq) {
-      if (d.log.stopped) throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write');
-      await new Promise((resolve) => setTimeout(resolve, 1));
+    try {
+      await d.log.waitFor(seq + 1);
+    } catch (err) {
+      throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write', { cause: err });
     }
-    const [rec] = await d.store.readEntries(seq, 1);
-    const entry = parseEntryRecord(rec ?? '');
-    if (entry === null) throw internal(`entry ${seq} is missing from the store`);
+    const [entry] = await d.log.records(seq, 1);
+    if (entry === undefined) throw internal(`entry ${seq} is missing from the store`);
     return JSON.parse(entry.payload);
   };
 

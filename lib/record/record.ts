@@ -13,8 +13,7 @@ import { signBytes } from '../ed25519.js';
 import { ArchiveError, isArchiveError } from '../errors.js';
 import { seedFromSignature, seedMessage } from '../seed.js';
 import { PROTOCOL, signEvent } from '../service-event.js';
-import type { Sequencer } from '../../log/sequencer.js';
-import type { LogReader } from '../../log/store.js';
+import type { Log } from '../../log/index.js';
 import { applyEntry, check } from './apply.js';
 import { drawCrossCheck } from './handlers/checks.js';
 import { replayStore } from './replay.js';
@@ -64,8 +63,7 @@ export class LiveRecord {
 
   private constructor(
     readonly state: State,
-    private readonly log: Sequencer,
-    private readonly store: LogReader,
+    private readonly log: Log,
     private readonly logKey: KeyObject,
     private readonly clock: () => number,
   ) {}
@@ -75,8 +73,8 @@ export class LiveRecord {
    * with `writesOff` (a store that cannot write at start), writes start off instead.
    */
   static async open(d: Deployment, clock: () => number = Date.now, writesOff?: unknown): Promise<LiveRecord> {
-    const state = await replayStore(d.store, d.log.size);
-    const record = new LiveRecord(state, d.log, d.store, d.logKey, clock);
+    const state = await replayStore(d.log, d.log.size);
+    const record = new LiveRecord(state, d.log, d.logKey, clock);
     if (writesOff !== undefined) record.writesOff(writesOff, false);
     else await record.tick().catch((err) => {
       if (!record.writesAreOff) throw err;
@@ -119,7 +117,7 @@ export class LiveRecord {
 
   /** Replays the log (as far as it was acknowledged) into the state, in place: every reader holds this object. */
   private async rebuild(): Promise<void> {
-    const fresh = await replayStore(this.store, this.log.size);
+    const fresh = await replayStore(this.log, this.log.size);
     for (const k of Object.keys(this.state)) delete (this.state as unknown as Record<string, unknown>)[k];
     Object.assign(this.state, fresh);
   }

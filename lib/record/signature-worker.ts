@@ -1,18 +1,18 @@
-// A worker thread of the verified replay: checks the signatures of pages of stored records.
+// A worker thread of the verified replay: checks the signatures of pages of entries.
 import { parentPort, workerData } from 'node:worker_threads';
-import { parseEntryRecord } from '../../log/entry.js';
+import type { LoggedEntry } from '../../log/index.js';
 import { SERVICE_EVENTS } from './apply.js';
 import { signatureProblem, type LogKeys } from './entry-signature.js';
 
 const keys = workerData as LogKeys;
 const isEvent = (type: string) => SERVICE_EVENTS.has(type);
 
-parentPort!.on('message', (m: { id: number; from: number; records: string[] }) => {
+parentPort!.on('message', (m: { id: number; from: number; records: LoggedEntry[] }) => {
   let problem: { seq: number; detail: string } | null = null;
   for (let i = 0; i < m.records.length && problem === null; i++) {
-    const r = parseEntryRecord(m.records[i]!);
-    const detail = r === null ? 'malformed entry' : signatureProblem(r.type, r.payload, keys, isEvent);
-    if (detail !== null) problem = { seq: m.from + i, detail };
+    const r = m.records[i]!;
+    const detail = signatureProblem(r.type, r.payload, keys, isEvent);
+    if (detail !== null) problem = { seq: r.seq, detail };
   }
   parentPort!.postMessage({ id: m.id, problem });
 });

@@ -2,7 +2,7 @@
 // per CPU) while the main thread folds the pages already checked into the state, in order.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { LogReader } from '../../log/store.js';
+import type { EntryReader, LoggedEntry } from '../../log/index.js';
 import { readGenesis } from '../genesis.js';
 import { applyEntry } from './apply.js';
 import { recordEntry } from './replay.js';
@@ -38,7 +38,7 @@ class Pool {
     });
   }
 
-  check(from: number, records: string[]): Promise<Problem> {
+  check(from: number, records: LoggedEntry[]): Promise<Problem> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -51,24 +51,24 @@ class Pool {
   }
 }
 
-/** Replays the first `size` entries of `store`, verifying each signature first. */
-export async function replayVerified(store: LogReader, size: number, opts: { workers?: number } = {}): Promise<VerifiedReplay> {
+/** Replays the first `size` entries of `log`, verifying each signature first. */
+export async function replayVerified(log: EntryReader, size: number, opts: { workers?: number } = {}): Promise<VerifiedReplay> {
   const state = emptyState();
   if (size === 0) return { state, problem: null };
   let genesis;
   try {
-    genesis = await readGenesis(store);
+    genesis = await readGenesis(log);
   } catch (err) {
     return { state, problem: { seq: 0, detail: (err as Error).message } };
   }
   const pool = new Pool(opts.workers ?? availableParallelism(), { logKey: genesis.logKey, operatorKey: genesis.operatorKey });
   try {
     // Read ahead and keep every worker busy; fold pages in order as their checks come back.
-    const ahead: { from: number; records: string[]; checked: Promise<Problem> }[] = [];
+    const ahead: { from: number; records: LoggedEntry[]; checked: Promise<Problem> }[] = [];
     let from = 0;
     const readMore = async () => {
       if (from >= size) return;
-      const records = await store.readEntries(from, Math.min(PAGE, size - from));
+      const records = await log.records(from, Math.min(PAGE, size - from));
       if (records.length === 0) throw new Error(`entry ${from} is missing from the store`);
       ahead.push({ from, records, checked: pool.check(from, records) });
       from += records.length;
@@ -79,7 +79,7 @@ export async function replayVerified(store: LogReader, size: number, opts: { wor
       const reading = readMore();
       const problem = await page.checked;
       const end = problem === null ? page.records.length : problem.seq - page.from;
-      for (let i = 0; i < end; i++) applyEntry(state, recordEntry(page.from + i, page.records[i]!));
+      for (let i = 0; i < end; i++) applyEntry(state, recordEntry(page.records[i]!));
       if (problem !== null) return { state, problem };
       await reading;
     }

@@ -9,7 +9,7 @@ import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
 import { PROTOCOL } from '../service-event.js';
 import { WRITE_ROUTES } from '../write-routes.js';
 import { WRITE_ANSWERS, WRITE_EXAMPLES } from './examples.js';
-import { sha256TextHex } from '../../log/hash.js';
+import { sha256TextHex } from '../../log/index.js';
 
 /** The example key's 32-byte seed: public on purpose. Never sign anything real with it. */
 export const EXAMPLE_SEED_HEX = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';

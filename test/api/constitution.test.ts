@@ -4,9 +4,9 @@ import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { errorMiddleware } from '../../api/error-middleware.js';
 import { constitutionRoutes } from '../../api/routes/constitution.js';
-import { CONSTITUTION, constitutionHash, type Constitution } from '../../lib/constitution.js';
+import { currentConstitution, constitutionHash, type Constitution } from '../../lib/constitution.js';
 
-async function serve(t: Test, current: () => Constitution = () => CONSTITUTION): Promise<string> {
+async function serve(t: Test, current: () => Constitution = () => currentConstitution()): Promise<string> {
   const app = new Koa();
   app.use(errorMiddleware(() => {}));
   const router = constitutionRoutes(current);
@@ -24,10 +24,10 @@ t.test('GET /v1/constitution serves the version, hash and articles in force', as
   t.match(res.headers.get('content-type'), /^application\/json/);
   t.equal(res.headers.get('access-control-allow-origin'), '*');
   const body: any = await res.json();
-  t.equal(body.version, CONSTITUTION.version);
-  t.equal(body.hash, CONSTITUTION.hash);
+  t.equal(body.version, currentConstitution().version);
+  t.equal(body.hash, currentConstitution().hash);
   t.same(Object.keys(body).sort(), ['articles', 'hash', 'version']);
-  t.same(body.articles, CONSTITUTION.articles);
+  t.same(body.articles, currentConstitution().articles);
   t.equal(constitutionHash(body), body.hash, 'the served body recomputes to its hash');
 });
 
@@ -48,18 +48,18 @@ t.test('GET /constitution.md renders the constitution as Markdown', async (t) =>
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^text\/markdown; charset=utf-8/);
   const text = await res.text();
-  t.match(text, CONSTITUTION.hash);
-  for (const a of CONSTITUTION.articles) t.match(text, `## Article ${a.id}: ${a.title}`);
+  t.match(text, currentConstitution().hash);
+  for (const a of currentConstitution().articles) t.match(text, `## Article ${a.id}: ${a.title}`);
 });
 
 t.test('the router serves whatever is in force now', async (t) => {
-  let current: Constitution = CONSTITUTION;
+  let current: Constitution = currentConstitution();
   const base = await serve(t, () => current);
-  const articles = CONSTITUTION.articles.map((a) => (a.id === 'VI' ? { ...a, text: `${a.text}\n6. An added clause.` } : a));
+  const articles = currentConstitution().articles.map((a) => (a.id === 'VI' ? { ...a, text: `${a.text}\n6. An added clause.` } : a));
   const amended: Constitution = { version: '2', articles, hash: constitutionHash({ version: '2', articles }) };
   current = amended;
   const body: any = await (await fetch(`${base}/v1/constitution`)).json();
   t.equal(body.version, '2');
   t.equal(body.hash, amended.hash);
-  t.not(body.hash, CONSTITUTION.hash);
+  t.not(body.hash, currentConstitution().hash);
 });

@@ -74,7 +74,7 @@ t.test('a disk that fills under concurrent writers: 507, reads go on, nothing re
   const after = await send(s, agents[1]!, 'paper', make.paper());
   t.equal(after.status, 201, after.text);
   t.equal(after.body.seq, acked + 1, 'the log goes on from the last acknowledged head');
-  const fresh = await replayStore(s.d.store, s.d.log.size);
+  const fresh = await replayStore(s.d.log, s.d.log.size);
   t.equal(stateDigest(s.record.state), stateDigest(fresh), 'the live state is a fresh replay of the log');
   const audit = await s.d.audit();
   t.ok(audit.intact, `the log audits intact: ${audit.problem ?? ''}`);

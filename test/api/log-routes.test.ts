@@ -1,10 +1,8 @@
 import t from 'tap';
-import { fromHex } from '../../log/hash.js';
-import { verifyConsistency, verifyInclusion } from '../../log/merkle.js';
-import { headMessage } from '../../log/head.js';
+import { fromHex, headMessage, verifyConsistency, verifyInclusion } from '../../log/index.js';
 import { verifySignature } from '../../lib/ed25519.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { sha256TextHex } from '../../log/hash.js';
+import { sha256TextHex } from '../../log/index.js';
 import { signPayload } from '../../lib/ed25519.js';
 
 /** Appends `n` entries the record knows: pairing requests signed by the operator key. */

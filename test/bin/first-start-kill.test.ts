@@ -56,7 +56,7 @@ t.test('a first start killed at a random point leaves a directory that starts wi
     // The next start: it must come up, finishing the first start if it was cut short.
     const d = await openDeployment({ dataDir });
     try {
-      const g = await readGenesis(d.store);
+      const g = await readGenesis(d.log);
       t.equal(g.logKey, d.logKeyString, `run ${i}: the genesis names keys/log.key`);
       t.equal(g.operatorKey, d.operatorKeyString, `run ${i}: the genesis names keys/operator.key`);
       t.ok(loadScreening(dataDir).rules.length > 0, `run ${i}: screening.json holds the rules`);

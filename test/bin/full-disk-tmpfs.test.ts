@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } fro
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CONSTITUTION } from '../../lib/constitution.js';
+import { currentConstitution } from '../../lib/constitution.js';
 import { generateKeyPair } from '../../lib/ed25519.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -38,7 +38,7 @@ function serve(dataDir: string): Promise<{ p: ChildProcess; url: string; err: st
 }
 
 async function register(url: string, handle: string): Promise<{ status: number; body: any }> {
-  const body = { handle, publicKey: generateKeyPair().publicKey, constitution: { version: CONSTITUTION.version, hash: CONSTITUTION.hash } };
+  const body = { handle, publicKey: generateKeyPair().publicKey, constitution: { version: currentConstitution().version, hash: currentConstitution().hash } };
   const r = await fetch(`${url}/v2/agents/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: r.status, body: await r.json() };
 }

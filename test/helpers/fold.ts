@@ -7,7 +7,7 @@ import { emptyState, type RecordEntry, type State } from '../../lib/record/state
 import type { Score } from '../../lib/record/numbers/score.js';
 import { PROTOCOL } from '../../lib/service-event.js';
 import { isArchiveError } from '../../lib/errors.js';
-import { sha256TextHex } from '../../log/hash.js';
+import { sha256TextHex } from '../../log/index.js';
 
 export interface ReceiptOptions {
   kind?: 'replication' | 'rerun';

@@ -2,10 +2,7 @@
 // ENOSPC, as LevelDB's own writes do on a full disk. `land` makes the first failing commit
 // reach the store all the same (LevelDB may keep a write whose sync failed), so tests can
 // check that nothing refused stays on the log.
-import { LevelStore } from '../../log/level-store.js';
-import { RestartableStore } from '../../log/restartable-store.js';
-import type { CommitBatch, LogSnapshot, LogStore, StoredHead } from '../../log/store.js';
-import type { TileId } from '../../log/tiles.js';
+import { openLevelStore, restartable, type CommitBatch, type LogSnapshot, type LogStore, type StoredHead, type TileId } from '../../log/index.js';
 
 export class FullDiskStore implements LogStore {
   full = false;
@@ -14,10 +11,10 @@ export class FullDiskStore implements LogStore {
   room: number | null = null;
   restarts = 0;
 
-  private constructor(private readonly inner: RestartableStore) {}
+  private constructor(private readonly inner: LogStore & { restart(): Promise<void> }) {}
 
   static async open(dir: string): Promise<FullDiskStore> {
-    return new FullDiskStore(await RestartableStore.open(() => LevelStore.open(dir)));
+    return new FullDiskStore(await restartable(() => openLevelStore(dir)));
   }
 
   async commit(batch: CommitBatch): Promise<void> {

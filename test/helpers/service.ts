@@ -6,7 +6,7 @@ import { startServer, type RunningServer } from '../../api/server.js';
 import type { AppOptions } from '../../api/app.js';
 import { openDeployment, type Deployment } from '../../lib/deployment.js';
 import { LiveRecord } from '../../lib/record/record.js';
-import type { LogStore } from '../../log/store.js';
+import type { LogStore } from '../../log/index.js';
 import { tempDir } from './tmp.js';
 import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
 

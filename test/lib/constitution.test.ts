@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CONSTITUTION,
+  currentConstitution,
   constitutionHash,
   constitutionMarkdown,
   constitutionVersions,
@@ -29,20 +29,20 @@ function sortedJson(v: unknown): string {
 const fileText = (version: string) => readFileSync(join(projectRoot, 'constitution', `constitution-${version}.json`), 'utf8');
 
 t.test('the hash recomputes from the file with bare node:crypto', async (t) => {
-  const file = JSON.parse(fileText(CONSTITUTION.version));
+  const file = JSON.parse(fileText(currentConstitution().version));
   t.same(Object.keys(file).sort(), ['articles', 'version'], 'the file is exactly {version, articles}');
   const canonical = sortedJson({ version: file.version, articles: file.articles });
   const hash = createHash('sha256').update(canonical, 'utf8').digest('hex');
-  t.match(CONSTITUTION.hash, /^[0-9a-f]{64}$/);
-  t.equal(CONSTITUTION.hash, hash);
+  t.match(currentConstitution().hash, /^[0-9a-f]{64}$/);
+  t.equal(currentConstitution().hash, hash);
   t.equal(constitutionHash(file), hash);
-  t.equal(CONSTITUTION.version, file.version);
-  t.same(CONSTITUTION.articles, file.articles);
+  t.equal(currentConstitution().version, file.version);
+  t.same(currentConstitution().articles, file.articles);
 });
 
 t.test('articles, titles and entrenchment are as the spec says; every article has text', async (t) => {
   t.same(
-    CONSTITUTION.articles.map(({ id, title, entrenched }) => ({ id, title, entrenched })),
+    currentConstitution().articles.map(({ id, title, entrenched }) => ({ id, title, entrenched })),
     [
       { id: '0', title: 'Entrenched core', entrenched: true },
       { id: 'I', title: 'Identity and assent', entrenched: false },
@@ -53,7 +53,7 @@ t.test('articles, titles and entrenchment are as the spec says; every article ha
       { id: 'VI', title: 'Safety', entrenched: false },
     ],
   );
-  for (const a of CONSTITUTION.articles) {
+  for (const a of currentConstitution().articles) {
     t.type(a.text, 'string', `Article ${a.id} text`);
     const words = a.text.split(/\s+/).filter(Boolean).length;
     t.ok(words >= 80 && words <= 250, `Article ${a.id}: ${words} words, 80 to 250`);
@@ -61,18 +61,18 @@ t.test('articles, titles and entrenchment are as the spec says; every article ha
     clauses.forEach((c, i) => t.ok(c.startsWith(`${i + 1}. `), `Article ${a.id} clause ${i + 1} is numbered`));
   }
   // Article I.2: registering is assent to the constitution in force.
-  t.match(CONSTITUTION.articles[1]!.text.split('\n')[1], /^2\. Registering is assent to the constitution in force/);
+  t.match(currentConstitution().articles[1]!.text.split('\n')[1], /^2\. Registering is assent to the constitution in force/);
 });
 
 t.test('loading: the latest by default, cached, and a named version', async (t) => {
   const versions = constitutionVersions();
   t.ok(versions.includes('1'));
-  t.equal(CONSTITUTION.version, versions.at(-1));
-  t.equal(loadConstitution(), CONSTITUTION, 'cached');
-  t.equal(loadConstitution(CONSTITUTION.version), CONSTITUTION);
+  t.equal(currentConstitution().version, versions.at(-1));
+  t.equal(loadConstitution(), currentConstitution(), 'cached');
+  t.equal(loadConstitution(currentConstitution().version), currentConstitution());
   t.throws(() => loadConstitution('999'), /no such version "999"/);
   t.throws(() => loadConstitution('../package'), /no such version/);
-  t.ok(Object.isFrozen(CONSTITUTION) && Object.isFrozen(CONSTITUTION.articles));
+  t.ok(Object.isFrozen(currentConstitution()) && Object.isFrozen(currentConstitution().articles));
 });
 
 t.test('validation refuses a malformed constitution with a clear error', async (t) => {
@@ -104,10 +104,10 @@ t.test('the hash commits to every text', async (t) => {
 });
 
 t.test('markdown rendering names version, hash and every article', async (t) => {
-  const md = constitutionMarkdown(CONSTITUTION);
+  const md = constitutionMarkdown(currentConstitution());
   t.match(md, /^# Constitution\n/);
-  t.match(md, `Version ${CONSTITUTION.version}.`);
-  t.match(md, CONSTITUTION.hash);
-  for (const a of CONSTITUTION.articles) t.match(md, `\n## Article ${a.id}: ${a.title}`);
+  t.match(md, `Version ${currentConstitution().version}.`);
+  t.match(md, currentConstitution().hash);
+  for (const a of currentConstitution().articles) t.match(md, `\n## Article ${a.id}: ${a.title}`);
   t.match(md, '## Article 0: Entrenched core (entrenched)');
 });

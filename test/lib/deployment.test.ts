@@ -6,8 +6,7 @@ import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/ed25519
 import { parseGenesis } from '../../lib/genesis.js';
 import { loadDeploymentKeys } from '../../lib/keystore.js';
 import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/screening.js';
-import { LevelStore } from '../../log/level-store.js';
-import { Sequencer } from '../../log/sequencer.js';
+import { openLevelStore, openLog } from '../../log/index.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -46,7 +45,7 @@ t.test('a store whose entry 0 is not a genesis is refused', async (t) => {
   const dataDir = tempDir(t);
   await loadDeploymentKeys(dataDir, true);
   const { signer } = testSigner();
-  const log = await Sequencer.open({ store: await LevelStore.open(join(dataDir, 'db')), signer, origin: 'x' });
+  const log = await openLog({ store: await openLevelStore(join(dataDir, 'db')), signer, origin: 'x' });
   await log.append('test.entry', '{"n":0}');
   await log.close();
   await t.rejects(openDeployment({ dataDir }), /does not hold an archive\/0\.2 log: entry 0 is not a genesis event/);

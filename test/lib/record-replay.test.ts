@@ -109,14 +109,14 @@ t.test('a restart replays the log from zero into the very same state', async (t)
   const live = stateJson(s1.record.state);
   const size = s1.record.state.size;
   t.equal(size, entries.length);
-  t.equal(stateJson((await replayStore(s1.d.store, size))), live, 'replayStore from zero gives the live state');
+  t.equal(stateJson((await replayStore(s1.d.log, size))), live, 'replayStore from zero gives the live state');
   await s1.stop();
 
   const s2 = await startService(t, { dataDir, clock });
   t.equal(s2.record.state.size, size, 'nothing fell due at restart');
   t.equal(stateJson(s2.record.state), live, 'the restarted service replayed the same state');
-  const once = await replayStore(s2.d.store, size);
-  const twice = await replayStore(s2.d.store, size);
+  const once = await replayStore(s2.d.log, size);
+  const twice = await replayStore(s2.d.log, size);
   t.equal(stateDigest(once), stateDigest(twice), 'replay is deterministic');
   t.equal(stateDigest(once), stateDigest(s2.record.state));
   t.match(live, 'https://carol.example/bell', 'the doorbell address is in the state');
@@ -143,7 +143,7 @@ t.test('a restart replays the log from zero into the very same state', async (t)
   advance(7 * DAY + 1000);
   await s2.tick();
   t.equal(s2.record.state.receipts.get(commit.id)!.stage, 'lapsed', 'a lapse after the restart');
-  t.equal(stateJson(await replayStore(s2.d.store, s2.record.state.size)), stateJson(s2.record.state), 'and replay agrees again');
+  t.equal(stateJson(await replayStore(s2.d.log, s2.record.state.size)), stateJson(s2.record.state), 'and replay agrees again');
 });
 
 t.test('racing identical papers: exactly one is taken', async (t) => {
@@ -160,14 +160,14 @@ t.test('racing identical papers: exactly one is taken', async (t) => {
   t.equal(s.record.state.papers.size, 1);
 });
 
-t.test('replay refuses a store that holds fewer entries than asked for', async (t) => {
+t.test('replay refuses a log that gives fewer entries than asked for', async (t) => {
   const s = await startService(t);
   await register(s, 'alice');
   await register(s, 'bob');
   const size = s.record.state.size;
-  const store = s.d.store;
-  const short = { readHead: () => store.readHead(), getTiles: (ids: any) => store.getTiles(ids), readEntries: async (from: number, count: number) => (await store.readEntries(from, count)).slice(0, -1) };
+  const log = s.d.log;
+  const short = { records: async (from: number, count: number) => (await log.records(from, count)).slice(0, -1) };
   await t.rejects(replayStore(short, size), /entr(y|ies) .*missing/);
-  await t.rejects(replayStore(store, size + 1), /missing/, 'beyond the end of the log');
-  t.equal((await replayStore(store, size)).size, size);
+  await t.rejects(replayStore(log, size + 1), /missing/, 'beyond the end of the log');
+  t.equal((await replayStore(log, size)).size, size);
 });

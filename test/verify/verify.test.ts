@@ -19,9 +19,7 @@ import { PROTOCOL } from '../../lib/service-event.js';
 import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
 import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchProof, proofProblem } from '../../verify/proof.js';
-import { headMessage } from '../../log/head.js';
-import { hashLeafText, leafInput, ZERO_HASH } from '../../log/entry.js';
-import { sha256TextHex, toHex } from '../../log/hash.js';
+import { hashLeafText, headMessage, leafInput, sha256TextHex, toHex, ZERO_HASH } from '../../log/index.js';
 
 const run = promisify(execFile);
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');

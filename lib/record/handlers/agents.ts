@@ -1,7 +1,7 @@
 // Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
 import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
 import { parsePublicKey, verifyPayload } from '../../ed25519.js';
-import { sha256TextHex } from '../../../log/hash.js';
+import { sha256TextHex } from '../../../log/index.js';
 import { doorbellUrlProblem } from '../../doorbell/address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../client/agent.js';

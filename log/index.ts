@@ -1,0 +1,110 @@
+// The front door of log/: everything above this layer imports from here and from no other file
+// of log/. The contract of each part is written in docs/engine.md.
+//
+//   the log       openLog gives a Log: an appender (append, enqueue, waitFor) and a reader
+//                 (entries, records, proofs, heads, the audit) over one store
+//   the stores    openLevelStore, MemoryStore, restartable, and the LogStore contract a
+//                 further store (PostgreSQL, static tiles) meets
+//   verifying     what a client needs to check what a log serves: leaf hashes, roots,
+//                 proofs, head signatures, checkpoints; and SHA-256 and hex
+//
+// LevelDB is loaded only when a LevelDB store is opened, so a verifier that imports this file
+// loads no store.
+import type { AuditReport } from './audit.js';
+import type { Entry, LoggedEntry } from './entry.js';
+import type { LogVerifier, SignedTreeHead } from './head.js';
+import type { EntryReader } from './reader.js';
+import { RestartableStore } from './restartable-store.js';
+import { Sequencer, type Appended, type SequencerOptions } from './sequencer.js';
+import type { LogStore } from './store.js';
+
+// ---- the log ----
+
+/** Writes to the log. Entries are committed in batches; each is acknowledged only once durable. */
+export interface Appender {
+  /** Appends one entry (`payload`: canonical JSON text); resolves once it and a head including it are durable. */
+  append(type: string, payload: string): Promise<Appended>;
+  /**
+   * Queues one entry and gives its seq and ts at once, so the caller can fold it into its own
+   * state in log order; `committed` resolves when it is durable. `withNext`: committed in one
+   * atomic batch with the entry queued right after it.
+   */
+  enqueue(type: string, payload: string, ts?: string, opts?: { withNext?: boolean }): { seq: number; ts: string; committed: Promise<Appended> };
+  /** The ts the next entry queued now would get. */
+  nextTs(): string;
+  /** The seq the next entry queued will get. */
+  readonly nextSeqNumber: number;
+  /** Whether the log takes no appends: stopped after a failed commit, or closed. */
+  readonly stopped: boolean;
+  /** The error of the failed commit that stopped the log; null while it takes appends. */
+  readonly failedWith: unknown;
+  /** After a failed commit: restarts the store and rolls it back to the last acknowledged head, then takes appends again. */
+  recover(): Promise<void>;
+  /** Waits for queued appends, then closes the store. */
+  close(): Promise<void>;
+}
+
+/** Reads of the committed log: nothing a reader sees is ever taken back. */
+export interface Reader extends EntryReader {
+  readonly origin: string;
+  /** Size of the committed tree. */
+  readonly size: number;
+  /** The latest committed signed tree head. */
+  sth(): SignedTreeHead;
+  /** The same head as a C2SP signed-note checkpoint. */
+  checkpoint(): string;
+  /** Resolves once the committed tree holds `size` entries; rejects if the log stops or closes first. */
+  waitFor(size: number): Promise<void>;
+  /** Committed entries with their hashes, as the log serves them. */
+  entries(from: number, count: number): Promise<Entry[]>;
+  inclusionProof(seq: number, size?: number): Promise<Uint8Array[]>;
+  /** The proof if every hash it needs is in memory, else null (no read, no wait). */
+  inclusionProofNow(seq: number, size?: number): Uint8Array[] | null;
+  consistencyProof(first: number, second: number): Promise<Uint8Array[]>;
+  consistencyProofNow(first: number, second: number): Uint8Array[] | null;
+  /** Root of the committed tree of `size`. */
+  rootAt(size: number): Promise<Uint8Array>;
+  /** Re-walks a snapshot of the store: every hash, the root, the head and checkpoint. */
+  audit(verify: LogVerifier): Promise<AuditReport>;
+}
+
+/** A log: its one appender and its reader, over one store. */
+export interface Log extends Appender, Reader {}
+
+export type LogOptions = SequencerOptions;
+
+/** Opens the log at its store's last committed head (an empty log if it has none). */
+export function openLog(opts: LogOptions): Promise<Log> {
+  return Sequencer.open(opts);
+}
+
+export type { Appended, AuditReport, Entry, EntryReader, LoggedEntry };
+export type { AuditProblem } from './audit.js';
+export { storeReader } from './reader.js';
+export { LogError, type LogErrorCode } from './errors.js';
+export type { LogSigner, LogVerifier, SignedTreeHead } from './head.js';
+
+// ---- the stores ----
+
+export type { CommitBatch, LogReader as StoreReader, LogSnapshot, LogStore, StoredHead } from './store.js';
+export type { TileId } from './tiles.js';
+export { MemoryStore, type Fault } from './memory-store.js';
+
+/** A LevelDB store in `dir` (made if missing). LevelDB is loaded on the first call. */
+export async function openLevelStore(dir: string): Promise<LogStore> {
+  const { LevelStore } = await import('./level-store.js');
+  return LevelStore.open(dir);
+}
+
+/** A store that `LogStore.restart` can close and open again in place, with `open`. */
+export function restartable(open: () => Promise<LogStore>): Promise<LogStore & { restart(): Promise<void> }> {
+  return RestartableStore.open(open);
+}
+
+// ---- verifying what a log serves ----
+
+export { ZERO_HASH, entryHashes, hashLeafText, leafInput, type LeafFields } from './entry.js';
+export { headMessage, verifyHeadSignature } from './head.js';
+export { rootFromLeafHashes, verifyConsistency, verifyInclusion } from './merkle.js';
+export { checkpointText, openNote } from './checkpoint.js';
+export { bytesEqual, fromHex, sha256TextHex, toHex } from './hash.js';

@@ -1,0 +1,85 @@
+// The layer rules of docs/engine.md, checked on the source: nothing above log/ imports a file of
+// log/ other than log/index.ts; the verifier (bin/verify.ts, verify/) imports no store and no
+// deployment, and importing it reads no file.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { projectRoot } from '../helpers/fixtures.js';
+
+/** Every .ts file under `dir` (relative to the project root). */
+function sources(dir: string): string[] {
+  const root = join(projectRoot, dir);
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(projectRoot, path)).isDirectory()) return sources(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The modules a source file imports (static and dynamic): relative ones as project paths of their .ts source, bare ones as they are. */
+function imports(file: string): { spec: string; path: string | null; dynamic: boolean }[] {
+  const text = readFileSync(join(projectRoot, file), 'utf8');
+  const found: { spec: string; path: string | null; dynamic: boolean }[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'|(?:^|\n)import\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)) {
+    const spec = (m[1] ?? m[2] ?? m[3])!;
+    const path = spec.startsWith('.') ? relative(projectRoot, resolve(projectRoot, dirname(file), spec)).replace(/\.js$/, '.ts') : null;
+    found.push({ spec, path, dynamic: m[3] !== undefined });
+  }
+  return found;
+}
+
+t.test('nothing above log/ imports a file of log/ other than its index', async (t) => {
+  // test/log/ tests the log itself and may import its parts.
+  const above = ['lib', 'api', 'verify', 'bin', 'bench', 'examples', 'test'].flatMap(sources).filter((f) => !f.startsWith('test/log/'));
+  t.ok(above.length > 100, `${above.length} files checked`);
+  const wrong = above.flatMap((f) => imports(f).filter((i) => i.path?.startsWith('log/') && i.path !== 'log/index.ts').map((i) => `${f} imports ${i.spec}`));
+  t.same(wrong, [], 'every import of log/ is log/index.js');
+});
+
+t.test('the verifier statically imports no store, no deployment and no LevelDB', async (t) => {
+  const seen = new Set<string>();
+  const bare = new Set<string>();
+  const walk = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const i of imports(file)) {
+      if (i.dynamic) continue;
+      if (i.path === null) bare.add(i.spec);
+      else walk(i.path);
+    }
+  };
+  walk('bin/verify.ts');
+  walk('verify/monitor.ts');
+  t.ok(seen.has('verify/check-log.ts') && seen.has('log/index.ts'), 'the walk reaches the verifier and the log');
+  for (const f of ['lib/deployment.ts', 'lib/storage.ts', 'lib/keystore.ts', 'log/level-store.ts']) t.notOk(seen.has(f), `${f} is not imported`);
+  for (const m of ['level', 'classic-level']) t.notOk(bare.has(m), `${m} is not imported`);
+});
+
+t.test('importing the verifier reads no file and loads no LevelDB', async (t) => {
+  // A fresh process: the file system calls are counted from before the first import. Source
+  // maps are off (the test runner turns them on, and Node reads them as files).
+  const script = `
+    process.setSourceMapsEnabled(false);
+    import fs from 'node:fs';
+    import { syncBuiltinESMExports, createRequire } from 'node:module';
+    const calls = [];
+    for (const name of ['readFileSync', 'readdirSync', 'existsSync', 'statSync', 'openSync', 'readFile', 'readdir', 'open']) {
+      const real = fs[name];
+      fs[name] = function (...args) { calls.push(name + ' ' + String(args[0])); return real.apply(this, args); };
+    }
+    for (const name of ['readFile', 'readdir', 'open', 'stat']) {
+      const real = fs.promises[name];
+      fs.promises[name] = function (...args) { calls.push('promises.' + name + ' ' + String(args[0])); return real.apply(this, args); };
+    }
+    syncBuiltinESMExports();
+    await import(${JSON.stringify(join(projectRoot, 'dist/bin/verify.js'))});
+    await import(${JSON.stringify(join(projectRoot, 'dist/verify/monitor.js'))});
+    const cjs = Object.keys(createRequire(import.meta.url).cache);
+    console.log(JSON.stringify({ calls, leveldb: cjs.filter((p) => /classic-level|[\\\\/]level[\\\\/]/.test(p)) }));
+  `;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  t.same(out.calls, [], 'no file read at import');
+  t.same(out.leveldb, [], 'LevelDB not loaded');
+});
