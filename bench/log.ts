@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { Level } from 'level';
 import { openDeployment, type Deployment } from '../lib/deployment.js';
 import { LevelStore } from '../log/level-store.js';
-import { OldLayoutStore } from './old-layout-store.js';
+import { OldLayoutStore } from './log-old-layout-store.js';
 import { fmt, machine, quantile } from './stats.js';
 
 const N = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
