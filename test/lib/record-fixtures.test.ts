@@ -30,7 +30,9 @@ function entries(lines: string[]): RecordEntry[] {
 }
 
 function load(name: string): { start: State; log: RecordEntry[] } {
-  const lines = fixtureText(`record/${name}.jsonl`).split('\n').filter((l) => l !== '');
+  const lines = fixtureText(`record/${name}.jsonl`)
+    .split('\n')
+    .filter((l) => l !== '');
   if (name === 'fold') {
     const header = JSON.parse(lines[0]!) as { verified: string[] };
     return { start: seededState(header.verified), log: entries(lines.slice(1)) };
@@ -50,5 +52,9 @@ for (const name of Object.keys(expected)) {
 }
 
 t.test('together the fixtures hold every entry type of the record', async (t) => {
-  t.same(Object.keys(HANDLERS).filter((type) => !types.has(type)), [], 'no type missing');
+  t.same(
+    Object.keys(HANDLERS).filter((type) => !types.has(type)),
+    [],
+    'no type missing',
+  );
 });
