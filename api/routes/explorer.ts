@@ -11,7 +11,7 @@ import { receiptView, summary } from '../../lib/record/views.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/markup.js';
-import { assertClaimInView, claimInView } from '../../lib/record/handlers/out-of-view.js';
+import { assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 
 const STYLE = `body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; } table { border-collapse: collapse; width: 100%; }

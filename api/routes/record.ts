@@ -9,7 +9,8 @@ import { argumentsInView, argumentView, challengeView, heartbeat, paperView, ran
 import type { Deployment } from '../../lib/deployment.js';
 import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
 import { intParam, params, type Query } from '../params.js';
-import { assertArgumentInView, assertChallengeInView, assertClaimInView, assertItemInView, flagsView, holdsView } from '../../lib/record/handlers/out-of-view.js';
+import { flagsView, holdsView } from '../../lib/record/types/out-of-view.js';
+import { assertArgumentInView, assertChallengeInView, assertClaimInView, assertItemInView } from '../../lib/record/in-view.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 const PAPER = /^rec:[0-9a-f]{16}$/;

@@ -6,7 +6,7 @@ import type { Deployment } from '../../lib/deployment.js';
 import type { LiveRecord } from '../../lib/record/record.js';
 import { validateRegistration, type WriteType } from '../../lib/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
-import { assertConstitution } from '../../lib/record/handlers/agents.js';
+import { assertConstitution } from '../../lib/record/types/agents.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';

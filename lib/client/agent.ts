@@ -4,6 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import { publicKeyOf, signPayload } from '../ed25519.js';
 import type { WriteType } from '../schemas/index.js';
 import { CHECK_KEY_TYPES } from '../write-routes.js';
+import { sponsorObject } from '../sponsor.js';
 import { buildPayload, signEnvelope, type Envelope, type Payload } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
 
@@ -38,10 +39,7 @@ export interface Registration {
   sponsor?: { handle: string; signature: string };
 }
 
-/** What a sponsor's main key signs for a new agent (docs/payloads.md, AgentRegistration.sponsor). */
-export function sponsorObject(handle: string, publicKey: string): { op: 'sponsor'; handle: string; publicKey: string } {
-  return { op: 'sponsor', handle, publicKey };
-}
+export { sponsorObject };
 
 /** The AgentRegistration body acknowledging `constitution` (no network). */
 export function registrationBody(constitution: { version: string; hash: string }, opts: RegisterOptions): Registration {

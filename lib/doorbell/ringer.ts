@@ -12,7 +12,7 @@ import type { Agent, State } from '../record/state.js';
 import { PROTOCOL } from '../service-event.js';
 import { forbiddenAddress } from './address.js';
 import { claimField, inFields, operatorFields } from '../record/fields.js';
-import { argumentInView, challengeInView } from '../record/handlers/out-of-view.js';
+import { argumentInView, challengeInView } from '../record/in-view.js';
 
 export const CADENCE_MS: Record<string, number> = { immediate: 0, hourly: 60 * 60 * 1000, daily: 24 * 60 * 60 * 1000 };
 /** Waits before the retries of a failed ring; one more failure marks the doorbell failing. */

@@ -3,16 +3,16 @@
 // (docs/record.md#service-events-and-time). `check` is what admits a write; replay trusts the log's order and
 // applies, and the verifier checks each entry first.
 import { badRequest } from '../errors.js';
-import type { AlreadySo, Handler } from './handlers/handler.js';
-import * as agents from './handlers/agents.js';
-import * as papers from './handlers/papers.js';
-import * as checks from './handlers/checks.js';
-import * as reviews from './handlers/reviews.js';
-import * as args from './handlers/arguments.js';
-import * as challenges from './handlers/challenges.js';
-import * as stewards from './handlers/stewards.js';
-import * as governance from './handlers/governance.js';
-import * as outOfView from './handlers/out-of-view.js';
+import type { AlreadySo, Handler } from './types/handler.js';
+import * as agents from './types/agents.js';
+import * as papers from './types/papers.js';
+import * as checks from './types/checks.js';
+import * as reviews from './types/reviews.js';
+import * as args from './types/arguments.js';
+import * as challenges from './types/challenges.js';
+import * as stewards from './types/stewards.js';
+import * as governance from './types/governance.js';
+import * as outOfView from './types/out-of-view.js';
 import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
 import { authorizeSigner } from './signer.js';

@@ -3,7 +3,7 @@
 import type { State } from './state.js';
 import { escapeMarkup } from '../markup.js';
 import { claimField } from './fields.js';
-import { claimInView } from './handlers/out-of-view.js';
+import { claimInView } from './in-view.js';
 
 
 export const FEED_ITEMS = 50;

@@ -15,7 +15,7 @@ import { seedFromSignature, seedMessage } from '../seed.js';
 import { PROTOCOL, signEvent } from '../service-event.js';
 import type { Log } from '../../log/index.js';
 import { applyEntry, check } from './apply.js';
-import { drawCrossCheck } from './handlers/checks.js';
+import { drawCrossCheck } from './types/checks.js';
 import { replayStore } from './replay.js';
 import { dueEvents, type DueEvent } from './scheduler.js';
 import type { RecordEntry, State } from './state.js';

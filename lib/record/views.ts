@@ -3,12 +3,13 @@
 // (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
-import { wantsOf } from './handlers/challenges.js';
+import { wantsOf } from './types/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
 import { frontier } from './numbers/frontier.js';
-import { settings } from './handlers/stewards.js';
-import { argumentInView, challengeInView, flagsOn, withheldList } from './handlers/out-of-view.js';
-import { acknowledgementOwed } from './handlers/governance.js';
+import { settings } from './types/stewards.js';
+import { flagsOn, withheldList } from './types/out-of-view.js';
+import { argumentInView, challengeInView } from './in-view.js';
+import { acknowledgementOwed } from './types/governance.js';
 import { claimField, inFields, operatorFields } from './fields.js';
 
 export type Logged = (seq: number) => Promise<any>;

@@ -4,7 +4,7 @@
 // own canonical JSON and signature against it byte for byte.
 import { canonicalize } from '../canonical-json.js';
 import { privateKeyFromSeed, publicKeyOf, signPayload } from '../ed25519.js';
-import { DAILY_QUOTA } from '../record/handlers/challenges.js';
+import { DAILY_QUOTA } from '../record/types/challenges.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
 import { PROTOCOL } from '../service-event.js';
 import { WRITE_ROUTES } from '../write-routes.js';

@@ -2,7 +2,7 @@
 // checked and applied as the live record does (apply does not verify signatures, so these carry
 // none). Service events (seals) are applied as the service would log them.
 import { applyEntry, check } from '../../lib/record/apply.js';
-import { drawCrossCheck } from '../../lib/record/handlers/checks.js';
+import { drawCrossCheck } from '../../lib/record/types/checks.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
 import type { Score } from '../../lib/record/numbers/score.js';
 import { PROTOCOL } from '../../lib/service-event.js';

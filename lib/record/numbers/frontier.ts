@@ -4,7 +4,7 @@
 // (numbers.ts watches each rescore); the receipts and arguments queues at each change.
 import type { State } from '../state.js';
 import { claimNumbers, claimValue, inView } from './served.js';
-import { argumentInView } from '../handlers/out-of-view.js';
+import { argumentInView } from '../in-view.js';
 import { round4 } from './rules.js';
 import { awaitsVerifiedCheck } from './numbers.js';
 

@@ -12,7 +12,7 @@ import { foundationsOf, scoreClaim, type Score } from './score.js';
 /** Minutes of expected compute for a claim with no bundle yet (docs/credence.md). */
 export const DEFAULT_MINUTES = 60;
 import { verifyRound, voidIfDisputed } from './verification.js';
-import { resettle } from '../handlers/arguments.js';
+import { resettle } from '../settlement.js';
 
 /** What an entry touched: claims to rescore, operators whose verification may have changed. */
 interface Touched {

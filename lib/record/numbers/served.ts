@@ -1,7 +1,7 @@
 // The numbers as served (docs/credence.md#claimscore-as-served-by-get-v2credence, 4.1 credence and frontier), as pure functions of
 // the state: the service answers with these and the offline verifier recomputes them.
 import type { State } from '../state.js';
-import { claimInView } from '../handlers/out-of-view.js';
+import { claimInView } from '../in-view.js';
 import { CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
 import { calibrationOf, type Score } from './score.js';
 import { CHUNK } from './index.js';

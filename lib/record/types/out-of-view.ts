@@ -6,12 +6,13 @@
 // releases or rejects a hold. While out of view, reads of the item (and of receipts and
 // arguments on its claims) and writes on it answer 451; its entry is served with its text fields
 // null; the numbers are kept as before, and served without it.
-import { conflict, forbidden, notFound, outOfView } from '../../errors.js';
+import { conflict, forbidden, notFound } from '../../errors.js';
 import { bareChallengeId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';
 import type { Handler } from './handler.js';
+import { describeOutOfView } from '../in-view.js';
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
 export function itemOf(state: State, subject: string): { entry: number; claims: string[] } | undefined {
@@ -29,44 +30,6 @@ export function itemOf(state: State, subject: string): { entry: number; claims: 
   }
   const a = state.argumentsById.get(subject);
   return a && { entry: a.seq, claims: [] };
-}
-
-const describe = (o: OutOfView): string =>
-  `${o.subject} is out of view (${o.status}, ${o.by === 'hold' ? 'held under R1' : o.by === 'screening' ? 'referred to the stewards by screening' : `withheld by steward ${o.by}`}, since entry ${o.seq})`;
-
-/** Why a claim is out of view (its paper or external claim is), or undefined. */
-export function claimHidden(state: State, ref: string): OutOfView | undefined {
-  const c = state.claims.get(ref);
-  return c === undefined ? undefined : state.outOfView.get(c.paper);
-}
-
-/** Whether a claim is in view (shown in /v2/credence, the frontier and the lists). */
-export const claimInView = (state: State, ref: string): boolean => state.outOfView.size === 0 || claimHidden(state, ref) === undefined;
-
-/** 451 naming `field` when the claim `ref` is out of view. */
-export function assertClaimInView(state: State, ref: string, field: string): void {
-  const o = claimHidden(state, ref);
-  if (o !== undefined) throw outOfView(`${field}: ${ref}: ${describe(o)}`);
-}
-
-/** 451 naming `field` when the item `subject` itself is out of view. */
-export function assertItemInView(state: State, subject: string, field: string): void {
-  const o = state.outOfView.get(subject);
-  if (o !== undefined) throw outOfView(`${field}: ${describe(o)}`);
-}
-
-/** 451 naming `field` when argument `id`, or the claim it is on, is out of view. */
-export function assertArgumentInView(state: State, id: string, field: string): void {
-  assertItemInView(state, id, field);
-  const a = state.argumentsById.get(id);
-  if (a !== undefined) assertClaimInView(state, a.claim, field);
-}
-
-/** 451 naming `field` when challenge `id` (bare 16 hex), or its claim, is out of view. */
-export function assertChallengeInView(state: State, id: string, field: string): void {
-  assertItemInView(state, `ch:${id}`, field);
-  const c = state.challenges.get(id);
-  if (c !== undefined) assertClaimInView(state, c.claim, field);
 }
 
 /** The subject as named by a payload, checked to be on the record (404 naming the field). */
@@ -137,7 +100,7 @@ export const withhold: Handler = {
     const p = e.logged.payload;
     stewardOnItem(state, e);
     const o = state.outOfView.get(p.subject);
-    if (o !== undefined && o.status === p.status) throw conflict(`payload.subject: ${describe(o)} already`);
+    if (o !== undefined && o.status === p.status) throw conflict(`payload.subject: ${describeOutOfView(o)} already`);
   },
   slot: viewSlot,
   apply(state, e) {
@@ -262,12 +225,6 @@ export function holdsView(state: State, limit: number) {
     .reverse()
     .map((h) => ({ subject: h.subject, entry: h.entry, seq: h.seq, ts: h.ts, by: h.by, rule: h.rule, reason: h.reason, status: h.decision === null ? 'open' : h.decision.decision, decision: h.decision }));
 }
-
-/** Whether an argument is in view: it, and the claim it is on. */
-export const argumentInView = (state: State, a: { id: string; claim: string }): boolean => !state.outOfView.has(a.id) && claimInView(state, a.claim);
-
-/** Whether a challenge is in view: it, and the claim it is on. */
-export const challengeInView = (state: State, id: string, claim: string): boolean => !state.outOfView.has(`ch:${id}`) && claimInView(state, claim);
 
 /** The summary's `withheld`: every item out of view, in the order its entry was logged. */
 export function withheldList(state: State) {

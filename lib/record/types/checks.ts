@@ -11,7 +11,7 @@ import type { Handler } from './handler.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
 import { completeChallenges } from './challenges.js';
-import { assertNotShutOut } from './arguments.js';
+import { assertNotShutOut } from '../settlement.js';
 
 /** A result is filed within 7 days of the commitment; outputs are shown after 30 days at most. */
 export const RESULT_WINDOW = 7 * DAY;

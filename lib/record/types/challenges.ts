@@ -7,7 +7,7 @@ import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
 import type { Handler } from './handler.js';
 import { claimAt } from './papers.js';
-import { assertChallengeInView } from './out-of-view.js';
+import { assertChallengeInView } from '../in-view.js';
 
 /** Challenge proposals a day per operator, by tier (docs/credence.md#tiers-quotas-and-rate-limits). */
 export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };

@@ -4,7 +4,7 @@ import { parsePublicKey, verifyPayload } from '../../ed25519.js';
 import { sha256TextHex } from '../../../log/index.js';
 import { doorbellUrlProblem } from '../../doorbell/address.js';
 import { authorizeMain } from '../signer.js';
-import { sponsorObject } from '../../client/agent.js';
+import { sponsorObject } from '../../sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
 import type { Handler } from './handler.js';
 

@@ -4,7 +4,7 @@ import { payloadId } from '../../ids.js';
 import { authorizeSigner } from '../signer.js';
 import type { Handler } from './handler.js';
 import { noteReport } from './agents.js';
-import { assertNotShutOut } from './arguments.js';
+import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
 
 export const review: Handler = {

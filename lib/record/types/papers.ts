@@ -3,7 +3,7 @@
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { externalId, paperId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
-import { assertClaimInView } from './out-of-view.js';
+import { assertClaimInView } from '../in-view.js';
 import type { Claim, Parent, State } from '../state.js';
 import type { Handler } from './handler.js';
 
