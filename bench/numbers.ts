@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { applyEntry } from '../lib/record/apply.js';
-import { drawCrossCheck } from '../lib/record/handlers/checks.js';
+import { drawCrossCheck } from '../lib/record/types/checks.js';
 import { emptyState, type RecordEntry, type State } from '../lib/record/state.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { sha256TextHex } from '../log/index.js';
