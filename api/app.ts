@@ -20,9 +20,9 @@ import { explorerRoutes } from './routes/explorer.js';
 import type { DoorbellRinger } from '../lib/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
-import { constitutionInForce } from '../lib/record/governance.js';
+import { constitutionInForce } from '../lib/record/governance-rules.js';
 import { loadScreening, type Screening } from '../lib/screening.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */

@@ -7,6 +7,7 @@ import { badRequest, unauthorized } from '../lib/errors.js';
 import { verifyPayload, verifySignature } from '../lib/ed25519.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { authorizeSigner } from '../lib/record/signer.js';
+import { CHECK_KEY_TYPES } from '../lib/record/registry.js';
 import type { State } from '../lib/record/state.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { validatePayload, type WriteType } from '../lib/schemas/index.js';
@@ -67,7 +68,7 @@ export async function checkAgentEnvelope<T extends WriteType>(body: unknown, typ
   if (!isObject(agent) || typeof agent.handle !== 'string' || typeof agent.publicKey !== 'string') {
     throw badRequest('payload.agent: required, {handle, publicKey} strings');
   }
-  authorizeSigner(state, type, { handle: agent.handle, publicKey: agent.publicKey });
+  authorizeSigner(state, type, { handle: agent.handle, publicKey: agent.publicKey }, CHECK_KEY_TYPES.has(type));
   freshTs(p.ts, now, tsWindow(type));
   const signed = canonicalize(p, 'payload');
   if (!(await verify(agent.publicKey, signed, envelope.signature))) {

@@ -12,7 +12,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/schemas/index.js';
-import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
+import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { sha256TextHex } from '../log/index.js';
 import { ArchiveError, isArchiveError } from '../lib/errors.js';
 import { jsonBody } from './body.js';

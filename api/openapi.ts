@@ -3,7 +3,7 @@
 // (lib/schemas, one source of truth), the reads, the earlier surface, and the statuses of spec
 // Part 7. Response schemas describe what the reads serve; a test checks live answers against them.
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/schemas/index.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { PROTOCOL } from '../lib/service-event.js';
 import { FIELDS } from '../lib/schemas/payloads.js';
 import { EARLIER } from './routes/earlier.js';

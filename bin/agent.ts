@@ -4,7 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { Agent, ArchiveClient, readKeyFile, readPayloadFile, registrationBody, signedText, writeKeyFile } from '../lib/client/index.js';
 import { isArchiveError } from '../lib/errors.js';
 import { payloadErrors, validateRegistration, type WriteType } from '../lib/schemas/index.js';
-import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/write-routes.js';
+import { AGENT_WRITE_TYPES, CLIENT_VERBS, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { printReply } from './reply.js';
 
 interface CommonArgs {
@@ -32,24 +32,8 @@ interface RegisterArgs extends CommonArgs {
   'dry-run': boolean;
 }
 
-/** The verbs, each the write type it sends (docs/api.md#writes). */
-const VERBS: readonly [verb: string, type: WriteType, describe: string][] = [
-  ['publish', 'paper', 'publish a paper'],
-  ['external', 'claim.external', 'register a claim quoted from a preprint or DOI'],
-  ['amend', 'claim.amend', "correct a claim's kind or test"],
-  ['commit', 'check.commit', 'commit to a check: the bundle, fixed by hash before it runs'],
-  ['result', 'check.result', "file a committed check's outcome and outputs"],
-  ['review', 'review', 'forecast whether a claim survives replication'],
-  ['argue', 'argument.file', 'file an argument on a claim'],
-  ['check-argument', 'argument.check', 'check whether an argument holds'],
-  ['answer', 'argument.answer', "answer an argument on one's own claim"],
-  ['challenge', 'challenge.propose', 'propose a challenge on a claim'],
-  ['withdraw', 'challenge.withdraw', 'withdraw a challenge'],
-  ['delegate', 'key.delegate', 'delegate a check key (scope reports)'],
-  ['revoke', 'key.revoke', 'revoke a check key, or the main key'],
-  ['doorbell', 'doorbell.set', 'set how the agent is woken'],
-  ['doorbell-stop', 'doorbell.stop', 'stop the doorbell (no file needed)'],
-];
+/** The verbs, each the write type it sends (docs/api.md#writes), from the registry of entry types (docs/entry-types.md). */
+const VERBS = CLIENT_VERBS;
 
 const json = (v: unknown): string => JSON.stringify(v, null, 2);
 

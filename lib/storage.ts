@@ -9,8 +9,19 @@
 import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveError } from './errors.js';
-import type { LiveRecord } from './record/record.js';
 import type { Log } from '../log/index.js';
+
+
+/** What the watch needs of the live record (record/record.ts, LiveRecord): its writes' state and its hooks. */
+export interface WatchedRecord {
+  readonly refusal: ArchiveError | null;
+  readonly isBroken: boolean;
+  readonly writesAreOff: boolean;
+  onRefused: () => void;
+  onFailure(f: (err: ArchiveError) => void): void;
+  onResume(f: () => void): void;
+  resume(): Promise<void>;
+}
 
 export const RESERVE_FILE = 'reserve';
 const MIB = 2 ** 20;
@@ -64,7 +75,7 @@ export class StorageWatch {
   constructor(
     private readonly dataDir: string,
     private readonly log: Log,
-    private readonly record: LiveRecord,
+    private readonly record: WatchedRecord,
     private readonly opts: StorageOptions = {},
   ) {
     this.say = opts.say ?? ((line) => console.error(line));

@@ -3,7 +3,7 @@
 // payloadHash from the payload and the signature. Returns the leaf hashes for the root, the
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
 import { parentPort, workerData } from 'node:worker_threads';
-import { SERVICE_EVENTS } from '../lib/record/apply.js';
+import { SERVICE_EVENTS } from '../lib/record/registry.js';
 import { signatureProblem, type LogKeys } from '../lib/record/entry-signature.js';
 import { entryHashes } from './entry-hashes.js';
 

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import type { Deployment } from '../../lib/deployment.js';
 import type { LiveRecord } from '../../lib/record/record.js';
 import { validateRegistration, type WriteType } from '../../lib/schemas/index.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { assertConstitution } from '../../lib/record/types/agents.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
@@ -15,9 +15,6 @@ import { refusal, screen, type Screening } from '../../lib/screening.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
 const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
-
-/** Writes the spec answers 200 ("done"), not 201 ("taken"): they change something already there. */
-const DONE_TYPES: ReadonlySet<string> = new Set(['key.revoke', 'doorbell.set', 'doorbell.stop', 'challenge.withdraw', 'steward.remove', 'switch.set']);
 
 function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, unknown> }): void {
   ctx.status = reply.status;
@@ -65,7 +62,8 @@ export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screen
         if (verdict.action === 'refer' || verdict.action === 'hold') return answer(ctx, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
       }
       const reply = type === 'check.commit' ? await record.commitAndSeal(envelope, text) : await record.write(type, envelope, text);
-      answer(ctx, DONE_TYPES.has(type) ? { ...reply, status: 200 } : reply);
+      // A write that changes something already there answers 200 ("done"), not 201 ("taken"): its route says which.
+      answer(ctx, WRITE_ROUTES[type].status === 200 ? { ...reply, status: 200 } : reply);
     });
   }
   return router;

@@ -3,7 +3,7 @@
 import type { KeyObject } from 'node:crypto';
 import { publicKeyOf, signPayload } from '../ed25519.js';
 import type { WriteType } from '../schemas/index.js';
-import { CHECK_KEY_TYPES } from '../write-routes.js';
+import { CHECK_KEY_TYPES } from '../record/registry.js';
 import { sponsorObject } from '../sponsor.js';
 import { buildPayload, signEnvelope, type Envelope, type Payload } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';

@@ -2,7 +2,7 @@
 // thrown: refusals (4xx, 5xx) carry the service's {error, detail}. Only a service that cannot be
 // reached, or an answer that is not what the protocol promises, throws.
 import type { WriteType } from '../schemas/index.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../write-routes.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../record/registry.js';
 
 /**
  * JSON as a service served it, read member by member by callers that check what they read (the

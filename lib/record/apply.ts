@@ -1,75 +1,23 @@
 // The record's state machine: apply(state, entry) -> state, a pure fold over the log. No clock,
 // no network, no randomness: time is each entry's ts, and what falls due is an entry of its own
-// (docs/record.md#service-events-and-time). `check` is what admits a write; replay trusts the log's order and
-// applies, and the verifier checks each entry first.
+// (docs/record.md). `check` is what admits a write; replay trusts the log's order and applies,
+// and the verifier checks each entry first. What each entry type means is its descriptor in the
+// registry (registry.ts); the fold runs in fixed phases (docs/entry-types.md, "The fold").
 import { badRequest } from '../errors.js';
-import type { AlreadySo, Handler } from './types/handler.js';
-import * as agents from './types/agents.js';
-import * as papers from './types/papers.js';
-import * as checks from './types/checks.js';
-import * as reviews from './types/reviews.js';
-import * as args from './types/arguments.js';
-import * as challenges from './types/challenges.js';
-import * as stewards from './types/stewards.js';
-import * as governance from './types/governance.js';
-import * as outOfView from './types/out-of-view.js';
+import type { AlreadySo, EntryType } from './types/handler.js';
 import type { RecordEntry, State } from './state.js';
-import { updateNumbers } from './numbers/numbers.js';
+import { untouched, updateNumbers } from './numbers/numbers.js';
 import { authorizeSigner } from './signer.js';
-import { AGENT_WRITE_TYPES } from '../write-routes.js';
+import { entryTypeOf, SERVICE_EVENTS } from './registry.js';
+import { assertNotPaused } from './types/stewards.js';
+import { assertAcknowledged } from './types/governance.js';
 import { assertFreshAndNew, assertLater, isSignedWrite, noteSigned, noteSlot, pruneSeen } from './replays.js';
 
-const AGENT_SIGNED: ReadonlySet<string> = new Set(AGENT_WRITE_TYPES);
-
-/** Entry types of the log (docs/record.md#entry-types leaves them open): writes, then service events. */
-export const HANDLERS: Readonly<Record<string, Handler>> = {
-  'log.genesis': agents.genesis,
-  'operator.pairing': agents.pairing,
-  'agent.register': agents.register,
-  'key.delegate': agents.delegate,
-  'key.revoke': agents.revoke,
-  'doorbell.set': agents.doorbellSet,
-  'doorbell.stop': agents.doorbellStop,
-  paper: papers.paper,
-  'claim.external': papers.external,
-  'claim.amend': papers.amend,
-  'check.commit': checks.commit,
-  'check.seal': checks.seal,
-  'check.result': checks.result,
-  'check.lapse': checks.lapse,
-  'check.reveal': checks.reveal,
-  review: reviews.review,
-  'argument.file': args.file,
-  'argument.check': args.check,
-  'argument.answer': args.answer,
-  'shutout.end': args.shutOutEnd,
-  'challenge.propose': challenges.propose,
-  'challenge.withdraw': challenges.withdraw,
-  'steward.appoint': stewards.appoint,
-  'steward.remove': stewards.remove,
-  'switch.set': stewards.switchSet,
-  'governance.propose': governance.propose,
-  'governance.vote': governance.vote,
-  'governance.cosign': governance.cosign,
-  'governance.close': governance.close,
-  'constitution.acknowledge': governance.acknowledge,
-  'item.withhold': outOfView.withhold,
-  'item.restore': outOfView.restore,
-  'hold.escalate': outOfView.escalate,
-  'item.flag': outOfView.flag,
-  'hold.release': outOfView.release,
-  'hold.reject': outOfView.reject,
-  'screening.refer': outOfView.screeningRefer,
-  'hold.place': outOfView.holdPlace,
-};
-
-/** Entry types the service itself logs, as {event, signature} signed by the log key. */
-export const SERVICE_EVENTS: ReadonlySet<string> = new Set(['log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'governance.close', 'screening.refer', 'hold.place']);
-
-function handler(type: string): Handler {
-  const h = HANDLERS[type];
-  if (h === undefined) throw badRequest(`entry type ${type} is not one the record knows`);
-  return h;
+/** The descriptor of `type`; a type the record does not know is refused. */
+function descriptor(type: string): EntryType {
+  const d = entryTypeOf(type);
+  if (d === undefined) throw badRequest(`entry type ${type} is not one the record knows`);
+  return d;
 }
 
 /**
@@ -81,27 +29,34 @@ function handler(type: string): Handler {
  */
 export function check(state: State, e: RecordEntry): void | AlreadySo {
   if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
-  const h = handler(e.type);
+  const d = descriptor(e.type);
   // Who signed is checked against the state the write is admitted to, not only the one its
   // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).
-  if (AGENT_SIGNED.has(e.type)) authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {});
+  const signer = d.route?.signer;
+  if (signer === 'main' || signer === 'main-or-check') authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {}, signer === 'main-or-check');
   if (isSignedWrite(e, SERVICE_EVENTS)) assertFreshAndNew(state, e);
-  stewards.assertNotPaused(state, e.type);
-  governance.assertAcknowledged(state, e);
-  const verdict = h.check(state, e);
-  if (h.slot !== undefined) assertLater(state, h.slot(state, e), e);
+  if (d.pausable) assertNotPaused(state, d.surface);
+  assertAcknowledged(state, e);
+  const verdict = d.check(state, e);
+  if (d.slot !== undefined) assertLater(state, d.slot(state, e), e);
   return verdict;
 }
 
-/** Folds an admitted entry into `state` (in place) and returns what its reply reports. */
+/**
+ * Folds an admitted entry into `state` (in place) and returns what its reply reports, in fixed
+ * phases: the type applies the entry and says what it touched for the numbers; the fold notes
+ * its slot and signed bytes; then the consequences run (settlement, rounds of verification, the
+ * claims rescored), reading only what was touched.
+ */
 export function applyEntry(state: State, e: RecordEntry): unknown {
-  const h = handler(e.type);
-  const slot = h.slot?.(state, e);
-  const outcome = h.apply(state, e);
+  const d = descriptor(e.type);
+  const slot = d.slot?.(state, e);
+  const outcome = d.apply(state, e);
+  const touched = d.numbers?.(state, e, outcome) ?? untouched();
   if (slot !== undefined) noteSlot(state, slot, e);
   pruneSeen(state, e.ts);
   if (isSignedWrite(e, SERVICE_EVENTS)) noteSigned(state, e);
-  updateNumbers(state, e, outcome);
+  updateNumbers(state, e, touched);
   state.size = e.seq + 1;
   state.lastTs = e.ts;
   return outcome;

@@ -5,7 +5,7 @@
 // Who may sign is the state machine's question (signer.ts); this says only whether the
 // signature verifies under the key the entry names (an agent's) or implies (log, operator key).
 import { verifySignature } from '../ed25519.js';
-import { WRITE_ROUTES } from '../write-routes.js';
+import { WRITE_ROUTES } from './registry.js';
 import type { WriteType } from '../schemas/index.js';
 
 export interface LogKeys {

@@ -1,7 +1,8 @@
 // What GET /v2/governance and GET /v2/governance/proposals/{id} show (docs/governance.md): each
 // proposal with its standing (the tally over the electorate as it stands while open, as it stood
 // at the close once closed), and the electorate. Pure functions of the state.
-import { constitutionVersion, tally, type Proposal } from './governance.js';
+import type { Proposal } from './governance.js';
+import { constitutionVersion, tally } from './governance-rules.js';
 import type { State } from './state.js';
 
 /** A proposal as the summary lists it: no article texts, no votes one by one. */

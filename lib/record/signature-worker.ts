@@ -1,7 +1,7 @@
 // A worker thread of the verified replay: checks the signatures of pages of entries.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { LoggedEntry } from '../../log/index.js';
-import { SERVICE_EVENTS } from './apply.js';
+import { SERVICE_EVENTS } from './registry.js';
 import { signatureProblem, type LogKeys } from './entry-signature.js';
 
 const keys = workerData as LogKeys;

@@ -3,8 +3,6 @@
 // force (401 otherwise); a check key signs only check.commit, check.result and review (403).
 import { forbidden, unauthorized } from '../errors.js';
 import type { Agent, State } from './state.js';
-import { CHECK_KEY_TYPES } from '../write-routes.js';
-import type { WriteType } from '../schemas/index.js';
 
 
 export interface Signer {
@@ -13,7 +11,11 @@ export interface Signer {
   role: 'main' | 'check';
 }
 
-export function authorizeSigner(state: State, type: string, who: { handle: string; publicKey: string }): Signer {
+/**
+ * The agent and key that signed a write of `type`; `checkKeyMay`: whether a check key may sign
+ * it (its route's signer is main-or-check, types/handler.ts).
+ */
+export function authorizeSigner(state: State, type: string, who: { handle: string; publicKey: string }, checkKeyMay: boolean): Signer {
   const agent = state.agents.get(who.handle);
   if (agent === undefined) throw unauthorized(`payload.agent.handle: no agent ${who.handle} on the record`);
   if (agent.retiredSeq !== null) throw unauthorized(`payload.agent.handle: agent ${who.handle} is retired (its main key was revoked at entry ${agent.retiredSeq})`);
@@ -21,13 +23,13 @@ export function authorizeSigner(state: State, type: string, who: { handle: strin
   const check = agent.checkKeys.get(who.publicKey);
   if (check === undefined) throw unauthorized(`payload.agent.publicKey: not a key of agent ${who.handle}`);
   if (check.revokedSeq !== null) throw unauthorized(`payload.agent.publicKey: this check key of ${who.handle} was revoked at entry ${check.revokedSeq}`);
-  if (!CHECK_KEY_TYPES.has(type as WriteType)) throw forbidden(`payload.agent.publicKey: a check key may sign only check.commit, check.result and review; ${type} needs the main key`);
+  if (!checkKeyMay) throw forbidden(`payload.agent.publicKey: a check key may sign only check.commit, check.result and review; ${type} needs the main key`);
   return { agent, key: who.publicKey, role: 'check' };
 }
 
 /** The same for a write only the main key may sign. */
 export function authorizeMain(state: State, type: string, who: { handle: string; publicKey: string }): Agent {
-  const s = authorizeSigner(state, type, who);
+  const s = authorizeSigner(state, type, who, false);
   if (s.role !== 'main') throw forbidden(`payload.agent.publicKey: ${type} needs the main key`);
   return s.agent;
 }

@@ -1,7 +1,6 @@
 // The record's state: everything the log says so far, folded entry by entry (apply.ts). It is
 // plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
 import { emptyNumbers, type Numbers } from './numbers/index.js';
-import type { VerifiedBy } from './numbers/verification.js';
 import { emptyGovernance, type Governance } from './governance.js';
 
 /** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */
@@ -16,6 +15,16 @@ export interface RecordEntry {
    * of view, replayed by a verifier): the id is a hash of that text, so the entry names it.
    */
   id?: string;
+}
+
+/** What verified an operator by the record: its round and the evidence that earned it (numbers/verification.ts). */
+export interface VerifiedBy {
+  round: number;
+  seq: number;
+  receipts?: number;
+  sources?: number;
+  reports?: number;
+  right?: number;
 }
 
 export type Tier = 'verified' | 'account' | 'unverified';
@@ -310,12 +319,12 @@ export interface State {
   reportsByKey: Map<string, { type: string; id: string; seq: number; ts: string }[]>;
   /** What falls due, in the order it falls due (entry times never go backwards). */
   due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue; close: DueQueue };
-  /** Stewards appointed by the operator key, and the switches they set (handlers/stewards.ts). */
+  /** Stewards appointed by the operator key, and the switches they set (types/stewards.ts). */
   stewards: Map<string, { seq: number }>;
   switches: Map<string, { paused: boolean; by: string; seq: number; ts: string; reason: string }>;
-  /** governance/0.1: proposals, votes, enacted versions, acknowledgements (handlers/governance.ts). */
+  /** governance/0.1: proposals, votes, enacted versions, acknowledgements (types/governance.ts). */
   governance: Governance;
-  /** Items out of view, by subject (handlers/out-of-view.ts). */
+  /** Items out of view, by subject (types/out-of-view.ts). */
   outOfView: Map<string, OutOfView>;
   /** The entry of each item out of view, to its subject: served with text fields null. */
   redacted: Map<number, string>;

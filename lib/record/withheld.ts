@@ -1,7 +1,7 @@
 // What a served log entry withholds (docs/log-format.md: the entry keeps its hashes; only
 // fields are served as null, with a `withheld` note naming them): a doorbell's address, never
 // served; a result's own outputs until the receipt is revealed; every text field of an item out
-// of view (handlers/out-of-view.ts), whose entry also names the item as `subject`, since its id
+// of view (types/out-of-view.ts), whose entry also names the item as `subject`, since its id
 // is a hash of the text withheld.
 import { canonicalize } from '../canonical-json.js';
 import { eachText } from '../schemas/text-fields.js';

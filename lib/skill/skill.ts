@@ -7,7 +7,7 @@ import { privateKeyFromSeed, publicKeyOf, signPayload } from '../ed25519.js';
 import { DAILY_QUOTA } from '../record/types/challenges.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
 import { PROTOCOL } from '../service-event.js';
-import { WRITE_ROUTES } from '../write-routes.js';
+import { WRITE_ROUTES } from '../record/registry.js';
 import { WRITE_ANSWERS, WRITE_EXAMPLES } from './examples.js';
 import { sha256TextHex } from '../../log/index.js';
 

@@ -14,7 +14,7 @@ import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/ed255
 import { canonicalize } from '../../lib/canonical-json.js';
 import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
 import { PROTOCOL } from '../../lib/service-event.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/registry.js';
 import type { WriteType } from '../../lib/schemas/index.js';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
 import { make, payloadOf, registration, type TestAgent } from '../helpers/agents.js';

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register } from '../helpers/agents.js';
 import { generateKeyPair, signPayload, sign } from '../../lib/ed25519.js';
-import { AGENT_WRITE_TYPES } from '../../lib/write-routes.js';
+import { AGENT_WRITE_TYPES } from '../../lib/record/registry.js';
 import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
 import { sortedJson } from '../helpers/by-hand.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
 import { canonicalize } from '../../lib/canonical-json.js';
 import { PROTOCOL } from '../../lib/service-event.js';
-import { WRITE_ROUTES } from '../../lib/write-routes.js';
+import { WRITE_ROUTES } from '../../lib/record/registry.js';
 import type { WriteType } from '../../lib/schemas/index.js';
 import { pairingCodeHash } from '../../lib/client/pairing.js';
 import { stateJson } from '../../lib/record/digest.js';

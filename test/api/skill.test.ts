@@ -7,7 +7,7 @@ import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { startService } from '../helpers/service.js';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { payloadErrors } from '../../lib/schemas/index.js';
-import { AGENT_WRITE_TYPES, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { AGENT_WRITE_TYPES, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { PROTOCOL } from '../../lib/service-event.js';
 
 /** The fenced blocks of a Markdown text that follow a line matching `after`. */

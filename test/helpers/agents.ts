@@ -4,7 +4,7 @@ import { generateKeyPair, signPayload } from '../../lib/ed25519.js';
 import { sponsorObject } from '../../lib/client/agent.js';
 import type { WriteType } from '../../lib/schemas/index.js';
 import { PROTOCOL } from '../../lib/service-event.js';
-import { WRITE_ROUTES } from '../../lib/write-routes.js';
+import { WRITE_ROUTES } from '../../lib/record/registry.js';
 import type { Reply, TestService } from './service.js';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';

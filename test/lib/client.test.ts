@@ -26,7 +26,7 @@ import { canonicalize } from '../../lib/canonical-json.js';
 import { generateKeyPair, publicKeyOf, verifyPayload } from '../../lib/ed25519.js';
 import { payloadErrors, registrationErrors, WRITE_TYPES } from '../../lib/schemas/index.js';
 import { PROTOCOL } from '../../lib/service-event.js';
-import { AGENT_WRITE_TYPES, CHECK_KEY_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { AGENT_WRITE_TYPES, CHECK_KEY_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const TS = '2025-03-04T05:06:07.123Z';

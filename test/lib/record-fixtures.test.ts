@@ -10,7 +10,7 @@
 import t from 'tap';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayEntries } from '../../lib/record/replay.js';
-import { HANDLERS } from '../../lib/record/apply.js';
+import { ENTRY_TYPES } from '../../lib/record/registry.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
 import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
@@ -53,7 +53,7 @@ for (const name of Object.keys(expected)) {
 
 t.test('together the fixtures hold every entry type of the record', async (t) => {
   t.same(
-    Object.keys(HANDLERS).filter((type) => !types.has(type)),
+    ENTRY_TYPES.map((d) => d.type).filter((type) => !types.has(type)),
     [],
     'no type missing',
   );

@@ -1,11 +1,11 @@
-// The numbers as writes land (docs/credence.md, docs/credence.md#operators-verified-by-the-record): after every entry the fold notes it
+// The numbers as writes land (docs/credence.md, docs/credence.md#operators-verified-by-the-record): after every entry its type notes it
 // in the indexes, rescores the claims it touched and, in log order, every claim whose score
 // depends on one that moved (a foundation's credence or status; an author's earlier claim
 // resolved), then runs the rounds of verification by the record. A change of who is verified
 // rescores the claims that read that operator's tier. `rescoreAll` is the from-scratch
 // computation that the incremental one must equal (tests compare them).
-import { pushTo, type Receipt, type RecordEntry, type State } from '../state.js';
-import { CHUNK, noteClaim, type Ranks } from './index.js';
+import type { Receipt, RecordEntry, State } from '../state.js';
+import { CHUNK, type Ranks } from './index.js';
 import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
@@ -14,122 +14,29 @@ export const DEFAULT_MINUTES = 60;
 import { verifyRound, voidIfDisputed } from './verification.js';
 import { resettle } from '../settlement.js';
 
-/** What an entry touched: claims to rescore, operators whose verification may have changed. */
-interface Touched {
+/**
+ * What an entry touched, as its type says (types/*.ts, `numbers`): claims to rescore, operators
+ * whose verification may have changed, and a receipt a cross-check disagreed with (voiding).
+ */
+export interface Touched {
   claims: string[];
   operators: string[];
-  /** A receipt a cross-check disagreed with (voiding). */
   disputed: string | null;
 }
 
-/** Whether `ref` is resolved as its score now stands. */
-const resolvedNow = (state: State, ref: string): boolean => (state.numbers.scores.get(ref)?.resolved ?? null) !== null;
+/** An entry that changed nothing the numbers read. */
+export const untouched = (): Touched => ({ claims: [], operators: [], disputed: null });
 
-/** Notes `e` (already applied) in the indexes; `outcome` is what its apply returned. */
-function noteEntry(state: State, e: RecordEntry, outcome: any): Touched {
-  const ix = state.numbers.index;
-  const minutes = state.numbers.ranks.minutes;
-  const t: Touched = { claims: [], operators: [], disputed: null };
-  const p = e.logged?.payload;
-  switch (e.type) {
-    case 'paper': {
-      const paper = state.papers.get(outcome.id)!;
-      const relied = new Set<string>();
-      for (const ref of paper.claims) {
-        noteClaim(ix, ref);
-        minutes[ix.ordinal.get(ref)!] = DEFAULT_MINUTES;
-        pushTo(ix.claimsByOperator, paper.operatorId, ref);
-        for (const f of foundationsOf(state, state.claims.get(ref)!)) {
-          pushTo(ix.dependents, f, ref);
-          relied.add(f);
-        }
-        t.claims.push(ref);
-      }
-      for (const f of relied) {
-        pushTo(ix.relying, f, paper.id);
-        t.claims.push(f);
-      }
-      pushTo(ix.papersByOperator, paper.operatorId, paper.id);
-      break;
-    }
-    case 'claim.external':
-      noteClaim(ix, outcome.ref);
-      minutes[ix.ordinal.get(outcome.ref)!] = DEFAULT_MINUTES;
-      t.claims.push(outcome.ref);
-      break;
-    case 'claim.amend':
-      t.claims.push(p.claim);
-      break;
-    case 'check.commit': {
-      const r = state.receipts.get(outcome.id)!;
-      pushTo(ix.receiptsByOperator, r.operatorId, r.id);
-      // The frontier divides by the runtimeMinutes of the claim's latest bundle.
-      const ord = ix.ordinal.get(r.target)!;
-      minutes[ord] = r.bundle.runtimeMinutes;
-      watchFrontier(state.numbers.ranks, ord);
-      state.numbers.version++;
-      break;
-    }
-    case 'check.result': {
-      const r = state.receipts.get(outcome.id)!;
-      t.claims.push(r.target);
-      if (r.crossCheck !== null) {
-        pushTo(ix.crossCheckedBy, r.operatorId, r.crossCheck);
-        t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
-        if (outcome.crossMatch === false) t.disputed = r.crossCheck;
-        noteAwaiting(state, r.crossCheck);
-      }
-      break;
-    }
-    case 'review': {
-      const v = state.reviews.get(outcome.id)!;
-      pushTo(ix.reviewsByClaim, v.claim, v.id);
-      pushTo(ix.reviewsByOperator, v.operatorId, v.id);
-      t.claims.push(v.claim);
-      // A report counts towards verification only on a resolved claim; if this review changes
-      // the claim's resolution, its reporters (this operator among them) are looked at then.
-      if (resolvedNow(state, v.claim)) t.operators.push(v.operatorId);
-      break;
-    }
-    case 'argument.file':
-      t.claims.push(p.claim);
-      break;
-    case 'argument.check': {
-      const a = state.argumentsById.get(p.argument)!;
-      const op = state.agents.get(p.agent.handle)!.operatorId;
-      let set = ix.checksByOperator.get(op);
-      if (set === undefined) ix.checksByOperator.set(op, (set = new Set()));
-      set.add(a.id);
-      t.claims.push(a.claim);
-      if (resolvedNow(state, a.claim)) t.operators.push(op);
-      // A settlement moves the claim; its checkers' reports may now count.
-      if (a.settledSeq === e.seq) for (const c of a.checks.values()) t.operators.push(c.operatorId);
-      break;
-    }
-    case 'key.revoke':
-      for (const d of outcome.disowned as { type: string; id: string }[]) {
-        if (d.type === 'review') {
-          const v = state.reviews.get(d.id)!;
-          t.claims.push(v.claim);
-          t.operators.push(v.operatorId);
-        } else {
-          const r = state.receipts.get(d.id)!;
-          t.claims.push(r.target);
-          t.operators.push(r.operatorId);
-          noteAwaiting(state, r.id);
-        }
-      }
-      break;
-  }
-  return t;
-}
+/** Whether `ref` is resolved as its score now stands. */
+export const resolvedNow = (state: State, ref: string): boolean => (state.numbers.scores.get(ref)?.resolved ?? null) !== null;
 
 /** Whether receipt `id` awaits a verified cross-check after one that disagreed (the frontier's receipts queue). */
 export function awaitsVerifiedCheck(state: State, r: Receipt): boolean {
   return r.disownedSeq === null && r.crossCheckedBy.some((c) => !c.match) && !r.crossCheckedBy.some((c) => state.verified.has(c.operatorId));
 }
 
-function noteAwaiting(state: State, id: string): void {
+/** Keeps the frontier's queue of receipts awaiting a verified cross-check up to date for receipt `id`. */
+export function noteAwaiting(state: State, id: string): void {
   if (awaitsVerifiedCheck(state, state.receipts.get(id)!)) state.numbers.index.awaiting.add(id);
   else state.numbers.index.awaiting.delete(id);
 }
@@ -234,7 +141,7 @@ function setScore(state: State, ref: string, s: Score): void {
 }
 
 /** Marks the frontier's ranked queues stale when claim `ord`, as it now ranks, may belong in them. */
-function watchFrontier(r: Ranks, ord: number): void {
+export function watchFrontier(r: Ranks, ord: number): void {
   const w = r.watch;
   if (r.stale || w === null) return;
   const key = r.conceptual[ord] ? r.value[ord]! : r.value[ord]! / r.minutes[ord]!;
@@ -276,14 +183,13 @@ function crossCheckedOperators(state: State, op: string): string[] {
 }
 
 /**
- * The numbers after entry `e` (applied already, with `outcome`). Part of the fold: rescores
- * what the entry touched, then runs rounds of verification by the record until nothing
- * changes; each change of who is verified settles the arguments it gives voices to and
- * rescores the claims that read it.
+ * The numbers after entry `e` (applied already; `t` is what its type said it touched). The
+ * consequences phase of the fold (docs/entry-types.md): rescores what the entry touched, then
+ * runs rounds of verification by the record until nothing changes; each change of who is
+ * verified settles the arguments it gives voices to and rescores the claims that read it.
  */
-export function updateNumbers(state: State, e: RecordEntry, outcome: unknown): void {
+export function updateNumbers(state: State, e: RecordEntry, t: Touched): void {
   state.numbers.at = { seq: e.seq, ts: e.ts };
-  const t = noteEntry(state, e, outcome);
   let claims = t.claims;
   let candidates = t.operators;
   let changed: string[] = [];

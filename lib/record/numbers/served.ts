@@ -14,7 +14,7 @@ export const servedProbability = (p: number): number => Math.min(0.9999, Math.ma
 
 /**
  * Claims shown in /v2/credence, the frontier and the lists: a claim whose paper (or external
- * claim) is out of view is left out (handlers/out-of-view.ts). Nothing on this record freezes
+ * claim) is out of view is left out (types/out-of-view.ts). Nothing on this record freezes
  * a claim, so out of view is the only way to be left out.
  */
 export const inView = claimInView;

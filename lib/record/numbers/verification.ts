@@ -3,18 +3,10 @@
 // a cross-check match and none disputed, or 10 reports (reviews or argument checks) on resolved
 // claims with at least 80 % right. A verified operator whose receipt two verified operators
 // dispute loses the status from that entry on. The fold runs this after every entry.
-import type { State } from '../state.js';
+import type { State, VerifiedBy } from '../state.js';
 import type { NumbersIndex } from './index.js';
 
-/** What verified an operator: its round and the evidence that earned it. */
-export interface VerifiedBy {
-  round: number;
-  seq: number;
-  receipts?: number;
-  sources?: number;
-  reports?: number;
-  right?: number;
-}
+export type { VerifiedBy };
 
 export const RECEIPTS_NEEDED = 3;
 export const REPORTS_NEEDED = 10;

@@ -6,7 +6,9 @@ import { doorbellUrlProblem } from '../../doorbell/address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
-import type { Handler } from './handler.js';
+import { noteAwaiting, untouched } from '../numbers/numbers.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../schemas/payloads.js';
 
 /** Operator ids the service assigns itself to an agent registered without one. */
 export const OWN_OPERATOR_PREFIX = 'agent:';
@@ -18,7 +20,13 @@ export const ownOperatorId = (handle: string): string => `${OWN_OPERATOR_PREFIX}
 /** Handles are unique regardless of case, so `Alice` cannot pose as `alice`. */
 const handleKey = (handle: string): string => handle.toLowerCase();
 
-export const genesis: Handler = {
+export const genesis = entryType({
+  type: 'log.genesis',
+  origin: 'event',
+  schema: null,
+  route: null,
+  surface: null,
+  pausable: false,
   check(state) {
     if (state.size !== 0) throw badRequest('a genesis entry belongs at seq 0 only');
   },
@@ -33,9 +41,15 @@ export const genesis: Handler = {
     state.verified.set(g.operator, { round: 0, seq: e.seq });
     state.operators.set(g.operator, { id: g.operator, agents: [], seq: e.seq });
   },
-};
+});
 
-export const pairing: Handler = {
+export const pairing = entryType({
+  type: 'operator.pairing',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['operator.pairing'],
+  route: { path: '/v2/pairing', signer: 'operator', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     if (state.pairings.has(p.codeHash)) throw conflict('payload.codeHash: this pairing code was issued already');
@@ -45,7 +59,7 @@ export const pairing: Handler = {
     state.pairings.set(p.codeHash, { codeHash: p.codeHash, operatorId: p.operatorId, expires: Date.parse(e.ts) + DAY, usedBy: null, seq: e.seq });
     return { operatorId: p.operatorId, expires: new Date(Date.parse(e.ts) + DAY).toISOString() };
   },
-};
+});
 
 /** Where a registration lands: its operator id, and the pairing it uses (if any). */
 function registrationOperator(state: State, e: RecordEntry): { operatorId: string; pairing: string | null } {
@@ -81,7 +95,13 @@ export function assertConstitution(state: State, ack: unknown): void {
   }
 }
 
-export const register: Handler = {
+export const register = entryType({
+  type: 'agent.register',
+  origin: 'registration',
+  schema: REGISTRATION_SCHEMA,
+  route: null,
+  surface: 'registrations',
+  pausable: true,
   check(state, e) {
     const b = e.logged;
     assertConstitution(state, b.constitution);
@@ -127,9 +147,16 @@ export const register: Handler = {
     op.agents.push(b.handle);
     return { handle: b.handle, operatorId, tier: tierOf(state, operatorId) };
   },
-};
+});
 
-export const delegate: Handler = {
+export const delegate = entryType({
+  type: 'key.delegate',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['key.delegate'],
+  route: { path: '/v2/keys/delegate', signer: 'main', status: 201 },
+  surface: null,
+  pausable: true,
+  verb: { name: 'delegate', describe: 'delegate a check key (scope reports)' },
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
@@ -143,9 +170,16 @@ export const delegate: Handler = {
     state.keys.set(p.key, agent.handle);
     return { key: p.key, scope: 'reports', label: p.label ?? null };
   },
-};
+});
 
-export const revoke: Handler = {
+export const revoke = entryType({
+  type: 'key.revoke',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['key.revoke'],
+  route: { path: '/v2/keys/revoke', signer: 'main', status: 200 },
+  surface: null,
+  pausable: true,
+  verb: { name: 'revoke', describe: 'revoke a check key, or the main key' },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -178,12 +212,36 @@ export const revoke: Handler = {
     }
     return { key: p.key, revoked: main ? 'main' : 'check', retired: main, disowned };
   },
-};
+  // The reports it disowned no longer count: their claims are rescored, their operators looked at.
+  numbers(state, _e, outcome) {
+    const t = untouched();
+    for (const d of outcome.disowned) {
+      if (d.type === 'review') {
+        const v = state.reviews.get(d.id)!;
+        t.claims.push(v.claim);
+        t.operators.push(v.operatorId);
+      } else {
+        const r = state.receipts.get(d.id)!;
+        t.claims.push(r.target);
+        t.operators.push(r.operatorId);
+        noteAwaiting(state, r.id);
+      }
+    }
+    return t;
+  },
+});
 
 /** Setting and stopping an agent's doorbell set one last-writer-wins slot per agent (docs/record.md). */
 const doorbellSlot = (handle: string): string => `doorbell ${handle}`;
 
-export const doorbellSet: Handler = {
+export const doorbellSet = entryType({
+  type: 'doorbell.set',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['doorbell.set'],
+  route: { path: '/v2/agents/doorbell', signer: 'main', status: 200 },
+  surface: null,
+  pausable: true,
+  verb: { name: 'doorbell', describe: 'set how the agent is woken' },
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
@@ -206,9 +264,16 @@ export const doorbellSet: Handler = {
     agent.doorbell = { kind: p.kind ?? 'poll', cadence: p.cadence ?? 'immediate', status: 'set', url: p.url ?? null, seq: e.seq };
     return { status: 'set', kind: agent.doorbell.kind, cadence: agent.doorbell.cadence };
   },
-};
+});
 
-export const doorbellStop: Handler = {
+export const doorbellStop = entryType({
+  type: 'doorbell.stop',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['doorbell.stop'],
+  route: { path: '/v2/agents/doorbell', signer: 'main', status: 200 },
+  surface: null,
+  pausable: true,
+  verb: { name: 'doorbell-stop', describe: 'stop the doorbell (no file needed)' },
   check(state, e) {
     const agent = authorizeMain(state, e.type, e.logged.payload.agent);
     if (agent.doorbell === null || agent.doorbell.status === 'stopped') {
@@ -224,7 +289,7 @@ export const doorbellStop: Handler = {
     agent.doorbell = { ...agent.doorbell!, status: 'stopped', seq: e.seq };
     return { status: 'stopped', kind: agent.doorbell.kind, cadence: agent.doorbell.cadence };
   },
-};
+});
 
 /** Records a report (check.commit, check.result, review) under the key that signed it. */
 export function noteReport(state: State, key: string, type: string, id: string, e: RecordEntry): void {

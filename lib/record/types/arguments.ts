@@ -5,7 +5,9 @@ import { payloadId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { pushTo, type Argument, type State } from '../state.js';
 import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
-import type { Handler } from './handler.js';
+import { resolvedNow, untouched } from '../numbers/numbers.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
 import { completeChallenges } from './challenges.js';
@@ -17,7 +19,14 @@ export function argumentAt(state: State, id: string, field: string): Argument {
   return a;
 }
 
-export const file: Handler = {
+export const file = entryType({
+  type: 'argument.file',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['argument.file'],
+  route: { path: '/v2/arguments', signer: 'main', status: 201 },
+  surface: 'arguments',
+  pausable: true,
+  verb: { name: 'argue', describe: 'file an argument on a claim' },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -53,9 +62,17 @@ export const file: Handler = {
     const completed = completeChallenges(state, p.claim, 'argument', { type: 'argument', id }, e.seq);
     return { id, page: `/v2/arguments/${id}`, challengesCompleted: completed };
   },
-};
+  numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim] }),
+});
 
-export const check: Handler = {
+export const check = entryType({
+  type: 'argument.check',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['argument.check'],
+  route: { path: '/v2/arguments/check', signer: 'main', status: 201 },
+  surface: 'arguments',
+  pausable: true,
+  verb: { name: 'check-argument', describe: 'check whether an argument holds' },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -76,9 +93,31 @@ export const check: Handler = {
     const shutOut = settleIfDue(state, a, e.seq, e.ts);
     return { argument: a.id, status: a.status, checks: a.checks.size, ...(shutOut === null ? {} : { shutOut }) };
   },
-};
+  numbers(state, e) {
+    const p = e.logged.payload;
+    const ix = state.numbers.index;
+    const t = untouched();
+    const a = state.argumentsById.get(p.argument)!;
+    const op = state.agents.get(p.agent.handle)!.operatorId;
+    let set = ix.checksByOperator.get(op);
+    if (set === undefined) ix.checksByOperator.set(op, (set = new Set()));
+    set.add(a.id);
+    t.claims.push(a.claim);
+    if (resolvedNow(state, a.claim)) t.operators.push(op);
+    // A settlement moves the claim; its checkers' reports may now count.
+    if (a.settledSeq === e.seq) for (const c of a.checks.values()) t.operators.push(c.operatorId);
+    return t;
+  },
+});
 
-export const answer: Handler = {
+export const answer = entryType({
+  type: 'argument.answer',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['argument.answer'],
+  route: { path: '/v2/arguments/answer', signer: 'main', status: 201 },
+  surface: 'arguments',
+  pausable: true,
+  verb: { name: 'answer', describe: "answer an argument on one's own claim" },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -93,10 +132,16 @@ export const answer: Handler = {
     a.answer = { seq: e.seq, agent: p.agent.handle };
     return { argument: a.id };
   },
-};
+});
 
 /** shutout.end, a service event: {claim, operatorId}, 30 days after the shut-out began. */
-export const shutOutEnd: Handler = {
+export const shutOutEnd = entryType({
+  type: 'shutout.end',
+  origin: 'event',
+  schema: null,
+  route: null,
+  surface: null,
+  pausable: false,
   check(state, e) {
     const ev = e.logged.event;
     const s = state.shutOuts.get(shutOutKey(ev.claim, ev.operatorId));
@@ -108,4 +153,4 @@ export const shutOutEnd: Handler = {
     state.shutOuts.get(shutOutKey(ev.claim, ev.operatorId))!.endedSeq = e.seq;
     return {};
   },
-};
+});

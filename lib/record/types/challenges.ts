@@ -5,14 +5,22 @@ import { conflict, forbidden, notFound, rateLimited } from '../../errors.js';
 import { bareChallengeId, challengeId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
-import type { Handler } from './handler.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertChallengeInView } from '../in-view.js';
 
 /** Challenge proposals a day per operator, by tier (docs/credence.md#tiers-quotas-and-rate-limits). */
 export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };
 
-export const propose: Handler = {
+export const propose = entryType({
+  type: 'challenge.propose',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['challenge.propose'],
+  route: { path: '/v2/challenges', signer: 'main', status: 201 },
+  surface: 'challenges',
+  pausable: true,
+  verb: { name: 'challenge', describe: 'propose a challenge on a claim' },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -51,9 +59,16 @@ export const propose: Handler = {
     pushTo(state.proposalsByOperator, agent.operatorId, Date.parse(e.ts));
     return { id: `ch:${id}`, page: `/v2/challenges/ch:${id}` };
   },
-};
+});
 
-export const withdraw: Handler = {
+export const withdraw = entryType({
+  type: 'challenge.withdraw',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['challenge.withdraw'],
+  route: { path: '/v2/challenges/withdraw', signer: 'main', status: 200 },
+  surface: 'challenges',
+  pausable: true,
+  verb: { name: 'withdraw', describe: 'withdraw a challenge' },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -71,7 +86,7 @@ export const withdraw: Handler = {
     c.reason = p.reason;
     return { id: `ch:${c.id}`, status: 'withdrawn' };
   },
-};
+});
 
 /**
  * What completes a challenge on `claim` now: a receipt, or an argument for a conceptual claim.

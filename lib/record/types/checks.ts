@@ -7,7 +7,9 @@ import { verifySignature } from '../../ed25519.js';
 import { outputsMatch, seedFromSignature, seedMessage } from '../../seed.js';
 import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, type Receipt, type State } from '../state.js';
-import type { Handler } from './handler.js';
+import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
 import { completeChallenges } from './challenges.js';
@@ -42,10 +44,17 @@ export function drawCrossCheck(state: State, r: Receipt, seed: number): string |
   return pool.length === 0 ? null : pool[seed % pool.length]!;
 }
 
-export const commit: Handler = {
+export const commit = entryType({
+  type: 'check.commit',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['check.commit'],
+  route: { path: '/v2/checks', signer: 'main-or-check', status: 201 },
+  surface: 'checks',
+  pausable: true,
+  verb: { name: 'commit', describe: 'commit to a check: the bundle, fixed by hash before it runs' },
   check(state, e) {
     const p = e.logged.payload;
-    const { agent } = authorizeSigner(state, e.type, p.agent);
+    const { agent } = authorizeSigner(state, e.type, p.agent, true);
     const claim = claimAt(state, p.target, 'payload.target');
     if (claim.kind === 'conceptual') throw badRequest(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
     if (claim.operatorId === agent.operatorId) throw forbidden(`payload.target: ${claim.ref} is a claim of your own operator (${agent.operatorId}); a check of it would weigh nothing`);
@@ -88,10 +97,27 @@ export const commit: Handler = {
     state.due.lapse.items.push({ at: deadline, subject: id });
     return { id, deadline: new Date(deadline).toISOString() };
   },
-};
+  numbers(state, _e, outcome) {
+    const ix = state.numbers.index;
+    const r = state.receipts.get(outcome.id)!;
+    pushTo(ix.receiptsByOperator, r.operatorId, r.id);
+    // The frontier divides by the runtimeMinutes of the claim's latest bundle.
+    const ord = ix.ordinal.get(r.target)!;
+    state.numbers.ranks.minutes[ord] = r.bundle.runtimeMinutes;
+    watchFrontier(state.numbers.ranks, ord);
+    state.numbers.version++;
+    return untouched();
+  },
+});
 
 /** check.seal, a service event: {commit, seal, seed, crossCheck}. */
-export const seal: Handler = {
+export const seal = entryType({
+  type: 'check.seal',
+  origin: 'event',
+  schema: null,
+  route: null,
+  surface: null,
+  pausable: false,
   check(state, e) {
     const ev = e.logged.event;
     const r = receiptAt(state, ev.commit, 'event.commit');
@@ -117,7 +143,7 @@ export const seal: Handler = {
       deadline: new Date(r.deadline).toISOString(),
     };
   },
-};
+});
 
 /** Output values as a bundle declares them (docs/payloads.md#checks): 422 naming the member. */
 function checkOutputs(bundle: any, outputs: Record<string, unknown>, field: string): void {
@@ -135,10 +161,17 @@ function checkOutputs(bundle: any, outputs: Record<string, unknown>, field: stri
   }
 }
 
-export const result: Handler = {
+export const result = entryType({
+  type: 'check.result',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['check.result'],
+  route: { path: '/v2/checks/result', signer: 'main-or-check', status: 201 },
+  surface: 'checks',
+  pausable: true,
+  verb: { name: 'result', describe: "file a committed check's outcome and outputs" },
   check(state, e) {
     const p = e.logged.payload;
-    const { agent } = authorizeSigner(state, e.type, p.agent);
+    const { agent } = authorizeSigner(state, e.type, p.agent, true);
     const r = receiptAt(state, p.commit, 'payload.commit');
     if (r.agent !== agent.handle) throw forbidden(`payload.commit: committed by ${r.agent}; only that agent files its result`);
     if (r.stage === 'committed') throw conflict(`payload.commit: ${r.id} is not sealed yet`);
@@ -187,10 +220,29 @@ export const result: Handler = {
     const completed = completeChallenges(state, r.target, 'receipt', { type: 'receipt', id: r.id }, e.seq);
     return { id: r.id, outcome: p.outcome, crossMatch, finding, revealAt: new Date(revealAt).toISOString(), challengesCompleted: completed };
   },
-};
+  numbers(state, _e, outcome) {
+    const ix = state.numbers.index;
+    const t = untouched();
+    const r = state.receipts.get(outcome.id)!;
+    t.claims.push(r.target);
+    if (r.crossCheck !== null) {
+      pushTo(ix.crossCheckedBy, r.operatorId, r.crossCheck);
+      t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
+      if (outcome.crossMatch === false) t.disputed = r.crossCheck;
+      noteAwaiting(state, r.crossCheck);
+    }
+    return t;
+  },
+});
 
 /** check.lapse, a service event: {commit}, 7 days after a commitment without a result. */
-export const lapse: Handler = {
+export const lapse = entryType({
+  type: 'check.lapse',
+  origin: 'event',
+  schema: null,
+  route: null,
+  surface: null,
+  pausable: false,
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.stage !== 'sealed' && r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is ${r.stage}`);
@@ -202,10 +254,16 @@ export const lapse: Handler = {
     r.lapsedSeq = e.seq;
     return { id: r.id };
   },
-};
+});
 
 /** check.reveal, a service event: {commit}, 30 days after a result nobody cross-checked. */
-export const reveal: Handler = {
+export const reveal = entryType({
+  type: 'check.reveal',
+  origin: 'event',
+  schema: null,
+  route: null,
+  surface: null,
+  pausable: false,
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.result === null || r.revealedSeq !== null) throw conflict(`event.commit: ${r.id} has no withheld outputs`);
@@ -216,4 +274,4 @@ export const reveal: Handler = {
     r.revealedSeq = e.seq;
     return { id: r.id };
   },
-};
+});

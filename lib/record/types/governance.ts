@@ -5,10 +5,12 @@ import { validateConstitution, type Article } from '../../constitution.js';
 import { badRequest, conflict, forbidden, notFound, preconditionRequired } from '../../errors.js';
 import { payloadId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
-import { constitutionInForce, nextVersion, outcomeOf, tally, VOTING_WINDOW_MS, type Proposal } from '../governance.js';
+import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
+import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance-rules.js';
 import type { RecordEntry, State } from '../state.js';
 import { assertConstitution } from './agents.js';
-import type { Handler } from './handler.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 
 /** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
 const NO_ACKNOWLEDGEMENT_NEEDED: ReadonlySet<string> = new Set(['constitution.acknowledge', 'key.revoke']);
@@ -56,7 +58,13 @@ function assertOpen(p: Proposal, e: RecordEntry, field: string): void {
   if (Date.parse(e.ts) >= p.closesAt) throw conflict(`${field}: voting on proposal ${p.id} closed at ${new Date(p.closesAt).toISOString()}`);
 }
 
-export const propose: Handler = {
+export const propose = entryType({
+  type: 'governance.propose',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['governance.propose'],
+  route: { path: '/v2/governance/proposals', signer: 'main', status: 201 },
+  surface: null,
+  pausable: true,
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
@@ -100,9 +108,15 @@ export const propose: Handler = {
     state.due.close.items.push({ at: closesAt, subject: proposal.id });
     return { id: proposal.id, changes, entrenched: proposal.entrenched, closesAt: new Date(closesAt).toISOString(), page: `/v2/governance/proposals/${proposal.id}` };
   },
-};
+});
 
-export const vote: Handler = {
+export const vote = entryType({
+  type: 'governance.vote',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['governance.vote'],
+  route: { path: '/v2/governance/votes', signer: 'main', status: 201 },
+  surface: null,
+  pausable: true,
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -128,10 +142,16 @@ export const vote: Handler = {
     proposal.votes.set(agent.operatorId, { vote: p.vote, agent: agent.handle, seq: e.seq });
     return { proposal: proposal.id, vote: p.vote, operatorId: agent.operatorId, replaced, standing: tally(state, proposal) };
   },
-};
+});
 
 /** R2: the operator key co-signs an amendment of the entrenched Article 0, while it is open. */
-export const cosign: Handler = {
+export const cosign = entryType({
+  type: 'governance.cosign',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['governance.cosign'],
+  route: { path: '/v2/governance/cosign', signer: 'operator', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     const proposal = proposalAt(state, p.proposal, 'payload.proposal');
@@ -144,10 +164,16 @@ export const cosign: Handler = {
     proposal.cosign = { seq: e.seq };
     return { proposal: proposal.id, cosigned: true };
   },
-};
+});
 
 /** governance.close, a service event {proposal}: the tally is final; an adopted amendment is enacted. */
-export const close: Handler = {
+export const close = entryType({
+  type: 'governance.close',
+  origin: 'event',
+  schema: null,
+  route: null,
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = state.governance.proposals.get(e.logged.event.proposal);
     if (p === undefined || p.closed !== null) throw conflict('event.proposal: no open proposal by this id');
@@ -167,9 +193,15 @@ export const close: Handler = {
     p.closed = { seq: e.seq, ts: e.ts, tally: t, outcome, enactedIn };
     return { proposal: p.id, outcome, enactedIn };
   },
-};
+});
 
-export const acknowledge: Handler = {
+export const acknowledge = entryType({
+  type: 'constitution.acknowledge',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['constitution.acknowledge'],
+  route: { path: '/v2/constitution/acknowledge', signer: 'main', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -188,4 +220,4 @@ export const acknowledge: Handler = {
     state.governance.acknowledged.set(p.agent.handle, { version: p.version, seq: e.seq });
     return { version: p.version, hash: p.hash };
   },
-};
+});

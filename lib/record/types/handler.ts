@@ -1,6 +1,13 @@
-// One entry type's rules: `check` throws the typed error that refuses it (reading the state,
-// never changing it), or says the write is already so; `apply` folds an admitted entry into the state and returns what the
-// write's reply reports. Neither reads a clock: time is the entry's `ts`.
+// What one entry type is (docs/entry-types.md): a descriptor holding everything the project
+// knows of it, and registered in one table (registry.ts) from which every other table is built:
+// the write routes, the OpenAPI description, the MCP tools, the agent client's verbs, which
+// switch pauses it, which entries the log key signs, and what the numbers recount after it.
+//
+// `check` throws the typed error that refuses the entry (reading the state, never changing it),
+// or says the write is already so; `apply` folds an admitted entry into the state and returns
+// what the write's reply reports. Neither reads a clock: time is the entry's `ts`.
+import type { SwitchName } from '../../schemas/payloads.js';
+import type { Touched } from '../numbers/numbers.js';
 import type { RecordEntry, State } from '../state.js';
 
 /** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
@@ -8,12 +15,52 @@ export interface AlreadySo {
   already: Record<string, unknown>;
 }
 
-export interface Handler {
+export interface Handler<Outcome = unknown> {
   check(state: State, e: RecordEntry): void | AlreadySo;
-  apply(state: State, e: RecordEntry): unknown;
+  apply(state: State, e: RecordEntry): Outcome;
   /**
    * For a last-writer-wins write: the slot it sets (read after `check` passed, before `apply`).
    * A write to a slot must be signed later than the write that set it last (docs/record.md).
    */
   slot?(state: State, e: RecordEntry): string;
 }
+
+/**
+ * Who signs a write (docs/api.md, the Signer column): main, the agent's main key; main-or-check,
+ * also a delegated check key (scope `reports`); operator, the deployment's operator key.
+ */
+export type Signer = 'main' | 'main-or-check' | 'operator';
+
+/** Where a write is sent, who signs it, and the status of its success: 201 taken, 200 done (it changes something already there). */
+export interface WriteRoute {
+  readonly path: string;
+  readonly signer: Signer;
+  readonly status: 200 | 201;
+}
+
+/** One entry type, all in one place (docs/entry-types.md). */
+export interface EntryType<Outcome = unknown> extends Handler<Outcome> {
+  /** The entry's type on the log. */
+  readonly type: string;
+  /**
+   * How it reaches the log: `write`, a signed envelope {payload, signature} sent to its route;
+   * `registration`, a plain JSON body (POST /v2/agents/register); `event`, an {event, signature}
+   * the service logs itself, signed by the log key.
+   */
+  readonly origin: 'write' | 'registration' | 'event';
+  /** The JSON Schema of a write's payload or of the registration body (lib/schemas); null for an event. */
+  readonly schema: object | null;
+  /** A write's route; null for the registration and events. */
+  readonly route: WriteRoute | null;
+  /** The switch of its surface (docs/stewardship.md); null when only `writes` pauses it, or nothing does. */
+  readonly surface: SwitchName | null;
+  /** Whether a steward's switch can pause it: never the service's events, the operator's writes or the stewards' own acts. */
+  readonly pausable: boolean;
+  /** The agent client's verb for this write (`archive agent <name>`), when it has one. */
+  readonly verb?: { readonly name: string; readonly describe: string };
+  /** What the entry changed for the numbers (numbers/numbers.ts), read after `apply` with its outcome. */
+  numbers?(state: State, e: RecordEntry, outcome: Outcome): Touched;
+}
+
+/** A descriptor, with its outcome's type read from `apply`. */
+export const entryType = <Outcome>(d: EntryType<Outcome>): EntryType<Outcome> => Object.freeze(d);

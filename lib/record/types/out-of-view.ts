@@ -11,7 +11,8 @@ import { bareChallengeId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';
-import type { Handler } from './handler.js';
+import { entryType, type Handler } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 import { describeOutOfView } from '../in-view.js';
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
@@ -95,7 +96,13 @@ function stewardOnItem(state: State, e: RecordEntry): void {
  */
 const viewSlot: Handler['slot'] = (_state, e) => `view ${e.logged.payload.subject}`;
 
-export const withhold: Handler = {
+export const withhold = entryType({
+  type: 'item.withhold',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['item.withhold'],
+  route: { path: '/v2/withheld', signer: 'main', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     stewardOnItem(state, e);
@@ -109,9 +116,15 @@ export const withhold: Handler = {
     hide(state, { subject: p.subject, status: p.status, since: e.ts, entry: item.entry, seq: e.seq, by: p.agent.handle, reason: p.reason }, item.claims);
     return { subject: p.subject, status: p.status, entry: item.entry };
   },
-};
+});
 
-export const restore: Handler = {
+export const restore = entryType({
+  type: 'item.restore',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['item.restore'],
+  route: { path: '/v2/withheld', signer: 'main', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     stewardOnItem(state, e);
@@ -123,7 +136,7 @@ export const restore: Handler = {
     show(state, p.subject);
     return { subject: p.subject, status: 'in view' };
   },
-};
+});
 
 /** Places a hold (a hazard rule or a steward's escalation): out of view until the operator decides. */
 function placeHold(state: State, seq: number, ts: string, subject: string, by: string, rule: string | null, reason: string) {
@@ -133,7 +146,13 @@ function placeHold(state: State, seq: number, ts: string, subject: string, by: s
   return { subject, held: true, entry: item.entry };
 }
 
-export const escalate: Handler = {
+export const escalate = entryType({
+  type: 'hold.escalate',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['hold.escalate'],
+  route: { path: '/v2/holds', signer: 'main', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     stewardOnItem(state, e);
   },
@@ -142,10 +161,16 @@ export const escalate: Handler = {
     const p = e.logged.payload;
     return placeHold(state, e.seq, e.ts, p.subject, p.agent.handle, null, p.reason);
   },
-};
+});
 
 /** A steward's flag: a public note on an item that leaves it in view (docs/stewardship.md). */
-export const flag: Handler = {
+export const flag = entryType({
+  type: 'item.flag',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['item.flag'],
+  route: { path: '/v2/flags', signer: 'main', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     steward(state, e.type, p.agent);
@@ -156,7 +181,7 @@ export const flag: Handler = {
     state.flags.push({ subject: p.subject, by: p.agent.handle, seq: e.seq, ts: e.ts, reason: p.reason });
     return { subject: p.subject, flags: flagsOn(state, p.subject).length };
   },
-};
+});
 
 /** The flags raised on an item, oldest first. */
 export function flagsOn(state: State, subject: string) {
@@ -169,8 +194,14 @@ export function flagsView(state: State, limit: number) {
 }
 
 /** The operator key's decision on an open hold (R1). */
-function decision(decided: 'released' | 'rejected'): Handler {
-  return {
+function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'rejected') {
+  return entryType({
+    type,
+    origin: 'write',
+    schema: PAYLOAD_SCHEMAS[type],
+    route: { path: '/v2/holds/decisions', signer: 'operator', status: 201 },
+    surface: null,
+    pausable: false,
     check(state, e) {
       const p = e.logged.payload;
       subjectAt(state, p.subject);
@@ -191,15 +222,21 @@ function decision(decided: 'released' | 'rejected'): Handler {
       }
       return { subject: p.subject, decision: decided };
     },
-  };
+  });
 }
 
-export const release = decision('released');
-export const reject = decision('rejected');
+export const release = decision('hold.release', 'released');
+export const reject = decision('hold.reject', 'rejected');
 
 /** Service events: screening referred the item just logged, or a hazard rule held it. */
-function screened(held: boolean): Handler {
-  return {
+function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
+  return entryType({
+    type,
+    origin: 'event',
+    schema: null,
+    route: null,
+    surface: null,
+    pausable: false,
     check(state, e) {
       const ev = e.logged.event;
       const item = subjectAt(state, ev.subject, 'event.subject');
@@ -212,11 +249,11 @@ function screened(held: boolean): Handler {
       hide(state, { subject: ev.subject, status: 'review', since: e.ts, entry: item.entry, seq: e.seq, by: 'screening', reason: ev.reason }, item.claims);
       return { subject: ev.subject, status: 'review', entry: item.entry };
     },
-  };
+  });
 }
 
-export const screeningRefer = screened(false);
-export const holdPlace = screened(true);
+export const screeningRefer = screened('screening.refer', false);
+export const holdPlace = screened('hold.place', true);
 
 /** GET /v2/holds: the newest `limit` holds, with the decisions on them. */
 export function holdsView(state: State, limit: number) {

@@ -4,8 +4,12 @@ import { conflict, forbidden, notFound } from '../../errors.js';
 import { externalId, paperId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { assertClaimInView } from '../in-view.js';
-import type { Claim, Parent, State } from '../state.js';
-import type { Handler } from './handler.js';
+import { pushTo, type Claim, type Parent, type State } from '../state.js';
+import { noteClaim } from '../numbers/index.js';
+import { foundationsOf } from '../numbers/score.js';
+import { DEFAULT_MINUTES, untouched } from '../numbers/numbers.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 
 /** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
 function checkParents(state: State, parents: any[]): void {
@@ -21,7 +25,14 @@ function checkParents(state: State, parents: any[]): void {
   });
 }
 
-export const paper: Handler = {
+export const paper = entryType({
+  type: 'paper',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['paper'],
+  route: { path: '/v2/papers', signer: 'main', status: 201 },
+  surface: 'papers',
+  pausable: true,
+  verb: { name: 'publish', describe: 'publish a paper' },
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
@@ -57,9 +68,39 @@ export const paper: Handler = {
     // Spec 4.3: "paper id, claim refs, where shown".
     return { id, claims, page: `/v2/papers/${id}` };
   },
-};
+  // Its claims enter the indexes, each scored; the claims it relies on gain a use.
+  numbers(state, _e, outcome) {
+    const ix = state.numbers.index;
+    const t = untouched();
+    const paper = state.papers.get(outcome.id)!;
+    const relied = new Set<string>();
+    for (const ref of paper.claims) {
+      noteClaim(ix, ref);
+      state.numbers.ranks.minutes[ix.ordinal.get(ref)!] = DEFAULT_MINUTES;
+      pushTo(ix.claimsByOperator, paper.operatorId, ref);
+      for (const f of foundationsOf(state, state.claims.get(ref)!)) {
+        pushTo(ix.dependents, f, ref);
+        relied.add(f);
+      }
+      t.claims.push(ref);
+    }
+    for (const f of relied) {
+      pushTo(ix.relying, f, paper.id);
+      t.claims.push(f);
+    }
+    pushTo(ix.papersByOperator, paper.operatorId, paper.id);
+    return t;
+  },
+});
 
-export const external: Handler = {
+export const external = entryType({
+  type: 'claim.external',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['claim.external'],
+  route: { path: '/v2/claims/external', signer: 'main', status: 201 },
+  surface: 'papers',
+  pausable: true,
+  verb: { name: 'external', describe: 'register a claim quoted from a preprint or DOI' },
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
@@ -91,7 +132,13 @@ export const external: Handler = {
     // Spec 4.3: {id, ref, kind, next}; `next` says what the record now takes, in words.
     return { id, ref, kind: p.kind ?? 'empirical', next: `${ref} is on the record: checks, reviews and arguments may name it.` };
   },
-};
+  numbers(state, _e, outcome) {
+    const ix = state.numbers.index;
+    noteClaim(ix, outcome.ref);
+    state.numbers.ranks.minutes[ix.ordinal.get(outcome.ref)!] = DEFAULT_MINUTES;
+    return { ...untouched(), claims: [outcome.ref] };
+  },
+});
 
 /** A claim named by a write: 404 naming the field when it is not on the record, 451 when it is out of view. */
 export function claimAt(state: State, ref: string, field: string): Claim {
@@ -101,7 +148,14 @@ export function claimAt(state: State, ref: string, field: string): Claim {
   return claim;
 }
 
-export const amend: Handler = {
+export const amend = entryType({
+  type: 'claim.amend',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['claim.amend'],
+  route: { path: '/v2/claims/amend', signer: 'main', status: 201 },
+  surface: 'papers',
+  pausable: true,
+  verb: { name: 'amend', describe: "correct a claim's kind or test" },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -122,4 +176,5 @@ export const amend: Handler = {
     claim.test = p.test ?? claim.test;
     return { claim: claim.ref, kind: claim.kind, test: claim.test, before };
   },
-};
+  numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim] }),
+});

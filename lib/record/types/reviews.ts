@@ -2,15 +2,25 @@
 import { conflict } from '../../errors.js';
 import { payloadId } from '../../ids.js';
 import { authorizeSigner } from '../signer.js';
-import type { Handler } from './handler.js';
+import { resolvedNow, untouched } from '../numbers/numbers.js';
+import { pushTo } from '../state.js';
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
 
-export const review: Handler = {
+export const review = entryType({
+  type: 'review',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['review'],
+  route: { path: '/v2/reviews', signer: 'main-or-check', status: 201 },
+  surface: 'reviews',
+  pausable: true,
+  verb: { name: 'review', describe: 'forecast whether a claim survives replication' },
   check(state, e) {
     const p = e.logged.payload;
-    const { agent } = authorizeSigner(state, e.type, p.agent);
+    const { agent } = authorizeSigner(state, e.type, p.agent, true);
     const claim = claimAt(state, p.claim, 'payload.claim');
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
     const id = payloadId(p);
@@ -25,4 +35,16 @@ export const review: Handler = {
     noteReport(state, p.agent.publicKey, e.type, id, e);
     return { id, claim: p.claim };
   },
-};
+  numbers(state, _e, outcome) {
+    const ix = state.numbers.index;
+    const t = untouched();
+    const v = state.reviews.get(outcome.id)!;
+    pushTo(ix.reviewsByClaim, v.claim, v.id);
+    pushTo(ix.reviewsByOperator, v.operatorId, v.id);
+    t.claims.push(v.claim);
+    // A report counts towards verification only on a resolved claim; if this review changes
+    // the claim's resolution, its reporters (this operator among them) are looked at then.
+    if (resolvedNow(state, v.claim)) t.operators.push(v.operatorId);
+    return t;
+  },
+});

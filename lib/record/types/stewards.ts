@@ -6,41 +6,19 @@ import { ArchiveError, conflict, forbidden, notFound } from '../../errors.js';
 import { SWITCHES, type SwitchName } from '../../schemas/payloads.js';
 import { authorizeMain } from '../signer.js';
 import type { State } from '../state.js';
-import type { Handler } from './handler.js';
-
-/** The surface each write belongs to; writes not listed belong to `writes` alone. */
-const SURFACE: Readonly<Record<string, SwitchName>> = {
-  paper: 'papers',
-  'claim.external': 'papers',
-  'claim.amend': 'papers',
-  'check.commit': 'checks',
-  'check.result': 'checks',
-  review: 'reviews',
-  'argument.file': 'arguments',
-  'argument.check': 'arguments',
-  'argument.answer': 'arguments',
-  'challenge.propose': 'challenges',
-  'challenge.withdraw': 'challenges',
-  'agent.register': 'registrations',
-};
+import { entryType } from './handler.js';
+import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
 
 /**
- * Entries no switch pauses: the service's own events, the operator's writes, the stewards' own
- * acts (switches, withholding, flags, escalation), which must work most when the rest is paused,
- * and an agent's acknowledgement of the constitution, without which a steward enacted past could
- * not write at all (428) and so could never lift a pause.
+ * 503 naming the switch when a steward paused `surface` or all writes. Called for the types a
+ * switch can pause (their descriptors' `pausable`): never the service's events, the operator's
+ * writes, the stewards' own acts (switches, withholding, flags, escalation), which must work most
+ * when the rest is paused, nor an agent's acknowledgement of the constitution, without which a
+ * steward enacted past could not write at all (428) and so could never lift a pause.
  */
-const NEVER_PAUSED: ReadonlySet<string> = new Set([
-  'log.genesis', 'check.seal', 'check.lapse', 'check.reveal', 'shutout.end', 'screening.refer', 'hold.place', 'governance.close',
-  'operator.pairing', 'steward.appoint', 'steward.remove', 'hold.release', 'hold.reject', 'governance.cosign',
-  'switch.set', 'item.withhold', 'item.restore', 'hold.escalate', 'item.flag', 'constitution.acknowledge',
-]);
-
-/** 503 naming the switch when a steward paused the surface of `type` (or all writes). */
-export function assertNotPaused(state: State, type: string): void {
-  if (NEVER_PAUSED.has(type)) return;
-  for (const name of [SURFACE[type], 'writes'] as const) {
-    const sw = name === undefined ? undefined : state.switches.get(name);
+export function assertNotPaused(state: State, surface: SwitchName | null): void {
+  for (const name of [surface, 'writes'] as const) {
+    const sw = name === null ? undefined : state.switches.get(name);
     if (sw?.paused === true) {
       throw new ArchiveError('paused', `switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`);
     }
@@ -50,7 +28,13 @@ export function assertNotPaused(state: State, type: string): void {
 /** Appointing and removing a steward set one last-writer-wins slot per steward (docs/record.md). */
 const stewardSlot = (steward: string): string => `steward ${steward}`;
 
-export const appoint: Handler = {
+export const appoint = entryType({
+  type: 'steward.appoint',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['steward.appoint'],
+  route: { path: '/v2/stewards', signer: 'operator', status: 201 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     if (!state.agents.has(p.steward)) throw notFound(`payload.steward: no agent ${p.steward} on the record`);
@@ -62,9 +46,15 @@ export const appoint: Handler = {
     state.stewards.set(p.steward, { seq: e.seq });
     return { steward: p.steward, stewards: [...state.stewards.keys()].sort() };
   },
-};
+});
 
-export const remove: Handler = {
+export const remove = entryType({
+  type: 'steward.remove',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['steward.remove'],
+  route: { path: '/v2/stewards', signer: 'operator', status: 200 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     if (!state.stewards.has(p.steward)) throw notFound(`payload.steward: ${p.steward} is not a steward`);
@@ -75,9 +65,15 @@ export const remove: Handler = {
     state.stewards.delete(p.steward);
     return { steward: p.steward, stewards: [...state.stewards.keys()].sort() };
   },
-};
+});
 
-export const switchSet: Handler = {
+export const switchSet = entryType({
+  type: 'switch.set',
+  origin: 'write',
+  schema: PAYLOAD_SCHEMAS['switch.set'],
+  route: { path: '/v2/switches', signer: 'main', status: 200 },
+  surface: null,
+  pausable: false,
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -89,7 +85,7 @@ export const switchSet: Handler = {
     state.switches.set(p.switch, { paused: p.paused, by: p.agent.handle, seq: e.seq, ts: e.ts, reason: p.reason });
     return { switch: p.switch, paused: p.paused, settings: settings(state) };
   },
-};
+});
 
 /** Every switch as it stands (the record summary's `settings`). */
 export function settings(state: State) {
