@@ -2,12 +2,28 @@
 // the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail}; anything else is a bug, logged and
 // answered 500 without detail.
 import type Koa from 'koa';
-import { ArchiveError, isArchiveError } from '../lib/errors.js';
+import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/errors.js';
+import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
 import { LogError } from '../log/index.js';
+
+/** The code, and with it the status, that answers each refusal of the record (docs/api.md#statuses-and-error-codes). */
+const REFUSAL_CODES: Readonly<Record<RefusalCode, ErrorCode>> = Object.freeze({
+  invalid: 'bad_request',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  unprocessable: 'unprocessable',
+  unacknowledged: 'precondition_required',
+  quota: 'rate_limited',
+  out_of_view: 'unavailable_for_legal_reasons',
+  paused: 'paused',
+});
 
 /** Maps errors from below the API onto the closed set of ArchiveError codes. */
 export function toArchiveError(err: unknown): ArchiveError {
   if (isArchiveError(err)) return err;
+  if (isRefusal(err)) return new ArchiveError(REFUSAL_CODES[err.code], err.detail, { retryAfter: err.retryAfter, cause: err });
   if (err instanceof LogError) {
     if (err.code === 'out_of_range') return new ArchiveError('not_found', err.message);
     if (err.code === 'bad_argument') return new ArchiveError('bad_request', err.message);

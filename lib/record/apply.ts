@@ -3,7 +3,7 @@
 // (docs/record.md). `check` is what admits a write; replay trusts the log's order and applies,
 // and the verifier checks each entry first. What each entry type means is its descriptor in the
 // registry (registry.ts); the fold runs in fixed phases (docs/entry-types.md, "The fold").
-import { badRequest } from '../errors.js';
+import { invalid } from './refusal.js';
 import type { AlreadySo, EntryType } from './types/handler.js';
 import type { RecordEntry, State } from './state.js';
 import { untouched, updateNumbers } from './numbers/numbers.js';
@@ -16,7 +16,7 @@ import { assertFreshAndNew, assertLater, isSignedWrite, noteSigned, noteSlot, pr
 /** The descriptor of `type`; a type the record does not know is refused. */
 function descriptor(type: string): EntryType {
   const d = entryTypeOf(type);
-  if (d === undefined) throw badRequest(`entry type ${type} is not one the record knows`);
+  if (d === undefined) throw invalid(`entry type ${type} is not one the record knows`);
   return d;
 }
 
@@ -28,7 +28,7 @@ function descriptor(type: string): EntryType {
  * later than the write that set its slot last.
  */
 export function check(state: State, e: RecordEntry): void | AlreadySo {
-  if (e.seq !== state.size) throw badRequest(`entry ${e.seq} is out of order: the record holds ${state.size}`);
+  if (e.seq !== state.size) throw invalid(`entry ${e.seq} is out of order: the record holds ${state.size}`);
   const d = descriptor(e.type);
   // Who signed is checked against the state the write is admitted to, not only the one its
   // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).

@@ -1,7 +1,7 @@
 // Whether an item is in view (docs/stewardship.md; docs/record.md): read by the writes that
 // name an item (451 while it is out of view), by the reads and by the numbers served. The acts
 // that take an item out of view and bring it back are entry types (types/out-of-view.ts).
-import { outOfView } from '../errors.js';
+import { outOfView } from './refusal.js';
 import type { OutOfView, State } from './state.js';
 
 export const describeOutOfView = (o: OutOfView): string =>

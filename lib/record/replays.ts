@@ -3,7 +3,7 @@
 // payload ts must lie within the window of its entry's ts; its signed bytes must not be on the
 // log already (an index of the signed writes of the last 2 windows of log time); and a write
 // that sets a slot must be signed later than the write that set the slot last.
-import { badRequest, conflict } from '../errors.js';
+import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../ids.js';
 import type { RecordEntry, State } from './state.js';
 
@@ -42,9 +42,9 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
   const ts = e.logged?.payload?.ts;
   const skew = typeof ts === 'string' ? Date.parse(ts) - Date.parse(e.ts) : NaN;
   const window = tsWindow(e.type);
-  if (Number.isNaN(skew)) throw badRequest(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
+  if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
-    throw badRequest(`payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); the limit is ${window / 60000} minutes`);
+    throw invalid(`payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); the limit is ${window / 60000} minutes`);
   }
   const hash = signedHash(e);
   const seen = state.seen.get(hash);

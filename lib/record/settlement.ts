@@ -1,7 +1,7 @@
 // The settlement of arguments (docs/credence.md, the settlement rule) and the shut-out after
 // three dismissed attacks: a consequence both of a check (types/arguments.ts) and of a change of
 // who is verified (the numbers' rounds, numbers/numbers.ts), so it sits below both.
-import { forbidden } from '../errors.js';
+import { forbidden } from './refusal.js';
 import { familiesOf } from '../families.js';
 import { DAY, tierOf, type Argument, type ArgumentStatus, type State } from './state.js';
 

@@ -1,7 +1,7 @@
 // Who signed a write (docs/record.md#checks-on-every-signed-write-in-order): the agent named by `agent.handle` must exist and
 // not be retired, and `agent.publicKey` must be its main key or one of its check keys still in
 // force (401 otherwise); a check key signs only check.commit, check.result and review (403).
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from './refusal.js';
 import type { Agent, State } from './state.js';
 
 

@@ -3,6 +3,7 @@
 // findings, withheld outputs, lapses and reveals; and, at the state level, a commitment logged
 // without its seal.
 import t from 'tap';
+import { toArchiveError } from '../../api/error-middleware.js';
 import type { Test } from 'tap';
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -57,6 +58,16 @@ const commit = async (s: TestService, a: TestAgent, target: string, extra: Recor
   return r.body;
 };
 const result = (s: TestService, a: TestAgent, id: string, outputs: object, crossCheck: unknown = null) => send(s, a, 'check.result', { commit: id, outcome: 'confirmed', outputs, crossCheck });
+
+
+/** Runs `f`; a refusal is rethrown as the API answers it (its code and status). */
+const answered = (f: () => unknown) => () => {
+  try {
+    return f();
+  } catch (err) {
+    throw toArchiveError(err);
+  }
+};
 
 t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, refusals', async (t) => {
   const { s, author, x, claims } = await world(t, 1);
@@ -310,7 +321,7 @@ t.test('not sealed: refused at the state level, and sealed when the service star
   const unsealed = replayEntries(all.slice(0, c.sealSeq));
   const payload = payloadOf(s, x, 'check.result', { commit: c.id, outcome: 'confirmed', outputs: { acc: 0.9 }, crossCheck: null });
   const resultEntry = (seq: number) => ({ seq, ts: payload.ts, type: 'check.result', logged: { payload, signature: signPayload(x.privateKey, payload) } });
-  t.throws(() => check(unsealed, resultEntry(unsealed.size)), { code: 'conflict', status: 409, detail: new RegExp(`^payload\\.commit: ${c.id} is not sealed`) });
+  t.throws(answered(() => check(unsealed, resultEntry(unsealed.size))), { code: 'conflict', status: 409, detail: new RegExp(`^payload\\.commit: ${c.id} is not sealed`) });
   t.same(dueEvents(unsealed, s.record.now()), [{ type: 'check.seal', commit: c.id }], 'the scheduler seals it');
   const sealed = replayEntries(all);
   t.equal(check(sealed, resultEntry(sealed.size)), undefined, 'with its seal the same result passes');
@@ -320,10 +331,10 @@ t.test('not sealed: refused at the state level, and sealed when the service star
   t.equal(check(unsealed, sealEntry), undefined, 'the real seal passes');
   const forge = (members: Record<string, unknown>) => ({ ...sealEntry, logged: signEvent(s.d.logKey, { ...sealEntry.logged.event, ...members }) });
   const other = Buffer.from(signBytes(generateKeyPair().privateKey, seedMessage(c.id))).toString('base64url');
-  t.throws(() => check(unsealed, forge({ seal: other, seed: seedOf(other) })), { code: 'bad_request', detail: /^event\.seal: not the log key's signature/ }, 'a seal by another key');
+  t.throws(answered(() => check(unsealed, forge({ seal: other, seed: seedOf(other) }))), { code: 'bad_request', detail: /^event\.seal: not the log key's signature/ }, 'a seal by another key');
   const wrongId = Buffer.from(signBytes(s.d.logKey, seedMessage('0'.repeat(64)))).toString('base64url');
-  t.throws(() => check(unsealed, forge({ seal: wrongId, seed: seedOf(wrongId) })), { code: 'bad_request', detail: /^event\.seal/ }, "the log key's seal of another commitment");
-  t.throws(() => check(unsealed, forge({ seed: (c.seed + 1) & 0x7fffffff })), { code: 'bad_request', detail: /^event\.seed/ }, 'a seed that does not derive from the seal');
+  t.throws(answered(() => check(unsealed, forge({ seal: wrongId, seed: seedOf(wrongId) }))), { code: 'bad_request', detail: /^event\.seal/ }, "the log key's seal of another commitment");
+  t.throws(answered(() => check(unsealed, forge({ seed: (c.seed + 1) & 0x7fffffff }))), { code: 'bad_request', detail: /^event\.seed/ }, 'a seed that does not derive from the seal');
 
   // A crash between the two entries: the commitment alone is on the log; the restart seals it.
   const p = payloadOf(s, x, 'check.commit', make.commit(claim, { kind: 'rerun' }));

@@ -7,6 +7,8 @@ import { emptyState, type RecordEntry, type State } from '../../lib/record/state
 import type { Score } from '../../lib/record/numbers/score.js';
 import { PROTOCOL } from '../../lib/service-event.js';
 import { isArchiveError } from '../../lib/errors.js';
+import { isRefusal } from '../../lib/record/refusal.js';
+import { toArchiveError } from '../../api/error-middleware.js';
 import { sha256TextHex } from '../../log/index.js';
 
 export interface ReceiptOptions {
@@ -58,7 +60,11 @@ export class Fold {
     try {
       check(this.state, this.entry(type, logged));
     } catch (err) {
-      if (isArchiveError(err)) return { error: err.code, detail: err.detail };
+      // As the API answers it: the record refuses with a domain code, the API maps it to a status.
+      if (isArchiveError(err) || isRefusal(err)) {
+        const answered = toArchiveError(err);
+        return { error: answered.code, detail: answered.detail };
+      }
       throw err;
     }
     return null;

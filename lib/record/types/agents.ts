@@ -1,5 +1,5 @@
 // Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
-import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
+import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } from '../refusal.js';
 import { parsePublicKey, verifyPayload } from '../../ed25519.js';
 import { sha256TextHex } from '../../../log/index.js';
 import { doorbellUrlProblem } from '../../doorbell/address.js';
@@ -28,7 +28,7 @@ export const genesis = entryType({
   surface: null,
   pausable: false,
   check(state) {
-    if (state.size !== 0) throw badRequest('a genesis entry belongs at seq 0 only');
+    if (state.size !== 0) throw invalid('a genesis entry belongs at seq 0 only');
   },
   apply(state, e) {
     const g = e.logged.event;
@@ -77,7 +77,7 @@ function registrationOperator(state: State, e: RecordEntry): { operatorId: strin
   // `OP_lab` as an account (handles are unique regardless of case for the same reason).
   const id = b.operatorId.toLowerCase();
   if (id.startsWith('op_')) throw forbidden('operatorId: ids beginning op_ belong to accounts and are reached only by pairing');
-  if (id.startsWith(OWN_OPERATOR_PREFIX)) throw badRequest(`operatorId: ids beginning ${OWN_OPERATOR_PREFIX} are assigned by the service`);
+  if (id.startsWith(OWN_OPERATOR_PREFIX)) throw invalid(`operatorId: ids beginning ${OWN_OPERATOR_PREFIX} are assigned by the service`);
   return { operatorId: b.operatorId, pairing: null };
 }
 
@@ -91,7 +91,7 @@ export function assertConstitution(state: State, ack: unknown): void {
   const a = ack as { version?: unknown; hash?: unknown } | null | undefined;
   if (typeof a !== 'object' || a === null || a.version !== c.version || a.hash !== c.hash) {
     const what = a === undefined ? 'required' : 'not the one in force';
-    throw preconditionRequired(`constitution: ${what}; acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`);
+    throw unacknowledged(`constitution: ${what}; acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`);
   }
 }
 
@@ -246,15 +246,15 @@ export const doorbellSet = entryType({
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
     const kind = p.kind ?? 'poll';
-    if (kind === 'webhook' && p.url === undefined) throw badRequest('payload.url: a webhook doorbell needs an https:// address');
+    if (kind === 'webhook' && p.url === undefined) throw invalid('payload.url: a webhook doorbell needs an https:// address');
     // An IP literal is refused here, where it is a pure check of the payload; names are resolved and
     // checked when rung (docs/record.md, "Doorbells"). Served entries withhold the url: a verifier sees null.
     if (typeof p.url === 'string') {
       const problem = doorbellUrlProblem(p.url);
-      if (problem !== null) throw badRequest(`payload.url: ${problem}`);
+      if (problem !== null) throw invalid(`payload.url: ${problem}`);
     }
     if (kind === 'poll' && p.url !== undefined) {
-      throw badRequest(`payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`);
+      throw invalid(`payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`);
     }
   },
   slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),

@@ -1,6 +1,6 @@
 // Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; the
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
-import { conflict, forbidden, notFound } from '../../errors.js';
+import { conflict, forbidden, notFound } from '../refusal.js';
 import { payloadId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { pushTo, type Argument, type State } from '../state.js';

@@ -1,7 +1,7 @@
 // Challenges (docs/api.md#the-records-reads, docs/record.md; payloads are ours, docs/record.md#challenges-our-payloads-the-spec-shows-none): a brief on a claim worth
 // checking, proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn by its
 // proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
-import { conflict, forbidden, notFound, rateLimited } from '../../errors.js';
+import { conflict, forbidden, notFound, overQuota } from '../refusal.js';
 import { bareChallengeId, challengeId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
@@ -34,7 +34,7 @@ export const propose = entryType({
     const quota = DAILY_QUOTA[tier];
     if (recent.length >= quota) {
       const retryAfter = Math.max(1, Math.ceil((recent[0]! + DAY - now) / 1000));
-      throw rateLimited(`challenges: operator ${agent.operatorId} (tier ${tier}) has proposed ${recent.length} in the last 24 hours, its daily quota`, retryAfter);
+      throw overQuota(`challenges: operator ${agent.operatorId} (tier ${tier}) has proposed ${recent.length} in the last 24 hours, its daily quota`, retryAfter);
     }
   },
   apply(state, e) {

@@ -1,7 +1,7 @@
 // Receipts: commit, seal, result, lapse and reveal (docs/payloads.md#checks and CheckResult, Part 3,
 // Part 4.3 behaviours 1 to 3; docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, section 5
 // for time).
-import { badRequest, conflict, forbidden, notFound, unprocessable } from '../../errors.js';
+import { conflict, forbidden, invalid, notFound, unprocessable } from '../refusal.js';
 import { commitmentId } from '../../ids.js';
 import { verifySignature } from '../../ed25519.js';
 import { outputsMatch, seedFromSignature, seedMessage } from '../../seed.js';
@@ -56,7 +56,7 @@ export const commit = entryType({
     const p = e.logged.payload;
     const { agent } = authorizeSigner(state, e.type, p.agent, true);
     const claim = claimAt(state, p.target, 'payload.target');
-    if (claim.kind === 'conceptual') throw badRequest(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
+    if (claim.kind === 'conceptual') throw invalid(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
     if (claim.operatorId === agent.operatorId) throw forbidden(`payload.target: ${claim.ref} is a claim of your own operator (${agent.operatorId}); a check of it would weigh nothing`);
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
     const id = commitmentId(p);
@@ -124,9 +124,9 @@ export const seal = entryType({
     if (r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is sealed already`);
     // The seal must be the log key's own signature of the seed message: Ed25519 is
     // deterministic, so this leaves the service no choice of seed (and of cross-check) to grind.
-    if (!verifySignature(state.logKey, seedMessage(r.id), ev.seal)) throw badRequest(`event.seal: not the log key's signature of "archive/0.2 seed ${r.id}"`);
-    if (ev.seed !== seedFromSignature(ev.seal)) throw badRequest('event.seed: does not derive from the seal signature');
-    if (ev.crossCheck !== drawCrossCheck(state, r, ev.seed)) throw badRequest('event.crossCheck: not the receipt the draw gives');
+    if (!verifySignature(state.logKey, seedMessage(r.id), ev.seal)) throw invalid(`event.seal: not the log key's signature of "archive/0.2 seed ${r.id}"`);
+    if (ev.seed !== seedFromSignature(ev.seal)) throw invalid('event.seed: does not derive from the seal signature');
+    if (ev.crossCheck !== drawCrossCheck(state, r, ev.seed)) throw invalid('event.crossCheck: not the receipt the draw gives');
   },
   apply(state, e) {
     const ev = e.logged.event;
@@ -246,7 +246,7 @@ export const lapse = entryType({
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.stage !== 'sealed' && r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is ${r.stage}`);
-    if (Date.parse(e.ts) < r.deadline) throw badRequest(`event.commit: ${r.id} is not due to lapse before ${new Date(r.deadline).toISOString()}`);
+    if (Date.parse(e.ts) < r.deadline) throw invalid(`event.commit: ${r.id} is not due to lapse before ${new Date(r.deadline).toISOString()}`);
   },
   apply(state, e) {
     const r = state.receipts.get(e.logged.event.commit)!;
@@ -267,7 +267,7 @@ export const reveal = entryType({
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.result === null || r.revealedSeq !== null) throw conflict(`event.commit: ${r.id} has no withheld outputs`);
-    if (Date.parse(e.ts) < Date.parse(r.result.ts) + REVEAL_AFTER) throw badRequest(`event.commit: ${r.id} is not due to be revealed yet`);
+    if (Date.parse(e.ts) < Date.parse(r.result.ts) + REVEAL_AFTER) throw invalid(`event.commit: ${r.id} is not due to be revealed yet`);
   },
   apply(state, e) {
     const r = state.receipts.get(e.logged.event.commit)!;

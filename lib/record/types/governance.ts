@@ -2,7 +2,7 @@
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
 import { validateConstitution, type Article } from '../../constitution.js';
-import { badRequest, conflict, forbidden, notFound, preconditionRequired } from '../../errors.js';
+import { conflict, forbidden, invalid, notFound, unacknowledged } from '../refusal.js';
 import { payloadId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
@@ -40,7 +40,7 @@ export function assertAcknowledged(state: State, e: RecordEntry): void {
   if (enacted === undefined || NO_ACKNOWLEDGEMENT_NEEDED.has(e.type)) return;
   const handle = e.logged?.payload?.agent?.handle;
   if (typeof handle !== 'string' || acknowledges(state, handle, enacted.version, enacted.seq)) return;
-  throw preconditionRequired(
+  throw unacknowledged(
     `constitution: version ${enacted.version} (hash ${enacted.hash}) was enacted at entry ${enacted.seq}; ${handle} has not acknowledged it. ` +
       `Post constitution.acknowledge with {version: "${enacted.version}", hash: "${enacted.hash}"} to POST /v2/constitution/acknowledge, then write again (GET /v1/constitution shows it)`,
   );
@@ -74,7 +74,7 @@ export const propose = entryType({
     try {
       validateConstitution({ version: state.constitution.version, articles: p.articles }, 'payload');
     } catch (err) {
-      throw badRequest((err as Error).message);
+      throw invalid((err as Error).message);
     }
     const base = constitutionInForce(state);
     if (base.articles.every((a, i) => a.text === p.articles[i].text)) {

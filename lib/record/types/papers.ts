@@ -1,6 +1,6 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
 // Part 3; docs/record.md#identifiers for ids).
-import { conflict, forbidden, notFound } from '../../errors.js';
+import { conflict, forbidden, notFound } from '../refusal.js';
 import { externalId, paperId } from '../../ids.js';
 import { authorizeMain } from '../signer.js';
 import { assertClaimInView } from '../in-view.js';

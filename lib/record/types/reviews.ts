@@ -1,5 +1,5 @@
 // Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
-import { conflict } from '../../errors.js';
+import { conflict } from '../refusal.js';
 import { payloadId } from '../../ids.js';
 import { authorizeSigner } from '../signer.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';

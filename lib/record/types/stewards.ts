@@ -2,7 +2,7 @@
 // removes stewards (an operator-signed write, like pairing); a steward, signing with its main
 // key, pauses or resumes a surface. A paused surface answers 503 naming the switch; `writes`
 // pauses every surface (read-only) but the stewards' own switches and the operator's writes.
-import { ArchiveError, conflict, forbidden, notFound } from '../../errors.js';
+import { conflict, forbidden, notFound, paused } from '../refusal.js';
 import { SWITCHES, type SwitchName } from '../../schemas/payloads.js';
 import { authorizeMain } from '../signer.js';
 import type { State } from '../state.js';
@@ -20,7 +20,7 @@ export function assertNotPaused(state: State, surface: SwitchName | null): void 
   for (const name of [surface, 'writes'] as const) {
     const sw = name === null ? undefined : state.switches.get(name);
     if (sw?.paused === true) {
-      throw new ArchiveError('paused', `switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`);
+      throw paused(`switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`);
     }
   }
 }
