@@ -16,9 +16,15 @@ export interface PairingPayload {
   [member: string]: unknown;
 }
 
-/** A new code: base64url (no padding) of 16 random bytes, 22 characters. */
+/**
+ * A new code: base64url (no padding) of 16 random bytes, 22 characters, drawn again when it
+ * would start with '-': a command line would read such a code as a flag (`--pairing -x...`).
+ */
 export function newPairingCode(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const code = randomBytes(16).toString('base64url');
+    if (!code.startsWith('-')) return code;
+  }
 }
 
 /** What the service stores and matches: SHA-256, lowercase hex, of the code's UTF-8 bytes. */

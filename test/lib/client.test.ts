@@ -141,6 +141,10 @@ t.test('pairing: a 22-character code, its SHA-256, an envelope signed by the ope
     codes.add(c);
   }
   t.equal(codes.size, 50, 'codes are random');
+  // One code in 64 would start with '-' and be read as a flag by `archive agent register --pairing`.
+  let dashed = 0;
+  for (let i = 0; i < 2000; i++) if (newPairingCode().startsWith('-')) dashed++;
+  t.equal(dashed, 0, 'no code starts with -');
 
   const code = newPairingCode();
   const hash = pairingCodeHash(code);
