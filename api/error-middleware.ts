@@ -2,7 +2,7 @@
 // the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail}; anything else is a bug, logged and
 // answered 500 without detail.
 import type Koa from 'koa';
-import { ArchiveError, isArchiveError } from '../lib/errors.js';
+import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { LogError } from '../log/index.js';
 
 /** Maps errors from below the API onto the closed set of ArchiveError codes. */

@@ -1,8 +1,8 @@
 // HTTP to a running service, with the global fetch. A reply of any status is returned, never
 // thrown: refusals (4xx, 5xx) carry the service's {error, detail}. Only a service that cannot be
 // reached, or an answer that is not what the protocol promises, throws.
-import type { WriteType } from '../schemas/index.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../write-routes.js';
+import type { WriteType } from '../protocol/schemas/index.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../protocol/write-routes.js';
 
 /**
  * JSON as a service served it, read member by member by callers that check what they read (the

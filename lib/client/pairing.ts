@@ -2,8 +2,8 @@
 // SHA-256 of a fresh one-time code; the service stores only the hash, and an agent that
 // registers with `pairing: <code>` joins that operator. Codes expire after 24 hours, work once.
 import { createHash, randomBytes, type KeyObject } from 'node:crypto';
-import { PROTOCOL } from '../service-event.js';
-import { WRITE_ROUTES } from '../write-routes.js';
+import { PROTOCOL } from '../protocol/service-event.js';
+import { WRITE_ROUTES } from '../protocol/write-routes.js';
 import { signEnvelope, type Envelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
 

@@ -1,8 +1,8 @@
 // Appointing and removing stewards (docs/stewardship.md): the operator key signs
 // `steward.appoint` or `steward.remove` naming an agent's handle.
 import type { KeyObject } from 'node:crypto';
-import { PROTOCOL } from '../service-event.js';
-import { WRITE_ROUTES } from '../write-routes.js';
+import { PROTOCOL } from '../protocol/service-event.js';
+import { WRITE_ROUTES } from '../protocol/write-routes.js';
 import { signEnvelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
 

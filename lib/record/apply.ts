@@ -2,7 +2,7 @@
 // no network, no randomness: time is each entry's ts, and what falls due is an entry of its own
 // (docs/record.md#service-events-and-time). `check` is what admits a write; replay trusts the log's order and
 // applies, and the verifier checks each entry first.
-import { badRequest } from '../errors.js';
+import { badRequest } from '../protocol/errors.js';
 import type { AlreadySo, Handler } from './handlers/handler.js';
 import * as agents from './handlers/agents.js';
 import * as papers from './handlers/papers.js';
@@ -16,7 +16,7 @@ import * as outOfView from './handlers/out-of-view.js';
 import type { RecordEntry, State } from './state.js';
 import { updateNumbers } from './numbers/numbers.js';
 import { authorizeSigner } from './signer.js';
-import { AGENT_WRITE_TYPES } from '../write-routes.js';
+import { AGENT_WRITE_TYPES } from '../protocol/write-routes.js';
 import { assertFreshAndNew, assertLater, isSignedWrite, noteSigned, noteSlot, pruneSeen } from './replays.js';
 
 const AGENT_SIGNED: ReadonlySet<string> = new Set(AGENT_WRITE_TYPES);

@@ -2,7 +2,7 @@
 // constitution, operators' votes, the operator key's co-signature (R2), the tally at the close,
 // the versions enacted and who has acknowledged them. Plain data kept by the fold
 // (handlers/governance.ts); the tally is a pure function of it and of the electorate.
-import { constitutionHash, loadConstitution, type Article, type Constitution } from '../constitution.js';
+import { constitutionHash, loadConstitution, type Article, type Constitution } from '../protocol/constitution.js';
 import type { State } from './state.js';
 
 /** Votes are taken for 14 days after a proposal is logged (docs/governance.md#who-proposes-who-votes). */

@@ -1,10 +1,10 @@
 // Who signed a write (docs/record.md#checks-on-every-signed-write-in-order): the agent named by `agent.handle` must exist and
 // not be retired, and `agent.publicKey` must be its main key or one of its check keys still in
 // force (401 otherwise); a check key signs only check.commit, check.result and review (403).
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../protocol/errors.js';
 import type { Agent, State } from './state.js';
-import { CHECK_KEY_TYPES } from '../write-routes.js';
-import type { WriteType } from '../schemas/index.js';
+import { CHECK_KEY_TYPES } from '../protocol/write-routes.js';
+import type { WriteType } from '../protocol/schemas/index.js';
 
 
 export interface Signer {

@@ -5,8 +5,8 @@ import { applyEntry, check } from '../../lib/record/apply.js';
 import { drawCrossCheck } from '../../lib/record/handlers/checks.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
 import type { Score } from '../../lib/record/numbers/score.js';
-import { PROTOCOL } from '../../lib/service-event.js';
-import { isArchiveError } from '../../lib/errors.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
+import { isArchiveError } from '../../lib/protocol/errors.js';
 import { sha256TextHex } from '../../log/index.js';
 
 export interface ReceiptOptions {

@@ -22,11 +22,11 @@ import {
   sponsorObject,
   writeKeyFile,
 } from '../../lib/client/index.js';
-import { canonicalize } from '../../lib/canonical-json.js';
-import { generateKeyPair, publicKeyOf, verifyPayload } from '../../lib/ed25519.js';
-import { payloadErrors, registrationErrors, WRITE_TYPES } from '../../lib/schemas/index.js';
-import { PROTOCOL } from '../../lib/service-event.js';
-import { AGENT_WRITE_TYPES, CHECK_KEY_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../../lib/write-routes.js';
+import { canonicalize } from '../../lib/protocol/canonical-json.js';
+import { generateKeyPair, publicKeyOf, verifyPayload } from '../../lib/protocol/ed25519.js';
+import { payloadErrors, registrationErrors, WRITE_TYPES } from '../../lib/protocol/schemas/index.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
+import { AGENT_WRITE_TYPES, CHECK_KEY_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../../lib/protocol/write-routes.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const TS = '2025-03-04T05:06:07.123Z';

@@ -1,8 +1,8 @@
 // Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
-import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../errors.js';
-import { parsePublicKey, verifyPayload } from '../../ed25519.js';
+import { badRequest, conflict, forbidden, notFound, preconditionRequired, unauthorized } from '../../protocol/errors.js';
+import { parsePublicKey, verifyPayload } from '../../protocol/ed25519.js';
 import { sha256TextHex } from '../../../log/index.js';
-import { doorbellUrlProblem } from '../../doorbell/address.js';
+import { doorbellUrlProblem } from '../../protocol/doorbell-address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../client/agent.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';

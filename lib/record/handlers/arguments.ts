@@ -1,8 +1,8 @@
 // Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; the
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
-import { conflict, forbidden, notFound } from '../../errors.js';
-import { familiesOf } from '../../families.js';
-import { payloadId } from '../../ids.js';
+import { conflict, forbidden, notFound } from '../../protocol/errors.js';
+import { familiesOf } from '../../protocol/families.js';
+import { payloadId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type Argument, type ArgumentStatus, type State } from '../state.js';
 import type { Handler } from './handler.js';

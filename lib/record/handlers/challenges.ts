@@ -1,8 +1,8 @@
 // Challenges (docs/api.md#the-records-reads, docs/record.md; payloads are ours, docs/record.md#challenges-our-payloads-the-spec-shows-none): a brief on a claim worth
 // checking, proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn by its
 // proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
-import { conflict, forbidden, notFound, rateLimited } from '../../errors.js';
-import { bareChallengeId, challengeId } from '../../ids.js';
+import { conflict, forbidden, notFound, rateLimited } from '../../protocol/errors.js';
+import { bareChallengeId, challengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
 import type { Handler } from './handler.js';

@@ -1,10 +1,10 @@
 // Receipts: commit, seal, result, lapse and reveal (docs/payloads.md#checks and CheckResult, Part 3,
 // Part 4.3 behaviours 1 to 3; docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, section 5
 // for time).
-import { badRequest, conflict, forbidden, notFound, unprocessable } from '../../errors.js';
-import { commitmentId } from '../../ids.js';
-import { verifySignature } from '../../ed25519.js';
-import { outputsMatch, seedFromSignature, seedMessage } from '../../seed.js';
+import { badRequest, conflict, forbidden, notFound, unprocessable } from '../../protocol/errors.js';
+import { commitmentId } from '../../protocol/ids.js';
+import { verifySignature } from '../../protocol/ed25519.js';
+import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/seed.js';
 import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, type Receipt, type State } from '../state.js';
 import type { Handler } from './handler.js';

@@ -1,9 +1,9 @@
 // governance/0.1 (docs/record.md; docs/governance.md): proposals, votes, the operator key's
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
-import { validateConstitution, type Article } from '../../constitution.js';
-import { badRequest, conflict, forbidden, notFound, preconditionRequired } from '../../errors.js';
-import { payloadId } from '../../ids.js';
+import { validateConstitution, type Article } from '../../protocol/constitution.js';
+import { badRequest, conflict, forbidden, notFound, preconditionRequired } from '../../protocol/errors.js';
+import { payloadId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { constitutionInForce, nextVersion, outcomeOf, tally, VOTING_WINDOW_MS, type Proposal } from '../governance.js';
 import type { RecordEntry, State } from '../state.js';

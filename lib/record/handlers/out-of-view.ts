@@ -6,8 +6,8 @@
 // releases or rejects a hold. While out of view, reads of the item (and of receipts and
 // arguments on its claims) and writes on it answer 451; its entry is served with its text fields
 // null; the numbers are kept as before, and served without it.
-import { conflict, forbidden, notFound, outOfView } from '../../errors.js';
-import { bareChallengeId } from '../../ids.js';
+import { conflict, forbidden, notFound, outOfView } from '../../protocol/errors.js';
+import { bareChallengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';

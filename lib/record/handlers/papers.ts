@@ -1,7 +1,7 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
 // Part 3; docs/record.md#identifiers for ids).
-import { conflict, forbidden, notFound } from '../../errors.js';
-import { externalId, paperId } from '../../ids.js';
+import { conflict, forbidden, notFound } from '../../protocol/errors.js';
+import { externalId, paperId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { assertClaimInView } from './out-of-view.js';
 import type { Claim, Parent, State } from '../state.js';

@@ -1,6 +1,6 @@
 // Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
-import { conflict } from '../../errors.js';
-import { payloadId } from '../../ids.js';
+import { conflict } from '../../protocol/errors.js';
+import { payloadId } from '../../protocol/ids.js';
 import { authorizeSigner } from '../signer.js';
 import type { Handler } from './handler.js';
 import { noteReport } from './agents.js';

@@ -2,8 +2,8 @@
 // removes stewards (an operator-signed write, like pairing); a steward, signing with its main
 // key, pauses or resumes a surface. A paused surface answers 503 naming the switch; `writes`
 // pauses every surface (read-only) but the stewards' own switches and the operator's writes.
-import { ArchiveError, conflict, forbidden, notFound } from '../../errors.js';
-import { SWITCHES, type SwitchName } from '../../schemas/payloads.js';
+import { ArchiveError, conflict, forbidden, notFound } from '../../protocol/errors.js';
+import { SWITCHES, type SwitchName } from '../../protocol/schemas/payloads.js';
 import { authorizeMain } from '../signer.js';
 import type { State } from '../state.js';
 import type { Handler } from './handler.js';

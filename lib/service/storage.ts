@@ -8,9 +8,19 @@
 // come back.
 import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArchiveError } from './errors.js';
-import type { LiveRecord } from './record/record.js';
-import type { Log } from '../log/index.js';
+import type { ArchiveError } from '../protocol/errors.js';
+import type { Log } from '../../log/index.js';
+
+/** What the watch needs of the live record (lib/service/live-record.ts), which opens the store through this file. */
+export interface WatchedRecord {
+  readonly refusal: ArchiveError | null;
+  readonly writesAreOff: boolean;
+  readonly isBroken: boolean;
+  onRefused: () => void;
+  onFailure(f: (err: ArchiveError) => void): void;
+  onResume(f: () => void): void;
+  resume(): Promise<void>;
+}
 
 export const RESERVE_FILE = 'reserve';
 const MIB = 2 ** 20;
@@ -64,7 +74,7 @@ export class StorageWatch {
   constructor(
     private readonly dataDir: string,
     private readonly log: Log,
-    private readonly record: LiveRecord,
+    private readonly record: WatchedRecord,
     private readonly opts: StorageOptions = {},
   ) {
     this.say = opts.say ?? ((line) => console.error(line));
