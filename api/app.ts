@@ -2,7 +2,7 @@
 import Koa from 'koa';
 import { randomBytes } from 'node:crypto';
 import { clientAddress, trustedProxies } from './client-address.js';
-import type { Deployment } from '../lib/deployment.js';
+import type { Deployment } from '../lib/service/deployment.js';
 import { clientWentAway, errorMiddleware, noteClientGone } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
@@ -11,17 +11,17 @@ import { credenceParts } from '../lib/record/numbers/served.js';
 import { writeRoutes } from './routes/writes.js';
 import type { Verify } from './envelope.js';
 import { constitutionRoutes } from './routes/constitution.js';
-import type { LiveRecord } from '../lib/record/record.js';
+import type { LiveRecord } from '../lib/service/live-record.js';
 import { servedEntry } from '../lib/record/withheld.js';
 import type { RateLimit } from './rate-limit.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
 import { explorerRoutes } from './routes/explorer.js';
-import type { DoorbellRinger } from '../lib/doorbell/ringer.js';
+import type { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
 import { constitutionInForce } from '../lib/record/governance-rules.js';
-import { loadScreening, type Screening } from '../lib/screening.js';
+import { loadScreening, type Screening } from '../lib/service/screening.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 
 export interface AppOptions {

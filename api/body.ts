@@ -1,8 +1,8 @@
 // Request bodies: JSON only, at most 64 KiB (answered 413 before any parsing), parsed strictly
 // (duplicate member names, lone surrogates and non-finite numbers answer 400; docs/protocol.md).
 import type Koa from 'koa';
-import { ArchiveError, badRequest } from '../lib/errors.js';
-import { parseJson } from '../lib/strict-json.js';
+import { ArchiveError, badRequest } from '../lib/protocol/errors.js';
+import { parseJson } from '../lib/protocol/strict-json.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

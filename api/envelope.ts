@@ -3,14 +3,14 @@
 // exists and signs with its main key or a check key of its own (401), a check key only where
 // allowed (403); ts within the service clock's window (400); the signature verifies (401); the
 // schema, field by field, with NT text (400). Semantic checks against the record come after.
-import { badRequest, unauthorized } from '../lib/errors.js';
-import { verifyPayload, verifySignature } from '../lib/ed25519.js';
-import { canonicalize } from '../lib/canonical-json.js';
+import { badRequest, unauthorized } from '../lib/protocol/errors.js';
+import { verifyPayload, verifySignature } from '../lib/protocol/ed25519.js';
+import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { authorizeSigner } from '../lib/record/signer.js';
 import { CHECK_KEY_TYPES } from '../lib/record/registry.js';
 import type { State } from '../lib/record/state.js';
-import { PROTOCOL } from '../lib/service-event.js';
-import { validatePayload, type WriteType } from '../lib/schemas/index.js';
+import { PROTOCOL } from '../lib/protocol/service-event.js';
+import { validatePayload, type WriteType } from '../lib/protocol/schemas/index.js';
 import { tsWindow } from '../lib/record/replays.js';
 
 const TS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/;

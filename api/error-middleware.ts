@@ -2,7 +2,7 @@
 // the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail}; anything else is a bug, logged and
 // answered 500 without detail.
 import type Koa from 'koa';
-import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/errors.js';
+import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
 import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
 import { LogError } from '../log/index.js';
 

@@ -1,5 +1,5 @@
 // The MCP connector (docs/api.md: `{base_url}/mcp`): an MCP server over Streamable HTTP, with the
-// official TypeScript SDK, mounted in the Koa app. One tool per read and per write of docs/api.md, whose inputs are the same JSON Schemas the service validates with (lib/schemas); writes take
+// official TypeScript SDK, mounted in the Koa app. One tool per read and per write of docs/api.md, whose inputs are the same JSON Schemas the service validates with (lib/protocol/schemas); writes take
 // an envelope the agent signed itself; `canonical_json` returns the bytes to sign for a payload.
 // A tool call is answered by the service's own route for it (the request is sent to this very
 // server), so a tool answers exactly what the HTTP endpoint answers, refusals included: those
@@ -10,11 +10,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { canonicalize } from '../lib/canonical-json.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/schemas/index.js';
+import { canonicalize } from '../lib/protocol/canonical-json.js';
+import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/protocol/schemas/index.js';
 import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { sha256TextHex } from '../log/index.js';
-import { ArchiveError, isArchiveError } from '../lib/errors.js';
+import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
 

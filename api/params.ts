@@ -1,6 +1,6 @@
 // Strict query parameters (STYLE.md practice 5): one spelling per value. An integer is
 // decimal digits with no sign, no leading zero and no exponent, within the safe range.
-import { badRequest } from '../lib/errors.js';
+import { badRequest } from '../lib/protocol/errors.js';
 
 const INTEGER = /^(?:0|[1-9][0-9]{0,15})$/;
 

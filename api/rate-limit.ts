@@ -1,7 +1,7 @@
 // A fixed-window rate limit per client address, answering 429 with Retry-After
 // (docs/credence.md#tiers-quotas-and-rate-limits: thresholds are configuration).
 import type Koa from 'koa';
-import { ArchiveError } from '../lib/errors.js';
+import { ArchiveError } from '../lib/protocol/errors.js';
 
 export interface RateLimit {
   /** Requests allowed per window and client. */

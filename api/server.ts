@@ -1,10 +1,10 @@
 // Starts the HTTP server for a deployment.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Deployment } from '../lib/deployment.js';
-import type { LiveRecord } from '../lib/record/record.js';
+import type { Deployment } from '../lib/service/deployment.js';
+import type { LiveRecord } from '../lib/service/live-record.js';
 import { availableParallelism } from 'node:os';
-import { VerifyPool } from '../lib/verify-pool.js';
+import { VerifyPool } from '../lib/service/verify-pool.js';
 import { createApp, type AppOptions } from './app.js';
 
 export interface RunningServer {

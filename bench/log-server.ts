@@ -6,7 +6,7 @@
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openDeployment } from '../lib/deployment.js';
+import { openDeployment } from '../lib/service/deployment.js';
 import { errorMiddleware } from '../api/error-middleware.js';
 import { logRoutes } from '../api/routes/log.js';
 

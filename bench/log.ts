@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Level } from 'level';
-import { openDeployment, type Deployment } from '../lib/deployment.js';
+import { openDeployment, type Deployment } from '../lib/service/deployment.js';
 import { LevelStore } from '../log/level-store.js';
 import { OldLayoutStore } from './log-old-layout-store.js';
 import { fmt, machine, quantile } from './stats.js';

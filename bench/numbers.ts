@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { applyEntry } from '../lib/record/apply.js';
 import { drawCrossCheck } from '../lib/record/types/checks.js';
 import { emptyState, type RecordEntry, type State } from '../lib/record/state.js';
-import { PROTOCOL } from '../lib/service-event.js';
+import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { sha256TextHex } from '../log/index.js';
 import { numbersRoutes } from '../api/routes/numbers.js';
 import { errorMiddleware } from '../api/error-middleware.js';

@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { jsonBody } from '../api/body.js';
 import { envelopeShape } from '../api/envelope.js';
 import { startServer } from '../api/server.js';
-import { openDeployment } from '../lib/deployment.js';
-import { verifyPayload } from '../lib/ed25519.js';
-import { unauthorized } from '../lib/errors.js';
-import { LiveRecord } from '../lib/record/record.js';
+import { openDeployment } from '../lib/service/deployment.js';
+import { verifyPayload } from '../lib/protocol/ed25519.js';
+import { unauthorized } from '../lib/protocol/errors.js';
+import { LiveRecord } from '../lib/service/live-record.js';
 import { errorMiddleware } from '../api/error-middleware.js';
 
 const dataDir = process.argv[2]!;

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { openDeployment } from '../lib/deployment.js';
-import { generateKeyPair, signPayload } from '../lib/ed25519.js';
-import { LiveRecord } from '../lib/record/record.js';
-import { replayVerified } from '../lib/record/verified-replay.js';
-import { PROTOCOL } from '../lib/service-event.js';
+import { openDeployment } from '../lib/service/deployment.js';
+import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
+import { LiveRecord } from '../lib/service/live-record.js';
+import { replayVerified } from '../lib/service/verified-replay.js';
+import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { fmt, machine } from './stats.js';
 import type { Served } from '../lib/client/http.js';
 

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openDeployment } from '../lib/deployment.js';
-import { LiveRecord } from '../lib/record/record.js';
+import { openDeployment } from '../lib/service/deployment.js';
+import { LiveRecord } from '../lib/service/live-record.js';
 import { startServer } from '../api/server.js';
 import { fmt, machine, quantile } from './stats.js';
 

@@ -2,8 +2,8 @@
 // keys, payloads, signing and HTTP are in lib/client.
 import type { Argv, CommandModule } from 'yargs';
 import { Agent, ArchiveClient, readKeyFile, readPayloadFile, registrationBody, signedText, writeKeyFile } from '../lib/client/index.js';
-import { isArchiveError } from '../lib/errors.js';
-import { payloadErrors, validateRegistration, type WriteType } from '../lib/schemas/index.js';
+import { isArchiveError } from '../lib/protocol/errors.js';
+import { payloadErrors, validateRegistration, type WriteType } from '../lib/protocol/schemas/index.js';
 import { AGENT_WRITE_TYPES, CLIENT_VERBS, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { printReply } from './reply.js';
 

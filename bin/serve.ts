@@ -1,13 +1,13 @@
 // `archive serve`: runs the service on an embedded LevelDB in the data directory.
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { LiveRecord } from '../lib/record/record.js';
+import { LiveRecord } from '../lib/service/live-record.js';
 import { startServer } from '../api/server.js';
-import { openDeployment } from '../lib/deployment.js';
-import { DoorbellRinger } from '../lib/doorbell/ringer.js';
+import { openDeployment } from '../lib/service/deployment.js';
+import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
-import { StorageWatch } from '../lib/storage.js';
+import { StorageWatch } from '../lib/service/storage.js';
 
 interface ServeArgs {
   port: number;
@@ -55,7 +55,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     }
     const dataDir = resolve(args.data);
     const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
-    // A store that cannot write at start is opened for reads, with writes off (lib/storage.ts).
+    // A store that cannot write at start is opened for reads, with writes off (lib/service/storage.ts).
     const storage = { reserveBytes: args['reserve-mib'] * 2 ** 20, minFreeBytes: args['min-free-mib'] * 2 ** 20 };
     const startOff = await StorageWatch.check(dataDir, storage);
     const record = await LiveRecord.open(d, Date.now, startOff);

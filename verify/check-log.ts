@@ -10,12 +10,12 @@
 //   head       the head's signature by the log key, its size, its root from the entry hashes
 //   rules      each entry replayed through the record's own check and apply: a seal whose seed
 //              or cross-check draw is not the rule's, or any write the rules refuse, is caught
-import { canonicalize } from '../lib/canonical-json.js';
-import { parseGenesis } from '../lib/genesis.js';
-import { logVerifier } from '../lib/ed25519.js';
+import { canonicalize } from '../lib/protocol/canonical-json.js';
+import { parseGenesis } from '../lib/protocol/genesis.js';
+import { logVerifier } from '../lib/protocol/ed25519.js';
 import { applyEntry, check } from '../lib/record/apply.js';
 import { emptyState, type State } from '../lib/record/state.js';
-import { isArchiveError } from '../lib/errors.js';
+import { isArchiveError } from '../lib/protocol/errors.js';
 import { ZERO_HASH, rootFromLeafHashes, toHex, verifyHeadSignature, type SignedTreeHead } from '../log/index.js';
 import type { LogCopy, ServedEntry } from './source.js';
 import { isWithheld } from './entry-hashes.js';

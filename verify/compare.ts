@@ -2,7 +2,7 @@
 // gives. The views are the service's own functions of the state (lib/record), so a verifier
 // that replayed the same log computes the same bodies, member by member.
 import { ArchiveClient, type Served } from '../lib/client/http.js';
-import { canonicalize } from '../lib/canonical-json.js';
+import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
 import { argumentsInView, argumentView, challengeView, rankedChallenges, receiptView, summary, type Logged } from '../lib/record/views.js';

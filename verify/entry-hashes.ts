@@ -1,7 +1,7 @@
 // One served entry's own hashes, recomputed: its leaf (entry) hash from the leaf fields, and its
 // payload hash from the payload unless fields were withheld. Shared by the verifier's workers
 // and the proof bundle's check.
-import { canonicalize } from '../lib/canonical-json.js';
+import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { hashLeafText, leafInput, sha256TextHex, toHex } from '../log/index.js';
 import type { ServedEntry } from './source.js';
 

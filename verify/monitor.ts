@@ -9,7 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { checkpointText, fromHex, openNote, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { headSigned } from './check-log.js';
-import { logVerifier } from '../lib/ed25519.js';
+import { logVerifier } from '../lib/protocol/ed25519.js';
 
 export const GOSSIP_FORMAT = 'archive-monitor/1';
 

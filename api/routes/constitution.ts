@@ -1,7 +1,7 @@
 // The constitution in force (docs/api.md#the-records-reads): JSON at /v1/constitution, which
 // registration acknowledges by {version, hash}, and a Markdown rendering at /constitution.md.
 import Router from '@koa/router';
-import { constitutionMarkdown, type Constitution } from '../../lib/constitution.js';
+import { constitutionMarkdown, type Constitution } from '../../lib/protocol/constitution.js';
 import { params } from '../params.js';
 
 /** `current` names the constitution in force now (it changes when an amendment is enacted). */

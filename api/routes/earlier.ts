@@ -2,7 +2,7 @@
 // served; every other `/v1` path the earlier description names answers 410 Gone, with a detail
 // naming its `/v2` successor, or the `/v2` read that replaced it.
 import Router from '@koa/router';
-import { gone } from '../../lib/errors.js';
+import { gone } from '../../lib/protocol/errors.js';
 
 /** [method or ALL, path as @koa/router spells it, what replaced it]. */
 export const EARLIER: readonly (readonly [string, string, string])[] = [

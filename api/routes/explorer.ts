@@ -4,13 +4,13 @@
 // foundations; receipts; the log, where any entry's inclusion proof is checked in the browser
 // (WebCrypto SHA-256, RFC 9162), against the signed head.
 import Router from '@koa/router';
-import type { Deployment } from '../../lib/deployment.js';
-import type { LiveRecord } from '../../lib/record/record.js';
+import type { Deployment } from '../../lib/service/deployment.js';
+import type { LiveRecord } from '../../lib/service/live-record.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
 import { receiptView, summary } from '../../lib/record/views.js';
-import { badRequest, notFound } from '../../lib/errors.js';
+import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { intParam, params } from '../params.js';
-import { escapeMarkup as h } from '../../lib/markup.js';
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 
 const STYLE = `body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem; color: #222; }

@@ -1,8 +1,8 @@
 // Governance reads (docs/api.md#the-records-reads; docs/governance.md): the summary of proposals under Article V
 // with their standing and the electorate, and one proposal in full.
 import Router from '@koa/router';
-import { badRequest, notFound } from '../../lib/errors.js';
-import type { LiveRecord } from '../../lib/record/record.js';
+import { badRequest, notFound } from '../../lib/protocol/errors.js';
+import type { LiveRecord } from '../../lib/service/live-record.js';
 import { governanceSummary, proposalView } from '../../lib/record/governance-views.js';
 import { params } from '../params.js';
 

@@ -2,7 +2,7 @@
 // proofs, the audit, pages of entries, the log key and the C2SP checkpoint.
 // These are the engine's routes: any application on the log mounts them (docs/engine.md).
 import Router from '@koa/router';
-import { badRequest } from '../../lib/errors.js';
+import { badRequest } from '../../lib/protocol/errors.js';
 import type { AuditReport, Entry, Reader } from '../../log/index.js';
 import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';

@@ -2,12 +2,12 @@
 // arguments, challenges (ranked by their claim's value of checking), the heartbeat and holds
 // (governance: governance.ts). The numbers themselves (credence, the frontier) are numbers.ts.
 import Router from '@koa/router';
-import { ArchiveError, badRequest, internal, notFound } from '../../lib/errors.js';
-import { bareChallengeId } from '../../lib/ids.js';
-import type { LiveRecord } from '../../lib/record/record.js';
+import { ArchiveError, badRequest, internal, notFound } from '../../lib/protocol/errors.js';
+import { bareChallengeId } from '../../lib/protocol/ids.js';
+import type { LiveRecord } from '../../lib/service/live-record.js';
 import { argumentsInView, argumentView, challengeView, heartbeat, paperView, rankedChallenges, receiptView, summary, type Logged } from '../../lib/record/views.js';
-import type { Deployment } from '../../lib/deployment.js';
-import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
+import type { Deployment } from '../../lib/service/deployment.js';
+import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { intParam, params, type Query } from '../params.js';
 import { flagsView, holdsView } from '../../lib/record/types/out-of-view.js';
 import { assertArgumentInView, assertChallengeInView, assertClaimInView, assertItemInView } from '../../lib/record/in-view.js';

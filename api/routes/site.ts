@@ -1,16 +1,16 @@
 // The front door (docs/api.md#the-records-reads `GET /`): JSON to a client that asks for JSON, the landing page to a
 // browser asking for HTML; and the site files /robots.txt and /llms.txt.
 import Router from '@koa/router';
-import type { Deployment } from '../../lib/deployment.js';
-import type { LiveRecord } from '../../lib/record/record.js';
+import type { Deployment } from '../../lib/service/deployment.js';
+import type { LiveRecord } from '../../lib/service/live-record.js';
 import { summary } from '../../lib/record/views.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { params } from '../params.js';
-import { escapeMarkup } from '../../lib/markup.js';
-import { skillMarkdown } from '../../lib/skill/skill.js';
+import { escapeMarkup } from '../../lib/protocol/markup.js';
+import { skillMarkdown } from '../../lib/service/skill/skill.js';
 import { atomFeed } from '../../lib/record/feeds.js';
-import { FIELDS } from '../../lib/schemas/payloads.js';
-import { notFound } from '../../lib/errors.js';
+import { FIELDS } from '../../lib/protocol/schemas/payloads.js';
+import { notFound } from '../../lib/protocol/errors.js';
 import { openApiText } from '../openapi.js';
 import { notModified } from '../etag.js';
 

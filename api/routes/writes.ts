@@ -2,16 +2,16 @@
 // every signed write, each checked as an envelope (envelope.ts), then by the record.
 import Router from '@koa/router';
 import type Koa from 'koa';
-import type { Deployment } from '../../lib/deployment.js';
-import type { LiveRecord } from '../../lib/record/record.js';
-import { validateRegistration, type WriteType } from '../../lib/schemas/index.js';
+import type { Deployment } from '../../lib/service/deployment.js';
+import type { LiveRecord } from '../../lib/service/live-record.js';
+import { validateRegistration, type WriteType } from '../../lib/protocol/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { assertConstitution } from '../../lib/record/types/agents.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
-import { refusal, screen, type Screening } from '../../lib/screening.js';
+import { refusal, screen, type Screening } from '../../lib/service/screening.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
 const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';

@@ -3,9 +3,9 @@
 // the Ed25519 signature, by `publicKey`, of the UTF-8 bytes of the statement's RFC 8785
 // canonical JSON (keys and signatures as in docs/protocol.md). The same rule admits a write
 // and checks an entry in the verifier.
-import { canonicalBytes, canonicalize } from '../../lib/canonical-json.js';
-import { parsePublicKey, verifySignature } from '../../lib/ed25519.js';
-import { ArchiveError, badRequest } from '../../lib/errors.js';
+import { canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
+import { parsePublicKey, verifySignature } from '../../lib/protocol/ed25519.js';
+import { ArchiveError, badRequest } from '../../lib/protocol/errors.js';
 
 /** The one entry type of this application. */
 export const STATEMENT = 'statement';

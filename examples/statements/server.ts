@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { jsonBody } from '../../api/body.js';
 import { errorMiddleware } from '../../api/error-middleware.js';
 import { logRoutes, type ServedLog } from '../../api/routes/log.js';
-import { logSigner, logVerifier, publicKeyOf } from '../../lib/ed25519.js';
-import { ArchiveError } from '../../lib/errors.js';
-import { loadOrCreateKey } from '../../lib/keystore.js';
+import { logSigner, logVerifier, publicKeyOf } from '../../lib/protocol/ed25519.js';
+import { ArchiveError } from '../../lib/protocol/errors.js';
+import { loadOrCreateKey } from '../../lib/service/keystore.js';
 import { LogError, openLevelStore, openLog, restartable, storeReader, type Log } from '../../log/index.js';
 import { admitStatement, STATEMENT } from './rule.js';
 
@@ -29,7 +29,7 @@ export interface StatementLog extends ServedLog {
 export async function openStatementLog(dataDir: string, opts: { origin?: string; clock?: () => number } = {}): Promise<StatementLog> {
   const store = await restartable(() => openLevelStore(join(dataDir, 'db')));
   try {
-    // The key is made only with a new log, as the record's deployment does (lib/keystore.ts).
+    // The key is made only with a new log, as the record's deployment does (lib/service/keystore.ts).
     const isNew = (await storeReader(store)).size === 0;
     await mkdir(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
     const logKey = await loadOrCreateKey(join(dataDir, 'keys', 'log.key'), isNew);

@@ -3,8 +3,8 @@
 // entry's hashes and chain, each statement under the rule, the root and signature of the head
 // and the checkpoint, all with the engine's helpers from log/index.ts. Proof checks take the
 // proofs the log serves.
-import { canonicalize } from '../../lib/canonical-json.js';
-import { logVerifier, parsePublicKey } from '../../lib/ed25519.js';
+import { canonicalize } from '../../lib/protocol/canonical-json.js';
+import { logVerifier, parsePublicKey } from '../../lib/protocol/ed25519.js';
 import {
   checkpointText,
   entryHashes,

@@ -1,10 +1,10 @@
 // An agent on a service: its handle, main key and (optionally) a delegated check key; it builds,
 // signs and posts writes, and registers itself (docs/payloads.md, docs/api.md#writes, docs/record.md#checks-on-every-signed-write-in-order).
 import type { KeyObject } from 'node:crypto';
-import { publicKeyOf, signPayload } from '../ed25519.js';
-import type { WriteType } from '../schemas/index.js';
+import { publicKeyOf, signPayload } from '../protocol/ed25519.js';
+import type { WriteType } from '../protocol/schemas/index.js';
 import { CHECK_KEY_TYPES } from '../record/registry.js';
-import { sponsorObject } from '../sponsor.js';
+import { sponsorObject } from '../protocol/sponsor.js';
 import { buildPayload, signEnvelope, type Envelope, type Payload } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
 

@@ -2,10 +2,10 @@
 // agent and ts plus the operation's members; the signature is Ed25519 over the UTF-8 bytes of
 // its canonical JSON (docs/protocol.md), base64url without padding.
 import type { KeyObject } from 'node:crypto';
-import { canonicalize } from '../canonical-json.js';
-import { signPayload } from '../ed25519.js';
-import type { WriteType } from '../schemas/index.js';
-import { PROTOCOL } from '../service-event.js';
+import { canonicalize } from '../protocol/canonical-json.js';
+import { signPayload } from '../protocol/ed25519.js';
+import type { WriteType } from '../protocol/schemas/index.js';
+import { PROTOCOL } from '../protocol/service-event.js';
 
 /** Who signs: the agent's handle and the spelling of the key that signs (main or check key). */
 export interface AgentRef {

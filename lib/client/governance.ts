@@ -1,7 +1,7 @@
 // R2 (docs/governance.md#r2-co-signing-an-amendment-of-article-0; docs/governance.md): the operator key co-signs a proposal that amends the
 // entrenched Article 0, off the site: `governance.cosign` naming the proposal id.
 import type { KeyObject } from 'node:crypto';
-import { PROTOCOL } from '../service-event.js';
+import { PROTOCOL } from '../protocol/service-event.js';
 import { WRITE_ROUTES } from '../record/registry.js';
 import { signEnvelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';

@@ -1,7 +1,7 @@
 // The operator key's decisions on hazard holds (R1, docs/stewardship.md): `hold.release` puts
 // the item back in view, `hold.reject` keeps it withdrawn. Signed off the site, like pairing.
 import type { KeyObject } from 'node:crypto';
-import { PROTOCOL } from '../service-event.js';
+import { PROTOCOL } from '../protocol/service-event.js';
 import { WRITE_ROUTES } from '../record/registry.js';
 import { signEnvelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';

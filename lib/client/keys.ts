@@ -1,10 +1,10 @@
 // An agent's key files: one Ed25519 private key per file, PKCS#8 PEM, mode 0600 (like the
-// deployment's keys, lib/keystore.ts). The private half never leaves the file but as signatures.
+// deployment's keys, lib/service/keystore.ts). The private half never leaves the file but as signatures.
 import type { KeyObject } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { generateKeyPair, privateKeyFromPem, privateKeyToPem } from '../ed25519.js';
-import { isArchiveError } from '../errors.js';
+import { generateKeyPair, privateKeyFromPem, privateKeyToPem } from '../protocol/ed25519.js';
+import { isArchiveError } from '../protocol/errors.js';
 
 /**
  * Makes a new Ed25519 key and writes it to `path` (PKCS#8 PEM, mode 0600, synced with its

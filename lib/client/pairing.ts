@@ -2,7 +2,7 @@
 // SHA-256 of a fresh one-time code; the service stores only the hash, and an agent that
 // registers with `pairing: <code>` joins that operator. Codes expire after 24 hours, work once.
 import { createHash, randomBytes, type KeyObject } from 'node:crypto';
-import { PROTOCOL } from '../service-event.js';
+import { PROTOCOL } from '../protocol/service-event.js';
 import { WRITE_ROUTES } from '../record/registry.js';
 import { signEnvelope, type Envelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
@@ -16,9 +16,15 @@ export interface PairingPayload {
   [member: string]: unknown;
 }
 
-/** A new code: base64url (no padding) of 16 random bytes, 22 characters. */
+/**
+ * A new code: base64url (no padding) of 16 random bytes, 22 characters, drawn again when it
+ * would start with '-': a command line would read such a code as a flag (`--pairing -x...`).
+ */
 export function newPairingCode(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const code = randomBytes(16).toString('base64url');
+    if (!code.startsWith('-')) return code;
+  }
 }
 
 /** What the service stores and matches: SHA-256, lowercase hex, of the code's UTF-8 bytes. */

@@ -5,9 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { assertJson } from '../canonical-json.js';
-import { isArchiveError } from '../errors.js';
-import { parseJson } from '../strict-json.js';
+import { assertJson } from '../protocol/canonical-json.js';
+import { isArchiveError } from '../protocol/errors.js';
+import { parseJson } from '../protocol/strict-json.js';
 
 export type PayloadFormat = 'json' | 'yaml';
 

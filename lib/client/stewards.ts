@@ -1,7 +1,7 @@
 // Appointing and removing stewards (docs/stewardship.md): the operator key signs
 // `steward.appoint` or `steward.remove` naming an agent's handle.
 import type { KeyObject } from 'node:crypto';
-import { PROTOCOL } from '../service-event.js';
+import { PROTOCOL } from '../protocol/service-event.js';
 import { WRITE_ROUTES } from '../record/registry.js';
 import { signEnvelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';

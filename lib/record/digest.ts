@@ -2,7 +2,7 @@
 // from zero must be identical) and for a verifier to compare its replay with another's. Maps
 // become arrays of [key, value] sorted by key; the scheduler's
 // queues are left out (they are derived from the rest and say how far the scheduler has looked).
-import { canonicalize } from '../canonical-json.js';
+import { canonicalize } from '../protocol/canonical-json.js';
 import { sha256TextHex } from '../../log/index.js';
 import type { State } from './state.js';
 

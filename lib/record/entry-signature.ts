@@ -4,9 +4,9 @@
 // canonical form, so the signed bytes are a slice of the logged text: nothing is re-serialised.
 // Who may sign is the state machine's question (signer.ts); this says only whether the
 // signature verifies under the key the entry names (an agent's) or implies (log, operator key).
-import { verifySignature } from '../ed25519.js';
+import { verifySignature } from '../protocol/ed25519.js';
 import { WRITE_ROUTES } from './registry.js';
-import type { WriteType } from '../schemas/index.js';
+import type { WriteType } from '../protocol/schemas/index.js';
 
 export interface LogKeys {
   logKey: string;

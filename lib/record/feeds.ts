@@ -1,7 +1,7 @@
 // Atom feeds per field (RFC 4287): new papers in the field and changes of status of its claims,
 // newest first, from the state alone. Served at /feeds/<field>.atom.
 import type { State } from './state.js';
-import { escapeMarkup } from '../markup.js';
+import { escapeMarkup } from '../protocol/markup.js';
 import { claimField } from './fields.js';
 import { claimInView } from './in-view.js';
 

@@ -1,6 +1,6 @@
 // The rules of governance/0.1 over the record's state (docs/governance.md): the tally at the
 // close, what the close decides, the constitution in force and the next version's hash.
-import { constitutionHash, loadConstitution, type Article, type Constitution } from '../constitution.js';
+import { constitutionHash, loadConstitution, type Article, type Constitution } from '../protocol/constitution.js';
 import type { Outcome, Proposal, Tally } from './governance.js';
 import type { State } from './state.js';
 

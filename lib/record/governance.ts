@@ -3,7 +3,7 @@
 // the versions enacted and who has acknowledged them. Plain data kept by the fold
 // (types/governance.ts); the tally is a pure function of it and of the electorate
 // (governance-rules.ts).
-import type { Article, Constitution } from '../constitution.js';
+import type { Article, Constitution } from '../protocol/constitution.js';
 
 /** Votes are taken for 14 days after a proposal is logged (docs/governance.md#who-proposes-who-votes). */
 export const VOTING_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;

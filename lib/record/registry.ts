@@ -3,7 +3,7 @@
 // write routes and who signs them, the success statuses, the service events the log key signs,
 // the types a check key may sign; the API's routes, the OpenAPI description, the MCP tools and
 // the agent client's verbs read these. Pure code: importing it reads no file and opens nothing.
-import type { WriteType } from '../schemas/index.js';
+import type { WriteType } from '../protocol/schemas/index.js';
 import * as agents from './types/agents.js';
 import * as papers from './types/papers.js';
 import * as checks from './types/checks.js';

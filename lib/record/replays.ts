@@ -4,7 +4,7 @@
 // log already (an index of the signed writes of the last 2 windows of log time); and a write
 // that sets a slot must be signed later than the write that set the slot last.
 import { conflict, invalid } from './refusal.js';
-import { payloadId } from '../ids.js';
+import { payloadId } from '../protocol/ids.js';
 import type { RecordEntry, State } from './state.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */

@@ -2,7 +2,7 @@
 // three dismissed attacks: a consequence both of a check (types/arguments.ts) and of a change of
 // who is verified (the numbers' rounds, numbers/numbers.ts), so it sits below both.
 import { forbidden } from './refusal.js';
-import { familiesOf } from '../families.js';
+import { familiesOf } from '../protocol/families.js';
 import { DAY, tierOf, type Argument, type ArgumentStatus, type State } from './state.js';
 
 /** Three dismissed attacks on one claim shut the operator out of it for 30 days. */

@@ -3,9 +3,9 @@
 // served; a result's own outputs until the receipt is revealed; every text field of an item out
 // of view (types/out-of-view.ts), whose entry also names the item as `subject`, since its id
 // is a hash of the text withheld.
-import { canonicalize } from '../canonical-json.js';
-import { eachText } from '../schemas/text-fields.js';
-import type { WriteType } from '../schemas/index.js';
+import { canonicalize } from '../protocol/canonical-json.js';
+import { eachText } from '../protocol/schemas/text-fields.js';
+import type { WriteType } from '../protocol/schemas/index.js';
 import type { State } from './state.js';
 
 export interface Served {

@@ -5,7 +5,7 @@ import t from 'tap';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
-import { signPayload } from '../../lib/ed25519.js';
+import { signPayload } from '../../lib/protocol/ed25519.js';
 
 /** Canonical JSON for the plain payloads of these tests (sorted keys, no whitespace). */
 

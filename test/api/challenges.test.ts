@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
-import { privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import { privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;

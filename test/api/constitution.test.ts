@@ -4,7 +4,7 @@ import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { errorMiddleware } from '../../api/error-middleware.js';
 import { constitutionRoutes } from '../../api/routes/constitution.js';
-import { currentConstitution, constitutionHash, type Constitution } from '../../lib/constitution.js';
+import { currentConstitution, constitutionHash, type Constitution } from '../../lib/protocol/constitution.js';
 
 async function serve(t: Test, current: () => Constitution = () => currentConstitution()): Promise<string> {
   const app = new Koa();

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send, type TestAgent } from '../helpers/agents.js';
-import { DoorbellRinger, type WakeUp } from '../../lib/doorbell/ringer.js';
-import { forbiddenAddress } from '../../lib/doorbell/address.js';
+import { DoorbellRinger, type WakeUp } from '../../lib/service/doorbell/ringer.js';
+import { forbiddenAddress } from '../../lib/protocol/doorbell-address.js';
 
 /** An HTTPS server on 127.0.0.1 that records the wake-ups and answers `status()`. */
 async function receiver(t: Test, status: () => number) {

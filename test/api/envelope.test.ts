@@ -4,7 +4,7 @@
 // (400); signature (401); schema and NT text (400). Every refusal writes nothing.
 import t, { type Test } from 'tap';
 import { connect } from 'node:net';
-import { generateKeyPair, sign, signPayload, verifyPayload } from '../../lib/ed25519.js';
+import { generateKeyPair, sign, signPayload, verifyPayload } from '../../lib/protocol/ed25519.js';
 import { refused } from '../helpers/refused.js';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send } from '../helpers/agents.js';

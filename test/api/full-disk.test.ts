@@ -4,7 +4,7 @@
 // restart, and the state is the log's.
 import t from 'tap';
 import { join } from 'node:path';
-import { StorageWatch } from '../../lib/storage.js';
+import { StorageWatch } from '../../lib/service/storage.js';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayStore } from '../../lib/record/replay.js';
 import { startService, type Reply } from '../helpers/service.js';

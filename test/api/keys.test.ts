@@ -3,7 +3,7 @@
 // key retiring its agent; the doorbell set and stopped (200), its address stored and never served.
 import t from 'tap';
 import { Point } from '@noble/ed25519';
-import { generateKeyPair } from '../../lib/ed25519.js';
+import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 import { refused } from '../helpers/refused.js';
 import { startService, type TestService } from '../helpers/service.js';

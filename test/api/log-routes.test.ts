@@ -1,9 +1,9 @@
 import t from 'tap';
 import { fromHex, headMessage, verifyConsistency, verifyInclusion } from '../../log/index.js';
-import { verifySignature } from '../../lib/ed25519.js';
+import { verifySignature } from '../../lib/protocol/ed25519.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { sha256TextHex } from '../../log/index.js';
-import { signPayload } from '../../lib/ed25519.js';
+import { signPayload } from '../../lib/protocol/ed25519.js';
 
 /** Appends `n` entries the record knows: pairing requests signed by the operator key. */
 async function appendN(s: TestService, n: number, from = 0) {

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register } from '../helpers/agents.js';
-import { generateKeyPair, signPayload, sign } from '../../lib/ed25519.js';
+import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
 import { AGENT_WRITE_TYPES } from '../../lib/record/registry.js';
 import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
 import { sortedJson } from '../helpers/by-hand.js';

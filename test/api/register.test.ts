@@ -5,7 +5,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Point } from '@noble/ed25519';
-import { generateKeyPair, privateKeyFromPem, signPayload, verifyPayload } from '../../lib/ed25519.js';
+import { generateKeyPair, privateKeyFromPem, signPayload, verifyPayload } from '../../lib/protocol/ed25519.js';
 import { sponsorObject } from '../../lib/client/agent.js';
 import { pairingCodeHash, pairingEnvelope, pairingPayload } from '../../lib/client/pairing.js';
 import { fixtureJson } from '../helpers/fixtures.js';

@@ -6,9 +6,9 @@ import t from 'tap';
 import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { startService } from '../helpers/service.js';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
-import { payloadErrors } from '../../lib/schemas/index.js';
+import { payloadErrors } from '../../lib/protocol/schemas/index.js';
 import { AGENT_WRITE_TYPES, WRITE_ROUTES } from '../../lib/record/registry.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 
 /** The fenced blocks of a Markdown text that follow a line matching `after`. */
 function blockAfter(md: string, after: RegExp): string {

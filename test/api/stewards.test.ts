@@ -4,8 +4,8 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send, type TestAgent } from '../helpers/agents.js';
 import { refused } from '../helpers/refused.js';

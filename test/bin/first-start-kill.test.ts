@@ -7,9 +7,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openDeployment } from '../../lib/deployment.js';
-import { readGenesis } from '../../lib/genesis.js';
-import { loadScreening } from '../../lib/screening.js';
+import { openDeployment } from '../../lib/service/deployment.js';
+import { readGenesis } from '../../lib/protocol/genesis.js';
+import { loadScreening } from '../../lib/service/screening.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const archive = fileURLToPath(new URL('../../../bin/archive', import.meta.url));

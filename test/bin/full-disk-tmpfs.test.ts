@@ -8,8 +8,8 @@ import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } fro
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { currentConstitution } from '../../lib/constitution.js';
-import { generateKeyPair } from '../../lib/ed25519.js';
+import { currentConstitution } from '../../lib/protocol/constitution.js';
+import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const archive = fileURLToPath(new URL('../../../bin/archive', import.meta.url));

@@ -3,8 +3,8 @@
 // bad (nothing written), served with heads, proofs, entries and a checkpoint, audited, checked
 // by the application's own verifier (which catches tampered copies), and kept across a restart.
 import t from 'tap';
-import { canonicalBytes, canonicalize } from '../../lib/canonical-json.js';
-import { generateKeyPair, sign } from '../../lib/ed25519.js';
+import { canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
+import { generateKeyPair, sign } from '../../lib/protocol/ed25519.js';
 import { entryHashes, toHex } from '../../log/index.js';
 import { startStatementServer } from '../../examples/statements/server.js';
 import { consistencyHolds, fetchStatementLog, inclusionHolds, verifyStatementLog, type StatementLogCopy } from '../../examples/statements/verify.js';

@@ -1,15 +1,15 @@
 // Agents for HTTP tests: real keys, real signatures, real registrations against a TestService.
 import type { KeyObject } from 'node:crypto';
-import { generateKeyPair, signPayload } from '../../lib/ed25519.js';
+import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { sponsorObject } from '../../lib/client/agent.js';
-import type { WriteType } from '../../lib/schemas/index.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import type { WriteType } from '../../lib/protocol/schemas/index.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { WRITE_ROUTES } from '../../lib/record/registry.js';
 import type { Reply, TestService } from './service.js';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { privateKeyFromPem } from '../../lib/ed25519.js';
+import { privateKeyFromPem } from '../../lib/protocol/ed25519.js';
 import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
 
 export interface TestAgent {

@@ -4,11 +4,11 @@
 import type { Test } from 'tap';
 import { startServer, type RunningServer } from '../../api/server.js';
 import type { AppOptions } from '../../api/app.js';
-import { openDeployment, type Deployment } from '../../lib/deployment.js';
-import { LiveRecord } from '../../lib/record/record.js';
+import { openDeployment, type Deployment } from '../../lib/service/deployment.js';
+import { LiveRecord } from '../../lib/service/live-record.js';
 import type { LogStore } from '../../log/index.js';
 import { tempDir } from './tmp.js';
-import type { DoorbellRinger } from '../../lib/doorbell/ringer.js';
+import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 
 export interface Reply {
   status: number;

@@ -1,7 +1,7 @@
-// lib/base64url.ts: strict, unpadded base64url (docs/protocol.md; STYLE.md practice 5).
+// lib/protocol/base64url.ts: strict, unpadded base64url (docs/protocol.md; STYLE.md practice 5).
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
-import { decodeBase64url, encodeBase64url } from '../../lib/base64url.js';
+import { decodeBase64url, encodeBase64url } from '../../lib/protocol/base64url.js';
 
 t.test('round trips every length, matching Node for canonical input', async (t) => {
   for (let n = 0; n <= 70; n++) {

@@ -1,8 +1,8 @@
-// lib/canonical-json.ts: RFC 8785 (JCS), docs/protocol.md. Vectors: fixtures/crypto/jcs.json
+// lib/protocol/canonical-json.ts: RFC 8785 (JCS), docs/protocol.md. Vectors: fixtures/crypto/jcs.json
 // (cyberphone/json-canonicalization plus edge cases) and jcs-es6-numbers-10k.txt.
 import t from 'tap';
-import { MAX_DEPTH, canonicalBytes, canonicalize } from '../../lib/canonical-json.js';
-import { parseJson } from '../../lib/strict-json.js';
+import { MAX_DEPTH, canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
+import { parseJson } from '../../lib/protocol/strict-json.js';
 import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
 
 interface JcsCase {

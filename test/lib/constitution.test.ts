@@ -1,4 +1,4 @@
-// lib/constitution.ts: the shipped constitution, its validation, and a hash anyone can recompute.
+// lib/protocol/constitution.ts: the shipped constitution, its validation, and a hash anyone can recompute.
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import {
   constitutionVersions,
   loadConstitution,
   validateConstitution,
-} from '../../lib/constitution.js';
+} from '../../lib/protocol/constitution.js';
 import { projectRoot } from '../helpers/fixtures.js';
 
 /** Canonical JSON by hand: keys sorted (UTF-16 order), no whitespace, JSON.stringify leaves. */

@@ -14,8 +14,8 @@ import { countedItems } from '../../lib/record/numbers/score.js';
 import { verifyRound } from '../../lib/record/numbers/verification.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
 import { computeFrontier, frontier, FRONTIER_MAX } from '../../lib/record/numbers/frontier.js';
-import { canonicalize } from '../../lib/canonical-json.js';
-import { isArchiveError } from '../../lib/errors.js';
+import { canonicalize } from '../../lib/protocol/canonical-json.js';
+import { isArchiveError } from '../../lib/protocol/errors.js';
 import { isRefusal } from '../../lib/record/refusal.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];

@@ -6,7 +6,7 @@ import { Fold } from '../helpers/fold.js';
 import { anchor, calibration, calibrationTerm, compress, dispute, establishedAt, evidenceStep, familyFactor, priorOf, valueOfChecking } from '../../lib/record/numbers/rules.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
 import { rescoreAll } from '../../lib/record/numbers/numbers.js';
-import { canonicalize } from '../../lib/canonical-json.js';
+import { canonicalize } from '../../lib/protocol/canonical-json.js';
 
 const LN4 = Math.log(4);
 const LN6 = Math.log(6);

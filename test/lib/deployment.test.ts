@@ -1,11 +1,11 @@
 import t from 'tap';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDeployment } from '../../lib/deployment.js';
-import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/ed25519.js';
-import { parseGenesis } from '../../lib/genesis.js';
-import { loadDeploymentKeys } from '../../lib/keystore.js';
-import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/screening.js';
+import { openDeployment } from '../../lib/service/deployment.js';
+import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/protocol/ed25519.js';
+import { parseGenesis } from '../../lib/protocol/genesis.js';
+import { loadDeploymentKeys } from '../../lib/service/keystore.js';
+import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/service/screening.js';
 import { openLevelStore, openLog } from '../../log/index.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -1,4 +1,4 @@
-// lib/ed25519.ts against public vectors (docs/protocol.md: the accept/reject set of the
+// lib/protocol/ed25519.ts against public vectors (docs/protocol.md: the accept/reject set of the
 // one verify function is pinned by the vectors in fixtures/crypto/).
 import t from 'tap';
 import {
@@ -10,7 +10,7 @@ import {
   sign,
   signBytes,
   verifySignature,
-} from '../../lib/ed25519.js';
+} from '../../lib/protocol/ed25519.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 
 const hex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));

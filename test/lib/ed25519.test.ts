@@ -1,4 +1,4 @@
-// lib/ed25519.ts: key spelling, registration checks, the one verify function, key helpers
+// lib/protocol/ed25519.ts: key spelling, registration checks, the one verify function, key helpers
 // (docs/protocol.md).
 import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
@@ -14,7 +14,7 @@ import {
   signPayload,
   verifyPayload,
   verifySignature,
-} from '../../lib/ed25519.js';
+} from '../../lib/protocol/ed25519.js';
 
 // RFC 8032 TEST 1
 const SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');

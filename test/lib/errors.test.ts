@@ -1,6 +1,6 @@
-// lib/errors.ts: the closed set of codes and their HTTP statuses (STYLE.md practice 4).
+// lib/protocol/errors.ts: the closed set of codes and their HTTP statuses (STYLE.md practice 4).
 import t from 'tap';
-import { ArchiveError, STATUS, badRequest, internal, isArchiveError, notFound } from '../../lib/errors.js';
+import { ArchiveError, STATUS, badRequest, internal, isArchiveError, notFound } from '../../lib/protocol/errors.js';
 
 t.test('every code maps to its status; only internal is hidden', async (t) => {
   t.same(STATUS, {

@@ -1,6 +1,6 @@
-// lib/families.ts: model families (docs/families.md#the-rule). The table is also in docs/families.md.
+// lib/protocol/families.ts: model families (docs/families.md#the-rule). The table is also in docs/families.md.
 import t from 'tap';
-import { FAMILY_RULES, familiesOf, modelFamily } from '../../lib/families.js';
+import { FAMILY_RULES, familiesOf, modelFamily } from '../../lib/protocol/families.js';
 
 const TABLE: [string, string][] = [
   // anthropic

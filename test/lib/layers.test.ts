@@ -54,7 +54,7 @@ t.test('the verifier statically imports no store, no deployment and no LevelDB',
   walk('bin/verify.ts');
   walk('verify/monitor.ts');
   t.ok(seen.has('verify/check-log.ts') && seen.has('log/index.ts'), 'the walk reaches the verifier and the log');
-  for (const f of ['lib/deployment.ts', 'lib/storage.ts', 'lib/keystore.ts', 'log/level-store.ts']) t.notOk(seen.has(f), `${f} is not imported`);
+  for (const f of ['lib/service/deployment.ts', 'lib/service/storage.ts', 'lib/service/keystore.ts', 'log/level-store.ts']) t.notOk(seen.has(f), `${f} is not imported`);
   for (const m of ['level', 'classic-level']) t.notOk(bare.has(m), `${m} is not imported`);
 });
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
-import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/ed25519.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { replayStore } from '../../lib/record/replay.js';
 import { stateDigest, stateJson } from '../../lib/record/digest.js';
 

@@ -11,7 +11,7 @@ import {
   WRITE_ROUTES,
   entryTypeOf,
 } from '../../lib/record/registry.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, WRITE_TYPES } from '../../lib/schemas/index.js';
+import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, WRITE_TYPES } from '../../lib/protocol/schemas/index.js';
 import { check } from '../../lib/record/apply.js';
 import { RecordRefusal } from '../../lib/record/refusal.js';
 import { toArchiveError } from '../../api/error-middleware.js';

@@ -1,8 +1,8 @@
-// lib/schemas: one JSON Schema per write payload type and the registration body; every refusal
+// lib/protocol/schemas: one JSON Schema per write payload type and the registration body; every refusal
 // is a bad_request whose detail names each problem field as a path from the payload root.
 import t, { type Test } from 'tap';
-import { isArchiveError } from '../../lib/errors.js';
-import { ARTICLES } from '../../lib/constitution.js';
+import { isArchiveError } from '../../lib/protocol/errors.js';
+import { ARTICLES } from '../../lib/protocol/constitution.js';
 import {
   NT_FORBIDDEN,
   PAYLOAD_SCHEMAS,
@@ -16,7 +16,7 @@ import {
   validatePayload,
   validateRegistration,
   type WriteType,
-} from '../../lib/schemas/index.js';
+} from '../../lib/protocol/schemas/index.js';
 
 type Obj = Record<string, any>;
 

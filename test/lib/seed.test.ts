@@ -1,9 +1,9 @@
-// lib/seed.ts (docs/record.md#receipts-seeds-and-cross-checks): ARCHIVE_SEED from a seal signature, the bytes the log key
+// lib/protocol/seed.ts (docs/record.md#receipts-seeds-and-cross-checks): ARCHIVE_SEED from a seal signature, the bytes the log key
 // signs, and when a cross-check's outputs match the receipt it re-ran.
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { generateKeyPair, signBytes, verifySignature } from '../../lib/ed25519.js';
-import { outputMatches, outputsMatch, roundingSlack, seedFromSignature, seedMessage } from '../../lib/seed.js';
+import { generateKeyPair, signBytes, verifySignature } from '../../lib/protocol/ed25519.js';
+import { outputMatches, outputsMatch, roundingSlack, seedFromSignature, seedMessage } from '../../lib/protocol/seed.js';
 
 /** 64 signature bytes start, start+1, ...; base64url, as a seal is logged. */
 const bytesFrom = (start: number) => Buffer.from(Array.from({ length: 64 }, (_, i) => (start + i) % 256));

@@ -6,7 +6,7 @@ import { dueEvents } from '../../lib/record/scheduler.js';
 import { DAY, emptyState, type Argument, type State } from '../../lib/record/state.js';
 import { replayEntries } from '../../lib/record/replay.js';
 import { stateJson } from '../../lib/record/digest.js';
-import { PROTOCOL } from '../../lib/service-event.js';
+import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { Fold, seededState } from '../helpers/fold.js';
 
 // ---- the rule, table-driven ------------------------------------------------------------------

@@ -1,7 +1,7 @@
-// lib/strict-json.ts: duplicate member names, lone surrogates and non-finite numbers are
+// lib/protocol/strict-json.ts: duplicate member names, lone surrogates and non-finite numbers are
 // refused with 400, never "fixed" (docs/protocol.md).
 import t from 'tap';
-import { parseJson } from '../../lib/strict-json.js';
+import { parseJson } from '../../lib/protocol/strict-json.js';
 
 t.test('parses ordinary JSON like JSON.parse', async (t) => {
   const texts = [

@@ -1,6 +1,6 @@
 // Child process for the crash test: opens the deployment in argv[2] and appends without end,
 // printing "ack <seq>" for each acknowledged append, until it is killed.
-import { openDeployment } from '../../lib/deployment.js';
+import { openDeployment } from '../../lib/service/deployment.js';
 
 const d = await openDeployment({ dataDir: process.argv[2]! });
 process.stdout.write(`open ${d.log.size}\n`);

@@ -4,7 +4,7 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openDeployment } from '../../lib/deployment.js';
+import { openDeployment } from '../../lib/service/deployment.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const child = fileURLToPath(new URL('./crash-child.js', import.meta.url));

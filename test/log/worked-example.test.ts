@@ -2,7 +2,7 @@
 // node:crypto and JSON (as an independent verifier would), and produced by the sequencer.
 import t from 'tap';
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { privateKeyFromSeed, rawPublicKey, signBytes } from '../../lib/ed25519.js';
+import { privateKeyFromSeed, rawPublicKey, signBytes } from '../../lib/protocol/ed25519.js';
 import { MemoryStore } from '../../log/memory-store.js';
 import { Sequencer } from '../../log/sequencer.js';
 import { fixtureJson } from '../helpers/fixtures.js';

@@ -115,7 +115,7 @@ export function computeFrontier(state: State): ClaimQueues & OtherQueues {
   return { ...claimQueues(state).queues, ...otherQueues(state, awaiting) };
 }
 
-// Kept by the state's numbers, which a rebuild of the state replaces (lib/record/record.ts).
+// Kept by the state's numbers, which a rebuild of the state replaces (lib/service/live-record.ts).
 const cache = new WeakMap<State['numbers'], { claims: ClaimQueues | null; others: OtherQueues | null; version: number }>();
 
 /** The frontier, `limit` items a queue (1 to 50). */

@@ -1,7 +1,7 @@
 // One claim's numbers under credence/0.3 (docs/credence.md), from the state and the scores
 // of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
 // changes nothing. numbers.ts decides which claims to score when an entry lands.
-import { familiesOf } from '../../families.js';
+import { familiesOf } from '../../protocol/families.js';
 import { tierOf, type Argument, type Claim, type Receipt, type State } from '../state.js';
 import type { NumbersIndex } from './index.js';
 import {

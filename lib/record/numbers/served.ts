@@ -68,7 +68,7 @@ interface Chunk {
   bytes: number;
 }
 
-// Kept by the state's numbers, which a rebuild of the state replaces (lib/record/record.ts).
+// Kept by the state's numbers, which a rebuild of the state replaces (lib/service/live-record.ts).
 const chunkCache = new WeakMap<State['numbers'], Chunk[]>();
 
 /**

@@ -1,14 +1,14 @@
 // Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
 import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } from '../refusal.js';
-import { parsePublicKey, verifyPayload } from '../../ed25519.js';
+import { parsePublicKey, verifyPayload } from '../../protocol/ed25519.js';
 import { sha256TextHex } from '../../../log/index.js';
-import { doorbellUrlProblem } from '../../doorbell/address.js';
+import { doorbellUrlProblem } from '../../protocol/doorbell-address.js';
 import { authorizeMain } from '../signer.js';
-import { sponsorObject } from '../../sponsor.js';
+import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
 import { noteAwaiting, untouched } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../protocol/schemas/payloads.js';
 
 /** Operator ids the service assigns itself to an agent registered without one. */
 export const OWN_OPERATOR_PREFIX = 'agent:';

@@ -1,13 +1,13 @@
 // Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; the
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
 import { conflict, forbidden, notFound } from '../refusal.js';
-import { payloadId } from '../../ids.js';
+import { payloadId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { pushTo, type Argument, type State } from '../state.js';
 import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
 import { completeChallenges } from './challenges.js';

@@ -2,11 +2,11 @@
 // checking, proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn by its
 // proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
 import { conflict, forbidden, notFound, overQuota } from '../refusal.js';
-import { bareChallengeId, challengeId } from '../../ids.js';
+import { bareChallengeId, challengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertChallengeInView } from '../in-view.js';
 

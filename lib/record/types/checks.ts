@@ -2,14 +2,14 @@
 // Part 4.3 behaviours 1 to 3; docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, section 5
 // for time).
 import { conflict, forbidden, invalid, notFound, unprocessable } from '../refusal.js';
-import { commitmentId } from '../../ids.js';
-import { verifySignature } from '../../ed25519.js';
-import { outputsMatch, seedFromSignature, seedMessage } from '../../seed.js';
+import { commitmentId } from '../../protocol/ids.js';
+import { verifySignature } from '../../protocol/ed25519.js';
+import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/seed.js';
 import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, type Receipt, type State } from '../state.js';
 import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
 import { completeChallenges } from './challenges.js';

@@ -1,16 +1,16 @@
 // governance/0.1 (docs/record.md; docs/governance.md): proposals, votes, the operator key's
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
-import { validateConstitution, type Article } from '../../constitution.js';
+import { validateConstitution, type Article } from '../../protocol/constitution.js';
 import { conflict, forbidden, invalid, notFound, unacknowledged } from '../refusal.js';
-import { payloadId } from '../../ids.js';
+import { payloadId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
 import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance-rules.js';
 import type { RecordEntry, State } from '../state.js';
 import { assertConstitution } from './agents.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 
 /** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
 const NO_ACKNOWLEDGEMENT_NEEDED: ReadonlySet<string> = new Set(['constitution.acknowledge', 'key.revoke']);

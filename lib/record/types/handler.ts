@@ -6,7 +6,7 @@
 // `check` throws the typed error that refuses the entry (reading the state, never changing it),
 // or says the write is already so; `apply` folds an admitted entry into the state and returns
 // what the write's reply reports. Neither reads a clock: time is the entry's `ts`.
-import type { SwitchName } from '../../schemas/payloads.js';
+import type { SwitchName } from '../../protocol/schemas/payloads.js';
 import type { Touched } from '../numbers/numbers.js';
 import type { RecordEntry, State } from '../state.js';
 

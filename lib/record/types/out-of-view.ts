@@ -7,12 +7,12 @@
 // arguments on its claims) and writes on it answer 451; its entry is served with its text fields
 // null; the numbers are kept as before, and served without it.
 import { conflict, forbidden, notFound } from '../refusal.js';
-import { bareChallengeId } from '../../ids.js';
+import { bareChallengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';
 import { entryType, type Handler } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { describeOutOfView } from '../in-view.js';
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */

@@ -1,7 +1,7 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
 // Part 3; docs/record.md#identifiers for ids).
 import { conflict, forbidden, notFound } from '../refusal.js';
-import { externalId, paperId } from '../../ids.js';
+import { externalId, paperId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { assertClaimInView } from '../in-view.js';
 import { pushTo, type Claim, type Parent, type State } from '../state.js';
@@ -9,7 +9,7 @@ import { noteClaim } from '../numbers/index.js';
 import { foundationsOf } from '../numbers/score.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 
 /** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
 function checkParents(state: State, parents: any[]): void {

@@ -1,11 +1,11 @@
 // Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
 import { conflict } from '../refusal.js';
-import { payloadId } from '../../ids.js';
+import { payloadId } from '../../protocol/ids.js';
 import { authorizeSigner } from '../signer.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { pushTo } from '../state.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';

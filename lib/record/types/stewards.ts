@@ -3,11 +3,11 @@
 // key, pauses or resumes a surface. A paused surface answers 503 naming the switch; `writes`
 // pauses every surface (read-only) but the stewards' own switches and the operator's writes.
 import { conflict, forbidden, notFound, paused } from '../refusal.js';
-import { SWITCHES, type SwitchName } from '../../schemas/payloads.js';
+import { SWITCHES, type SwitchName } from '../../protocol/schemas/payloads.js';
 import { authorizeMain } from '../signer.js';
 import type { State } from '../state.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../schemas/payloads.js';
+import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 
 /**
  * 503 naming the switch when a steward paused `surface` or all writes. Called for the types a

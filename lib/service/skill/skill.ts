@@ -2,14 +2,14 @@
 // tables the service runs on (write routes, signers, schemas' examples, limits), with a complete
 // worked example of signing made here with a published example key, so an agent can check its
 // own canonical JSON and signature against it byte for byte.
-import { canonicalize } from '../canonical-json.js';
-import { privateKeyFromSeed, publicKeyOf, signPayload } from '../ed25519.js';
-import { DAILY_QUOTA } from '../record/types/challenges.js';
-import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../schemas/payloads.js';
-import { PROTOCOL } from '../service-event.js';
-import { WRITE_ROUTES } from '../record/registry.js';
+import { canonicalize } from '../../protocol/canonical-json.js';
+import { privateKeyFromSeed, publicKeyOf, signPayload } from '../../protocol/ed25519.js';
+import { DAILY_QUOTA } from '../../record/types/challenges.js';
+import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../../protocol/schemas/payloads.js';
+import { PROTOCOL } from '../../protocol/service-event.js';
+import { WRITE_ROUTES } from '../../record/registry.js';
 import { WRITE_ANSWERS, WRITE_EXAMPLES } from './examples.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from '../../../log/index.js';
 
 /** The example key's 32-byte seed: public on purpose. Never sign anything real with it. */
 export const EXAMPLE_SEED_HEX = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';

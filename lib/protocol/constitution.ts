@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalize } from './canonical-json.js';
-import { sha256TextHex } from '../log/index.js';
+import { sha256TextHex } from '../../log/index.js';
 
 export interface Article {
   id: string;
@@ -45,7 +45,7 @@ export function constitutionHash(c: { version: string; articles: Article[] }): s
 
 /** The project root: the nearest directory above this module holding a package.json. */
 function projectRoot(): string {
-  // Compiled this file is dist/lib/constitution.js; as source, lib/constitution.ts.
+  // Compiled this file is dist/lib/constitution.js; as source, lib/protocol/constitution.ts.
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;

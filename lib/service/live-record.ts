@@ -4,21 +4,21 @@
 // racing writes can never both pass a uniqueness or quota check; the reply waits until the entry
 // is durable. If a commit fails (a full or failing store), writes are off (507 or 503) and the
 // state, which may be ahead of the log, is rebuilt from the log; whoever watches the store
-// (lib/storage.ts) turns writes on again once the log has recovered (docs/record.md, "A full
+// (lib/service/storage.ts) turns writes on again once the log has recovered (docs/record.md, "A full
 // or failing store").
 import type { KeyObject } from 'node:crypto';
-import { canonicalize } from '../canonical-json.js';
-import type { Deployment } from '../deployment.js';
-import { signBytes } from '../ed25519.js';
-import { ArchiveError, isArchiveError } from '../errors.js';
-import { seedFromSignature, seedMessage } from '../seed.js';
-import { PROTOCOL, signEvent } from '../service-event.js';
+import { canonicalize } from '../protocol/canonical-json.js';
+import type { Deployment } from './deployment.js';
+import { signBytes } from '../protocol/ed25519.js';
+import { ArchiveError, isArchiveError } from '../protocol/errors.js';
+import { seedFromSignature, seedMessage } from '../protocol/seed.js';
+import { PROTOCOL, signEvent } from '../protocol/service-event.js';
 import type { Log } from '../../log/index.js';
-import { applyEntry, check } from './apply.js';
-import { drawCrossCheck } from './types/checks.js';
-import { replayStore } from './replay.js';
-import { dueEvents, type DueEvent } from './scheduler.js';
-import type { RecordEntry, State } from './state.js';
+import { applyEntry, check } from '../record/apply.js';
+import { drawCrossCheck } from '../record/types/checks.js';
+import { replayStore } from '../record/replay.js';
+import { dueEvents, type DueEvent } from '../record/scheduler.js';
+import type { RecordEntry, State } from '../record/state.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {

@@ -1,6 +1,6 @@
 // A worker thread of the VerifyPool: verifies batches of [key, message, signature].
 import { parentPort } from 'node:worker_threads';
-import { verifySignature } from './ed25519.js';
+import { verifySignature } from '../protocol/ed25519.js';
 
 const encoder = new TextEncoder();
 

@@ -3,10 +3,10 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { EntryReader, LoggedEntry } from '../../log/index.js';
-import { readGenesis } from '../genesis.js';
-import { applyEntry } from './apply.js';
-import { recordEntry } from './replay.js';
-import { emptyState, type State } from './state.js';
+import { readGenesis } from '../protocol/genesis.js';
+import { applyEntry } from '../record/apply.js';
+import { recordEntry } from '../record/replay.js';
+import { emptyState, type State } from '../record/state.js';
 
 const PAGE = 2048;
 

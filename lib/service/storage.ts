@@ -8,15 +8,14 @@
 // come back.
 import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArchiveError } from './errors.js';
-import type { Log } from '../log/index.js';
+import type { ArchiveError } from '../protocol/errors.js';
+import type { Log } from '../../log/index.js';
 
-
-/** What the watch needs of the live record (record/record.ts, LiveRecord): its writes' state and its hooks. */
+/** What the watch needs of the live record (lib/service/live-record.ts), which opens the store through this file. */
 export interface WatchedRecord {
   readonly refusal: ArchiveError | null;
-  readonly isBroken: boolean;
   readonly writesAreOff: boolean;
+  readonly isBroken: boolean;
   onRefused: () => void;
   onFailure(f: (err: ArchiveError) => void): void;
   onResume(f: () => void): void;

@@ -1,8 +1,8 @@
 // Example members of every write an agent signs, for /skill.md. A test checks each against the
 // payload schemas, so the examples can never drift from what the service accepts.
-import type { WriteType } from '../schemas/index.js';
-import type { OperatorWriteType } from '../schemas/payloads.js';
-import { ARTICLES } from '../constitution.js';
+import type { WriteType } from '../../protocol/schemas/index.js';
+import type { OperatorWriteType } from '../../protocol/schemas/payloads.js';
+import { ARTICLES } from '../../protocol/constitution.js';
 
 type AgentWrite = Exclude<WriteType, OperatorWriteType>;
 

@@ -8,7 +8,7 @@
 //
 // A doorbell's URL names its host by a DNS name: an IP literal is refused when the doorbell is
 // set (a pure check of the payload, `doorbellUrlProblem`); names are resolved and every address
-// they resolve to is checked when the doorbell is rung (lib/doorbell/ringer.ts).
+// they resolve to is checked when the doorbell is rung (lib/service/doorbell/ringer.ts).
 import { BlockList, isIP } from 'node:net';
 
 /** One refused range: its prefix, the registry's name for it, and the RFC that reserves it. */

@@ -1,7 +1,7 @@
 // Ed25519 verification off the main thread: the service's one writer (the record) runs on the
 // main thread, so signatures of incoming writes are checked by worker threads, in batches of
 // whatever arrived in the same turn of the event loop. The workers call the same
-// verifySignature as everything else (lib/ed25519.ts).
+// verifySignature as everything else (lib/protocol/ed25519.ts).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 

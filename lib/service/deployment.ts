@@ -3,13 +3,13 @@
 // that the log's genesis names this log key, origin and operator.
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { openLevelStore, openLog, restartable, storeReader, type AuditReport, type Log, type LogStore } from '../log/index.js';
-import { logSigner, logVerifier, publicKeyOf } from './ed25519.js';
-import { currentConstitution } from './constitution.js';
-import { GENESIS, genesisEvent, readGenesis } from './genesis.js';
+import { openLevelStore, openLog, restartable, storeReader, type AuditReport, type Log, type LogStore } from '../../log/index.js';
+import { logSigner, logVerifier, publicKeyOf } from '../protocol/ed25519.js';
+import { currentConstitution } from '../protocol/constitution.js';
+import { GENESIS, genesisEvent, readGenesis } from '../protocol/genesis.js';
 import { loadDeploymentKeys } from './keystore.js';
 import { openWithReserve } from './storage.js';
-import { eventText, signEvent } from './service-event.js';
+import { eventText, signEvent } from '../protocol/service-event.js';
 
 export const DEFAULT_ORIGIN = 'archive.local';
 export const DEFAULT_OPERATOR = 'op_archive';
@@ -54,7 +54,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     throw new Error(`origin ${JSON.stringify(opts.origin)}: expected 1 to 255 characters, no spaces and no '+'`);
   }
   const clock = opts.clock ?? Date.now;
-  // LevelDB writes as it opens: on a full disk the reserve is given up so it can (lib/storage.ts).
+  // LevelDB writes as it opens: on a full disk the reserve is given up so it can (lib/service/storage.ts).
   const store = opts.store ?? (await openWithReserve(opts.dataDir, () => restartable(() => openLevelStore(join(opts.dataDir, 'db')))));
   try {
     const stored = await storeReader(store);
