@@ -103,7 +103,9 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // server name their caller with a token only this process knows.
   const selfToken = randomBytes(32).toString('base64url');
   app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
-  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (seq, type, payload) => servedEntry(record.state, seq, type, payload));
+  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (seq, type, payload) =>
+    servedEntry(record.state, seq, type, payload),
+  );
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
   app.use(recordRoutes(d, record, opts.ringer).routes());
@@ -111,7 +113,15 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
-  app.use(writeRoutes(d, record, opts.screening ?? loadScreening(d.dataDir), opts.registerLimit === undefined ? REGISTER_LIMIT : opts.registerLimit, opts.verify).routes());
+  app.use(
+    writeRoutes(
+      d,
+      record,
+      opts.screening ?? loadScreening(d.dataDir),
+      opts.registerLimit === undefined ? REGISTER_LIMIT : opts.registerLimit,
+      opts.verify,
+    ).routes(),
+  );
   app.use(siteRoutes(d, record, ENDPOINTS).routes());
   app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());

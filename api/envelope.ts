@@ -26,7 +26,8 @@ export interface Envelope {
 export function envelopeShape(body: unknown): Envelope {
   if (!isObject(body)) throw badRequest('body: expected an envelope {payload, signature}');
   for (const k of Object.keys(body)) {
-    if (k !== 'payload' && k !== 'signature') throw badRequest(`body: unknown member ${JSON.stringify(k)}; an envelope is exactly {payload, signature}`);
+    if (k !== 'payload' && k !== 'signature')
+      throw badRequest(`body: unknown member ${JSON.stringify(k)}; an envelope is exactly {payload, signature}`);
   }
   if (!isObject(body.payload)) throw badRequest('body.payload: required, an object');
   if (typeof body.signature !== 'string') throw badRequest('body.signature: required, a base64url string');
@@ -36,7 +37,8 @@ export function envelopeShape(body: unknown): Envelope {
 /** protocol and type: what this route takes. */
 export function routeType<T extends string>(payload: Record<string, unknown>, types: readonly T[]): T {
   if (payload.protocol !== PROTOCOL) throw badRequest(`payload.protocol: expected ${PROTOCOL}, got ${JSON.stringify(payload.protocol)}`);
-  if (!types.includes(payload.type as T)) throw badRequest(`payload.type: this endpoint takes ${types.join(' or ')}, got ${JSON.stringify(payload.type)}`);
+  if (!types.includes(payload.type as T))
+    throw badRequest(`payload.type: this endpoint takes ${types.join(' or ')}, got ${JSON.stringify(payload.type)}`);
   return payload.type as T;
 }
 
@@ -50,7 +52,9 @@ export function freshTs(ts: unknown, now: number, windowMs: number): void {
   const skew = t - now;
   if (Math.abs(skew) > windowMs) {
     const minutes = (Math.abs(skew) / 60000).toFixed(1);
-    throw badRequest(`payload.ts: ${minutes} minutes ${skew < 0 ? 'behind' : 'ahead of'} the service clock (${new Date(now).toISOString()}); the limit is ${windowMs / 60000} minutes`);
+    throw badRequest(
+      `payload.ts: ${minutes} minutes ${skew < 0 ? 'behind' : 'ahead of'} the service clock (${new Date(now).toISOString()}); the limit is ${windowMs / 60000} minutes`,
+    );
   }
 }
 
@@ -60,7 +64,13 @@ export type Verify = (key: string, message: string, signature: string) => boolea
 
 export const verifyInline: Verify = (key, message, signature) => verifySignature(key, new TextEncoder().encode(message), signature);
 
-export async function checkAgentEnvelope<T extends WriteType>(body: unknown, types: readonly T[], state: State, now: number, verify: Verify = verifyInline): Promise<{ type: T; envelope: Envelope; text: string }> {
+export async function checkAgentEnvelope<T extends WriteType>(
+  body: unknown,
+  types: readonly T[],
+  state: State,
+  now: number,
+  verify: Verify = verifyInline,
+): Promise<{ type: T; envelope: Envelope; text: string }> {
   const envelope = envelopeShape(body);
   const p = envelope.payload;
   const type = routeType(p, types);
@@ -80,12 +90,18 @@ export async function checkAgentEnvelope<T extends WriteType>(body: unknown, typ
 }
 
 /** The same for a write signed by the deployment's operator key (pairing). */
-export function checkOperatorEnvelope<T extends WriteType>(body: unknown, types: readonly T[], operatorKey: string, now: number): { type: T; envelope: Envelope; text?: string } {
+export function checkOperatorEnvelope<T extends WriteType>(
+  body: unknown,
+  types: readonly T[],
+  operatorKey: string,
+  now: number,
+): { type: T; envelope: Envelope; text?: string } {
   const envelope = envelopeShape(body);
   const p = envelope.payload;
   const type = routeType(p, types);
   freshTs(p.ts, now, tsWindow(type));
-  if (!verifyPayload(operatorKey, p, envelope.signature)) throw unauthorized('signature: does not verify with the deployment\'s operator key');
+  if (!verifyPayload(operatorKey, p, envelope.signature))
+    throw unauthorized("signature: does not verify with the deployment's operator key");
   validatePayload(type, p);
   return { type, envelope };
 }

@@ -56,7 +56,10 @@ export function noteClientGone(ctx: Koa.Context, err: unknown, note: (line: stri
 }
 
 /** The outermost middleware: CORS for every answer, and the one place errors become bodies. */
-export function errorMiddleware(report: (err: unknown) => void = (e) => console.error(e), note: (line: string) => void = (l) => console.warn(l)): Koa.Middleware {
+export function errorMiddleware(
+  report: (err: unknown) => void = (e) => console.error(e),
+  note: (line: string) => void = (l) => console.warn(l),
+): Koa.Middleware {
   return async (ctx, next) => {
     // Everything served is public data, readable from any origin (errors included).
     ctx.set('Access-Control-Allow-Origin', '*');

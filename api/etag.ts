@@ -6,7 +6,8 @@ import type Koa from 'koa';
 export function notModified(ctx: Koa.Context, etag: string): boolean {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'no-cache');
-  const held = ctx.get('If-None-Match')
+  const held = ctx
+    .get('If-None-Match')
     .split(',')
     .some((t) => {
       const v = t.trim();

@@ -23,7 +23,11 @@ export function rateLimit(limit: RateLimit, what: string, now: () => number = Da
     }
     if (w.count >= limit.max) {
       const retryAfter = Math.max(1, Math.ceil((w.start + windowMs - t) / 1000));
-      throw new ArchiveError('rate_limited', `${what} is limited to ${limit.max} per ${limit.windowSeconds} s; retry after ${retryAfter} s`, { retryAfter });
+      throw new ArchiveError(
+        'rate_limited',
+        `${what} is limited to ${limit.max} per ${limit.windowSeconds} s; retry after ${retryAfter} s`,
+        { retryAfter },
+      );
     }
     w.count++;
     await next();

@@ -18,7 +18,13 @@ export interface ServerOptions extends AppOptions {
   verifyWorkers?: number;
 }
 
-export async function startServer(d: Deployment, record: LiveRecord, port: number, host: string, opts: ServerOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  d: Deployment,
+  record: LiveRecord,
+  port: number,
+  host: string,
+  opts: ServerOptions = {},
+): Promise<RunningServer> {
   const workers = opts.verifyWorkers ?? Math.max(1, availableParallelism() - 1);
   const pool = workers > 0 ? new VerifyPool(workers) : null;
   const verify = pool === null ? undefined : (key: string, message: string, signature: string) => pool.verify(key, message, signature);

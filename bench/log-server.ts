@@ -16,7 +16,9 @@ app.use(errorMiddleware());
 app.use(logRoutes(d, { max: 2, windowSeconds: 60 }).routes());
 const server = createServer(app.callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-console.log(`log routes: serving ${d.log.size} entries at http://127.0.0.1:${(server.address() as AddressInfo).port}, data in ${process.argv[2]}`);
+console.log(
+  `log routes: serving ${d.log.size} entries at http://127.0.0.1:${(server.address() as AddressInfo).port}, data in ${process.argv[2]}`,
+);
 process.on('SIGTERM', () => {
   server.close();
   void d.close().then(() => process.exit(0));

@@ -52,7 +52,7 @@ function rawShaMBps(): number {
   const buf = Buffer.alloc(64 * 2 ** 20, 7);
   const t0 = performance.now();
   hash('sha256', buf, 'binary');
-  return 64 * 1.048576 / ((performance.now() - t0) / 1000);
+  return (64 * 1.048576) / ((performance.now() - t0) / 1000);
 }
 
 /** Appends `n` entries from `writers` concurrent writers (each waits for its ack, then goes on). */
@@ -150,12 +150,16 @@ console.log(`machine: ${machine()}`);
   // The old layout writes about 86 KiB a commit: 5,000 entries are 19 bundles, enough for its average.
   const oldN = Math.min(SINGLE, 5000);
   const oneOld = await appendWritten(oldN, PAD, 1, 'old');
-  console.log(`bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB floor ${show(oneRaw)}; old layout (${fmt(oldN)} entries) ${show(oneOld)}`);
+  console.log(
+    `bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB floor ${show(oneRaw)}; old layout (${fmt(oldN)} entries) ${show(oneOld)}`,
+  );
   const bigN = N - 1;
   const bigRaw = await rawWritten(bigN, PAD, 1000);
   const bigNew = await appendWritten(bigN, PAD, WRITERS, 'new');
   const bigOld = await appendWritten(bigN, PAD, WRITERS, 'old');
-  console.log(`bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}; old layout ${show(bigOld)}`);
+  console.log(
+    `bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}; old layout ${show(bigOld)}`,
+  );
 }
 
 // 1. Appends at a small and a typical payload size.
@@ -163,7 +167,9 @@ console.log(`machine: ${machine()}`);
   const d = await openDeployment({ dataDir: tempDir() });
   const small = Math.min(N, 300_000);
   const s = await appendAll(d, small, 0);
-  console.log(`appends: ${fmt(small)} entries of ${payload(0, 0).length} B in ${fmt(s, 2)} s = ${fmt(small / s)} entries/s (durable, batches of up to 1,000, ${WRITERS} concurrent writers)`);
+  console.log(
+    `appends: ${fmt(small)} entries of ${payload(0, 0).length} B in ${fmt(s, 2)} s = ${fmt(small / s)} entries/s (durable, batches of up to 1,000, ${WRITERS} concurrent writers)`,
+  );
   await d.close();
 }
 const dataDir = tempDir();
@@ -171,7 +177,9 @@ const d = await openDeployment({ dataDir });
 const PAD = 120;
 const typical = payload(0, PAD).length;
 const appendSeconds = await appendAll(d, N - 1, PAD);
-console.log(`appends: ${fmt(N - 1)} entries of ${typical} B in ${fmt(appendSeconds, 2)} s = ${fmt((N - 1) / appendSeconds)} entries/s (durable, batches of up to 1,000, ${WRITERS} concurrent writers)`);
+console.log(
+  `appends: ${fmt(N - 1)} entries of ${typical} B in ${fmt(appendSeconds, 2)} s = ${fmt((N - 1) / appendSeconds)} entries/s (durable, batches of up to 1,000, ${WRITERS} concurrent writers)`,
+);
 
 // 5. Hashing work per entry: payload hash, leaf hash (about 190 B), and on average one
 //    interior node (65 B); each as a one-shot call at the machine's measured speed.
@@ -179,8 +187,12 @@ const shaPayload = rawShaPerSecond(typical);
 const shaLeaf = rawShaPerSecond(191);
 const shaNode = rawShaPerSecond(65);
 const hashSecondsPerEntry = 1 / shaPayload + 1 / shaLeaf + 1 / shaNode;
-console.log(`raw SHA-256: ${fmt(rawShaMBps())} MB/s bulk; one-shot ${fmt(shaPayload)} /s at ${typical} B, ${fmt(shaLeaf)} /s at 191 B, ${fmt(shaNode)} /s at 65 B`);
-console.log(`appends: hashing alone would allow ${fmt(1 / hashSecondsPerEntry)} entries/s; hashing is ${fmt((100 * (N - 1) * hashSecondsPerEntry) / appendSeconds, 1)} % of the append time`);
+console.log(
+  `raw SHA-256: ${fmt(rawShaMBps())} MB/s bulk; one-shot ${fmt(shaPayload)} /s at ${typical} B, ${fmt(shaLeaf)} /s at 191 B, ${fmt(shaNode)} /s at 65 B`,
+);
+console.log(
+  `appends: hashing alone would allow ${fmt(1 / hashSecondsPerEntry)} entries/s; hashing is ${fmt((100 * (N - 1) * hashSecondsPerEntry) / appendSeconds, 1)} % of the append time`,
+);
 
 // 2. Proofs in process at the full size.
 {
@@ -201,8 +213,12 @@ console.log(`appends: hashing alone would allow ${fmt(1 / hashSecondsPerEntry)} 
     await d.log.consistencyProof(first, size);
     cons.push((performance.now() - t0) * 1000);
   }
-  console.log(`inclusion proof at size ${fmt(size)}: median ${fmt(quantile(incl, 0.5), 1)} us, p99 ${fmt(quantile(incl, 0.99), 1)} us (${fmt(samples)} random seqs)`);
-  console.log(`consistency proof to size ${fmt(size)}: median ${fmt(quantile(cons, 0.5), 1)} us, p99 ${fmt(quantile(cons, 0.99), 1)} us (${fmt(samples)} random first sizes)`);
+  console.log(
+    `inclusion proof at size ${fmt(size)}: median ${fmt(quantile(incl, 0.5), 1)} us, p99 ${fmt(quantile(incl, 0.99), 1)} us (${fmt(samples)} random seqs)`,
+  );
+  console.log(
+    `consistency proof to size ${fmt(size)}: median ${fmt(quantile(cons, 0.5), 1)} us, p99 ${fmt(quantile(cons, 0.99), 1)} us (${fmt(samples)} random first sizes)`,
+  );
 }
 
 // 4. Audit.
@@ -212,7 +228,9 @@ console.log(`appends: hashing alone would allow ${fmt(1 / hashSecondsPerEntry)} 
   const s = (performance.now() - t0) / 1000;
   if (!report.intact) throw new Error(`audit failed: ${JSON.stringify(report.problem)}`);
   console.log(`audit: ${fmt(report.treeSize)} entries in ${fmt(s, 2)} s = ${fmt(report.treeSize / s)} entries/s, intact`);
-  console.log(`audit: hashing alone would take ${fmt(report.treeSize * hashSecondsPerEntry, 2)} s (${fmt((100 * report.treeSize * hashSecondsPerEntry) / s, 1)} % of the audit's time)`);
+  console.log(
+    `audit: hashing alone would take ${fmt(report.treeSize * hashSecondsPerEntry, 2)} s (${fmt((100 * report.treeSize * hashSecondsPerEntry) / s, 1)} % of the audit's time)`,
+  );
 }
 const size = d.log.size;
 await d.close();
@@ -240,14 +258,19 @@ await d.close();
   }
   if (wrk) {
     const script = join(tempDir(), 'inclusion.lua');
-    writeFileSync(script, `math.randomseed(os.time())\nrequest = function() return wrk.format("GET", "/v1/log/inclusion?seq=" .. math.random(0, ${size - 1})) end\n`);
+    writeFileSync(
+      script,
+      `math.randomseed(os.time())\nrequest = function() return wrk.format("GET", "/v1/log/inclusion?seq=" .. math.random(0, ${size - 1})) end\n`,
+    );
     execFileSync('wrk', ['-t1', '-c32', '-d2', '-s', script, url]); // warm up
     const out = execFileSync('wrk', ['-t1', '-c32', `-d${HTTP_SECONDS}`, '--latency', '-s', script, url]).toString();
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
     const p50 = /\s50%\s+(\S+)/.exec(out)?.[1];
     const p99 = /\s99%\s+(\S+)/.exec(out)?.[1];
     const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? '0';
-    console.log(`GET /v1/log/inclusion over HTTP at size ${fmt(size)} (wrk, 1 thread, 32 connections, ${HTTP_SECONDS} s): ${fmt(rps)} req/s, latency p50 ${p50}, p99 ${p99}, ${errors} non-2xx`);
+    console.log(
+      `GET /v1/log/inclusion over HTTP at size ${fmt(size)} (wrk, 1 thread, 32 connections, ${HTTP_SECONDS} s): ${fmt(rps)} req/s, latency p50 ${p50}, p99 ${p99}, ${errors} non-2xx`,
+    );
   } else {
     const run = (duration: number) =>
       autocannon({
@@ -258,7 +281,9 @@ await d.close();
       });
     await run(2);
     const r = await run(HTTP_SECONDS);
-    console.log(`GET /v1/log/inclusion over HTTP at size ${fmt(size)} (autocannon, 32 connections, ${HTTP_SECONDS} s): ${fmt(r.requests.average)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx + r.errors} failed`);
+    console.log(
+      `GET /v1/log/inclusion over HTTP at size ${fmt(size)} (autocannon, 32 connections, ${HTTP_SECONDS} s): ${fmt(r.requests.average)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx + r.errors} failed`,
+    );
   }
   server.kill('SIGTERM');
 }

@@ -77,7 +77,16 @@ class Builder {
   }
 
   signed(handle: string, type: string, members: Record<string, unknown>) {
-    return { payload: { protocol: PROTOCOL, type, agent: { handle, publicKey: `key-of-${handle}` }, ts: new Date(this.now).toISOString(), ...members }, signature: 'bench' };
+    return {
+      payload: {
+        protocol: PROTOCOL,
+        type,
+        agent: { handle, publicKey: `key-of-${handle}` },
+        ts: new Date(this.now).toISOString(),
+        ...members,
+      },
+      signature: 'bench',
+    };
   }
 
   event(type: string, members: Record<string, unknown>) {
@@ -85,12 +94,22 @@ class Builder {
   }
 
   setup(): void {
-    this.event('log.genesis', { logKey: 'bench-log-key', operatorKey: 'bench-operator-key', operator: HOUSE, origin: 'bench.local', constitution: { version: '1', hash: '0'.repeat(64) } });
+    this.event('log.genesis', {
+      logKey: 'bench-log-key',
+      operatorKey: 'bench-operator-key',
+      operator: HOUSE,
+      origin: 'bench.local',
+      constitution: { version: '1', hash: '0'.repeat(64) },
+    });
     for (let o = 0; o < OPERATORS; o++) {
       const operatorId = o === 0 ? HOUSE : `lab-${o}`;
       for (let a = 0; a < (o === 0 ? HOUSE_AGENTS : AGENTS_PER_OPERATOR); a++) {
         const handle = `agent-${o}-${a}`;
-        const body: Record<string, unknown> = { handle, publicKey: `key-of-${handle}`, constitution: { version: '1', hash: '0'.repeat(64) } };
+        const body: Record<string, unknown> = {
+          handle,
+          publicKey: `key-of-${handle}`,
+          constitution: { version: '1', hash: '0'.repeat(64) },
+        };
         if (o === 0) {
           const code = `bench-pairing-${handle}`;
           this.apply('operator.pairing', { payload: { codeHash: sha256TextHex(code), operatorId }, signature: 'bench' });
@@ -104,9 +123,25 @@ class Builder {
 
   paper(): void {
     const by = this.pick(this.agents);
-    const buildsOn = this.papers.length > 0 && this.rand() < BUILDS_ON_SHARE ? [{ id: this.pick(this.papers), rel: 'extends', basis: 'reviewed', note: 'Relied on its claims as stated in the paper.' }] : [];
-    const claims = Array.from({ length: CLAIMS_PER_PAPER }, (_, i) => ({ text: `Claim ${i} of paper ${this.papers.length}`, confidence: 0.5 + 0.45 * this.rand(), test: 'A replication that fails refutes it' }));
-    const out = this.apply('paper', this.signed(by.handle, 'paper', { title: `Paper ${this.papers.length}`, abstract: 'An abstract of at least fifty characters for the benchmark.', field: 'ml', claims, builds_on: buildsOn }));
+    const buildsOn =
+      this.papers.length > 0 && this.rand() < BUILDS_ON_SHARE
+        ? [{ id: this.pick(this.papers), rel: 'extends', basis: 'reviewed', note: 'Relied on its claims as stated in the paper.' }]
+        : [];
+    const claims = Array.from({ length: CLAIMS_PER_PAPER }, (_, i) => ({
+      text: `Claim ${i} of paper ${this.papers.length}`,
+      confidence: 0.5 + 0.45 * this.rand(),
+      test: 'A replication that fails refutes it',
+    }));
+    const out = this.apply(
+      'paper',
+      this.signed(by.handle, 'paper', {
+        title: `Paper ${this.papers.length}`,
+        abstract: 'An abstract of at least fifty characters for the benchmark.',
+        field: 'ml',
+        claims,
+        builds_on: buildsOn,
+      }),
+    );
     this.papers.push(out.id);
     this.claims.push(...out.claims);
   }
@@ -123,14 +158,36 @@ class Builder {
   review(): void {
     const { claim, by } = this.target();
     const models = this.pick(MODELS);
-    this.apply('review', this.signed(by, 'review', { claim, forecast: this.rand(), rationale: 'A rationale of thirty characters at least.', ...(models ? { models } : {}) }));
+    this.apply(
+      'review',
+      this.signed(by, 'review', {
+        claim,
+        forecast: this.rand(),
+        rationale: 'A rationale of thirty characters at least.',
+        ...(models ? { models } : {}),
+      }),
+    );
   }
 
   receipt(): void {
     const { claim, by } = this.target();
     const models = this.pick(MODELS);
-    const bundle = { repo: 'https://example.org/r.git', commit: 'a'.repeat(40), run: `make run ${this.state.size}`, outputs: [{ name: 'acc', tolerance: 0.01 }], runtimeMinutes: 5 + Math.floor(this.rand() * 240) };
-    const id = this.apply('check.commit', this.signed(by, 'check.commit', { target: claim, kind: this.rand() < 0.8 ? 'replication' : 'rerun', bundle, ...(models ? { models } : {}) })).id;
+    const bundle = {
+      repo: 'https://example.org/r.git',
+      commit: 'a'.repeat(40),
+      run: `make run ${this.state.size}`,
+      outputs: [{ name: 'acc', tolerance: 0.01 }],
+      runtimeMinutes: 5 + Math.floor(this.rand() * 240),
+    };
+    const id = this.apply(
+      'check.commit',
+      this.signed(by, 'check.commit', {
+        target: claim,
+        kind: this.rand() < 0.8 ? 'replication' : 'rerun',
+        bundle,
+        ...(models ? { models } : {}),
+      }),
+    ).id;
     const seed = Math.floor(this.rand() * 2 ** 31);
     const crossCheck = drawCrossCheck(this.state, this.state.receipts.get(id)!, seed);
     this.event('check.seal', { commit: id, seal: 'bench', seed, crossCheck });
@@ -148,13 +205,27 @@ class Builder {
     if (this.arguments.length === 0 || this.rand() < 0.3) {
       const { claim, by } = this.target();
       const text = `An argument of eighty characters or more about ${claim}, entry ${this.state.size}.`.padEnd(90, '.');
-      this.arguments.push(this.apply('argument.file', this.signed(by, 'argument.file', { claim, stance: this.pick(['refutes', 'qualifies', 'supports']), grounds: 'logical-gap', text, confidence: 0.6 })).id);
+      this.arguments.push(
+        this.apply(
+          'argument.file',
+          this.signed(by, 'argument.file', {
+            claim,
+            stance: this.pick(['refutes', 'qualifies', 'supports']),
+            grounds: 'logical-gap',
+            text,
+            confidence: 0.6,
+          }),
+        ).id,
+      );
       return;
     }
     const a = this.state.argumentsById.get(this.pick(this.arguments))!;
     const by = this.pick(this.agents);
     if (a.status !== 'open' || by.operatorId === a.operatorId) return;
-    this.apply('argument.check', this.signed(by.handle, 'argument.check', { argument: a.id, holds: this.rand() < 0.7, note: 'A note of twenty characters.' }));
+    this.apply(
+      'argument.check',
+      this.signed(by.handle, 'argument.check', { argument: a.id, holds: this.rand() < 0.7, note: 'A note of twenty characters.' }),
+    );
   }
 
   /** One evidence item (a review, or a receipt: commit, seal, result). */
@@ -171,13 +242,22 @@ const run = promisify(execFile);
  * server's thread): from connecting to the last byte read.
  */
 async function get(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; bytes: number }> {
-  const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_total} %{size_download}', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  const args = [
+    '-s',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code} %{time_total} %{size_download}',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+  ];
   const { stdout } = await run('curl', args, { maxBuffer: 1 << 20 });
   const [status, seconds, bytes] = stdout.trim().split(' ').map(Number);
   return { ms: seconds! * 1000, status: status!, bytes: bytes! };
 }
 
-const summary = (xs: number[]) => `median ${fmt(quantile(xs, 0.5), 3)} ms, p90 ${fmt(quantile(xs, 0.9), 3)} ms, p99 ${fmt(quantile(xs, 0.99), 3)} ms, max ${fmt(Math.max(...xs), 1)} ms (n=${xs.length})`;
+const summary = (xs: number[]) =>
+  `median ${fmt(quantile(xs, 0.5), 3)} ms, p90 ${fmt(quantile(xs, 0.9), 3)} ms, p99 ${fmt(quantile(xs, 0.99), 3)} ms, max ${fmt(Math.max(...xs), 1)} ms (n=${xs.length})`;
 
 async function main(): Promise<void> {
   console.log(`machine: ${machine()}`);
@@ -192,14 +272,21 @@ async function main(): Promise<void> {
     b.paper();
     const due = Math.round((p + 1) * perPaper);
     for (; items < due; items++) b.item();
-    if ((p + 1) % 2000 === 0) console.log(`  folded ${fmt(p + 1)} papers, ${fmt(items)} items, ${fmt(b.state.size)} entries, ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    if ((p + 1) % 2000 === 0)
+      console.log(
+        `  folded ${fmt(p + 1)} papers, ${fmt(items)} items, ${fmt(b.state.size)} entries, ${fmt((performance.now() - t0) / 1000, 1)} s`,
+      );
   }
   for (let i = 0; i < 2000; i++) b.argument();
   const buildS = (performance.now() - t0) / 1000;
   const s = b.state;
   const mem = process.memoryUsage();
-  console.log(`record: ${fmt(s.claims.size)} claims, ${fmt(s.reviews.size)} reviews, ${fmt(s.receipts.size)} receipts, ${fmt(s.argumentsById.size)} arguments, ${fmt(s.size)} entries`);
-  console.log(`  folded in ${fmt(buildS, 1)} s (${fmt(s.size / buildS)} entries/s with every number kept); verified by the record: ${s.verified.size - 1} operators, voided ${s.voided.size}`);
+  console.log(
+    `record: ${fmt(s.claims.size)} claims, ${fmt(s.reviews.size)} reviews, ${fmt(s.receipts.size)} receipts, ${fmt(s.argumentsById.size)} arguments, ${fmt(s.size)} entries`,
+  );
+  console.log(
+    `  folded in ${fmt(buildS, 1)} s (${fmt(s.size / buildS)} entries/s with every number kept); verified by the record: ${s.verified.size - 1} operators, voided ${s.voided.size}`,
+  );
   console.log(`  heap ${fmt(mem.heapUsed / 2 ** 20)} MiB, rss ${fmt(mem.rss / 2 ** 20)} MiB`);
 
   // 1. Writes that land.

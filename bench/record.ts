@@ -77,12 +77,21 @@ async function load(url: string, bodies: string[], seconds: number) {
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors, total: result.requests.total, sent: i };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors,
+    total: result.requests.total,
+    sent: i,
+  };
 }
 
 async function httpWrites(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-record-'));
-  const child = spawn(process.execPath, [new URL('./record-server.js', import.meta.url).pathname, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [new URL('./record-server.js', import.meta.url).pathname, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const line: string = await new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
     const { service, bare } = JSON.parse(line) as { service: string; bare: string };
@@ -93,7 +102,8 @@ async function httpWrites(): Promise<void> {
     await post(`${service}/v2/agents/register`, registration('author', author, 'lab-author', constitution));
     const claim = (await post(`${service}/v2/papers`, paper('author', author, 0))).claims[0];
     const reviewers = Array.from({ length: 100 }, () => generateKeyPair());
-    for (const [i, k] of reviewers.entries()) await post(`${service}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, constitution));
+    for (const [i, k] of reviewers.entries())
+      await post(`${service}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, constitution));
     const n = Math.ceil(HTTP_SECONDS * 8000) + 20000;
     const t0 = performance.now();
     const bodies = Array.from({ length: n }, (_, j) => JSON.stringify(review(`reviewer-${j % 100}`, reviewers[j % 100]!, claim, j)));
@@ -102,8 +112,12 @@ async function httpWrites(): Promise<void> {
     const floor = await load(`${bare}/`, bodies, HTTP_SECONDS);
     const writes = await load(`${service}/v2/reviews`, bodies, HTTP_SECONDS);
     if (writes.sent > bodies.length) console.log('warning: bodies were reused; repeats answer 409 and count as failed');
-    console.log(`bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.failed} failed`);
-    console.log(`accepted signed writes, POST /v2/reviews (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`);
+    console.log(
+      `bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.failed} failed`,
+    );
+    console.log(
+      `accepted signed writes, POST /v2/reviews (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`,
+    );
     console.log(`ratio of accepted writes to the bare route: ${fmt(writes.rps / floor.rps, 2)}`);
   } finally {
     child.kill('SIGTERM');
@@ -147,7 +161,9 @@ async function replay(): Promise<void> {
   try {
     const t0 = performance.now();
     await buildLog(dataDir, REPLAY_ENTRIES);
-    console.log(`built a ${fmt(REPLAY_ENTRIES)}-entry log (registrations, papers, reviews) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    console.log(
+      `built a ${fmt(REPLAY_ENTRIES)}-entry log (registrations, papers, reviews) in ${fmt((performance.now() - t0) / 1000, 1)} s`,
+    );
     const d = await openDeployment({ dataDir });
     const size = d.log.size;
     global.gc?.();
@@ -158,8 +174,12 @@ async function replay(): Promise<void> {
     global.gc?.();
     const after = process.memoryUsage();
     if (problem !== null) throw new Error(`replay found a problem at ${problem.seq}: ${problem.detail}`);
-    console.log(`replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s (${state.reviews.size} reviews in the state)`);
-    console.log(`memory after replay: heap used ${fmt(after.heapUsed / 2 ** 20)} MiB (+${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)}), rss ${fmt(after.rss / 2 ** 20)} MiB`);
+    console.log(
+      `replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s (${state.reviews.size} reviews in the state)`,
+    );
+    console.log(
+      `memory after replay: heap used ${fmt(after.heapUsed / 2 ** 20)} MiB (+${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)}), rss ${fmt(after.rss / 2 ** 20)} MiB`,
+    );
     await d.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -27,7 +27,9 @@ async function load(url: string, headers: Record<string, string>): Promise<{ rps
 async function main(): Promise<void> {
   console.log(`machine: ${machine()}`);
   const dir = mkdtempSync(join(tmpdir(), 'archive-bench-surfaces-'));
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'record-server.js'), join(dir, 'http')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'record-server.js'), join(dir, 'http')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
     const base: string = JSON.parse(line).service;
@@ -36,10 +38,15 @@ async function main(): Promise<void> {
     const indexTag = index.headers.get('etag')!;
     const openapiTag = openapi.headers.get('etag')!;
     console.log(`1. on loopback, autocannon in this process (64 connections, ${SECONDS} s each)`);
-    for (const [name, path, tag] of [['GET / (JSON)', '/', indexTag], ['GET /openapi.json', '/openapi.json', openapiTag]] as const) {
+    for (const [name, path, tag] of [
+      ['GET / (JSON)', '/', indexTag],
+      ['GET /openapi.json', '/openapi.json', openapiTag],
+    ] as const) {
       const plain = await load(`${base}${path}`, { accept: 'application/json' });
       const cached = await load(`${base}${path}`, { accept: 'application/json', 'if-none-match': tag });
-      console.log(`   ${name}: ${fmt(plain.rps)} requests/s (p99 ${plain.p99} ms, non-2xx ${plain.non2xx}); with If-None-Match (304): ${fmt(cached.rps)} requests/s (p99 ${cached.p99} ms)`);
+      console.log(
+        `   ${name}: ${fmt(plain.rps)} requests/s (p99 ${plain.p99} ms, non-2xx ${plain.non2xx}); with If-None-Match (304): ${fmt(cached.rps)} requests/s (p99 ${cached.p99} ms)`,
+      );
     }
   } finally {
     child.kill('SIGTERM');
@@ -59,7 +66,9 @@ async function main(): Promise<void> {
     times.push(performance.now() - t0);
     if (r.isError) throw new Error('get_record failed');
   }
-  console.log(`2. MCP tool call round trip in process (get_record): median ${fmt(quantile(times, 0.5), 2)} ms, p99 ${fmt(quantile(times, 0.99), 2)} ms (n=2000)`);
+  console.log(
+    `2. MCP tool call round trip in process (get_record): median ${fmt(quantile(times, 0.5), 2)} ms, p99 ${fmt(quantile(times, 0.99), 2)} ms (n=2000)`,
+  );
   await client.close();
   await server.close();
   await d.close();

@@ -46,14 +46,25 @@ async function makeExport(path: string): Promise<void> {
     const { payloadHash, leafHash } = entryHashes(seq, ts, type, text, prev);
     const entryHash = toHex(leafHash);
     leaves.push(leafHash);
-    lines.push(`{"seq":${seq},"ts":"${ts}","type":"${type}","payloadHash":"${payloadHash}","prevHash":"${prev}","entryHash":"${entryHash}","payload":${text}}\n`);
+    lines.push(
+      `{"seq":${seq},"ts":"${ts}","type":"${type}","payloadHash":"${payloadHash}","prevHash":"${prev}","entryHash":"${entryHash}","payload":${text}}\n`,
+    );
     prev = entryHash;
     if (lines.length >= 4096) await flush();
   };
   const ts = () => new Date(now).toISOString();
-  await entry('log.genesis', canonicalize(signEvent(logKey.privateKey, genesisEvent(ts(), logKey.publicKey, operatorKey.publicKey, 'op_archive', 'bench.local', CONSTITUTION))));
+  await entry(
+    'log.genesis',
+    canonicalize(
+      signEvent(logKey.privateKey, genesisEvent(ts(), logKey.publicKey, operatorKey.publicKey, 'op_archive', 'bench.local', CONSTITUTION)),
+    ),
+  );
   const agents = Array.from({ length: AGENTS }, (_, i) => ({ handle: `agent-${i}`, ...generateKeyPair() }));
-  for (const [i, a] of agents.entries()) await entry('agent.register', canonicalize({ handle: a.handle, publicKey: a.publicKey, operatorId: `lab-${i}`, constitution: CONSTITUTION }));
+  for (const [i, a] of agents.entries())
+    await entry(
+      'agent.register',
+      canonicalize({ handle: a.handle, publicKey: a.publicKey, operatorId: `lab-${i}`, constitution: CONSTITUTION }),
+    );
   const signed = (a: (typeof agents)[number], type: string, members: object) => {
     const payload = { protocol: PROTOCOL, type, agent: { handle: a.handle, publicKey: a.publicKey }, ts: ts(), ...members };
     return canonicalize({ payload, signature: signPayload(a.privateKey, payload) });
@@ -65,7 +76,11 @@ async function makeExport(path: string): Promise<void> {
       title: `Paper ${p}`,
       abstract: 'An abstract of at least fifty characters for the verification benchmark.',
       field: 'ml',
-      claims: Array.from({ length: 5 }, (_, i) => ({ text: `Claim ${i} of paper ${p}`, confidence: 0.7, test: 'A replication that fails refutes it' })),
+      claims: Array.from({ length: 5 }, (_, i) => ({
+        text: `Claim ${i} of paper ${p}`,
+        confidence: 0.7,
+        test: 'A replication that fails refutes it',
+      })),
       builds_on: [],
     };
     const text = signed(agents[author]!, 'paper', members);
@@ -76,7 +91,14 @@ async function makeExport(path: string): Promise<void> {
   for (let n = 0; leaves.length < ENTRIES; n++) {
     const c = claims[(n * 7919) % claims.length]!;
     const by = (c.author + 1 + (n % (AGENTS - 1))) % AGENTS;
-    await entry('review', signed(agents[by]!, 'review', { claim: c.ref, forecast: (n % 100) / 100, rationale: `A rationale of thirty characters at least, number ${n}.` }));
+    await entry(
+      'review',
+      signed(agents[by]!, 'review', {
+        claim: c.ref,
+        forecast: (n % 100) / 100,
+        rationale: `A rationale of thirty characters at least, number ${n}.`,
+      }),
+    );
   }
   await flush();
   const rootHash = toHex(rootFromLeafHashes(leaves));
@@ -105,11 +127,15 @@ async function main(): Promise<void> {
     console.log(`verified: ok=${report.ok}, ${report.problems.length} problems`);
     console.log(`  ${fmt(report.entries)} entries in ${fmt(totalS, 1)} s: ${fmt(report.entries / totalS)} entries/s`);
     console.log(`  reading and parsing the export: ${fmt(readMs / 1000, 1)} s (main thread)`);
-    console.log(`  replay through the record, numbers included: ${fmt(timings.replayMs / 1000, 1)} s (main thread, while the workers check)`);
+    console.log(
+      `  replay through the record, numbers included: ${fmt(timings.replayMs / 1000, 1)} s (main thread, while the workers check)`,
+    );
     console.log(`  hashing (entry and payload hashes, canonical JSON): ${fmt(timings.hashMs / 1000, 1)} s of worker time`);
     console.log(`  signature checks: ${fmt(timings.signatureMs / 1000, 1)} s of worker time`);
     const cpu = readMs + timings.replayMs + timings.hashMs + timings.signatureMs;
-    console.log(`  shares of the work: hashing ${fmt((100 * timings.hashMs) / cpu)} %, signatures ${fmt((100 * timings.signatureMs) / cpu)} %, replay ${fmt((100 * timings.replayMs) / cpu)} %, reading ${fmt((100 * readMs) / cpu)} %`);
+    console.log(
+      `  shares of the work: hashing ${fmt((100 * timings.hashMs) / cpu)} %, signatures ${fmt((100 * timings.signatureMs) / cpu)} %, replay ${fmt((100 * timings.replayMs) / cpu)} %, reading ${fmt((100 * readMs) / cpu)} %`,
+    );
     for (const p of report.problems) console.log(`  PROBLEM ${p.kind} ${p.seq}: ${p.detail}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -76,7 +76,11 @@ async function write(type: WriteType, args: WriteArgs): Promise<void> {
 function writeOptions(y: Argv, fileRequired: boolean): Argv {
   return y
     .option('file', { type: 'string', demandOption: fileRequired, describe: "the operation's members: .yaml/.yml, else strict JSON" })
-    .option('check', { type: 'boolean', default: true, describe: 'check the payload against its schema before sending (--no-check to skip)' })
+    .option('check', {
+      type: 'boolean',
+      default: true,
+      describe: 'check the payload against its schema before sending (--no-check to skip)',
+    })
     .option('dry-run', { type: 'boolean', default: false, describe: 'print the signed envelope and the signed text instead of posting' })
     .option('ts', { type: 'string', describe: "the payload's ts (default: now)" });
 }
@@ -91,7 +95,13 @@ const verbCommands: CommandModule<CommonArgs, WriteArgs>[] = VERBS.map(([verb, t
 const sendCommand: CommandModule<CommonArgs, WriteArgs> = {
   command: 'send',
   describe: 'sign and send a write of any type',
-  builder: (y) => writeOptions(y, false).option('type', { type: 'string', choices: AGENT_WRITE_TYPES, demandOption: true, describe: 'the write type' }) as never,
+  builder: (y) =>
+    writeOptions(y, false).option('type', {
+      type: 'string',
+      choices: AGENT_WRITE_TYPES,
+      demandOption: true,
+      describe: 'the write type',
+    }) as never,
   handler: (args) => write(args.type as WriteType, args),
 };
 
@@ -115,14 +125,21 @@ const registerCommand: CommandModule<CommonArgs, RegisterArgs> = {
       .option('models', { type: 'string', describe: 'models behind the agent, comma-separated' })
       .option('sponsor', { type: 'string', describe: 'handle of an agent of the same operator that sponsors this one' })
       .option('sponsor-key', { type: 'string', describe: "the sponsor's main key file" })
-      .option('check', { type: 'boolean', default: true, describe: 'check the body against its schema before sending (--no-check to skip)' })
+      .option('check', {
+        type: 'boolean',
+        default: true,
+        describe: 'check the body against its schema before sending (--no-check to skip)',
+      })
       .option('dry-run', { type: 'boolean', default: false, describe: 'print the registration body instead of posting' }) as never,
   handler: async (args) => {
     const handle = required(args.handle, 'handle', 'ARCHIVE_HANDLE');
     const key = await readKeyFile(required(args.key, 'key', 'ARCHIVE_KEY'));
     if ((args.sponsor === undefined) !== (args['sponsor-key'] === undefined)) throw new Error('--sponsor and --sponsor-key go together');
     const sponsor = args.sponsor === undefined ? undefined : { handle: args.sponsor, key: await readKeyFile(args['sponsor-key']!) };
-    const models = args.models?.split(',').map((m) => m.trim()).filter((m) => m !== '');
+    const models = args.models
+      ?.split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== '');
     const client = new ArchiveClient(args.url);
     const body = registrationBody(await client.constitution(), {
       handle,
@@ -155,7 +172,10 @@ export const agentCommand: CommandModule<object, CommonArgs> = {
       .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service (ARCHIVE_URL)' })
       .option('handle', { type: 'string', describe: "the agent's handle (ARCHIVE_HANDLE)" })
       .option('key', { type: 'string', describe: "the agent's main key file (ARCHIVE_KEY)" })
-      .option('check-key', { type: 'string', describe: 'a delegated check key file: reports (commit, result, review) are signed with it (ARCHIVE_CHECK_KEY)' })
+      .option('check-key', {
+        type: 'string',
+        describe: 'a delegated check key file: reports (commit, result, review) are signed with it (ARCHIVE_CHECK_KEY)',
+      })
       .command(keygenCommand as never)
       .command(registerCommand as never)
       .command(verbCommands as never)

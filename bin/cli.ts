@@ -20,7 +20,10 @@ const ENV_PREFIX = 'ARCHIVE_';
  */
 function dropForeignEnv(argv: Record<string, unknown>, y: Argv): void {
   const known = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
-  const typed = process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]!.replace(/^no-/, ''));
+  const typed = process.argv
+    .slice(2)
+    .filter((a) => a.startsWith('--'))
+    .map((a) => a.slice(2).split('=')[0]!.replace(/^no-/, ''));
   for (const name of Object.keys(process.env)) {
     if (!name.startsWith(ENV_PREFIX)) continue;
     const kebab = name.slice(ENV_PREFIX.length).toLowerCase().replace(/_/g, '-');

@@ -23,7 +23,10 @@ function print(f: Finding, json: boolean): void {
   }
   if (f.kind === 'ok') console.log(`ok: ${f.detail}`);
   else if (f.kind === 'warning') console.error(`warning: ${f.detail}`);
-  else console.error(`\n*** ${f.kind === 'split' ? 'SPLIT VIEW' : 'INCONSISTENT HEAD'} ***\n${f.detail}\nevidence:\n${JSON.stringify(f.evidence, null, 2)}\n`);
+  else
+    console.error(
+      `\n*** ${f.kind === 'split' ? 'SPLIT VIEW' : 'INCONSISTENT HEAD'} ***\n${f.detail}\nevidence:\n${JSON.stringify(f.evidence, null, 2)}\n`,
+    );
 }
 
 export const monitorCommand: CommandModule<object, MonitorArgs> = {
@@ -33,7 +36,12 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
     y
       .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service to follow' })
       .option('state', { type: 'string', demandOption: true, describe: 'file keeping the pinned log key and the last verified head' })
-      .option('peer', { type: 'string', array: true, default: [], describe: 'base URL of a peer monitor (its --listen address); repeatable' })
+      .option('peer', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'base URL of a peer monitor (its --listen address); repeatable',
+      })
       .option('interval', { type: 'number', default: 60, describe: 'seconds between rounds' })
       .option('once', { type: 'boolean', default: false, describe: 'one round, then exit (non-zero on a problem)' })
       .option('listen', { type: 'number', describe: 'serve GET /head (the latest verified head) on this port, for peers' })

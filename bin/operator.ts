@@ -33,8 +33,14 @@ const holdCommand: CommandModule<object, OperatorArgs & { decision: HoldDecision
     withService(
       y
         .positional('decision', { choices: ['release', 'reject'] as const, describe: 'release or reject' })
-        .positional('subject', { type: 'string', describe: 'the item held: rec:<16 hex>, ext:<16 hex>, ch:<16 hex> or an argument id (GET /v2/holds lists them)' })
-        .option('reason', { type: 'string', describe: 'why, in words (10 to 600 characters; logged); by default, that the operator key decided' }),
+        .positional('subject', {
+          type: 'string',
+          describe: 'the item held: rec:<16 hex>, ext:<16 hex>, ch:<16 hex> or an argument id (GET /v2/holds lists them)',
+        })
+        .option('reason', {
+          type: 'string',
+          describe: 'why, in words (10 to 600 characters; logged); by default, that the operator key decided',
+        }),
     ) as never,
   handler: async (args) => {
     const reason = args.reason ?? `${args.decision === 'release' ? 'Released' : 'Rejected'} by the operator key under R1.`;

@@ -35,21 +35,48 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('origin', { type: 'string', describe: "the log's origin, fixed at genesis (new logs: archive.local)" })
       .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
       .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' })
-      .option('register-limit', { type: 'number', default: REGISTER_LIMIT.max, describe: 'registrations allowed per client address per window (429 with Retry-After beyond)' })
+      .option('register-limit', {
+        type: 'number',
+        default: REGISTER_LIMIT.max,
+        describe: 'registrations allowed per client address per window (429 with Retry-After beyond)',
+      })
       .option('register-window', { type: 'number', default: REGISTER_LIMIT.windowSeconds, describe: 'the registration window, in seconds' })
-      .option('trust-proxy', { type: 'string', array: true, default: [], describe: 'proxies (addresses or CIDR prefixes, comma-separated or repeated) whose X-Forwarded-For names the client' })
-      .option('doorbell-allow-loopback', { type: 'boolean', default: false, describe: 'let doorbells ring loopback addresses (tests only)' })
-      .option('reserve-mib', { type: 'number', default: 80, describe: 'space kept in <data>/reserve, given up so the store opens on a full disk' })
-      .option('min-free-mib', { type: 'number', default: 64, describe: 'free space (beyond the reserve) below which writes stay off' }) as never,
+      .option('trust-proxy', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'proxies (addresses or CIDR prefixes, comma-separated or repeated) whose X-Forwarded-For names the client',
+      })
+      .option('doorbell-allow-loopback', {
+        type: 'boolean',
+        default: false,
+        describe: 'let doorbells ring loopback addresses (tests only)',
+      })
+      .option('reserve-mib', {
+        type: 'number',
+        default: 80,
+        describe: 'space kept in <data>/reserve, given up so the store opens on a full disk',
+      })
+      .option('min-free-mib', {
+        type: 'number',
+        default: 64,
+        describe: 'free space (beyond the reserve) below which writes stay off',
+      }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
-    if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error(`--audit-per-minute: expected a whole number at least 1, got ${perMinute}`);
+    if (!Number.isInteger(perMinute) || perMinute < 1)
+      throw new Error(`--audit-per-minute: expected a whole number at least 1, got ${perMinute}`);
     for (const flag of ['register-limit', 'register-window'] as const) {
-      if (!Number.isInteger(args[flag]) || args[flag] < 1) throw new Error(`--${flag}: expected a whole number at least 1, got ${args[flag]}`);
+      if (!Number.isInteger(args[flag]) || args[flag] < 1)
+        throw new Error(`--${flag}: expected a whole number at least 1, got ${args[flag]}`);
     }
-    const trustProxy = args['trust-proxy'].flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter((s) => s !== '');
+    const trustProxy = args['trust-proxy']
+      .flatMap((s) => String(s).split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     trustedProxies(trustProxy); // a bad entry stops the start, naming it
-    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`--port: expected 0 to 65535, got ${args.port}`);
+    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
+      throw new Error(`--port: expected 0 to 65535, got ${args.port}`);
     for (const k of ['reserve-mib', 'min-free-mib'] as const) {
       if (!(args[k] >= 0)) throw new Error(`--${k}: expected a number of MiB, at least 0, got ${args[k]}`);
     }

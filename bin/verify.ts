@@ -54,7 +54,10 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       .option('file', { type: 'string', describe: 'an export (archive export) to check offline' })
       .option('proof', { type: 'string', describe: 'a proof bundle (archive proof) to check with --key alone' })
       .option('key', { type: 'string', describe: 'the log key (as GET /v1/log/key spells it), for --proof' })
-      .option('state', { type: 'string', describe: 'a file holding the last head verified; the new head must extend it, and is saved there' })
+      .option('state', {
+        type: 'string',
+        describe: 'a file holding the last head verified; the new head must extend it, and is saved there',
+      })
       .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
       .check((a) => {
@@ -68,8 +71,16 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     if (args.proof !== undefined) {
       const bundle = JSON.parse(readFileSync(args.proof, 'utf8')) as ProofBundle;
       const why = proofProblem(bundle, args.key!);
-      if (args.json) console.log(JSON.stringify({ ok: why === null, seq: bundle.entry?.seq ?? null, treeSize: bundle.sth?.treeSize ?? null, problem: why }));
-      else console.log(why === null ? `OK: entry ${bundle.entry.seq} is in the log of size ${bundle.sth.treeSize} signed by ${args.key}` : `PROBLEM: ${why}`);
+      if (args.json)
+        console.log(
+          JSON.stringify({ ok: why === null, seq: bundle.entry?.seq ?? null, treeSize: bundle.sth?.treeSize ?? null, problem: why }),
+        );
+      else
+        console.log(
+          why === null
+            ? `OK: entry ${bundle.entry.seq} is in the log of size ${bundle.sth.treeSize} signed by ${args.key}`
+            : `PROBLEM: ${why}`,
+        );
       process.exitCode = why === null ? 0 : 1;
       return;
     }
@@ -98,7 +109,7 @@ interface ExportArgs {
 
 export const exportCommand: CommandModule<object, ExportArgs> = {
   command: 'export',
-  describe: 'write a service\'s log to a file: the key and signed head, then one entry a line (what verify --file reads)',
+  describe: "write a service's log to a file: the key and signed head, then one entry a line (what verify --file reads)",
   builder: (y) =>
     y
       .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service' })

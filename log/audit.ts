@@ -181,7 +181,7 @@ class CheckWorker {
  * place, and at the end of the log a stored tile may hold nothing more. Returns the first
  * mismatching node, named by the seq at which it was completed (its last leaf), or null.
  */
-async function firstTileMismatch(store: LogReader, tiles: WrittenTile[], atEnd: boolean): Promise<AuditProblem & { seq: number } | null> {
+async function firstTileMismatch(store: LogReader, tiles: WrittenTile[], atEnd: boolean): Promise<(AuditProblem & { seq: number }) | null> {
   const stored = await store.getTiles(tiles.map((t) => t.id));
   let first: (AuditProblem & { seq: number }) | null = null;
   tiles.forEach((t, i) => {

@@ -157,11 +157,7 @@ export function signNote(text: string, name: string, rawPublicKey: Uint8Array, s
  * key ID) and every such line verifies over the text. Other keys' lines are ignored.
  * A malformed note throws LogError('bad_argument').
  */
-export function openNote(
-  note: string,
-  key: string | NoteKey,
-  verify: NoteVerifier,
-): { text: string; verified: boolean } {
+export function openNote(note: string, key: string | NoteKey, verify: NoteVerifier): { text: string; verified: boolean } {
   const { name, rawPublicKey } = typeof key === 'string' ? parseVerifierKey(key) : key;
   const id = noteKeyId(name, rawPublicKey);
   if (typeof note !== 'string') throw new LogError('bad_argument', 'note must be a string');

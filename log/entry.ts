@@ -56,13 +56,25 @@ export function leafInput(f: LeafFields): string {
 }
 
 /** The hashes of entry `seq`, chained to `prevHash`: its payloadHash and leaf (entry) hash. */
-export function entryHashes(seq: number, ts: string, type: string, payload: string, prevHash: string): { payloadHash: string; leafHash: Uint8Array } {
+export function entryHashes(
+  seq: number,
+  ts: string,
+  type: string,
+  payload: string,
+  prevHash: string,
+): { payloadHash: string; leafHash: Uint8Array } {
   const payloadHash = sha256TextHex(payload);
   return { payloadHash, leafHash: hashLeafText(leafInput({ payloadHash, prevHash, seq, ts, type })) };
 }
 
 /** Entry `seq` formed from its payload text, chained to `prevHash`: its stored record and hashes. */
-export function formEntry(seq: number, ts: string, type: string, payload: string, prevHash: string): { record: string; leafHash: Uint8Array; entryHash: string } {
+export function formEntry(
+  seq: number,
+  ts: string,
+  type: string,
+  payload: string,
+  prevHash: string,
+): { record: string; leafHash: Uint8Array; entryHash: string } {
   const { leafHash } = entryHashes(seq, ts, type, payload, prevHash);
   return { record: `${ts} ${type}\n${payload}`, leafHash, entryHash: toHex(leafHash) };
 }

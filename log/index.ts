@@ -29,7 +29,12 @@ export interface Appender {
    * state in log order; `committed` resolves when it is durable. `withNext`: committed in one
    * atomic batch with the entry queued right after it.
    */
-  enqueue(type: string, payload: string, ts?: string, opts?: { withNext?: boolean }): { seq: number; ts: string; committed: Promise<Appended> };
+  enqueue(
+    type: string,
+    payload: string,
+    ts?: string,
+    opts?: { withNext?: boolean },
+  ): { seq: number; ts: string; committed: Promise<Appended> };
   /** The ts the next entry queued now would get. */
   nextTs(): string;
   /** The seq the next entry queued will get. */

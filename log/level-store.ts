@@ -86,7 +86,8 @@ function packHead(h: StoredHead): Buffer | undefined {
   const signature = Buffer.from(h.signature, 'base64url');
   const ms = Date.parse(h.timestamp);
   if (lines.length !== 6 || !sigLine.startsWith(prefix) || blob.length !== 68 || origin.length > 255) return undefined;
-  if (!/^[0-9a-f]{64}$/.test(h.rootHash) || signature.length !== 64 || !(ms >= 0) || !Number.isSafeInteger(h.treeSize) || h.treeSize < 0) return undefined;
+  if (!/^[0-9a-f]{64}$/.test(h.rootHash) || signature.length !== 64 || !(ms >= 0) || !Number.isSafeInteger(h.treeSize) || h.treeSize < 0)
+    return undefined;
   const out = Buffer.allocUnsafe(114 + origin.length + 68);
   out[0] = PACKED_HEAD;
   writeIndex(out, 1, h.treeSize);
@@ -118,7 +119,14 @@ function encodeHead(h: StoredHead): Buffer {
   const packed = packHead(h);
   if (packed !== undefined && Object.keys(h).length === 5) {
     const back = unpackHead(packed);
-    if (back.treeSize === h.treeSize && back.rootHash === h.rootHash && back.timestamp === h.timestamp && back.signature === h.signature && back.checkpoint === h.checkpoint) return packed;
+    if (
+      back.treeSize === h.treeSize &&
+      back.rootHash === h.rootHash &&
+      back.timestamp === h.timestamp &&
+      back.signature === h.signature &&
+      back.checkpoint === h.checkpoint
+    )
+      return packed;
   }
   return Buffer.from(JSON.stringify(h), 'utf8');
 }
@@ -136,7 +144,9 @@ async function readEntries(db: Db, snapshot: Snapshot | undefined, from: number,
   if (count <= 0) return [];
   const first = Math.floor(from / BUNDLE_SIZE);
   const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
-  const pieces = await db.iterator<Buffer, string>({ gte: bundleKey(first), lt: bundleKey(last + 1), valueEncoding: 'utf8', snapshot }).all();
+  const pieces = await db
+    .iterator<Buffer, string>({ gte: bundleKey(first), lt: bundleKey(last + 1), valueEncoding: 'utf8', snapshot })
+    .all();
   const out: string[] = [];
   let next = first * BUNDLE_SIZE;
   for (const [key, value] of pieces) {
@@ -159,7 +169,10 @@ async function tileGrowths(db: Db, snapshot: Snapshot | undefined, id: TileId): 
 
 async function getTiles(db: Db, snapshot: Snapshot | undefined, ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
   if (ids.length === 0) return [];
-  const firsts = await db.getMany(ids.map((id) => tileKey(id)), { snapshot });
+  const firsts = await db.getMany(
+    ids.map((id) => tileKey(id)),
+    { snapshot },
+  );
   return Promise.all(
     firsts.map(async (bytes, i) => {
       // Only a tile whose first piece is short of full has later pieces.
@@ -225,7 +238,8 @@ export class LevelStore implements LogStore {
     try {
       const version = (await db.get(VERSION))?.toString('utf8');
       if (version === undefined) await db.put(VERSION, Buffer.from(FORMAT), { sync: true } as never);
-      else if (version !== FORMAT) throw new LogError('corrupt', `the store in ${dir} has layout version ${version}; this code reads version ${FORMAT}`);
+      else if (version !== FORMAT)
+        throw new LogError('corrupt', `the store in ${dir} has layout version ${version}; this code reads version ${FORMAT}`);
       return new LevelStore(db, await readEdgeTiles(db));
     } catch (err) {
       await db.close();
@@ -269,7 +283,7 @@ export class LevelStore implements LogStore {
     if (batch.entries.length === 0) await this.deleteBeyond(b, batch);
     const utf8 = { valueEncoding: 'utf8' } as const;
     // Entries: one piece per bundle the batch touches, keyed by where it starts.
-    for (let i = 0; i < batch.entries.length; ) {
+    for (let i = 0; i < batch.entries.length;) {
       const seq = batch.first + i;
       const offset = seq % BUNDLE_SIZE;
       const n = Math.min(BUNDLE_SIZE - offset, batch.entries.length - i);
@@ -327,7 +341,12 @@ export class LevelStore implements LogStore {
       // Nodes of tree level 8 * level at this size, and the index of the tile holding the last.
       const nodes = Math.floor(size / 2 ** (8 * level));
       const last = nodes === 0 ? -1 : Math.floor((nodes - 1) / TILE_WIDTH);
-      const from = last < 0 ? Buffer.from([TILE, level]) : whole.has(`${level}/${last}`) ? tileKey({ level, index: last }, 1) : tileKey({ level, index: last + 1 });
+      const from =
+        last < 0
+          ? Buffer.from([TILE, level])
+          : whole.has(`${level}/${last}`)
+            ? tileKey({ level, index: last }, 1)
+            : tileKey({ level, index: last + 1 });
       for (const k of await this.db.keys({ gte: from, lt: Buffer.from([TILE, level + 1]) }).all()) b.del(k);
     }
   }

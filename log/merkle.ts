@@ -205,12 +205,7 @@ function inclusionRoot(index: unknown, size: unknown, leafHash: unknown, proof: 
  * RFC 9162 2.1.3.2: the root implied by an inclusion proof of `leafHash` at `index` in a tree
  * of `size`. Throws LogError: 'out_of_range' if index >= size, 'bad_argument' if malformed.
  */
-export function rootFromInclusionProof(
-  index: number,
-  size: number,
-  leafHash: Uint8Array,
-  proof: Uint8Array[],
-): Uint8Array {
+export function rootFromInclusionProof(index: number, size: number, leafHash: Uint8Array, proof: Uint8Array[]): Uint8Array {
   assertIndex(index, 'index');
   assertIndex(size, 'size');
   if (index >= size) throw new LogError('out_of_range', `index ${index} is not below tree size ${size}`);
@@ -220,13 +215,7 @@ export function rootFromInclusionProof(
 }
 
 /** RFC 9162 2.1.3.2: true iff `proof` shows `leafHash` at `index` in the tree (size, root). */
-export function verifyInclusion(
-  index: number,
-  size: number,
-  leafHash: Uint8Array,
-  proof: Uint8Array[],
-  root: Uint8Array,
-): boolean {
+export function verifyInclusion(index: number, size: number, leafHash: Uint8Array, proof: Uint8Array[], root: Uint8Array): boolean {
   const r = inclusionRoot(index, size, leafHash, proof);
   return r !== null && isHash(root) && bytesEqual(r, root);
 }

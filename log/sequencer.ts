@@ -138,14 +138,20 @@ export class Sequencer implements EntryReader {
    * stopped. `withNext`: the entry is committed in one atomic batch with the entry queued right
    * after it (queue that one in the same synchronous step), so a crash keeps both or neither.
    */
-  enqueue(type: string, payload: string, ts?: string, opts: { withNext?: boolean } = {}): { seq: number; ts: string; committed: Promise<Appended> } {
+  enqueue(
+    type: string,
+    payload: string,
+    ts?: string,
+    opts: { withNext?: boolean } = {},
+  ): { seq: number; ts: string; committed: Promise<Appended> } {
     if (this.closed) throw new LogError('closed', 'the log is closed');
     if (this.failure !== null) throw new LogError('failed', 'the log stopped after a failed commit; recover it');
     if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
     if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
     if (ts !== undefined) {
       const t = Date.parse(ts);
-      if (!(t >= this.tipTime) || new Date(t).toISOString() !== ts) throw new LogError('bad_argument', `ts ${ts} is not an ISO time from ${this.nextTs()} on`);
+      if (!(t >= this.tipTime) || new Date(t).toISOString() !== ts)
+        throw new LogError('bad_argument', `ts ${ts} is not an ISO time from ${this.nextTs()} on`);
       this.tipTime = t;
     } else {
       // Entry times never go backwards, even if the clock does.
@@ -222,7 +228,15 @@ export class Sequencer implements EntryReader {
       if (r === null) throw new LogError('corrupt', `entry ${from + i} is malformed`);
       const seq = from + i;
       const k = seq - first;
-      return { seq, ts: r.ts, type: r.type, payloadHash: sha256TextHex(r.payload), prevHash: seq === 0 ? ZERO_HASH : hex[k - 1]!, entryHash: hex[k]!, payload: r.payload };
+      return {
+        seq,
+        ts: r.ts,
+        type: r.type,
+        payloadHash: sha256TextHex(r.payload),
+        prevHash: seq === 0 ? ZERO_HASH : hex[k - 1]!,
+        entryHash: hex[k]!,
+        payload: r.payload,
+      };
     });
   }
 
@@ -322,7 +336,8 @@ export class Sequencer implements EntryReader {
       await this.store.restart?.();
       const stored = await this.store.readHead();
       const size = this.head.treeSize;
-      if ((stored?.treeSize ?? 0) < size) throw new LogError('corrupt', `the store's head (${stored?.treeSize ?? 0}) is behind the last acknowledged head (${size})`);
+      if ((stored?.treeSize ?? 0) < size)
+        throw new LogError('corrupt', `the store's head (${stored?.treeSize ?? 0}) is behind the last acknowledged head (${size})`);
       const { edge, lastHash } = await loadEdge(this.store, this.head, false);
       if (size > 0) await this.store.commit({ first: size, entries: [], tiles: edge.edgeTiles(), head: this.head });
       this.edge = edge;

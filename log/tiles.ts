@@ -102,7 +102,6 @@ export function encodeTile(rows: Uint8Array[][]): Uint8Array {
   return out;
 }
 
-
 export const tileKey = (t: TileId): string => `${t.level}/${t.index}`;
 
 /** The rows of stored tile bytes (row 0 first); undefined for a length no width gives. */

@@ -29,7 +29,11 @@ export class TreeEdge {
    * Starts from a stored tree: `frontier` its complete subtrees left to right, and `edgeTiles`
    * the stored bytes' rows of each level's last tile (absent for a level with no node yet).
    */
-  static resume(size: number, frontier: { level: number; hash: Uint8Array }[], edgeTiles: { id: TileId; rows: Uint8Array[][] }[]): TreeEdge {
+  static resume(
+    size: number,
+    frontier: { level: number; hash: Uint8Array }[],
+    edgeTiles: { id: TileId; rows: Uint8Array[][] }[],
+  ): TreeEdge {
     const e = new TreeEdge(size);
     e.frontier = frontier.slice();
     e.edge = edgeTiles.map((t) => ({ id: t.id, rows: t.rows.map((r) => r.slice()) }));

@@ -50,8 +50,10 @@ export function genesisKey(log: LogCopy, problems: Problems): string | null {
   if (first === undefined) return log.key.key;
   try {
     const g = parseGenesis(first.type, canonicalize(first.payload)).event;
-    if (g.logKey !== log.key.key) problems.add('signature', 0, `the genesis names log key ${g.logKey}, the service publishes ${log.key.key}`);
-    if (g.origin !== log.key.origin) problems.add('signature', 0, `the genesis names origin ${g.origin}, the service publishes ${log.key.origin}`);
+    if (g.logKey !== log.key.key)
+      problems.add('signature', 0, `the genesis names log key ${g.logKey}, the service publishes ${log.key.key}`);
+    if (g.origin !== log.key.origin)
+      problems.add('signature', 0, `the genesis names origin ${g.origin}, the service publishes ${log.key.origin}`);
     return g.logKey;
   } catch (err) {
     problems.add('signature', 0, (err as Error).message);
@@ -88,7 +90,11 @@ export function replay(log: LogCopy, problems: Problems, state: State = emptySta
       if (!isWithheld(e)) {
         const verdict = check(state, entry);
         if (verdict !== undefined) {
-          problems.add('rules', i, `${e.type}: the record answers it "already so" (${JSON.stringify(verdict.already)}); it should not be on the log`);
+          problems.add(
+            'rules',
+            i,
+            `${e.type}: the record answers it "already so" (${JSON.stringify(verdict.already)}); it should not be on the log`,
+          );
           return state;
         }
       }
@@ -110,7 +116,13 @@ export function checkOutOfView(log: LogCopy, state: State, problems: Problems): 
   for (const e of log.entries) {
     const held = state.redacted.get(e.seq);
     if (held === e.subject) continue;
-    if (held === undefined) problems.add('rules', e.seq, `served with its text withheld as ${e.subject}, but the record holds no item out of view at this entry`);
-    else problems.add('rules', e.seq, `the record holds ${held} out of view at this entry; it is served ${e.subject === undefined ? 'whole' : `as ${e.subject}`}`);
+    if (held === undefined)
+      problems.add('rules', e.seq, `served with its text withheld as ${e.subject}, but the record holds no item out of view at this entry`);
+    else
+      problems.add(
+        'rules',
+        e.seq,
+        `the record holds ${held} out of view at this entry; it is served ${e.subject === undefined ? 'whole' : `as ${e.subject}`}`,
+      );
   }
 }

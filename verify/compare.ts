@@ -17,12 +17,15 @@ export const SAMPLE = 200;
 /** The first path at which `a` and `b` differ, or null when they are the same JSON. */
 export function firstDifference(a: unknown, b: unknown, path = ''): string | null {
   if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
-    return canonicalize(a ?? null) === canonicalize(b ?? null) ? null : `${path || '(body)'}: served ${JSON.stringify(a)}, the log gives ${JSON.stringify(b)}`;
+    return canonicalize(a ?? null) === canonicalize(b ?? null)
+      ? null
+      : `${path || '(body)'}: served ${JSON.stringify(a)}, the log gives ${JSON.stringify(b)}`;
   }
   if (Array.isArray(a) !== Array.isArray(b)) return `${path}: served ${JSON.stringify(a)}, the log gives ${JSON.stringify(b)}`;
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      if (i >= a.length) return `${path}[${i}]: missing from what is served (the log gives ${a.length < b.length ? b.length : a.length} items)`;
+      if (i >= a.length)
+        return `${path}[${i}]: missing from what is served (the log gives ${a.length < b.length ? b.length : a.length} items)`;
       if (i >= b.length) return `${path}[${i}]: served, but the log gives only ${b.length} items`;
       const d = firstDifference(a[i], b[i], `${path}[${i}]`);
       if (d !== null) return d;
@@ -71,7 +74,8 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   if (credence !== undefined) {
     compared.push('credence');
     const served = new Map<string, unknown>((credence.claims ?? []).map((c: Served) => [c.ref, c]));
-    if (credence.version !== 'credence/0.3') problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
+    if (credence.version !== 'credence/0.3')
+      problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
     for (const ref of state.numbers.index.refs) {
       if (!inView(state, ref)) continue;
       const c = served.get(ref);
@@ -92,7 +96,11 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
     await against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
   }
   await against('challenges', '/v2/challenges?all=1&limit=200', async () => ({
-    challenges: await Promise.all(rankedChallenges(state, true).slice(0, 200).map((c) => challengeView(state, c, logged))),
+    challenges: await Promise.all(
+      rankedChallenges(state, true)
+        .slice(0, 200)
+        .map((c) => challengeView(state, c, logged)),
+    ),
   }));
   // What stands on a claim out of view answers 451.
   const outOfView = async (path: string) => {
@@ -106,7 +114,11 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
     const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
     if (!inView(state, claim)) await outOfView(path);
-    else await against('arguments', path, async () => ({ claim, arguments: await Promise.all(argumentsInView(state, claim).map((a) => argumentView(state, a, logged))) }));
+    else
+      await against('arguments', path, async () => ({
+        claim,
+        arguments: await Promise.all(argumentsInView(state, claim).map((a) => argumentView(state, a, logged))),
+      }));
   }
   return [...new Set(compared)];
 }

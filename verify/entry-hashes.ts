@@ -22,7 +22,8 @@ export interface EntryHashes {
 export function entryHashes(e: ServedEntry, seq: number): EntryHashes {
   const leaf = hashLeafText(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq, ts: e.ts, type: e.type }));
   const problems: string[] = [];
-  if (e.entryHash !== toHex(leaf)) problems.push(`entryHash does not recompute from the leaf fields (served ${e.entryHash}, recomputed ${toHex(leaf)})`);
+  if (e.entryHash !== toHex(leaf))
+    problems.push(`entryHash does not recompute from the leaf fields (served ${e.entryHash}, recomputed ${toHex(leaf)})`);
   if (isWithheld(e)) return { leaf, text: null, payloadOk: null, problems };
   const text = canonicalize(e.payload);
   const payloadOk = sha256TextHex(text) === e.payloadHash;

@@ -18,8 +18,16 @@ export interface EntryChecks {
 }
 
 /** Checks every entry's hashes and signature on workers; `onDispatched` runs on the main thread meanwhile (the replay). */
-export async function checkEntriesOnWorkers(entries: ServedEntry[], keys: LogKeys | null, onDispatched?: () => unknown, workers = availableParallelism()): Promise<EntryChecks> {
-  const pool = Array.from({ length: Math.max(1, workers) }, () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }));
+export async function checkEntriesOnWorkers(
+  entries: ServedEntry[],
+  keys: LogKeys | null,
+  onDispatched?: () => unknown,
+  workers = availableParallelism(),
+): Promise<EntryChecks> {
+  const pool = Array.from(
+    { length: Math.max(1, workers) },
+    () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }),
+  );
   try {
     const results: BatchResult[] = [];
     const total = Math.ceil(entries.length / BATCH);

@@ -62,7 +62,13 @@ export async function consistent(prover: ArchiveClient, small: SignedTreeHead, l
   const r = await prover.get(`/v1/log/consistency?first=${small.treeSize}&second=${large.treeSize}`);
   if (r.status !== 200 || !Array.isArray(r.body?.proof)) return null;
   try {
-    return verifyConsistency(small.treeSize, large.treeSize, r.body.proof.map((h: string) => fromHex(h, 32)), fromHex(small.rootHash, 32), fromHex(large.rootHash, 32));
+    return verifyConsistency(
+      small.treeSize,
+      large.treeSize,
+      r.body.proof.map((h: string) => fromHex(h, 32)),
+      fromHex(small.rootHash, 32),
+      fromHex(large.rootHash, 32),
+    );
   } catch {
     return false;
   }
@@ -83,7 +89,7 @@ export function checkpointProblem(note: string, origin: string, logKey: string, 
     return `not a signed note (${(err as Error).message})`;
   }
   if (!opened.text.startsWith(`${origin}\n${sth.treeSize}\n`)) return 'moved';
-  if (opened.text !== checkpointText(origin, sth.treeSize, fromHex(sth.rootHash, 32))) return 'its root is not the head\'s';
+  if (opened.text !== checkpointText(origin, sth.treeSize, fromHex(sth.rootHash, 32))) return "its root is not the head's";
   return opened.verified ? null : 'not signed by the log key';
 }
 
@@ -96,14 +102,22 @@ export interface RoundOptions {
  * One round: the service's head against the saved one, then against each peer's. Returns the
  * new state to save (null when the new head must not replace the saved one) and what it found.
  */
-export async function monitorRound(opts: RoundOptions, saved: MonitorState | null, now = new Date()): Promise<{ state: MonitorState | null; findings: Finding[] }> {
+export async function monitorRound(
+  opts: RoundOptions,
+  saved: MonitorState | null,
+  now = new Date(),
+): Promise<{ state: MonitorState | null; findings: Finding[] }> {
   const client = new ArchiveClient(opts.url);
   const findings: Finding[] = [];
   const key = await getJson(client, '/v1/log/key');
   const sth: SignedTreeHead = await getJson(client, '/v1/log/sth');
   const logKey = saved?.logKey ?? key.key;
   if (key.key !== logKey) {
-    findings.push({ kind: 'inconsistent', detail: `the service now publishes log key ${key.key}; this monitor pinned ${logKey}`, evidence: [sth] });
+    findings.push({
+      kind: 'inconsistent',
+      detail: `the service now publishes log key ${key.key}; this monitor pinned ${logKey}`,
+      evidence: [sth],
+    });
     return { state: null, findings };
   }
   if (!headSigned(sth, logKey)) {
@@ -112,7 +126,11 @@ export async function monitorRound(opts: RoundOptions, saved: MonitorState | nul
   }
   const checkpoint = await client.get('/v1/log/checkpoint');
   const note = checkpointProblem(typeof checkpoint.body === 'string' ? checkpoint.body : '', key.origin, logKey, sth);
-  if (note === 'moved') findings.push({ kind: 'warning', detail: `the checkpoint is not of the head's size ${sth.treeSize} (the log may have moved on between the two reads)` });
+  if (note === 'moved')
+    findings.push({
+      kind: 'warning',
+      detail: `the checkpoint is not of the head's size ${sth.treeSize} (the log may have moved on between the two reads)`,
+    });
   else if (note !== null) {
     findings.push({ kind: 'inconsistent', detail: `the checkpoint of size ${sth.treeSize}: ${note}`, evidence: [sth] });
     return { state: null, findings };
@@ -120,17 +138,28 @@ export async function monitorRound(opts: RoundOptions, saved: MonitorState | nul
   if (saved !== null) {
     const prev = saved.sth;
     if (sth.treeSize < prev.treeSize) {
-      findings.push({ kind: 'inconsistent', detail: `the log shrank from ${prev.treeSize} to ${sth.treeSize} entries`, evidence: [prev, sth] });
+      findings.push({
+        kind: 'inconsistent',
+        detail: `the log shrank from ${prev.treeSize} to ${sth.treeSize} entries`,
+        evidence: [prev, sth],
+      });
       return { state: null, findings };
     }
     const holds = await consistent(client, prev, sth);
     if (holds !== true) {
-      findings.push({ kind: 'inconsistent', detail: `the head of size ${sth.treeSize} does not extend the head of size ${prev.treeSize} saved at ${saved.checkedAt}${holds === null ? ' (the service gave no proof)' : ''}`, evidence: [prev, sth] });
+      findings.push({
+        kind: 'inconsistent',
+        detail: `the head of size ${sth.treeSize} does not extend the head of size ${prev.treeSize} saved at ${saved.checkedAt}${holds === null ? ' (the service gave no proof)' : ''}`,
+        evidence: [prev, sth],
+      });
       return { state: null, findings };
     }
   }
   const state: MonitorState = { format: GOSSIP_FORMAT, url: client.baseUrl, origin: key.origin, logKey, sth, checkedAt: now.toISOString() };
-  findings.push({ kind: 'ok', detail: `head ${sth.treeSize} ${sth.rootHash} verified${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}` });
+  findings.push({
+    kind: 'ok',
+    detail: `head ${sth.treeSize} ${sth.rootHash} verified${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}`,
+  });
   for (const peer of opts.peers) findings.push(await comparePeer(state, peer));
   return { state, findings };
 }
@@ -143,8 +172,10 @@ export async function comparePeer(ours: MonitorState, peer: string): Promise<Fin
   } catch (err) {
     return { kind: 'warning', detail: `peer ${peer}: ${(err as Error).message}` };
   }
-  if (theirs?.format !== GOSSIP_FORMAT || theirs.logKey !== ours.logKey) return { kind: 'warning', detail: `peer ${peer} follows another log (key ${theirs?.logKey})` };
-  if (!headSigned(theirs.sth, ours.logKey)) return { kind: 'warning', detail: `peer ${peer} gossips a head not signed by the log key: ignored` };
+  if (theirs?.format !== GOSSIP_FORMAT || theirs.logKey !== ours.logKey)
+    return { kind: 'warning', detail: `peer ${peer} follows another log (key ${theirs?.logKey})` };
+  if (!headSigned(theirs.sth, ours.logKey))
+    return { kind: 'warning', detail: `peer ${peer} gossips a head not signed by the log key: ignored` };
   // The larger head's service proves the smaller a prefix of it.
   const [small, large] = theirs.sth.treeSize <= ours.sth.treeSize ? [theirs, ours] : [ours, theirs];
   const holds = await consistent(new ArchiveClient(large.url), small.sth, large.sth);
@@ -152,18 +183,33 @@ export async function comparePeer(ours: MonitorState, peer: string): Promise<Fin
     { url: ours.url, sth: ours.sth },
     { url: `${theirs.url} (via peer ${peer})`, sth: theirs.sth },
   ];
-  if (holds === false) return { kind: 'split', detail: `SPLIT VIEW: the head of size ${small.sth.treeSize} shown to ${small.url} is not a prefix of the head of size ${large.sth.treeSize} shown to ${large.url}`, evidence };
-  if (holds === null) return { kind: 'warning', detail: `peer ${peer}: ${large.url} gave no consistency proof from ${small.sth.treeSize} to ${large.sth.treeSize}` };
+  if (holds === false)
+    return {
+      kind: 'split',
+      detail: `SPLIT VIEW: the head of size ${small.sth.treeSize} shown to ${small.url} is not a prefix of the head of size ${large.sth.treeSize} shown to ${large.url}`,
+      evidence,
+    };
+  if (holds === null)
+    return {
+      kind: 'warning',
+      detail: `peer ${peer}: ${large.url} gave no consistency proof from ${small.sth.treeSize} to ${large.sth.treeSize}`,
+    };
   return { kind: 'ok', detail: `peer ${peer}: its head ${theirs.sth.treeSize} and ours are consistent` };
 }
 
 /** Serves `GET /head`: the latest head this monitor verified (404 before its first). */
-export async function serveGossip(port: number, host: string, current: () => MonitorState | null): Promise<{ server: Server; url: string }> {
+export async function serveGossip(
+  port: number,
+  host: string,
+  current: () => MonitorState | null,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const state = req.method === 'GET' && req.url === '/head' ? current() : undefined;
     if (state === undefined || state === null) {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'not_found', detail: state === null ? 'no head verified yet' : 'this monitor serves GET /head only' }));
+      res.end(
+        JSON.stringify({ error: 'not_found', detail: state === null ? 'no head verified yet' : 'this monitor serves GET /head only' }),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });

@@ -47,6 +47,7 @@ export function proofProblem(b: ProofBundle, logKey: string): string | null {
   } catch {
     return 'the inclusion proof is not a list of 64-hex hashes';
   }
-  if (!verifyInclusion(e.seq, b.sth.treeSize, leaf, proof, fromHex(b.sth.rootHash, 32))) return `the inclusion proof does not lead to the head's root`;
+  if (!verifyInclusion(e.seq, b.sth.treeSize, leaf, proof, fromHex(b.sth.rootHash, 32)))
+    return `the inclusion proof does not lead to the head's root`;
   return null;
 }

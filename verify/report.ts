@@ -64,7 +64,9 @@ export function formatReport(r: Report, counts: Map<ProblemKind, number>): strin
   if (r.ok) lines.push('OK: every entry, signature, head and number checked holds');
   for (const p of r.problems) {
     const n = counts.get(p.kind) ?? 1;
-    lines.push(`PROBLEM ${p.kind}${p.seq === null ? '' : ` at seq ${p.seq}`}: ${p.detail}${n > 1 ? ` (and ${n - 1} more of this kind)` : ''}`);
+    lines.push(
+      `PROBLEM ${p.kind}${p.seq === null ? '' : ` at seq ${p.seq}`}: ${p.detail}${n > 1 ? ` (and ${n - 1} more of this kind)` : ''}`,
+    );
   }
   return lines.join('\n');
 }

@@ -36,7 +36,8 @@ const PAGE = 1000;
 /** What a GET answered, or an error naming the path and what came back. */
 async function getJson(client: ArchiveClient, path: string): Promise<Served> {
   const r = await client.get(path);
-  if (r.status !== 200 || typeof r.body !== 'object' || r.body === null) throw new Error(`GET ${path}: expected 200 with JSON, got ${r.status}`);
+  if (r.status !== 200 || typeof r.body !== 'object' || r.body === null)
+    throw new Error(`GET ${path}: expected 200 with JSON, got ${r.status}`);
   return r.body;
 }
 
@@ -55,7 +56,8 @@ export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): 
   while (entries.length < sth.treeSize) {
     const limit = Math.min(PAGE, sth.treeSize - entries.length);
     const page = await getJson(client, `/v1/log/entries?from=${entries.length}&limit=${limit}`);
-    if (!Array.isArray(page.entries) || page.entries.length === 0) throw new Error(`GET /v1/log/entries?from=${entries.length}: no entries, though the head has ${sth.treeSize}`);
+    if (!Array.isArray(page.entries) || page.entries.length === 0)
+      throw new Error(`GET /v1/log/entries?from=${entries.length}: no entries, though the head has ${sth.treeSize}`);
     entries.push(...page.entries);
     opts.progress?.(entries.length, sth.treeSize);
   }

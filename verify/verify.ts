@@ -27,7 +27,14 @@ export interface Verification {
 }
 
 /** Checks that `head` extends `saved`: recomputed locally from the entries, and by the service's proof. */
-async function checkSaved(saved: SignedTreeHead, log: LogCopy, leaves: Uint8Array[], logKey: string | null, client: ArchiveClient | undefined, problems: Problems): Promise<void> {
+async function checkSaved(
+  saved: SignedTreeHead,
+  log: LogCopy,
+  leaves: Uint8Array[],
+  logKey: string | null,
+  client: ArchiveClient | undefined,
+  problems: Problems,
+): Promise<void> {
   const head = log.sth;
   if (logKey !== null && !headSigned(saved, logKey)) {
     problems.add('consistency', null, `the saved head of size ${saved.treeSize} is not signed by this log's key`);
@@ -38,7 +45,11 @@ async function checkSaved(saved: SignedTreeHead, log: LogCopy, leaves: Uint8Arra
     return;
   }
   if (rootOf(leaves, saved.treeSize) !== saved.rootHash) {
-    problems.add('consistency', saved.treeSize > 0 ? saved.treeSize - 1 : null, `the entries do not give the saved head's root at size ${saved.treeSize} (${saved.rootHash}, signed ${saved.timestamp}): the log was rewritten`);
+    problems.add(
+      'consistency',
+      saved.treeSize > 0 ? saved.treeSize - 1 : null,
+      `the entries do not give the saved head's root at size ${saved.treeSize} (${saved.rootHash}, signed ${saved.timestamp}): the log was rewritten`,
+    );
     return;
   }
   if (client === undefined || saved.treeSize === 0) return;
@@ -48,8 +59,15 @@ async function checkSaved(saved: SignedTreeHead, log: LogCopy, leaves: Uint8Arra
     problems.add('consistency', null, `GET /v1/log/consistency answered ${r.status}`);
     return;
   }
-  const ok = verifyConsistency(saved.treeSize, head.treeSize, proof.map((h) => fromHex(h, 32)), fromHex(saved.rootHash, 32), fromHex(head.rootHash, 32));
-  if (!ok) problems.add('consistency', null, `the service's consistency proof from size ${saved.treeSize} to ${head.treeSize} does not verify`);
+  const ok = verifyConsistency(
+    saved.treeSize,
+    head.treeSize,
+    proof.map((h) => fromHex(h, 32)),
+    fromHex(saved.rootHash, 32),
+    fromHex(head.rootHash, 32),
+  );
+  if (!ok)
+    problems.add('consistency', null, `the service's consistency proof from size ${saved.treeSize} to ${head.treeSize} does not verify`);
 }
 
 export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise<Verification> {
@@ -76,7 +94,16 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   if (opts.client !== undefined && sound) compared = await compareReads(opts.client, log, state, problems);
   const list = problems.list();
   return {
-    report: { ok: list.length === 0, origin: log.key.origin, treeSize: log.sth.treeSize, rootHash: log.sth.rootHash, entries: log.entries.length, withheld, compared, problems: list },
+    report: {
+      ok: list.length === 0,
+      origin: log.key.origin,
+      treeSize: log.sth.treeSize,
+      rootHash: log.sth.rootHash,
+      entries: log.entries.length,
+      withheld,
+      compared,
+      problems: list,
+    },
     problems,
     state,
     timings: { totalMs: performance.now() - started, replayMs, hashMs: checks.hashMs, signatureMs: checks.signatureMs },
@@ -89,7 +116,15 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
  * the log grew meanwhile, the new entries are fetched and everything is checked again (up to
  * `attempts` times in all).
  */
-export async function verifyService(client: ArchiveClient, opts: { savedHead?: SignedTreeHead | null; have?: ServedEntry[]; progress?: (held: number, size: number) => void; attempts?: number } = {}): Promise<Verification & { log: LogCopy }> {
+export async function verifyService(
+  client: ArchiveClient,
+  opts: {
+    savedHead?: SignedTreeHead | null;
+    have?: ServedEntry[];
+    progress?: (held: number, size: number) => void;
+    attempts?: number;
+  } = {},
+): Promise<Verification & { log: LogCopy }> {
   let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
   for (let attempt = 1; ; attempt++) {
     const v = await verifyLog(log, { client, savedHead: opts.savedHead });

@@ -102,7 +102,10 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
     params(ctx, []);
     const s = summary(state);
     const sth = d.log.sth();
-    const refs = state.numbers.index.refs.filter((ref) => claimInView(state, ref)).slice(-200).reverse();
+    const refs = state.numbers.index.refs
+      .filter((ref) => claimInView(state, ref))
+      .slice(-200)
+      .reverse();
     const rows = refs.map((ref) => {
       const c = claimScore(state, ref);
       const text = state.claims.get(ref)!.text;
@@ -181,7 +184,14 @@ ${chart(points, 560, 140)}
     if (from >= size) throw badRequest(`from: ${from} is beyond the log (size ${size})`);
     const entries = await d.log.entries(from, Math.min(50, size - from));
     const rows = entries.map((e) => {
-      const data = JSON.stringify({ seq: e.seq, ts: e.ts, type: e.type, payloadHash: e.payloadHash, prevHash: e.prevHash, entryHash: e.entryHash });
+      const data = JSON.stringify({
+        seq: e.seq,
+        ts: e.ts,
+        type: e.type,
+        payloadHash: e.payloadHash,
+        prevHash: e.prevHash,
+        entryHash: e.entryHash,
+      });
       return `<tr id="entry-${e.seq}" data-entry="${h(data)}"><td class="n">${e.seq}</td><td>${h(e.type)}</td><td><code>${h(e.ts)}</code></td><td><code>${e.entryHash.slice(0, 16)}</code></td><td><button class="check">check inclusion</button> <span class="result"></span></td></tr>`;
     });
     const prev = from > 0 ? `<a href="/explore/log?from=${Math.max(0, from - 50)}">earlier</a>` : '';

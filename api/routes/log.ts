@@ -18,7 +18,10 @@ export type Redact = (seq: number, type: string, payload: string) => { payload: 
  */
 function entryJson(e: Entry, redact: Redact): string {
   const served = redact(e.seq, e.type, e.payload);
-  const payload = served === null ? e.payload : `${served.payload},"withheld":${JSON.stringify(served.withheld)}${served.subject === undefined ? '' : `,"subject":${JSON.stringify(served.subject)}`}`;
+  const payload =
+    served === null
+      ? e.payload
+      : `${served.payload},"withheld":${JSON.stringify(served.withheld)}${served.subject === undefined ? '' : `,"subject":${JSON.stringify(served.subject)}`}`;
   return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${payload}}`;
 }
 

@@ -131,7 +131,8 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
   router.get('/feeds/:file', (ctx) => {
     params(ctx, []);
     const m = /^([a-z]+)\.atom$/.exec(ctx.params.file!);
-    if (m === null || !(FIELDS as readonly string[]).includes(m[1]!)) throw notFound(`no feed ${ctx.params.file}: feeds are /feeds/<field>.atom for ${FIELDS.join(', ')}`);
+    if (m === null || !(FIELDS as readonly string[]).includes(m[1]!))
+      throw notFound(`no feed ${ctx.params.file}: feeds are /feeds/<field>.atom for ${FIELDS.join(', ')}`);
     ctx.type = 'application/atom+xml; charset=utf-8';
     ctx.body = atomFeed(record.state, m[1]!, `${ctx.protocol}://${ctx.host}`, d.origin);
   });

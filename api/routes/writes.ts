@@ -14,14 +14,21 @@ import { rateLimit, type RateLimit } from '../rate-limit.js';
 import { refusal, screen, type Screening } from '../../lib/service/screening.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
-const AFTER_REGISTERING = 'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
+const AFTER_REGISTERING =
+  'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
 
 function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, unknown> }): void {
   ctx.status = reply.status;
   ctx.body = reply.body;
 }
 
-export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screening, registerLimit: RateLimit | null, verify?: Verify): Router {
+export function writeRoutes(
+  d: Deployment,
+  record: LiveRecord,
+  screening: Screening,
+  registerLimit: RateLimit | null,
+  verify?: Verify,
+): Router {
   const router = new Router();
 
   // Registration is the one write that makes an operator, and with it a quota, without a key the
@@ -32,7 +39,8 @@ export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screen
     const body = await jsonBody(ctx);
     // A missing or stale acknowledgement of the constitution answers 428 (docs/payloads.md#registration-plain-json-not-an-envelope), before
     // the schema would call a missing member 400.
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
+    if (typeof body === 'object' && body !== null && !Array.isArray(body))
+      assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);
     const reply = await record.write('agent.register', body as object);
     answer(ctx, { status: reply.status, body: { ...reply.body, next: AFTER_REGISTERING } });
@@ -59,7 +67,8 @@ export function writeRoutes(d: Deployment, record: LiveRecord, screening: Screen
           record.assertAdmissible(type, envelope);
           throw refusal(verdict);
         }
-        if (verdict.action === 'refer' || verdict.action === 'hold') return answer(ctx, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
+        if (verdict.action === 'refer' || verdict.action === 'hold')
+          return answer(ctx, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
       }
       const reply = type === 'check.commit' ? await record.commitAndSeal(envelope, text) : await record.write(type, envelope, text);
       // A write that changes something already there answers 200 ("done"), not 201 ("taken"): its route says which.

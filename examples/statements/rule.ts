@@ -23,7 +23,8 @@ const MEMBERS = ['publicKey', 'signature', 'statement'];
  * is 400 naming the member; a signature that does not verify is 401.
  */
 export function admitStatement(body: unknown): string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('body: expected an object {statement, publicKey, signature}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badRequest('body: expected an object {statement, publicKey, signature}');
   const b = body as Record<string, unknown>;
   for (const k of Object.keys(b)) if (!MEMBERS.includes(k)) throw badRequest(`${k}: unexpected member`);
   if (!('statement' in b) || b.statement === null) throw badRequest('statement: required (any JSON value but null)');
@@ -31,7 +32,8 @@ export function admitStatement(body: unknown): string {
   parsePublicKey(b.publicKey, 'publicKey');
   if (typeof b.signature !== 'string') throw badRequest('signature: required, a string');
   const bytes = canonicalBytes(b.statement, 'statement');
-  if (!verifySignature(b.publicKey, bytes, b.signature)) throw new ArchiveError('unauthorized', 'signature: does not verify over the canonical JSON of statement with publicKey');
+  if (!verifySignature(b.publicKey, bytes, b.signature))
+    throw new ArchiveError('unauthorized', 'signature: does not verify over the canonical JSON of statement with publicKey');
   return canonicalize({ publicKey: b.publicKey, signature: b.signature, statement: b.statement });
 }
 

@@ -68,7 +68,11 @@ export function statementApp(s: StatementLog): Koa {
 }
 
 /** Serves the statement log of `dataDir` on `port` (0: any free port) of `host`. */
-export async function startStatementServer(dataDir: string, port = 0, host = '127.0.0.1'): Promise<{ url: string; statements: StatementLog; close(): Promise<void> }> {
+export async function startStatementServer(
+  dataDir: string,
+  port = 0,
+  host = '127.0.0.1',
+): Promise<{ url: string; statements: StatementLog; close(): Promise<void> }> {
   const statements = await openStatementLog(dataDir);
   const server = createServer(statementApp(statements).callback());
   await new Promise<void>((resolve, reject) => {

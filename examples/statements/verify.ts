@@ -64,23 +64,38 @@ export function verifyStatementLog(copy: StatementLogCopy): Problem {
   if (toHex(root) !== sth.rootHash) return { seq: null, detail: 'the head rootHash is not the root of the entries' };
   let note: { text: string; verified: boolean } | null = null;
   try {
-    note = openNote(copy.checkpoint, { name: origin, rawPublicKey: parsePublicKey(key, 'key').raw }, (_k, m, sig) => logVerifier(key)(m, sig));
+    note = openNote(copy.checkpoint, { name: origin, rawPublicKey: parsePublicKey(key, 'key').raw }, (_k, m, sig) =>
+      logVerifier(key)(m, sig),
+    );
   } catch {
     // A malformed note is a checkpoint that does not hold.
   }
-  if (note === null || !note.verified || note.text !== checkpointText(origin, sth.treeSize, root)) return { seq: null, detail: 'the checkpoint does not match the head or does not verify' };
+  if (note === null || !note.verified || note.text !== checkpointText(origin, sth.treeSize, root))
+    return { seq: null, detail: 'the checkpoint does not match the head or does not verify' };
   return null;
 }
 
 /** Whether `proof` includes entry `e` in the tree of `sth`. */
 export function inclusionHolds(e: ServedEntry, sth: SignedTreeHead, proof: string[]): boolean {
   const { leafHash } = entryHashes(e.seq, e.ts, e.type, canonicalize(e.payload), e.prevHash);
-  return verifyInclusion(e.seq, sth.treeSize, leafHash, proof.map((h) => fromHex(h, 32)), fromHex(sth.rootHash, 32));
+  return verifyInclusion(
+    e.seq,
+    sth.treeSize,
+    leafHash,
+    proof.map((h) => fromHex(h, 32)),
+    fromHex(sth.rootHash, 32),
+  );
 }
 
 /** Whether `proof` shows the tree of `older` is a prefix of the tree of `newer`. */
 export function consistencyHolds(older: SignedTreeHead, newer: SignedTreeHead, proof: string[]): boolean {
-  return verifyConsistency(older.treeSize, newer.treeSize, proof.map((h) => fromHex(h, 32)), fromHex(older.rootHash, 32), fromHex(newer.rootHash, 32));
+  return verifyConsistency(
+    older.treeSize,
+    newer.treeSize,
+    proof.map((h) => fromHex(h, 32)),
+    fromHex(older.rootHash, 32),
+    fromHex(newer.rootHash, 32),
+  );
 }
 
 /** Fetches a copy of the statement log served at `url` (key, head, checkpoint, every entry). */

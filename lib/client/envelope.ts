@@ -37,7 +37,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * operation's members only; protocol, type, agent or ts among them is refused (throws), so a
  * payload file can never override who signs or when.
  */
-export function buildPayload(type: WriteType, members: Record<string, unknown>, agent: AgentRef, ts: string = new Date().toISOString()): Payload {
+export function buildPayload(
+  type: WriteType,
+  members: Record<string, unknown>,
+  agent: AgentRef,
+  ts: string = new Date().toISOString(),
+): Payload {
   if (!isObject(members)) throw new Error(`${type}: the members must be an object`);
   const reserved = RESERVED_MEMBERS.filter((k) => Object.prototype.hasOwnProperty.call(members, k));
   if (reserved.length > 0) {

@@ -8,5 +8,8 @@ import type { ArchiveClient, Reply } from './http.js';
 
 /** Signs and posts the operator's `governance.cosign` of `proposal` (64 hex). */
 export function postCosign(client: ArchiveClient, operatorKey: KeyObject, proposal: string, ts = new Date().toISOString()): Promise<Reply> {
-  return client.post(WRITE_ROUTES['governance.cosign'].path, signEnvelope(operatorKey, { protocol: PROTOCOL, type: 'governance.cosign', proposal, ts }));
+  return client.post(
+    WRITE_ROUTES['governance.cosign'].path,
+    signEnvelope(operatorKey, { protocol: PROTOCOL, type: 'governance.cosign', proposal, ts }),
+  );
 }

@@ -9,7 +9,14 @@ import type { ArchiveClient, Reply } from './http.js';
 export type HoldDecision = 'release' | 'reject';
 
 /** Signs and posts the operator's `hold.<decision>` on the item `subject`. */
-export function postHoldDecision(client: ArchiveClient, operatorKey: KeyObject, decision: HoldDecision, subject: string, reason: string, ts = new Date().toISOString()): Promise<Reply> {
+export function postHoldDecision(
+  client: ArchiveClient,
+  operatorKey: KeyObject,
+  decision: HoldDecision,
+  subject: string,
+  reason: string,
+  ts = new Date().toISOString(),
+): Promise<Reply> {
   const type = `hold.${decision}` as const;
   return client.post(WRITE_ROUTES[type].path, signEnvelope(operatorKey, { protocol: PROTOCOL, type, subject, reason, ts }));
 }

@@ -30,7 +30,9 @@ export function parsePayloadText(text: string, format: PayloadFormat, what = 'pa
     throw new Error(isArchiveError(err) ? err.detail : (err as Error).message);
   }
   if (!isObject(value)) {
-    throw new Error(`${what}: expected an object of the operation's members, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+    throw new Error(
+      `${what}: expected an object of the operation's members, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -61,4 +63,12 @@ function parseYaml(text: string, what: string): unknown {
   }
 }
 
-const OPTIONS = { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, strict: true, prettyErrors: true, logLevel: 'silent' } as const;
+const OPTIONS = {
+  version: '1.2',
+  schema: 'core',
+  uniqueKeys: true,
+  merge: false,
+  strict: true,
+  prettyErrors: true,
+  logLevel: 'silent',
+} as const;

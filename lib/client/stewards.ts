@@ -9,7 +9,13 @@ import type { ArchiveClient, Reply } from './http.js';
 export type StewardAction = 'appoint' | 'remove';
 
 /** Signs and posts the operator's `steward.<action>` for `handle`. */
-export function postSteward(client: ArchiveClient, operatorKey: KeyObject, action: StewardAction, handle: string, ts = new Date().toISOString()): Promise<Reply> {
+export function postSteward(
+  client: ArchiveClient,
+  operatorKey: KeyObject,
+  action: StewardAction,
+  handle: string,
+  ts = new Date().toISOString(),
+): Promise<Reply> {
   const type = `steward.${action}` as const;
   return client.post(WRITE_ROUTES[type].path, signEnvelope(operatorKey, { protocol: PROTOCOL, type, steward: handle, ts }));
 }

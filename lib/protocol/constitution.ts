@@ -59,8 +59,7 @@ function constitutionDir(): string {
   return join(projectRoot(), 'constitution');
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function onlyMembers(what: string, v: Record<string, unknown>, allowed: readonly string[]): void {
   for (const k of Object.keys(v)) {

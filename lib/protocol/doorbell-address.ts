@@ -82,9 +82,15 @@ const lists = (ranges: readonly Range[], type: 'ipv4' | 'ipv6') =>
     list.addSubnet(range.prefix, range.bits, type);
     return { range, list };
   });
-const V4 = lists([...IPV4_REFUSED].sort((a, b) => b.bits - a.bits), 'ipv4');
+const V4 = lists(
+  [...IPV4_REFUSED].sort((a, b) => b.bits - a.bits),
+  'ipv4',
+);
 // The more specific ranges first, so that Teredo is named as Teredo rather than as 2001::/23.
-const V6 = lists([...IPV6_REFUSED].sort((a, b) => b.bits - a.bits), 'ipv6');
+const V6 = lists(
+  [...IPV6_REFUSED].sort((a, b) => b.bits - a.bits),
+  'ipv6',
+);
 
 const isLoopback = (range: Range) => range.name === 'loopback';
 
@@ -119,7 +125,8 @@ export function forbiddenAddress(address: string, allowLoopback = false): string
     if (isLoopback(range)) return allowLoopback ? null : `a loopback address (${range.rfc})`;
     return `in a private, link-local or reserved range: ${range.name} (${range.rfc})`;
   }
-  if (family === 6 && !GLOBAL_UNICAST.check(address, 'ipv6')) return 'in a private, link-local or reserved range: outside global unicast 2000::/3 (RFC 4291)';
+  if (family === 6 && !GLOBAL_UNICAST.check(address, 'ipv6'))
+    return 'in a private, link-local or reserved range: outside global unicast 2000::/3 (RFC 4291)';
   return null;
 }
 
@@ -138,6 +145,7 @@ export function doorbellUrlProblem(url: string): string | null {
   }
   if (u.protocol !== 'https:') return 'must be an https:// address';
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0) return 'the host is an IP address; a doorbell names its host by a DNS name, resolved and checked each time it is rung';
+  if (isIP(host) !== 0)
+    return 'the host is an IP address; a doorbell names its host by a DNS name, resolved and checked each time it is rung';
   return null;
 }

@@ -60,8 +60,7 @@ export const notFound = (detail: string): ArchiveError => new ArchiveError('not_
 export const forbidden = (detail: string): ArchiveError => new ArchiveError('forbidden', detail);
 export const conflict = (detail: string): ArchiveError => new ArchiveError('conflict', detail);
 export const gone = (detail: string): ArchiveError => new ArchiveError('gone', detail);
-export const internal = (detail: string, cause?: unknown): ArchiveError =>
-  new ArchiveError('internal', detail, { cause });
+export const internal = (detail: string, cause?: unknown): ArchiveError => new ArchiveError('internal', detail, { cause });
 export const unauthorized = (detail: string): ArchiveError => new ArchiveError('unauthorized', detail);
 export const unprocessable = (detail: string): ArchiveError => new ArchiveError('unprocessable', detail);
 export const outOfView = (detail: string): ArchiveError => new ArchiveError('unavailable_for_legal_reasons', detail);

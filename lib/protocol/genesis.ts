@@ -17,8 +17,24 @@ export interface GenesisEvent extends ServiceEvent {
   constitution: { version: string; hash: string };
 }
 
-export function genesisEvent(ts: string, logKey: string, operatorKey: string, operator: string, origin: string, constitution: { version: string; hash: string }): GenesisEvent {
-  return { protocol: PROTOCOL, type: GENESIS, ts, logKey, operatorKey, operator, origin, constitution: { version: constitution.version, hash: constitution.hash } };
+export function genesisEvent(
+  ts: string,
+  logKey: string,
+  operatorKey: string,
+  operator: string,
+  origin: string,
+  constitution: { version: string; hash: string },
+): GenesisEvent {
+  return {
+    protocol: PROTOCOL,
+    type: GENESIS,
+    ts,
+    logKey,
+    operatorKey,
+    operator,
+    origin,
+    constitution: { version: constitution.version, hash: constitution.hash },
+  };
 }
 
 /** Reads entry 0's payload as a genesis event signed by the key it names; throws otherwise. */
@@ -34,7 +50,8 @@ export function parseGenesis(type: string, payloadText: string): SignedEvent<Gen
   for (const m of ['logKey', 'operatorKey', 'operator', 'origin', 'ts'] as const) {
     if (typeof e[m] !== 'string') throw new Error(`genesis event: ${m} missing`);
   }
-  if (typeof e.constitution?.version !== 'string' || typeof e.constitution.hash !== 'string') throw new Error('genesis event: constitution missing');
+  if (typeof e.constitution?.version !== 'string' || typeof e.constitution.hash !== 'string')
+    throw new Error('genesis event: constitution missing');
   if (!verifyEvent(e.logKey, logged)) throw new Error('genesis event: signature does not verify with the key it names');
   return logged;
 }

@@ -51,6 +51,10 @@ export function outputMatches(decl: DeclaredOutput, reference: unknown, value: u
 }
 
 /** A cross-check matches when every declared output matches (docs/record.md#receipts-seeds-and-cross-checks). */
-export function outputsMatch(declared: readonly DeclaredOutput[], reference: Record<string, unknown>, values: Record<string, unknown>): boolean {
+export function outputsMatch(
+  declared: readonly DeclaredOutput[],
+  reference: Record<string, unknown>,
+  values: Record<string, unknown>,
+): boolean {
   return declared.every((d) => outputMatches(d, reference[d.name], values[d.name]));
 }

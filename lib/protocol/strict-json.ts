@@ -56,7 +56,10 @@ function refuseDuplicates(text: string, what: string): void {
         const raw = text.slice(m.index + 1, end);
         const name: string = raw.includes('\\') ? JSON.parse(text.slice(m.index, end + 1)) : raw;
         if (top.names.has(name)) {
-          const path = jsonPath(what, stack.slice(0, -1).map((f) => f.key));
+          const path = jsonPath(
+            what,
+            stack.slice(0, -1).map((f) => f.key),
+          );
           throw new ArchiveError('bad_request', `${path}: duplicate member name ${JSON.stringify(name)}`);
         }
         top.names.add(name);

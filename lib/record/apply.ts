@@ -33,7 +33,8 @@ export function check(state: State, e: RecordEntry): void | AlreadySo {
   // Who signed is checked against the state the write is admitted to, not only the one its
   // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).
   const signer = d.route?.signer;
-  if (signer === 'main' || signer === 'main-or-check') authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {}, signer === 'main-or-check');
+  if (signer === 'main' || signer === 'main-or-check')
+    authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {}, signer === 'main-or-check');
   if (isSignedWrite(e, SERVICE_EVENTS)) assertFreshAndNew(state, e);
   if (d.pausable) assertNotPaused(state, d.surface);
   assertAcknowledged(state, e);

@@ -8,12 +8,18 @@ import type { State } from './state.js';
 
 function plain(value: unknown): unknown {
   if (value instanceof Map) {
-    return [...value.entries()].sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0)).map(([k, v]) => [k, plain(v)]);
+    return [...value.entries()]
+      .sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0))
+      .map(([k, v]) => [k, plain(v)]);
   }
   if (value instanceof Set) return [...value].map(plain).sort();
   if (Array.isArray(value)) return value.map(plain);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, plain(v)]),
+    );
   }
   return value;
 }

@@ -5,7 +5,6 @@ import { escapeMarkup } from '../protocol/markup.js';
 import { claimField } from './fields.js';
 import { claimInView } from './in-view.js';
 
-
 export const FEED_ITEMS = 50;
 
 interface Item {
@@ -22,12 +21,26 @@ export function feedItems(state: State, field: string): Item[] {
   const items: Item[] = [];
   for (const p of state.papers.values()) {
     if (p.field !== field || state.outOfView.has(p.id)) continue;
-    items.push({ seq: p.seq, id: `paper:${p.id}`, ts: p.ts, title: `New paper: ${p.title}`, link: `/v2/papers/${p.id}`, summary: `${p.claims.length} claim${p.claims.length === 1 ? '' : 's'} (${p.claims.join(', ')}) by operator ${p.operatorId}` });
+    items.push({
+      seq: p.seq,
+      id: `paper:${p.id}`,
+      ts: p.ts,
+      title: `New paper: ${p.title}`,
+      link: `/v2/papers/${p.id}`,
+      summary: `${p.claims.length} claim${p.claims.length === 1 ? '' : 's'} (${p.claims.join(', ')}) by operator ${p.operatorId}`,
+    });
   }
   for (const c of state.numbers.statusChanges) {
     if (claimField(state, c.ref) !== field || !claimInView(state, c.ref)) continue;
     const claim = state.claims.get(c.ref)!;
-    items.push({ seq: c.seq, id: `status:${c.ref}:${c.seq}`, ts: c.ts, title: `${c.ref} is now ${c.to} (was ${c.from})`, link: `/v2/papers/${claim.paper}`, summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}.` });
+    items.push({
+      seq: c.seq,
+      id: `status:${c.ref}:${c.seq}`,
+      ts: c.ts,
+      title: `${c.ref} is now ${c.to} (was ${c.from})`,
+      link: `/v2/papers/${claim.paper}`,
+      summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}.`,
+    });
   }
   return items.sort((a, b) => b.seq - a.seq || (a.id < b.id ? -1 : 1)).slice(0, FEED_ITEMS);
 }

@@ -10,7 +10,8 @@ export function operatorFields(state: State, operatorId: string): Set<string> {
 }
 
 /** Whether `field` is among `fields` (any field when there are none). */
-export const inFields = (fields: ReadonlySet<string>, field: string | null): boolean => fields.size === 0 || (field !== null && fields.has(field));
+export const inFields = (fields: ReadonlySet<string>, field: string | null): boolean =>
+  fields.size === 0 || (field !== null && fields.has(field));
 
 /** The field of a claim's paper; null for an external claim. */
 export function claimField(state: State, ref: string): string | null {

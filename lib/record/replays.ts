@@ -23,7 +23,8 @@ export const tsWindow = (type: string): number => (type.startsWith('doorbell.') 
 export const SEEN_FOR_MS = 2 * TS_WINDOW_MS;
 
 /** Whether an entry is a signed write ({payload, signature}): every type but registrations and service events. */
-export const isSignedWrite = (e: RecordEntry, serviceEvents: ReadonlySet<string>): boolean => e.type !== 'agent.register' && !serviceEvents.has(e.type);
+export const isSignedWrite = (e: RecordEntry, serviceEvents: ReadonlySet<string>): boolean =>
+  e.type !== 'agent.register' && !serviceEvents.has(e.type);
 
 const hashes = new WeakMap<RecordEntry, string>();
 
@@ -44,11 +45,14 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
   const window = tsWindow(e.type);
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
-    throw invalid(`payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); the limit is ${window / 60000} minutes`);
+    throw invalid(
+      `payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); the limit is ${window / 60000} minutes`,
+    );
   }
   const hash = signedHash(e);
   const seen = state.seen.get(hash);
-  if (seen !== undefined) throw conflict(`payload: these signed bytes (SHA-256 ${hash}) are on the log already at entry ${seen.seq}; an envelope counts once`);
+  if (seen !== undefined)
+    throw conflict(`payload: these signed bytes (SHA-256 ${hash}) are on the log already at entry ${seen.seq}; an envelope counts once`);
 }
 
 /** Notes a signed write in the index, last in log order. */
@@ -72,7 +76,9 @@ export function assertLater(state: State, slot: string, e: RecordEntry): void {
   const last = state.slots.get(slot);
   const ts = e.logged.payload.ts as string;
   if (last !== undefined && !(Date.parse(ts) > Date.parse(last.ts))) {
-    throw conflict(`payload.ts: ${ts} is not later than ${last.ts}, the ts of entry ${last.seq}, which set ${slot} last; an older write never overwrites a newer one`);
+    throw conflict(
+      `payload.ts: ${ts} is not later than ${last.ts}, the ts of entry ${last.seq}, which set ${slot} last; an older write never overwrites a newer one`,
+    );
   }
 }
 

@@ -34,8 +34,10 @@ export function dueEvents(state: State, now: number): DueEvent[] {
   const stage = (id: string) => state.receipts.get(id)?.stage;
   const events: DueEvent[] = [];
   for (const commit of take(state.due.unsealed, now, (id) => stage(id) === 'committed')) events.push({ type: 'check.seal', commit });
-  for (const commit of take(state.due.lapse, now, (id) => stage(id) === 'sealed' || stage(id) === 'committed')) events.push({ type: 'check.lapse', commit });
-  for (const commit of take(state.due.reveal, now, (id) => state.receipts.get(id)?.revealedSeq === null)) events.push({ type: 'check.reveal', commit });
+  for (const commit of take(state.due.lapse, now, (id) => stage(id) === 'sealed' || stage(id) === 'committed'))
+    events.push({ type: 'check.lapse', commit });
+  for (const commit of take(state.due.reveal, now, (id) => state.receipts.get(id)?.revealedSeq === null))
+    events.push({ type: 'check.reveal', commit });
   // A shut-out renewed while in force (three more of its attacks dismissed) has a later end:
   // the earlier due time is stale, and an end logged then would be refused.
   const shutOutDue = (k: string) => {
@@ -46,6 +48,7 @@ export function dueEvents(state: State, now: number): DueEvent[] {
     const s = state.shutOuts.get(key)!;
     events.push({ type: 'shutout.end', claim: s.claim, operatorId: s.operatorId });
   }
-  for (const proposal of take(state.due.close, now, (id) => state.governance.proposals.get(id)?.closed === null)) events.push({ type: 'governance.close', proposal });
+  for (const proposal of take(state.due.close, now, (id) => state.governance.proposals.get(id)?.closed === null))
+    events.push({ type: 'governance.close', proposal });
   return events;
 }

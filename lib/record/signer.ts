@@ -4,7 +4,6 @@
 import { forbidden, unauthorized } from './refusal.js';
 import type { Agent, State } from './state.js';
 
-
 export interface Signer {
   agent: Agent;
   key: string;
@@ -18,12 +17,15 @@ export interface Signer {
 export function authorizeSigner(state: State, type: string, who: { handle: string; publicKey: string }, checkKeyMay: boolean): Signer {
   const agent = state.agents.get(who.handle);
   if (agent === undefined) throw unauthorized(`payload.agent.handle: no agent ${who.handle} on the record`);
-  if (agent.retiredSeq !== null) throw unauthorized(`payload.agent.handle: agent ${who.handle} is retired (its main key was revoked at entry ${agent.retiredSeq})`);
+  if (agent.retiredSeq !== null)
+    throw unauthorized(`payload.agent.handle: agent ${who.handle} is retired (its main key was revoked at entry ${agent.retiredSeq})`);
   if (who.publicKey === agent.mainKey) return { agent, key: who.publicKey, role: 'main' };
   const check = agent.checkKeys.get(who.publicKey);
   if (check === undefined) throw unauthorized(`payload.agent.publicKey: not a key of agent ${who.handle}`);
-  if (check.revokedSeq !== null) throw unauthorized(`payload.agent.publicKey: this check key of ${who.handle} was revoked at entry ${check.revokedSeq}`);
-  if (!checkKeyMay) throw forbidden(`payload.agent.publicKey: a check key may sign only check.commit, check.result and review; ${type} needs the main key`);
+  if (check.revokedSeq !== null)
+    throw unauthorized(`payload.agent.publicKey: this check key of ${who.handle} was revoked at entry ${check.revokedSeq}`);
+  if (!checkKeyMay)
+    throw forbidden(`payload.agent.publicKey: a check key may sign only check.commit, check.result and review; ${type} needs the main key`);
   return { agent, key: who.publicKey, role: 'check' };
 }
 

@@ -88,7 +88,8 @@ export function receiptView(state: State, r: Receipt) {
   const shown = outputsShown(r);
   const res = r.result;
   // Whether the cross-checking operator is verified now: the record's rounds may verify it later.
-  const by = (verified: boolean, match: boolean) => r.crossCheckedBy.filter((c) => state.verified.has(c.operatorId) === verified && (verified ? c.match === match : true));
+  const by = (verified: boolean, match: boolean) =>
+    r.crossCheckedBy.filter((c) => state.verified.has(c.operatorId) === verified && (verified ? c.match === match : true));
   return {
     id: r.id,
     target: r.target,
@@ -107,7 +108,11 @@ export function receiptView(state: State, r: Receipt) {
     crossCheck:
       r.crossCheck === null
         ? null
-        : { receipt: r.crossCheck, match: res?.crossMatch ?? null, outputs: res === null || res.crossCheck === null ? null : res.crossCheck.outputs },
+        : {
+            receipt: r.crossCheck,
+            match: res?.crossMatch ?? null,
+            outputs: res === null || res.crossCheck === null ? null : res.crossCheck.outputs,
+          },
     outcome: res?.outcome ?? null,
     resultSeq: res?.seq ?? null,
     outputs: res === null ? null : shown ? res.outputs : null,
@@ -200,7 +205,6 @@ export async function challengeView(state: State, c: Challenge, logged: Logged) 
   };
 }
 
-
 /** The heartbeat of an agent: what it owes, its queue, its standing, its doorbell (never the address). */
 export function heartbeat(state: State, handle: string) {
   const agent = state.agents.get(handle);
@@ -211,7 +215,13 @@ export function heartbeat(state: State, handle: string) {
     .map((r) => ({ commit: r.id, target: r.target, stage: r.stage, deadline: new Date(r.deadline).toISOString() }));
   const fields = operatorFields(state, agent.operatorId);
   const challenges = [...state.challenges.values()]
-    .filter((c) => c.status === 'open' && challengeInView(state, c.id, c.claim) && state.claims.get(c.claim)!.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.claim)))
+    .filter(
+      (c) =>
+        c.status === 'open' &&
+        challengeInView(state, c.id, c.claim) &&
+        state.claims.get(c.claim)!.operatorId !== agent.operatorId &&
+        inFields(fields, claimField(state, c.claim)),
+    )
     .map((c) => ({ id: `ch:${c.id}`, claim: c.claim, wants: wantsOf(state, c.claim) }));
   const openArguments = [...state.argumentsById.values()]
     .filter((a) => a.status === 'open' && argumentInView(state, a) && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
@@ -249,7 +259,8 @@ export function heartbeat(state: State, handle: string) {
       lapsed: mine.filter((r) => r.stage === 'lapsed').length,
       shutOuts,
     },
-    doorbell: bell === null ? { kind: null, status: 'unset', cadence: null } : { kind: bell.kind, status: bell.status, cadence: bell.cadence },
+    doorbell:
+      bell === null ? { kind: null, status: 'unset', cadence: null } : { kind: bell.kind, status: bell.status, cadence: bell.cadence },
     doorbellKinds: DOORBELL_KINDS,
     doorbellCadences: DOORBELL_CADENCES,
   };

@@ -72,16 +72,28 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       } catch (err) {
         throw new Error(`${join(opts.dataDir, 'db')} does not hold an archive/0.2 log: ${(err as Error).message}`);
       }
-      if (g.operatorKey !== publicKeyOf(operatorKey)) throw new Error(`the log's genesis names operator key ${g.operatorKey}, but ${join(opts.dataDir, 'keys', 'operator.key')} is ${publicKeyOf(operatorKey)}`);
-      if (g.logKey !== logKeyString) throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
+      if (g.operatorKey !== publicKeyOf(operatorKey))
+        throw new Error(
+          `the log's genesis names operator key ${g.operatorKey}, but ${join(opts.dataDir, 'keys', 'operator.key')} is ${publicKeyOf(operatorKey)}`,
+        );
+      if (g.logKey !== logKeyString)
+        throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);
       if (opts.origin !== undefined && opts.origin !== g.origin) throw new Error(`this log's origin is ${g.origin}, not ${opts.origin}`);
-      if (opts.operator !== undefined && opts.operator !== g.operator) throw new Error(`this log's operator is ${g.operator}, not ${opts.operator}`);
+      if (opts.operator !== undefined && opts.operator !== g.operator)
+        throw new Error(`this log's operator is ${g.operator}, not ${opts.operator}`);
       origin = g.origin;
       operator = g.operator;
     }
     const log = await openLog({ store, signer: logSigner(logKey), origin, clock });
     if (log.size === 0) {
-      const event = genesisEvent(new Date(clock()).toISOString(), logKeyString, publicKeyOf(operatorKey), operator, origin, currentConstitution());
+      const event = genesisEvent(
+        new Date(clock()).toISOString(),
+        logKeyString,
+        publicKeyOf(operatorKey),
+        operator,
+        origin,
+        currentConstitution(),
+      );
       await log.append(GENESIS, eventText(signEvent(logKey, event)));
     }
     return {

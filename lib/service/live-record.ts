@@ -32,10 +32,18 @@ export function isNoSpace(err: unknown): boolean {
 /** The refusal of every write while the store cannot write: 507 when it is full, else 503. */
 export function storeRefusal(err: unknown): ArchiveError {
   if (isNoSpace(err)) {
-    return new ArchiveError('insufficient_storage', 'the store is full: writes are off until space is freed (reads and proofs are still served); nothing of this write was logged', { cause: err });
+    return new ArchiveError(
+      'insufficient_storage',
+      'the store is full: writes are off until space is freed (reads and proofs are still served); nothing of this write was logged',
+      { cause: err },
+    );
   }
   const why = err instanceof Error ? err.message : String(err);
-  return new ArchiveError('paused', `the archive is read-only: the store is failing (${why}); writes are off until it can write again, nothing of this write was logged`, { cause: err });
+  return new ArchiveError(
+    'paused',
+    `the archive is read-only: the store is failing (${why}); writes are off until it can write again, nothing of this write was logged`,
+    { cause: err },
+  );
 }
 
 export interface Admitted {
@@ -76,9 +84,10 @@ export class LiveRecord {
     const state = await replayStore(d.log, d.log.size);
     const record = new LiveRecord(state, d.log, d.logKey, clock);
     if (writesOff !== undefined) record.writesOff(writesOff, false);
-    else await record.tick().catch((err) => {
-      if (!record.writesAreOff) throw err;
-    });
+    else
+      await record.tick().catch((err) => {
+        if (!record.writesAreOff) throw err;
+      });
     return record;
   }
 
@@ -208,16 +217,28 @@ export class LiveRecord {
    * between, and the two are committed in one atomic batch, so a crash cannot leave the item
    * logged without the event that keeps it out of view. Answers 202 once both are durable.
    */
-  async writeScreened(type: string, logged: object, text: string | undefined, screened: { action: 'refer' | 'hold'; rule: string; reason: string }): Promise<{ status: 202; body: Record<string, unknown> }> {
+  async writeScreened(
+    type: string,
+    logged: object,
+    text: string | undefined,
+    screened: { action: 'refer' | 'hold'; rule: string; reason: string },
+  ): Promise<{ status: 202; body: Record<string, unknown> }> {
     const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
-    const [a, ev] = await this.afterDue(() => this.admitWithEvent(type, logged, text, (a) => this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason })));
+    const [a, ev] = await this.afterDue(() =>
+      this.admitWithEvent(type, logged, text, (a) =>
+        this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason }),
+      ),
+    );
     await Promise.all([a.committed, ev.committed]);
     const status = screened.action === 'hold' ? 'held' : 'review';
     const note =
       screened.action === 'hold'
         ? 'On the record but out of view: a hazard hold (R1) until the operator key releases or rejects it (GET /v2/holds).'
         : 'On the record but out of view: referred to the stewards, until one looks (GET /v2/record lists it under withheld).';
-    return { status: 202, body: { ...a.outcome, seq: a.seq, status, screening: { rule: screened.rule, reason: screened.reason, seq: ev.seq }, note } };
+    return {
+      status: 202,
+      body: { ...a.outcome, seq: a.seq, status, screening: { rule: screened.rule, reason: screened.reason, seq: ev.seq }, note },
+    };
   }
 
   /**
@@ -243,7 +264,9 @@ export class LiveRecord {
     try {
       return [a, event(a)];
     } catch (err) {
-      throw new ArchiveError('internal', `entry ${a.seq} (${type}) was admitted but the service event that goes with it was refused`, { cause: err });
+      throw new ArchiveError('internal', `entry ${a.seq} (${type}) was admitted but the service event that goes with it was refused`, {
+        cause: err,
+      });
     }
   }
 

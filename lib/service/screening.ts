@@ -51,13 +51,15 @@ export const DEFAULT_RULES: readonly Rule[] = Object.freeze([
   {
     id: 'pathogen-enhancement',
     action: 'hold',
-    pattern: '\\b(gain[- ]of[- ]function|enhanc\\w*\\s+(the\\s+)?(transmissibility|virulence|lethality)|aerosoli[sz]\\w*\\s+(of\\s+)?(anthrax|smallpox|variola|ricin|botulinum))',
+    pattern:
+      '\\b(gain[- ]of[- ]function|enhanc\\w*\\s+(the\\s+)?(transmissibility|virulence|lethality)|aerosoli[sz]\\w*\\s+(of\\s+)?(anthrax|smallpox|variola|ricin|botulinum))',
     reason: 'may describe enhancing a pathogen: a hazard hold (R1) until the operator decides',
   },
   {
     id: 'chemical-weapon-synthesis',
     action: 'hold',
-    pattern: '\\b(synthes\\w*|production|precursors?)\\s+(route\\s+)?(of|for|to)\\s+(sarin|soman|tabun|vx|novichok|sulfur mustard|mustard gas)\\b',
+    pattern:
+      '\\b(synthes\\w*|production|precursors?)\\s+(route\\s+)?(of|for|to)\\s+(sarin|soman|tabun|vx|novichok|sulfur mustard|mustard gas)\\b',
     reason: 'may describe making a chemical weapon: a hazard hold (R1) until the operator decides',
   },
   {
@@ -73,14 +75,16 @@ const ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** Checks a parsed rule set; throws an Error naming the rule and member at fault. */
 export function compileScreening(value: unknown, what = SCREENING_FILE): Screening {
   const v = value as { rules?: unknown };
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Array.isArray(v.rules)) throw new Error(`${what}: expected {"rules": [...]}`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Array.isArray(v.rules))
+    throw new Error(`${what}: expected {"rules": [...]}`);
   for (const k of Object.keys(v)) if (k !== 'rules') throw new Error(`${what}: unexpected member ${JSON.stringify(k)}`);
   const seen = new Set<string>();
   const rules = v.rules.map((item: unknown, i: number): Rule => {
     const at = `${what}: rules[${i}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new Error(`${at}: expected {id, action, pattern, reason}`);
     const r = item as { id?: unknown; action?: unknown; pattern?: unknown; reason?: unknown };
-    for (const k of Object.keys(r)) if (!['id', 'action', 'pattern', 'reason'].includes(k)) throw new Error(`${at}: unexpected member ${JSON.stringify(k)}`);
+    for (const k of Object.keys(r))
+      if (!['id', 'action', 'pattern', 'reason'].includes(k)) throw new Error(`${at}: unexpected member ${JSON.stringify(k)}`);
     if (typeof r.id !== 'string' || !ID.test(r.id)) throw new Error(`${at}.id: lowercase letters, digits and -, 1 to 64`);
     if (seen.has(r.id)) throw new Error(`${at}.id: ${r.id} is used twice`);
     seen.add(r.id);
@@ -91,7 +95,8 @@ export function compileScreening(value: unknown, what = SCREENING_FILE): Screeni
     } catch (err) {
       throw new Error(`${at}.pattern: ${(err as Error).message}`);
     }
-    if (typeof r.reason !== 'string' || r.reason.length < 10 || r.reason.length > 300) throw new Error(`${at}.reason: 10 to 300 characters`);
+    if (typeof r.reason !== 'string' || r.reason.length < 10 || r.reason.length > 300)
+      throw new Error(`${at}.reason: 10 to 300 characters`);
     return { id: r.id, action: r.action as ScreeningAction, pattern: r.pattern, reason: r.reason };
   });
   return { rules, compiled: rules.map((r) => new RegExp(r.pattern, 'iu')) };

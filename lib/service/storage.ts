@@ -164,7 +164,7 @@ async function makeReserve(file: string, bytes: number): Promise<void> {
   const f = await open(file, 'w', 0o600);
   try {
     const chunk = Buffer.alloc(Math.min(bytes, MIB));
-    for (let written = 0; written < bytes; ) {
+    for (let written = 0; written < bytes;) {
       const { bytesWritten } = await f.write(chunk, 0, Math.min(chunk.length, bytes - written));
       written += bytesWritten;
     }

@@ -62,10 +62,28 @@ t.test('filing refusals name the field, and write nothing', async (t) => {
   const { s, bob, claims } = await world(t);
   const unknownRef = `rec:${'0'.repeat(16)}#C1`;
   const cases: [string, Record<string, unknown>, number, string, RegExp][] = [
-    ['counterexample without instance', make.argument(claims[0]!, { grounds: 'counterexample' }), 400, 'bad_request', /payload\.instance|instance/],
+    [
+      'counterexample without instance',
+      make.argument(claims[0]!, { grounds: 'counterexample' }),
+      400,
+      'bad_request',
+      /payload\.instance|instance/,
+    ],
     ['contradiction without cites', make.argument(claims[0]!, { grounds: 'contradiction' }), 400, 'bad_request', /cites/],
-    ['contradiction citing a claim not on the record', make.argument(claims[0]!, { grounds: 'contradiction', cites: [unknownRef] }), 404, 'not_found', /payload\.cites\[0\]/],
-    ['second cite not on the record', make.argument(claims[0]!, { cites: [claims[1]!, unknownRef] }), 404, 'not_found', /payload\.cites\[1\]/],
+    [
+      'contradiction citing a claim not on the record',
+      make.argument(claims[0]!, { grounds: 'contradiction', cites: [unknownRef] }),
+      404,
+      'not_found',
+      /payload\.cites\[0\]/,
+    ],
+    [
+      'second cite not on the record',
+      make.argument(claims[0]!, { cites: [claims[1]!, unknownRef] }),
+      404,
+      'not_found',
+      /payload\.cites\[1\]/,
+    ],
     ['unknown claim', make.argument(unknownRef), 404, 'not_found', /payload\.claim/],
     ['confidence of 1', make.argument(claims[0]!, { confidence: 1 }), 400, 'bad_request', /payload\.confidence/],
     ['text too short', make.argument(claims[0]!, { text: 'too short' }), 400, 'bad_request', /payload\.text/],
@@ -82,7 +100,12 @@ t.test('filing refusals name the field, and write nothing', async (t) => {
   t.equal((await s.get('/v1/log/sth')).body.treeSize, size);
 
   // With what was missing, the same grounds are taken.
-  const withInstance = await send(s, bob, 'argument.file', make.argument(claims[0]!, { grounds: 'counterexample', instance: { text: 'n = 3 gives 7, not 8' } }));
+  const withInstance = await send(
+    s,
+    bob,
+    'argument.file',
+    make.argument(claims[0]!, { grounds: 'counterexample', instance: { text: 'n = 3 gives 7, not 8' } }),
+  );
   t.equal(withInstance.status, 201, withInstance.text);
   const citing = await send(s, bob, 'argument.file', make.argument(claims[0]!, { grounds: 'contradiction', cites: [claims[1]!] }));
   t.equal(citing.status, 201, citing.text);
@@ -142,7 +165,13 @@ t.test('checking an argument', async (t) => {
   const fourth = await send(s, bob, 'argument.check', { argument: id, holds: false, note: note('bob 3') });
   t.match(fourth.body, { checks: 2 });
   const again = (await s.get(`/v2/arguments/${id}`)).body.checks;
-  t.same(again.map((c: any) => [c.agent, c.holds, c.seq]), [['carol', true, third.body.seq], ['bob', false, fourth.body.seq]]);
+  t.same(
+    again.map((c: any) => [c.agent, c.holds, c.seq]),
+    [
+      ['carol', true, third.body.seq],
+      ['bob', false, fourth.body.seq],
+    ],
+  );
 });
 
 t.test('answering an argument', async (t) => {
@@ -176,7 +205,12 @@ t.test('answering an argument', async (t) => {
 t.test('reading the arguments on a claim', async (t) => {
   const { s, alice, bob, carol, claims } = await world(t);
   const a1 = await send(s, bob, 'argument.file', make.argument(claims[0]!, { models: ['claude-3-opus'] }));
-  const a2 = await send(s, carol, 'argument.file', make.argument(claims[0]!, { stance: 'qualifies', grounds: 'statistical-insufficiency' }));
+  const a2 = await send(
+    s,
+    carol,
+    'argument.file',
+    make.argument(claims[0]!, { stance: 'qualifies', grounds: 'statistical-insufficiency' }),
+  );
   const other = await send(s, carol, 'argument.file', make.argument(claims[1]!));
   await send(s, carol, 'argument.check', { argument: a1.body.id, holds: false, note: note('carol on a1') });
   await send(s, alice, 'argument.answer', { argument: a1.body.id, text: 'An answer of some twenty characters.' });
@@ -185,17 +219,36 @@ t.test('reading the arguments on a claim', async (t) => {
   const list = await s.get(`/v2/arguments?claim=${encodeURIComponent(claims[0]!)}`);
   t.equal(list.status, 200, list.text);
   t.equal(list.body.claim, claims[0]);
-  t.same(list.body.arguments.map((a: any) => a.id), texts, 'oldest first, only this claim');
+  t.same(
+    list.body.arguments.map((a: any) => a.id),
+    texts,
+    'oldest first, only this claim',
+  );
   const [first, second] = list.body.arguments;
-  t.match(first, { claim: claims[0], agent: 'bob', operatorId: 'lab-b', stance: 'refutes', grounds: 'logical-gap', status: 'open', models: ['claude-3-opus'], seq: a1.body.seq });
+  t.match(first, {
+    claim: claims[0],
+    agent: 'bob',
+    operatorId: 'lab-b',
+    stance: 'refutes',
+    grounds: 'logical-gap',
+    status: 'open',
+    models: ['claude-3-opus'],
+    seq: a1.body.seq,
+  });
   t.match(first.text, /does not follow/);
-  t.same(first.checks.map((c: any) => [c.agent, c.holds, c.note]), [['carol', false, note('carol on a1')]]);
+  t.same(
+    first.checks.map((c: any) => [c.agent, c.holds, c.note]),
+    [['carol', false, note('carol on a1')]],
+  );
   t.same(first.answer, { agent: 'alice', text: 'An answer of some twenty characters.', seq: first.answer.seq });
   t.match(second, { stance: 'qualifies', checks: [], answer: null, instance: null, cites: [] });
   t.same((await s.get(`/v2/arguments/${a1.body.id}`)).body, first, 'the single read is the same item');
 
   const onC2 = await s.get(`/v2/arguments?claim=${encodeURIComponent(claims[1]!)}`);
-  t.same(onC2.body.arguments.map((a: any) => a.id), [other.body.id]);
+  t.same(
+    onC2.body.arguments.map((a: any) => a.id),
+    [other.body.id],
+  );
 });
 
 t.test('argument reads refuse what is malformed, and 404 what is not there', async (t) => {

@@ -18,15 +18,23 @@ const DAY = 24 * HOUR;
 async function pair(s: TestService, operatorId: string): Promise<string> {
   const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
   const code = randomBytes(18).toString('base64url');
-  const payload = { protocol: PROTOCOL, type: 'operator.pairing', operatorId, codeHash: sha256Hex(code), ts: new Date(s.record.now()).toISOString() };
+  const payload = {
+    protocol: PROTOCOL,
+    type: 'operator.pairing',
+    operatorId,
+    codeHash: sha256Hex(code),
+    ts: new Date(s.record.now()).toISOString(),
+  };
   const r = await s.post('/v2/pairing', { payload, signature: signPayload(key, payload) });
   if (r.status !== 201) throw new Error(`pairing: ${r.status} ${r.text}`);
   return code;
 }
 
 const brief = (n: number | string) => `Re-run the main table with a fresh seed, please; brief ${n}.`;
-const propose = (s: TestService, a: TestAgent, claim: string, n: number | string = Math.random()) => send(s, a, 'challenge.propose', { claim, brief: brief(n) });
-const withdraw = (s: TestService, a: TestAgent, challenge: string) => send(s, a, 'challenge.withdraw', { challenge, reason: 'No longer needed here.' });
+const propose = (s: TestService, a: TestAgent, claim: string, n: number | string = Math.random()) =>
+  send(s, a, 'challenge.propose', { claim, brief: brief(n) });
+const withdraw = (s: TestService, a: TestAgent, challenge: string) =>
+  send(s, a, 'challenge.withdraw', { challenge, reason: 'No longer needed here.' });
 
 async function world(t: Parameters<typeof startService>[0]) {
   const s = await startService(t);
@@ -34,10 +42,17 @@ async function world(t: Parameters<typeof startService>[0]) {
   const bob = await register(s, 'bob', { operatorId: 'lab-b' });
   const bob2 = await register(s, 'bob-two', { operatorId: 'lab-b', sponsor: bob });
   const carol = await register(s, 'carol', { operatorId: 'lab-c' });
-  const p = await send(s, alice, 'paper', make.paper(1, { claims: [
-    { text: 'An empirical claim that holds', confidence: 0.7, test: 'A run that gives less' },
-    { text: 'A conceptual claim that holds', confidence: 0.6, test: 'An argument against it', kind: 'conceptual' },
-  ] }));
+  const p = await send(
+    s,
+    alice,
+    'paper',
+    make.paper(1, {
+      claims: [
+        { text: 'An empirical claim that holds', confidence: 0.7, test: 'A run that gives less' },
+        { text: 'A conceptual claim that holds', confidence: 0.6, test: 'An argument against it', kind: 'conceptual' },
+      ],
+    }),
+  );
   if (p.status !== 201) throw new Error(p.text);
   const [empirical, conceptual] = p.body.claims as string[];
   return { s, alice, bob, bob2, carol, empirical: empirical!, conceptual: conceptual! };
@@ -50,12 +65,32 @@ t.test('proposing a challenge', async (t) => {
   const r = await s.post('/v2/challenges', envelope);
   t.equal(r.status, 201, r.text);
   // The same envelope again: its signed bytes (whose hash the id begins) are on the log; 409, before any quota is counted.
-  t.match(await s.post('/v2/challenges', envelope), { status: 409, body: { error: 'conflict', detail: new RegExp(`^payload: these signed bytes \\(SHA-256 ${r.body.id.slice(3)}[0-9a-f]{48}\\) are on the log already at entry ${r.body.seq};`) } });
+  t.match(await s.post('/v2/challenges', envelope), {
+    status: 409,
+    body: {
+      error: 'conflict',
+      detail: new RegExp(
+        `^payload: these signed bytes \\(SHA-256 ${r.body.id.slice(3)}[0-9a-f]{48}\\) are on the log already at entry ${r.body.seq};`,
+      ),
+    },
+  });
   t.equal(r.body.id, `ch:${sha256Hex(sortedJson(payload)).slice(0, 16)}`, 'first 16 hex of SHA-256 of the whole payload');
   t.equal(r.body.page, `/v2/challenges/${r.body.id}`);
   const read = await s.get(r.body.page);
   t.equal(read.status, 200, read.text);
-  t.match(read.body, { id: r.body.id, claim: empirical, brief: brief(1), proposer: 'lab-b', agent: 'bob', wants: 'receipt', status: 'open', seq: r.body.seq, closedSeq: null, completedBy: null, receiptsSince: [] });
+  t.match(read.body, {
+    id: r.body.id,
+    claim: empirical,
+    brief: brief(1),
+    proposer: 'lab-b',
+    agent: 'bob',
+    wants: 'receipt',
+    status: 'open',
+    seq: r.body.seq,
+    closedSeq: null,
+    completedBy: null,
+    receiptsSince: [],
+  });
   t.same((await s.get(`/v2/challenges/${r.body.id.slice(3)}`)).body, read.body, 'the bare id reads the same');
   const c = await propose(s, carol, conceptual);
   t.equal((await s.get(c.body.page)).body.wants, 'argument', 'a conceptual claim wants an argument');
@@ -103,7 +138,10 @@ t.test('an account operator proposes 5 a day, a verified one 20', async (t) => {
   const paired = await register(s, 'paula', { pairing: await pair(s, 'op_paula') });
   t.equal(paired.operatorId, 'op_paula');
   const own = await register(s, 'ottilie', { pairing: await pair(s, s.record.state.operator) });
-  for (const [a, quota, tier] of [[paired, 5, 'account'], [own, 20, 'verified']] as const) {
+  for (const [a, quota, tier] of [
+    [paired, 5, 'account'],
+    [own, 20, 'verified'],
+  ] as const) {
     for (let i = 0; i < quota; i++) {
       const r = await propose(s, a, empirical);
       if (r.status !== 201) t.fail(`${a.handle} proposal ${i + 1}: ${r.text}`);
@@ -173,7 +211,11 @@ t.test('a receipt completes a challenge on an empirical claim; an argument one o
   const argued = await send(s, carol, 'argument.file', make.argument(conceptual));
   t.equal(argued.status, 201, argued.text);
   t.same(argued.body.challengesCompleted, [wantsArgument]);
-  t.match((await s.get(`/v2/challenges/${wantsArgument}`)).body, { status: 'completed', closedSeq: argued.body.seq, completedBy: { type: 'argument', id: argued.body.id } });
+  t.match((await s.get(`/v2/challenges/${wantsArgument}`)).body, {
+    status: 'completed',
+    closedSeq: argued.body.seq,
+    completedBy: { type: 'argument', id: argued.body.id },
+  });
 });
 
 t.test('a claim amended to conceptual after a challenge: an argument completes it', async (t) => {
@@ -224,7 +266,11 @@ t.test('listing challenges', async (t) => {
   ];
   for (const [q, detail] of bad) t.match(await s.get(`/v2/challenges${q}`), { status: 400, body: { error: 'bad_request', detail } }, q);
   for (const id of ['ch:0123456789abcdef', '0123456789abcdef']) {
-    t.match(await s.get(`/v2/challenges/${id}`), { status: 404, body: { error: 'not_found', detail: /no challenge ch:0123456789abcdef/ } }, id);
+    t.match(
+      await s.get(`/v2/challenges/${id}`),
+      { status: 404, body: { error: 'not_found', detail: /no challenge ch:0123456789abcdef/ } },
+      id,
+    );
   }
 });
 

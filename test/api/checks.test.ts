@@ -30,7 +30,8 @@ async function post(s: TestService, path: string, key: KeyObject, payload: Recor
   const envelope = { payload, signature: signPayload(key, payload) };
   return { envelope, reply: await s.post(path, envelope) };
 }
-const entries = async (s: TestService, from: number, limit = 1) => (await s.get(`/v1/log/entries?from=${from}&limit=${limit}`)).body.entries as any[];
+const entries = async (s: TestService, from: number, limit = 1) =>
+  (await s.get(`/v1/log/entries?from=${from}&limit=${limit}`)).body.entries as any[];
 const receipt = async (s: TestService, id: string) => (await s.get(`/v2/receipts/${id}`)).body;
 
 /** An agent of the deployment's own operator (op_archive, verified at genesis), by pairing. */
@@ -57,8 +58,8 @@ const commit = async (s: TestService, a: TestAgent, target: string, extra: Recor
   if (r.status !== 201) throw new Error(r.text);
   return r.body;
 };
-const result = (s: TestService, a: TestAgent, id: string, outputs: object, crossCheck: unknown = null) => send(s, a, 'check.result', { commit: id, outcome: 'confirmed', outputs, crossCheck });
-
+const result = (s: TestService, a: TestAgent, id: string, outputs: object, crossCheck: unknown = null) =>
+  send(s, a, 'check.result', { commit: id, outcome: 'confirmed', outputs, crossCheck });
 
 /** Runs `f`; a refusal is rethrown as the API answers it (its code and status). */
 const answered = (f: () => unknown) => () => {
@@ -72,12 +73,42 @@ const answered = (f: () => unknown) => () => {
 t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, refusals', async (t) => {
   const { s, author, x, claims } = await world(t, 1);
   const author2 = await register(s, 'author-two', { operatorId: 'lab-a', sponsor: author });
-  const conceptual = (await send(s, author, 'paper', make.paper(1, { claims: [{ text: 'A definition of the term', confidence: 0.7, test: 'An argument that shows it incoherent', kind: 'conceptual' }] }))).body.claims[0];
+  const conceptual = (
+    await send(
+      s,
+      author,
+      'paper',
+      make.paper(1, {
+        claims: [{ text: 'A definition of the term', confidence: 0.7, test: 'An argument that shows it incoherent', kind: 'conceptual' }],
+      }),
+    )
+  ).body.claims[0];
   const [claim] = claims as [string];
-  await refused(t, s, "own operator's claim", send(s, author, 'check.commit', make.commit(claim)), 403, /^payload\.target: .* your own operator \(lab-a\)/);
+  await refused(
+    t,
+    s,
+    "own operator's claim",
+    send(s, author, 'check.commit', make.commit(claim)),
+    403,
+    /^payload\.target: .* your own operator \(lab-a\)/,
+  );
   await refused(t, s, "own operator's claim, another agent", send(s, author2, 'check.commit', make.commit(claim)), 403, /own operator/);
-  await refused(t, s, 'an unknown target', send(s, x, 'check.commit', make.commit('rec:00000000000000ff#C1')), 404, /^payload\.target: no claim rec:00000000000000ff#C1/);
-  await refused(t, s, 'a conceptual claim', send(s, x, 'check.commit', make.commit(conceptual)), 400, /^payload\.target: .* conceptual claim/);
+  await refused(
+    t,
+    s,
+    'an unknown target',
+    send(s, x, 'check.commit', make.commit('rec:00000000000000ff#C1')),
+    404,
+    /^payload\.target: no claim rec:00000000000000ff#C1/,
+  );
+  await refused(
+    t,
+    s,
+    'a conceptual claim',
+    send(s, x, 'check.commit', make.commit(conceptual)),
+    400,
+    /^payload\.target: .* conceptual claim/,
+  );
 
   const payload = payloadOf(s, x, 'check.commit', make.commit(claim, { models: ['gpt-4o'] }));
   const { envelope, reply: r } = await post(s, '/v2/checks', x.privateKey, payload);
@@ -91,20 +122,59 @@ t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, re
   t.match(ce, { seq: r.body.seq, type: 'check.commit' });
   t.same(ce.payload, envelope, 'logged exactly as signed');
   t.equal(r.body.deadline, new Date(Date.parse(ce.ts) + 7 * DAY).toISOString(), '7 days from the commitment');
-  t.match(se, { seq: r.body.sealSeq, type: 'check.seal', payload: { event: { protocol: 'archive/0.2', type: 'check.seal', commit: r.body.id, seed: r.body.seed, crossCheck: null } } });
+  t.match(se, {
+    seq: r.body.sealSeq,
+    type: 'check.seal',
+    payload: { event: { protocol: 'archive/0.2', type: 'check.seal', commit: r.body.id, seed: r.body.seed, crossCheck: null } },
+  });
   const seal: string = se.payload.event.seal;
   const logKey = createPublicKey({ key: Buffer.from((await s.get('/v1/log/key')).body.key, 'base64url'), format: 'der', type: 'spki' });
-  t.ok(verify(null, Buffer.from(`archive/0.2 seed ${r.body.id}`, 'utf8'), logKey, Buffer.from(seal, 'base64url')), 'the seal: the log key over "archive/0.2 seed <id>"');
+  t.ok(
+    verify(null, Buffer.from(`archive/0.2 seed ${r.body.id}`, 'utf8'), logKey, Buffer.from(seal, 'base64url')),
+    'the seal: the log key over "archive/0.2 seed <id>"',
+  );
   t.notOk(verify(null, Buffer.from(`archive/0.2 seed ${'0'.repeat(64)}`), logKey, Buffer.from(seal, 'base64url')), 'and over nothing else');
-  t.ok(verify(null, Buffer.from(sortedJson(se.payload.event)), logKey, Buffer.from(se.payload.signature, 'base64url')), 'the event itself is signed by the log key');
+  t.ok(
+    verify(null, Buffer.from(sortedJson(se.payload.event)), logKey, Buffer.from(se.payload.signature, 'base64url')),
+    'the event itself is signed by the log key',
+  );
   t.equal(r.body.seed, seedOf(seal), 'seed: first 4 bytes of SHA-256 of the seal, big-endian, & 0x7fffffff');
-  t.match(await receipt(s, r.body.id), { id: r.body.id, target: claim, kind: 'replication', agent: 'xavier', operatorId: 'lab-x', stage: 'sealed', seed: r.body.seed, sealSeq: r.body.sealSeq, crossCheck: null, outcome: null, outputs: null, models: ['gpt-4o'] });
-  t.match((await s.get('/v2/heartbeat?agent=xavier')).body.owed, [{ commit: r.body.id, target: claim, stage: 'sealed', deadline: r.body.deadline }]);
+  t.match(await receipt(s, r.body.id), {
+    id: r.body.id,
+    target: claim,
+    kind: 'replication',
+    agent: 'xavier',
+    operatorId: 'lab-x',
+    stage: 'sealed',
+    seed: r.body.seed,
+    sealSeq: r.body.sealSeq,
+    crossCheck: null,
+    outcome: null,
+    outputs: null,
+    models: ['gpt-4o'],
+  });
+  t.match((await s.get('/v2/heartbeat?agent=xavier')).body.owed, [
+    { commit: r.body.id, target: claim, stage: 'sealed', deadline: r.body.deadline },
+  ]);
 
   s.advance(1000);
-  await refused(t, s, 'the same commitment, a new ts', post(s, '/v2/checks', x.privateKey, { ...payload, ts: new Date(s.record.now()).toISOString() }).then((p) => p.reply), 409, new RegExp(`this exact commitment was made already: ${r.body.id}`));
+  await refused(
+    t,
+    s,
+    'the same commitment, a new ts',
+    post(s, '/v2/checks', x.privateKey, { ...payload, ts: new Date(s.record.now()).toISOString() }).then((p) => p.reply),
+    409,
+    new RegExp(`this exact commitment was made already: ${r.body.id}`),
+  );
   // The same bytes again: on the log already (docs/record.md, "Replays and last-writer-wins").
-  await refused(t, s, 'the same envelope again', s.post('/v2/checks', envelope), 409, new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${r.body.seq};`));
+  await refused(
+    t,
+    s,
+    'the same envelope again',
+    s.post('/v2/checks', envelope),
+    409,
+    new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${r.body.seq};`),
+  );
 
   const ck = generateKeyPair();
   t.equal((await send(s, x, 'key.delegate', { key: ck.publicKey, scope: 'reports' })).status, 201);
@@ -123,7 +193,11 @@ t.test('the cross-check draw: other operators, resulted, held inputs, seed mod c
   t.equal((await commit(s, y, c1)).crossCheck, null, 'sealed receipts are not drawn, only resulted ones');
   t.equal((await result(s, x, a.id, { acc: 0.9 })).status, 201);
   const drawn = await commit(s, y, c1, { kind: 'rerun' });
-  t.same(drawn.crossCheck, { receipt: a.id, bundle: make.bundle(), seed: a.seed }, 'a pool of one: receipt A, with its bundle and seed to re-run');
+  t.same(
+    drawn.crossCheck,
+    { receipt: a.id, bundle: make.bundle(), seed: a.seed },
+    'a pool of one: receipt A, with its bundle and seed to re-run',
+  );
   t.not(drawn.crossCheck.receipt, pending.id);
   t.equal((await commit(s, x2, c1)).crossCheck, null, "never a receipt of the committer's own operator (another agent of it)");
   t.equal((await commit(s, x, c1, { kind: 'rerun' })).crossCheck, null, 'nor its own');
@@ -136,7 +210,11 @@ t.test('the cross-check draw: other operators, resulted, held inputs, seed mod c
   t.equal((await result(s, x, r.id, { acc: 0.7 })).status, 201);
   t.equal((await commit(s, y, c2)).crossCheck, null, 'not held: not drawn');
   t.equal((await commit(s, y, c2, { holds: ['d'.repeat(64)] })).crossCheck, null, 'holding something else: not drawn');
-  t.equal((await commit(s, y, c2, { holds: ['d'.repeat(64), 'c'.repeat(64)] })).crossCheck?.receipt, r.id, 'holding its sha256: drawn (open inputs need no holding)');
+  t.equal(
+    (await commit(s, y, c2, { holds: ['d'.repeat(64), 'c'.repeat(64)] })).crossCheck?.receipt,
+    r.id,
+    'holding its sha256: drawn (open inputs need no holding)',
+  );
 
   // Two candidates, in seq order: the index is seed mod 2.
   const a1 = await commit(s, x, c3);
@@ -161,31 +239,117 @@ t.test('results: refusals, cross-check matches, findings, who verified or disput
   const a = await commit(s, x, c1, { bundle: make.bundle({ outputs }) });
   const res = (outputs: object, crossCheck: unknown = null) => ({ commit: a.id, outcome: 'confirmed', outputs, crossCheck });
   const good = { acc: 0.9, loss: 2, label: 'cat' };
-  await refused(t, s, 'by another agent', send(s, y, 'check.result', res(good)), 403, /^payload\.commit: committed by xavier; only that agent/);
-  await refused(t, s, 'an unknown commitment', send(s, x, 'check.result', { ...res(good), commit: 'f'.repeat(64) }), 404, /^payload\.commit: no commitment/);
-  await refused(t, s, 'an undeclared output', send(s, x, 'check.result', res({ ...good, f1: 0.5 })), 422, /^payload\.outputs\.f1: not an output the bundle declares/);
-  await refused(t, s, 'a declared output missing', send(s, x, 'check.result', res({ acc: 0.9, loss: 2 })), 422, /^payload\.outputs\.label: .*missing/);
-  await refused(t, s, 'a string for an output with a tolerance', send(s, x, 'check.result', res({ ...good, loss: 'low' })), 422, /^payload\.outputs\.loss: must be a number \(the output declares a tolerance\)/);
-  await refused(t, s, 'a cross-check none was assigned', send(s, x, 'check.result', res(good, { receipt: a.id, outputs: good })), 422, /^payload\.crossCheck: no cross-check was assigned/);
+  await refused(
+    t,
+    s,
+    'by another agent',
+    send(s, y, 'check.result', res(good)),
+    403,
+    /^payload\.commit: committed by xavier; only that agent/,
+  );
+  await refused(
+    t,
+    s,
+    'an unknown commitment',
+    send(s, x, 'check.result', { ...res(good), commit: 'f'.repeat(64) }),
+    404,
+    /^payload\.commit: no commitment/,
+  );
+  await refused(
+    t,
+    s,
+    'an undeclared output',
+    send(s, x, 'check.result', res({ ...good, f1: 0.5 })),
+    422,
+    /^payload\.outputs\.f1: not an output the bundle declares/,
+  );
+  await refused(
+    t,
+    s,
+    'a declared output missing',
+    send(s, x, 'check.result', res({ acc: 0.9, loss: 2 })),
+    422,
+    /^payload\.outputs\.label: .*missing/,
+  );
+  await refused(
+    t,
+    s,
+    'a string for an output with a tolerance',
+    send(s, x, 'check.result', res({ ...good, loss: 'low' })),
+    422,
+    /^payload\.outputs\.loss: must be a number \(the output declares a tolerance\)/,
+  );
+  await refused(
+    t,
+    s,
+    'a cross-check none was assigned',
+    send(s, x, 'check.result', res(good, { receipt: a.id, outputs: good })),
+    422,
+    /^payload\.crossCheck: no cross-check was assigned/,
+  );
   const ra = await send(s, x, 'check.result', res(good));
   t.equal(ra.status, 201, ra.text);
   const resultTs = (await entries(s, ra.body.seq))[0].ts;
-  t.same(ra.body, { id: a.id, outcome: 'confirmed', crossMatch: null, finding: null, revealAt: new Date(Date.parse(resultTs) + 30 * DAY).toISOString(), challengesCompleted: [], seq: ra.body.seq });
-  await refused(t, s, 'twice', send(s, x, 'check.result', res({ ...good, acc: 0.91 })), 409, new RegExp(`^payload\\.commit: ${a.id} has its result already \\(entry ${ra.body.seq}\\)`));
+  t.same(ra.body, {
+    id: a.id,
+    outcome: 'confirmed',
+    crossMatch: null,
+    finding: null,
+    revealAt: new Date(Date.parse(resultTs) + 30 * DAY).toISOString(),
+    challengesCompleted: [],
+    seq: ra.body.seq,
+  });
+  await refused(
+    t,
+    s,
+    'twice',
+    send(s, x, 'check.result', res({ ...good, acc: 0.91 })),
+    409,
+    new RegExp(`^payload\\.commit: ${a.id} has its result already \\(entry ${ra.body.seq}\\)`),
+  );
 
   // Numbers only where the bundle reads an input that is not open.
   const cohort = { name: 'cohort', url: 'https://data.example.org/cohort', sha256: 'c'.repeat(64), bytes: 1024, access: 'registered' };
   const r = await commit(s, x, c2, { bundle: make.bundle({ inputs: [cohort], outputs: [{ name: 'n' }, { name: 'label' }] }) });
-  await refused(t, s, 'a string from a registered input', result(s, x, r.id, { n: 3, label: 'cat' }), 422, /^payload\.outputs\.label: must be a number: the bundle reads inputs that are not open/);
+  await refused(
+    t,
+    s,
+    'a string from a registered input',
+    result(s, x, r.id, { n: 3, label: 'cat' }),
+    422,
+    /^payload\.outputs\.label: must be a number: the bundle reads inputs that are not open/,
+  );
   t.equal((await result(s, x, r.id, { n: 3, label: 7 })).status, 201);
 
   // Y re-runs A: refusals, then a match at the edge of both tolerances.
   const b = await commit(s, y, c1, { bundle: make.bundle({ outputs }) });
   t.equal(b.crossCheck.receipt, a.id);
-  const rb = (crossCheck: unknown) => send(s, y, 'check.result', { commit: b.id, outcome: 'confirmed', outputs: { acc: 0.92, loss: 2, label: 'cat' }, crossCheck });
-  await refused(t, s, 'crossCheck null when one was assigned', rb(null), 422, new RegExp(`^payload\\.crossCheck: the seal assigned receipt ${a.id}`));
-  await refused(t, s, 'the wrong receipt', rb({ receipt: r.id, outputs: { n: 3, label: 7 } }), 422, new RegExp(`^payload\\.crossCheck\\.receipt: the seal assigned ${a.id}`));
-  await refused(t, s, "cross-check outputs not as A's bundle declares", rb({ receipt: a.id, outputs: { acc: 0.9, loss: 2 } }), 422, /^payload\.crossCheck\.outputs\.label/);
+  const rb = (crossCheck: unknown) =>
+    send(s, y, 'check.result', { commit: b.id, outcome: 'confirmed', outputs: { acc: 0.92, loss: 2, label: 'cat' }, crossCheck });
+  await refused(
+    t,
+    s,
+    'crossCheck null when one was assigned',
+    rb(null),
+    422,
+    new RegExp(`^payload\\.crossCheck: the seal assigned receipt ${a.id}`),
+  );
+  await refused(
+    t,
+    s,
+    'the wrong receipt',
+    rb({ receipt: r.id, outputs: { n: 3, label: 7 } }),
+    422,
+    new RegExp(`^payload\\.crossCheck\\.receipt: the seal assigned ${a.id}`),
+  );
+  await refused(
+    t,
+    s,
+    "cross-check outputs not as A's bundle declares",
+    rb({ receipt: a.id, outputs: { acc: 0.9, loss: 2 } }),
+    422,
+    /^payload\.crossCheck\.outputs\.label/,
+  );
   const matched = await rb({ receipt: a.id, outputs: { acc: 0.91, loss: 2.1, label: 'cat' } });
   t.equal(matched.status, 201, matched.text);
   t.match(matched.body, { id: b.id, crossMatch: true, finding: null }, 'within 0.01 absolute and 5% relative');
@@ -198,7 +362,12 @@ t.test('results: refusals, cross-check matches, findings, who verified or disput
   const c = await commit(s, z, c1, { bundle: make.bundle({ outputs }) });
   const drawn = c.crossCheck.receipt;
   t.ok([a.id, b.id].includes(drawn));
-  const mismatch = await send(s, z, 'check.result', { commit: c.id, outcome: 'failed', outputs: { acc: 0.5, loss: 2, label: 'cat' }, crossCheck: { receipt: drawn, outputs: { acc: 0.5, loss: 2, label: 'cat' } } });
+  const mismatch = await send(s, z, 'check.result', {
+    commit: c.id,
+    outcome: 'failed',
+    outputs: { acc: 0.5, loss: 2, label: 'cat' },
+    crossCheck: { receipt: drawn, outputs: { acc: 0.5, loss: 2, label: 'cat' } },
+  });
   t.equal(mismatch.status, 201, mismatch.text);
   t.match(mismatch.body, { crossMatch: false, finding: 1 });
   const viewDrawn = await receipt(s, drawn);
@@ -211,7 +380,10 @@ t.test('results: refusals, cross-check matches, findings, who verified or disput
   // Agents of op_archive (verified at genesis): their cross-checks verify or dispute.
   const v1 = await verifiedAgent(s, 'vera');
   const v2 = await verifiedAgent(s, 'victor');
-  const two = [{ name: 'acc', tolerance: 0.01 }, { name: 'loss', tolerance: 0.05, relative: true }];
+  const two = [
+    { name: 'acc', tolerance: 0.01 },
+    { name: 'loss', tolerance: 0.05, relative: true },
+  ];
   const a3 = await commit(s, x, c3, { bundle: make.bundle({ outputs: two }) });
   t.equal((await result(s, x, a3.id, { acc: 0.9, loss: 2 })).status, 201);
   const w1 = await commit(s, v1, c3);
@@ -223,7 +395,12 @@ t.test('results: refusals, cross-check matches, findings, who verified or disput
   const no = await result(s, v2, w2.id, { acc: 0.9 }, { receipt: a3.id, outputs: { acc: 0.9, loss: 2.11 } });
   t.match(no.body, { crossMatch: false, finding: 2 }, 'beyond 5% relative');
   viewA = await receipt(s, a3.id);
-  t.match(viewA, { verifiedBy: [{ receipt: w1.id, operatorId: 'op_archive', seq: ok.body.seq }], disputedBy: [{ receipt: w2.id, operatorId: 'op_archive', seq: no.body.seq }], unverifiedReruns: [], findings: [{ id: 2, by: w2.id }] });
+  t.match(viewA, {
+    verifiedBy: [{ receipt: w1.id, operatorId: 'op_archive', seq: ok.body.seq }],
+    disputedBy: [{ receipt: w2.id, operatorId: 'op_archive', seq: no.body.seq }],
+    unverifiedReruns: [],
+    findings: [{ id: 2, by: w2.id }],
+  });
   t.equal(viewA.verifiedBy.length + viewA.disputedBy.length, 2);
 });
 
@@ -231,9 +408,21 @@ t.test('withheld outputs: in the receipt and the served entry, until a cross-che
   const { s, x, y, claims } = await world(t, 1);
   const [claim] = claims as [string];
   const a = await commit(s, x, claim);
-  const { envelope: envA, reply: ra } = await post(s, '/v2/checks/result', x.privateKey, payloadOf(s, x, 'check.result', { commit: a.id, outcome: 'confirmed', outputs: { acc: 0.8765 }, crossCheck: null }));
+  const { envelope: envA, reply: ra } = await post(
+    s,
+    '/v2/checks/result',
+    x.privateKey,
+    payloadOf(s, x, 'check.result', { commit: a.id, outcome: 'confirmed', outputs: { acc: 0.8765 }, crossCheck: null }),
+  );
   t.equal(ra.status, 201, ra.text);
-  t.match(await receipt(s, a.id), { stage: 'resulted', outcome: 'confirmed', resultSeq: ra.body.seq, outputs: null, withheld: ['outputs'], revealedSeq: null });
+  t.match(await receipt(s, a.id), {
+    stage: 'resulted',
+    outcome: 'confirmed',
+    resultSeq: ra.body.seq,
+    outputs: null,
+    withheld: ['outputs'],
+    revealedSeq: null,
+  });
   const served = async (seq: number) => {
     const r = await s.get(`/v1/log/entries?from=${seq}&limit=1`);
     return { entry: r.body.entries[0], text: r.text };
@@ -243,19 +432,39 @@ t.test('withheld outputs: in the receipt and the served entry, until a cross-che
   t.same(e.entry.withheld, ['payload.outputs']);
   t.notOk(e.text.includes('8765'), 'the value is nowhere in the served entry');
   t.equal(e.entry.payloadHash, sha256Hex(sortedJson(envA)), 'payloadHash: SHA-256 of the full envelope that was signed');
-  const leaf = sortedJson({ payloadHash: e.entry.payloadHash, prevHash: e.entry.prevHash, seq: e.entry.seq, ts: e.entry.ts, type: e.entry.type });
+  const leaf = sortedJson({
+    payloadHash: e.entry.payloadHash,
+    prevHash: e.entry.prevHash,
+    seq: e.entry.seq,
+    ts: e.entry.ts,
+    type: e.entry.type,
+  });
   t.equal(e.entry.entryHash, sha256Hex(Buffer.concat([Buffer.from([0]), Buffer.from(leaf)])), 'and the entry keeps its hash');
 
   // Y cross-checks A: A's outputs are shown, and so is what Y measured of A; Y's own are withheld.
   const b = await commit(s, y, claim);
   t.equal(b.crossCheck.receipt, a.id);
-  const { envelope: envB, reply: rb } = await post(s, '/v2/checks/result', y.privateKey, payloadOf(s, y, 'check.result', { commit: b.id, outcome: 'confirmed', outputs: { acc: 0.8712 }, crossCheck: { receipt: a.id, outputs: { acc: 0.8766 } } }));
+  const { envelope: envB, reply: rb } = await post(
+    s,
+    '/v2/checks/result',
+    y.privateKey,
+    payloadOf(s, y, 'check.result', {
+      commit: b.id,
+      outcome: 'confirmed',
+      outputs: { acc: 0.8712 },
+      crossCheck: { receipt: a.id, outputs: { acc: 0.8766 } },
+    }),
+  );
   t.match(rb.body, { crossMatch: true });
   t.match(await receipt(s, a.id), { outputs: { acc: 0.8765 }, withheld: [], revealedSeq: rb.body.seq });
   e = await served(ra.body.seq);
   t.same(e.entry.payload, envA, "A's entry is served whole");
   t.notOk('withheld' in e.entry);
-  t.match(await receipt(s, b.id), { outputs: null, withheld: ['outputs'], crossCheck: { receipt: a.id, match: true, outputs: { acc: 0.8766 } } });
+  t.match(await receipt(s, b.id), {
+    outputs: null,
+    withheld: ['outputs'],
+    crossCheck: { receipt: a.id, match: true, outputs: { acc: 0.8766 } },
+  });
   e = await served(rb.body.seq);
   t.match(e.entry.payload.payload, { outputs: null, crossCheck: { receipt: a.id, outputs: { acc: 0.8766 } } });
   t.same(e.entry.withheld, ['payload.outputs']);
@@ -290,7 +499,11 @@ t.test('lapse: 7 days without a result', async (t) => {
   t.match(late.body.detail, new RegExp(`^payload\\.commit: ${l.id} lapsed at ${l.deadline.replace(/\./g, '\\.')}`));
   t.equal(s.record.state.size, size + 1, 'the lapse is written, the result is not');
   const [lapse] = await entries(s, size);
-  t.match(lapse, { seq: size, type: 'check.lapse', payload: { event: { type: 'check.lapse', commit: l.id } } }, 'logged before the refusal');
+  t.match(
+    lapse,
+    { seq: size, type: 'check.lapse', payload: { event: { type: 'check.lapse', commit: l.id } } },
+    'logged before the refusal',
+  );
   t.match(await receipt(s, l.id), { stage: 'lapsed', lapsedSeq: size, outcome: null });
   let hb = (await s.get('/v2/heartbeat?agent=xavier')).body;
   t.match(hb.standing, { commitments: 2, results: 0, lapsed: 1 });
@@ -320,8 +533,16 @@ t.test('not sealed: refused at the state level, and sealed when the service star
   t.equal(all[c.sealSeq]!.type, 'check.seal');
   const unsealed = replayEntries(all.slice(0, c.sealSeq));
   const payload = payloadOf(s, x, 'check.result', { commit: c.id, outcome: 'confirmed', outputs: { acc: 0.9 }, crossCheck: null });
-  const resultEntry = (seq: number) => ({ seq, ts: payload.ts, type: 'check.result', logged: { payload, signature: signPayload(x.privateKey, payload) } });
-  t.throws(answered(() => check(unsealed, resultEntry(unsealed.size))), { code: 'conflict', status: 409, detail: new RegExp(`^payload\\.commit: ${c.id} is not sealed`) });
+  const resultEntry = (seq: number) => ({
+    seq,
+    ts: payload.ts,
+    type: 'check.result',
+    logged: { payload, signature: signPayload(x.privateKey, payload) },
+  });
+  t.throws(
+    answered(() => check(unsealed, resultEntry(unsealed.size))),
+    { code: 'conflict', status: 409, detail: new RegExp(`^payload\\.commit: ${c.id} is not sealed`) },
+  );
   t.same(dueEvents(unsealed, s.record.now()), [{ type: 'check.seal', commit: c.id }], 'the scheduler seals it');
   const sealed = replayEntries(all);
   t.equal(check(sealed, resultEntry(sealed.size)), undefined, 'with its seal the same result passes');
@@ -329,12 +550,27 @@ t.test('not sealed: refused at the state level, and sealed when the service star
   // The seal event is checked: the log key's signature of the seed message, and its seed.
   const sealEntry = all[c.sealSeq]!;
   t.equal(check(unsealed, sealEntry), undefined, 'the real seal passes');
-  const forge = (members: Record<string, unknown>) => ({ ...sealEntry, logged: signEvent(s.d.logKey, { ...sealEntry.logged.event, ...members }) });
+  const forge = (members: Record<string, unknown>) => ({
+    ...sealEntry,
+    logged: signEvent(s.d.logKey, { ...sealEntry.logged.event, ...members }),
+  });
   const other = Buffer.from(signBytes(generateKeyPair().privateKey, seedMessage(c.id))).toString('base64url');
-  t.throws(answered(() => check(unsealed, forge({ seal: other, seed: seedOf(other) }))), { code: 'bad_request', detail: /^event\.seal: not the log key's signature/ }, 'a seal by another key');
+  t.throws(
+    answered(() => check(unsealed, forge({ seal: other, seed: seedOf(other) }))),
+    { code: 'bad_request', detail: /^event\.seal: not the log key's signature/ },
+    'a seal by another key',
+  );
   const wrongId = Buffer.from(signBytes(s.d.logKey, seedMessage('0'.repeat(64)))).toString('base64url');
-  t.throws(answered(() => check(unsealed, forge({ seal: wrongId, seed: seedOf(wrongId) }))), { code: 'bad_request', detail: /^event\.seal/ }, "the log key's seal of another commitment");
-  t.throws(answered(() => check(unsealed, forge({ seed: (c.seed + 1) & 0x7fffffff }))), { code: 'bad_request', detail: /^event\.seed/ }, 'a seed that does not derive from the seal');
+  t.throws(
+    answered(() => check(unsealed, forge({ seal: wrongId, seed: seedOf(wrongId) }))),
+    { code: 'bad_request', detail: /^event\.seal/ },
+    "the log key's seal of another commitment",
+  );
+  t.throws(
+    answered(() => check(unsealed, forge({ seed: (c.seed + 1) & 0x7fffffff }))),
+    { code: 'bad_request', detail: /^event\.seed/ },
+    'a seed that does not derive from the seal',
+  );
 
   // A crash between the two entries: the commitment alone is on the log; the restart seals it.
   const p = payloadOf(s, x, 'check.commit', make.commit(claim, { kind: 'rerun' }));

@@ -53,8 +53,10 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
     const payload = payloadOf(s, a, type, members, { checkKey: check });
     return { payload, signature: signPayload(check ? a.checkKey!.privateKey : a.privateKey, payload) };
   };
-  const postEnvelope = (env: { payload: Record<string, any> }) => post(env.payload.type, WRITE_ROUTES[env.payload.type as WriteType].path, env);
-  const w = (a: TestAgent, type: WriteType, members: Record<string, unknown>, check = false) => postEnvelope(envelope(a, type, members, check));
+  const postEnvelope = (env: { payload: Record<string, any> }) =>
+    post(env.payload.type, WRITE_ROUTES[env.payload.type as WriteType].path, env);
+  const w = (a: TestAgent, type: WriteType, members: Record<string, unknown>, check = false) =>
+    postEnvelope(envelope(a, type, members, check));
   /** The same envelope sent twice at once. */
   const twice = (env: { payload: Record<string, any> }) => Promise.all([postEnvelope(env), postEnvelope(env)]);
   const operatorEnvelope = (type: WriteType, members: Record<string, unknown>) => {
@@ -66,13 +68,21 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
     const r = await post('agent.register', REGISTER_PATH, registration(s, handle, k.publicKey, opts));
     return r.status === 201 ? { handle, publicKey: k.publicKey, privateKey: k.privateKey, operatorId: r.body.operatorId } : null;
   };
-  const pairing = async (code: string) => post('operator.pairing', WRITE_ROUTES['operator.pairing'].path, pairingEnvelope(operatorKey, s.record.state.operator, pairingCodeHash(code), now()));
+  const pairing = async (code: string) =>
+    post(
+      'operator.pairing',
+      WRITE_ROUTES['operator.pairing'].path,
+      pairingEnvelope(operatorKey, s.record.state.operator, pairingCodeHash(code), now()),
+    );
   const all = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 
   // Setup, at once: 36 agents of their own operators, three of the deployment's own (verified)
   // by pairing, each code raced by two registrations, and a steward appointed twice at once.
   const agents = (await all(AGENTS, (i) => registerAgent(`agent-${i}`, { operatorId: `lab-${i}` }))) as TestAgent[];
-  t.ok(agents.every((a) => a !== null), 'every agent registered');
+  t.ok(
+    agents.every((a) => a !== null),
+    'every agent registered',
+  );
   const house = await all(3, async (i) => {
     const code = `race-code-${i}-0123456789abcdef`;
     await Promise.all([pairing(code), pairing(code)]);
@@ -86,7 +96,8 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
   // Round 1: doorbells, keys raced by two agents, papers (one sent twice), external claims
   // raced by two agents, screened papers, governance proposals.
   const articles = (await s.get('/v1/constitution')).body.articles as { id: string; text: string }[];
-  const amend = (id: string) => articles.map((a) => (a.id === id ? { ...a, text: `${a.text} This sentence was added by a racing proposal.` } : a));
+  const amend = (id: string) =>
+    articles.map((a) => (a.id === id ? { ...a, text: `${a.text} This sentence was added by a racing proposal.` } : a));
   const checkKeys = agents.map(() => generateKeyPair());
   const papers: { id: string; claims: string[] }[][] = agents.map(() => []);
   const screened: string[] = [];
@@ -96,13 +107,20 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
     const next = agents[(i + 1) % AGENTS]!;
     await w(a, 'doorbell.set', { kind: 'poll', cadence: 'daily' });
     await Promise.all([w(a, 'doorbell.stop', {}), w(a, 'doorbell.stop', {})]);
-    const [mine, theirs] = await Promise.all([w(a, 'key.delegate', { key: checkKeys[i]!.publicKey, scope: 'reports' }), w(next, 'key.delegate', { key: checkKeys[i]!.publicKey, scope: 'reports' })]);
+    const [mine, theirs] = await Promise.all([
+      w(a, 'key.delegate', { key: checkKeys[i]!.publicKey, scope: 'reports' }),
+      w(next, 'key.delegate', { key: checkKeys[i]!.publicKey, scope: 'reports' }),
+    ]);
     if (mine.status === 201) a.checkKey = checkKeys[i];
     else if (theirs.status === 201) next.checkKey = checkKeys[i];
     for (const r of [...(await twice(envelope(a, 'paper', make.paper(2)))), await w(a, 'paper', make.paper(2))]) {
       if (r.status === 201) papers[i]!.push({ id: r.body.id, claims: r.body.claims });
     }
-    const quote = { source: `preprint:2401.${String(10000 + (i >> 1)).padStart(5, '0')}`, quote: `Probes find feature ${i >> 1} in every layer.`, test: 'A layer where no probe beats chance' };
+    const quote = {
+      source: `preprint:2401.${String(10000 + (i >> 1)).padStart(5, '0')}`,
+      quote: `Probes find feature ${i >> 1} in every layer.`,
+      test: 'A layer where no probe beats chance',
+    };
     await w(a, 'claim.external', quote);
     const abstract = [
       'We describe how to enhance the transmissibility of an influenza strain in ferrets.',
@@ -115,9 +133,16 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
     }
     // The author amends a claim twice at once: one is taken, the other is amended already.
     const own = papers[i]![0]!.claims[1]!;
-    await Promise.all([w(a, 'claim.amend', { claim: own, test: 'Another test of this claim, by its author.' }), w(a, 'claim.amend', { claim: own, test: 'A third test of this claim, by its author.' })]);
+    await Promise.all([
+      w(a, 'claim.amend', { claim: own, test: 'Another test of this claim, by its author.' }),
+      w(a, 'claim.amend', { claim: own, test: 'A third test of this claim, by its author.' }),
+    ]);
     if (i < 2) {
-      const r = await w(a, 'governance.propose', { title: `A racing amendment ${i}`, rationale: 'The clause as written leaves a case open; this closes it.', articles: amend(i === 0 ? 'V' : '0') });
+      const r = await w(a, 'governance.propose', {
+        title: `A racing amendment ${i}`,
+        rationale: 'The clause as written leaves a case open; this closes it.',
+        articles: amend(i === 0 ? 'V' : '0'),
+      });
       if (r.status === 201) proposals.push(r.body.id);
     }
   });
@@ -132,14 +157,29 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
   const args: { id: string; claimAuthor: number }[] = [];
   const challenges: { agent: TestAgent; id: string }[] = [];
   const result = (c: { agent: TestAgent; id: string; check: boolean }, crossCheck: string | null) =>
-    envelope(c.agent, 'check.result', { commit: c.id, outcome: 'confirmed', outputs: { acc: 0.91 }, crossCheck: crossCheck === null ? null : { receipt: crossCheck, outputs: { acc: 0.91 } } }, c.check);
+    envelope(
+      c.agent,
+      'check.result',
+      {
+        commit: c.id,
+        outcome: 'confirmed',
+        outputs: { acc: 0.91 },
+        crossCheck: crossCheck === null ? null : { receipt: crossCheck, outputs: { acc: 0.91 } },
+      },
+      c.check,
+    );
   const commitAndResult = async (i: number, targets: string[], results: number) => {
     const a = agents[i]!;
     const mine = await Promise.all(
       targets.map(async (target, k) => {
         const check = a.checkKey !== undefined && k % 2 === 1;
         const r = await w(a, 'check.commit', make.commit(target), check);
-        return r.status === 201 ? { c: { agent: a, id: r.body.id as string, check }, cross: r.body.crossCheck === null ? null : (r.body.crossCheck.receipt as string) } : null;
+        return r.status === 201
+          ? {
+              c: { agent: a, id: r.body.id as string, check },
+              cross: r.body.crossCheck === null ? null : (r.body.crossCheck.receipt as string),
+            }
+          : null;
       }),
     );
     const made = mine.filter((m) => m !== null);
@@ -156,7 +196,10 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
     const arg = await w(a, 'argument.file', make.argument(claim));
     if (arg.status === 201) args.push({ id: arg.body.id, claimAuthor: (i + 3) % AGENTS });
     for (let k = 0; k < 2; k++) {
-      const r = await w(a, 'challenge.propose', { claim: claimsOf(i + 4)[k]!, brief: `Please replicate this claim with a fresh seed, request ${i}.${k}.` });
+      const r = await w(a, 'challenge.propose', {
+        claim: claimsOf(i + 4)[k]!,
+        brief: `Please replicate this claim with a fresh seed, request ${i}.${k}.`,
+      });
       if (r.status === 201) challenges.push({ agent: a, id: r.body.id });
     }
   });
@@ -171,16 +214,36 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
       const a = agents[i]!;
       const own = args.filter((g) => g.claimAuthor === i);
       const others = args.filter((g) => g.claimAuthor !== i).slice(i % 5, (i % 5) + 2);
-      await Promise.all(others.map((g) => w(a, 'argument.check', { argument: g.id, holds: i % 2 === 0, note: 'The argument misreads the claim it attacks, in part.' })));
-      await Promise.all(own.flatMap((g) => [w(a, 'argument.answer', { argument: g.id, text: 'The author answers: the case is covered by the second claim.' }), w(a, 'argument.answer', { argument: g.id, text: 'A second answer to the same argument, sent at once.' })]));
-      await Promise.all(challenges.filter((c) => c.agent === a).map((c) => twice(envelope(a, 'challenge.withdraw', { challenge: c.id, reason: 'No longer needed here.' }))));
+      await Promise.all(
+        others.map((g) =>
+          w(a, 'argument.check', { argument: g.id, holds: i % 2 === 0, note: 'The argument misreads the claim it attacks, in part.' }),
+        ),
+      );
+      await Promise.all(
+        own.flatMap((g) => [
+          w(a, 'argument.answer', { argument: g.id, text: 'The author answers: the case is covered by the second claim.' }),
+          w(a, 'argument.answer', { argument: g.id, text: 'A second answer to the same argument, sent at once.' }),
+        ]),
+      );
+      await Promise.all(
+        challenges
+          .filter((c) => c.agent === a)
+          .map((c) => twice(envelope(a, 'challenge.withdraw', { challenge: c.id, reason: 'No longer needed here.' }))),
+      );
       if (a.checkKey !== undefined) {
         // A report signed by the check key races its revocation.
         const rationale = 'A review signed by a check key while it is revoked.';
-        await Promise.all([twice(envelope(a, 'key.revoke', { key: a.checkKey.publicKey })), w(a, 'review', { claim: claimsOf(i + 6)[0]!, forecast: 0.3, rationale }, true)]);
+        await Promise.all([
+          twice(envelope(a, 'key.revoke', { key: a.checkKey.publicKey })),
+          w(a, 'review', { claim: claimsOf(i + 6)[0]!, forecast: 0.3, rationale }, true),
+        ]);
         delete a.checkKey;
       }
-      await w(a, 'review', { claim: claimsOf(i + 5)[0]!, forecast: 0.6, rationale: 'A second review, sent while the switch may be paused.' });
+      await w(a, 'review', {
+        claim: claimsOf(i + 5)[0]!,
+        forecast: 0.6,
+        rationale: 'A second review, sent while the switch may be paused.',
+      });
       await w(a, 'constitution.acknowledge', { version: s.record.state.constitution.version, hash: s.record.state.constitution.hash });
     }),
     (async () => {
@@ -188,22 +251,40 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
       await w(steward, 'item.flag', { subject: papers[4]![0]!.id, reason: 'Looks like a copy of an earlier paper.' });
       await w(steward, 'item.withhold', { subject: withheld, status: 'review', reason: 'Names a private person; looking at it.' });
       await w(steward, 'switch.set', { switch: 'reviews', paused: false, reason: 'The flood of reviews is over now.' });
-      await Promise.all([w(steward, 'item.restore', { subject: withheld, reason: 'Looked at it: nothing out of order.' }), w(steward, 'item.restore', { subject: withheld, reason: 'Restored twice, at once, in error.' })]);
+      await Promise.all([
+        w(steward, 'item.restore', { subject: withheld, reason: 'Looked at it: nothing out of order.' }),
+        w(steward, 'item.restore', { subject: withheld, reason: 'Restored twice, at once, in error.' }),
+      ]);
       await w(steward, 'hold.escalate', { subject: escalated, reason: 'Reads as a recipe; for the operator to decide.' });
-      const decide = (type: 'hold.release' | 'hold.reject', subject: string) => postEnvelope(operatorEnvelope(type, { subject, reason: `Decided under R1 by the operator key, ${type}.` }));
-      await Promise.all([decide('hold.release', escalated), decide('hold.reject', escalated), ...screened.map((id) => decide('hold.reject', id)), ...screened.map((id) => decide('hold.release', id))]);
+      const decide = (type: 'hold.release' | 'hold.reject', subject: string) =>
+        postEnvelope(operatorEnvelope(type, { subject, reason: `Decided under R1 by the operator key, ${type}.` }));
+      await Promise.all([
+        decide('hold.release', escalated),
+        decide('hold.reject', escalated),
+        ...screened.map((id) => decide('hold.reject', id)),
+        ...screened.map((id) => decide('hold.release', id)),
+      ]);
       const remove = () => postEnvelope(operatorEnvelope('steward.remove', { steward: 'agent-1' }));
       await Promise.all([remove(), remove()]);
     })(),
     (async () => {
       for (const p of proposals) {
-        await Promise.all([...house.map((h) => w(h, 'governance.vote', { proposal: p, vote: 'yes' })), w(house[0]!, 'governance.vote', { proposal: p, vote: 'yes' }), w(agents[7]!, 'governance.vote', { proposal: p, vote: 'no' })]);
+        await Promise.all([
+          ...house.map((h) => w(h, 'governance.vote', { proposal: p, vote: 'yes' })),
+          w(house[0]!, 'governance.vote', { proposal: p, vote: 'yes' }),
+          w(agents[7]!, 'governance.vote', { proposal: p, vote: 'no' }),
+        ]);
         const cosign = () => postEnvelope(operatorEnvelope('governance.cosign', { proposal: p }));
         await Promise.all([cosign(), cosign()]);
       }
       const code = 'race-code-late-0123456789abcdef';
       await pairing(code);
-      await Promise.all([registerAgent('late', { pairing: code }), registerAgent('late-two', { pairing: code }), registerAgent('twin', { operatorId: 'lab-twin' }), registerAgent('TWIN', { operatorId: 'lab-twin-2' })]);
+      await Promise.all([
+        registerAgent('late', { pairing: code }),
+        registerAgent('late-two', { pairing: code }),
+        registerAgent('twin', { operatorId: 'lab-twin' }),
+        registerAgent('TWIN', { operatorId: 'lab-twin-2' }),
+      ]);
     })(),
   ]);
 
@@ -222,7 +303,7 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
 
   // The whole log, entry by entry.
   const entries: any[] = [];
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const page = (await s.get(`/v1/log/entries?from=${from}&limit=1000`)).body;
     entries.push(...page.entries);
     if (page.next === null) break;
@@ -231,7 +312,12 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
   t.equal(entries.length, s.d.log.size, 'the whole log read');
   t.ok(sent.length >= 2000, `thousands of writes (${sent.length})`);
 
-  const written = (e: any) => (e.type === 'agent.register' ? `register:${canonicalize(e.payload)}` : e.payload.signature !== undefined && e.payload.payload !== undefined ? `signed:${e.payload.signature}` : null);
+  const written = (e: any) =>
+    e.type === 'agent.register'
+      ? `register:${canonicalize(e.payload)}`
+      : e.payload.signature !== undefined && e.payload.payload !== undefined
+        ? `signed:${e.payload.signature}`
+        : null;
   const key = (x: Sent) => (x.kind === 'agent.register' ? `register:${canonicalize(x.body)}` : `signed:${x.body.signature}`);
   const where = new Map<string, number[]>();
   for (const e of entries) {
@@ -253,36 +339,51 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
     if (status >= 200 && status < 300) c.ok++;
     else c.refused++;
     if (status >= 200 && status < 300 && body.seq !== undefined) {
-      if (entries[body.seq]?.type !== x.kind || written(entries[body.seq]) !== key(x)) problems.push(`${what}: entry ${body.seq} is another (${entries[body.seq]?.type})`);
+      if (entries[body.seq]?.type !== x.kind || written(entries[body.seq]) !== key(x))
+        problems.push(`${what}: entry ${body.seq} is another (${entries[body.seq]?.type})`);
       answered.add(body.seq);
       if (x.kind === 'check.commit') {
         const seal = entries[body.sealSeq];
-        if (body.sealSeq !== body.seq + 1 || seal?.type !== 'check.seal' || seal.payload.event.commit !== body.id || seal.payload.event.seed !== body.seed || seal.payload.event.crossCheck !== (body.crossCheck?.receipt ?? null)) {
+        if (
+          body.sealSeq !== body.seq + 1 ||
+          seal?.type !== 'check.seal' ||
+          seal.payload.event.commit !== body.id ||
+          seal.payload.event.seed !== body.seed ||
+          seal.payload.event.crossCheck !== (body.crossCheck?.receipt ?? null)
+        ) {
           problems.push(`${what}: its seed and cross-check are not those of the seal that follows it (${JSON.stringify(seal)})`);
         }
       }
       if (status === 202) {
         const ev = entries[body.screening.seq];
-        if (body.screening.seq !== body.seq + 1 || ev?.payload.event.subject !== body.id) problems.push(`${what}: the screening event does not follow it`);
+        if (body.screening.seq !== body.seq + 1 || ev?.payload.event.subject !== body.id)
+          problems.push(`${what}: the screening event does not follow it`);
       }
-    } else if (status >= 200 && status < 300 && (status !== 200 || x.kind === 'agent.register')) problems.push(`${what}: a ${status} with no seq`);
+    } else if (status >= 200 && status < 300 && (status !== 200 || x.kind === 'agent.register'))
+      problems.push(`${what}: a ${status} with no seq`);
   }
   // The same bytes sent more than once are on the log exactly where a 2xx said, and only there:
   // a refusal, or a 200 "already so", writes nothing.
   for (const [k, xs] of byKey) {
-    const taken = xs.filter((x) => x.reply.status >= 200 && x.reply.status < 300 && x.reply.body.seq !== undefined).map((x) => x.reply.body.seq as number);
+    const taken = xs
+      .filter((x) => x.reply.status >= 200 && x.reply.status < 300 && x.reply.body.seq !== undefined)
+      .map((x) => x.reply.body.seq as number);
     const at = where.get(k) ?? [];
     if (canonicalize(taken.sort((a, b) => a - b)) !== canonicalize(at)) {
-      problems.push(`${xs[0]!.kind} sent ${xs.length} times, answered ${xs.map((x) => x.reply.status)} with seqs [${taken}], is on the log at [${at}]`);
+      problems.push(
+        `${xs[0]!.kind} sent ${xs.length} times, answered ${xs.map((x) => x.reply.status)} with seqs [${taken}], is on the log at [${at}]`,
+      );
     }
   }
   // Every entry written for an agent or the operator key was answered 2xx with its seq.
   for (const e of entries) {
-    if (written(e) !== null && !answered.has(e.seq)) problems.push(`entry ${e.seq} (${e.type}) is on the log, but no write was answered 2xx with its seq`);
+    if (written(e) !== null && !answered.has(e.seq))
+      problems.push(`entry ${e.seq} (${e.type}) is on the log, but no write was answered 2xx with its seq`);
   }
   // Every commitment sealed exactly once, right after it; no seal without its commitment.
   const sealsOf = new Map<string, number[]>();
-  for (const e of entries) if (e.type === 'check.seal') sealsOf.set(e.payload.event.commit, [...(sealsOf.get(e.payload.event.commit) ?? []), e.seq]);
+  for (const e of entries)
+    if (e.type === 'check.seal') sealsOf.set(e.payload.event.commit, [...(sealsOf.get(e.payload.event.commit) ?? []), e.seq]);
   const committed = new Map<string, number>();
   for (const x of sent) if (x.kind === 'check.commit' && x.reply.status === 201) committed.set(x.reply.body.id, x.reply.body.seq);
   for (const [commit, seqs] of sealsOf) {
@@ -293,8 +394,28 @@ t.test('under concurrency, a write is answered 2xx if and only if its entry is o
   t.same(problems.slice(0, 20), [], `no write answered against the log (${problems.length} problems)`);
 
   // Every write type was taken at least once, and the races refused some.
-  for (const type of ['agent.register', ...Object.keys(WRITE_ROUTES)]) t.ok((counts.get(type)?.ok ?? 0) > 0, `${type}: ${JSON.stringify(counts.get(type))}`);
-  for (const type of ['agent.register', 'operator.pairing', 'steward.appoint', 'steward.remove', 'key.delegate', 'key.revoke', 'paper', 'claim.amend', 'check.result', 'review', 'argument.answer', 'challenge.propose', 'challenge.withdraw', 'item.restore', 'hold.release', 'hold.reject', 'governance.vote', 'governance.cosign']) {
+  for (const type of ['agent.register', ...Object.keys(WRITE_ROUTES)])
+    t.ok((counts.get(type)?.ok ?? 0) > 0, `${type}: ${JSON.stringify(counts.get(type))}`);
+  for (const type of [
+    'agent.register',
+    'operator.pairing',
+    'steward.appoint',
+    'steward.remove',
+    'key.delegate',
+    'key.revoke',
+    'paper',
+    'claim.amend',
+    'check.result',
+    'review',
+    'argument.answer',
+    'challenge.propose',
+    'challenge.withdraw',
+    'item.restore',
+    'hold.release',
+    'hold.reject',
+    'governance.vote',
+    'governance.cosign',
+  ]) {
     t.ok((counts.get(type)?.refused ?? 0) > 0, `${type} refused in a race: ${JSON.stringify(counts.get(type))}`);
   }
   const sealedAlready = sent.filter((x) => x.kind === 'check.commit' && x.reply.status === 409);
@@ -326,7 +447,12 @@ async function registerOne(s: TestService, handle: string, operatorId: string): 
   return { handle, publicKey: k.publicKey, privateKey: k.privateKey, operatorId };
 }
 
-function signed(s: TestService, a: TestAgent, type: WriteType, members: Record<string, unknown>): { payload: Record<string, any>; signature: string } {
+function signed(
+  s: TestService,
+  a: TestAgent,
+  type: WriteType,
+  members: Record<string, unknown>,
+): { payload: Record<string, any>; signature: string } {
   const payload = payloadOf(s, a, type, members);
   return { payload, signature: signPayload(a.privateKey, payload) };
 }

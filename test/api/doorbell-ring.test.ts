@@ -13,7 +13,10 @@ import { forbiddenAddress } from '../../lib/protocol/doorbell-address.js';
 
 /** An HTTPS server on 127.0.0.1 that records the wake-ups and answers `status()`. */
 async function receiver(t: Test, status: () => number) {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }] } as any);
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }],
+  } as any);
   const got: WakeUp[] = [];
   const server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     let body = '';
@@ -31,13 +34,16 @@ async function receiver(t: Test, status: () => number) {
 async function setup(t: Test, status: () => number, allowLoopback = true) {
   const rx = await receiver(t, status);
   let ringer!: DoorbellRinger;
-  const s: TestService = await startService(t, { ringer: (record, clock) => (ringer = new DoorbellRinger(record.state, { origin: 'archive.local', clock, allowLoopback, ca: rx.cert })) });
+  const s: TestService = await startService(t, {
+    ringer: (record, clock) => (ringer = new DoorbellRinger(record.state, { origin: 'archive.local', clock, allowLoopback, ca: rx.cert })),
+  });
   const bob = await register(s, 'bob', { operatorId: 'lab-b' });
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
   return { s, rx, ringer, bob, alice };
 }
 
-const setBell = (s: TestService, a: TestAgent, url: string, cadence = 'immediate') => send(s, a, 'doorbell.set', { kind: 'webhook', cadence, url });
+const setBell = (s: TestService, a: TestAgent, url: string, cadence = 'immediate') =>
+  send(s, a, 'doorbell.set', { kind: 'webhook', cadence, url });
 
 t.test('rung when something is new in its fields, at most as often as its cadence', async (t) => {
   const { s, rx, ringer, bob, alice } = await setup(t, () => 204);
@@ -48,7 +54,16 @@ t.test('rung when something is new in its fields, at most as often as its cadenc
   await send(s, alice, 'paper', make.paper(1));
   await ringer.tick();
   t.equal(rx.got.length, 1, 'a new paper: rung');
-  t.match(rx.got[0], { protocol: 'archive/0.2', type: 'doorbell.ring', origin: 'archive.local', agent: 'bob', treeSize: s.d.log.size, owed: 0, news: { papers: 1, challenges: 0, arguments: 0 }, heartbeat: '/v2/heartbeat?agent=bob' });
+  t.match(rx.got[0], {
+    protocol: 'archive/0.2',
+    type: 'doorbell.ring',
+    origin: 'archive.local',
+    agent: 'bob',
+    treeSize: s.d.log.size,
+    owed: 0,
+    news: { papers: 1, challenges: 0, arguments: 0 },
+    heartbeat: '/v2/heartbeat?agent=bob',
+  });
   t.notOk(JSON.stringify(rx.got[0]).includes(rx.url), 'the wake-up never carries the address');
 
   await ringer.tick();
@@ -80,7 +95,11 @@ t.test('a failing address is retried with backoff, then marked failing until set
   t.equal(rx.got.length, 1, 'first try');
   await ringer.tick();
   t.equal(rx.got.length, 1, 'not again before the backoff');
-  for (const [wait, n] of [[60_000, 2], [5 * 60_000, 3], [30 * 60_000, 4]] as const) {
+  for (const [wait, n] of [
+    [60_000, 2],
+    [5 * 60_000, 3],
+    [30 * 60_000, 4],
+  ] as const) {
     s.advance(wait);
     await ringer.tick();
     t.equal(rx.got.length, n, `retried after ${wait / 60000} minutes`);
@@ -89,7 +108,12 @@ t.test('a failing address is retried with backoff, then marked failing until set
   await ringer.tick();
   t.equal(rx.got.length, 4, 'after four failures: not retried forever');
   const hb = (await s.get('/v2/heartbeat?agent=bob')).body;
-  t.match(hb.doorbell, { kind: 'webhook', status: 'failing', cadence: 'immediate', failure: /4 rings in a row failed; the last: answered 500/ });
+  t.match(hb.doorbell, {
+    kind: 'webhook',
+    status: 'failing',
+    cadence: 'immediate',
+    failure: /4 rings in a row failed; the last: answered 500/,
+  });
   t.notOk(JSON.stringify(hb).includes(rx.url), 'never the address');
 
   // Set anew: the mark is lifted; news from then on rings.
@@ -102,14 +126,17 @@ t.test('a failing address is retried with backoff, then marked failing until set
   t.match(rx.got[4], { news: { papers: 1 } });
 });
 
-t.test('addresses inside the service\'s own network are refused', async (t) => {
+t.test("addresses inside the service's own network are refused", async (t) => {
   const { s, rx, ringer, bob, alice } = await setup(t, () => 204, false);
   await setBell(s, bob, rx.url);
   await send(s, alice, 'paper', make.paper(1));
   await ringer.tick();
   t.equal(rx.got.length, 0, 'loopback is not rung without the setting');
   const hb = await s.get('/v2/heartbeat?agent=bob');
-  t.match(hb.body.doorbell, { status: 'failing', failure: "the doorbell's host resolves to a refused address: a loopback address (RFC 1122 section 3.2.1.3)" });
+  t.match(hb.body.doorbell, {
+    status: 'failing',
+    failure: "the doorbell's host resolves to a refused address: a loopback address (RFC 1122 section 3.2.1.3)",
+  });
   for (const shown of ['127.0.0.1', 'localhost', rx.url]) t.notOk(hb.text.includes(shown), `the heartbeat never shows ${shown}`);
 
   const cases: [string, boolean, string | null][] = [
@@ -170,10 +197,24 @@ t.test('addresses inside the service\'s own network are refused', async (t) => {
 t.test('a doorbell whose host is an IP literal is refused when set: 400 naming the rule', async (t) => {
   const { s, bob } = await setup(t, () => 204);
   const before = s.d.log.size;
-  for (const url of ['https://127.0.0.1/wake', 'https://0x7f.1/', 'https://2130706433/', 'https://169.254.169.254./latest', 'https://[::1]:8443/', 'https://[::a00:1]/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://[::ffff:7f00:1]/', 'https://93.184.216.34/wake']) {
+  for (const url of [
+    'https://127.0.0.1/wake',
+    'https://0x7f.1/',
+    'https://2130706433/',
+    'https://169.254.169.254./latest',
+    'https://[::1]:8443/',
+    'https://[::a00:1]/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://[::ffff:7f00:1]/',
+    'https://93.184.216.34/wake',
+  ]) {
     const r = await setBell(s, bob, url);
     t.equal(r.status, 400, `${url}: ${r.text}`);
-    t.match(r.body, { error: 'bad_request', detail: /^payload\.url: the host is an IP address; a doorbell names its host by a DNS name/ }, url);
+    t.match(
+      r.body,
+      { error: 'bad_request', detail: /^payload\.url: the host is an IP address; a doorbell names its host by a DNS name/ },
+      url,
+    );
   }
   t.equal(s.d.log.size, before, 'nothing written');
   t.equal((await setBell(s, bob, 'https://hooks.example.org/wake')).status, 200, 'a name is taken (checked when rung)');
@@ -201,7 +242,12 @@ t.test('a failure reason never quotes the address', async (t) => {
 t.test('what is out of view is not news', async (t) => {
   const { s, rx, ringer, bob, alice } = await setup(t, () => 204);
   await setBell(s, bob, rx.url);
-  const referred = await send(s, alice, 'paper', make.paper(1, { abstract: 'Write to the first author at jane.doe@example.org for the raw data of this study.' }));
+  const referred = await send(
+    s,
+    alice,
+    'paper',
+    make.paper(1, { abstract: 'Write to the first author at jane.doe@example.org for the raw data of this study.' }),
+  );
   t.equal(referred.status, 202, 'referred to the stewards by screening');
   await ringer.tick();
   t.equal(rx.got.length, 0, 'a paper out of view: no ring');

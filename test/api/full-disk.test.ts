@@ -17,7 +17,12 @@ t.test('a disk that fills under concurrent writers: 507, reads go on, nothing re
   const store = await FullDiskStore.open(join(dataDir, 'db'));
   const s = await startService(t, { dataDir, store });
   const said: string[] = [];
-  const watch = new StorageWatch(dataDir, s.d.log, s.record, { reserveBytes: 64 * 1024, minFreeBytes: 0, probeMs: 50, say: (line) => said.push(line) });
+  const watch = new StorageWatch(dataDir, s.d.log, s.record, {
+    reserveBytes: 64 * 1024,
+    minFreeBytes: 0,
+    probeMs: 50,
+    say: (line) => said.push(line),
+  });
   t.teardown(() => watch.stop());
   const agents = await Promise.all(['ann', 'bob', 'cy', 'dee'].map((h) => register(s, h)));
   const before = (await s.get('/v1/log/sth')).body.treeSize;
@@ -28,7 +33,8 @@ t.test('a disk that fills under concurrent writers: 507, reads go on, nothing re
   const papers = agents.flatMap((a) => Array.from({ length: 6 }, () => ({ a, paper: make.paper() })));
   const replies: Reply[] = [];
   // Three waves of eight concurrent writers.
-  for (let w = 0; w < 3; w++) replies.push(...(await Promise.all(papers.slice(8 * w, 8 * w + 8).map(({ a, paper }) => send(s, a, 'paper', paper)))));
+  for (let w = 0; w < 3; w++)
+    replies.push(...(await Promise.all(papers.slice(8 * w, 8 * w + 8).map(({ a, paper }) => send(s, a, 'paper', paper)))));
   const taken = replies.filter((r) => r.status === 201);
   const refused = replies.filter((r) => r.status !== 201);
   t.ok(taken.length > 0 && refused.length > 0, `some writes were taken (${taken.length}), the rest refused (${refused.length})`);

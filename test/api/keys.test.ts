@@ -9,9 +9,9 @@ import { refused } from '../helpers/refused.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, registration, send, type TestAgent } from '../helpers/agents.js';
 
-
 const entryAt = async (s: TestService, seq: number) => (await s.get(`/v1/log/entries?from=${seq}&limit=1`)).body.entries[0];
-const spki = (hex: string) => Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(hex, 'hex')]).toString('base64url');
+const spki = (hex: string) =>
+  Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(hex, 'hex')]).toString('base64url');
 const rationale = (n: number) => `Review number ${n}, with rationale enough to pass the schema.`;
 
 t.test('key.delegate: 201 {key, scope, label}; a key belongs to one agent once', async (t) => {
@@ -30,19 +30,21 @@ t.test('key.delegate: 201 {key, scope, label}; a key belongs to one agent once',
   t.equal((await send(s, b, 'key.delegate', { key: bk.publicKey, scope: 'reports' })).status, 201);
 
   const der = Buffer.from(generateKeyPair().publicKey, 'base64url');
-  const smallOrder = [...new Set(fixtureJson<{ pub_key: string }[]>('crypto/ed25519-speccheck-cases.json').map((c) => c.pub_key))].find((hex) => {
-    try {
-      return Point.fromHex(hex).isSmallOrder();
-    } catch {
-      return false;
-    }
-  });
+  const smallOrder = [...new Set(fixtureJson<{ pub_key: string }[]>('crypto/ed25519-speccheck-cases.json').map((c) => c.pub_key))].find(
+    (hex) => {
+      try {
+        return Point.fromHex(hex).isSmallOrder();
+      } catch {
+        return false;
+      }
+    },
+  );
   t.ok(smallOrder, 'speccheck has a small-order key');
   const cases: [string, Record<string, unknown>, number, RegExp][] = [
     ['its own check key again', { key: k.publicKey, scope: 'reports' }, 409, /payload.key: this key already belongs to an agent/],
     ['its own main key', { key: a.publicKey, scope: 'reports' }, 409, /payload.key: this key already belongs/],
-    ['another agent\'s main key', { key: b.publicKey, scope: 'reports' }, 409, /payload.key/],
-    ['another agent\'s check key', { key: bk.publicKey, scope: 'reports' }, 409, /payload.key/],
+    ["another agent's main key", { key: b.publicKey, scope: 'reports' }, 409, /payload.key/],
+    ["another agent's check key", { key: bk.publicKey, scope: 'reports' }, 409, /payload.key/],
     ['raw 32 bytes', { key: der.subarray(12).toString('base64url'), scope: 'reports' }, 400, /payload.key: expected the 44-byte DER SPKI/],
     ['standard base64, padded', { key: der.toString('base64'), scope: 'reports' }, 400, /payload.key/],
     ['a small-order point', { key: spki(smallOrder!), scope: 'reports' }, 400, /payload.key: small-order point/],
@@ -51,7 +53,14 @@ t.test('key.delegate: 201 {key, scope, label}; a key belongs to one agent once',
     ['a label of 81 characters', { key: generateKeyPair().publicKey, scope: 'reports', label: 'x'.repeat(81) }, 400, /payload.label/],
   ];
   for (const [what, members, status, detail] of cases) await refused(t, s, what, send(s, a, 'key.delegate', members), status, detail);
-  await refused(t, s, 'registering a delegated key', s.post('/v2/agents/register', registration(s, 'carol', k.publicKey)), 409, /publicKey: this key already belongs/);
+  await refused(
+    t,
+    s,
+    'registering a delegated key',
+    s.post('/v2/agents/register', registration(s, 'carol', k.publicKey)),
+    409,
+    /publicKey: this key already belongs/,
+  );
 });
 
 t.test('key.revoke of a check key: 200; revoked at once; with compromisedAt, its reports from then on disowned and listed', async (t) => {
@@ -91,7 +100,7 @@ t.test('key.revoke of a check key: 200; revoked at once; with compromisedAt, its
       { type: 'check.commit', id: commit.body.id, seq: commit.body.seq },
       { type: 'review', id: later.body.id, seq: later.body.seq },
     ],
-    'the reports the key signed from compromisedAt on, in log order; not those before, nor the main key\'s',
+    "the reports the key signed from compromisedAt on, in log order; not those before, nor the main key's",
   );
   const receipt = await s.get(`/v2/receipts/${commit.body.id}`);
   t.equal(receipt.body.disownedSeq, r.body.seq, 'the receipt read shows it disowned by the revocation');
@@ -102,12 +111,54 @@ t.test('key.revoke of a check key: 200; revoked at once; with compromisedAt, its
   t.equal(logged.type, 'key.revoke');
   t.equal(logged.payload.payload.compromisedAt, compromisedAt);
 
-  await refused(t, s, 'the revoked key signing a review', review(5), 401, new RegExp(`payload.agent.publicKey: this check key of alice was revoked at entry ${r.body.seq}`));
-  await refused(t, s, 'revoking it twice', send(s, a, 'key.revoke', { key: check.publicKey }), 409, new RegExp(`payload.key: revoked already at entry ${r.body.seq}`));
-  await refused(t, s, 'delegating it again', send(s, a, 'key.delegate', { key: check.publicKey, scope: 'reports' }), 409, /payload.key: this key already belongs/);
-  await refused(t, s, 'a key nobody has', send(s, a, 'key.revoke', { key: generateKeyPair().publicKey }), 404, /payload.key: not a key of agent alice/);
-  await refused(t, s, 'another agent\'s main key', send(s, a, 'key.revoke', { key: other.publicKey }), 404, /payload.key: not a key of agent alice/);
-  await refused(t, s, 'a compromisedAt that is no time', send(s, a, 'key.revoke', { key: check.publicKey, compromisedAt: 'yesterday' }), 400, /payload.compromisedAt/);
+  await refused(
+    t,
+    s,
+    'the revoked key signing a review',
+    review(5),
+    401,
+    new RegExp(`payload.agent.publicKey: this check key of alice was revoked at entry ${r.body.seq}`),
+  );
+  await refused(
+    t,
+    s,
+    'revoking it twice',
+    send(s, a, 'key.revoke', { key: check.publicKey }),
+    409,
+    new RegExp(`payload.key: revoked already at entry ${r.body.seq}`),
+  );
+  await refused(
+    t,
+    s,
+    'delegating it again',
+    send(s, a, 'key.delegate', { key: check.publicKey, scope: 'reports' }),
+    409,
+    /payload.key: this key already belongs/,
+  );
+  await refused(
+    t,
+    s,
+    'a key nobody has',
+    send(s, a, 'key.revoke', { key: generateKeyPair().publicKey }),
+    404,
+    /payload.key: not a key of agent alice/,
+  );
+  await refused(
+    t,
+    s,
+    "another agent's main key",
+    send(s, a, 'key.revoke', { key: other.publicKey }),
+    404,
+    /payload.key: not a key of agent alice/,
+  );
+  await refused(
+    t,
+    s,
+    'a compromisedAt that is no time',
+    send(s, a, 'key.revoke', { key: check.publicKey, compromisedAt: 'yesterday' }),
+    400,
+    /payload.compromisedAt/,
+  );
 
   // Without compromisedAt nothing is disowned.
   const k2 = generateKeyPair();
@@ -135,17 +186,45 @@ t.test('key.revoke of the main key retires the agent', async (t) => {
   const r = await send(s, a, 'key.revoke', { key: a.publicKey, compromisedAt });
   t.equal(r.status, 200, r.text);
   t.match(r.body, { key: a.publicKey, revoked: 'main', retired: true });
-  t.same(r.body.disowned, [{ type: 'review', id: late.body.id, seq: late.body.seq }], 'the main key\'s reports from compromisedAt on');
+  t.same(r.body.disowned, [{ type: 'review', id: late.body.id, seq: late.body.seq }], "the main key's reports from compromisedAt on");
   t.equal(s.record.state.reviews.get(early.body.id)!.disownedSeq, null);
   t.equal((await s.get('/v2/heartbeat?agent=alice')).body.retired, true, 'the heartbeat says retired');
   const retired = new RegExp(`payload.agent.handle: agent alice is retired \\(its main key was revoked at entry ${r.body.seq}\\)`);
   await refused(t, s, 'a paper by the retired agent', send(s, a, 'paper', make.paper()), 401, retired);
-  await refused(t, s, 'a review by its check key', send(s, a, 'review', { claim, forecast: 0.3, rationale: rationale(3) }, { checkKey: true }), 401, retired);
+  await refused(
+    t,
+    s,
+    'a review by its check key',
+    send(s, a, 'review', { claim, forecast: 0.3, rationale: rationale(3) }, { checkKey: true }),
+    401,
+    retired,
+  );
   await refused(t, s, 'revoking the main key again', send(s, a, 'key.revoke', { key: a.publicKey }), 401, retired);
   await refused(t, s, 'its doorbell', send(s, a, 'doorbell.set', { kind: 'poll' }), 401, retired);
-  await refused(t, s, 'its handle for a new agent', s.post('/v2/agents/register', registration(s, 'alice', generateKeyPair().publicKey)), 409, /handle: alice is taken/);
-  await refused(t, s, 'its key for a new agent', s.post('/v2/agents/register', registration(s, 'alicia', a.publicKey)), 409, /publicKey: this key already belongs/);
-  await refused(t, s, 'its operator without a sponsor', s.post('/v2/agents/register', registration(s, 'alicia', generateKeyPair().publicKey, { operatorId: 'lab-a' })), 403, /sponsor/);
+  await refused(
+    t,
+    s,
+    'its handle for a new agent',
+    s.post('/v2/agents/register', registration(s, 'alice', generateKeyPair().publicKey)),
+    409,
+    /handle: alice is taken/,
+  );
+  await refused(
+    t,
+    s,
+    'its key for a new agent',
+    s.post('/v2/agents/register', registration(s, 'alicia', a.publicKey)),
+    409,
+    /publicKey: this key already belongs/,
+  );
+  await refused(
+    t,
+    s,
+    'its operator without a sponsor',
+    s.post('/v2/agents/register', registration(s, 'alicia', generateKeyPair().publicKey, { operatorId: 'lab-a' })),
+    403,
+    /sponsor/,
+  );
 });
 
 t.test('doorbell: 200 set and stopped; the address stored, never served', async (t) => {
@@ -158,7 +237,13 @@ t.test('doorbell: 200 set and stopped; the address stored, never served', async 
   const never = await send(s, a, 'doorbell.stop', {});
   t.equal(never.status, 200, never.text);
   // A 200 that writes nothing names the entry that holds the state: here the agent's registration (docs/record.md).
-  t.same(never.body, { status: 'stopped', kind: null, cadence: null, entry: s.record.state.agents.get('alice')!.seq, note: 'the doorbell was never set; nothing to stop' });
+  t.same(never.body, {
+    status: 'stopped',
+    kind: null,
+    cadence: null,
+    entry: s.record.state.agents.get('alice')!.seq,
+    note: 'the doorbell was never set; nothing to stop',
+  });
   t.equal(s.record.state.size, size, 'stopping an unset doorbell writes nothing');
 
   const cases: [string, 'doorbell.set' | 'doorbell.stop', Record<string, unknown>, RegExp][] = [
@@ -190,7 +275,11 @@ t.test('doorbell: 200 set and stopped; the address stored, never served', async 
   const e = log.body.entries.find((x: any) => x.seq === set.body.seq);
   t.equal(e.type, 'doorbell.set');
   t.same(e.withheld, ['payload.url']);
-  t.match(e.payload, { payload: { kind: 'webhook', cadence: 'hourly', url: null }, signature: /^[A-Za-z0-9_-]{86}$/ }, 'the rest of the entry is served');
+  t.match(
+    e.payload,
+    { payload: { kind: 'webhook', cadence: 'hourly', url: null }, signature: /^[A-Za-z0-9_-]{86}$/ },
+    'the rest of the entry is served',
+  );
   t.notMatch((await s.get(`/v1/log/entries?from=${set.body.seq}&limit=1`)).text, secret, 'nor a page holding only that entry');
   t.notOk(log.body.entries.find((x: any) => x.seq === poll.body.seq).withheld, 'an entry without an address withholds nothing');
 

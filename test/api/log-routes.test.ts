@@ -8,7 +8,13 @@ import { signPayload } from '../../lib/protocol/ed25519.js';
 /** Appends `n` entries the record knows: pairing requests signed by the operator key. */
 async function appendN(s: TestService, n: number, from = 0) {
   const pending = Array.from({ length: n }, (_, i) => {
-    const payload = { protocol: 'archive/0.2', type: 'operator.pairing', operatorId: 'op_test', codeHash: sha256TextHex(`code ${from + i}`), ts: new Date().toISOString() };
+    const payload = {
+      protocol: 'archive/0.2',
+      type: 'operator.pairing',
+      operatorId: 'op_test',
+      codeHash: sha256TextHex(`code ${from + i}`),
+      ts: new Date().toISOString(),
+    };
     const a = s.record.admit('operator.pairing', { payload, signature: signPayload(s.d.operatorKey, payload) });
     return 'committed' in a ? a.committed : Promise.resolve();
   });
@@ -54,14 +60,28 @@ t.test('entries page with next, and every inclusion and consistency proof verifi
     from = page.next;
   }
   t.equal(entries.length, 66);
-  t.same(entries.map((e) => e.seq), Array.from({ length: 66 }, (_, i) => i));
+  t.same(
+    entries.map((e) => e.seq),
+    Array.from({ length: 66 }, (_, i) => i),
+  );
   t.equal(entries[5].payload.payload.codeHash, sha256TextHex('code 4'), 'entries in the order appended');
 
-  for (const [sth, n] of [[sth1, 41], [sth2, 66]] as const) {
+  for (const [sth, n] of [
+    [sth1, 41],
+    [sth2, 66],
+  ] as const) {
     for (let seq = 0; seq < n; seq++) {
       const r = await s.get(`/v1/log/inclusion?seq=${seq}&size=${n}`);
       t.equal(r.body.treeSize, n);
-      if (!verifyInclusion(seq, n, fromHex(entries[seq].entryHash), r.body.proof.map((h: string) => fromHex(h)), fromHex(sth.rootHash))) {
+      if (
+        !verifyInclusion(
+          seq,
+          n,
+          fromHex(entries[seq].entryHash),
+          r.body.proof.map((h: string) => fromHex(h)),
+          fromHex(sth.rootHash),
+        )
+      ) {
         t.fail(`inclusion of ${seq} in ${n}`);
       }
     }
@@ -70,7 +90,15 @@ t.test('entries page with next, and every inclusion and consistency proof verifi
   t.equal(latest.body.treeSize, 66, 'size defaults to the current tree');
   const c = (await s.get('/v1/log/consistency?first=41&second=66')).body;
   t.same({ first: c.first, second: c.second }, { first: 41, second: 66 });
-  t.ok(verifyConsistency(41, 66, c.proof.map((h: string) => fromHex(h)), fromHex(sth1.rootHash), fromHex(sth2.rootHash)));
+  t.ok(
+    verifyConsistency(
+      41,
+      66,
+      c.proof.map((h: string) => fromHex(h)),
+      fromHex(sth1.rootHash),
+      fromHex(sth2.rootHash),
+    ),
+  );
   t.same((await s.get('/v1/log/consistency?first=0&second=66')).body.proof, [], 'from size 0: the empty proof');
   t.same((await s.get('/v1/log/consistency?first=66&second=66')).body.proof, [], 'equal sizes: the empty proof');
   const end = (await s.get('/v1/log/entries?from=66')).body;
@@ -149,7 +177,10 @@ t.test('a restarted service keeps its key, its head and its one genesis', async 
   t.same((await again.get('/v1/log/key')).body, key);
   t.same((await again.get('/v1/log/sth')).body, sth);
   const types = (await again.get('/v1/log/entries')).body.entries.map((e: any) => e.type);
-  t.same(types.filter((x: string) => x === 'log.genesis'), ['log.genesis']);
+  t.same(
+    types.filter((x: string) => x === 'log.genesis'),
+    ['log.genesis'],
+  );
 });
 
 t.test('query strings are decoded strictly', async (t) => {

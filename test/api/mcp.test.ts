@@ -28,12 +28,29 @@ t.test('tools: one per read and write, with the service schemas', async (t) => {
   t.same(names.sort(), [...MCP_TOOLS].sort());
   for (const type of AGENT_WRITE_TYPES) t.ok(names.includes(writeToolName(type)), writeToolName(type));
   t.ok(names.includes('register_agent') && names.includes('canonical_json') && names.includes('get_frontier'));
-  for (const name of ['get_governance', 'get_governance_proposal', 'write_governance_propose', 'write_governance_vote', 'write_constitution_acknowledge']) t.ok(names.includes(name), `governance: ${name}`);
+  for (const name of [
+    'get_governance',
+    'get_governance_proposal',
+    'write_governance_propose',
+    'write_governance_vote',
+    'write_constitution_acknowledge',
+  ])
+    t.ok(names.includes(name), `governance: ${name}`);
   t.notOk(names.includes('write_governance_cosign'), 'R2 is signed off the site, by the operator key: no tool');
-  for (const name of ['list_holds', 'list_flags', 'write_item_withhold', 'write_item_restore', 'write_item_flag', 'write_hold_escalate']) t.ok(names.includes(name), `stewardship: ${name}`);
-  for (const name of ['write_hold_release', 'write_hold_reject']) t.notOk(names.includes(name), `R1 is signed off the site, by the operator key: no ${name}`);
+  for (const name of ['list_holds', 'list_flags', 'write_item_withhold', 'write_item_restore', 'write_item_flag', 'write_hold_escalate'])
+    t.ok(names.includes(name), `stewardship: ${name}`);
+  for (const name of ['write_hold_release', 'write_hold_reject'])
+    t.notOk(names.includes(name), `R1 is signed off the site, by the operator key: no ${name}`);
   const paper = tools.find((x) => x.name === 'write_paper')!;
-  t.match(paper.inputSchema, { type: 'object', required: ['payload', 'signature'], properties: { payload: { properties: { claims: { minItems: 1, maxItems: 5 } } } } }, 'the payload schema of the service');
+  t.match(
+    paper.inputSchema,
+    {
+      type: 'object',
+      required: ['payload', 'signature'],
+      properties: { payload: { properties: { claims: { minItems: 1, maxItems: 5 } } } },
+    },
+    'the payload schema of the service',
+  );
 });
 
 t.test('reads, a signed write through canonical_json, and refusals as tool errors', async (t) => {
@@ -68,8 +85,15 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   const again = await client.callTool({ name: 'write_paper', arguments: { payload, signature } });
   t.equal(again.isError, true);
   // The same bytes again are on the log already (docs/record.md, "Replays and last-writer-wins").
-  t.match(json(again), { status: 409, error: 'conflict', detail: new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${size - 1};`) });
-  const forged = await client.callTool({ name: 'write_paper', arguments: { payload: { ...payload, title: 'Another title here' }, signature } });
+  t.match(json(again), {
+    status: 409,
+    error: 'conflict',
+    detail: new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${size - 1};`),
+  });
+  const forged = await client.callTool({
+    name: 'write_paper',
+    arguments: { payload: { ...payload, title: 'Another title here' }, signature },
+  });
   t.match(json(forged), { status: 401, error: 'unauthorized', detail: /signature: does not verify/ });
   const badId = await client.callTool({ name: 'get_paper', arguments: { id: 'nope' } });
   t.match(json(badId), { status: 400, error: 'bad_request', detail: /path: expected a paper id/ });
@@ -80,7 +104,7 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   t.equal(s.d.log.size, size, 'nothing refused was written');
 });
 
-t.test('arguments of the wrong type are the tool\'s own invalid-params error, for every tool', async (t) => {
+t.test("arguments of the wrong type are the tool's own invalid-params error, for every tool", async (t) => {
   const s = await startService(t);
   const client = await connect(t, s);
   const size = s.d.log.size;
@@ -99,7 +123,11 @@ t.test('arguments of the wrong type are the tool\'s own invalid-params error, fo
     if (message === null) {
       // A registration's body is the route's to judge: the service's own answer (the constitution first).
       const r = await client.callTool({ name, arguments: args });
-      t.match(json(r), { status: 428, error: 'precondition_required', detail: /constitution: required/ }, `${name}: the route's own answer`);
+      t.match(
+        json(r),
+        { status: 428, error: 'precondition_required', detail: /constitution: required/ },
+        `${name}: the route's own answer`,
+      );
       continue;
     }
     await t.rejects(client.callTool({ name, arguments: args }), { code: -32602, message }, `${name} ${JSON.stringify(args)}`);
@@ -118,7 +146,11 @@ t.test('a registration through MCP counts against its caller, not against the se
   const over = await a.callTool({ name: 'register_agent', arguments: body('mcp-a2') });
   t.match(json(over), { status: 429, error: 'rate_limited' }, 'the second from 203.0.113.5');
   // The connector's token is its own: a client sending the header names nobody.
-  const forged = await s.post('/v2/agents/register', body('forger'), { 'x-forwarded-for': '203.0.113.5', 'x-archive-self-client': '198.51.100.77', 'x-archive-self-token': 'guess' });
+  const forged = await s.post('/v2/agents/register', body('forger'), {
+    'x-forwarded-for': '203.0.113.5',
+    'x-archive-self-client': '198.51.100.77',
+    'x-archive-self-token': 'guess',
+  });
   t.equal(forged.status, 429, 'a guessed token is ignored');
 });
 

@@ -6,7 +6,6 @@ import { startService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { refused } from '../helpers/refused.js';
 
-
 const scoreOf = (body: any, ref: string) => body.claims.find((c: any) => c.ref === ref);
 
 t.test('credence, frontier, challenges, heartbeat and summary as writes land, and after a restart', async (t) => {
@@ -23,7 +22,11 @@ t.test('credence, frontier, challenges, heartbeat and summary as writes land, an
   t.equal(r.status, 200);
   t.match(r.headers.get('content-type'), /application\/json/);
   t.equal(r.body.version, 'credence/0.3');
-  t.same(r.body.claims.map((c: any) => c.ref), [c1, c2], 'every claim, in log order');
+  t.same(
+    r.body.claims.map((c: any) => c.ref),
+    [c1, c2],
+    'every claim, in log order',
+  );
   t.same(scoreOf(r.body, c1), {
     ref: c1,
     paper: paper.body.id,
@@ -40,7 +43,11 @@ t.test('credence, frontier, challenges, heartbeat and summary as writes land, an
     dispute: 0,
     reproduced: false,
     families: [],
-    arguments: { refutes: { open: 0, upheld: 0, dismissed: 0 }, qualifies: { open: 0, upheld: 0, dismissed: 0 }, supports: { open: 0, upheld: 0, dismissed: 0 } },
+    arguments: {
+      refutes: { open: 0, upheld: 0, dismissed: 0 },
+      qualifies: { open: 0, upheld: 0, dismissed: 0 },
+      supports: { open: 0, upheld: 0, dismissed: 0 },
+    },
     foundations: [],
     // With one confirming verified replication: logit(0.685) + ln 4 -> 0.8969.
     lift: [{ ref: c1, from: 0.685, to: 0.8969, gain: 0.2119 }],
@@ -64,7 +71,11 @@ t.test('credence, frontier, challenges, heartbeat and summary as writes land, an
   t.match(scoreOf(r.body, c1), { credence: 0.8475, credenceVerified: 0.8969, dispute: 0, status: 'supported' });
   t.equal((await s.get('/v2/record')).body.findings, 1);
   // carol reviews at 0.3: -(1/16) ln 4 -> 0.8360.
-  t.equal((await send(s, carol, 'review', { claim: c1, forecast: 0.3, rationale: 'The effect looks too large for the sample size used.' })).status, 201);
+  t.equal(
+    (await send(s, carol, 'review', { claim: c1, forecast: 0.3, rationale: 'The effect looks too large for the sample size used.' }))
+      .status,
+    201,
+  );
   t.match(scoreOf((await s.get('/v2/credence')).body, c1), { credence: 0.836 });
 
   // The frontier: value of checking per minute. c1: 0.5 * 0.836 * 0.164 = 0.06856 over its
@@ -73,11 +84,23 @@ t.test('credence, frontier, challenges, heartbeat and summary as writes land, an
   t.equal(arg.status, 201, arg.text);
   let f = await s.get('/v2/frontier');
   t.equal(f.status, 200);
-  t.same(f.body.claims.map((c: any) => c.ref), [c1, c2], 'c1 first: cheaper to check');
+  t.same(
+    f.body.claims.map((c: any) => c.ref),
+    [c1, c2],
+    'c1 first: cheaper to check',
+  );
   t.match(f.body.claims[0], { ref: c1, credence: 0.836, status: 'supported', runtimeMinutes: 30, perMinute: 0.002285 });
   t.match(f.body.claims[1], { ref: c2, value: 0.1079, runtimeMinutes: 60, perMinute: 0.001798 });
-  t.same(f.body.receipts.map((x: any) => x.id), [houseReceipt], "house's receipt: only an unverified operator disagreed with it");
-  t.same(f.body.arguments.map((x: any) => x.id), [arg.body.id], 'the open argument awaits checks');
+  t.same(
+    f.body.receipts.map((x: any) => x.id),
+    [houseReceipt],
+    "house's receipt: only an unverified operator disagreed with it",
+  );
+  t.same(
+    f.body.arguments.map((x: any) => x.id),
+    [arg.body.id],
+    'the open argument awaits checks',
+  );
   t.same(f.body.disputes, [], 'no verified disagreement');
   t.same(f.body.conceptual, []);
   f = await s.get('/v2/frontier?limit=1');
@@ -93,13 +116,20 @@ t.test('credence, frontier, challenges, heartbeat and summary as writes land, an
   const ch2 = await send(s, carol, 'challenge.propose', { claim: c2, brief });
   t.equal(ch2.status, 201, ch2.text);
   const list = await s.get('/v2/challenges');
-  t.same(list.body.challenges.map((c: any) => c.id), [ch2.body.id, ch1.body.id], 'ranked by value of checking');
+  t.same(
+    list.body.challenges.map((c: any) => c.id),
+    [ch2.body.id, ch1.body.id],
+    'ranked by value of checking',
+  );
   t.match(list.body.challenges[1].numbers, { credence: 0.836, status: 'supported', value: 0.0686 }, "each shows its claim's numbers");
 
   // The heartbeat: tier and calibration; claims worth checking, not its own operator's.
   const hb = await s.get('/v2/heartbeat?agent=bob');
   t.match(hb.body.standing, { tier: 'unverified', calibration: { rho: 0.5, resolved: 0 }, verifiedByRecord: null });
-  t.same(hb.body.queue.claims.map((c: any) => c.ref), [c1, c2]);
+  t.same(
+    hb.body.queue.claims.map((c: any) => c.ref),
+    [c1, c2],
+  );
   t.same((await s.get('/v2/heartbeat?agent=alice')).body.queue.claims, [], "alice's own claims are not hers to check");
   t.match((await s.get('/v2/heartbeat?agent=house')).body.standing, { tier: 'verified', verifiedByRecord: { round: 0, seq: 0 } });
   t.same((await s.get('/v2/record')).body.verifiedByRecord, [{ operatorId: s.record.state.operator, round: 0, seq: 0 }]);

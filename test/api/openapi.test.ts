@@ -29,9 +29,37 @@ t.test('the document: OpenAPI 3.1, valid, served with CORS and an ETag', async (
     const path = target.split('?')[0]!;
     t.ok(doc.paths[path]?.[method.toLowerCase()], `${e} is described`);
   }
-  t.match(Object.keys(doc.paths['/v2/papers'].post.responses), ['201', '202', '400', '401', '404', '409', '413', '428', '429', '451', '503']);
-  t.match(Object.keys(doc.paths['/v2/checks/result'].post.responses), ['201', '400', '401', '403', '404', '409', '413', '422', '428', '429', '503']);
-  t.same(doc.paths['/v2/reviews'].post.requestBody.content['application/json'].schema.properties.payload.required.sort(), ['agent', 'claim', 'forecast', 'protocol', 'rationale', 'ts', 'type'], "the payload schema is the service's");
+  t.match(Object.keys(doc.paths['/v2/papers'].post.responses), [
+    '201',
+    '202',
+    '400',
+    '401',
+    '404',
+    '409',
+    '413',
+    '428',
+    '429',
+    '451',
+    '503',
+  ]);
+  t.match(Object.keys(doc.paths['/v2/checks/result'].post.responses), [
+    '201',
+    '400',
+    '401',
+    '403',
+    '404',
+    '409',
+    '413',
+    '422',
+    '428',
+    '429',
+    '503',
+  ]);
+  t.same(
+    doc.paths['/v2/reviews'].post.requestBody.content['application/json'].schema.properties.payload.required.sort(),
+    ['agent', 'claim', 'forecast', 'protocol', 'rationale', 'ts', 'type'],
+    "the payload schema is the service's",
+  );
   t.equal(doc.paths['/v1/papers'].get.deprecated, true, 'the earlier surface');
   t.same(Object.keys(doc.paths['/v1/papers'].get.responses), ['410']);
 });
@@ -46,9 +74,18 @@ t.test('every read answers what its response schema says', async (t) => {
   const receipt = await replicate(t, s, house, c1, 'confirmed');
   await replicate(t, s, bob, c1, 'failed');
   const arg = await send(s, bob, 'argument.file', make.argument(c2));
-  const ch = await send(s, bob, 'challenge.propose', { claim: c2, brief: 'Re-run the main table with a fresh seed and report the spread.' });
-  const articles = (await s.get('/v1/constitution')).body.articles.map((a: any) => (a.id === 'V' ? { ...a, text: `${a.text}\n8. A clause added.` } : a));
-  const proposal = await send(s, bob, 'governance.propose', { title: 'A clause added to Article V', rationale: 'A clause the amendment procedure was missing.', articles });
+  const ch = await send(s, bob, 'challenge.propose', {
+    claim: c2,
+    brief: 'Re-run the main table with a fresh seed and report the spread.',
+  });
+  const articles = (await s.get('/v1/constitution')).body.articles.map((a: any) =>
+    a.id === 'V' ? { ...a, text: `${a.text}\n8. A clause added.` } : a,
+  );
+  const proposal = await send(s, bob, 'governance.propose', {
+    title: 'A clause added to Article V',
+    rationale: 'A clause the amendment procedure was missing.',
+    articles,
+  });
   t.equal(proposal.status, 201, proposal.text);
 
   const doc: any = (await s.get('/openapi.json')).body;

@@ -22,9 +22,35 @@ t.test('the record summary counts what has landed', async (t) => {
   const constitution = await s.get('/v1/constitution');
   let summary = await counts(s);
   t.same(summary.constitution, { version: constitution.body.version, hash: constitution.body.hash }, 'the constitution in force');
-  t.match(summary, { agents: 0, claims: 0, external: 0, checks: 0, receipts: 0, findings: 0, voidedOperators: 0, withheld: [], settings: {} });
-  t.same(summary.verifiedByRecord, [{ operatorId: s.record.state.operator, round: 0, seq: 0 }], 'the deployment operator, verified at genesis (entry 0)');
-  const expect = { agents: 0, operators: 1, papers: 0, claims: 0, external: 0, checks: 0, receipts: 0, reviews: 0, arguments: 0, challenges: 0, findings: 0 };
+  t.match(summary, {
+    agents: 0,
+    claims: 0,
+    external: 0,
+    checks: 0,
+    receipts: 0,
+    findings: 0,
+    voidedOperators: 0,
+    withheld: [],
+    settings: {},
+  });
+  t.same(
+    summary.verifiedByRecord,
+    [{ operatorId: s.record.state.operator, round: 0, seq: 0 }],
+    'the deployment operator, verified at genesis (entry 0)',
+  );
+  const expect = {
+    agents: 0,
+    operators: 1,
+    papers: 0,
+    claims: 0,
+    external: 0,
+    checks: 0,
+    receipts: 0,
+    reviews: 0,
+    arguments: 0,
+    challenges: 0,
+    findings: 0,
+  };
   const moved = async (what: string, change: Partial<typeof expect>) => {
     Object.assign(expect, Object.fromEntries(Object.entries(change).map(([k, v]) => [k, expect[k as keyof typeof expect] + v!])));
     summary = await counts(s);
@@ -38,7 +64,11 @@ t.test('the record summary counts what has landed', async (t) => {
   const paper = await send(s, alice, 'paper', make.paper(2));
   const [c1] = paper.body.claims;
   await moved('a paper of two claims', { papers: 1, claims: 2 });
-  const ext = await send(s, alice, 'claim.external', { source: 'doi:10.1234/abc.5', quote: 'Larger models are always better.', test: 'A smaller model that wins' });
+  const ext = await send(s, alice, 'claim.external', {
+    source: 'doi:10.1234/abc.5',
+    quote: 'Larger models are always better.',
+    test: 'A smaller model that wins',
+  });
   t.equal(ext.status, 201, ext.text);
   await moved('an external claim', { external: 1 });
 
@@ -76,7 +106,14 @@ t.test('the heartbeat', async (t) => {
   };
 
   let hb = await beat('bob');
-  t.match(hb, { agent: 'bob', operatorId: 'lab-b', tier: 'unverified', retired: false, owed: [], standing: { tier: 'unverified', commitments: 0, results: 0, lapsed: 0, shutOuts: [] } });
+  t.match(hb, {
+    agent: 'bob',
+    operatorId: 'lab-b',
+    tier: 'unverified',
+    retired: false,
+    owed: [],
+    standing: { tier: 'unverified', commitments: 0, results: 0, lapsed: 0, shutOuts: [] },
+  });
   t.same(hb.doorbell, { kind: null, status: 'unset', cadence: null });
   t.notOk('url' in hb.doorbell);
 
@@ -109,7 +146,10 @@ t.test('the heartbeat', async (t) => {
   const ch = await send(s, bob, 'challenge.propose', { claim: c2, brief: 'Re-run the main table with a fresh seed, please.' });
   const queued = async (handle: string) => (await beat(handle)).queue;
   t.same((await queued('alice')).arguments, [{ id: arg.body.id, claim: c1, stance: 'refutes', grounds: 'logical-gap' }]);
-  t.same((await queued('carol')).arguments.map((a: any) => a.id), [arg.body.id]);
+  t.same(
+    (await queued('carol')).arguments.map((a: any) => a.id),
+    [arg.body.id],
+  );
   t.same((await queued('bob')).arguments, [], 'not its own');
   await send(s, carol, 'argument.check', { argument: arg.body.id, holds: false, note: 'The gap is covered in the appendix.' });
   t.same((await queued('carol')).arguments, [], 'not once checked');
@@ -180,12 +220,22 @@ t.test('a read naming an entry the log has not written yet waits for it', async 
   ]);
   await new Promise((resolve) => setTimeout(resolve, 50));
   t.ok(s.record.state.size > (await s.get('/v1/log/sth')).body.treeSize, 'the state is ahead of the log');
-  const [list, one, challenges] = await Promise.all([s.get(`/v2/arguments?claim=${encodeURIComponent(c1)}`), s.get(`/v2/arguments/${filed.body.id}`), s.get('/v2/challenges')]);
+  const [list, one, challenges] = await Promise.all([
+    s.get(`/v2/arguments?claim=${encodeURIComponent(c1)}`),
+    s.get(`/v2/arguments/${filed.body.id}`),
+    s.get('/v2/challenges'),
+  ]);
   t.equal(list.status, 200, list.text);
   t.equal(one.status, 200, one.text);
   t.equal(challenges.status, 200, challenges.text);
-  t.match(one.body, { checks: [{ agent: 'alice', note: 'The gap is covered in the appendix.' }], answer: { text: 'See the appendix, section two.' } });
+  t.match(one.body, {
+    checks: [{ agent: 'alice', note: 'The gap is covered in the appendix.' }],
+    answer: { text: 'See the appendix, section two.' },
+  });
   t.match(challenges.body.challenges, [{ claim: c1, brief }]);
   const replies = await writes;
-  t.same(replies.map((r) => r.status), [201, 201, 201]);
+  t.same(
+    replies.map((r) => r.status),
+    [201, 201, 201],
+  );
 });

@@ -13,12 +13,15 @@ import { refused } from '../helpers/refused.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, registration, send, type TestAgent } from '../helpers/agents.js';
 
-
 const keyFile = (s: TestService, name: string) => privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', name), 'utf8'));
 const now = (s: TestService) => new Date(s.record.now()).toISOString();
-const pair = (s: TestService, operatorId: string, code: string) => s.post('/v2/pairing', pairingEnvelope(keyFile(s, 'operator.key'), operatorId, pairingCodeHash(code), now(s)));
+const pair = (s: TestService, operatorId: string, code: string) =>
+  s.post('/v2/pairing', pairingEnvelope(keyFile(s, 'operator.key'), operatorId, pairingCodeHash(code), now(s)));
 const post = (s: TestService, body: unknown) => s.post('/v2/agents/register', body);
-const fresh = (s: TestService, handle: string, opts: Parameters<typeof registration>[3] = {}, extra: object = {}) => ({ ...registration(s, handle, generateKeyPair().publicKey, opts), ...extra });
+const fresh = (s: TestService, handle: string, opts: Parameters<typeof registration>[3] = {}, extra: object = {}) => ({
+  ...registration(s, handle, generateKeyPair().publicKey, opts),
+  ...extra,
+});
 const entry = async (s: TestService, seq: number) => (await s.get(`/v1/log/entries?from=${seq}&limit=1`)).body.entries[0];
 const spki = (raw: Buffer) => Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]).toString('base64url');
 
@@ -66,7 +69,14 @@ t.test('the constitution: 428 naming the version and hash in force unless acknow
     await refused(t, s, what, post(s, body), 428, detail);
     await refused(t, s, `${what} (detail names the one in force)`, post(s, body), 428, inForce);
   }
-  await refused(t, s, 'the one in force with an extra member', post(s, { ...without, constitution: { ...c, article: 'I' } }), 400, /body.constitution/);
+  await refused(
+    t,
+    s,
+    'the one in force with an extra member',
+    post(s, { ...without, constitution: { ...c, article: 'I' } }),
+    400,
+    /body.constitution/,
+  );
   t.equal((await post(s, { ...without, constitution: { version: c.version, hash: c.hash } })).status, 201, 'acknowledged exactly: taken');
 });
 
@@ -79,8 +89,15 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
   t.equal((await send(s, a, 'key.delegate', { key: check.publicKey, scope: 'reports' })).status, 201);
   await refused(t, s, 'handle taken', post(s, fresh(s, 'alice')), 409, /handle: alice is taken/);
   await refused(t, s, 'handle taken in another case', post(s, fresh(s, 'ALICE')), 409, /handle: ALICE is taken/);
-  await refused(t, s, 'an agent\'s main key', post(s, registration(s, 'bob', k.publicKey)), 409, /publicKey: this key already belongs to an agent/);
-  await refused(t, s, 'an agent\'s check key', post(s, registration(s, 'bob', check.publicKey)), 409, /publicKey: this key already belongs/);
+  await refused(
+    t,
+    s,
+    "an agent's main key",
+    post(s, registration(s, 'bob', k.publicKey)),
+    409,
+    /publicKey: this key already belongs to an agent/,
+  );
+  await refused(t, s, "an agent's check key", post(s, registration(s, 'bob', check.publicKey)), 409, /publicKey: this key already belongs/);
   await refused(t, s, 'a one-letter handle', post(s, fresh(s, 'b')), 400, /body.handle/);
   await refused(t, s, 'a handle starting with a hyphen', post(s, fresh(s, '-bob')), 400, /body.handle/);
 
@@ -89,7 +106,11 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
     ['raw 32 bytes', der.subarray(12).toString('base64url'), /publicKey: expected the 44-byte DER SPKI/],
     ['standard base64, padded', der.toString('base64'), /publicKey/],
     ['base64url with padding', `${der.toString('base64url')}=`, /publicKey/],
-    ['another algorithm\'s SPKI prefix', Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), der.subarray(12)]).toString('base64url'), /publicKey: not an Ed25519 SPKI/],
+    [
+      "another algorithm's SPKI prefix",
+      Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), der.subarray(12)]).toString('base64url'),
+      /publicKey: not an Ed25519 SPKI/,
+    ],
   ];
   for (const [what, key, detail] of spellings) await refused(t, s, what, post(s, registration(s, 'bob', key)), 400, detail);
 
@@ -104,7 +125,15 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
     }
   });
   t.ok(smallOrder.length > 0, 'speccheck has a small-order public key');
-  for (const hex of smallOrder) await refused(t, s, `small-order key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: small-order point/);
+  for (const hex of smallOrder)
+    await refused(
+      t,
+      s,
+      `small-order key ${hex.slice(0, 8)}`,
+      post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))),
+      400,
+      /publicKey: small-order point/,
+    );
   // Non-canonical encodings: speccheck's (x = 0 with the sign bit), and y = p + 1.
   const nonCanonical = keys.filter((hex) => {
     try {
@@ -116,7 +145,14 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
   });
   t.ok(nonCanonical.length > 0, 'speccheck has a non-canonical public key');
   for (const hex of [...nonCanonical, 'ee' + 'ff'.repeat(30) + '7f']) {
-    await refused(t, s, `non-canonical key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: non-canonical point encoding/);
+    await refused(
+      t,
+      s,
+      `non-canonical key ${hex.slice(0, 8)}`,
+      post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))),
+      400,
+      /publicKey: non-canonical point encoding/,
+    );
   }
   const mixed = keys.filter((hex) => {
     try {
@@ -127,7 +163,15 @@ t.test('handles and keys: one agent each; keys spelled one way, sound points onl
     }
   });
   t.ok(mixed.length > 0, 'speccheck has a mixed-order public key');
-  for (const hex of mixed) await refused(t, s, `mixed-order key ${hex.slice(0, 8)}`, post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))), 400, /publicKey: point is not torsion-free/);
+  for (const hex of mixed)
+    await refused(
+      t,
+      s,
+      `mixed-order key ${hex.slice(0, 8)}`,
+      post(s, registration(s, 'bob', spki(Buffer.from(hex, 'hex')))),
+      400,
+      /publicKey: point is not torsion-free/,
+    );
   const sound = keys.filter((hex) => !smallOrder.includes(hex) && !nonCanonical.includes(hex) && !mixed.includes(hex));
   t.ok(sound.length > 0, 'speccheck has a sound public key');
   const taken = await post(s, registration(s, 'sound', spki(Buffer.from(sound[0]!, 'hex'))));
@@ -159,14 +203,45 @@ t.test('a second agent of an operator needs a sponsor: an agent of that operator
   const k = generateKeyPair();
   const bob = (sponsor?: { handle: string; signature: string }) =>
     post(s, { ...registration(s, 'bob', k.publicKey, { operatorId: 'lab-a' }), ...(sponsor === undefined ? {} : { sponsor }) });
-  const by = (handle: string, key = alice.privateKey, obj: object = sponsorObject('bob', k.publicKey)) => ({ handle, signature: signPayload(key, obj) });
+  const by = (handle: string, key = alice.privateKey, obj: object = sponsorObject('bob', k.publicKey)) => ({
+    handle,
+    signature: signPayload(key, obj),
+  });
   await refused(t, s, 'no sponsor', bob(), 403, /sponsor: operator lab-a has agents already/);
-  await refused(t, s, 'a sponsor of another operator', bob(by('olga', olga.privateKey)), 403, /sponsor.handle: olga is not an agent of operator lab-a/);
+  await refused(
+    t,
+    s,
+    'a sponsor of another operator',
+    bob(by('olga', olga.privateKey)),
+    403,
+    /sponsor.handle: olga is not an agent of operator lab-a/,
+  );
   await refused(t, s, 'a sponsor nobody knows', bob(by('nobody')), 403, /sponsor.handle: nobody is not an agent/);
-  await refused(t, s, 'signed by the new key', bob(by('alice', k.privateKey)), 401, /sponsor.signature: does not verify with alice's main key/);
-  await refused(t, s, 'signed by the sponsor\'s check key', bob(by('alice', check.privateKey)), 401, /sponsor.signature/);
-  await refused(t, s, 'signed for another handle', bob(by('alice', alice.privateKey, sponsorObject('bobby', k.publicKey))), 401, /sponsor.signature/);
-  await refused(t, s, 'signed for another key', bob(by('alice', alice.privateKey, sponsorObject('bob', generateKeyPair().publicKey))), 401, /sponsor.signature/);
+  await refused(
+    t,
+    s,
+    'signed by the new key',
+    bob(by('alice', k.privateKey)),
+    401,
+    /sponsor.signature: does not verify with alice's main key/,
+  );
+  await refused(t, s, "signed by the sponsor's check key", bob(by('alice', check.privateKey)), 401, /sponsor.signature/);
+  await refused(
+    t,
+    s,
+    'signed for another handle',
+    bob(by('alice', alice.privateKey, sponsorObject('bobby', k.publicKey))),
+    401,
+    /sponsor.signature/,
+  );
+  await refused(
+    t,
+    s,
+    'signed for another key',
+    bob(by('alice', alice.privateKey, sponsorObject('bob', generateKeyPair().publicKey))),
+    401,
+    /sponsor.signature/,
+  );
   await refused(t, s, 'a malformed signature', bob({ handle: 'alice', signature: 'abc' }), 400, /body.sponsor.signature/);
   const good = await bob(by('alice'));
   t.equal(good.status, 201, good.text);
@@ -176,7 +251,14 @@ t.test('a second agent of an operator needs a sponsor: an agent of that operator
   t.equal((await register(s, 'cleo', { operatorId: 'lab-a', sponsor: b })).operatorId, 'lab-a', 'any agent of the operator may sponsor');
   // A retired agent sponsors nobody.
   t.equal((await send(s, olga, 'key.revoke', { key: olga.publicKey })).status, 200);
-  await refused(t, s, 'a retired sponsor', post(s, fresh(s, 'oscar', { operatorId: 'lab-o', sponsor: olga })), 403, /sponsor.handle: olga is not an agent of operator lab-o/);
+  await refused(
+    t,
+    s,
+    'a retired sponsor',
+    post(s, fresh(s, 'oscar', { operatorId: 'lab-o', sponsor: olga })),
+    403,
+    /sponsor.handle: olga is not an agent of operator lab-o/,
+  );
 });
 
 t.test('pairing: an operator-key envelope issues a code, stored hashed, good once for 24 hours', async (t) => {
@@ -196,7 +278,14 @@ t.test('pairing: an operator-key envelope issues a code, stored hashed, good onc
   t.equal(a.status, 201, a.text);
   t.match(a.body, { handle: 'alice', operatorId: 'op_lab', tier: 'account' });
   t.equal((await s.get('/v2/heartbeat?agent=alice')).body.tier, 'account');
-  await refused(t, s, 'the code again', post(s, fresh(s, 'bob', { pairing: 'code-one-0123456789' })), 409, /pairing: this code was used already \(by alice\)/);
+  await refused(
+    t,
+    s,
+    'the code again',
+    post(s, fresh(s, 'bob', { pairing: 'code-one-0123456789' })),
+    409,
+    /pairing: this code was used already \(by alice\)/,
+  );
   await refused(t, s, 'an unknown code', post(s, fresh(s, 'bob', { pairing: 'nobody-knows-this' })), 404, /pairing: no such pairing code/);
   await refused(t, s, 'a code too short', post(s, fresh(s, 'bob', { pairing: 'short' })), 400, /body.pairing/);
 
@@ -208,7 +297,14 @@ t.test('pairing: an operator-key envelope issues a code, stored hashed, good onc
   t.equal(b.status, 201, b.text);
   t.equal(b.body.operatorId, 'op_lab', 'no sponsor needed by pairing');
   const alice: TestAgent = { handle: 'alice', publicKey: ka.publicKey, privateKey: ka.privateKey, operatorId: 'op_lab' };
-  await refused(t, s, 'op_lab by operatorId, even sponsored', post(s, fresh(s, 'cleo', { operatorId: 'op_lab', sponsor: alice })), 403, /operatorId: ids beginning op_/);
+  await refused(
+    t,
+    s,
+    'op_lab by operatorId, even sponsored',
+    post(s, fresh(s, 'cleo', { operatorId: 'op_lab', sponsor: alice })),
+    403,
+    /operatorId: ids beginning op_/,
+  );
 
   // Expiry: a code works until 24 hours after its entry, not after.
   t.equal((await pair(s, 'op_lab', 'code-three-0123456789')).status, 201);
@@ -217,7 +313,14 @@ t.test('pairing: an operator-key envelope issues a code, stored hashed, good onc
   t.equal((await post(s, fresh(s, 'cleo', { pairing: 'code-three-0123456789' }))).status, 201, 'good 23 hours later');
   s.advance(2 * 3600_000);
   await s.tick();
-  await refused(t, s, 'an expired code', post(s, fresh(s, 'dora', { pairing: 'code-four-0123456789' })), 409, /pairing: this code expired at/);
+  await refused(
+    t,
+    s,
+    'an expired code',
+    post(s, fresh(s, 'dora', { pairing: 'code-four-0123456789' })),
+    409,
+    /pairing: this code expired at/,
+  );
 
   // The deployment's own operator is verified at genesis: its agents are.
   t.equal((await pair(s, 'op_archive', 'code-five-0123456789')).status, 201);
@@ -232,10 +335,20 @@ t.test('pairing refusals: the operator key only, fresh, once per code hash, op_ 
   const signed = (payload: Record<string, unknown>, key = op) => ({ payload, signature: signPayload(key, payload) });
   const p = (extra: object = {}) => ({ ...pairingPayload('op_lab', pairingCodeHash(`c-${Math.random()}`), now(s)), ...extra });
   const cases: [string, unknown, number, RegExp][] = [
-    ['signed by an agent\'s key', signed(p(), alice.privateKey), 401, /signature: does not verify with the deployment's operator key/],
+    ["signed by an agent's key", signed(p(), alice.privateKey), 401, /signature: does not verify with the deployment's operator key/],
     ['signed by the log key', signed(p(), keyFile(s, 'log.key')), 401, /operator key/],
-    ['the same code hash again', signed(p({ codeHash: pairingCodeHash('code-one-0123456789') })), 409, /payload.codeHash: this pairing code was issued already/],
-    ['the same code hash for another operator', signed(p({ operatorId: 'op_other', codeHash: pairingCodeHash('code-one-0123456789') })), 409, /payload.codeHash/],
+    [
+      'the same code hash again',
+      signed(p({ codeHash: pairingCodeHash('code-one-0123456789') })),
+      409,
+      /payload.codeHash: this pairing code was issued already/,
+    ],
+    [
+      'the same code hash for another operator',
+      signed(p({ operatorId: 'op_other', codeHash: pairingCodeHash('code-one-0123456789') })),
+      409,
+      /payload.codeHash/,
+    ],
     ['not an op_ id', signed(p({ operatorId: 'lab' })), 400, /payload.operatorId/],
     ['op_ and nothing', signed(p({ operatorId: 'op_' })), 400, /payload.operatorId/],
     ['a code hash not hex', signed(p({ codeHash: 'z'.repeat(64) })), 400, /payload.codeHash/],
@@ -246,7 +359,14 @@ t.test('pairing refusals: the operator key only, fresh, once per code hash, op_ 
   ];
   for (const [what, body, status, detail] of cases) await refused(t, s, what, s.post('/v2/pairing', body), status, detail);
   // Order: a bad signature is answered before the schema.
-  await refused(t, s, 'bad signature and not an op_ id', s.post('/v2/pairing', signed(p({ operatorId: 'lab' }), alice.privateKey)), 401, /operator key/);
+  await refused(
+    t,
+    s,
+    'bad signature and not an op_ id',
+    s.post('/v2/pairing', signed(p({ operatorId: 'lab' }), alice.privateKey)),
+    401,
+    /operator key/,
+  );
 });
 
 t.test('racing registrations: one handle, one key, one use of a code', async (t) => {
@@ -257,7 +377,11 @@ t.test('racing registrations: one handle, one key, one use of a code', async (t)
   const statuses = async (bodies: unknown[]) => (await Promise.all(bodies.map((b) => post(s, b)))).map((r) => r.status).sort();
   t.same(await statuses(Array.from({ length: 5 }, () => fresh(s, 'alice'))), [201, 409, 409, 409, 409], 'one handle: one agent');
   t.same(await statuses(['bob', 'cleo', 'dora'].map((h) => registration(s, h, k.publicKey))), [201, 409, 409], 'one key: one agent');
-  t.same(await statuses(['erin', 'fred', 'gina'].map((h) => fresh(s, h, { pairing: 'code-race-0123456789' }))), [201, 409, 409], 'one code: one use');
+  t.same(
+    await statuses(['erin', 'fred', 'gina'].map((h) => fresh(s, h, { pairing: 'code-race-0123456789' }))),
+    [201, 409, 409],
+    'one code: one use',
+  );
   t.equal(s.record.state.size, size + 3, 'three entries, no more');
   t.equal((await s.get('/v1/log/sth')).body.treeSize, size + 3);
 });

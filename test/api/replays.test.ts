@@ -49,8 +49,12 @@ function signer(s: TestService) {
 }
 
 const post = (s: TestService, e: Envelope) => s.post(WRITE_ROUTES[e.payload.type as WriteType].path, e);
-const onLogAt = (seq: number) => new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${seq}; an envelope counts once$`);
-const olderThan = (seq: number) => new RegExp(`^payload\\.ts: \\S+ is not later than \\S+, the ts of entry ${seq}, which set .+ last; an older write never overwrites a newer one$`);
+const onLogAt = (seq: number) =>
+  new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${seq}; an envelope counts once$`);
+const olderThan = (seq: number) =>
+  new RegExp(
+    `^payload\\.ts: \\S+ is not later than \\S+, the ts of entry ${seq}, which set .+ last; an older write never overwrites a newer one$`,
+  );
 
 t.test('every write type: the same envelope twice is refused 409 naming its entry; an older one never overwrites a newer', async (t) => {
   const s = await startService(t);
@@ -68,7 +72,15 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   }
 
   /** After `older` and then `newer` were taken: `older` again (on the log) and `unsent` (older, never posted) are refused; `same` still holds. */
-  async function superseded(t: Test, olderSeq: number, older: Envelope, newerSeq: number, unsent: Envelope, same: () => unknown, what: string) {
+  async function superseded(
+    t: Test,
+    olderSeq: number,
+    older: Envelope,
+    newerSeq: number,
+    unsent: Envelope,
+    same: () => unknown,
+    what: string,
+  ) {
     const before = same();
     await refused(t, s, `${what}: the older envelope again`, post(s, older), 409, onLogAt(olderSeq));
     await refused(t, s, `${what}: an older envelope never posted`, post(s, unsent), 409, olderThan(newerSeq));
@@ -84,10 +96,20 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   const dora = registration(s, 'dora', generateKeyPair().publicKey);
   const reg = await s.post('/v2/agents/register', dora);
   t.equal(reg.status, 201, reg.text);
-  await refused(t, s, 'agent.register again', s.post('/v2/agents/register', dora), 409, new RegExp(`^handle: dora is taken \\(entry ${reg.body.seq}\\)$`));
+  await refused(
+    t,
+    s,
+    'agent.register again',
+    s.post('/v2/agents/register', dora),
+    409,
+    new RegExp(`^handle: dora is taken \\(entry ${reg.body.seq}\\)$`),
+  );
   covered.add('agent.register');
 
-  await twice(t, sign.operator('operator.pairing', { operatorId: s.record.state.operator, codeHash: pairingCodeHash('replayed-code-0123456789') }));
+  await twice(
+    t,
+    sign.operator('operator.pairing', { operatorId: s.record.state.operator, codeHash: pairingCodeHash('replayed-code-0123456789') }),
+  );
   const check = generateKeyPair();
   await twice(t, sign.by(alice, 'key.delegate', { key: check.publicKey, scope: 'reports' }));
   await twice(t, sign.by(alice, 'key.revoke', { key: check.publicKey }));
@@ -97,12 +119,27 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   const ringSeq = (await twice(t, ring)).seq;
   const stop = sign.by(bob, 'doorbell.stop', {}, 2000);
   const stopSeq = (await twice(t, stop)).seq;
-  await superseded(t, ringSeq, ring, stopSeq, sign.by(bob, 'doorbell.set', { kind: 'poll', cadence: 'immediate' }, before(stop)), () => s.record.state.agents.get('bob')!.doorbell, 'doorbell');
+  await superseded(
+    t,
+    ringSeq,
+    ring,
+    stopSeq,
+    sign.by(bob, 'doorbell.set', { kind: 'poll', cadence: 'immediate' }, before(stop)),
+    () => s.record.state.agents.get('bob')!.doorbell,
+    'doorbell',
+  );
   t.equal(s.record.state.agents.get('bob')!.doorbell!.status, 'stopped');
 
   const paper = await twice(t, sign.by(alice, 'paper', make.paper(2)));
   const [c1, c2] = paper.claims as [string, string];
-  const external = await twice(t, sign.by(bob, 'claim.external', { source: 'preprint:2501.01234', quote: 'A sentence quoted from a preprint.', test: 'A result that would refute it.' }));
+  const external = await twice(
+    t,
+    sign.by(bob, 'claim.external', {
+      source: 'preprint:2501.01234',
+      quote: 'A sentence quoted from a preprint.',
+      test: 'A result that would refute it.',
+    }),
+  );
   await twice(t, sign.by(alice, 'claim.amend', { claim: c2, kind: 'conceptual' }));
   const commit = await twice(t, sign.by(bob, 'check.commit', make.commit(c1)));
   t.equal(commit.crossCheck, null);
@@ -116,11 +153,22 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   const fails = sign.by(house, 'argument.check', { argument, holds: false, note: 'On a second reading the step is justified.' }, 2000);
   const failsSeq = (await twice(t, fails)).seq;
   const checkOf = () => s.record.state.argumentsById.get(argument)!.checks.get(house.operatorId);
-  await superseded(t, holdsSeq, holds, failsSeq, sign.by(house, 'argument.check', { argument, holds: true, note: 'An older note that says it holds.' }, before(fails)), checkOf, 'argument check');
+  await superseded(
+    t,
+    holdsSeq,
+    holds,
+    failsSeq,
+    sign.by(house, 'argument.check', { argument, holds: true, note: 'An older note that says it holds.' }, before(fails)),
+    checkOf,
+    'argument check',
+  );
   t.equal(checkOf()!.holds, false, 'the check stays "does not hold"');
 
   await twice(t, sign.by(alice, 'argument.answer', { argument, text: 'An answer of some twenty characters.' }));
-  const challenge = await twice(t, sign.by(bob, 'challenge.propose', { claim: c1, brief: 'Re-run the main table with a fresh seed and report the spread.' }));
+  const challenge = await twice(
+    t,
+    sign.by(bob, 'challenge.propose', { claim: c1, brief: 'Re-run the main table with a fresh seed and report the spread.' }),
+  );
   await twice(t, sign.by(bob, 'challenge.withdraw', { challenge: challenge.id, reason: 'No longer needed here.' }));
 
   // A steward, appointed by the operator key, pauses and resumes a switch.
@@ -130,15 +178,41 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   const pauseSeq = (await twice(t, pause)).seq;
   const resume = sign.by(sam, 'switch.set', { switch: 'challenges', paused: false, reason: 'The board is in order again.' }, 2000);
   const resumeSeq = (await twice(t, resume)).seq;
-  await superseded(t, pauseSeq, pause, resumeSeq, sign.by(sam, 'switch.set', { switch: 'challenges', paused: true, reason: 'An older pause, never sent.' }, before(resume)), () => s.record.state.switches.get('challenges'), 'switch');
+  await superseded(
+    t,
+    pauseSeq,
+    pause,
+    resumeSeq,
+    sign.by(sam, 'switch.set', { switch: 'challenges', paused: true, reason: 'An older pause, never sent.' }, before(resume)),
+    () => s.record.state.switches.get('challenges'),
+    'switch',
+  );
   t.equal(s.record.state.switches.get('challenges')!.paused, false, 'the switch stays resumed');
 
   // Withheld, then restored: the withholding again, or an older one, does not take it out of view.
-  const withhold = sign.by(sam, 'item.withhold', { subject: external.id, status: 'review', reason: 'Names a private person; looking at it.' }, 3000);
+  const withhold = sign.by(
+    sam,
+    'item.withhold',
+    { subject: external.id, status: 'review', reason: 'Names a private person; looking at it.' },
+    3000,
+  );
   const withholdSeq = (await twice(t, withhold)).seq;
   const restore = sign.by(sam, 'item.restore', { subject: external.id, reason: 'Looked at it: nothing out of order.' }, 2000);
   const restoreSeq = (await twice(t, restore)).seq;
-  await superseded(t, withholdSeq, withhold, restoreSeq, sign.by(sam, 'item.withhold', { subject: external.id, status: 'withdrawn', reason: 'An older withholding, never sent.' }, before(restore)), () => s.record.state.outOfView.get(external.id), 'withholding');
+  await superseded(
+    t,
+    withholdSeq,
+    withhold,
+    restoreSeq,
+    sign.by(
+      sam,
+      'item.withhold',
+      { subject: external.id, status: 'withdrawn', reason: 'An older withholding, never sent.' },
+      before(restore),
+    ),
+    () => s.record.state.outOfView.get(external.id),
+    'withholding',
+  );
   t.notOk(s.record.state.outOfView.has(external.id), 'the item stays in view');
   await twice(t, sign.by(sam, 'item.flag', { subject: paper.id, reason: 'Its second claim restates an earlier claim.' }));
 
@@ -147,21 +221,49 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   const escalateSeq = (await twice(t, escalate)).seq;
   const release = sign.operator('hold.release', { subject: paper.id, reason: 'Judged: no hazard in it.' }, 2000);
   const releaseSeq = (await twice(t, release)).seq;
-  await superseded(t, escalateSeq, escalate, releaseSeq, sign.by(sam, 'hold.escalate', { subject: paper.id, reason: 'An older escalation, never sent.' }, before(release)), () => s.record.state.holds.length, 'hold');
+  await superseded(
+    t,
+    escalateSeq,
+    escalate,
+    releaseSeq,
+    sign.by(sam, 'hold.escalate', { subject: paper.id, reason: 'An older escalation, never sent.' }, before(release)),
+    () => s.record.state.holds.length,
+    'hold',
+  );
   t.notOk(s.record.state.outOfView.has(paper.id), 'the released paper stays in view');
-  t.equal((await twice(t, sign.by(sam, 'hold.escalate', { subject: argument, reason: 'Another hazard the operator must judge.' }))).held, true);
+  t.equal(
+    (await twice(t, sign.by(sam, 'hold.escalate', { subject: argument, reason: 'Another hazard the operator must judge.' }))).held,
+    true,
+  );
   await twice(t, sign.operator('hold.reject', { subject: argument, reason: 'Judged: it stays withdrawn.' }));
 
   // The steward removed: the appointment again, or an older one, does not re-appoint.
   const removal = sign.operator('steward.remove', { steward: 'sam' }, 10000);
   const removalSeq = (await twice(t, removal)).seq;
-  await superseded(t, appointSeq, appoint, removalSeq, sign.operator('steward.appoint', { steward: 'sam' }, before(removal)), () => [...s.record.state.stewards.keys()], 'steward');
+  await superseded(
+    t,
+    appointSeq,
+    appoint,
+    removalSeq,
+    sign.operator('steward.appoint', { steward: 'sam' }, before(removal)),
+    () => [...s.record.state.stewards.keys()],
+    'steward',
+  );
   t.notOk(s.record.state.stewards.has('sam'), 'the steward stays removed');
 
   // Governance: an amendment of Article 0, voted yes then no by the deployment's own operator, co-signed.
   const c = (await s.get('/v1/constitution')).body;
   const articles = c.articles.map((a: any) => (a.id === '0' ? { ...a, text: `${a.text}\n7. A clause added to the core.` } : a));
-  const proposal = (await twice(t, sign.by(house, 'governance.propose', { title: 'Amend the core', rationale: 'The clause as written leaves a case open; this closes it.', articles }))).id as string;
+  const proposal = (
+    await twice(
+      t,
+      sign.by(house, 'governance.propose', {
+        title: 'Amend the core',
+        rationale: 'The clause as written leaves a case open; this closes it.',
+        articles,
+      }),
+    )
+  ).id as string;
   const yes = sign.by(house, 'governance.vote', { proposal, vote: 'yes' }, 3000);
   const yesSeq = (await twice(t, yes)).seq;
   const no = sign.by(house, 'governance.vote', { proposal, vote: 'no' }, 2000);
@@ -179,7 +281,14 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
   const ack = { version: '2', hash: s.record.state.constitution.hash };
   const acknowledge = sign.by(alice, 'constitution.acknowledge', ack, 1000);
   const acked = await twice(t, acknowledge);
-  await refused(t, s, 'an older acknowledgement', post(s, sign.by(alice, 'constitution.acknowledge', ack, before(acknowledge))), 409, olderThan(acked.seq));
+  await refused(
+    t,
+    s,
+    'an older acknowledgement',
+    post(s, sign.by(alice, 'constitution.acknowledge', ack, before(acknowledge))),
+    409,
+    olderThan(acked.seq),
+  );
 
   t.same([...covered].sort(), [...Object.keys(WRITE_ROUTES), 'agent.register'].sort(), 'every write type, and registration');
 });
@@ -216,6 +325,14 @@ t.test('a log that holds a replay fails the verifier, naming the entry', async (
   t.equal(s2.d.log.size, appended.seq + 1);
   const { report } = await verifyLog(await fetchLog(new ArchiveClient(s2.url)));
   t.equal(report.ok, false);
-  t.same(report.problems.map((p) => [p.kind, p.seq]), [['rules', appended.seq]], 'one problem: the rules, at the replay');
-  t.match(report.problems[0], { detail: new RegExp(`doorbell.set: conflict: payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${r.body.seq}`) });
+  t.same(
+    report.problems.map((p) => [p.kind, p.seq]),
+    [['rules', appended.seq]],
+    'one problem: the rules, at the replay',
+  );
+  t.match(report.problems[0], {
+    detail: new RegExp(
+      `doorbell.set: conflict: payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${r.body.seq}`,
+    ),
+  });
 });

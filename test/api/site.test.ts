@@ -16,9 +16,25 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
     const r = await fetch(`${s.url}/`, { headers: accept === undefined ? {} : { accept } });
     t.match(r.headers.get('content-type'), /application\/json/, `Accept ${accept}: JSON`);
     const body: any = await r.json();
-    t.match(body, { protocol: 'archive/0.2', logKey: s.d.logKeyString, operator: 'op_archive', origin: s.d.origin, treeSize: s.d.log.size, start: '/skill.md' });
+    t.match(body, {
+      protocol: 'archive/0.2',
+      logKey: s.d.logKeyString,
+      operator: 'op_archive',
+      origin: s.d.origin,
+      treeSize: s.d.log.size,
+      start: '/skill.md',
+    });
     t.same(body.endpoints, ENDPOINTS);
-    for (const e of ['POST /v2/papers', 'POST /v2/withheld', 'POST /v2/flags', 'POST /v2/holds', 'POST /v2/holds/decisions', 'POST /v2/governance/votes', 'GET /v2/holds?limit=']) t.ok(body.endpoints.includes(e), `the index lists ${e}`);
+    for (const e of [
+      'POST /v2/papers',
+      'POST /v2/withheld',
+      'POST /v2/flags',
+      'POST /v2/holds',
+      'POST /v2/holds/decisions',
+      'POST /v2/governance/votes',
+      'GET /v2/holds?limit=',
+    ])
+      t.ok(body.endpoints.includes(e), `the index lists ${e}`);
   }
   t.match((await fetch(`${s.url}/`, { method: 'HEAD' })).status, 200, 'HEAD /');
   const etag = (await fetch(`${s.url}/`)).headers.get('etag')!;
@@ -58,7 +74,10 @@ t.test('the earlier surface: /v1 paths of Part 9 answer 410 naming their success
   for (const [method, path, successor] of EARLIER) {
     const m = method === 'ALL' ? 'POST' : method;
     const url = path.replace(':id', 'abc');
-    const r = await fetch(`${s.url}${url}`, { method: m, ...(m === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+    const r = await fetch(`${s.url}${url}`, {
+      method: m,
+      ...(m === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+    });
     const body: any = await r.json();
     t.equal(r.status, 410, `${m} ${url}`);
     t.same(Object.keys(body).sort(), ['detail', 'error']);
@@ -86,7 +105,11 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const xml = await r.text();
   t.match(xml, /^<\?xml version="1.0" encoding="utf-8"\?>\n<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/);
   const titles = [...xml.matchAll(/<entry>[\s\S]*?<title>([^<]*)<\/title>/g)].map((m) => m[1]);
-  t.same(titles, [`${c1} is now supported (was unchecked)`, 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'], 'newest first, escaped');
+  t.same(
+    titles,
+    [`${c1} is now supported (was unchecked)`, 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
+    'newest first, escaped',
+  );
   t.match(xml, new RegExp(`<link href="${s.url}/v2/papers/${paper.body.id}"/>`), 'absolute links');
   t.notMatch(xml, /New paper: A paper of 1 claims/, "math's paper is not in ml's feed");
   t.match(await (await fetch(`${s.url}/feeds/math.atom`)).text(), /New paper: A paper of 1 claims/);

@@ -27,7 +27,11 @@ t.test('the worked example signs to the same bytes and signature by hand', async
 
   const seed = /private seed is the 32 bytes `([0-9a-f]{64})`/.exec(md)![1]!;
   // A PKCS#8 Ed25519 private key is a fixed 16-byte prefix and the seed (RFC 8410).
-  const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(seed, 'hex')]), format: 'der', type: 'pkcs8' });
+  const key = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(seed, 'hex')]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const publicKey = (createPublicKey(key).export({ format: 'der', type: 'spki' }) as Buffer).toString('base64url');
   t.equal(blockAfter(md, /Its public key:/).trim(), publicKey, 'the public key');
 
@@ -54,7 +58,11 @@ t.test('skill.md names the live log, and every write with an envelope the schema
     t.ok(md.includes(heading), heading);
     const envelope = JSON.parse(blockAfter(md, new RegExp(heading.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&'))));
     // The placeholders filled in as an agent would: its handle and key, now.
-    const payload = { ...envelope.payload, agent: { handle: 'your-handle', publicKey: 'MCowBQYDK2VwAyEA' + 'A'.repeat(43) }, ts: '2026-01-02T03:04:05Z' };
+    const payload = {
+      ...envelope.payload,
+      agent: { handle: 'your-handle', publicKey: 'MCowBQYDK2VwAyEA' + 'A'.repeat(43) },
+      ts: '2026-01-02T03:04:05Z',
+    };
     t.equal(payload.protocol, PROTOCOL);
     t.same(payloadErrors(type, payload), [], `${type}: the example passes the schema`);
   }

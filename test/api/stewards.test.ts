@@ -23,7 +23,8 @@ function operatorWrite(s: TestService, type: 'steward.appoint' | 'steward.remove
   return s.post('/v2/stewards', { payload, signature: signPayload(key, payload) });
 }
 
-const flip = (s: TestService, a: TestAgent, name: string, paused: boolean) => send(s, a, 'switch.set', { switch: name, paused, reason: `Looking into a flood of ${name}.` });
+const flip = (s: TestService, a: TestAgent, name: string, paused: boolean) =>
+  send(s, a, 'switch.set', { switch: name, paused, reason: `Looking into a flood of ${name}.` });
 
 t.test('stewards hold the switches; a paused surface answers 503 naming it', async (t) => {
   const s = await startService(t);
@@ -42,15 +43,42 @@ t.test('stewards hold the switches; a paused surface answers 503 naming it', asy
   const paused = await flip(s, sam, 'papers', true);
   t.equal(paused.status, 200, paused.text);
   t.match(paused.body.settings.papers, { paused: true, by: 'sam', reason: 'Looking into a flood of papers.' });
-  await refused(t, s, 'papers paused', send(s, alice, 'paper', make.paper(1)), 503, /^switch papers: papers are paused by steward sam since entry \d+/);
-  t.equal((await send(s, alice, 'review', { claim: c1, forecast: 0.6, rationale: 'Another surface is not paused by it.' })).status, 201, 'reviews go on');
-  t.match((await s.get('/v2/record')).body.settings, { papers: { paused: true, by: 'sam' }, reviews: { paused: false }, writes: { paused: false } });
+  await refused(
+    t,
+    s,
+    'papers paused',
+    send(s, alice, 'paper', make.paper(1)),
+    503,
+    /^switch papers: papers are paused by steward sam since entry \d+/,
+  );
+  t.equal(
+    (await send(s, alice, 'review', { claim: c1, forecast: 0.6, rationale: 'Another surface is not paused by it.' })).status,
+    201,
+    'reviews go on',
+  );
+  t.match((await s.get('/v2/record')).body.settings, {
+    papers: { paused: true, by: 'sam' },
+    reviews: { paused: false },
+    writes: { paused: false },
+  });
 
   // Read-only: every write but the switches; registrations too.
   await flip(s, sam, 'writes', true);
-  await refused(t, s, 'read-only', send(s, alice, 'review', { claim: c1, forecast: 0.6, rationale: 'All writes are paused now, this too.' }), 503, /^switch writes: every write is paused/);
+  await refused(
+    t,
+    s,
+    'read-only',
+    send(s, alice, 'review', { claim: c1, forecast: 0.6, rationale: 'All writes are paused now, this too.' }),
+    503,
+    /^switch writes: every write is paused/,
+  );
   const c = s.record.state.constitution;
-  const reg = await s.post('/v2/agents/register', { handle: 'late', publicKey: generateKeyPair().publicKey, operatorId: 'lab-l', constitution: { version: c.version, hash: c.hash } });
+  const reg = await s.post('/v2/agents/register', {
+    handle: 'late',
+    publicKey: generateKeyPair().publicKey,
+    operatorId: 'lab-l',
+    constitution: { version: c.version, hash: c.hash },
+  });
   t.match(reg, { status: 503, body: { error: 'paused', detail: /^switch writes/ } }, 'no registration while read-only');
   t.equal((await s.get('/v2/record')).status, 200, 'reads go on');
   await flip(s, sam, 'writes', false);
@@ -74,7 +102,12 @@ t.test('registrations paused: 503 naming the switch, nothing written', async (t)
   await flip(s, sam, 'registrations', true);
   const size = s.d.log.size;
   const c = s.record.state.constitution;
-  const r = await s.post('/v2/agents/register', { handle: 'newcomer', publicKey: generateKeyPair().publicKey, operatorId: 'lab-n', constitution: { version: c.version, hash: c.hash } });
+  const r = await s.post('/v2/agents/register', {
+    handle: 'newcomer',
+    publicKey: generateKeyPair().publicKey,
+    operatorId: 'lab-n',
+    constitution: { version: c.version, hash: c.hash },
+  });
   t.equal(r.status, 503);
   t.match(r.body, { error: 'paused', detail: /^switch registrations: registrations are paused/ });
   t.equal(s.d.log.size, size, 'nothing written');
@@ -91,6 +124,8 @@ t.test('archive steward appoint and remove, signed by the operator key', async (
   t.match(again.stderr, /HTTP 409[\s\S]*a steward already/);
   const removed = await run(ARCHIVE, ['steward', 'remove', 'sam', '--url', s.url, '--key', key]);
   t.same(JSON.parse(removed.stdout).stewards, []);
-  const wrongKey = await run(ARCHIVE, ['steward', 'appoint', 'sam', '--url', s.url, '--key', join(s.dataDir, 'keys', 'log.key')]).catch((e) => e);
+  const wrongKey = await run(ARCHIVE, ['steward', 'appoint', 'sam', '--url', s.url, '--key', join(s.dataDir, 'keys', 'log.key')]).catch(
+    (e) => e,
+  );
   t.match(wrongKey.stderr, /HTTP 401/, "another key than the operator's: refused");
 });

@@ -14,7 +14,9 @@ const run = promisify(execFile);
 /** Runs `archive ...`; resolves with the exit code and both streams (never rejects on exit 1). */
 async function archive(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(projectRoot, 'bin', 'archive'), ...args], { env: { PATH: process.env.PATH ?? '' } });
+    const { stdout, stderr } = await run(process.execPath, [join(projectRoot, 'bin', 'archive'), ...args], {
+      env: { PATH: process.env.PATH ?? '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

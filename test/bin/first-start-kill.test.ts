@@ -18,7 +18,9 @@ const archive = fileURLToPath(new URL('../../../bin/archive', import.meta.url));
 function serve(dataDir: string, killAfter?: number): Promise<{ ms: number; served: boolean }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const p = spawn(process.execPath, [archive, 'serve', '--data', dataDir, '--port', '0', '--reserve-mib', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [archive, 'serve', '--data', dataDir, '--port', '0', '--reserve-mib', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let served = false;
     let err = '';
     p.stderr.on('data', (b) => (err += b));

@@ -26,7 +26,11 @@ function mount(dir: string, size: string, remount = false): string | null {
 /** Starts `archive serve`; resolves with its URL and every stderr line so far (kept up to date). */
 function serve(dataDir: string): Promise<{ p: ChildProcess; url: string; err: string[] }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [archive, 'serve', '--data', dataDir, '--port', '0', '--reserve-mib', '8', '--min-free-mib', '1', '--register-limit', '100000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(
+      process.execPath,
+      [archive, 'serve', '--data', dataDir, '--port', '0', '--reserve-mib', '8', '--min-free-mib', '1', '--register-limit', '100000'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const err: string[] = [];
     createInterface({ input: p.stderr! }).on('line', (l) => err.push(l));
     createInterface({ input: p.stdout! }).on('line', (l) => {
@@ -38,8 +42,16 @@ function serve(dataDir: string): Promise<{ p: ChildProcess; url: string; err: st
 }
 
 async function register(url: string, handle: string): Promise<{ status: number; body: any }> {
-  const body = { handle, publicKey: generateKeyPair().publicKey, constitution: { version: currentConstitution().version, hash: currentConstitution().hash } };
-  const r = await fetch(`${url}/v2/agents/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const body = {
+    handle,
+    publicKey: generateKeyPair().publicKey,
+    constitution: { version: currentConstitution().version, hash: currentConstitution().hash },
+  };
+  const r = await fetch(`${url}/v2/agents/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: await r.json() };
 }
 
@@ -68,7 +80,10 @@ const killed = (p: ChildProcess) =>
 const mnt = tempDir(t, 'archive-tmpfs-');
 const refused = mount(mnt, '16m');
 if (refused === null) t.teardown(() => execFileSync('umount', ['-l', mnt]));
-const skip = refused === null ? false : `mount -t tmpfs is not permitted here (${refused}); test/api/full-disk.test.ts covers the same with injected ENOSPC`;
+const skip =
+  refused === null
+    ? false
+    : `mount -t tmpfs is not permitted here (${refused}); test/api/full-disk.test.ts covers the same with injected ENOSPC`;
 
 t.test('a real full disk: writers get 507, a restart on it serves reads, writes resume when it grows', { skip }, async (t) => {
   t.setTimeout(120_000);
@@ -113,6 +128,9 @@ t.test('a real full disk: writers get 507, a restart on it serves reads, writes 
   t.equal(resumed.status, 201, 'writes resume without a restart');
   const last = (await (await fetch(`${s.url}/v1/log/sth`)).json()) as { treeSize: number };
   t.equal(last.treeSize, again.treeSize + 1, 'the log went on from the last acknowledged head');
-  t.ok(s.err.some((l) => l.startsWith('archive: writes are on again')), 'one line when writes came back');
+  t.ok(
+    s.err.some((l) => l.startsWith('archive: writes are on again')),
+    'one line when writes came back',
+  );
   await killed(s.p);
 });

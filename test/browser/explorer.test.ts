@@ -16,7 +16,12 @@ t.test('the explorer in a real browser', async (t) => {
   const house = await houseAgent(s, 'house');
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
   const bob = await register(s, 'bob', { operatorId: 'lab-b' });
-  const paper = await send(s, alice, 'paper', make.paper(1, { claims: [{ text: 'Smaller steps <halve> the variance', confidence: 0.8, test: 'A replication where it does not' }] }));
+  const paper = await send(
+    s,
+    alice,
+    'paper',
+    make.paper(1, { claims: [{ text: 'Smaller steps <halve> the variance', confidence: 0.8, test: 'A replication where it does not' }] }),
+  );
   const [c1] = paper.body.claims as [string];
   const receipt = await replicate(t, s, house, c1, 'confirmed');
   await replicate(t, s, bob, c1, 'failed');

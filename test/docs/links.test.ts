@@ -7,7 +7,12 @@ import { dirname, join, relative } from 'node:path';
 import { projectRoot } from '../helpers/fixtures.js';
 
 /** The Markdown files checked, relative to the project root. */
-const DOCS = ['README.md', ...readdirSync(join(projectRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(projectRoot, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The lines of `text` outside fenced code blocks, with inline code removed. */
 function prose(text: string): string[] {
@@ -121,7 +126,8 @@ t.test('code comments point into docs/, at files and headings that exist, and no
     readFileSync(join(projectRoot, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        if (/choices\.md|\.\.\/shared\/|archive-0\.2\.md|\bspec (Part|Parts )?[0-9]/.test(line)) problems.push(`${file}:${i + 1}: cites a file outside the repository`);
+        if (/choices\.md|\.\.\/shared\/|archive-0\.2\.md|\bspec (Part|Parts )?[0-9]/.test(line))
+          problems.push(`${file}:${i + 1}: cites a file outside the repository`);
         for (const m of line.matchAll(/\bdocs\/([a-z0-9-]+\.md)(?:#([a-z0-9_-]+))?/g)) {
           const doc = `docs/${m[1]}`;
           if (!existsSync(join(projectRoot, doc))) problems.push(`${file}:${i + 1}: ${m[0]}: no file ${doc}`);

@@ -7,15 +7,29 @@ import { canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.
 import { generateKeyPair, sign } from '../../lib/protocol/ed25519.js';
 import { entryHashes, toHex } from '../../log/index.js';
 import { startStatementServer } from '../../examples/statements/server.js';
-import { consistencyHolds, fetchStatementLog, inclusionHolds, verifyStatementLog, type StatementLogCopy } from '../../examples/statements/verify.js';
+import {
+  consistencyHolds,
+  fetchStatementLog,
+  inclusionHolds,
+  verifyStatementLog,
+  type StatementLogCopy,
+} from '../../examples/statements/verify.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const alice = generateKeyPair();
 const bob = generateKeyPair();
-const signed = (who: typeof alice, statement: unknown) => ({ statement, publicKey: who.publicKey, signature: sign(who.privateKey, canonicalBytes(statement)) });
+const signed = (who: typeof alice, statement: unknown) => ({
+  statement,
+  publicKey: who.publicKey,
+  signature: sign(who.privateKey, canonicalBytes(statement)),
+});
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/statements`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/statements`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 const getJson = async (url: string): Promise<any> => (await fetch(url)).json();
@@ -40,7 +54,15 @@ t.test('a signed-statement log on the engine, end to end', async (t) => {
     t.equal(r.status, 201, JSON.stringify(r.body));
     answers.push(r.body);
   }
-  t.same(answers.map((a) => [a.seq, a.treeSize]), [[0, 1], [1, 2], [2, 3]], 'each statement is acknowledged with its seq once durable');
+  t.same(
+    answers.map((a) => [a.seq, a.treeSize]),
+    [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+    ],
+    'each statement is acknowledged with its seq once durable',
+  );
   const early = await getJson(`${s.url}/v1/log/sth`);
 
   // Refusals: 4xx naming the member, and nothing written.
@@ -65,7 +87,10 @@ t.test('a signed-statement log on the engine, end to end', async (t) => {
   t.equal(copy.sth.treeSize, 4);
   t.equal(copy.origin, 'statements.local');
   t.match(copy.checkpoint, /^statements\.local\n4\n/);
-  t.same(copy.entries.map((e) => e.type), ['statement', 'statement', 'statement', 'statement']);
+  t.same(
+    copy.entries.map((e) => e.type),
+    ['statement', 'statement', 'statement', 'statement'],
+  );
   t.same((copy.entries[1]!.payload as any).statement, ['any', 'json', 1]);
   t.equal(verifyStatementLog(copy), null, "the application's verifier finds the log intact");
 
@@ -79,14 +104,25 @@ t.test('a signed-statement log on the engine, end to end', async (t) => {
   t.same(await getJson(`${s.url}/v1/log/audit`), { intact: true, problem: null, treeSize: 4 }, 'the engine audits the stored log');
 
   // Tampered copies are caught.
-  const edited = { ...copy, entries: copy.entries.map((e, i) => (i === 1 ? { ...e, payload: { ...(e.payload as object), statement: ['other'] } } : e)) };
+  const edited = {
+    ...copy,
+    entries: copy.entries.map((e, i) => (i === 1 ? { ...e, payload: { ...(e.payload as object), statement: ['other'] } } : e)),
+  };
   t.same(verifyStatementLog(edited), { seq: 1, detail: 'payloadHash does not recompute from the payload' }, 'an edited payload');
   const resigned = forged(copy, 3, signed(alice, { last: false }));
-  t.same(verifyStatementLog(resigned), { seq: null, detail: 'the head rootHash is not the root of the entries' }, 'a validly signed entry swapped in, hashes recomputed');
+  t.same(
+    verifyStatementLog(resigned),
+    { seq: null, detail: 'the head rootHash is not the root of the entries' },
+    'a validly signed entry swapped in, hashes recomputed',
+  );
   const unsigned = forged(copy, 3, { ...(copy.entries[3]!.payload as object), statement: { last: false } });
   t.match(verifyStatementLog(unsigned), { seq: 3, detail: /^signature: does not verify/ }, 'a statement changed under its signature');
   const chained = forged(copy, 1, signed(bob, 'swapped'));
-  t.same(verifyStatementLog(chained), { seq: 2, detail: 'prevHash is not the entry hash before it' }, 'an entry swapped in the middle breaks the chain');
+  t.same(
+    verifyStatementLog(chained),
+    { seq: 2, detail: 'prevHash is not the entry hash before it' },
+    'an entry swapped in the middle breaks the chain',
+  );
   t.match(verifyStatementLog({ ...copy, checkpoint: copy.checkpoint.replace('\n4\n', '\n3\n') }), { seq: null, detail: /checkpoint/ });
 
   // The same log after a restart, and it goes on.

@@ -42,7 +42,8 @@ export function registration(s: TestService, handle: string, publicKey: string, 
   if (opts.operatorId !== undefined) body.operatorId = opts.operatorId;
   if (opts.pairing !== undefined) body.pairing = opts.pairing;
   if (opts.models !== undefined) body.models = opts.models;
-  if (opts.sponsor !== undefined) body.sponsor = { handle: opts.sponsor.handle, signature: signPayload(opts.sponsor.privateKey, sponsorObject(handle, publicKey)) };
+  if (opts.sponsor !== undefined)
+    body.sponsor = { handle: opts.sponsor.handle, signature: signPayload(opts.sponsor.privateKey, sponsorObject(handle, publicKey)) };
   return body;
 }
 
@@ -55,15 +56,33 @@ export interface SendOptions {
 }
 
 /** The payload of a write by `a`, as the agent would build it. */
-export function payloadOf(s: TestService, a: TestAgent, type: WriteType, members: Record<string, unknown>, opts: SendOptions = {}): Record<string, any> {
+export function payloadOf(
+  s: TestService,
+  a: TestAgent,
+  type: WriteType,
+  members: Record<string, unknown>,
+  opts: SendOptions = {},
+): Record<string, any> {
   const publicKey = opts.checkKey === true ? a.checkKey!.publicKey : a.publicKey;
-  const payload: Record<string, any> = { protocol: PROTOCOL, type, agent: { handle: a.handle, publicKey }, ts: opts.ts ?? new Date(s.record.now()).toISOString(), ...members };
+  const payload: Record<string, any> = {
+    protocol: PROTOCOL,
+    type,
+    agent: { handle: a.handle, publicKey },
+    ts: opts.ts ?? new Date(s.record.now()).toISOString(),
+    ...members,
+  };
   opts.edit?.(payload);
   return payload;
 }
 
 /** Signs and posts a write by `a` to its route. */
-export async function send(s: TestService, a: TestAgent, type: WriteType, members: Record<string, unknown>, opts: SendOptions = {}): Promise<Reply> {
+export async function send(
+  s: TestService,
+  a: TestAgent,
+  type: WriteType,
+  members: Record<string, unknown>,
+  opts: SendOptions = {},
+): Promise<Reply> {
   const payload = payloadOf(s, a, type, members, opts);
   const key = opts.checkKey === true ? a.checkKey!.privateKey : a.privateKey;
   return s.post(WRITE_ROUTES[type].path, { payload, signature: signPayload(key, payload) });
@@ -76,19 +95,37 @@ export const make = {
       title: `A paper of ${n} claims`,
       abstract: `An abstract long enough to pass the fifty character minimum of the spec, number ${Math.random()}.`,
       field: 'ml',
-      claims: Array.from({ length: n }, (_, i) => ({ text: `Claim number ${i + 1} holds`, confidence: 0.8, test: 'A result that would refute it' })),
+      claims: Array.from({ length: n }, (_, i) => ({
+        text: `Claim number ${i + 1} holds`,
+        confidence: 0.8,
+        test: 'A result that would refute it',
+      })),
       builds_on: [],
       ...extra,
     };
   },
   bundle(extra: Record<string, unknown> = {}): Record<string, unknown> {
-    return { repo: 'https://example.org/repo.git', commit: 'a'.repeat(40), run: 'make run', outputs: [{ name: 'acc', tolerance: 0.01 }], runtimeMinutes: 30, ...extra };
+    return {
+      repo: 'https://example.org/repo.git',
+      commit: 'a'.repeat(40),
+      run: 'make run',
+      outputs: [{ name: 'acc', tolerance: 0.01 }],
+      runtimeMinutes: 30,
+      ...extra,
+    };
   },
   commit(target: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
     return { target, kind: 'replication', bundle: make.bundle(), ...extra };
   },
   argument(claim: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-    return { claim, stance: 'refutes', grounds: 'logical-gap', text: `The claim does not follow from its premises, because the step from the data to the conclusion skips a case. ${Math.random()}`, confidence: 0.7, ...extra };
+    return {
+      claim,
+      stance: 'refutes',
+      grounds: 'logical-gap',
+      text: `The claim does not follow from its premises, because the step from the data to the conclusion skips a case. ${Math.random()}`,
+      confidence: 0.7,
+      ...extra,
+    };
   },
 };
 
@@ -96,7 +133,10 @@ export const make = {
 export async function houseAgent(s: TestService, handle: string): Promise<TestAgent> {
   const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
   const code = `house-code-${handle}-0123456789`;
-  const p = await s.post('/v2/pairing', pairingEnvelope(key, s.record.state.operator, pairingCodeHash(code), new Date(s.record.now()).toISOString()));
+  const p = await s.post(
+    '/v2/pairing',
+    pairingEnvelope(key, s.record.state.operator, pairingCodeHash(code), new Date(s.record.now()).toISOString()),
+  );
   if (p.status !== 201) throw new Error(`pairing: ${p.status} ${p.text}`);
   return register(s, handle, { pairing: code });
 }
@@ -115,4 +155,3 @@ export async function replicate(t: Test, s: TestService, a: TestAgent, target: s
   t.equal(r.status, 201, r.text);
   return c.body.id;
 }
-

@@ -6,7 +6,13 @@ import type { TestService } from './service.js';
 import { make, register, replicate, send, type TestAgent } from './agents.js';
 
 /** Registers `handles` (operator `lab-<handle>` each) and has the record verify each operator. */
-export async function verifiedOperators(t: Test, s: TestService, house: TestAgent, author: TestAgent, handles: string[]): Promise<TestAgent[]> {
+export async function verifiedOperators(
+  t: Test,
+  s: TestService,
+  house: TestAgent,
+  author: TestAgent,
+  handles: string[],
+): Promise<TestAgent[]> {
   const out: TestAgent[] = [];
   for (const handle of handles) {
     const a = await register(s, handle, { operatorId: `lab-${handle}` });

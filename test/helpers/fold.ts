@@ -72,7 +72,9 @@ export class Fold {
 
   /** Applies a service event as the service logs it. */
   event(type: string, members: Record<string, unknown>): any {
-    return this.apply(this.entry(type, { event: { protocol: PROTOCOL, type, ts: new Date(this.now).toISOString(), ...members }, signature: 'unchecked' }));
+    return this.apply(
+      this.entry(type, { event: { protocol: PROTOCOL, type, ts: new Date(this.now).toISOString(), ...members }, signature: 'unchecked' }),
+    );
   }
 
   private apply(e: RecordEntry): any {
@@ -82,7 +84,13 @@ export class Fold {
   }
 
   signed(handle: string, type: string, members: Record<string, unknown>) {
-    const payload = { protocol: PROTOCOL, type, agent: { handle, publicKey: `key-of-${handle}` }, ts: new Date(this.now).toISOString(), ...members };
+    const payload = {
+      protocol: PROTOCOL,
+      type,
+      agent: { handle, publicKey: `key-of-${handle}` },
+      ts: new Date(this.now).toISOString(),
+      ...members,
+    };
     return { payload, signature: 'unchecked' };
   }
 
@@ -104,20 +112,37 @@ export class Fold {
       title: 'A title',
       abstract: `An abstract of at least fifty characters, entry ${this.state.size}.`,
       field: 'ml',
-      claims: claims.map((c, i) => ({ text: `Claim ${i} text`, confidence: c.confidence ?? 0.8, test: 'A refuting test', ...(c.kind ? { kind: c.kind } : {}) })),
+      claims: claims.map((c, i) => ({
+        text: `Claim ${i} text`,
+        confidence: c.confidence ?? 0.8,
+        test: 'A refuting test',
+        ...(c.kind ? { kind: c.kind } : {}),
+      })),
       builds_on: buildsOn,
     };
     return this.admit('paper', this.signed(handle, 'paper', members)).claims;
   }
 
   external(handle: string, quote: string): string {
-    return this.admit('claim.external', this.signed(handle, 'claim.external', { source: 'doi:10.1234/abc', quote, test: 'What data count and what fails it' })).ref;
+    return this.admit(
+      'claim.external',
+      this.signed(handle, 'claim.external', { source: 'doi:10.1234/abc', quote, test: 'What data count and what fails it' }),
+    ).ref;
   }
 
   /** Commits, seals and results a receipt; returns its id. */
   receipt(handle: string, target: string, outcome: 'confirmed' | 'failed' | 'inconclusive', o: ReceiptOptions = {}): string {
-    const bundle = { repo: 'https://example.org/r.git', commit: 'a'.repeat(40), run: `make run ${this.state.size}`, outputs: [{ name: 'acc', tolerance: 0.01 }], runtimeMinutes: o.runtimeMinutes ?? 30 };
-    const id = this.admit('check.commit', this.signed(handle, 'check.commit', { target, kind: o.kind ?? 'replication', bundle, ...(o.models ? { models: o.models } : {}) })).id;
+    const bundle = {
+      repo: 'https://example.org/r.git',
+      commit: 'a'.repeat(40),
+      run: `make run ${this.state.size}`,
+      outputs: [{ name: 'acc', tolerance: 0.01 }],
+      runtimeMinutes: o.runtimeMinutes ?? 30,
+    };
+    const id = this.admit(
+      'check.commit',
+      this.signed(handle, 'check.commit', { target, kind: o.kind ?? 'replication', bundle, ...(o.models ? { models: o.models } : {}) }),
+    ).id;
     const seed = o.seed ?? 0;
     const crossCheck = drawCrossCheck(this.state, this.state.receipts.get(id)!, seed);
     this.event('check.seal', { commit: id, seal: 'unchecked', seed, crossCheck });
@@ -126,12 +151,23 @@ export class Fold {
       const other = this.state.receipts.get(crossCheck)!.result!.outputs.acc as number;
       cross = { receipt: crossCheck, outputs: { acc: o.crossMatch === false ? other + 1 : other } };
     }
-    this.admit('check.result', this.signed(handle, 'check.result', { commit: id, outcome, outputs: { acc: o.acc ?? 0.9 }, crossCheck: cross }));
+    this.admit(
+      'check.result',
+      this.signed(handle, 'check.result', { commit: id, outcome, outputs: { acc: o.acc ?? 0.9 }, crossCheck: cross }),
+    );
     return id;
   }
 
   review(handle: string, claim: string, forecast: number, models?: string[]): string {
-    return this.admit('review', this.signed(handle, 'review', { claim, forecast, rationale: `A rationale of thirty characters or more, ${this.state.size}.`, ...(models ? { models } : {}) })).id;
+    return this.admit(
+      'review',
+      this.signed(handle, 'review', {
+        claim,
+        forecast,
+        rationale: `A rationale of thirty characters or more, ${this.state.size}.`,
+        ...(models ? { models } : {}),
+      }),
+    ).id;
   }
 
   argue(handle: string, claim: string, stance = 'refutes', grounds = 'logical-gap'): string {
@@ -140,7 +176,10 @@ export class Fold {
   }
 
   checkArg(handle: string, argument: string, holds: boolean, models?: string[]): any {
-    return this.admit('argument.check', this.signed(handle, 'argument.check', { argument, holds, note: 'A note of twenty characters.', ...(models ? { models } : {}) }));
+    return this.admit(
+      'argument.check',
+      this.signed(handle, 'argument.check', { argument, holds, note: 'A note of twenty characters.', ...(models ? { models } : {}) }),
+    );
   }
 
   score(ref: string): Score {

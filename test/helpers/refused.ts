@@ -19,7 +19,14 @@ const CODES: Record<number, string> = {
   503: 'paused',
 };
 
-export async function refused(t: Test, s: TestService, what: string, reply: Promise<{ status: number; body: any }>, status: number, detail: RegExp): Promise<void> {
+export async function refused(
+  t: Test,
+  s: TestService,
+  what: string,
+  reply: Promise<{ status: number; body: any }>,
+  status: number,
+  detail: RegExp,
+): Promise<void> {
   const size = s.record.state.size;
   const tree = (await s.get('/v1/log/sth')).body.treeSize;
   const r = await reply;

@@ -33,7 +33,6 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-
 async function reply(res: Response): Promise<Reply> {
   const text = await res.text();
   let body: unknown = undefined;
@@ -47,7 +46,13 @@ async function reply(res: Response): Promise<Reply> {
 
 export async function startService(
   t: Test,
-  opts: Omit<AppOptions, 'ringer'> & { dataDir?: string; clock?: () => number; store?: LogStore; writesOff?: unknown; ringer?: (record: LiveRecord, clock: () => number) => DoorbellRinger } = {},
+  opts: Omit<AppOptions, 'ringer'> & {
+    dataDir?: string;
+    clock?: () => number;
+    store?: LogStore;
+    writesOff?: unknown;
+    ringer?: (record: LiveRecord, clock: () => number) => DoorbellRinger;
+  } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
   let offset = 0;
@@ -56,7 +61,11 @@ export async function startService(
   const record = await LiveRecord.open(d, clock, opts.writesOff);
   const ringer = opts.ringer?.(record, clock);
   // Tests register many agents from one address: no registration limit unless a test sets one.
-  const server = await startServer(d, record, 0, '127.0.0.1', { ...opts, registerLimit: opts.registerLimit === undefined ? null : opts.registerLimit, ringer });
+  const server = await startServer(d, record, 0, '127.0.0.1', {
+    ...opts,
+    registerLimit: opts.registerLimit === undefined ? null : opts.registerLimit,
+    ringer,
+  });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

@@ -26,7 +26,9 @@ t.test('every jcs.json case: parse strictly, canonicalize, compare', async (t) =
 });
 
 t.test('10,000 ES6 number serialisations', async (t) => {
-  const lines = fixtureText('crypto/jcs-es6-numbers-10k.txt').split('\n').filter((l) => l !== '');
+  const lines = fixtureText('crypto/jcs-es6-numbers-10k.txt')
+    .split('\n')
+    .filter((l) => l !== '');
   t.equal(lines.length, 10_000);
   const view = new DataView(new ArrayBuffer(8));
   const wrong: string[] = [];

@@ -39,7 +39,14 @@ t.test('write routes: the docs/api.md#writes table', async (t) => {
   t.equal(WRITE_ROUTES.paper.path, '/v2/papers');
   t.equal(WRITE_ROUTES['doorbell.set'].path, WRITE_ROUTES['doorbell.stop'].path);
   t.equal(WRITE_ROUTES['operator.pairing'].signer, 'operator');
-  for (const type of ['operator.pairing', 'steward.appoint', 'steward.remove', 'governance.cosign', 'hold.release', 'hold.reject'] as const) {
+  for (const type of [
+    'operator.pairing',
+    'steward.appoint',
+    'steward.remove',
+    'governance.cosign',
+    'hold.release',
+    'hold.reject',
+  ] as const) {
     t.equal(WRITE_ROUTES[type].signer, 'operator', `${type}: the operator key`);
     t.notOk(AGENT_WRITE_TYPES.includes(type));
   }

@@ -82,7 +82,11 @@ t.test('validation refuses a malformed constitution with a clear error', async (
     ['extra member', (c) => (c.preamble = 'x'), /unexpected member "preamble"/],
     ['numeric version', (c) => (c.version = 1), /version must be a string/],
     ['article missing', (c) => c.articles.pop(), /expected 7 articles/],
-    ['ids out of order', (c) => ([c.articles[1], c.articles[2]] = [c.articles[2], c.articles[1]]), /articles\[1\]: expected id "I", got "II"/],
+    [
+      'ids out of order',
+      (c) => ([c.articles[1], c.articles[2]] = [c.articles[2], c.articles[1]]),
+      /articles\[1\]: expected id "I", got "II"/,
+    ],
     ['wrong title', (c) => (c.articles[3].title = 'Reviews'), /Article III: expected title "Review"/],
     ['Article V entrenched', (c) => (c.articles[5].entrenched = true), /Article V: entrenched must be false/],
     ['Article 0 not entrenched', (c) => (c.articles[0].entrenched = false), /Article 0: entrenched must be true/],

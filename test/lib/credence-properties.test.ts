@@ -31,11 +31,66 @@ const any = () => fc.noBias(fc.nat({ max: 1 << 20 }));
 /** Actions, weighted: papers, receipts, reviews, arguments, argument checks. */
 const actions = (w: [number, number, number, number, number]) =>
   fc.oneof(
-    { arbitrary: fc.record({ k: fc.constant('paper' as const), by: any(), n: fc.integer({ min: 1, max: 3 }), q: fc.double({ min: 0, max: 1, noNaN: true }), builds: any(), conceptual: fc.boolean() }), weight: w[0] },
-    { arbitrary: fc.record({ k: fc.constant('receipt' as const), by: any(), claim: any(), outcome: fc.constantFrom<('confirmed' | 'failed' | 'inconclusive')[]>('confirmed', 'confirmed', 'confirmed', 'failed', 'inconclusive'), rerun: fc.constantFrom(false, false, false, true), models: any(), match: fc.constantFrom(true, true, true, false), seed: any() }), weight: w[1] },
-    { arbitrary: fc.record({ k: fc.constant('review' as const), by: any(), claim: any(), forecast: fc.double({ min: 0, max: 1, noNaN: true }), models: any() }), weight: w[2] },
-    { arbitrary: fc.record({ k: fc.constant('argue' as const), by: any(), claim: any(), stance: fc.constantFrom('refutes', 'qualifies', 'supports'), grounds: any() }), weight: w[3] },
-    { arbitrary: fc.record({ k: fc.constant('check' as const), by: any(), arg: any(), holds: fc.constantFrom(true, true, false), models: any() }), weight: w[4] },
+    {
+      arbitrary: fc.record({
+        k: fc.constant('paper' as const),
+        by: any(),
+        n: fc.integer({ min: 1, max: 3 }),
+        q: fc.double({ min: 0, max: 1, noNaN: true }),
+        builds: any(),
+        conceptual: fc.boolean(),
+      }),
+      weight: w[0],
+    },
+    {
+      arbitrary: fc.record({
+        k: fc.constant('receipt' as const),
+        by: any(),
+        claim: any(),
+        outcome: fc.constantFrom<('confirmed' | 'failed' | 'inconclusive')[]>(
+          'confirmed',
+          'confirmed',
+          'confirmed',
+          'failed',
+          'inconclusive',
+        ),
+        rerun: fc.constantFrom(false, false, false, true),
+        models: any(),
+        match: fc.constantFrom(true, true, true, false),
+        seed: any(),
+      }),
+      weight: w[1],
+    },
+    {
+      arbitrary: fc.record({
+        k: fc.constant('review' as const),
+        by: any(),
+        claim: any(),
+        forecast: fc.double({ min: 0, max: 1, noNaN: true }),
+        models: any(),
+      }),
+      weight: w[2],
+    },
+    {
+      arbitrary: fc.record({
+        k: fc.constant('argue' as const),
+        by: any(),
+        claim: any(),
+        stance: fc.constantFrom('refutes', 'qualifies', 'supports'),
+        grounds: any(),
+      }),
+      weight: w[3],
+    },
+    {
+      arbitrary: fc.record({
+        k: fc.constant('check' as const),
+        by: any(),
+        arg: any(),
+        holds: fc.constantFrom(true, true, false),
+        models: any(),
+      }),
+      weight: w[4],
+    },
   );
 const action = actions([1, 4, 3, 1, 4]);
 type Action = ReturnType<typeof actions> extends fc.Arbitrary<infer A> ? A : never;
@@ -58,14 +113,30 @@ function build(actions: Action[], actors: readonly string[], after?: (f: Fold) =
       switch (a.k) {
         case 'paper': {
           const parent = a.builds % (papers.length + 1);
-          const buildsOn = parent === papers.length ? [] : [{ id: papers[parent], rel: 'extends', basis: 'reviewed', note: 'Relied on all of its claims as stated.' }];
-          const refs = f.paper(by, Array.from({ length: a.n }, (_, i) => ({ confidence: a.q, kind: a.conceptual && i === 1 ? ('conceptual' as const) : ('empirical' as const) })), buildsOn);
+          const buildsOn =
+            parent === papers.length
+              ? []
+              : [{ id: papers[parent], rel: 'extends', basis: 'reviewed', note: 'Relied on all of its claims as stated.' }];
+          const refs = f.paper(
+            by,
+            Array.from({ length: a.n }, (_, i) => ({
+              confidence: a.q,
+              kind: a.conceptual && i === 1 ? ('conceptual' as const) : ('empirical' as const),
+            })),
+            buildsOn,
+          );
           papers.push(refs[0]!.split('#')[0]!);
           break;
         }
         case 'receipt':
           // Receipts go to the three newest claims, so that evidence gathers on some.
-          if (claims().length > 0) f.receipt(by, pick(claims().slice(-3), a.claim), a.outcome, { kind: a.rerun ? 'rerun' : 'replication', models: pick(MODELS, a.models), crossMatch: a.match, seed: a.seed });
+          if (claims().length > 0)
+            f.receipt(by, pick(claims().slice(-3), a.claim), a.outcome, {
+              kind: a.rerun ? 'rerun' : 'replication',
+              models: pick(MODELS, a.models),
+              crossMatch: a.match,
+              seed: a.seed,
+            });
           break;
         case 'review':
           if (claims().length > 0) f.review(by, pick(claims(), a.claim), a.forecast, pick(MODELS, a.models));
@@ -90,7 +161,11 @@ function build(actions: Action[], actors: readonly string[], after?: (f: Fold) =
 
 /** Every number the record serves of its claims, and who it verified. */
 const served = (f: Fold): string =>
-  canonicalize({ claims: f.state.numbers.index.refs.map((ref) => claimScore(f.state, ref)), verified: [...f.state.verified], voided: [...f.state.voided] });
+  canonicalize({
+    claims: f.state.numbers.index.refs.map((ref) => claimScore(f.state, ref)),
+    verified: [...f.state.verified],
+    voided: [...f.state.voided],
+  });
 
 // A fixed seed keeps the suite repeatable; FC_SEED=<n> explores others (a failure prints its seed).
 const RUNS = { numRuns: 200, seed: Number(process.env.FC_SEED) || 20261122 };
@@ -107,7 +182,7 @@ t.test('(a) replay is deterministic, and incremental numbers (and frontier) equa
       if (canonicalize(kept) !== canonicalize(computeFrontier(f.state))) return false;
       for (const r of f.state.receipts.values()) if (r.result !== null) seen.receipts++;
       seen.reviews += f.state.reviews.size;
-            for (const a of f.state.argumentsById.values()) if (a.status !== 'open') seen.settled++;
+      for (const a of f.state.argumentsById.values()) if (a.status !== 'open') seen.settled++;
       for (const s of f.state.numbers.scores.values()) seen.statuses.add(s.status);
       const live = stateJson(f.state);
       const once = stateJson(replayEntries(f.log, seededState(VERIFIED)));
@@ -120,33 +195,40 @@ t.test('(a) replay is deterministic, and incremental numbers (and frontier) equa
     RUNS,
   );
   t.pass('held for every random log');
-  t.ok(seen.receipts > 500 && seen.reviews > 500 && seen.settled > 10, `the logs held ${seen.receipts} results, ${seen.reviews} reviews, ${seen.settled} settled arguments`);
+  t.ok(
+    seen.receipts > 500 && seen.reviews > 500 && seen.settled > 10,
+    `the logs held ${seen.receipts} results, ${seen.reviews} reviews, ${seen.settled} settled arguments`,
+  );
   // `established` (two verified families agreeing, nobody failing) is rare by chance; credence.test.ts shows it.
   for (const status of ['contested', 'refuted', 'supported', 'unchecked']) t.ok(seen.statuses.has(status), `some claim was ${status}`);
 });
 
 t.test("(b) evidence by the author's own operator never moves any number", async (t) => {
   fc.assert(
-    fc.property(fc.array(action, { minLength: 20, maxLength: 80, size: 'max' }), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()), { minLength: 1, maxLength: 10 }), (actions, own) => {
-      const f = build(actions, OPERATORS);
-      if (f.state.numbers.index.refs.length === 0) return true;
-      const before = served(f);
-      for (const [c, x, forecast, holds] of own) {
-        const claim = f.state.claims.get(pick(f.state.numbers.index.refs, c))!;
-        const agent = `${claim.operatorId.replace('_', '-')}-${1 + (x % 2)}`;
-        try {
-          if (x % 3 === 0) f.review(agent, claim.ref, forecast, pick(MODELS, x));
-          else if (x % 3 === 1) f.argue(agent, claim.ref, pick(['refutes', 'qualifies', 'supports'], x), pick(GROUNDS, x));
-          else {
-            const args = f.state.argumentsByClaim.get(claim.ref) ?? [];
-            if (args.length > 0) f.checkArg(agent, pick(args, x), holds, pick(MODELS, x));
+    fc.property(
+      fc.array(action, { minLength: 20, maxLength: 80, size: 'max' }),
+      fc.array(fc.tuple(fc.nat(), fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()), { minLength: 1, maxLength: 10 }),
+      (actions, own) => {
+        const f = build(actions, OPERATORS);
+        if (f.state.numbers.index.refs.length === 0) return true;
+        const before = served(f);
+        for (const [c, x, forecast, holds] of own) {
+          const claim = f.state.claims.get(pick(f.state.numbers.index.refs, c))!;
+          const agent = `${claim.operatorId.replace('_', '-')}-${1 + (x % 2)}`;
+          try {
+            if (x % 3 === 0) f.review(agent, claim.ref, forecast, pick(MODELS, x));
+            else if (x % 3 === 1) f.argue(agent, claim.ref, pick(['refutes', 'qualifies', 'supports'], x), pick(GROUNDS, x));
+            else {
+              const args = f.state.argumentsByClaim.get(claim.ref) ?? [];
+              if (args.length > 0) f.checkArg(agent, pick(args, x), holds, pick(MODELS, x));
+            }
+          } catch (err) {
+            if (!isArchiveError(err) && !isRefusal(err)) throw err;
           }
-        } catch (err) {
-          if (!isArchiveError(err) && !isRefusal(err)) throw err;
         }
-      }
-      return served(f) === before;
-    }),
+        return served(f) === before;
+      },
+    ),
     RUNS,
   );
   t.pass('held for every random log');

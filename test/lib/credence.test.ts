@@ -3,7 +3,18 @@
 // real fold (test/helpers/fold.ts): entries checked and applied as the live record does.
 import t, { type Test } from 'tap';
 import { Fold } from '../helpers/fold.js';
-import { anchor, calibration, calibrationTerm, compress, dispute, establishedAt, evidenceStep, familyFactor, priorOf, valueOfChecking } from '../../lib/record/numbers/rules.js';
+import {
+  anchor,
+  calibration,
+  calibrationTerm,
+  compress,
+  dispute,
+  establishedAt,
+  evidenceStep,
+  familyFactor,
+  priorOf,
+  valueOfChecking,
+} from '../../lib/record/numbers/rules.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
 import { rescoreAll } from '../../lib/record/numbers/numbers.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
@@ -90,7 +101,17 @@ t.test('the worked example of docs/credence.md', async (t) => {
   const [c] = f.paper('author', [{ confidence: 0.8 }]);
   // A new operator at 0.8: rho 0.5, a 0.65, prior 0.685, credence 0.685, unchecked.
   let s = claimScore(f.state, c!);
-  t.match(s, { calibration: 0.5, prior: 0.685, credence: 0.685, credenceVerified: 0.685, status: 'unchecked', dispute: 0, use: 0, cap: null, resolved: null });
+  t.match(s, {
+    calibration: 0.5,
+    prior: 0.685,
+    credence: 0.685,
+    credenceVerified: 0.685,
+    status: 'unchecked',
+    dispute: 0,
+    use: 0,
+    cap: null,
+    resolved: null,
+  });
   // A verified operator files a confirmed replication: L = logit(0.685) + ln 4 = 2.1631 -> 0.8969, supported.
   f.receipt('ver-one', c!, 'confirmed');
   s = claimScore(f.state, c!);
@@ -208,7 +229,12 @@ t.test('arguments: settled ones that hold move credence as their grounds say; qu
   };
   // Refutes on a counterexample: -ln 6 -> logit(0.685) - ln 6 = -1.015 -> 0.2660; refuted (credenceVerified <= 0.35 with a settled refutation).
   uphold(f.argue('un-one', c1!, 'refutes', 'counterexample'));
-  t.match(claimScore(f.state, c1!), { credence: 0.266, status: 'refuted', resolved: 0, arguments: { refutes: { upheld: 1, open: 0, dismissed: 0 } } });
+  t.match(claimScore(f.state, c1!), {
+    credence: 0.266,
+    status: 'refuted',
+    resolved: 0,
+    arguments: { refutes: { upheld: 1, open: 0, dismissed: 0 } },
+  });
   // Refutes on other grounds: -ln 3 -> 0.4202: not low enough to be refuted.
   uphold(f.argue('un-one', c2!, 'refutes', 'methodological-flaw'));
   t.match(claimScore(f.state, c2!), { credence: 0.4202, status: 'unchecked' });
@@ -262,12 +288,24 @@ t.test('foundations, use and lift', async (t) => {
   f.receipt('ver-one', p1!, 'confirmed');
   const parent = p1!.split('#')[0]!;
   // A paper extending claim C1: prior = 0.1 + 0.9 * 0.65 * credence(parent) = 0.1 + 0.585 * 0.8969 = 0.6247.
-  const [child] = f.paper('builder', [{ confidence: 0.8 }], [{ id: parent, rel: 'extends', basis: 'reproduced', claims: ['C1'], note: 'Relied on the measured effect as the baseline.' }]);
-  t.match(claimScore(f.state, child!), { prior: 0.6247, credence: 0.6247, foundations: [{ ref: p1, credence: 0.8969, status: 'supported' }] });
+  const [child] = f.paper(
+    'builder',
+    [{ confidence: 0.8 }],
+    [{ id: parent, rel: 'extends', basis: 'reproduced', claims: ['C1'], note: 'Relied on the measured effect as the baseline.' }],
+  );
+  t.match(claimScore(f.state, child!), {
+    prior: 0.6247,
+    credence: 0.6247,
+    foundations: [{ ref: p1, credence: 0.8969, status: 'supported' }],
+  });
   // use of the parent: one later paper of an unverified operator: 1/4.
   t.equal(claimScore(f.state, p1!).use, 0.25);
   // A background parent is not a foundation, and the author's own later papers add no use.
-  f.paper('author', [{}], [{ id: parent, rel: 'extends', basis: 'reviewed', claims: ['C1'], note: 'The same operator builds on it again here.' }]);
+  f.paper(
+    'author',
+    [{}],
+    [{ id: parent, rel: 'extends', basis: 'reviewed', claims: ['C1'], note: 'The same operator builds on it again here.' }],
+  );
   f.paper('un-one', [{}], [{ id: parent, rel: 'background' }]);
   t.equal(claimScore(f.state, p1!).use, 0.25, 'own and background papers: no use');
   // Lift: the parent gaining a verified replication of a new family: 0.9721, child prior
@@ -283,7 +321,11 @@ t.test('foundations, use and lift', async (t) => {
   near(t, f.score(child!).prior, 0.1 + 0.585 * pc, 'child prior follows the parent');
   // An external foundation weighs 1 until verified evidence counts against it.
   const ext = f.external('un-two', 'Larger models are always better at everything.');
-  const [grand] = f.paper('builder', [{}], [{ id: ext.split('#')[0], rel: 'method', basis: 'reviewed', claims: ['C1'], note: 'Used its method as described in the paper.' }]);
+  const [grand] = f.paper(
+    'builder',
+    [{}],
+    [{ id: ext.split('#')[0], rel: 'method', basis: 'reviewed', claims: ['C1'], note: 'Used its method as described in the paper.' }],
+  );
   near(t, f.score(grand!).prior, 0.685, 'external foundation: factor 1');
   f.receipt('ver-one', ext, 'failed');
   // ext: prior 0.55 (a = 0.5), credenceVerified sigmoid(logit(0.55) - ln 6) = 0.1692; factor 0.1692 / 0.55 = 0.3077.
@@ -292,7 +334,7 @@ t.test('foundations, use and lift', async (t) => {
   sameFromScratch(t, f);
 });
 
-t.test('calibration: the author operator\'s earlier resolved claims set its later priors', async (t) => {
+t.test("calibration: the author operator's earlier resolved claims set its later priors", async (t) => {
   const f = world();
   const [first] = f.paper('author', [{ confidence: 0.8 }]);
   const [second] = f.paper('author', [{ confidence: 0.8 }]);
@@ -380,7 +422,11 @@ t.test('an operator verified by the record gives its earlier argument checks a v
   for (const c of claims.slice(0, 3)) f.receipt('rook', c, 'confirmed');
   for (const c of claims.slice(0, 3)) f.receipt('ver-two', c, 'confirmed');
   t.ok(f.state.verified.has('lab-r'));
-  t.match(f.state.argumentsById.get(a), { status: 'upheld', settledSeq: f.state.verified.get('lab-r')!.seq }, 'settled at the entry that verified lab-r');
+  t.match(
+    f.state.argumentsById.get(a),
+    { status: 'upheld', settledSeq: f.state.verified.get('lab-r')!.seq },
+    'settled at the entry that verified lab-r',
+  );
   t.match(claimScore(f.state, claims[3]!), { credence: 0.266, status: 'refuted' }, 'and the claim moved with it');
   sameFromScratch(t, f);
 });

@@ -19,10 +19,17 @@ t.test('first start makes both keys (mode 0600) and a genesis signed by the log 
   const [genesis] = await d.log.entries(0, 1);
   t.equal(genesis!.type, 'log.genesis');
   const e = parseGenesis(genesis!.type, genesis!.payload).event;
-  t.same({ logKey: e.logKey, operator: e.operator, origin: e.origin }, { logKey: publicKeyOf(d.logKey), operator: 'op_example', origin: 'example.org/log' });
+  t.same(
+    { logKey: e.logKey, operator: e.operator, origin: e.origin },
+    { logKey: publicKeyOf(d.logKey), operator: 'op_example', origin: 'example.org/log' },
+  );
   await d.close();
   const again = await openDeployment({ dataDir });
-  t.same({ origin: again.origin, operator: again.operator, size: again.log.size }, { origin: 'example.org/log', operator: 'op_example', size: 1 }, 'a restart reads origin and operator from the genesis');
+  t.same(
+    { origin: again.origin, operator: again.operator, size: again.log.size },
+    { origin: 'example.org/log', operator: 'op_example', size: 1 },
+    'a restart reads origin and operator from the genesis',
+  );
   await again.close();
 });
 
@@ -61,9 +68,17 @@ t.test('a first start cut short is finished: an empty key file or screening.json
   writeFileSync(join(dataDir, SCREENING_FILE), '');
   const d = await openDeployment({ dataDir });
   const [genesis] = await d.log.entries(0, 1);
-  t.equal(parseGenesis(genesis!.type, genesis!.payload).event.logKey, d.logKeyString, 'the genesis names the key made in place of the empty one');
+  t.equal(
+    parseGenesis(genesis!.type, genesis!.payload).event.logKey,
+    d.logKeyString,
+    'the genesis names the key made in place of the empty one',
+  );
   t.same(readdirSync(join(dataDir, 'keys')).sort(), ['log.key', 'operator.key'], 'the temporary file is gone');
-  t.same(loadScreening(dataDir).rules.map((r) => r.id), DEFAULT_RULES.map((r) => r.id), 'the empty screening.json was written with the defaults');
+  t.same(
+    loadScreening(dataDir).rules.map((r) => r.id),
+    DEFAULT_RULES.map((r) => r.id),
+    'the empty screening.json was written with the defaults',
+  );
   await d.close();
 
   // Once a log names the key, a key file that holds no whole key is never replaced.

@@ -78,14 +78,22 @@ t.test('verifySignature: the round trip, and false (never a throw) for garbage',
     ['key null', null, msg, sig],
     ['key padded', `${KEY}=`, msg, sig],
     ['key raw 32 bytes', '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', msg, sig],
-    ['key X25519 prefix', prefixed('302a300506032b656e032100', 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a'), msg, sig],
+    [
+      'key X25519 prefix',
+      prefixed('302a300506032b656e032100', 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a'),
+      msg,
+      sig,
+    ],
     ['message a string', KEY, 'archive/0.2', sig],
     ['message undefined', KEY, undefined, sig],
   ];
   for (const [name, key, m, s] of garbage) {
     t.equal(verifySignature(key as string, m as Uint8Array, s as string), false, name);
   }
-  t.ok(sig.endsWith('A') || sig.endsWith('Q') || sig.endsWith('g') || sig.endsWith('w'), 'a 64-byte spelling ends in a char with 4 zero bits');
+  t.ok(
+    sig.endsWith('A') || sig.endsWith('Q') || sig.endsWith('g') || sig.endsWith('w'),
+    'a 64-byte spelling ends in a char with 4 zero bits',
+  );
 });
 
 t.test('verifySignature applies no registration checks', async (t) => {

@@ -22,7 +22,9 @@ function sources(dir: string): string[] {
 function imports(file: string): { spec: string; path: string | null; dynamic: boolean }[] {
   const text = readFileSync(join(projectRoot, file), 'utf8');
   const found: { spec: string; path: string | null; dynamic: boolean }[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'|(?:^|\n)import\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)) {
+  for (const m of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'|(?:^|\n)import\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g,
+  )) {
     const spec = (m[1] ?? m[2] ?? m[3])!;
     const path = spec.startsWith('.') ? relative(projectRoot, resolve(projectRoot, dirname(file), spec)).replace(/\.js$/, '.ts') : null;
     found.push({ spec, path, dynamic: m[3] !== undefined });
@@ -33,9 +35,15 @@ function imports(file: string): { spec: string; path: string | null; dynamic: bo
 t.test('nothing above log/ imports a file of log/ other than its index', async (t) => {
   // test/log/ tests the log itself and bench/log*.ts measures it (its store against raw LevelDB
   // and the layout before): they may import its parts.
-  const above = ['lib', 'api', 'verify', 'bin', 'bench', 'examples', 'test'].flatMap(sources).filter((f) => !f.startsWith('test/log/') && !f.startsWith('bench/log'));
+  const above = ['lib', 'api', 'verify', 'bin', 'bench', 'examples', 'test']
+    .flatMap(sources)
+    .filter((f) => !f.startsWith('test/log/') && !f.startsWith('bench/log'));
   t.ok(above.length > 100, `${above.length} files checked`);
-  const wrong = above.flatMap((f) => imports(f).filter((i) => i.path?.startsWith('log/') && i.path !== 'log/index.ts').map((i) => `${f} imports ${i.spec}`));
+  const wrong = above.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.path?.startsWith('log/') && i.path !== 'log/index.ts')
+      .map((i) => `${f} imports ${i.spec}`),
+  );
   t.same(wrong, [], 'every import of log/ is log/index.js');
 });
 
@@ -54,7 +62,8 @@ t.test('the verifier statically imports no store, no deployment and no LevelDB',
   walk('bin/verify.ts');
   walk('verify/monitor.ts');
   t.ok(seen.has('verify/check-log.ts') && seen.has('log/index.ts'), 'the walk reaches the verifier and the log');
-  for (const f of ['lib/service/deployment.ts', 'lib/service/storage.ts', 'lib/service/keystore.ts', 'log/level-store.ts']) t.notOk(seen.has(f), `${f} is not imported`);
+  for (const f of ['lib/service/deployment.ts', 'lib/service/storage.ts', 'lib/service/keystore.ts', 'log/level-store.ts'])
+    t.notOk(seen.has(f), `${f} is not imported`);
   for (const m of ['level', 'classic-level']) t.notOk(bare.has(m), `${m} is not imported`);
 });
 

@@ -25,7 +25,13 @@ async function ok(what: string, p: Promise<{ status: number; text: string; body:
 async function pair(s: TestService, operatorId: string): Promise<string> {
   const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
   const code = randomBytes(18).toString('base64url');
-  const payload = { protocol: PROTOCOL, type: 'operator.pairing', operatorId, codeHash: createHash('sha256').update(code).digest('hex'), ts: new Date(s.record.now()).toISOString() };
+  const payload = {
+    protocol: PROTOCOL,
+    type: 'operator.pairing',
+    operatorId,
+    codeHash: createHash('sha256').update(code).digest('hex'),
+    ts: new Date(s.record.now()).toISOString(),
+  };
   await ok('pairing', s.post('/v2/pairing', { payload, signature: signPayload(key, payload) }));
   return code;
 }
@@ -44,8 +50,24 @@ async function workload(s: TestService, advance: (ms: number) => void) {
 
   const p1 = await ok('paper', send(s, alice, 'paper', make.paper(2, { models: ['claude-3-opus'] })));
   const [c1, c2] = p1.claims as [string, string];
-  const ext = await ok('external', send(s, dave, 'claim.external', { source: 'preprint:2401.01234', quote: 'Sparse models generalise as well as dense ones.', test: 'A dense model that generalises better', kind: 'conceptual' }));
-  await ok('external again', send(s, bob, 'claim.external', { source: 'preprint:2401.01234', quote: 'Sparse models generalise as well as dense ones.', test: 'Another test of it entirely' }), 200);
+  const ext = await ok(
+    'external',
+    send(s, dave, 'claim.external', {
+      source: 'preprint:2401.01234',
+      quote: 'Sparse models generalise as well as dense ones.',
+      test: 'A dense model that generalises better',
+      kind: 'conceptual',
+    }),
+  );
+  await ok(
+    'external again',
+    send(s, bob, 'claim.external', {
+      source: 'preprint:2401.01234',
+      quote: 'Sparse models generalise as well as dense ones.',
+      test: 'Another test of it entirely',
+    }),
+    200,
+  );
   const parents = [
     { id: p1.id, rel: 'extends', basis: 'reviewed', claims: ['C1'], note: 'We rely on the scaling result of C1 as stated.' },
     { id: ext.id, rel: 'background' },
@@ -56,19 +78,45 @@ async function workload(s: TestService, advance: (ms: number) => void) {
 
   // Receipts: a result, a cross-check that disagrees (a finding), one by a check key, one lapsing.
   const b1 = await ok('commit', send(s, bob, 'check.commit', make.commit(c1), { checkKey: true }));
-  await ok('result', send(s, bob, 'check.result', { commit: b1.id, outcome: 'confirmed', outputs: { acc: 0.91 }, crossCheck: null }, { checkKey: true }));
+  await ok(
+    'result',
+    send(s, bob, 'check.result', { commit: b1.id, outcome: 'confirmed', outputs: { acc: 0.91 }, crossCheck: null }, { checkKey: true }),
+  );
   const k1 = await ok('commit', send(s, carol, 'check.commit', make.commit(c1, { models: ['gpt-4o'] })));
-  const k1r = await ok('result', send(s, carol, 'check.result', { commit: k1.id, outcome: 'failed', outputs: { acc: 0.5 }, crossCheck: { receipt: b1.id, outputs: { acc: 0.6 } } }));
+  const k1r = await ok(
+    'result',
+    send(s, carol, 'check.result', {
+      commit: k1.id,
+      outcome: 'failed',
+      outputs: { acc: 0.5 },
+      crossCheck: { receipt: b1.id, outputs: { acc: 0.6 } },
+    }),
+  );
   if (k1r.finding !== 1) throw new Error('expected a finding');
   const lapsing = await ok('commit', send(s, dave, 'check.commit', make.commit(p2.claims[0], { kind: 'rerun' })));
-  await ok('review', send(s, bob, 'review', { claim: c2, forecast: 0.3, rationale: 'The sample is small for an effect this size.' }, { checkKey: true }));
-  await ok('review', send(s, carol, 'review', { claim: c1, forecast: 0.8, rationale: 'Consistent with three earlier studies.', models: ['gpt-4o'] }));
+  await ok(
+    'review',
+    send(s, bob, 'review', { claim: c2, forecast: 0.3, rationale: 'The sample is small for an effect this size.' }, { checkKey: true }),
+  );
+  await ok(
+    'review',
+    send(s, carol, 'review', { claim: c1, forecast: 0.8, rationale: 'Consistent with three earlier studies.', models: ['gpt-4o'] }),
+  );
 
   // Arguments, checks, answers; challenges, a withdrawal, a completion.
-  const a1 = await ok('argument', send(s, bob, 'argument.file', make.argument(c1, { grounds: 'counterexample', instance: { text: 'n = 3' } })));
-  await ok('argument', send(s, carol, 'argument.file', make.argument(ext.ref, { stance: 'supports', grounds: 'unsupported-premise', cites: [c1] })));
+  const a1 = await ok(
+    'argument',
+    send(s, bob, 'argument.file', make.argument(c1, { grounds: 'counterexample', instance: { text: 'n = 3' } })),
+  );
+  await ok(
+    'argument',
+    send(s, carol, 'argument.file', make.argument(ext.ref, { stance: 'supports', grounds: 'unsupported-premise', cites: [c1] })),
+  );
   await ok('check', send(s, carol, 'argument.check', { argument: a1.id, holds: false, note: 'The instance is outside the claim.' }));
-  await ok('check', send(s, dave, 'argument.check', { argument: a1.id, holds: true, note: 'The instance is inside the claim.', models: ['llama-3'] }));
+  await ok(
+    'check',
+    send(s, dave, 'argument.check', { argument: a1.id, holds: true, note: 'The instance is inside the claim.', models: ['llama-3'] }),
+  );
   await ok('check', send(s, carol, 'argument.check', { argument: a1.id, holds: true, note: 'On reflection the instance holds.' }));
   await ok('answer', send(s, alice2, 'argument.answer', { argument: a1.id, text: 'The instance breaks an assumption.' }));
   const ch1 = await ok('challenge', send(s, dave, 'challenge.propose', { claim: c2, brief: 'Re-run the second claim with a fresh seed.' }));
@@ -79,7 +127,11 @@ async function workload(s: TestService, advance: (ms: number) => void) {
   await ok('result', send(s, bob, 'check.result', { commit: b2.id, outcome: 'inconclusive', outputs: { acc: 0.7 }, crossCheck: null }));
   const spare = generateKeyPair();
   await ok('delegate', send(s, dave, 'key.delegate', { key: spare.publicKey, scope: 'reports' }));
-  await ok('revoke', send(s, dave, 'key.revoke', { key: spare.publicKey, compromisedAt: new Date(s.record.now() - DAY).toISOString() }), 200);
+  await ok(
+    'revoke',
+    send(s, dave, 'key.revoke', { key: spare.publicKey, compromisedAt: new Date(s.record.now() - DAY).toISOString() }),
+    200,
+  );
 
   // Time: dave's commitment lapses after 7 days; unchecked outputs are revealed after 30.
   advance(7 * DAY + 1000);
@@ -100,16 +152,32 @@ t.test('a restart replays the log from zero into the very same state', async (t)
   };
   const s1 = await startService(t, { dataDir, clock });
   const { alice, bob, p1, c1 } = await workload(s1, advance);
-  const first = await ok('challenge', send(s1, bob, 'challenge.propose', { claim: c1, brief: 'Today\'s one proposal of lab-b, as it happens.' }));
+  const first = await ok(
+    'challenge',
+    send(s1, bob, 'challenge.propose', { claim: c1, brief: "Today's one proposal of lab-b, as it happens." }),
+  );
 
   const entries = (await s1.get('/v1/log/entries?limit=1000')).body.entries.map((e: any) => e.type);
-  for (const type of ['operator.pairing', 'key.delegate', 'key.revoke', 'doorbell.set', 'claim.external', 'claim.amend', 'check.seal', 'check.lapse', 'check.reveal', 'review', 'argument.answer', 'challenge.withdraw']) {
+  for (const type of [
+    'operator.pairing',
+    'key.delegate',
+    'key.revoke',
+    'doorbell.set',
+    'claim.external',
+    'claim.amend',
+    'check.seal',
+    'check.lapse',
+    'check.reveal',
+    'review',
+    'argument.answer',
+    'challenge.withdraw',
+  ]) {
     t.ok(entries.includes(type), `the workload logged ${type}`);
   }
   const live = stateJson(s1.record.state);
   const size = s1.record.state.size;
   t.equal(size, entries.length);
-  t.equal(stateJson((await replayStore(s1.d.log, size))), live, 'replayStore from zero gives the live state');
+  t.equal(stateJson(await replayStore(s1.d.log, size)), live, 'replayStore from zero gives the live state');
   await s1.stop();
 
   const s2 = await startService(t, { dataDir, clock });

@@ -15,12 +15,23 @@ t.test("a signed write's ts must lie within the window of its entry's ts", async
     return { ...e, payload: { ...e.payload, ts: new Date(f.now + ms).toISOString() } };
   };
   const at = (ms: number) => signedAt('doorbell.set', { kind: 'poll' }, ms);
-  t.match(f.refusal('doorbell.set', at(-5 * MIN - 1)), { error: 'bad_request', detail: /^payload\.ts: .* 5\.0 minutes before the entry's ts .*; the limit is 5 minutes$/ });
+  t.match(f.refusal('doorbell.set', at(-5 * MIN - 1)), {
+    error: 'bad_request',
+    detail: /^payload\.ts: .* 5\.0 minutes before the entry's ts .*; the limit is 5 minutes$/,
+  });
   t.match(f.refusal('doorbell.set', at(5 * MIN + 1)), { error: 'bad_request', detail: /5\.0 minutes after the entry's ts/ });
   t.equal(f.refusal('doorbell.set', at(-5 * MIN)), null, 'exactly the window passes');
   const flag = (ms: number) => signedAt('item.flag', { subject: 'rec:0000000000000000', reason: 'A reason of ten.' }, ms);
-  t.match(f.refusal('item.flag', flag(-10 * MIN - 1)), { error: 'bad_request', detail: /the limit is 10 minutes$/ }, 'other types: 10 minutes');
-  t.match(f.refusal('item.flag', flag(-10 * MIN)), { error: 'forbidden' }, 'exactly 10 minutes passes the window (and meets the type\'s own check)');
+  t.match(
+    f.refusal('item.flag', flag(-10 * MIN - 1)),
+    { error: 'bad_request', detail: /the limit is 10 minutes$/ },
+    'other types: 10 minutes',
+  );
+  t.match(
+    f.refusal('item.flag', flag(-10 * MIN)),
+    { error: 'forbidden' },
+    "exactly 10 minutes passes the window (and meets the type's own check)",
+  );
 });
 
 t.test('the index keeps 20 minutes of log time; a copy after that is refused by the window', async (t) => {
@@ -30,14 +41,24 @@ t.test('the index keeps 20 minutes of log time; a copy after that is refused by 
   const ring = f.signed('alice', 'doorbell.set', { kind: 'poll' });
   const seq = f.state.size;
   f.admit('doorbell.set', ring);
-  t.same([...f.state.seen.values()].map((s) => s.seq), [seq], 'the one signed write so far');
+  t.same(
+    [...f.state.seen.values()].map((s) => s.seq),
+    [seq],
+    'the one signed write so far',
+  );
   t.match(f.refusal('doorbell.set', ring), { error: 'conflict', detail: new RegExp(`on the log already at entry ${seq};`) });
   f.now += 20 * MIN - 1000; // Fold moved on a second after the ring: the next entry is exactly 20 minutes after it.
   f.admit('doorbell.set', f.signed('bob', 'doorbell.set', { kind: 'poll' }));
-  t.ok([...f.state.seen.values()].some((s) => s.seq === seq), 'kept at exactly 20 minutes');
+  t.ok(
+    [...f.state.seen.values()].some((s) => s.seq === seq),
+    'kept at exactly 20 minutes',
+  );
   f.now += 2000;
   f.admit('doorbell.stop', f.signed('bob', 'doorbell.stop', {}));
-  t.notOk([...f.state.seen.values()].some((s) => s.seq <= seq), 'dropped after 20 minutes, with everything older');
+  t.notOk(
+    [...f.state.seen.values()].some((s) => s.seq <= seq),
+    'dropped after 20 minutes, with everything older',
+  );
   t.equal(f.state.seen.size, 2, 'what is left: the last 20 minutes');
   t.match(f.refusal('doorbell.set', ring), { error: 'bad_request', detail: /^payload\.ts: / }, 'the copy: refused by the window');
 });

@@ -127,7 +127,12 @@ function valid(type: WriteType): Obj {
     case 'switch.set':
       return { ...common, switch: 'papers', paused: true, reason: x(10, 'r') };
     case 'governance.propose':
-      return { ...common, title: x(10, 't'), rationale: x(30, 'r'), articles: ARTICLES.map((a) => ({ ...a, text: `1. Article ${a.id}.` })) };
+      return {
+        ...common,
+        title: x(10, 't'),
+        rationale: x(30, 'r'),
+        articles: ARTICLES.map((a) => ({ ...a, text: `1. Article ${a.id}.` })),
+      };
     case 'governance.vote':
       return { ...common, proposal: HEX64, vote: 'no' };
     case 'governance.cosign': {
@@ -197,7 +202,6 @@ function registrationDetail(t: Test, body: unknown): string {
   t.fail('expected a refusal');
   return '';
 }
-
 
 t.test('exactly these types, each with a JSON-serialisable schema', async (t) => {
   t.same([...WRITE_TYPES].sort(), [
@@ -374,7 +378,12 @@ const WRONG: [WriteType, (string | number)[], unknown, RegExp][] = [
   ['check.commit', ['bundle', 'run'], '', /payload\.bundle\.run: must be 1 to 500 characters/],
   ['check.commit', ['bundle', 'run'], x(501), /payload\.bundle\.run/],
   ['check.commit', ['bundle', 'outputs'], [], /payload\.bundle\.outputs: must have 1 to 20 items/],
-  ['check.commit', ['bundle', 'outputs'], Array.from({ length: 21 }, (_, i) => ({ name: `o${i}` })), /payload\.bundle\.outputs: must have 1 to 20 items/],
+  [
+    'check.commit',
+    ['bundle', 'outputs'],
+    Array.from({ length: 21 }, (_, i) => ({ name: `o${i}` })),
+    /payload\.bundle\.outputs: must have 1 to 20 items/,
+  ],
   ['check.commit', ['bundle', 'outputs', 1, 'name'], '1st', /payload\.bundle\.outputs\[1\]\.name: must match \^\[A-Za-z\]/],
   ['check.commit', ['bundle', 'outputs', 1, 'name'], 'a' + x(40, 'b'), /payload\.bundle\.outputs\[1\]\.name/],
   ['check.commit', ['bundle', 'outputs', 1, 'name'], 'acc', /payload\.bundle\.outputs\[1\]\.name: repeats "acc", the name of outputs\[0\]/],
@@ -388,7 +397,12 @@ const WRONG: [WriteType, (string | number)[], unknown, RegExp][] = [
   ['check.commit', ['bundle', 'inputs', 0, 'sha256'], 'z'.repeat(64), /payload\.bundle\.inputs\[0\]\.sha256/],
   ['check.commit', ['bundle', 'inputs', 0, 'bytes'], 0, /payload\.bundle\.inputs\[0\]\.bytes: must be from 1 to \d+ \(is 0\)/],
   ['check.commit', ['bundle', 'inputs', 0, 'bytes'], 1.5, /payload\.bundle\.inputs\[0\]\.bytes: must be an integer/],
-  ['check.commit', ['bundle', 'inputs', 0, 'access'], 'private', /payload\.bundle\.inputs\[0\]\.access: must be one of "open", "registered", "restricted"/],
+  [
+    'check.commit',
+    ['bundle', 'inputs', 0, 'access'],
+    'private',
+    /payload\.bundle\.inputs\[0\]\.access: must be one of "open", "registered", "restricted"/,
+  ],
   ['check.commit', ['bundle', 'inputs', 0, 'licence'], x(121), /payload\.bundle\.inputs\[0\]\.licence/],
   ['check.commit', ['bundle', 'inputs'], Array(33).fill(null), /payload\.bundle\.inputs: must have at most 32 items/],
   ['check.commit', ['holds'], Array(33).fill(HEX64), /payload\.holds: must have at most 32 items/],
@@ -398,7 +412,12 @@ const WRONG: [WriteType, (string | number)[], unknown, RegExp][] = [
   ['check.result', ['commit'], 'abc', /payload\.commit: must match \^\[0-9a-f\]\{64\}\$/],
   ['check.result', ['outcome'], 'passed', /payload\.outcome: must be one of "confirmed", "failed", "inconclusive"/],
   ['check.result', ['outputs'], {}, /payload\.outputs: must have 1 to 20 members/],
-  ['check.result', ['outputs'], Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`o${i}`, i])), /payload\.outputs: must have 1 to 20 members \(has 21\)/],
+  [
+    'check.result',
+    ['outputs'],
+    Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`o${i}`, i])),
+    /payload\.outputs: must have 1 to 20 members \(has 21\)/,
+  ],
   ['check.result', ['outputs', '9lives'], 1, /payload\.outputs: member name "9lives" must match/],
   ['check.result', ['outputs', 'acc'], true, /payload\.outputs\.acc: must be a number or a string/],
   ['check.result', ['outputs', 'note'], x(201), /payload\.outputs\.note: must be at most 200 characters/],
@@ -481,7 +500,10 @@ t.test('not an object, and every common member missing', async (t) => {
   for (const m of ['protocol', 'type', 'agent', 'ts', 'claim', 'forecast', 'rationale']) {
     t.match(d, new RegExp(`payload\\.${m}: is required`), m);
   }
-  t.match(detailOf(t, 'review', { ...valid('review'), agent: {} }), /payload\.agent\.handle: is required; payload\.agent\.publicKey: is required/);
+  t.match(
+    detailOf(t, 'review', { ...valid('review'), agent: {} }),
+    /payload\.agent\.handle: is required; payload\.agent\.publicKey: is required/,
+  );
   t.same(payloadErrors('nope' as WriteType, {}), ['payload.type: unknown type "nope"']);
   t.throws(() => validatePayload('nope' as WriteType, {}), { code: 'bad_request' });
 });
@@ -542,9 +564,17 @@ t.test('NT fields refuse zero-width and bidi characters, naming the character an
     const text = here as string;
     const zw = `${text.slice(0, 3)}\u200B${text.slice(4)}`;
     const d1 = detailOf(t, type, edit(base, path, zw));
-    t.match(d1, new RegExp(`payload${pathText(path)}: contains U\\+200B \\(a zero-width or bidirectional control character\\) at position 3`), `${type} ${path.join('.')} U+200B`);
+    t.match(
+      d1,
+      new RegExp(`payload${pathText(path)}: contains U\\+200B \\(a zero-width or bidirectional control character\\) at position 3`),
+      `${type} ${path.join('.')} U+200B`,
+    );
     const bidi = `\u202E${text.slice(1)}`;
-    t.match(detailOf(t, type, edit(base, path, bidi)), new RegExp(`payload${pathText(path)}: contains U\\+202E .* at position 0`), `${type} ${path.join('.')} U+202E`);
+    t.match(
+      detailOf(t, type, edit(base, path, bidi)),
+      new RegExp(`payload${pathText(path)}: contains U\\+202E .* at position 0`),
+      `${type} ${path.join('.')} U+202E`,
+    );
   }
   // Fields not marked NT accept them (methods, label, run).
   t.same(payloadErrors('paper', { ...valid('paper'), methods: 'a\u200Bb' }), []);
@@ -553,17 +583,24 @@ t.test('NT fields refuse zero-width and bidi characters, naming the character an
     t.ok(NT_FORBIDDEN.test(ch), `U+${ch.codePointAt(0)!.toString(16)}`);
     t.not(payloadErrors('review', { ...valid('review'), rationale: x(30) + ch }).length, 0);
   }
-  for (const ch of ['\u200A', '\u2010', '\u2065', '\u206A', 'é', '😀', '\u00A0']) t.notOk(NT_FORBIDDEN.test(ch), `U+${ch.codePointAt(0)!.toString(16)} allowed`);
+  for (const ch of ['\u200A', '\u2010', '\u2065', '\u206A', 'é', '😀', '\u00A0'])
+    t.notOk(NT_FORBIDDEN.test(ch), `U+${ch.codePointAt(0)!.toString(16)} allowed`);
   t.same(ntViolation('ab'), null);
   t.same(ntViolation('😀a\u200Db\u200D'), { char: '\u200D', codePoint: 'U+200D', position: 2, count: 2 });
-  t.match(detailOf(t, 'review', { ...valid('review'), rationale: x(30) + '\u200B\u200C' }), /contains U\+200B .* at position 30 \(and 1 more\)/);
+  t.match(
+    detailOf(t, 'review', { ...valid('review'), rationale: x(30) + '\u200B\u200C' }),
+    /contains U\+200B .* at position 30 \(and 1 more\)/,
+  );
 });
 
 t.test('a parent the paper relies on says how, and which claims when it is on the record', async (t) => {
   const p = valid('paper');
   const withParent = (parent: Obj): Obj => ({ ...p, builds_on: [parent] });
   // rec: extends, nothing said
-  t.match(detailOf(t, 'paper', withParent({ id: 'rec:0123456789abcdef', rel: 'extends' })), /^payload\.builds_on\[0\]: rel extends needs basis, claims and note$/);
+  t.match(
+    detailOf(t, 'paper', withParent({ id: 'rec:0123456789abcdef', rel: 'extends' })),
+    /^payload\.builds_on\[0\]: rel extends needs basis, claims and note$/,
+  );
   // ext: method, claims given
   t.match(
     detailOf(t, 'paper', withParent({ id: 'ext:0123456789abcdef', rel: 'method', claims: ['C1'] })),
@@ -575,7 +612,10 @@ t.test('a parent the paper relies on says how, and which claims when it is on th
     /^payload\.builds_on\[0\]: rel extends needs claims$/,
   );
   // doi: and preprint: parents need basis and note, not claims
-  t.match(detailOf(t, 'paper', withParent({ id: 'doi:10.1234/x', rel: 'extends' })), /^payload\.builds_on\[0\]: rel extends needs basis and note$/);
+  t.match(
+    detailOf(t, 'paper', withParent({ id: 'doi:10.1234/x', rel: 'extends' })),
+    /^payload\.builds_on\[0\]: rel extends needs basis and note$/,
+  );
   t.same(payloadErrors('paper', withParent({ id: 'doi:10.1234/x', rel: 'extends', basis: 'reviewed', note: x(20) })), []);
   t.same(payloadErrors('paper', withParent({ id: 'preprint:2401.1', rel: 'method', basis: 'reproduced', note: x(20) })), []);
   t.same(payloadErrors('paper', withParent({ id: 'biorxiv:2024.01.01.123', rel: 'method', basis: 'reproduced', note: x(20) })), []);
@@ -584,7 +624,13 @@ t.test('a parent the paper relies on says how, and which claims when it is on th
     t.same(payloadErrors('paper', withParent({ id: 'rec:0123456789abcdef', rel })), [], rel);
   }
   // the path names the right item
-  const two = { ...p, builds_on: [{ id: 'doi:10.1234/x', rel: 'background' }, { id: 'rec:0123456789abcdef', rel: 'method' }] };
+  const two = {
+    ...p,
+    builds_on: [
+      { id: 'doi:10.1234/x', rel: 'background' },
+      { id: 'rec:0123456789abcdef', rel: 'method' },
+    ],
+  };
   t.match(detailOf(t, 'paper', two), /^payload\.builds_on\[1\]: rel method needs basis, claims and note$/);
 });
 
@@ -599,7 +645,10 @@ t.test('a counterexample states its instance; a contradiction cites', async (t) 
   const noCites: Obj = { ...contradiction };
   delete noCites.cites;
   t.match(detailOf(t, 'argument.file', noCites), /^payload: grounds contradiction needs cites$/);
-  t.match(detailOf(t, 'argument.file', { ...contradiction, cites: [] }), /^payload\.cites: grounds contradiction: must have at least 1 item/);
+  t.match(
+    detailOf(t, 'argument.file', { ...contradiction, cites: [] }),
+    /^payload\.cites: grounds contradiction: must have at least 1 item/,
+  );
   // Other grounds take an empty cites list.
   t.same(payloadErrors('argument.file', { ...a, cites: [] }), []);
   t.same(payloadErrors('argument.file', { ...a, instance: { text: 'x' } }), [], 'instance with text only');
@@ -707,13 +756,27 @@ t.test('ts: the pattern and a real date', async (t) => {
     t.same(payloadErrors('doorbell.stop', { ...valid('doorbell.stop'), ts }), [], ts);
     t.ok(isRealTs(ts));
   }
-  for (const ts of ['2025-13-01T00:00:00Z', '2025-00-10T00:00:00Z', '2025-01-00T00:00:00Z', '2025-01-32T00:00:00Z', '1900-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '2025-06-31T00:00:00Z', '2025-01-01T24:00:00Z', '2025-01-01T00:60:00Z', '2025-01-01T00:00:60Z']) {
+  for (const ts of [
+    '2025-13-01T00:00:00Z',
+    '2025-00-10T00:00:00Z',
+    '2025-01-00T00:00:00Z',
+    '2025-01-32T00:00:00Z',
+    '1900-02-29T00:00:00Z',
+    '2023-02-29T00:00:00Z',
+    '2025-06-31T00:00:00Z',
+    '2025-01-01T24:00:00Z',
+    '2025-01-01T00:60:00Z',
+    '2025-01-01T00:00:60Z',
+  ]) {
     t.match(detailOf(t, 'doorbell.stop', { ...valid('doorbell.stop'), ts }), /^payload\.ts: must be a real UTC date and time/, ts);
     t.notOk(isRealTs(ts));
   }
   // A malformed ts is reported once, by its pattern.
   t.match(detailOf(t, 'doorbell.stop', { ...valid('doorbell.stop'), ts: '2025-1-1T00:00:00Z' }), /^payload\.ts: must match [^;]*$/);
-  t.match(detailOf(t, 'key.revoke', { ...valid('key.revoke'), compromisedAt: '2025-02-30T00:00:00Z' }), /payload\.compromisedAt: must be a real/);
+  t.match(
+    detailOf(t, 'key.revoke', { ...valid('key.revoke'), compromisedAt: '2025-02-30T00:00:00Z' }),
+    /payload\.compromisedAt: must be a real/,
+  );
   t.match(detailOf(t, 'operator.pairing', { ...valid('operator.pairing'), ts: '2025-13-01T00:00:00Z' }), /payload\.ts: must be a real/);
 });
 
@@ -733,7 +796,10 @@ t.test('output and input names are unique', async (t) => {
   t.match(d, /payload\.bundle\.outputs\[2\]\.name: repeats "a", the name of outputs\[0\]/);
   t.match(d, /payload\.bundle\.outputs\[3\]\.name: repeats "b", the name of outputs\[1\]/);
   const input = c.bundle.inputs[0];
-  t.match(detailOf(t, 'check.commit', edit(c, ['bundle', 'inputs'], [input, input])), /payload\.bundle\.inputs\[1\]\.name: repeats "data\.csv", the name of inputs\[0\]/);
+  t.match(
+    detailOf(t, 'check.commit', edit(c, ['bundle', 'inputs'], [input, input])),
+    /payload\.bundle\.inputs\[1\]\.name: repeats "data\.csv", the name of inputs\[0\]/,
+  );
   // Case matters: "A" and "a" are two names.
   t.same(payloadErrors('check.commit', edit(c, ['bundle', 'outputs'], [{ name: 'a' }, { name: 'A' }])), []);
 });
@@ -759,7 +825,10 @@ t.test('registration', async (t) => {
   t.match(registrationDetail(t, noConstitution), /^body\.constitution: is required$/);
   t.match(registrationDetail(t, { ...r, constitution: { version: '', hash: HEX64 } }), /body\.constitution\.version: must be 1 to 40/);
   t.match(registrationDetail(t, { ...r, constitution: { version: x(41), hash: HEX64 } }), /body\.constitution\.version/);
-  t.match(registrationDetail(t, { ...r, constitution: { version: '1', hash: HEX64.toUpperCase() } }), /body\.constitution\.hash: must match/);
+  t.match(
+    registrationDetail(t, { ...r, constitution: { version: '1', hash: HEX64.toUpperCase() } }),
+    /body\.constitution\.hash: must match/,
+  );
   t.match(registrationDetail(t, { ...r, sponsor: { handle: 'bob', signature: x(85, 'S') } }), /body\.sponsor\.signature: must match/);
   t.match(registrationDetail(t, { ...r, sponsor: { handle: 'bob', signature: x(85, 'S') + '=' } }), /body\.sponsor\.signature/);
   t.match(registrationDetail(t, { ...r, sponsor: { signature: x(86, 'S') } }), /body\.sponsor\.handle: is required/);
@@ -793,11 +862,26 @@ t.test('governance.propose: every article, in order, with its id, title and entr
   const p = valid('governance.propose');
   t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 6], DELETE)), /^payload\.articles: must have 7 to 7 items \(has 6\)/);
   t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 1, 'id'], 'II')), /payload\.articles\[1\]\.id: must be exactly "I"/);
-  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 5, 'entrenched'], true)), /payload\.articles\[5\]\.entrenched: must be exactly false/);
-  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 0, 'title'], 'Core')), /payload\.articles\[0\]\.title: must be exactly "Entrenched core"/);
-  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 2, 'text'], '')), /payload\.articles\[2\]\.text: must be 1 to 4000 characters \(has 0\)/);
-  t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 3, 'text'], '1. A\u202Eclause.')), /payload\.articles\[3\]\.text: contains U\+202E/);
+  t.match(
+    detailOf(t, 'governance.propose', edit(p, ['articles', 5, 'entrenched'], true)),
+    /payload\.articles\[5\]\.entrenched: must be exactly false/,
+  );
+  t.match(
+    detailOf(t, 'governance.propose', edit(p, ['articles', 0, 'title'], 'Core')),
+    /payload\.articles\[0\]\.title: must be exactly "Entrenched core"/,
+  );
+  t.match(
+    detailOf(t, 'governance.propose', edit(p, ['articles', 2, 'text'], '')),
+    /payload\.articles\[2\]\.text: must be 1 to 4000 characters \(has 0\)/,
+  );
+  t.match(
+    detailOf(t, 'governance.propose', edit(p, ['articles', 3, 'text'], '1. A\u202Eclause.')),
+    /payload\.articles\[3\]\.text: contains U\+202E/,
+  );
   t.match(detailOf(t, 'governance.propose', edit(p, ['articles', 4, 'note'], 'x')), /payload\.articles\[4\]: unknown member "note"/);
-  t.match(detailOf(t, 'governance.vote', edit(valid('governance.vote'), ['vote'], 'abstain')), /^payload\.vote: must be one of "yes", "no"$/);
+  t.match(
+    detailOf(t, 'governance.vote', edit(valid('governance.vote'), ['vote'], 'abstain')),
+    /^payload\.vote: must be one of "yes", "no"$/,
+  );
   t.match(detailOf(t, 'constitution.acknowledge', edit(valid('constitution.acknowledge'), ['hash'], 'ABC')), /^payload\.hash: must match/);
 });

@@ -22,7 +22,7 @@ t.test('seedFromSignature: first 4 bytes of SHA-256 of the signature bytes, big-
   // By hand, from the digest bytes, for a few more.
   for (let start = 2; start < 10; start++) {
     const d = createHash('sha256').update(bytesFrom(start)).digest();
-    const byHand = ((d[0]! & 0x7f) * 2 ** 24) + d[1]! * 2 ** 16 + d[2]! * 2 ** 8 + d[3]!;
+    const byHand = (d[0]! & 0x7f) * 2 ** 24 + d[1]! * 2 ** 16 + d[2]! * 2 ** 8 + d[3]!;
     t.equal(seedFromSignature(bytesFrom(start).toString('base64url')), byHand, `bytes from ${start}`);
   }
 });

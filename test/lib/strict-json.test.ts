@@ -5,7 +5,12 @@ import { parseJson } from '../../lib/protocol/strict-json.js';
 
 t.test('parses ordinary JSON like JSON.parse', async (t) => {
   const texts = [
-    '0', '"x"', 'null', '[]', '{}', ' {"a" : [1, {"b": null}], "c": "}\\",{\\"c\\":"} ',
+    '0',
+    '"x"',
+    'null',
+    '[]',
+    '{}',
+    ' {"a" : [1, {"b": null}], "c": "}\\",{\\"c\\":"} ',
     '{"a":{"a":1},"b":{"a":2}}', // the same name in different objects
     '[{"a":1},{"a":2}]',
     '{"\\\\":1,"\\\\\\"":2}', // names ending in escaped backslashes and quotes

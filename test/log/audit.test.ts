@@ -34,7 +34,10 @@ async function editBundle(dir: string, seq: number, fn: (records: string[], at: 
   await tamper(dir, async (db) => {
     const index = Math.floor(seq / BUNDLE_SIZE);
     const pieces = await db.iterator({ gte: levelKeys.bundle(index), lt: levelKeys.bundle(index + 1) }).all();
-    const lines = pieces.map(([, v]) => v.toString()).join('\n').split('\n');
+    const lines = pieces
+      .map(([, v]) => v.toString())
+      .join('\n')
+      .split('\n');
     const records = lines.filter((_, i) => i % 2 === 0).map((leaf, i) => `${leaf}\n${lines[2 * i + 1]}`);
     fn(records, seq % BUNDLE_SIZE);
     for (const [k] of pieces) await db.del(k);

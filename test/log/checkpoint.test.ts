@@ -105,8 +105,14 @@ t.test('tessera-testdata-log checkpoints', async (t) => {
     t.equal(signNote(text, signer.name, signer.pub, signer.sign), note, `checkpoint ${size} re-signed`);
     if (previous) {
       const plan = consistencyPlan(previous.size, size);
-      const proof = applyPlan(plan, plan.nodes.map(({ level, index }) => rootFromLeafHashes(leafHashes.slice(index * 2 ** level, (index + 1) * 2 ** level))));
-      t.ok(verifyConsistency(previous.size, size, proof, previous.root, cp.rootHash), `checkpoints ${previous.size} and ${size} are consistent`);
+      const proof = applyPlan(
+        plan,
+        plan.nodes.map(({ level, index }) => rootFromLeafHashes(leafHashes.slice(index * 2 ** level, (index + 1) * 2 ** level))),
+      );
+      t.ok(
+        verifyConsistency(previous.size, size, proof, previous.root, cp.rootHash),
+        `checkpoints ${previous.size} and ${size} are consistent`,
+      );
     }
     previous = { size, root: cp.rootHash };
   }

@@ -42,7 +42,11 @@ t.test('waitFor resolves when the entry is durable, not before, and records read
   await waiting;
   t.ok(reached);
   t.equal(log.size, 1);
-  t.same(await log.records(0, 10), [{ seq: 0, ts: queued.ts, type: 'note.add', payload: '{"n":1}' }], 'records: seq, ts, type and the payload text');
+  t.same(
+    await log.records(0, 10),
+    [{ seq: 0, ts: queued.ts, type: 'note.add', payload: '{"n":1}' }],
+    'records: seq, ts, type and the payload text',
+  );
   await log.waitFor(1);
   t.pass('waitFor of a size already reached resolves at once');
   await log.close();
@@ -63,7 +67,11 @@ t.test('waitFor rejects when a commit fails (the log stops) and when the log is 
   await log.recover();
   await log.append('note.add', '{"n":3}');
   await log.waitFor(2);
-  t.same((await log.records(1, 1)).map((r) => r.payload), ['{"n":3}'], 'after recovery the log goes on from its acknowledged head');
+  t.same(
+    (await log.records(1, 1)).map((r) => r.payload),
+    ['{"n":3}'],
+    'after recovery the log goes on from its acknowledged head',
+  );
   const never = log.waitFor(10);
   await log.close();
   await t.rejects(never, { code: 'closed' }, 'a wait the log can no longer meet ends when it closes');
@@ -93,7 +101,11 @@ t.test('a LevelDB store through the index: the audit, and the same log after a r
   const store = await openLevelStore(dir);
   const before = await storeReader(store);
   t.equal(before.size, 300, 'the store holds the head before it is opened as a log');
-  t.same((await before.records(299, 5)).map((r) => r.payload), ['{"n":299}'], 'and reads up to it');
+  t.same(
+    (await before.records(299, 5)).map((r) => r.payload),
+    ['{"n":299}'],
+    'and reads up to it',
+  );
   const again = await openLog({ store, signer, origin: ORIGIN });
   t.same(again.sth(), sth, 'reopened at its last head');
   t.same((await again.records(0, 1))[0]?.payload, '{"n":0}');

@@ -41,7 +41,10 @@ const flip = (h: Uint8Array): Uint8Array => Uint8Array.from(h, (b, i) => (i === 
 t.test('rangeNodes beyond 2^32', async (t) => {
   const all = rangeNodes(0, MAX);
   t.equal(all.length, 53, 'MAX = 2^53 - 1 is 53 complete subtrees');
-  t.same(all.map((n) => n.level), Array.from({ length: 53 }, (_, i) => 52 - i));
+  t.same(
+    all.map((n) => n.level),
+    Array.from({ length: 53 }, (_, i) => 52 - i),
+  );
   t.same(rangeNodes(0, 2 ** 33 + 5), [
     { level: 33, index: 0 },
     { level: 2, index: 2 ** 31 },

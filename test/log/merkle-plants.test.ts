@@ -40,7 +40,10 @@ function subtreeInclusion(index: number, start: number, end: number): Uint8Array
 function subtreeConsistency(start: number, end: number, n: number): Uint8Array[] {
   if (start !== 0) return refSubtreeProof(ref, start, end, n);
   const plan = consistencyPlan(end, n);
-  return applyPlan(plan, plan.nodes.map(({ level, index }) => ref(index * 2 ** level, (index + 1) * 2 ** level)));
+  return applyPlan(
+    plan,
+    plan.nodes.map(({ level, index }) => ref(index * 2 ** level, (index + 1) * 2 ** level)),
+  );
 }
 
 function digest(write: (emit: (s: string) => void) => void): string {
@@ -55,8 +58,7 @@ const want = (name: string): string => v.vectors.find((x: any) => x.name === nam
 t.test('subtreeHash digest', async (t) => {
   const got = digest((emit) => {
     for (let end = 0; end <= N; end++)
-      for (let start = 0; start <= end; start++)
-        if (valid(start, end)) emit(`[${start}, ${end}) ${toHex(subtreeHash(start, end))}\n`);
+      for (let start = 0; start <= end; start++) if (valid(start, end)) emit(`[${start}, ${end}) ${toHex(subtreeHash(start, end))}\n`);
   });
   t.equal(got, want('subtreeHash'));
 });
@@ -66,8 +68,7 @@ t.test('subtreeInclusion digest', async (t) => {
     for (let end = 0; end <= N; end++)
       for (let start = 0; start <= end; start++)
         if (valid(start, end))
-          for (let index = start; index < end; index++)
-            emit(line(`${index} [${start}, ${end})`, subtreeInclusion(index, start, end)));
+          for (let index = start; index < end; index++) emit(line(`${index} [${start}, ${end})`, subtreeInclusion(index, start, end)));
   });
   t.equal(got, want('subtreeInclusion'));
 });
@@ -86,8 +87,7 @@ t.test('a changed line changes the digest', async (t) => {
   // The digest is sensitive: dropping the empty ranges gives a different value.
   const got = digest((emit) => {
     for (let end = 1; end <= N; end++)
-      for (let start = 0; start < end; start++)
-        if (valid(start, end)) emit(`[${start}, ${end}) ${toHex(subtreeHash(start, end))}\n`);
+      for (let start = 0; start < end; start++) if (valid(start, end)) emit(`[${start}, ${end}) ${toHex(subtreeHash(start, end))}\n`);
   });
   t.not(got, want('subtreeHash'));
 });

@@ -26,7 +26,7 @@ const same = (a: Uint8Array[], b: Uint8Array[]): boolean => a.map(toHex).join() 
 function flip(hash: Uint8Array, bit: number): Uint8Array {
   const out = Uint8Array.from(hash);
   const i = Math.floor(bit / 8) % out.length;
-  out[i] = out[i]! ^ (1 << bit % 8); // a byte, not a tree index: 32-bit operators are fine
+  out[i] = out[i]! ^ (1 << (bit % 8)); // a byte, not a tree index: 32-bit operators are fine
   return out;
 }
 

@@ -52,9 +52,7 @@ t.test('rfc6962-ct-reference-8', async (t) => {
   }
   const byLevel = v.nodeHashesByLevel as string[][];
   const node8 = nodeOf(leafHashes);
-  byLevel.forEach((hashes, level) =>
-    hashes.forEach((h, index) => t.equal(toHex(node8({ level, index })), h, `node (${level}, ${index})`)),
-  );
+  byLevel.forEach((hashes, level) => hashes.forEach((h, index) => t.equal(toHex(node8({ level, index })), h, `node (${level}, ${index})`)));
   // Plans read the published node hashes, as a log reads its store.
   const stored = ({ level, index }: NodeId): Uint8Array => fromHex(byLevel[level]![index]!);
 
@@ -114,7 +112,10 @@ t.test('tdmerkle consistency probes', async (t) => {
   const rootPolicy = v.probes.filter(malformedRootAccepted);
   t.equal(skipped.length, 0, 'first = 0 probes whose verdict differs from ours');
   t.equal(v.probes.filter((p: any) => p.first === 0).length, 9, 'first = 0 probes, all checked');
-  t.same(rootPolicy.map((p: any) => p.desc), ['sizes are equal (one) and proof is empty']);
+  t.same(
+    rootPolicy.map((p: any) => p.desc),
+    ['sizes are equal (one) and proof is empty'],
+  );
   let accepted = 0;
   for (const p of v.probes) {
     if (skipped.includes(p)) continue;

@@ -45,7 +45,12 @@ function landing(inner: LogStore): LogStore & { landAndFail: boolean; gate: Prom
 for (const kind of ['memory', 'leveldb'] as const) {
   // Sizes before the failed batch and its length: within a tile, across a level-0 tile and
   // bundle boundary, and across the first level-1 tile (65,536 leaves) boundary.
-  for (const [before, refused] of [[100, 10], [250, 20], [256 * 3 - 1, 300], [65_530, 20]] as const) {
+  for (const [before, refused] of [
+    [100, 10],
+    [250, 20],
+    [256 * 3 - 1, 300],
+    [65_530, 20],
+  ] as const) {
     t.test(`${kind}: a refused batch of ${refused} after ${before} entries that reached the store is rolled back`, async (t) => {
       const { signer, verify } = testSigner();
       const dir = tempDir(t);
@@ -67,7 +72,10 @@ for (const kind of ['memory', 'leveldb'] as const) {
       const head = log.sth();
       t.equal(head.treeSize, before);
       const outcomes = await Promise.allSettled(refusedAppends);
-      t.ok(outcomes.every((o) => o.status === 'rejected'), 'every append of the failed batch is refused');
+      t.ok(
+        outcomes.every((o) => o.status === 'rejected'),
+        'every append of the failed batch is refused',
+      );
       t.ok((await store.readHead())!.treeSize > before, 'the refused batch reached the store');
       t.same(log.sth(), head, 'the served head is the last acknowledged one');
       await log.recover();
@@ -76,7 +84,10 @@ for (const kind of ['memory', 'leveldb'] as const) {
       const more = refused + 300;
       await Promise.all(Array.from({ length: more }, (_, i) => log.append('test.entry', text(before + i, 'new'))));
       const entries = await log.entries(before, more);
-      t.ok(entries.every((e, i) => e.payload === text(before + i, 'new')), 'the entries after recovery are the new ones');
+      t.ok(
+        entries.every((e, i) => e.payload === text(before + i, 'new')),
+        'the entries after recovery are the new ones',
+      );
       const audit = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey });
       t.ok(audit.intact, `the log audits intact: ${JSON.stringify(audit.problem)}`);
       t.equal(audit.treeSize, before + more);
@@ -88,7 +99,10 @@ for (const kind of ['memory', 'leveldb'] as const) {
         t.equal(again.size, before + more);
         t.equal(again.sth().rootHash, root);
         const reread = await again.entries(before, more);
-        t.ok(reread.every((e, i) => e.payload === text(before + i, 'new')), 'the new entries after a reopen');
+        t.ok(
+          reread.every((e, i) => e.payload === text(before + i, 'new')),
+          'the new entries after a reopen',
+        );
         await again.close();
       }
     });

@@ -50,7 +50,11 @@ t.test('concurrent appends are committed in batches, acknowledged in call order'
   const store = new CountingStore();
   const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 1000 });
   const acks = await Promise.all(Array.from({ length: 5000 }, (_, i) => log.append('test.entry', `{"n":${i}}`)));
-  t.same(acks.map((a) => a.seq), Array.from({ length: 5000 }, (_, i) => i), 'seq follows call order');
+  t.same(
+    acks.map((a) => a.seq),
+    Array.from({ length: 5000 }, (_, i) => i),
+    'seq follows call order',
+  );
   t.ok(store.commits.length <= 6, `5000 appends in ${store.commits.length} commits`);
   t.ok(Math.max(...store.commits) <= 1000, 'no batch exceeds maxBatch');
   for (const a of acks) t.ok(a.treeSize > a.seq, 'acknowledged under a head that includes it');
@@ -163,10 +167,12 @@ t.test('proofs across tile boundaries verify, before and after a reopen', async 
   for (const size of sizes) {
     t.same(await log.rootAt(size), roots.get(size), `root at ${size}`);
     for (const seq of new Set([0, 1, size >> 1, size - 2, size - 1, 255, 256, 511, 512].filter((s) => s >= 0 && s < size))) {
-      if (!verifyInclusion(seq, size, leaves[seq]!, await log.inclusionProof(seq, size), roots.get(size)!)) t.fail(`inclusion ${seq} in ${size}`);
+      if (!verifyInclusion(seq, size, leaves[seq]!, await log.inclusionProof(seq, size), roots.get(size)!))
+        t.fail(`inclusion ${seq} in ${size}`);
     }
     for (const first of sizes.filter((f) => f <= size)) {
-      if (!verifyConsistency(first, size, await log.consistencyProof(first, size), roots.get(first)!, roots.get(size)!)) t.fail(`consistency ${first} -> ${size}`);
+      if (!verifyConsistency(first, size, await log.consistencyProof(first, size), roots.get(first)!, roots.get(size)!))
+        t.fail(`consistency ${first} -> ${size}`);
     }
   }
   t.pass('all proofs verified');
@@ -188,7 +194,13 @@ t.test('the stored head is never older than an acknowledged append, under many s
 t.test('a batch that cannot be formed is refused, and the log stops', async (t) => {
   const { signer } = testSigner();
   let broken = false;
-  const flaky = { publicKey: signer.publicKey, sign: (m: Uint8Array) => { if (broken) throw new Error('signer unavailable'); return signer.sign(m); } };
+  const flaky = {
+    publicKey: signer.publicKey,
+    sign: (m: Uint8Array) => {
+      if (broken) throw new Error('signer unavailable');
+      return signer.sign(m);
+    },
+  };
   const store = new MemoryStore();
   const log = await Sequencer.open({ store, signer: flaky, origin: ORIGIN });
   await appendMany(log, 5);

@@ -80,11 +80,20 @@ async function appendEach(logs: Sequencer[], from: number, to: number): Promise<
 async function sameAs(t: Test, store: LogStore, reference: MemoryStore): Promise<void> {
   const head = (await store.readHead())!;
   t.same(head, await reference.readHead(), 'same head');
-  for (const [from, count] of [[0, head.treeSize + 5], [1, 255], [250, 20], [head.treeSize - 3, 10]] as const) {
+  for (const [from, count] of [
+    [0, head.treeSize + 5],
+    [1, 255],
+    [250, 20],
+    [head.treeSize - 3, 10],
+  ] as const) {
     t.same(await store.readEntries(from, count), await reference.readEntries(from, count), `entries [${from}, ${from + count})`);
   }
   const ids = [...reference.tiles.keys()].map((k) => ({ level: Number(k.split('/')[0]), index: Number(k.split('/')[1]) }));
-  t.same((await store.getTiles(ids)).map((b) => Buffer.from(b!).toString('hex')), (await reference.getTiles(ids)).map((b) => Buffer.from(b!).toString('hex')), `all ${ids.length} tiles`);
+  t.same(
+    (await store.getTiles(ids)).map((b) => Buffer.from(b!).toString('hex')),
+    (await reference.getTiles(ids)).map((b) => Buffer.from(b!).toString('hex')),
+    `all ${ids.length} tiles`,
+  );
 }
 
 t.test('LevelStore: one entry per commit writes each record and hash once, not its bundle and tiles again', async (t) => {
@@ -99,7 +108,10 @@ t.test('LevelStore: one entry per commit writes each record and hash once, not i
   // Each commit: its record, its head, a few new hashes and keys. Rewriting the bundle (about
   // 128 records a commit on average) or the tile (up to 16 KiB) would be tens of times more.
   const written = walBytes(dir) - wal;
-  t.ok(written < 1.5 * (recordBytes + 600 * head.length), `${written} bytes written for ${recordBytes} bytes of records and 600 heads of ${head.length} bytes`);
+  t.ok(
+    written < 1.5 * (recordBytes + 600 * head.length),
+    `${written} bytes written for ${recordBytes} bytes of records and 600 heads of ${head.length} bytes`,
+  );
   await level.close();
   const store = await LevelStore.open(dir);
   await sameAs(t, store, reference);

@@ -8,7 +8,10 @@ import { Sequencer } from '../../log/sequencer.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 
 const ex = fixtureJson('log/worked-example.json');
-const sha = (...parts: (Buffer | string)[]) => createHash('sha256').update(Buffer.concat(parts.map((p) => Buffer.from(p)))).digest();
+const sha = (...parts: (Buffer | string)[]) =>
+  createHash('sha256')
+    .update(Buffer.concat(parts.map((p) => Buffer.from(p))))
+    .digest();
 const logKey = createPublicKey({ key: Buffer.from(ex.logKey, 'base64url'), format: 'der', type: 'spki' });
 
 t.test('every hash and signature recomputes from the definitions', async (t) => {
@@ -53,8 +56,18 @@ t.test('the sequencer writes exactly these entries, head and checkpoint', async 
     await log.append(e.type, e.payload);
   }
   const got = await log.entries(0, 2);
-  t.same(got.map(({ seq, ts, type, payload, payloadHash, prevHash, entryHash }) => ({ seq, ts, type, payload, payloadHash, prevHash, entryHash })),
-    ex.entries.map(({ leafInput: _, ...e }: any) => e));
+  t.same(
+    got.map(({ seq, ts, type, payload, payloadHash, prevHash, entryHash }) => ({
+      seq,
+      ts,
+      type,
+      payload,
+      payloadHash,
+      prevHash,
+      entryHash,
+    })),
+    ex.entries.map(({ leafInput: _, ...e }: any) => e),
+  );
   t.same(log.sth(), ex.sth);
   t.equal(log.checkpoint(), ex.checkpoint);
 });

@@ -32,13 +32,21 @@ t.test('two services from one genesis diverge; monitors that gossip find the spl
   const gossip = await serveGossip(0, '127.0.0.1', () => stateB);
   t.teardown(() => new Promise((resolve) => gossip.server.close(resolve)));
   let round = await monitorRound({ url: a.url, peers: [gossip.url] }, null);
-  t.same(round.findings.map((f) => f.kind), ['ok', 'ok'], 'same heads: consistent');
+  t.same(
+    round.findings.map((f) => f.kind),
+    ['ok', 'ok'],
+    'same heads: consistent',
+  );
   let stateA = round.state!;
 
   // A grows: still consistent with what B's monitor saw (B's head is a prefix of A's).
   await register(a, 'bob', { operatorId: 'lab-b' });
   round = await monitorRound({ url: a.url, peers: [gossip.url] }, stateA);
-  t.same(round.findings.map((f) => f.kind), ['ok', 'ok'], 'a longer head extending the peer\'s');
+  t.same(
+    round.findings.map((f) => f.kind),
+    ['ok', 'ok'],
+    "a longer head extending the peer's",
+  );
   stateA = round.state!;
 
   // B is shown another entry at the same place: the logs diverge.
@@ -49,13 +57,20 @@ t.test('two services from one genesis diverge; monitors that gossip find the spl
   const split = round.findings.find((f) => f.kind === 'split');
   t.ok(split, 'a split view is found');
   t.match(split, { detail: /SPLIT VIEW: the head of size \d+ shown to .* is not a prefix of the head of size \d+ shown to/ });
-  t.same((split as any).evidence.map((e: any) => e.sth), [stateA.sth, stateB.sth], 'both signed heads as evidence');
+  t.same(
+    (split as any).evidence.map((e: any) => e.sth),
+    [stateA.sth, stateB.sth],
+    'both signed heads as evidence',
+  );
 
   // Equal sizes, different roots: a split too.
   await register(a, 'carol', { operatorId: 'lab-c' });
   round = await monitorRound({ url: a.url, peers: [gossip.url] }, round.state);
   t.equal(round.state!.sth.treeSize, stateB.sth.treeSize);
-  t.ok(round.findings.some((f) => f.kind === 'split'), 'same size, another root');
+  t.ok(
+    round.findings.some((f) => f.kind === 'split'),
+    'same size, another root',
+  );
 
   // The command line: --once exits 3 and prints the evidence; the state file pins the head.
   const dir = tempDir(t);

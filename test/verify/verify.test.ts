@@ -45,7 +45,8 @@ async function busyService(t: Test): Promise<TestService> {
   const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
   const appoint = { protocol: PROTOCOL, type: 'steward.appoint', steward: 'carol', ts: new Date(s.record.now()).toISOString() };
   t.equal((await s.post('/v2/stewards', { payload: appoint, signature: signPayload(key, appoint) })).status, 201);
-  for (const paused of [true, false]) t.equal((await send(s, carol, 'switch.set', { switch: 'challenges', paused, reason: 'A check of the challenge board.' })).status, 200);
+  for (const paused of [true, false])
+    t.equal((await send(s, carol, 'switch.set', { switch: 'challenges', paused, reason: 'A check of the challenge board.' })).status, 200);
   return s;
 }
 
@@ -95,7 +96,10 @@ t.test('an honest service verifies: entries, signatures, head, seeds and draws, 
   t.same(report.problems, [], 'no problem');
   t.equal(report.ok, true);
   t.equal(report.entries, s.d.log.size);
-  t.ok(report.withheld >= 2, `entries served with fields withheld are counted (${report.withheld}): outputs not yet revealed, the doorbell's address`);
+  t.ok(
+    report.withheld >= 2,
+    `entries served with fields withheld are counted (${report.withheld}): outputs not yet revealed, the doorbell's address`,
+  );
   t.same(report.compared, ['credence', 'record', 'frontier', 'governance', 'challenges', 'receipts', 'arguments']);
 
   // The same offline, from an export, and a proof of one entry with nothing but the log key.
@@ -106,8 +110,15 @@ t.test('an honest service verifies: entries, signatures, head, seeds and draws, 
   t.same(offline.report.problems, [], 'the export verifies offline');
   const bundle = await fetchProof(new ArchiveClient(s.url), 3);
   t.equal(proofProblem(bundle, s.d.logKeyString), null, 'the proof bundle verifies with the log key');
-  t.match(proofProblem({ ...bundle, entry: { ...bundle.entry, ts: '2031-01-01T00:00:00.000Z' } }, s.d.logKeyString), /entryHash does not recompute/);
-  t.match(proofProblem(bundle, (await fetchProof(new ArchiveClient(s.url), 0)).entry.payload.event.operatorKey), /not signed by the log key/, 'another key: refused');
+  t.match(
+    proofProblem({ ...bundle, entry: { ...bundle.entry, ts: '2031-01-01T00:00:00.000Z' } }, s.d.logKeyString),
+    /entryHash does not recompute/,
+  );
+  t.match(
+    proofProblem(bundle, (await fetchProof(new ArchiveClient(s.url), 0)).entry.payload.event.operatorKey),
+    /not signed by the log key/,
+    'another key: refused',
+  );
 });
 
 t.test('a lying proxy is caught, lie by lie', async (t) => {
@@ -117,15 +128,27 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
   const reviewSeq = entries.find((e) => e.type === 'review')!.seq;
 
   // An entry's text altered: its payload no longer gives its payloadHash.
-  let url = await lyingProxy(t, s.url, onEntries((es) => (es[paperSeq]!.payload.payload.title = 'A better title')));
+  let url = await lyingProxy(
+    t,
+    s.url,
+    onEntries((es) => (es[paperSeq]!.payload.payload.title = 'A better title')),
+  );
   let r = (await verifyThrough(url)).report;
   t.match(r.problems, [{ kind: 'hash', seq: paperSeq, detail: /payloadHash does not recompute/ }], 'altered text');
   t.equal(r.ok, false);
 
   // Two entries swapped: seq order and links break at the first.
-  url = await lyingProxy(t, s.url, onEntries((es) => ([es[reviewSeq], es[reviewSeq + 1]] = [es[reviewSeq + 1]!, es[reviewSeq]!])));
+  url = await lyingProxy(
+    t,
+    s.url,
+    onEntries((es) => ([es[reviewSeq], es[reviewSeq + 1]] = [es[reviewSeq + 1]!, es[reviewSeq]!])),
+  );
   r = (await verifyThrough(url)).report;
-  t.match(r.problems.find((p) => p.kind === 'chain'), { seq: reviewSeq, detail: /served with seq/ }, 'reordered entries');
+  t.match(
+    r.problems.find((p) => p.kind === 'chain'),
+    { seq: reviewSeq, detail: /served with seq/ },
+    'reordered entries',
+  );
 
   // A forged signature, with every hash after it recomputed so the chain holds: the signature
   // fails at that entry, and the signed head no longer matches the entries.
@@ -139,11 +162,19 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
   );
   r = (await verifyThrough(url)).report;
   t.same(kinds(r), ['head', 'numbers', 'signature'], 'signature, head, and the numbers the forged forecast would give');
-  t.match(r.problems.find((p) => p.kind === 'signature'), { seq: reviewSeq, detail: /review: signature does not verify/ });
-  t.match(r.problems.find((p) => p.kind === 'head'), { seq: null, detail: /is not the root of the entries/ });
+  t.match(
+    r.problems.find((p) => p.kind === 'signature'),
+    { seq: reviewSeq, detail: /review: signature does not verify/ },
+  );
+  t.match(
+    r.problems.find((p) => p.kind === 'head'),
+    { seq: null, detail: /is not the root of the entries/ },
+  );
 
   // A head that does not match the entries (and is not the log key's signature).
-  url = await lyingProxy(t, s.url, (path, body) => (path === '/v1/log/sth' ? JSON.stringify({ ...JSON.parse(body), rootHash: 'ab'.repeat(32) }) : body));
+  url = await lyingProxy(t, s.url, (path, body) =>
+    path === '/v1/log/sth' ? JSON.stringify({ ...JSON.parse(body), rootHash: 'ab'.repeat(32) }) : body,
+  );
   r = (await verifyThrough(url)).report;
   t.same(kinds(r), ['head'], 'a head that does not match');
   t.match(r.problems[0]!.detail, /not signed by the log key/);
@@ -156,7 +187,9 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
     return JSON.stringify(b);
   });
   r = (await verifyThrough(url)).report;
-  t.match(r.problems, [{ kind: 'numbers', detail: /GET \/v2\/credence: claim rec:[0-9a-f]{16}#C1: credence: served 0.99, the log gives 0\.\d+/ }]);
+  t.match(r.problems, [
+    { kind: 'numbers', detail: /GET \/v2\/credence: claim rec:[0-9a-f]{16}#C1: credence: served 0.99, the log gives 0\.\d+/ },
+  ]);
   url = await lyingProxy(t, s.url, (path, body) => (path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), receipts: 7 }) : body));
   r = (await verifyThrough(url)).report;
   t.match(r.problems, [{ kind: 'numbers', detail: /GET \/v2\/record: receipts: served 7, the log gives 3/ }]);
@@ -175,7 +208,17 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
     }),
   );
   r = (await verifyThrough(url)).report;
-  t.match(r.problems, [{ kind: 'rules', seq: paperSeq, detail: `served with its text withheld as ${paperId}, but the record holds no item out of view at this entry` }], 'text hidden that the record does not withhold');
+  t.match(
+    r.problems,
+    [
+      {
+        kind: 'rules',
+        seq: paperSeq,
+        detail: `served with its text withheld as ${paperId}, but the record holds no item out of view at this entry`,
+      },
+    ],
+    'text hidden that the record does not withhold',
+  );
 });
 
 t.test('a head inconsistent with one seen before is caught; a consistent one is not', async (t) => {
@@ -191,7 +234,11 @@ t.test('a head inconsistent with one seen before is caught; a consistent one is 
   await send(s, await register(s, 'dave', { operatorId: 'lab-d' }), 'paper', make.paper(1));
   r = (await verifyThrough(s.url, honest)).report;
   t.same(r.problems, [], 'the later head extends the earlier one');
-  t.match((await verifyThrough(s.url, { ...honest, treeSize: honest.treeSize + 50 })).report.problems, [{ kind: 'consistency' }], 'a larger earlier head');
+  t.match(
+    (await verifyThrough(s.url, { ...honest, treeSize: honest.treeSize + 50 })).report.problems,
+    [{ kind: 'consistency' }],
+    'a larger earlier head',
+  );
 });
 
 t.test('archive verify, export and proof on the command line: exit 0 only when everything holds', async (t) => {
@@ -205,7 +252,9 @@ t.test('archive verify, export and proof on the command line: exit 0 only when e
   const text = await run(ARCHIVE, ['verify', '--url', s.url, '--state', state]);
   t.match(text.stdout, /OK: every entry, signature, head and number checked holds/);
 
-  const liar = await lyingProxy(t, s.url, (path, body) => (path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), claims: 40 }) : body));
+  const liar = await lyingProxy(t, s.url, (path, body) =>
+    path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), claims: 40 }) : body,
+  );
   const bad = await run(ARCHIVE, ['verify', '--url', liar, '--json']).catch((e) => e);
   t.equal(bad.code, 1, 'exit 1 when something does not hold');
   t.match(JSON.parse(bad.stdout), { ok: false, problems: [{ kind: 'numbers' }] });

@@ -10,19 +10,27 @@ const articles = {
   minItems: ARTICLES.length,
   maxItems: ARTICLES.length,
   prefixItems: ARTICLES.map((a) =>
-    obj({ id: { const: a.id }, title: { const: a.title }, entrenched: { const: a.entrenched }, text: nt(1, 4000) }, ['id', 'title', 'entrenched', 'text'], { title: `Article${a.id}` }),
+    obj(
+      { id: { const: a.id }, title: { const: a.title }, entrenched: { const: a.entrenched }, text: nt(1, 4000) },
+      ['id', 'title', 'entrenched', 'text'],
+      { title: `Article${a.id}` },
+    ),
   ),
   items: false,
   description: 'every article of the constitution as amended, in order, full text (as GET /v1/constitution serves them)',
 };
 
-export const governancePropose = signed('governance.propose', 'GovernancePropose', { title: nt(10, 200), rationale: nt(30, 4000), articles }, [
-  'title',
-  'rationale',
-  'articles',
-]);
+export const governancePropose = signed(
+  'governance.propose',
+  'GovernancePropose',
+  { title: nt(10, 200), rationale: nt(30, 4000), articles },
+  ['title', 'rationale', 'articles'],
+);
 
-export const governanceVote = signed('governance.vote', 'GovernanceVote', { proposal: hash64, vote: { enum: ['yes', 'no'] } }, ['proposal', 'vote']);
+export const governanceVote = signed('governance.vote', 'GovernanceVote', { proposal: hash64, vote: { enum: ['yes', 'no'] } }, [
+  'proposal',
+  'vote',
+]);
 
 export const governanceCosign = obj(
   { protocol: { const: PROTOCOL }, type: { const: 'governance.cosign' }, proposal: hash64, ts },
@@ -30,4 +38,9 @@ export const governanceCosign = obj(
   { title: 'GovernanceCosign' },
 );
 
-export const constitutionAcknowledge = signed('constitution.acknowledge', 'ConstitutionAcknowledge', { version: str(1, 40), hash: hash64 }, ['version', 'hash']);
+export const constitutionAcknowledge = signed(
+  'constitution.acknowledge',
+  'ConstitutionAcknowledge',
+  { version: str(1, 40), hash: hash64 },
+  ['version', 'hash'],
+);

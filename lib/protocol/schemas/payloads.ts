@@ -60,7 +60,8 @@ export type WriteType =
 export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
 
 /** Writes signed by the deployment's operator key, not by an agent. */
-export type OperatorWriteType = 'operator.pairing' | 'steward.appoint' | 'steward.remove' | 'governance.cosign' | 'hold.release' | 'hold.reject';
+export type OperatorWriteType =
+  'operator.pairing' | 'steward.appoint' | 'steward.remove' | 'governance.cosign' | 'hold.release' | 'hold.reject';
 
 /** The stewards' switches (docs/stewardship.md): a surface each, and `writes` for all of them. */
 export const SWITCHES = ['papers', 'checks', 'reviews', 'arguments', 'challenges', 'registrations', 'writes'] as const;
@@ -105,12 +106,10 @@ export function isWriteType(x: unknown): x is WriteType {
 
 // ---- keys and doorbell --------------------------------------------------------------------------
 
-const keyDelegate = signed(
-  'key.delegate',
-  'KeyDelegate',
-  { key: publicKey, scope: { const: 'reports' }, label: str(0, 80) },
-  ['key', 'scope'],
-);
+const keyDelegate = signed('key.delegate', 'KeyDelegate', { key: publicKey, scope: { const: 'reports' }, label: str(0, 80) }, [
+  'key',
+  'scope',
+]);
 
 const keyRevoke = signed('key.revoke', 'KeyRevoke', { key: publicKey, compromisedAt: ts }, ['key']);
 
@@ -318,10 +317,11 @@ const review = signed(
 const instance = obj(
   {
     text: nt(1, 2000),
-    bundle: obj(
-      { repo: https(290), commit: pat('^[0-9a-f]{40}$', '40 lowercase hex characters'), run: str(1, 500) },
-      ['repo', 'commit', 'run'],
-    ),
+    bundle: obj({ repo: https(290), commit: pat('^[0-9a-f]{40}$', '40 lowercase hex characters'), run: str(1, 500) }, [
+      'repo',
+      'commit',
+      'run',
+    ]),
   },
   [],
   { minProperties: 1, title: 'Instance' },
@@ -334,14 +334,7 @@ const argumentFile = signed(
     claim: claimRef,
     stance: { enum: ['refutes', 'qualifies', 'supports'] },
     grounds: {
-      enum: [
-        'counterexample',
-        'contradiction',
-        'unsupported-premise',
-        'logical-gap',
-        'statistical-insufficiency',
-        'methodological-flaw',
-      ],
+      enum: ['counterexample', 'contradiction', 'unsupported-premise', 'logical-gap', 'statistical-insufficiency', 'methodological-flaw'],
     },
     text: nt(80, 4000),
     cites: { type: 'array', maxItems: 8, items: claimRef },
@@ -372,24 +365,16 @@ const argumentCheck = signed(
   ['argument', 'holds', 'note'],
 );
 
-const argumentAnswer = signed('argument.answer', 'ArgumentAnswer', { argument: hash64, text: nt(20, 4000) }, [
-  'argument',
-  'text',
-]);
+const argumentAnswer = signed('argument.answer', 'ArgumentAnswer', { argument: hash64, text: nt(20, 4000) }, ['argument', 'text']);
 
 // ---- challenges (this project's design: the spec does not show them) --------------------------
 
-const challengePropose = signed('challenge.propose', 'ChallengePropose', { claim: claimRef, brief: nt(30, 2000) }, [
-  'claim',
-  'brief',
-]);
+const challengePropose = signed('challenge.propose', 'ChallengePropose', { claim: claimRef, brief: nt(30, 2000) }, ['claim', 'brief']);
 
-const challengeWithdraw = signed(
-  'challenge.withdraw',
-  'ChallengeWithdraw',
-  { challenge: challengeIdSchema, reason: nt(10, 600) },
-  ['challenge', 'reason'],
-);
+const challengeWithdraw = signed('challenge.withdraw', 'ChallengeWithdraw', { challenge: challengeIdSchema, reason: nt(10, 600) }, [
+  'challenge',
+  'reason',
+]);
 
 // ---- operator pairing (signed by the deployment's operator key, not an agent) ------------------
 
@@ -413,7 +398,11 @@ const operatorSigned = (type: string, title: string) =>
 const stewardAppoint = operatorSigned('steward.appoint', 'StewardAppoint');
 const stewardRemove = operatorSigned('steward.remove', 'StewardRemove');
 
-const switchSet = signed('switch.set', 'SwitchSet', { switch: { enum: [...SWITCHES] }, paused: { type: 'boolean' }, reason: nt(10, 300) }, ['switch', 'paused', 'reason']);
+const switchSet = signed('switch.set', 'SwitchSet', { switch: { enum: [...SWITCHES] }, paused: { type: 'boolean' }, reason: nt(10, 300) }, [
+  'switch',
+  'paused',
+  'reason',
+]);
 
 // ---- out of view: withholding and hazard holds (docs/stewardship.md) ------------------------------
 
@@ -426,13 +415,22 @@ export const SUBJECT = pat(
 /** The two ways an item is out of view (docs/api.md#the-records-reads `withheld`). */
 export const WITHHELD_STATUSES = ['review', 'withdrawn'] as const;
 
-const itemWithhold = signed('item.withhold', 'ItemWithhold', { subject: SUBJECT, status: { enum: [...WITHHELD_STATUSES] }, reason: nt(10, 600) }, ['subject', 'status', 'reason']);
+const itemWithhold = signed(
+  'item.withhold',
+  'ItemWithhold',
+  { subject: SUBJECT, status: { enum: [...WITHHELD_STATUSES] }, reason: nt(10, 600) },
+  ['subject', 'status', 'reason'],
+);
 const itemRestore = signed('item.restore', 'ItemRestore', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
 const itemFlag = signed('item.flag', 'ItemFlag', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
 const holdEscalate = signed('hold.escalate', 'HoldEscalate', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
 
 const holdDecision = (type: string, title: string) =>
-  obj({ protocol: { const: PROTOCOL }, type: { const: type }, subject: SUBJECT, reason: nt(10, 600), ts }, ['protocol', 'type', 'subject', 'reason', 'ts'], { title });
+  obj(
+    { protocol: { const: PROTOCOL }, type: { const: type }, subject: SUBJECT, reason: nt(10, 600), ts },
+    ['protocol', 'type', 'subject', 'reason', 'ts'],
+    { title },
+  );
 const holdRelease = holdDecision('hold.release', 'HoldRelease');
 const holdReject = holdDecision('hold.reject', 'HoldReject');
 

@@ -124,7 +124,13 @@ export const outputName = pat(OUTPUT_NAME, 'a letter then up to 39 letters, digi
  * A signed payload of `type`: protocol, type, agent and ts, plus `members` (of which
  * `required` are required), closed to anything else. `extra` adds keywords (allOf for if/then).
  */
-export function signed(type: string, title: string, members: Record<string, Schema>, required: readonly string[], extra: Schema = {}): Schema {
+export function signed(
+  type: string,
+  title: string,
+  members: Record<string, Schema>,
+  required: readonly string[],
+  extra: Schema = {},
+): Schema {
   return obj(
     { protocol: { const: PROTOCOL }, type: { const: type }, agent, ts, ...members },
     ['protocol', 'type', 'agent', 'ts', ...required],

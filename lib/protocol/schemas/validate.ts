@@ -44,7 +44,11 @@ const uniqueByKeyword: FuncKeywordDefinition = {
     const seen = new Map<string, number>();
     const errors: Partial<ErrorObject>[] = [];
     const base = cxt?.instancePath ?? '';
-    const list = base.slice(base.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~') || 'item';
+    const list =
+      base
+        .slice(base.lastIndexOf('/') + 1)
+        .replace(/~1/g, '/')
+        .replace(/~0/g, '~') || 'item';
     data.forEach((item, i) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) return;
       const value = (item as Record<string, unknown>)[member];
@@ -85,9 +89,10 @@ ajv.addFormat('archive-ts', { type: 'string', validate: (s: string) => !TS_RE.te
 ajv.addKeyword(ntKeyword);
 ajv.addKeyword(uniqueByKeyword);
 
-const PAYLOAD_VALIDATORS = Object.fromEntries(
-  WRITE_TYPES.map((type) => [type, ajv.compile(PAYLOAD_SCHEMAS[type])]),
-) as Record<WriteType, ValidateFunction>;
+const PAYLOAD_VALIDATORS = Object.fromEntries(WRITE_TYPES.map((type) => [type, ajv.compile(PAYLOAD_SCHEMAS[type])])) as Record<
+  WriteType,
+  ValidateFunction
+>;
 
 const REGISTRATION_VALIDATOR = ajv.compile(REGISTRATION_SCHEMA);
 
@@ -253,7 +258,10 @@ function message(e: Err, data: unknown, root: string): { path: string; text: str
       return { path: at, text: `${rangeWords(parent)}${typeof value === 'number' ? ` (is ${value})` : ''}` };
     case 'minItems':
     case 'maxItems':
-      return { path: at, text: `${countWords(parent, 'minItems', 'maxItems', 'item')}${Array.isArray(value) ? ` (has ${value.length})` : ''}` };
+      return {
+        path: at,
+        text: `${countWords(parent, 'minItems', 'maxItems', 'item')}${Array.isArray(value) ? ` (has ${value.length})` : ''}`,
+      };
     case 'minProperties':
     case 'maxProperties': {
       const n = value !== null && typeof value === 'object' ? Object.keys(value).length : undefined;
@@ -276,7 +284,15 @@ function message(e: Err, data: unknown, root: string): { path: string; text: str
 
 function typeWords(t: unknown): string {
   const one = (x: string): string =>
-    ({ object: 'an object', array: 'an array', string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', null: 'null' })[x] ?? x;
+    ({
+      object: 'an object',
+      array: 'an array',
+      string: 'a string',
+      number: 'a number',
+      integer: 'an integer',
+      boolean: 'true or false',
+      null: 'null',
+    })[x] ?? x;
   const list = Array.isArray(t) ? t.map(String) : String(t).split(',');
   return list.map(one).join(' or ');
 }

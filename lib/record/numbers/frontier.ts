@@ -54,16 +54,28 @@ function claimQueues(state: State) {
     const ref = refs[i]!;
     if (!inView(state, ref)) continue;
     if (isConceptual[i]) {
-      if (conceptual.takes(value[i]!, i)) conceptual.offer(value[i]!, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
+      if (conceptual.takes(value[i]!, i))
+        conceptual.offer(value[i]!, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
     } else {
       const perMinute = value[i]! / minutes[i]!;
-      if (claims.takes(perMinute, i)) claims.offer(perMinute, i, () => ({ ref, ...claimNumbers(state, ref), runtimeMinutes: minutes[i]!, perMinute: Number(perMinute.toPrecision(4)) }));
+      if (claims.takes(perMinute, i))
+        claims.offer(perMinute, i, () => ({
+          ref,
+          ...claimNumbers(state, ref),
+          runtimeMinutes: minutes[i]!,
+          perMinute: Number(perMinute.toPrecision(4)),
+        }));
     }
     // Disputes most worth settling: how much the evidence disagrees, times how much rests on it.
     const w = worth[i]!;
     if (w > 0 && disputes.takes(w, i)) disputes.offer(w, i, () => ({ ref, ...claimNumbers(state, ref), worth: round4(w) }));
   }
-  const watch = { claims: claims.lowest(), conceptual: conceptual.lowest(), disputes: disputes.lowest(), members: new Set([...claims.orders(), ...conceptual.orders(), ...disputes.orders()]) };
+  const watch = {
+    claims: claims.lowest(),
+    conceptual: conceptual.lowest(),
+    disputes: disputes.lowest(),
+    members: new Set([...claims.orders(), ...conceptual.orders(), ...disputes.orders()]),
+  };
   return { queues: { claims: claims.list(), disputes: disputes.list(), conceptual: conceptual.list() }, watch };
 }
 

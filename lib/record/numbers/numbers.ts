@@ -32,7 +32,9 @@ export const resolvedNow = (state: State, ref: string): boolean => (state.number
 
 /** Whether receipt `id` awaits a verified cross-check after one that disagreed (the frontier's receipts queue). */
 export function awaitsVerifiedCheck(state: State, r: Receipt): boolean {
-  return r.disownedSeq === null && r.crossCheckedBy.some((c) => !c.match) && !r.crossCheckedBy.some((c) => state.verified.has(c.operatorId));
+  return (
+    r.disownedSeq === null && r.crossCheckedBy.some((c) => !c.match) && !r.crossCheckedBy.some((c) => state.verified.has(c.operatorId))
+  );
 }
 
 /** Keeps the frontier's queue of receipts awaiting a verified cross-check up to date for receipt `id`. */
@@ -53,7 +55,7 @@ class OrdinalHeap {
     this.queued.add(n);
     const a = this.items;
     a.push(n);
-    for (let i = a.length - 1; i > 0; ) {
+    for (let i = a.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if (a[up]! <= a[i]!) break;
       [a[up], a[i]] = [a[i]!, a[up]!];
@@ -66,7 +68,7 @@ class OrdinalHeap {
     const last = a.pop()!;
     if (a.length > 0) {
       a[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
@@ -84,7 +86,14 @@ class OrdinalHeap {
 
 /** Whether a claim's dependents must be rescored: what they read of it moved. */
 function movedForDependents(a: Score, b: Score): boolean {
-  return a.prior !== b.prior || a.credence !== b.credence || a.credenceVerified !== b.credenceVerified || a.status !== b.status || a.hypoCredence !== b.hypoCredence || a.hypoVerified !== b.hypoVerified;
+  return (
+    a.prior !== b.prior ||
+    a.credence !== b.credence ||
+    a.credenceVerified !== b.credenceVerified ||
+    a.status !== b.status ||
+    a.hypoCredence !== b.hypoCredence ||
+    a.hypoVerified !== b.hypoVerified
+  );
 }
 
 /** Rescores `refs` and whatever depends on them; returns the claims whose `resolved` changed. */
@@ -100,7 +109,8 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
     const before = scores.get(ref);
     const after = scoreClaim(state, ix, claim, scores);
     setScore(state, ref, after);
-    if (before !== undefined && before.status !== after.status) state.numbers.statusChanges.push({ ...state.numbers.at, ref, from: before.status, to: after.status });
+    if (before !== undefined && before.status !== after.status)
+      state.numbers.statusChanges.push({ ...state.numbers.at, ref, from: before.status, to: after.status });
     if (before === undefined || movedForDependents(before, after)) {
       for (const d of ix.dependents.get(ref) ?? []) heap.push(ix.ordinal.get(d)!);
     }
@@ -145,7 +155,8 @@ export function watchFrontier(r: Ranks, ord: number): void {
   const w = r.watch;
   if (r.stale || w === null) return;
   const key = r.conceptual[ord] ? r.value[ord]! : r.value[ord]! / r.minutes[ord]!;
-  if (w.members.has(ord) || key >= (r.conceptual[ord] ? w.conceptual : w.claims) || (r.worth[ord]! > 0 && r.worth[ord]! >= w.disputes)) r.stale = true;
+  if (w.members.has(ord) || key >= (r.conceptual[ord] ? w.conceptual : w.claims) || (r.worth[ord]! > 0 && r.worth[ord]! >= w.disputes))
+    r.stale = true;
 }
 
 /** Operators whose reports touch `ref`: its reviewers and the checkers of its arguments. */

@@ -64,7 +64,8 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   const offer = (item: Item) => {
     if (item.operatorId === claim.operatorId) return;
     const cur = best.get(item.operatorId);
-    if (cur === undefined || KIND_RANK[item.kind] > KIND_RANK[cur.kind] || (item.kind === cur.kind && item.seq > cur.seq)) best.set(item.operatorId, item);
+    if (cur === undefined || KIND_RANK[item.kind] > KIND_RANK[cur.kind] || (item.kind === cur.kind && item.seq > cur.seq))
+      best.set(item.operatorId, item);
   };
   const weigh = (operatorId: string) => {
     const tier = tierOf(state, operatorId);
@@ -73,12 +74,26 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
     const r = state.receipts.get(id)!;
     if (!countingReceipt(state, r)) continue;
-    offer({ operatorId: r.operatorId, kind: r.kind, favours: r.result!.outcome === 'confirmed', ...weigh(r.operatorId), families: familiesOfItem(r.models), seq: r.result!.seq });
+    offer({
+      operatorId: r.operatorId,
+      kind: r.kind,
+      favours: r.result!.outcome === 'confirmed',
+      ...weigh(r.operatorId),
+      families: familiesOfItem(r.models),
+      seq: r.result!.seq,
+    });
   }
   for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
     const v = state.reviews.get(id)!;
     if (v.disownedSeq !== null) continue;
-    offer({ operatorId: v.operatorId, kind: 'review', favours: v.forecast >= 0.5, ...weigh(v.operatorId), families: familiesOfItem(v.models), seq: v.seq });
+    offer({
+      operatorId: v.operatorId,
+      kind: 'review',
+      favours: v.forecast >= 0.5,
+      ...weigh(v.operatorId),
+      families: familiesOfItem(v.models),
+      seq: v.seq,
+    });
   }
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
@@ -107,7 +122,13 @@ function factorOf(state: State, f: Score, credence = f.credence, verified = f.cr
  * Calibration of an operator over its resolved paper claims published before entry `before`:
  * rho and how many claims it rests on.
  */
-export function calibrationOf(state: State, ix: NumbersIndex, operatorId: string, before: number, scores: Map<string, Score>): { rho: number; resolved: number } {
+export function calibrationOf(
+  state: State,
+  ix: NumbersIndex,
+  operatorId: string,
+  before: number,
+  scores: Map<string, Score>,
+): { rho: number; resolved: number } {
   let sum = 0;
   let n = 0;
   for (const ref of ix.claimsByOperator.get(operatorId) ?? []) {
@@ -186,7 +207,8 @@ export function scoreClaim(state: State, ix: NumbersIndex, claim: Claim, scores:
   if (!reproduced) {
     for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
       const r = state.receipts.get(id)!;
-      if (r.kind === 'rerun' && countingReceipt(state, r) && r.result!.outcome === 'confirmed' && r.operatorId !== claim.operatorId) reproduced = true;
+      if (r.kind === 'rerun' && countingReceipt(state, r) && r.result!.outcome === 'confirmed' && r.operatorId !== claim.operatorId)
+        reproduced = true;
     }
   }
 
@@ -262,7 +284,8 @@ export function scoreClaim(state: State, ix: NumbersIndex, claim: Claim, scores:
   for (const ref of foundations) {
     const fs = scores.get(ref)!;
     let changed = 1;
-    for (const other of foundations) changed *= other === ref ? factorOf(state, fs, fs.hypoCredence, fs.hypoVerified) : factorOf(state, scores.get(other)!);
+    for (const other of foundations)
+      changed *= other === ref ? factorOf(state, fs, fs.hypoCredence, fs.hypoVerified) : factorOf(state, scores.get(other)!);
     const p = priorOf(a, changed);
     const to = credenceAt(p, evidence);
     lift.push({ ref, from: credence, to, gain: to - credence });

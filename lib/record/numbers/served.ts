@@ -89,7 +89,8 @@ export function credenceParts(state: State): { parts: string[]; bytes: number } 
     let chunk = cache[k];
     if (chunk === undefined || chunk.version !== version) {
       const texts: string[] = [];
-      for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++) if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
+      for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++)
+        if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
       const text = texts.join(',');
       chunk = cache[k] = { version, text, bytes: Buffer.byteLength(text) };
     }

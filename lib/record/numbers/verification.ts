@@ -57,13 +57,13 @@ export function reportsEarned(state: State, ix: NumbersIndex, op: string): { rep
   }
   const resolvedOf = (ref: string) => {
     const c = state.claims.get(ref)!;
-    return c.operatorId === op ? null : state.numbers.scores.get(ref)?.resolved ?? null;
+    return c.operatorId === op ? null : (state.numbers.scores.get(ref)?.resolved ?? null);
   };
   for (const [claim, id] of latest) {
     const res = resolvedOf(claim);
     if (res === null) continue;
     reports++;
-    if ((state.reviews.get(id)!.forecast >= 0.5) === (res === 1)) right++;
+    if (state.reviews.get(id)!.forecast >= 0.5 === (res === 1)) right++;
   }
   for (const argId of ix.checksByOperator.get(op) ?? []) {
     const a = state.argumentsById.get(argId)!;

@@ -16,7 +16,6 @@ export const OWN_OPERATOR_PREFIX = 'agent:';
 /** The operator id of an agent registered without operatorId or pairing: its own. */
 export const ownOperatorId = (handle: string): string => `${OWN_OPERATOR_PREFIX}${handle.toLowerCase()}`;
 
-
 /** Handles are unique regardless of case, so `Alice` cannot pose as `alice`. */
 const handleKey = (handle: string): string => handle.toLowerCase();
 
@@ -56,7 +55,13 @@ export const pairing = entryType({
   },
   apply(state, e) {
     const p = e.logged.payload;
-    state.pairings.set(p.codeHash, { codeHash: p.codeHash, operatorId: p.operatorId, expires: Date.parse(e.ts) + DAY, usedBy: null, seq: e.seq });
+    state.pairings.set(p.codeHash, {
+      codeHash: p.codeHash,
+      operatorId: p.operatorId,
+      expires: Date.parse(e.ts) + DAY,
+      usedBy: null,
+      seq: e.seq,
+    });
     return { operatorId: p.operatorId, expires: new Date(Date.parse(e.ts) + DAY).toISOString() };
   },
 });
@@ -91,7 +96,9 @@ export function assertConstitution(state: State, ack: unknown): void {
   const a = ack as { version?: unknown; hash?: unknown } | null | undefined;
   if (typeof a !== 'object' || a === null || a.version !== c.version || a.hash !== c.hash) {
     const what = a === undefined ? 'required' : 'not the one in force';
-    throw unacknowledged(`constitution: ${what}; acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`);
+    throw unacknowledged(
+      `constitution: ${what}; acknowledge the constitution in force, version ${c.version} hash ${c.hash} (GET /v1/constitution)`,
+    );
   }
 }
 
@@ -107,7 +114,8 @@ export const register = entryType({
     assertConstitution(state, b.constitution);
     parsePublicKey(b.publicKey, 'publicKey');
     const taken = state.handles.get(handleKey(b.handle));
-    if (taken !== undefined) throw conflict(`handle: ${b.handle} is taken${taken === b.handle ? '' : ` (as ${taken})`} (entry ${state.agents.get(taken)!.seq})`);
+    if (taken !== undefined)
+      throw conflict(`handle: ${b.handle} is taken${taken === b.handle ? '' : ` (as ${taken})`} (entry ${state.agents.get(taken)!.seq})`);
     if (state.keys.has(b.publicKey)) throw conflict('publicKey: this key already belongs to an agent');
     const { operatorId, pairing } = registrationOperator(state, e);
     const op = state.operators.get(operatorId);
@@ -119,7 +127,9 @@ export const register = entryType({
         throw forbidden(`sponsor.handle: ${b.sponsor.handle} is not an agent of operator ${operatorId}`);
       }
       if (!verifyPayload(sponsor.mainKey, sponsorObject(b.handle, b.publicKey), b.sponsor.signature)) {
-        throw unauthorized(`sponsor.signature: does not verify with ${b.sponsor.handle}'s main key over {op: "sponsor", handle, publicKey}`);
+        throw unauthorized(
+          `sponsor.signature: does not verify with ${b.sponsor.handle}'s main key over {op: "sponsor", handle, publicKey}`,
+        );
       }
     }
   },
@@ -254,7 +264,9 @@ export const doorbellSet = entryType({
       if (problem !== null) throw invalid(`payload.url: ${problem}`);
     }
     if (kind === 'poll' && p.url !== undefined) {
-      throw invalid(`payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`);
+      throw invalid(
+        `payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`,
+      );
     }
   },
   slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),
@@ -279,8 +291,13 @@ export const doorbellStop = entryType({
     if (agent.doorbell === null || agent.doorbell.status === 'stopped') {
       // The entry that holds the state: the stop, or (never set) the agent's registration.
       const seq = agent.doorbell?.seq ?? agent.seq;
-      const note = agent.doorbell === null ? 'the doorbell was never set; nothing to stop' : `the doorbell is not set (stopped at entry ${seq}); nothing to stop`;
-      return { already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, entry: seq, note } };
+      const note =
+        agent.doorbell === null
+          ? 'the doorbell was never set; nothing to stop'
+          : `the doorbell is not set (stopped at entry ${seq}); nothing to stop`;
+      return {
+        already: { status: 'stopped', kind: agent.doorbell?.kind ?? null, cadence: agent.doorbell?.cadence ?? null, entry: seq, note },
+      };
     }
   },
   slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),

@@ -77,7 +77,8 @@ export const check = entryType({
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
     const a = argumentAt(state, p.argument, 'payload.argument');
-    if (a.operatorId === agent.operatorId) throw forbidden(`payload.argument: filed by your own operator (${agent.operatorId}); an operator never checks its own argument`);
+    if (a.operatorId === agent.operatorId)
+      throw forbidden(`payload.argument: filed by your own operator (${agent.operatorId}); an operator never checks its own argument`);
     if (a.status !== 'open') throw conflict(`payload.argument: settled already (${a.status}, entry ${a.settledSeq})`);
     assertNotShutOut(state, a.claim, agent.operatorId, e.ts);
   },
@@ -89,7 +90,13 @@ export const check = entryType({
     const a = state.argumentsById.get(p.argument)!;
     // The latest check of each operator counts; a later one replaces it.
     a.checks.delete(agent.operatorId);
-    a.checks.set(agent.operatorId, { agent: agent.handle, operatorId: agent.operatorId, holds: p.holds, models: p.models ?? [], seq: e.seq });
+    a.checks.set(agent.operatorId, {
+      agent: agent.handle,
+      operatorId: agent.operatorId,
+      holds: p.holds,
+      models: p.models ?? [],
+      seq: e.seq,
+    });
     const shutOut = settleIfDue(state, a, e.seq, e.ts);
     return { argument: a.id, status: a.status, checks: a.checks.size, ...(shutOut === null ? {} : { shutOut }) };
   },
@@ -123,7 +130,8 @@ export const answer = entryType({
     const agent = authorizeMain(state, e.type, p.agent);
     const a = argumentAt(state, p.argument, 'payload.argument');
     const claim = state.claims.get(a.claim)!;
-    if (claim.operatorId !== agent.operatorId) throw forbidden(`payload.argument: only the claim's own operator (${claim.operatorId}) answers an argument on it`);
+    if (claim.operatorId !== agent.operatorId)
+      throw forbidden(`payload.argument: only the claim's own operator (${claim.operatorId}) answers an argument on it`);
     if (a.answer !== null) throw conflict(`payload.argument: answered already at entry ${a.answer.seq}; the author has one reply`);
   },
   apply(state, e) {

@@ -34,7 +34,10 @@ export const propose = entryType({
     const quota = DAILY_QUOTA[tier];
     if (recent.length >= quota) {
       const retryAfter = Math.max(1, Math.ceil((recent[0]! + DAY - now) / 1000));
-      throw overQuota(`challenges: operator ${agent.operatorId} (tier ${tier}) has proposed ${recent.length} in the last 24 hours, its daily quota`, retryAfter);
+      throw overQuota(
+        `challenges: operator ${agent.operatorId} (tier ${tier}) has proposed ${recent.length} in the last 24 hours, its daily quota`,
+        retryAfter,
+      );
     }
   },
   apply(state, e) {
@@ -75,7 +78,8 @@ export const withdraw = entryType({
     const c = state.challenges.get(bareChallengeId(p.challenge));
     if (c === undefined) throw notFound(`payload.challenge: no challenge ${p.challenge} on the record`);
     assertChallengeInView(state, c.id, 'payload.challenge');
-    if (c.operatorId !== agent.operatorId) throw forbidden(`payload.challenge: proposed by operator ${c.operatorId}; only it may withdraw it`);
+    if (c.operatorId !== agent.operatorId)
+      throw forbidden(`payload.challenge: proposed by operator ${c.operatorId}; only it may withdraw it`);
     if (c.status !== 'open') throw conflict(`payload.challenge: ${c.status} already (entry ${c.closedSeq})`);
   },
   apply(state, e) {
@@ -98,7 +102,13 @@ export function wantsOf(state: State, claim: string): 'receipt' | 'argument' {
 }
 
 /** Completes the open challenges on `claim` when it wants `wants`; returns their ids. */
-export function completeChallenges(state: State, claim: string, wants: 'receipt' | 'argument', by: { type: string; id: string }, seq: number): string[] {
+export function completeChallenges(
+  state: State,
+  claim: string,
+  wants: 'receipt' | 'argument',
+  by: { type: string; id: string },
+  seq: number,
+): string[] {
   const done: string[] = [];
   if (wantsOf(state, claim) !== wants) return done;
   for (const id of state.challengesByClaim.get(claim) ?? []) {

@@ -56,8 +56,12 @@ export const commit = entryType({
     const p = e.logged.payload;
     const { agent } = authorizeSigner(state, e.type, p.agent, true);
     const claim = claimAt(state, p.target, 'payload.target');
-    if (claim.kind === 'conceptual') throw invalid(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
-    if (claim.operatorId === agent.operatorId) throw forbidden(`payload.target: ${claim.ref} is a claim of your own operator (${agent.operatorId}); a check of it would weigh nothing`);
+    if (claim.kind === 'conceptual')
+      throw invalid(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
+    if (claim.operatorId === agent.operatorId)
+      throw forbidden(
+        `payload.target: ${claim.ref} is a claim of your own operator (${agent.operatorId}); a check of it would weigh nothing`,
+      );
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
     const id = commitmentId(p);
     if (state.receipts.has(id)) throw conflict(`this exact commitment was made already: ${id}`);
@@ -124,7 +128,8 @@ export const seal = entryType({
     if (r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is sealed already`);
     // The seal must be the log key's own signature of the seed message: Ed25519 is
     // deterministic, so this leaves the service no choice of seed (and of cross-check) to grind.
-    if (!verifySignature(state.logKey, seedMessage(r.id), ev.seal)) throw invalid(`event.seal: not the log key's signature of "archive/0.2 seed ${r.id}"`);
+    if (!verifySignature(state.logKey, seedMessage(r.id), ev.seal))
+      throw invalid(`event.seal: not the log key's signature of "archive/0.2 seed ${r.id}"`);
     if (ev.seed !== seedFromSignature(ev.seal)) throw invalid('event.seed: does not derive from the seal signature');
     if (ev.crossCheck !== drawCrossCheck(state, r, ev.seed)) throw invalid('event.crossCheck: not the receipt the draw gives');
   },
@@ -156,8 +161,12 @@ function checkOutputs(bundle: any, outputs: Record<string, unknown>, field: stri
   for (const o of declared) {
     const v = outputs[o.name];
     if (v === undefined) throw unprocessable(`${field}.${o.name}: the bundle declares this output; it is missing`);
-    if (numbersOnly && typeof v !== 'number') throw unprocessable(`${field}.${o.name}: must be a number: the bundle reads inputs that are not open, so only numbers may be reported`);
-    if (o.tolerance !== undefined && typeof v !== 'number') throw unprocessable(`${field}.${o.name}: must be a number (the output declares a tolerance)`);
+    if (numbersOnly && typeof v !== 'number')
+      throw unprocessable(
+        `${field}.${o.name}: must be a number: the bundle reads inputs that are not open, so only numbers may be reported`,
+      );
+    if (o.tolerance !== undefined && typeof v !== 'number')
+      throw unprocessable(`${field}.${o.name}: must be a number (the output declares a tolerance)`);
   }
 }
 
@@ -176,12 +185,14 @@ export const result = entryType({
     if (r.agent !== agent.handle) throw forbidden(`payload.commit: committed by ${r.agent}; only that agent files its result`);
     if (r.stage === 'committed') throw conflict(`payload.commit: ${r.id} is not sealed yet`);
     if (r.stage === 'resulted') throw conflict(`payload.commit: ${r.id} has its result already (entry ${r.result!.seq})`);
-    if (r.stage === 'lapsed' || Date.parse(e.ts) >= r.deadline) throw conflict(`payload.commit: ${r.id} lapsed at ${new Date(r.deadline).toISOString()} (7 days after the commitment)`);
+    if (r.stage === 'lapsed' || Date.parse(e.ts) >= r.deadline)
+      throw conflict(`payload.commit: ${r.id} lapsed at ${new Date(r.deadline).toISOString()} (7 days after the commitment)`);
     checkOutputs(r.bundle, p.outputs, 'payload.outputs');
     if (r.crossCheck === null) {
       if (p.crossCheck !== null) throw unprocessable('payload.crossCheck: no cross-check was assigned to this commitment; send null');
     } else {
-      if (p.crossCheck === null) throw unprocessable(`payload.crossCheck: the seal assigned receipt ${r.crossCheck} to cross-check; report its outputs`);
+      if (p.crossCheck === null)
+        throw unprocessable(`payload.crossCheck: the seal assigned receipt ${r.crossCheck} to cross-check; report its outputs`);
       if (p.crossCheck.receipt !== r.crossCheck) throw unprocessable(`payload.crossCheck.receipt: the seal assigned ${r.crossCheck}`);
       checkOutputs(state.receipts.get(r.crossCheck)!.bundle, p.crossCheck.outputs, 'payload.crossCheck.outputs');
     }
@@ -218,7 +229,14 @@ export const result = entryType({
     const revealAt = Date.parse(e.ts) + REVEAL_AFTER;
     state.due.reveal.items.push({ at: revealAt, subject: r.id });
     const completed = completeChallenges(state, r.target, 'receipt', { type: 'receipt', id: r.id }, e.seq);
-    return { id: r.id, outcome: p.outcome, crossMatch, finding, revealAt: new Date(revealAt).toISOString(), challengesCompleted: completed };
+    return {
+      id: r.id,
+      outcome: p.outcome,
+      crossMatch,
+      finding,
+      revealAt: new Date(revealAt).toISOString(),
+      challengesCompleted: completed,
+    };
   },
   numbers(state, _e, outcome) {
     const ix = state.numbers.index;
@@ -246,7 +264,8 @@ export const lapse = entryType({
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.stage !== 'sealed' && r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is ${r.stage}`);
-    if (Date.parse(e.ts) < r.deadline) throw invalid(`event.commit: ${r.id} is not due to lapse before ${new Date(r.deadline).toISOString()}`);
+    if (Date.parse(e.ts) < r.deadline)
+      throw invalid(`event.commit: ${r.id} is not due to lapse before ${new Date(r.deadline).toISOString()}`);
   },
   apply(state, e) {
     const r = state.receipts.get(e.logged.event.commit)!;

@@ -55,7 +55,8 @@ function proposalAt(state: State, id: string, field: string): Proposal {
 /** 409 once a proposal is closed, or its window has passed (the close is then due). */
 function assertOpen(p: Proposal, e: RecordEntry, field: string): void {
   if (p.closed !== null) throw conflict(`${field}: proposal ${p.id} closed at entry ${p.closed.seq} (${p.closed.outcome})`);
-  if (Date.parse(e.ts) >= p.closesAt) throw conflict(`${field}: voting on proposal ${p.id} closed at ${new Date(p.closesAt).toISOString()}`);
+  if (Date.parse(e.ts) >= p.closesAt)
+    throw conflict(`${field}: voting on proposal ${p.id} closed at ${new Date(p.closesAt).toISOString()}`);
 }
 
 export const propose = entryType({
@@ -78,7 +79,9 @@ export const propose = entryType({
     }
     const base = constitutionInForce(state);
     if (base.articles.every((a, i) => a.text === p.articles[i].text)) {
-      throw conflict(`payload.articles: the same text as version ${base.version}, the constitution in force; an amendment changes something`);
+      throw conflict(
+        `payload.articles: the same text as version ${base.version}, the constitution in force; an amendment changes something`,
+      );
     }
   },
   apply(state, e) {
@@ -106,7 +109,13 @@ export const propose = entryType({
     };
     state.governance.proposals.set(proposal.id, proposal);
     state.due.close.items.push({ at: closesAt, subject: proposal.id });
-    return { id: proposal.id, changes, entrenched: proposal.entrenched, closesAt: new Date(closesAt).toISOString(), page: `/v2/governance/proposals/${proposal.id}` };
+    return {
+      id: proposal.id,
+      changes,
+      entrenched: proposal.entrenched,
+      closesAt: new Date(closesAt).toISOString(),
+      page: `/v2/governance/proposals/${proposal.id}`,
+    };
   },
 });
 
@@ -123,11 +132,20 @@ export const vote = entryType({
     const proposal = proposalAt(state, p.proposal, 'payload.proposal');
     assertOpen(proposal, e, 'payload.proposal');
     if (!state.verified.has(agent.operatorId)) {
-      throw forbidden(`payload.agent: operator ${agent.operatorId} is not in the electorate (operators verified by the record); it cannot vote`);
+      throw forbidden(
+        `payload.agent: operator ${agent.operatorId} is not in the electorate (operators verified by the record); it cannot vote`,
+      );
     }
     const earlier = proposal.votes.get(agent.operatorId);
     if (earlier !== undefined && earlier.vote === p.vote) {
-      return { already: { proposal: proposal.id, vote: p.vote, entry: earlier.seq, note: `operator ${agent.operatorId} voted ${p.vote} already (entry ${earlier.seq}); nothing changes` } };
+      return {
+        already: {
+          proposal: proposal.id,
+          vote: p.vote,
+          entry: earlier.seq,
+          note: `operator ${agent.operatorId} voted ${p.vote} already (entry ${earlier.seq}); nothing changes`,
+        },
+      };
     }
   },
   // One vote per operator and proposal: the latest signed counts (docs/record.md).
@@ -155,7 +173,10 @@ export const cosign = entryType({
   check(state, e) {
     const p = e.logged.payload;
     const proposal = proposalAt(state, p.proposal, 'payload.proposal');
-    if (!proposal.entrenched) throw conflict(`payload.proposal: proposal ${proposal.id} does not amend Article 0 (it changes ${proposal.changes.join(', ')}); only an amendment of the entrenched core is co-signed`);
+    if (!proposal.entrenched)
+      throw conflict(
+        `payload.proposal: proposal ${proposal.id} does not amend Article 0 (it changes ${proposal.changes.join(', ')}); only an amendment of the entrenched core is co-signed`,
+      );
     if (proposal.cosign !== null) throw conflict(`payload.proposal: co-signed already at entry ${proposal.cosign.seq}`);
     assertOpen(proposal, e, 'payload.proposal');
   },
@@ -177,7 +198,8 @@ export const close = entryType({
   check(state, e) {
     const p = state.governance.proposals.get(e.logged.event.proposal);
     if (p === undefined || p.closed !== null) throw conflict('event.proposal: no open proposal by this id');
-    if (Date.parse(e.ts) < p.closesAt) throw conflict(`event.proposal: voting on ${p.id} closes at ${new Date(p.closesAt).toISOString()}, not yet`);
+    if (Date.parse(e.ts) < p.closesAt)
+      throw conflict(`event.proposal: voting on ${p.id} closes at ${new Date(p.closesAt).toISOString()}, not yet`);
   },
   apply(state, e) {
     const p = state.governance.proposals.get(e.logged.event.proposal)!;
@@ -211,7 +233,14 @@ export const acknowledge = entryType({
       // Acknowledged by an acknowledgement of this version, or else by registering while it was in force.
       const ack = state.governance.acknowledged.get(agent.handle);
       const seq = ack !== undefined && ack.version === p.version ? ack.seq : agent.seq;
-      return { already: { version: p.version, hash: p.hash, entry: seq, note: `${agent.handle} acknowledged version ${p.version} already (entry ${seq}); nothing to do` } };
+      return {
+        already: {
+          version: p.version,
+          hash: p.hash,
+          entry: seq,
+          note: `${agent.handle} acknowledged version ${p.version} already (entry ${seq}); nothing to do`,
+        },
+      };
     }
   },
   slot: (_state, e) => `acknowledgement ${e.logged.payload.agent.handle}`,

@@ -70,7 +70,10 @@ function show(state: State, subject: string): void {
 /** A steward's main key, or 403. */
 function steward(state: State, type: string, agent: unknown) {
   const a = authorizeMain(state, type, agent as any);
-  if (!state.stewards.has(a.handle)) throw forbidden(`payload.agent: ${a.handle} is not a steward; only stewards ${type === 'item.flag' ? 'flag items' : type === 'hold.escalate' ? 'escalate items to the operator' : 'take items out of view'}`);
+  if (!state.stewards.has(a.handle))
+    throw forbidden(
+      `payload.agent: ${a.handle} is not a steward; only stewards ${type === 'item.flag' ? 'flag items' : type === 'hold.escalate' ? 'escalate items to the operator' : 'take items out of view'}`,
+    );
   return a;
 }
 
@@ -78,8 +81,10 @@ function steward(state: State, type: string, agent: unknown) {
 function notHeld(state: State, subject: string): void {
   const h = holdOn(state, subject);
   if (h === undefined) return;
-  if (h.decision === null) throw conflict(`payload.subject: ${subject} is held under R1 (entry ${h.seq}); only the operator key releases or rejects it`);
-  if (h.decision.decision === 'rejected') throw conflict(`payload.subject: the operator key rejected ${subject} under R1 (entry ${h.decision.seq}); it stays withdrawn`);
+  if (h.decision === null)
+    throw conflict(`payload.subject: ${subject} is held under R1 (entry ${h.seq}); only the operator key releases or rejects it`);
+  if (h.decision.decision === 'rejected')
+    throw conflict(`payload.subject: the operator key rejected ${subject} under R1 (entry ${h.decision.seq}); it stays withdrawn`);
 }
 
 /** A steward's act on an item no hold decides: signed by a steward, on an item on the record. */
@@ -113,7 +118,11 @@ export const withhold = entryType({
   apply(state, e) {
     const p = e.logged.payload;
     const item = itemOf(state, p.subject)!;
-    hide(state, { subject: p.subject, status: p.status, since: e.ts, entry: item.entry, seq: e.seq, by: p.agent.handle, reason: p.reason }, item.claims);
+    hide(
+      state,
+      { subject: p.subject, status: p.status, since: e.ts, entry: item.entry, seq: e.seq, by: p.agent.handle, reason: p.reason },
+      item.claims,
+    );
     return { subject: p.subject, status: p.status, entry: item.entry };
   },
 });
@@ -207,7 +216,9 @@ function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'r
       subjectAt(state, p.subject);
       if (openHold(state, p.subject) === undefined) {
         const h = holdOn(state, p.subject);
-        throw h === undefined ? notFound(`payload.subject: no hold on ${p.subject}`) : conflict(`payload.subject: the hold on ${p.subject} was ${h.decision!.decision} already (entry ${h.decision!.seq})`);
+        throw h === undefined
+          ? notFound(`payload.subject: no hold on ${p.subject}`)
+          : conflict(`payload.subject: the hold on ${p.subject} was ${h.decision!.decision} already (entry ${h.decision!.seq})`);
       }
     },
     slot: viewSlot,
@@ -218,7 +229,11 @@ function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'r
       if (decided === 'released') show(state, p.subject);
       else {
         const item = itemOf(state, p.subject)!;
-        hide(state, { subject: p.subject, status: 'withdrawn', since: e.ts, entry: item.entry, seq: e.seq, by: 'hold', reason: p.reason }, item.claims);
+        hide(
+          state,
+          { subject: p.subject, status: 'withdrawn', since: e.ts, entry: item.entry, seq: e.seq, by: 'hold', reason: p.reason },
+          item.claims,
+        );
       }
       return { subject: p.subject, decision: decided };
     },
@@ -240,13 +255,18 @@ function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
     check(state, e) {
       const ev = e.logged.event;
       const item = subjectAt(state, ev.subject, 'event.subject');
-      if (item.entry !== e.seq - 1) throw conflict(`event.subject: screening answers for the entry just before it, not entry ${item.entry}`);
+      if (item.entry !== e.seq - 1)
+        throw conflict(`event.subject: screening answers for the entry just before it, not entry ${item.entry}`);
     },
     apply(state, e) {
       const ev = e.logged.event;
       if (held) return placeHold(state, e.seq, e.ts, ev.subject, 'screening', ev.rule, ev.reason);
       const item = itemOf(state, ev.subject)!;
-      hide(state, { subject: ev.subject, status: 'review', since: e.ts, entry: item.entry, seq: e.seq, by: 'screening', reason: ev.reason }, item.claims);
+      hide(
+        state,
+        { subject: ev.subject, status: 'review', since: e.ts, entry: item.entry, seq: e.seq, by: 'screening', reason: ev.reason },
+        item.claims,
+      );
       return { subject: ev.subject, status: 'review', entry: item.entry };
     },
   });
@@ -260,10 +280,22 @@ export function holdsView(state: State, limit: number) {
   return state.holds
     .slice(-limit)
     .reverse()
-    .map((h) => ({ subject: h.subject, entry: h.entry, seq: h.seq, ts: h.ts, by: h.by, rule: h.rule, reason: h.reason, status: h.decision === null ? 'open' : h.decision.decision, decision: h.decision }));
+    .map((h) => ({
+      subject: h.subject,
+      entry: h.entry,
+      seq: h.seq,
+      ts: h.ts,
+      by: h.by,
+      rule: h.rule,
+      reason: h.reason,
+      status: h.decision === null ? 'open' : h.decision.decision,
+      decision: h.decision,
+    }));
 }
 
 /** The summary's `withheld`: every item out of view, in the order its entry was logged. */
 export function withheldList(state: State) {
-  return [...state.outOfView.values()].sort((a, b) => a.entry - b.entry).map((o) => ({ subject: o.subject, status: o.status, since: o.since, entry: o.entry }));
+  return [...state.outOfView.values()]
+    .sort((a, b) => a.entry - b.entry)
+    .map((o) => ({ subject: o.subject, status: o.status, since: o.since, entry: o.entry }));
 }

@@ -17,7 +17,8 @@ function checkParents(state: State, parents: any[]): void {
     if (!p.id.startsWith('rec:') && !p.id.startsWith('ext:')) return;
     const field = `payload.builds_on[${i}]`;
     const claims = p.id.startsWith('rec:') ? state.papers.get(p.id)?.claims : state.claims.has(`${p.id}#C1`) ? [`${p.id}#C1`] : undefined;
-    if (claims === undefined) throw notFound(`${field}.id: no ${p.id.startsWith('rec:') ? 'paper' : 'external claim'} ${p.id} on the record`);
+    if (claims === undefined)
+      throw notFound(`${field}.id: no ${p.id.startsWith('rec:') ? 'paper' : 'external claim'} ${p.id} on the record`);
     assertClaimInView(state, claims[0]!, `${field}.id`);
     for (const c of p.claims ?? []) {
       if (!claims.includes(`${p.id}#${c}`)) throw notFound(`${field}.claims: ${p.id} has no claim ${c}`);
@@ -45,8 +46,25 @@ export const paper = entryType({
     const id = e.id ?? paperId(p);
     const agent = state.agents.get(p.agent.handle)!;
     const claims = p.claims.map((_: unknown, i: number) => `${id}#C${i + 1}`);
-    const buildsOn: Parent[] = p.builds_on.map((b: any) => ({ id: b.id, rel: b.rel, basis: b.basis ?? null, claims: b.claims ?? null, note: b.note ?? null }));
-    state.papers.set(id, { id, seq: e.seq, ts: e.ts, agent: agent.handle, operatorId: agent.operatorId, title: p.title, field: p.field, claims, buildsOn, models: p.models ?? [] });
+    const buildsOn: Parent[] = p.builds_on.map((b: any) => ({
+      id: b.id,
+      rel: b.rel,
+      basis: b.basis ?? null,
+      claims: b.claims ?? null,
+      note: b.note ?? null,
+    }));
+    state.papers.set(id, {
+      id,
+      seq: e.seq,
+      ts: e.ts,
+      agent: agent.handle,
+      operatorId: agent.operatorId,
+      title: p.title,
+      field: p.field,
+      claims,
+      buildsOn,
+      models: p.models ?? [],
+    });
     p.claims.forEach((c: any, i: number) => {
       const claim: Claim = {
         ref: claims[i],
@@ -107,7 +125,8 @@ export const external = entryType({
     const id = externalId(p.source, p.quote);
     const claim = state.claims.get(`${id}#C1`);
     // One sentence, one claim: the same source and quote is already so (200), whoever asks.
-    if (claim !== undefined) return { already: { id, ref: claim.ref, kind: claim.kind, entry: claim.seq, note: `already registered at entry ${claim.seq}` } };
+    if (claim !== undefined)
+      return { already: { id, ref: claim.ref, kind: claim.kind, entry: claim.seq, note: `already registered at entry ${claim.seq}` } };
   },
   apply(state, e) {
     const p = e.logged.payload;
@@ -160,9 +179,11 @@ export const amend = entryType({
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
     const claim = claimAt(state, p.claim, 'payload.claim');
-    if (agent.operatorId !== claim.operatorId) throw forbidden(`payload.claim: only the claim's own operator (${claim.operatorId}) may amend it`);
+    if (agent.operatorId !== claim.operatorId)
+      throw forbidden(`payload.claim: only the claim's own operator (${claim.operatorId}) may amend it`);
     if (claim.amendment !== null) throw conflict(`payload.claim: amended already at entry ${claim.amendment.seq}; a claim is amended once`);
-    if (claim.evidence > 0) throw conflict('payload.claim: evidence has landed on it (a receipt, review or argument); it can no longer be amended');
+    if (claim.evidence > 0)
+      throw conflict('payload.claim: evidence has landed on it (a receipt, review or argument); it can no longer be amended');
     const kind = p.kind ?? claim.kind;
     const test = p.test ?? claim.test;
     if (kind === claim.kind && test === claim.test) throw conflict('payload: nothing changes (kind and test as they stand)');

@@ -30,7 +30,17 @@ export const review = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const id = payloadId(p);
-    state.reviews.set(id, { id, seq: e.seq, claim: p.claim, agent: agent.handle, operatorId: agent.operatorId, forecast: p.forecast, models: p.models ?? [], signerKey: p.agent.publicKey, disownedSeq: null });
+    state.reviews.set(id, {
+      id,
+      seq: e.seq,
+      claim: p.claim,
+      agent: agent.handle,
+      operatorId: agent.operatorId,
+      forecast: p.forecast,
+      models: p.models ?? [],
+      signerKey: p.agent.publicKey,
+      disownedSeq: null,
+    });
     state.claims.get(p.claim)!.evidence++;
     noteReport(state, p.agent.publicKey, e.type, id, e);
     return { id, claim: p.claim };

@@ -20,7 +20,9 @@ export function assertNotPaused(state: State, surface: SwitchName | null): void 
   for (const name of [surface, 'writes'] as const) {
     const sw = name === null ? undefined : state.switches.get(name);
     if (sw?.paused === true) {
-      throw paused(`switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`);
+      throw paused(
+        `switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`,
+      );
     }
   }
 }
@@ -38,7 +40,8 @@ export const appoint = entryType({
   check(state, e) {
     const p = e.logged.payload;
     if (!state.agents.has(p.steward)) throw notFound(`payload.steward: no agent ${p.steward} on the record`);
-    if (state.stewards.has(p.steward)) throw conflict(`payload.steward: ${p.steward} is a steward already (entry ${state.stewards.get(p.steward)!.seq})`);
+    if (state.stewards.has(p.steward))
+      throw conflict(`payload.steward: ${p.steward} is a steward already (entry ${state.stewards.get(p.steward)!.seq})`);
   },
   slot: (_state, e) => stewardSlot(e.logged.payload.steward),
   apply(state, e) {

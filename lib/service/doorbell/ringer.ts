@@ -99,7 +99,9 @@ export class DoorbellRinger {
 
   private async round(): Promise<void> {
     const now = this.clock();
-    const bells = [...this.state.agents.values()].filter((a) => a.doorbell?.status === 'set' && a.doorbell.kind === 'webhook' && a.doorbell.url !== null && a.retiredSeq === null);
+    const bells = [...this.state.agents.values()].filter(
+      (a) => a.doorbell?.status === 'set' && a.doorbell.kind === 'webhook' && a.doorbell.url !== null && a.retiredSeq === null,
+    );
     if (bells.length === 0) return;
     const owed = new Map<string, number>();
     for (const r of this.state.receipts.values()) {
@@ -120,7 +122,17 @@ export class DoorbellRinger {
       const n = owed.get(agent.handle) ?? 0;
       const news = this.news(agent, bell.seen);
       if (news.papers + news.challenges + news.arguments === 0 && (n === 0 || n === bell.owed)) continue;
-      const wake: WakeUp = { protocol: PROTOCOL, type: 'doorbell.ring', origin: this.opts.origin, agent: agent.handle, at: new Date(now).toISOString(), treeSize: this.state.size, owed: n, news, heartbeat: `/v2/heartbeat?agent=${agent.handle}` };
+      const wake: WakeUp = {
+        protocol: PROTOCOL,
+        type: 'doorbell.ring',
+        origin: this.opts.origin,
+        agent: agent.handle,
+        at: new Date(now).toISOString(),
+        treeSize: this.state.size,
+        owed: n,
+        news,
+        heartbeat: `/v2/heartbeat?agent=${agent.handle}`,
+      };
       rings.push(this.ring(bell, d.url, wake, now));
     }
     await Promise.all(rings);
@@ -130,11 +142,28 @@ export class DoorbellRinger {
   private news(agent: Agent, seen: number): WakeUp['news'] {
     const fields = operatorFields(this.state, agent.operatorId);
     let papers = 0;
-    for (const p of this.state.papers.values()) if (p.seq >= seen && p.operatorId !== agent.operatorId && inFields(fields, p.field) && !this.state.outOfView.has(p.id)) papers++;
+    for (const p of this.state.papers.values())
+      if (p.seq >= seen && p.operatorId !== agent.operatorId && inFields(fields, p.field) && !this.state.outOfView.has(p.id)) papers++;
     let challenges = 0;
-    for (const c of this.state.challenges.values()) if (c.seq >= seen && c.status === 'open' && c.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, c.claim)) && challengeInView(this.state, c.id, c.claim)) challenges++;
+    for (const c of this.state.challenges.values())
+      if (
+        c.seq >= seen &&
+        c.status === 'open' &&
+        c.operatorId !== agent.operatorId &&
+        inFields(fields, claimField(this.state, c.claim)) &&
+        challengeInView(this.state, c.id, c.claim)
+      )
+        challenges++;
     let args = 0;
-    for (const a of this.state.argumentsById.values()) if (a.seq >= seen && a.status === 'open' && a.operatorId !== agent.operatorId && inFields(fields, claimField(this.state, a.claim)) && argumentInView(this.state, a)) args++;
+    for (const a of this.state.argumentsById.values())
+      if (
+        a.seq >= seen &&
+        a.status === 'open' &&
+        a.operatorId !== agent.operatorId &&
+        inFields(fields, claimField(this.state, a.claim)) &&
+        argumentInView(this.state, a)
+      )
+        args++;
     return { papers, challenges, arguments: args };
   }
 
@@ -183,16 +212,37 @@ export class DoorbellRinger {
     }
     const pinned = addresses[0]!;
     const pin: LookupFunction = (_h, options, cb) => {
-      if ((options as { all?: boolean }).all) (cb as unknown as (err: null, all: { address: string; family: number }[]) => void)(null, [{ address: pinned.address, family: pinned.family }]);
+      if ((options as { all?: boolean }).all)
+        (cb as unknown as (err: null, all: { address: string; family: number }[]) => void)(null, [
+          { address: pinned.address, family: pinned.family },
+        ]);
       else cb(null, pinned.address, pinned.family);
     };
     const body = JSON.stringify(wake);
     await new Promise<void>((resolve, reject) => {
       const req = request(
-        { hostname: host, port: u.port === '' ? 443 : Number(u.port), path: `${u.pathname}${u.search}`, method: 'POST', lookup: pin, ...(isIP(host) === 0 ? { servername: host } : {}), ca: this.opts.ca, timeout: this.opts.timeoutMs ?? 5000, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': `archive doorbell (${this.opts.origin})` } },
+        {
+          hostname: host,
+          port: u.port === '' ? 443 : Number(u.port),
+          path: `${u.pathname}${u.search}`,
+          method: 'POST',
+          lookup: pin,
+          ...(isIP(host) === 0 ? { servername: host } : {}),
+          ca: this.opts.ca,
+          timeout: this.opts.timeoutMs ?? 5000,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': `archive doorbell (${this.opts.origin})`,
+          },
+        },
         (res) => {
           res.resume();
-          res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(Object.assign(new Error('not 2xx'), { reason: `answered ${res.statusCode}` }))));
+          res.on('end', () =>
+            (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300
+              ? resolve()
+              : reject(Object.assign(new Error('not 2xx'), { reason: `answered ${res.statusCode}` })),
+          );
         },
       );
       req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { reason: 'timed out' })));

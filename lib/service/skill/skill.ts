@@ -43,7 +43,13 @@ function writesSection(): string {
   const rows = (Object.keys(WRITE_EXAMPLES) as (keyof typeof WRITE_EXAMPLES)[]).map((type) => {
     const route = WRITE_ROUTES[type];
     const signer = route.signer === 'main' ? 'main key' : 'main key or a check key';
-    const payload = { protocol: PROTOCOL, type, agent: { handle: 'your-handle', publicKey: '<your key>' }, ts: '<now>', ...WRITE_EXAMPLES[type] };
+    const payload = {
+      protocol: PROTOCOL,
+      type,
+      agent: { handle: 'your-handle', publicKey: '<your key>' },
+      ts: '<now>',
+      ...WRITE_EXAMPLES[type],
+    };
     return `### \`${type}\`: POST ${route.path} (${signer})
 
 \`\`\`json
@@ -258,4 +264,3 @@ ${json({ protocol: PROTOCOL, type: 'doorbell.ring', origin: ctx.origin, agent: '
   reply names the version and hash.
 `;
 }
-
