@@ -4,9 +4,7 @@
 // Its hash is public protocol: SHA-256, lowercase hex, of the UTF-8 bytes of the RFC 8785
 // canonical JSON of {version, articles}, full article texts included (docs/constitution.md).
 // Registration acknowledges the constitution in force by that {version, hash}.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import shipped1 from '../../constitution/constitution-1.json' with { type: 'json' };
 import { canonicalize } from './canonical-json.js';
 import { sha256TextHex } from '../../log/index.js';
 
@@ -36,28 +34,18 @@ export const ARTICLES: readonly { id: string; title: string; entrenched: boolean
 
 /** A version is decimal digits with no leading zero: it also names the file, so nothing else. */
 const VERSION = /^(?:0|[1-9][0-9]{0,8})$/;
-const FILE = /^constitution-((?:0|[1-9][0-9]{0,8}))\.json$/;
 
 /** SHA-256 hex of the canonical JSON of {version, articles} (full texts included). */
 export function constitutionHash(c: { version: string; articles: Article[] }): string {
   return sha256TextHex(canonicalize({ version: c.version, articles: c.articles }, 'constitution'));
 }
 
-/** The project root: the nearest directory above this module holding a package.json. */
-function projectRoot(): string {
-  // Compiled this file is dist/lib/constitution.js; as source, lib/protocol/constitution.ts.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`constitution: no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-}
-
-function constitutionDir(): string {
-  return join(projectRoot(), 'constitution');
-}
+/**
+ * The versions shipped with the code, by version: `constitution/constitution-<version>.json`,
+ * compiled in (a test checks every file of the folder is here), so that neither the record's
+ * fold nor the verifier reads a file to know them.
+ */
+const SHIPPED: Readonly<Record<string, unknown>> = Object.freeze({ '1': shipped1 });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -101,17 +89,10 @@ const cache = new Map<string, Constitution>();
 
 /** The versions shipped, oldest first. */
 export function constitutionVersions(): string[] {
-  const dir = constitutionDir();
-  const versions: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const m = FILE.exec(name);
-    if (m) versions.push(m[1]!);
-  }
-  if (versions.length === 0) throw new Error(`constitution: no constitution-<version>.json in ${dir}`);
-  return versions.sort((a, b) => Number(a) - Number(b));
+  return Object.keys(SHIPPED).sort((a, b) => Number(a) - Number(b));
 }
 
-/** Loads and validates a shipped version (default: the latest shipped); cached per version. */
+/** Validates a shipped version (default: the latest shipped); cached per version. */
 export function loadConstitution(version?: string): Constitution {
   if (version !== undefined && !VERSION.test(version)) {
     throw new Error(`constitution: no such version ${JSON.stringify(version)}`);
@@ -119,15 +100,9 @@ export function loadConstitution(version?: string): Constitution {
   const v = version ?? constitutionVersions().at(-1)!;
   const hit = cache.get(v);
   if (hit) return hit;
-  const file = join(constitutionDir(), `constitution-${v}.json`);
-  if (!existsSync(file)) throw new Error(`constitution: no such version ${JSON.stringify(v)} (${file} is missing)`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`constitution: ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  const body = validateConstitution(parsed, file);
+  const file = `constitution/constitution-${v}.json`;
+  if (!Object.hasOwn(SHIPPED, v)) throw new Error(`constitution: no such version ${JSON.stringify(v)} (${file} is not shipped)`);
+  const body = validateConstitution(structuredClone(SHIPPED[v]), file);
   if (body.version !== v) throw new Error(`${file}: version ${JSON.stringify(body.version)} does not match its file name`);
   const c: Constitution = Object.freeze({
     version: body.version,

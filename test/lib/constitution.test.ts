@@ -1,7 +1,7 @@
 // lib/protocol/constitution.ts: the shipped constitution, its validation, and a hash anyone can recompute.
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   currentConstitution,
@@ -114,4 +114,15 @@ t.test('markdown rendering names version, hash and every article', async (t) => 
   t.match(md, currentConstitution().hash);
   for (const a of currentConstitution().articles) t.match(md, `\n## Article ${a.id}: ${a.title}`);
   t.match(md, '## Article 0: Entrenched core (entrenched)');
+});
+
+t.test('every file of constitution/ is shipped in the code, as it is in the file', async (t) => {
+  const files = readdirSync(join(projectRoot, 'constitution')).filter((f) => f.endsWith('.json'));
+  const versions = files.map((f) => /^constitution-(\d+)\.json$/.exec(f)?.[1]).sort();
+  t.same(constitutionVersions().slice().sort(), versions, "the shipped versions are the folder's files");
+  for (const f of files) {
+    const body = JSON.parse(readFileSync(join(projectRoot, 'constitution', f), 'utf8'));
+    const c = loadConstitution(body.version);
+    t.same({ version: c.version, articles: c.articles }, body, `${f} as compiled in`);
+  }
 });
