@@ -7,7 +7,7 @@ import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
 import { noteAwaiting, untouched } from '../numbers/numbers.js';
-import { entryType } from './handler.js';
+import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../protocol/schemas/payloads.js';
 
 /** Operator ids the service assigns itself to an agent registered without one. */
@@ -19,13 +19,8 @@ export const ownOperatorId = (handle: string): string => `${OWN_OPERATOR_PREFIX}
 /** Handles are unique regardless of case, so `Alice` cannot pose as `alice`. */
 const handleKey = (handle: string): string => handle.toLowerCase();
 
-export const genesis = entryType({
+export const genesis = serviceEvent({
   type: 'log.genesis',
-  origin: 'event',
-  schema: null,
-  route: null,
-  surface: null,
-  pausable: false,
   check(state) {
     if (state.size !== 0) throw invalid('a genesis entry belongs at seq 0 only');
   },

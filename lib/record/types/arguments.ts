@@ -6,7 +6,7 @@ import { authorizeMain } from '../signer.js';
 import { pushTo, type Argument, type State } from '../state.js';
 import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
-import { entryType } from './handler.js';
+import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
@@ -143,13 +143,8 @@ export const answer = entryType({
 });
 
 /** shutout.end, a service event: {claim, operatorId}, 30 days after the shut-out began. */
-export const shutOutEnd = entryType({
+export const shutOutEnd = serviceEvent({
   type: 'shutout.end',
-  origin: 'event',
-  schema: null,
-  route: null,
-  surface: null,
-  pausable: false,
   check(state, e) {
     const ev = e.logged.event;
     const s = state.shutOuts.get(shutOutKey(ev.claim, ev.operatorId));

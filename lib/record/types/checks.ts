@@ -8,7 +8,7 @@ import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/see
 import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, type Receipt, type State } from '../state.js';
 import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
-import { entryType } from './handler.js';
+import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
@@ -115,13 +115,8 @@ export const commit = entryType({
 });
 
 /** check.seal, a service event: {commit, seal, seed, crossCheck}. */
-export const seal = entryType({
+export const seal = serviceEvent({
   type: 'check.seal',
-  origin: 'event',
-  schema: null,
-  route: null,
-  surface: null,
-  pausable: false,
   check(state, e) {
     const ev = e.logged.event;
     const r = receiptAt(state, ev.commit, 'event.commit');
@@ -254,13 +249,8 @@ export const result = entryType({
 });
 
 /** check.lapse, a service event: {commit}, 7 days after a commitment without a result. */
-export const lapse = entryType({
+export const lapse = serviceEvent({
   type: 'check.lapse',
-  origin: 'event',
-  schema: null,
-  route: null,
-  surface: null,
-  pausable: false,
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.stage !== 'sealed' && r.stage !== 'committed') throw conflict(`event.commit: ${r.id} is ${r.stage}`);
@@ -276,13 +266,8 @@ export const lapse = entryType({
 });
 
 /** check.reveal, a service event: {commit}, 30 days after a result nobody cross-checked. */
-export const reveal = entryType({
+export const reveal = serviceEvent({
   type: 'check.reveal',
-  origin: 'event',
-  schema: null,
-  route: null,
-  surface: null,
-  pausable: false,
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
     if (r.result === null || r.revealedSeq !== null) throw conflict(`event.commit: ${r.id} has no withheld outputs`);

@@ -9,7 +9,7 @@ import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
 import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance-rules.js';
 import type { RecordEntry, State } from '../state.js';
 import { assertConstitution } from './agents.js';
-import { entryType } from './handler.js';
+import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 
 /** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
@@ -188,13 +188,8 @@ export const cosign = entryType({
 });
 
 /** governance.close, a service event {proposal}: the tally is final; an adopted amendment is enacted. */
-export const close = entryType({
+export const close = serviceEvent({
   type: 'governance.close',
-  origin: 'event',
-  schema: null,
-  route: null,
-  surface: null,
-  pausable: false,
   check(state, e) {
     const p = state.governance.proposals.get(e.logged.event.proposal);
     if (p === undefined || p.closed !== null) throw conflict('event.proposal: no open proposal by this id');

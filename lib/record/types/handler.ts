@@ -64,3 +64,8 @@ export interface EntryType<Outcome = unknown> extends Handler<Outcome> {
 
 /** A descriptor, with its outcome's type read from `apply`. */
 export const entryType = <Outcome>(d: EntryType<Outcome>): EntryType<Outcome> => Object.freeze(d);
+
+/** A service event's descriptor: logged by the service itself, so no schema, no route, never paused. */
+export const serviceEvent = <Outcome>(
+  d: Omit<EntryType<Outcome>, 'origin' | 'schema' | 'route' | 'surface' | 'pausable'>,
+): EntryType<Outcome> => entryType({ ...d, origin: 'event', schema: null, route: null, surface: null, pausable: false });

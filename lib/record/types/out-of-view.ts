@@ -11,7 +11,7 @@ import { bareChallengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';
-import { entryType, type Handler } from './handler.js';
+import { entryType, serviceEvent, type Handler } from './handler.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { describeOutOfView } from '../in-view.js';
 
@@ -245,13 +245,8 @@ export const reject = decision('hold.reject', 'rejected');
 
 /** Service events: screening referred the item just logged, or a hazard rule held it. */
 function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
-  return entryType({
+  return serviceEvent({
     type,
-    origin: 'event',
-    schema: null,
-    route: null,
-    surface: null,
-    pausable: false,
     check(state, e) {
       const ev = e.logged.event;
       const item = subjectAt(state, ev.subject, 'event.subject');
