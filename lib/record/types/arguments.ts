@@ -1,7 +1,7 @@
 // Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; the
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
 import { conflict, forbidden, notFound } from '../refusal.js';
-import { payloadId } from '../../protocol/ids.js';
+
 import { authorizeMain } from '../signer.js';
 import { pushTo, type Argument, type State } from '../state.js';
 import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
@@ -11,6 +11,7 @@ import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
 import { completeChallenges } from './challenges.js';
+import { signedHash } from '../replays.js';
 
 export function argumentAt(state: State, id: string, field: string): Argument {
   const a = state.argumentsById.get(id);
@@ -33,13 +34,13 @@ export const file = entryType({
     const claim = claimAt(state, p.claim, 'payload.claim');
     (p.cites ?? []).forEach((ref: string, i: number) => claimAt(state, ref, `payload.cites[${i}]`));
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
-    const id = payloadId(p);
+    const id = signedHash(e);
     if (state.argumentsById.has(id)) throw conflict(`argument ${id} is filed already`);
   },
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
-    const id = e.id ?? payloadId(p);
+    const id = e.id ?? signedHash(e);
     state.argumentsById.set(id, {
       id,
       seq: e.seq,

@@ -3,7 +3,7 @@
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
 import { validateConstitution, type Article } from '../../protocol/constitution.js';
 import { conflict, forbidden, invalid, notFound, unacknowledged } from '../refusal.js';
-import { payloadId } from '../../protocol/ids.js';
+
 import { authorizeMain } from '../signer.js';
 import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
 import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance-rules.js';
@@ -11,6 +11,7 @@ import type { RecordEntry, State } from '../state.js';
 import { assertConstitution } from './agents.js';
 import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
+import { signedHash } from '../replays.js';
 
 /** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
 const NO_ACKNOWLEDGEMENT_NEEDED: ReadonlySet<string> = new Set(['constitution.acknowledge', 'key.revoke']);
@@ -69,7 +70,7 @@ export const propose = entryType({
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
-    const id = payloadId(p);
+    const id = signedHash(e);
     if (state.governance.proposals.has(id)) throw conflict(`payload: this proposal is on the record already (${id})`);
     // The schema checked the shape at the edge; the record checks it again for replay and the verifier.
     try {
@@ -91,7 +92,7 @@ export const propose = entryType({
     const changes = base.articles.filter((a, i) => a.text !== p.articles[i].text).map((a) => a.id);
     const closesAt = Date.parse(e.ts) + VOTING_WINDOW_MS;
     const proposal: Proposal = {
-      id: payloadId(p),
+      id: signedHash(e),
       seq: e.seq,
       ts: e.ts,
       agent: agent.handle,

@@ -1,6 +1,6 @@
 // Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
 import { conflict } from '../refusal.js';
-import { payloadId } from '../../protocol/ids.js';
+
 import { authorizeSigner } from '../signer.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { pushTo } from '../state.js';
@@ -9,6 +9,7 @@ import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
+import { signedHash } from '../replays.js';
 
 export const review = entryType({
   type: 'review',
@@ -23,13 +24,13 @@ export const review = entryType({
     const { agent } = authorizeSigner(state, e.type, p.agent, true);
     const claim = claimAt(state, p.claim, 'payload.claim');
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
-    const id = payloadId(p);
+    const id = signedHash(e);
     if (state.reviews.has(id)) throw conflict(`review ${id} is filed already`);
   },
   apply(state, e) {
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
-    const id = payloadId(p);
+    const id = signedHash(e);
     state.reviews.set(id, {
       id,
       seq: e.seq,
