@@ -120,9 +120,10 @@ export class PgStore implements LogStore {
   /** Connects to the database at `url` (postgres://user@host/db), creating or migrating its tables. */
   static async open(url: string): Promise<PgStore> {
     const pool = new pg.Pool({ connectionString: url, max: 8 });
-    // An idle connection that breaks (the server restarted) is dropped by the pool; the error
-    // reaches whoever queries next, not the process.
+    // A connection that breaks (the server restarted) between two queries must not throw in
+    // the process: the pool drops an idle one, and the next query on a checked-out one fails.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     try {
       await migrate(pool);
       return new PgStore(pool, await readHead(pool));
