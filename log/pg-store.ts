@@ -3,7 +3,8 @@
 //   tables itself when it opens, under an advisory lock so that nodes opening at once agree.
 // - log_entries (seq, record): one row per entry record, written by one multi-row insert per
 //   commit (unnest of two arrays: one statement, one round trip, whatever the batch's size).
-// - log_tiles (level, idx, bytes): one row per tile of interior hashes, written whole.
+// - log_tiles (level, idx, bytes): one row per tile of interior hashes, written whole (one
+//   multi-row insert per commit).
 // - log_head: one row, the signed head. It is the commit point: every commit runs in one
 //   transaction that first advances the head by compare-and-swap on the previous head
 //   (UPDATE ... WHERE (tree_size, root_hash) is the head this store last saw), so a commit
@@ -191,19 +192,19 @@ export class PgStore implements LogStore {
         );
       if (batch.entries.length === 0) await deleteBeyond(client, batch.head.treeSize);
       else {
-        await client.query(
-          'INSERT INTO log_entries (seq, record) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (seq) DO UPDATE SET record = EXCLUDED.record',
-          [batch.entries.map((_, i) => batch.first + i), batch.entries],
-        );
+        // No row is beyond the head (a transaction lands whole, and a roll-back deletes what a
+        // landed but unacknowledged one wrote): a seq already there is an error, never replaced.
+        await client.query('INSERT INTO log_entries (seq, record) SELECT * FROM unnest($1::bigint[], $2::text[])', [
+          batch.entries.map((_, i) => batch.first + i),
+          batch.entries,
+        ]);
       }
       if (batch.tiles.length > 0) {
+        // One multi-row statement; the tiles' bytes go as binary parameters.
+        const rows = batch.tiles.map((_, i) => `($${3 * i + 1}::smallint, $${3 * i + 2}::bigint, $${3 * i + 3}::bytea)`);
         await client.query(
-          'INSERT INTO log_tiles (level, idx, bytes) SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::bytea[]) ON CONFLICT (level, idx) DO UPDATE SET bytes = EXCLUDED.bytes',
-          [
-            batch.tiles.map((t) => t.id.level),
-            batch.tiles.map((t) => t.id.index),
-            batch.tiles.map((t) => Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength)),
-          ],
+          `INSERT INTO log_tiles (level, idx, bytes) VALUES ${rows.join(', ')} ON CONFLICT (level, idx) DO UPDATE SET bytes = EXCLUDED.bytes`,
+          batch.tiles.flatMap((t) => [t.id.level, t.id.index, Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength)]),
         );
       }
       // synchronous_commit (on by default): COMMIT returns once the transaction is durable.
