@@ -144,8 +144,11 @@ export async function startPostgres(t?: { teardown(fn: () => unknown): void }): 
     clearTimeout(timer);
   }
 
-  // The server must not outlive a test process that ends without its teardown.
-  const onExit = () => child?.kill('SIGKILL');
+  // The server and its directory must not outlive a process that ends without its teardown.
+  const onExit = () => {
+    child?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
   process.on('exit', onExit);
 
   async function remove(): Promise<void> {
