@@ -1,9 +1,10 @@
-// `archive serve`: runs the service on an embedded LevelDB in the data directory.
+// `archive serve`: runs the service on an embedded LevelDB in the data directory, or on a
+// PostgreSQL database (--store postgres://…) with the keys still in the data directory.
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { startServer } from '../api/server.js';
-import { openDeployment } from '../lib/service/deployment.js';
+import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
 import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
@@ -13,6 +14,7 @@ interface ServeArgs {
   port: number;
   host: string;
   data: string;
+  store?: string;
   origin?: string;
   operator?: string;
   'audit-per-minute': number;
@@ -32,6 +34,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('port', { type: 'number', default: 8080, describe: 'TCP port to listen on (0: any free port)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on (0.0.0.0 for every interface)' })
       .option('data', { type: 'string', default: './data', describe: 'data directory: LevelDB store and keys' })
+      .option('store', {
+        type: 'string',
+        describe: 'the log in a PostgreSQL database, postgres://user@host/db (default: LevelDB under --data)',
+      })
       .option('origin', { type: 'string', describe: "the log's origin, fixed at genesis (new logs: archive.local)" })
       .option('operator', { type: 'string', describe: "the deployment's operator id, fixed at genesis (new logs: op_archive)" })
       .option('audit-per-minute', { type: 'number', default: 2, describe: 'audits allowed per client per minute' })
@@ -81,7 +87,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       if (!(args[k] >= 0)) throw new Error(`--${k}: expected a number of MiB, at least 0, got ${args[k]}`);
     }
     const dataDir = resolve(args.data);
-    const d = await openDeployment({ dataDir, origin: args.origin, operator: args.operator });
+    const d = await openDeployment({ dataDir, storeUrl: args.store, origin: args.origin, operator: args.operator });
     // A store that cannot write at start is opened for reads, with writes off (lib/service/storage.ts).
     const storage = { reserveBytes: args['reserve-mib'] * 2 ** 20, minFreeBytes: args['min-free-mib'] * 2 ** 20 };
     const startOff = await StorageWatch.check(dataDir, storage);
@@ -107,7 +113,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       trustProxy,
       ringer,
     });
-    console.log(`archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}`);
+    console.log(
+      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}`,
+    );
     let stopping = false;
     const stop = async (signal: string): Promise<void> => {
       if (stopping) return;

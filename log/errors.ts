@@ -7,7 +7,8 @@ export type LogErrorCode =
   | 'out_of_range' // well-formed but outside the tree: index >= size, first > second
   | 'corrupt' // stored data contradicts itself or is missing
   | 'closed' // the log was closed
-  | 'failed'; // the log stopped after a failed commit
+  | 'failed' // the log stopped after a failed commit
+  | 'fenced'; // a commit found the stored head moved by another writer, and wrote nothing
 
 /** An error raised by log/, carrying a code from a closed set. */
 export class LogError extends Error {

@@ -3,13 +3,13 @@
 //
 //   the log       openLog gives a Log: an appender (append, enqueue, waitFor) and a reader
 //                 (entries, records, proofs, heads, the audit) over one store
-//   the stores    openLevelStore, MemoryStore, restartable, and the LogStore contract a
-//                 further store (PostgreSQL, static tiles) meets
+//   the stores    openStore, openLevelStore, openPgStore, MemoryStore, restartable, and the
+//                 LogStore contract every store meets
 //   verifying     what a client needs to check what a log serves: leaf hashes, roots,
 //                 proofs, head signatures, checkpoints; and SHA-256 and hex
 //
-// LevelDB is loaded only when a LevelDB store is opened, so a verifier that imports this file
-// loads no store.
+// LevelDB and the PostgreSQL client are loaded only when a store of theirs is opened, so a
+// verifier that imports this file loads no store.
 import type { AuditReport } from './audit.js';
 import type { Entry, LoggedEntry } from './entry.js';
 import type { LogVerifier, SignedTreeHead } from './head.js';
@@ -99,6 +99,25 @@ export { MemoryStore, type Fault } from './memory-store.js';
 export async function openLevelStore(dir: string): Promise<LogStore> {
   const { LevelStore } = await import('./level-store.js');
   return LevelStore.open(dir);
+}
+
+/**
+ * A PostgreSQL store in the database at `url` (postgres://user@host/db), its tables created or
+ * migrated on opening. The `pg` client is loaded on the first call.
+ */
+export async function openPgStore(url: string): Promise<LogStore> {
+  const { PgStore } = await import('./pg-store.js');
+  return PgStore.open(url);
+}
+
+/** Whether `location` names a PostgreSQL database (postgres:// or postgresql://) rather than a directory. */
+export function isPgUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** A store at `location`: PostgreSQL for a postgres:// URL, else a LevelDB directory. */
+export function openStore(location: string): Promise<LogStore> {
+  return isPgUrl(location) ? openPgStore(location) : openLevelStore(location);
 }
 
 /** A store that `LogStore.restart` can close and open again in place, with `open`. */

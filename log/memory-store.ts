@@ -1,7 +1,7 @@
 // An in-memory LogStore, for tests and tools. It can inject faults: a commit that fails
 // before anything is written, or after it was written (the acknowledgement is lost).
 import type { CommitBatch, LogSnapshot, LogStore, StoredHead } from './store.js';
-import { tileKey, type TileId } from './tiles.js';
+import { TILE_WIDTH, tileKey, type TileId } from './tiles.js';
 
 export type Fault = 'before-write' | 'after-write';
 
@@ -64,10 +64,22 @@ export class MemoryStore implements LogStore {
     this.checkOpen();
     const fault = this.faults.shift();
     if (fault === 'before-write') throw new Error('injected fault before write');
+    // A roll-back (store.ts): what lies beyond its head is dropped, as the other stores do.
+    if (batch.entries.length === 0) this.dropBeyond(batch.head.treeSize);
     batch.entries.forEach((e, i) => this.entries.set(batch.first + i, e));
     for (const t of batch.tiles) this.tiles.set(tileKey(t.id), t.bytes);
     this.head = { ...batch.head };
     if (fault === 'after-write') throw new Error('injected fault after write');
+  }
+
+  /** Drops the entries from `size` on, and on each tile level the tiles after the one holding the last node at `size`. */
+  private dropBeyond(size: number): void {
+    for (const seq of this.entries.keys()) if (seq >= size) this.entries.delete(seq);
+    for (const key of this.tiles.keys()) {
+      const [level, index] = key.split('/').map(Number) as [number, number];
+      const nodes = Math.floor(size / 2 ** (8 * level));
+      if (index > (nodes === 0 ? -1 : Math.floor((nodes - 1) / TILE_WIDTH))) this.tiles.delete(key);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,20 @@
-// A deployment: a data directory holding the LevelDB log and the keys (docs/protocol.md#the-deployments-keys).
+// A deployment: a data directory holding the LevelDB log and the keys (docs/protocol.md#the-deployments-keys),
+// or the keys only, with the log in a PostgreSQL database (docs/log-format.md).
 // Opening one makes the keys and the genesis entry on first start, and on later starts checks
 // that the log's genesis names this log key, origin and operator.
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { openLevelStore, openLog, restartable, storeReader, type AuditReport, type Log, type LogStore } from '../../log/index.js';
+import {
+  isPgUrl,
+  openLevelStore,
+  openLog,
+  openPgStore,
+  restartable,
+  storeReader,
+  type AuditReport,
+  type Log,
+  type LogStore,
+} from '../../log/index.js';
 import { logSigner, logVerifier, publicKeyOf } from '../protocol/ed25519.js';
 import { currentConstitution } from '../protocol/constitution.js';
 import { GENESIS, genesisEvent, readGenesis } from '../protocol/genesis.js';
@@ -21,6 +32,8 @@ export interface DeploymentOptions {
   /** The deployment's own operator id; as origin. */
   operator?: string;
   clock?: () => number;
+  /** A PostgreSQL database (postgres://user@host/db) holding the log instead of LevelDB in `<dataDir>/db`. */
+  storeUrl?: string;
   /** A store to use instead of LevelDB in `<dataDir>/db` (tests). */
   store?: LogStore;
 }
@@ -46,6 +59,18 @@ const OPERATOR = /^\S{2,80}$/;
 /** An origin names the log's note key (C2SP signed-note): no spaces, no '+', not empty. */
 const ORIGIN = /^[^\s+]{1,255}$/;
 
+/** `url` with its password, if any, left out. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password === '') return url;
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+}
+
 export async function openDeployment(opts: DeploymentOptions): Promise<Deployment> {
   if (opts.operator !== undefined && !OPERATOR.test(opts.operator)) {
     throw new Error(`operator ${JSON.stringify(opts.operator)}: expected 2 to 80 characters, no spaces`);
@@ -54,8 +79,16 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     throw new Error(`origin ${JSON.stringify(opts.origin)}: expected 1 to 255 characters, no spaces and no '+'`);
   }
   const clock = opts.clock ?? Date.now;
+  if (opts.storeUrl !== undefined && !isPgUrl(opts.storeUrl))
+    throw new Error(`store ${JSON.stringify(opts.storeUrl)}: expected a PostgreSQL URL, postgres://user@host/db`);
+  // Where the log is, for messages (a URL without its password).
+  const where = opts.storeUrl === undefined ? join(opts.dataDir, 'db') : withoutPassword(opts.storeUrl);
   // LevelDB writes as it opens: on a full disk the reserve is given up so it can (lib/service/storage.ts).
-  const store = opts.store ?? (await openWithReserve(opts.dataDir, () => restartable(() => openLevelStore(join(opts.dataDir, 'db')))));
+  const store =
+    opts.store ??
+    (opts.storeUrl !== undefined
+      ? await openPgStore(opts.storeUrl)
+      : await openWithReserve(opts.dataDir, () => restartable(() => openLevelStore(join(opts.dataDir, 'db')))));
   try {
     const stored = await storeReader(store);
     // Keys are made only with a new log: a log whose key file is missing is refused, never
@@ -70,7 +103,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       try {
         g = await readGenesis(stored);
       } catch (err) {
-        throw new Error(`${join(opts.dataDir, 'db')} does not hold an archive/0.2 log: ${(err as Error).message}`);
+        throw new Error(`${where} does not hold an archive/0.2 log: ${(err as Error).message}`);
       }
       if (g.operatorKey !== publicKeyOf(operatorKey))
         throw new Error(

@@ -47,7 +47,7 @@ t.test('nothing above log/ imports a file of log/ other than its index', async (
   t.same(wrong, [], 'every import of log/ is log/index.js');
 });
 
-t.test('the verifier statically imports no store, no deployment and no LevelDB', async (t) => {
+t.test('the verifier statically imports no store, no deployment, no LevelDB and no PostgreSQL client', async (t) => {
   const seen = new Set<string>();
   const bare = new Set<string>();
   const walk = (file: string) => {
@@ -62,12 +62,18 @@ t.test('the verifier statically imports no store, no deployment and no LevelDB',
   walk('bin/verify.ts');
   walk('verify/monitor.ts');
   t.ok(seen.has('verify/check-log.ts') && seen.has('log/index.ts'), 'the walk reaches the verifier and the log');
-  for (const f of ['lib/service/deployment.ts', 'lib/service/storage.ts', 'lib/service/keystore.ts', 'log/level-store.ts'])
+  for (const f of [
+    'lib/service/deployment.ts',
+    'lib/service/storage.ts',
+    'lib/service/keystore.ts',
+    'log/level-store.ts',
+    'log/pg-store.ts',
+  ])
     t.notOk(seen.has(f), `${f} is not imported`);
-  for (const m of ['level', 'classic-level']) t.notOk(bare.has(m), `${m} is not imported`);
+  for (const m of ['level', 'classic-level', 'pg']) t.notOk(bare.has(m), `${m} is not imported`);
 });
 
-t.test('importing the verifier reads no file and loads no LevelDB', async (t) => {
+t.test('importing the verifier reads no file and loads no LevelDB and no PostgreSQL client', async (t) => {
   // A fresh process: the file system calls are counted from before the first import. Source
   // maps are off (the test runner turns them on, and Node reads them as files).
   const script = `
@@ -87,9 +93,10 @@ t.test('importing the verifier reads no file and loads no LevelDB', async (t) =>
     await import(${JSON.stringify(join(projectRoot, 'dist/bin/verify.js'))});
     await import(${JSON.stringify(join(projectRoot, 'dist/verify/monitor.js'))});
     const cjs = Object.keys(createRequire(import.meta.url).cache);
-    console.log(JSON.stringify({ calls, leveldb: cjs.filter((p) => /classic-level|[\\\\/]level[\\\\/]/.test(p)) }));
+    console.log(JSON.stringify({ calls, leveldb: cjs.filter((p) => /classic-level|[\\\\/]level[\\\\/]/.test(p)), pg: cjs.filter((p) => /[\\\\/]pg[\\\\/]/.test(p)) }));
   `;
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
   t.same(out.calls, [], 'no file read at import');
   t.same(out.leveldb, [], 'LevelDB not loaded');
+  t.same(out.pg, [], 'the PostgreSQL client not loaded');
 });

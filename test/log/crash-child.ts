@@ -1,8 +1,9 @@
-// Child process for the crash test: opens the deployment in argv[2] and appends without end,
-// printing "ack <seq>" for each acknowledged append, until it is killed.
+// Child process for the crash test: opens the deployment in argv[2] (with its log in the
+// PostgreSQL database argv[3], if given) and appends without end, printing "ack <seq>" for
+// each acknowledged append, until it is killed.
 import { openDeployment } from '../../lib/service/deployment.js';
 
-const d = await openDeployment({ dataDir: process.argv[2]! });
+const d = await openDeployment({ dataDir: process.argv[2]!, storeUrl: process.argv[3] });
 process.stdout.write(`open ${d.log.size}\n`);
 let n = 0;
 for (;;) {

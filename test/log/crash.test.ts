@@ -1,18 +1,22 @@
 // Kill a writing process mid-stream with SIGKILL, reopen, and check that the log is at a
-// signed head that includes every acknowledged append, with no partial batch.
+// signed head that includes every acknowledged append, with no partial batch: on LevelDB and on
+// PostgreSQL.
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openDeployment } from '../../lib/service/deployment.js';
+import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const child = fileURLToPath(new URL('./crash-child.js', import.meta.url));
 
 /** Runs the child until it has acknowledged `acks` more appends, then kills it; returns the highest ack. */
-function runAndKill(dataDir: string, acks: number): Promise<{ opened: number; maxAck: number }> {
+function runAndKill(dataDir: string, acks: number, storeUrl?: string): Promise<{ opened: number; maxAck: number }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [child, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [child, dataDir, ...(storeUrl === undefined ? [] : [storeUrl])], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let opened = -1;
     let maxAck = -1;
     let seen = 0;
@@ -32,20 +36,23 @@ function runAndKill(dataDir: string, acks: number): Promise<{ opened: number; ma
   });
 }
 
-t.test('after SIGKILL mid-stream the log reopens at its last head with every acknowledged entry', async (t) => {
-  const dir = tempDir(t);
-  let expected = 1; // a new log opens with its genesis entry
-  for (const acks of [2000, 3500, 5000]) {
-    const { opened, maxAck } = await runAndKill(dir, acks);
-    t.equal(opened, expected, 'the child opened where the last run left the log');
-    const d = await openDeployment({ dataDir: dir });
-    try {
-      t.ok(d.log.size > maxAck, `reopened at ${d.log.size}, acknowledged up to seq ${maxAck}`);
-      const report = await d.audit();
-      t.same(report, { intact: true, problem: null, treeSize: d.log.size }, 'audit: intact, no partial batch');
-      expected = d.log.size;
-    } finally {
-      await d.close();
+for (const kind of ['leveldb', 'postgres'] as const) {
+  t.test(`${kind}: after SIGKILL mid-stream the log reopens at its last head with every acknowledged entry`, async (t) => {
+    const dir = tempDir(t);
+    const storeUrl = kind === 'postgres' ? await (await startPostgres(t)).createDatabase() : undefined;
+    let expected = 1; // a new log opens with its genesis entry
+    for (const acks of [2000, 3500, 5000]) {
+      const { opened, maxAck } = await runAndKill(dir, acks, storeUrl);
+      t.equal(opened, expected, 'the child opened where the last run left the log');
+      const d = await openDeployment({ dataDir: dir, storeUrl });
+      try {
+        t.ok(d.log.size > maxAck, `reopened at ${d.log.size}, acknowledged up to seq ${maxAck}`);
+        const report = await d.audit();
+        t.same(report, { intact: true, problem: null, treeSize: d.log.size }, 'audit: intact, no partial batch');
+        expected = d.log.size;
+      } finally {
+        await d.close();
+      }
     }
-  }
-});
+  });
+}

@@ -5,8 +5,10 @@ import t from 'tap';
 import { auditLog } from '../../log/audit.js';
 import { LevelStore } from '../../log/level-store.js';
 import { MemoryStore } from '../../log/memory-store.js';
+import { PgStore } from '../../log/pg-store.js';
 import { Sequencer } from '../../log/sequencer.js';
 import type { CommitBatch, LogStore } from '../../log/store.js';
+import { startPostgres } from '../helpers/postgres.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -42,7 +44,10 @@ function landing(inner: LogStore): LogStore & { landAndFail: boolean; gate: Prom
   return s;
 }
 
-for (const kind of ['memory', 'leveldb'] as const) {
+// One PostgreSQL server for this file, a new database for each test.
+const server = await startPostgres(t);
+
+for (const kind of ['memory', 'leveldb', 'postgres'] as const) {
   // Sizes before the failed batch and its length: within a tile, across a level-0 tile and
   // bundle boundary, and across the first level-1 tile (65,536 leaves) boundary.
   for (const [before, refused] of [
@@ -54,7 +59,9 @@ for (const kind of ['memory', 'leveldb'] as const) {
     t.test(`${kind}: a refused batch of ${refused} after ${before} entries that reached the store is rolled back`, async (t) => {
       const { signer, verify } = testSigner();
       const dir = tempDir(t);
-      const open = async (): Promise<LogStore> => (kind === 'memory' ? memory : LevelStore.open(dir));
+      const url = kind === 'postgres' ? await server.createDatabase() : '';
+      const open = async (): Promise<LogStore> =>
+        kind === 'memory' ? memory : kind === 'postgres' ? PgStore.open(url) : LevelStore.open(dir);
       const memory = new MemoryStore();
       const store = landing(await open());
       const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 100_000 });
@@ -93,9 +100,9 @@ for (const kind of ['memory', 'leveldb'] as const) {
       t.equal(audit.treeSize, before + more);
       const root = log.sth().rootHash;
       await log.close();
-      if (kind === 'leveldb') {
+      if (kind !== 'memory') {
         // Opens again (the tiles it loads match its head) with the same root and entries.
-        const again = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN });
+        const again = await Sequencer.open({ store: await open(), signer, origin: ORIGIN });
         t.equal(again.size, before + more);
         t.equal(again.sth().rootHash, root);
         const reread = await again.entries(before, more);

@@ -101,4 +101,72 @@ export function storeConformance(t: Test, name: string, factory: StoreFactory): 
     t.same((await store.getTiles([{ level: 0, index: 0 }])).map(text), ['tile']);
     await store.close();
   });
+
+  t.test(`${name}: a snapshot does not see later commits`, async (t) => {
+    const store = await factory.create(t);
+    await store.commit(batch(0, 3, [[0, 0, 'tile v1']]));
+    const snap = await store.snapshot();
+    await store.commit(batch(3, 2, [[0, 0, 'tile v2']]));
+    t.same(await snap.readHead(), head(3));
+    t.same(
+      await snap.readEntries(0, 10),
+      [0, 1, 2].map((s) => `entry ${s}\n{"n":${s}}`),
+    );
+    t.same((await snap.getTiles([{ level: 0, index: 0 }])).map(text), ['tile v1']);
+    await snap.close();
+    t.same(await store.readHead(), head(5), 'the store itself sees them');
+    t.same((await store.getTiles([{ level: 0, index: 0 }])).map(text), ['tile v2']);
+    await store.close();
+  });
+
+  t.test(`${name}: a commit with no entries rolls back to an earlier head, and the log grows again from it`, async (t) => {
+    const store = await factory.create(t);
+    await store.commit(
+      batch(0, 300, [
+        [0, 0, 'tile 0/0 full'],
+        [0, 1, 'tile 0/1 of 44'],
+        [1, 0, 'tile 1/0 of 1'],
+      ]),
+    );
+    // A commit that landed although it was reported failed: 300 more entries, tiles 0/1 and 0/2.
+    await store.commit(
+      batch(300, 300, [
+        [0, 1, 'tile 0/1 full'],
+        [0, 2, 'tile 0/2 of 88'],
+        [1, 0, 'tile 1/0 of 2'],
+      ]),
+    );
+    // The roll-back to 300, with the head's growing tiles.
+    await store.commit({
+      first: 300,
+      entries: [],
+      tiles: batch(0, 0, [
+        [0, 1, 'tile 0/1 of 44'],
+        [1, 0, 'tile 1/0 of 1'],
+      ]).tiles,
+      head: head(300),
+    });
+    t.same(await store.readHead(), head(300));
+    t.equal((await store.readEntries(0, 1000)).length, 300, 'no entry beyond the head is read');
+    t.same(
+      (
+        await store.getTiles([
+          { level: 0, index: 0 },
+          { level: 0, index: 1 },
+          { level: 0, index: 2 },
+          { level: 1, index: 0 },
+        ])
+      ).map(text),
+      ['tile 0/0 full', 'tile 0/1 of 44', undefined, 'tile 1/0 of 1'],
+    );
+    await store.commit(batch(300, 10, [[0, 1, 'tile 0/1 of 54']]));
+    const again = await factory.reopen(t, store);
+    t.same(await again.readHead(), head(310));
+    t.same(
+      await again.readEntries(298, 100),
+      [298, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309].map((s) => `entry ${s}\n{"n":${s}}`),
+    );
+    t.same((await again.getTiles([{ level: 0, index: 1 }])).map(text), ['tile 0/1 of 54']);
+    await again.close();
+  });
 }

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { auditLog } from '../../log/audit.js';
 import { LevelStore, levelKeys } from '../../log/level-store.js';
 import { MemoryStore } from '../../log/memory-store.js';
+import { PgStore } from '../../log/pg-store.js';
 import { Sequencer } from '../../log/sequencer.js';
 import type { LogStore } from '../../log/store.js';
 import { testSigner } from '../helpers/signer.js';
+import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { storeConformance } from './store-conformance.js';
 
@@ -25,6 +27,26 @@ storeConformance(t, 'LevelStore', {
     await store.close();
     const again = await LevelStore.open(dir);
     dirs.set(again, dir);
+    return again;
+  },
+});
+
+// One PostgreSQL server for this file, a new database for each test.
+const server = await startPostgres(t);
+const urls = new WeakMap<LogStore, string>();
+
+storeConformance(t, 'PgStore', {
+  async create() {
+    const url = await server.createDatabase();
+    const store = await PgStore.open(url);
+    urls.set(store, url);
+    return store;
+  },
+  async reopen(_t, store) {
+    const url = urls.get(store)!;
+    await store.close();
+    const again = await PgStore.open(url);
+    urls.set(again, url);
     return again;
   },
 });

@@ -1,0 +1,148 @@
+// What the PostgreSQL store adds to the store contract (docs/log-format.md, "How the service
+// stores the log"): the head row advanced by compare-and-swap (a fenced commit writes nothing),
+// a failed transaction leaves the head where it was, a killed server and the log's recovery,
+// and the versioned schema. On a real PostgreSQL server (test/helpers/postgres.ts).
+import t from 'tap';
+import pg from 'pg';
+import { auditLog } from '../../log/audit.js';
+import { PG_SCHEMA_VERSION, PgStore } from '../../log/pg-store.js';
+import { Sequencer } from '../../log/sequencer.js';
+import type { CommitBatch, StoredHead } from '../../log/store.js';
+import { startPostgres } from '../helpers/postgres.js';
+import { testSigner } from '../helpers/signer.js';
+
+const server = await startPostgres(t);
+const ORIGIN = 'test.example/pg';
+
+function head(treeSize: number, root = 'ab'): StoredHead {
+  return {
+    treeSize,
+    rootHash: root.repeat(32),
+    timestamp: '2026-01-01T00:00:00.000Z',
+    signature: `sig${treeSize}`,
+    checkpoint: `cp${treeSize}\n`,
+  };
+}
+
+function batch(first: number, n: number, root = 'ab'): CommitBatch {
+  return {
+    first,
+    entries: Array.from({ length: n }, (_, i) => `entry ${first + i}\n{"n":${first + i}}`),
+    tiles: [{ id: { level: 0, index: 0 }, bytes: new TextEncoder().encode(`tile at ${first + n}`) }],
+    head: head(first + n, root),
+  };
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+t.test('a commit that finds the head moved by another writer is fenced and writes nothing', async (t) => {
+  const url = await server.createDatabase();
+  const a = await PgStore.open(url);
+  const b = await PgStore.open(url);
+  await a.commit(batch(0, 3));
+  // b last saw no head: its commit would overwrite a's.
+  await t.rejects(b.commit(batch(0, 5, 'cd')), { code: 'fenced' });
+  t.same(await a.readHead(), head(3), 'the head is the first writer’s');
+  t.equal((await a.readEntries(0, 10)).length, 3, 'none of the fenced entries');
+  await a.commit(batch(3, 2));
+  // b stays fenced: it never learns a head it did not commit, until it is opened again.
+  await t.rejects(b.commit(batch(3, 1, 'cd')), { code: 'fenced' });
+  await t.rejects(b.commit({ first: 3, entries: [], tiles: [], head: head(3) }), { code: 'fenced' }, 'nor can it roll the log back');
+  t.same(await a.readHead(), head(5));
+  await b.close();
+  const c = await PgStore.open(url);
+  await c.commit(batch(5, 1));
+  t.same(await c.readHead(), head(6), 'a store opened after the move commits from the head it read');
+  await t.rejects(a.commit(batch(5, 1, 'cd')), { code: 'fenced' }, 'and the first writer is now the fenced one');
+  await a.close();
+  await c.close();
+});
+
+t.test('a transaction that fails half-way (a record PostgreSQL refuses) leaves the head and the entries where they were', async (t) => {
+  const url = await server.createDatabase();
+  const store = await PgStore.open(url);
+  await store.commit(batch(0, 10));
+  // A NUL character cannot be stored in a text column: the insert fails after the head was swapped.
+  const bad = batch(10, 5);
+  bad.entries[3] = 'entry 13\n{"n":"\u0000"}';
+  await t.rejects(store.commit(bad), /0x00/);
+  t.same(await store.readHead(), head(10));
+  t.equal((await store.readEntries(0, 100)).length, 10);
+  t.same(await query(url, 'SELECT count(*)::int AS n FROM log_entries'), [{ n: 10 }], 'no row of the failed batch');
+  // The same store goes on from the head that is there.
+  await store.commit(batch(10, 5));
+  t.same(await store.readHead(), head(15));
+  await store.close();
+});
+
+t.test('a server killed mid-batch: appends are refused, the head stays at an acknowledged one, recover() goes on', async (t) => {
+  const url = await server.createDatabase();
+  const { signer, verify } = testSigner();
+  const store = await PgStore.open(url);
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 500 });
+  const text = (i: number) => `{"n":${i},"pad":"${'p'.repeat(200)}"}`;
+  let acked = 0;
+  let n = 0;
+  const writing = (async () => {
+    for (;;) {
+      const wave = Array.from({ length: 1000 }, () => log.append('test.entry', text(n++)));
+      const results = await Promise.allSettled(wave);
+      for (const r of results) if (r.status === 'fulfilled') acked = Math.max(acked, r.value.treeSize);
+      if (results.some((r) => r.status === 'rejected')) return;
+    }
+  })();
+  while (acked < 3000) await new Promise((resolve) => setTimeout(resolve, 5));
+  await server.kill();
+  await writing;
+  t.ok(log.stopped, 'the log stopped');
+  const ackedHead = log.sth();
+  t.equal(ackedHead.treeSize, acked, 'the served head is the last acknowledged one');
+  await t.rejects(log.recover(), 'no recovery while the server is down');
+  await server.start();
+  await log.recover();
+  t.equal(log.size, acked, 'recovered at the last acknowledged head');
+  t.equal((await store.readHead())!.treeSize, acked, 'the stored head is that one');
+  await Promise.all(Array.from({ length: 700 }, (_, i) => log.append('test.entry', text(-i))));
+  t.same(await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey }), {
+    intact: true,
+    problem: null,
+    treeSize: acked + 700,
+  });
+  const root = log.sth().rootHash;
+  await log.close();
+  const again = await Sequencer.open({ store: await PgStore.open(url), signer, origin: ORIGIN });
+  t.equal(again.size, acked + 700);
+  t.equal(again.sth().rootHash, root);
+  await again.close();
+});
+
+t.test('the schema is created at version 1 and a later version is refused', async (t) => {
+  const url = await server.createDatabase();
+  const store = await PgStore.open(url);
+  await store.close();
+  t.equal(PG_SCHEMA_VERSION, 1);
+  t.same(await query(url, 'SELECT version FROM log_schema_version'), [{ version: 1 }]);
+  t.same(
+    (await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'log_%' ORDER BY 1")).map(
+      (r) => r.tablename,
+    ),
+    ['log_entries', 'log_head', 'log_schema_version', 'log_tiles'],
+  );
+  // Opening again changes nothing; two stores opening at once agree.
+  await Promise.all([PgStore.open(url), PgStore.open(url)].map(async (s) => (await s).close()));
+  t.same(await query(url, 'SELECT version FROM log_schema_version'), [{ version: 1 }]);
+  await query(url, 'UPDATE log_schema_version SET version = 2');
+  await t.rejects(PgStore.open(url), { code: 'corrupt', message: /schema version 2/ });
+  // A database opened for the first time by two stores at once: one creates, the other waits.
+  const fresh = await server.createDatabase();
+  await Promise.all([PgStore.open(fresh), PgStore.open(fresh)].map(async (s) => (await s).close()));
+  t.same(await query(fresh, 'SELECT version FROM log_schema_version'), [{ version: 1 }]);
+});
