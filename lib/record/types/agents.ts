@@ -7,6 +7,7 @@ import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
 import { noteAwaiting, untouched } from '../numbers/numbers.js';
+import { noteReceipt, noteReports } from '../numbers/verification.js';
 import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../protocol/schemas/payloads.js';
 
@@ -225,11 +226,13 @@ export const revoke = entryType({
         const v = state.reviews.get(d.id)!;
         t.claims.push(v.claim);
         t.operators.push(v.operatorId);
+        noteReports(state, v.operatorId, v.claim);
       } else {
         const r = state.receipts.get(d.id)!;
         t.claims.push(r.target);
         t.operators.push(r.operatorId);
         noteAwaiting(state, r.id);
+        noteReceipt(state, r.id);
       }
     }
     return t;
