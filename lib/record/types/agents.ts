@@ -208,8 +208,15 @@ export const revoke = entryType({
     const disowned: { type: string; id: string; seq: number }[] = [];
     if (p.compromisedAt !== undefined) {
       const from = Date.parse(p.compromisedAt);
-      for (const r of state.reportsByKey.get(p.key) ?? []) {
-        if (Date.parse(r.ts) < from) continue;
+      const reports = state.reportsByKey.get(p.key) ?? [];
+      // Reports are kept in log order, whose entry ts never go back: the first at or after `from` is found by halving.
+      let lo = 0;
+      for (let hi = reports.length; lo < hi;) {
+        const mid = (lo + hi) >> 1;
+        if (Date.parse(reports[mid]!.ts) < from) lo = mid + 1;
+        else hi = mid;
+      }
+      for (const r of reports.slice(lo)) {
         const item = r.type === 'review' ? state.reviews.get(r.id) : state.receipts.get(r.id);
         if (item === undefined || item.disownedSeq !== null) continue;
         item.disownedSeq = e.seq;
