@@ -104,7 +104,8 @@ export interface ReceiptTally {
 
 export interface ClaimTally {
   reviews: string[];
-  checks: Set<string>;
+  /** Null until the operator checks an argument of the claim. */
+  checks: Set<string> | null;
   reports: number;
   right: number;
 }

@@ -132,14 +132,15 @@ export function noteReview(state: State, op: string, id: string): void {
 /** A check by `op` of argument `id` was filed (the first or one replacing its earlier one). */
 export function noteArgumentCheck(state: State, op: string, id: string): void {
   const claim = state.argumentsById.get(id)!.claim;
-  claimTally(state, op, claim).checks.add(id);
+  const c = claimTally(state, op, claim);
+  (c.checks ??= new Set()).add(id);
   noteReports(state, op, claim);
 }
 
 function claimTally(state: State, op: string, claim: string): ClaimTally {
   const t = tallyOf(state, op);
   let c = t.claims.get(claim);
-  if (c === undefined) t.claims.set(claim, (c = { reviews: [], checks: new Set(), reports: 0, right: 0 }));
+  if (c === undefined) t.claims.set(claim, (c = { reviews: [], checks: null, reports: 0, right: 0 }));
   return c;
 }
 
@@ -165,7 +166,7 @@ export function noteReports(state: State, op: string, claim: string): void {
       if (v.forecast >= 0.5 === (res === 1)) c.right++;
       break;
     }
-    for (const argId of c.checks) {
+    for (const argId of c.checks ?? []) {
       const a = state.argumentsById.get(argId)!;
       if (a.stance === 'qualifies') continue;
       const forClaim = (a.stance === 'supports') === a.checks.get(op)!.holds;
