@@ -2,23 +2,30 @@
 //  1. accepted signed writes over HTTP on loopback (reviews, envelopes signed before the run):
 //     requests/s sustained and p99 latency, and the ratio to a bare Koa route that only verifies
 //     one Ed25519 signature, measured in the same run against the same bodies;
-//  2. replay of a 1,000,000-entry log with every signature re-verified: entries/s, and memory.
+//  2. the same on a hot claim (issue 14): a claim that holds BENCH_HOT reviews already (the log
+//     built in process through the record, the service started on it), beside the bare route;
+//  3. replay of a 1,000,000-entry log with every signature re-verified, beside the signature
+//     floor (node:crypto Ed25519 verifications/s on all cores, measured in the same run), and
+//     without signatures (what a start-up does): entries/s, and memory.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDeployment } from '../lib/service/deployment.js';
 import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { replayVerified } from '../lib/service/verified-replay.js';
+import { replayStore } from '../lib/record/replay.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { fmt, machine } from './stats.js';
 import type { Served } from '../lib/client/http.js';
 
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const REPLAY_ENTRIES = Number(process.env.BENCH_REPLAY ?? 1_000_000);
+const HOT_REVIEWS = Number(process.env.BENCH_HOT ?? 100_000);
 const CONNECTIONS = 64;
 
 type Key = ReturnType<typeof generateKeyPair>;
@@ -87,14 +94,51 @@ async function load(url: string, bodies: string[], seconds: number) {
   };
 }
 
-async function httpWrites(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-record-'));
+/** Starts the service (and the bare route beside it) on `dataDir`; returns their URLs, the time the service took to start, and how to stop it. */
+async function startService(dataDir: string) {
+  const t0 = performance.now();
   const child = spawn(process.execPath, [new URL('./record-server.js', import.meta.url).pathname, dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const line: string = await new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+  const { service, bare } = JSON.parse(line) as { service: string; bare: string };
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  };
+  return { service, bare, startSeconds: (performance.now() - t0) / 1000, stop };
+}
+
+/** Loads the bare route, then POST /v2/reviews, with the same signed bodies; prints both and their ratio. */
+async function writesBesideFloor(service: string, bare: string, bodies: string[], what: string): Promise<void> {
+  await load(`${bare}/`, bodies.slice(0, 2000), 2); // warm up
+  const floor = await load(`${bare}/`, bodies, HTTP_SECONDS);
+  const writes = await load(`${service}/v2/reviews`, bodies, HTTP_SECONDS);
+  if (writes.sent > bodies.length) console.log('warning: bodies were reused; repeats answer 409 and count as failed');
+  console.log(
+    `bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.failed} failed`,
+  );
+  console.log(
+    `accepted signed writes, POST /v2/reviews ${what} (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`,
+  );
+  console.log(`ratio of accepted writes to the bare route: ${fmt(writes.rps / floor.rps, 2)}`);
+}
+
+/** Review envelopes by `reviewers` (round robin) on `claim`, signed before the run. */
+function signedReviews(reviewers: Key[], claim: string, from: number): string[] {
+  const n = Math.ceil(HTTP_SECONDS * 8000) + 20000;
+  const t0 = performance.now();
+  const bodies = Array.from({ length: n }, (_, j) =>
+    JSON.stringify(review(`reviewer-${j % reviewers.length}`, reviewers[j % reviewers.length]!, claim, from + j)),
+  );
+  console.log(`signed ${fmt(n)} review envelopes in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  return bodies;
+}
+
+async function httpWrites(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-record-'));
+  const { service, bare, stop } = await startService(dataDir);
   try {
-    const line: string = await new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
-    const { service, bare } = JSON.parse(line) as { service: string; bare: string };
     const { version, hash } = (await (await fetch(`${service}/v1/constitution`)).json()) as { version: string; hash: string };
     const constitution = { version, hash };
     // 100 reviewers of 100 operators and one author; reviews are signed before the run.
@@ -104,26 +148,93 @@ async function httpWrites(): Promise<void> {
     const reviewers = Array.from({ length: 100 }, () => generateKeyPair());
     for (const [i, k] of reviewers.entries())
       await post(`${service}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, constitution));
-    const n = Math.ceil(HTTP_SECONDS * 8000) + 20000;
-    const t0 = performance.now();
-    const bodies = Array.from({ length: n }, (_, j) => JSON.stringify(review(`reviewer-${j % 100}`, reviewers[j % 100]!, claim, j)));
-    console.log(`signed ${fmt(n)} review envelopes in ${fmt((performance.now() - t0) / 1000, 1)} s`);
-    await load(`${bare}/`, bodies.slice(0, 2000), 2); // warm up
-    const floor = await load(`${bare}/`, bodies, HTTP_SECONDS);
-    const writes = await load(`${service}/v2/reviews`, bodies, HTTP_SECONDS);
-    if (writes.sent > bodies.length) console.log('warning: bodies were reused; repeats answer 409 and count as failed');
-    console.log(
-      `bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.failed} failed`,
-    );
-    console.log(
-      `accepted signed writes, POST /v2/reviews (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`,
-    );
-    console.log(`ratio of accepted writes to the bare route: ${fmt(writes.rps / floor.rps, 2)}`);
+    await writesBesideFloor(service, bare, signedReviews(reviewers, claim, 0), 'on a new claim');
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The hot claim: one claim that holds HOT_REVIEWS reviews by 100 reviewers of 100 operators,
+ * built in process through the record (with a clock that ends now), then the service started
+ * on that log and loaded with more reviews of the same claim.
+ */
+async function hotClaimWrites(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-hot-'));
+  try {
+    const t0 = performance.now();
+    let t = Date.now() - HOT_REVIEWS - 200;
+    const d = await openDeployment({ dataDir, clock: () => t });
+    const record = await LiveRecord.open(d, () => t);
+    const c = record.state.constitution;
+    const wait: Promise<unknown>[] = [];
+    const admit = (type: string, logged: object) => {
+      t++;
+      const a = record.admit(type, logged);
+      if (!('already' in a)) wait.push(a.committed);
+      return a;
+    };
+    const author = generateKeyPair();
+    admit('agent.register', registration('author', author, 'lab-author', c));
+    const reviewers = Array.from({ length: 100 }, () => generateKeyPair());
+    reviewers.forEach((k, i) => admit('agent.register', registration(`reviewer-${i}`, k, `lab-${i}`, c)));
+    admit('paper', paper('author', author, 0));
+    const claim = `${[...record.state.papers.keys()].at(-1)}#C1`;
+    for (let n = 0; n < HOT_REVIEWS; n++) {
+      const i = n % 100;
+      admit('review', review(`reviewer-${i}`, reviewers[i]!, claim, n, new Date(t + 1).toISOString()));
+      if (wait.length >= 5000) await Promise.all(wait.splice(0));
+    }
+    await Promise.all(wait);
+    await d.close();
+    console.log(`built a claim holding ${fmt(HOT_REVIEWS)} reviews through the record in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    const { service, bare, startSeconds, stop } = await startService(dataDir);
+    try {
+      console.log(`the service started on that log (replayed, no signatures) in ${fmt(startSeconds, 1)} s`);
+      await writesBesideFloor(
+        service,
+        bare,
+        signedReviews(reviewers, claim, HOT_REVIEWS),
+        `on the claim holding ${fmt(HOT_REVIEWS)} reviews`,
+      );
+    } finally {
+      await stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** node:crypto Ed25519 verifications per second on all cores: one worker per core verifying one signature for `seconds`. */
+async function signatureFloor(seconds: number): Promise<number> {
+  const code = `
+    const { generateKeyPairSync, sign, verify } = require('node:crypto');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const data = Buffer.from('x'.repeat(300));
+    const sig = sign(null, data, privateKey);
+    const end = Date.now() + workerData * 1000;
+    let n = 0;
+    const t0 = performance.now();
+    while (Date.now() < end) for (let i = 0; i < 100; i++) n += verify(null, data, publicKey, sig) ? 1 : 0;
+    parentPort.postMessage(n / ((performance.now() - t0) / 1000));
+  `;
+  const rates = await Promise.all(
+    Array.from(
+      { length: availableParallelism() },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const w = new Worker(code, { eval: true, workerData: seconds });
+          w.once('message', (m: number) => {
+            resolve(m);
+            void w.terminate();
+          });
+          w.once('error', reject);
+        }),
+    ),
+  );
+  return rates.reduce((a, b) => a + b, 0);
 }
 
 /** Builds a log of `entries` entries through the record itself (no HTTP): reviews mostly. */
@@ -166,6 +277,8 @@ async function replay(): Promise<void> {
     );
     const d = await openDeployment({ dataDir });
     const size = d.log.size;
+    const floor = await signatureFloor(5);
+    console.log(`signature floor: ${fmt(floor)} node:crypto Ed25519 verifications/s on ${availableParallelism()} cores`);
     global.gc?.();
     const before = process.memoryUsage();
     const t1 = performance.now();
@@ -175,10 +288,16 @@ async function replay(): Promise<void> {
     const after = process.memoryUsage();
     if (problem !== null) throw new Error(`replay found a problem at ${problem.seq}: ${problem.detail}`);
     console.log(
-      `replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s (${state.reviews.size} reviews in the state)`,
+      `replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s (${state.reviews.size} reviews in the state), ${fmt(size / seconds / floor, 2)} of the signature floor`,
     );
     console.log(
       `memory after replay: heap used ${fmt(after.heapUsed / 2 ** 20)} MiB (+${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)}), rss ${fmt(after.rss / 2 ** 20)} MiB`,
+    );
+    const t2 = performance.now();
+    const plain = await replayStore(d.log, size);
+    const plainSeconds = (performance.now() - t2) / 1000;
+    console.log(
+      `replay of ${fmt(size)} entries without signatures (a start-up): ${fmt(plainSeconds, 1)} s, ${fmt(size / plainSeconds)} entries/s (${plain.reviews.size} reviews in the state)`,
     );
     await d.close();
   } finally {
@@ -187,5 +306,7 @@ async function replay(): Promise<void> {
 }
 
 console.log(`machine: ${machine()}`);
-if (process.env.BENCH_ONLY !== 'replay') await httpWrites();
-if (process.env.BENCH_ONLY !== 'http') await replay();
+const only = process.env.BENCH_ONLY;
+if (only === undefined || only === 'http') await httpWrites();
+if (only === undefined || only === 'hot') await hotClaimWrites();
+if (only === undefined || only === 'replay') await replay();

@@ -30,8 +30,16 @@ export function feedItems(state: State, field: string): Item[] {
       summary: `${p.claims.length} claim${p.claims.length === 1 ? '' : 's'} (${p.claims.join(', ')}) by operator ${p.operatorId}`,
     });
   }
-  for (const c of state.numbers.statusChanges) {
+  // Status changes are kept in log order: the newest FEED_ITEMS of the field (and any others of
+  // the last one's entry, which the order by id may prefer) are all the feed can show of them.
+  const changes = state.numbers.statusChanges;
+  let taken = 0;
+  let cutoff = -1;
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const c = changes[i]!;
+    if (taken >= FEED_ITEMS && c.seq < cutoff) break;
     if (claimField(state, c.ref) !== field || !claimInView(state, c.ref)) continue;
+    if (++taken === FEED_ITEMS) cutoff = c.seq;
     const claim = state.claims.get(c.ref)!;
     items.push({
       seq: c.seq,

@@ -10,7 +10,7 @@ const PAGE = 4096;
 
 /** One entry read from the log as the entry the state machine folds. */
 export function recordEntry(r: LoggedEntry): RecordEntry {
-  return { seq: r.seq, ts: r.ts, type: r.type, logged: JSON.parse(r.payload) };
+  return { seq: r.seq, ts: r.ts, type: r.type, logged: JSON.parse(r.payload), text: r.payload };
 }
 
 /** The state after the first `size` entries of the log. */

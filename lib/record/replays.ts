@@ -5,6 +5,7 @@
 // that sets a slot must be signed later than the write that set the slot last.
 import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../protocol/ids.js';
+import { sha256TextHex } from '../../log/index.js';
 import type { RecordEntry, State } from './state.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
@@ -28,11 +29,32 @@ export const isSignedWrite = (e: RecordEntry, serviceEvents: ReadonlySet<string>
 
 const hashes = new WeakMap<RecordEntry, string>();
 
-/** SHA-256 of the signed bytes (the canonical JSON of the payload), computed once per entry. */
+/** `{"payload":` opens a signed write's logged text; `,"signature":"<86 base64url>"}` closes it. */
+const PAYLOAD_HEAD = '{"payload":';
+const SIGNATURE_HEAD = ',"signature":"';
+const SIGNATURE_TAIL_LENGTH = SIGNATURE_HEAD.length + 86 + 2;
+
+/**
+ * The signed bytes of a signed write's logged text: the canonical JSON of {payload, signature}
+ * holds the payload's canonical JSON between its head and the signature (docs/log-format.md).
+ * Null when the text is not of that shape.
+ */
+function signedSlice(text: string): string | null {
+  const end = text.length - SIGNATURE_TAIL_LENGTH;
+  if (end <= PAYLOAD_HEAD.length || !text.startsWith(PAYLOAD_HEAD) || !text.startsWith(SIGNATURE_HEAD, end) || !text.endsWith('"}'))
+    return null;
+  return text.slice(PAYLOAD_HEAD.length, end);
+}
+
+/**
+ * SHA-256 of the signed bytes (the canonical JSON of the payload), computed once per entry:
+ * from the slice of the logged text when the entry carries it, else by canonicalizing the payload.
+ */
 export function signedHash(e: RecordEntry): string {
   let h = hashes.get(e);
   if (h === undefined) {
-    h = payloadId(e.logged.payload);
+    const signed = e.text === undefined ? null : signedSlice(e.text);
+    h = signed === null ? payloadId(e.logged.payload) : sha256TextHex(signed);
     hashes.set(e, h);
   }
   return h;

@@ -15,6 +15,12 @@ export interface RecordEntry {
    * of view, replayed by a verifier): the id is a hash of that text, so the entry names it.
    */
   id?: string;
+  /**
+   * The logged object's canonical JSON, as the log holds it, when the entry came from the log
+   * or the caller has it already: a signed write's signed bytes are a slice of it
+   * (docs/log-format.md), so they are hashed from it, not serialised again.
+   */
+  text?: string;
 }
 
 /** What verified an operator by the record: its round and the evidence that earned it (numbers/verification.ts). */

@@ -78,6 +78,44 @@ export function noteClaim(ix: NumbersIndex, ref: string): void {
   ix.refs.push(ref);
 }
 
+/**
+ * What the two criteria need of one operator, kept as entries land so that looking at a
+ * candidate costs the same whatever its history (docs/credence.md#operators-verified-by-the-record).
+ * `receiptsEarned` and `reportsEarned` of verification.ts compute the same from scratch (tests compare them).
+ */
+export interface OperatorTally {
+  /** Per receipt of the operator: what its verified cross-checks say (absent while none do). */
+  receipts: Map<string, ReceiptTally>;
+  /** Sums over `receipts`: verified cross-checks that disagreed, receipts per lowest verifying round, verified matching cross-checks per checker. */
+  disputes: number;
+  byRound: Map<number, number>;
+  sources: Map<string, number>;
+  /** Per claim: the operator's reviews of it in log order, its checks of the claim's arguments, and what they count. */
+  claims: Map<string, ClaimTally>;
+  reports: number;
+  right: number;
+}
+
+export interface ReceiptTally {
+  disputes: number;
+  lowest: number;
+  checkers: string[];
+}
+
+export interface ClaimTally {
+  reviews: string[];
+  /** Null until the operator checks an argument of the claim. */
+  checks: Set<string> | null;
+  reports: number;
+  right: number;
+}
+
+/** The tallies of every operator, and how many operators are verified in each round from 1 on. */
+export interface VerificationTallies {
+  operators: Map<string, OperatorTally>;
+  rounds: Map<number, number>;
+}
+
 /** Claims per chunk of the served credence body (served.ts caches it chunk by chunk). */
 export const CHUNK = 1024;
 
@@ -114,6 +152,8 @@ export interface Numbers {
   history: Map<string, [number, number][]>;
   /** The entry being folded. */
   at: { seq: number; ts: string };
+  /** What verification by the record reads of each operator, kept as entries land (verification.ts). */
+  tallies: VerificationTallies;
 }
 
 export interface StatusChange {
@@ -133,4 +173,5 @@ export const emptyNumbers = (): Numbers => ({
   statusChanges: [],
   history: new Map(),
   at: { seq: 0, ts: '' },
+  tallies: { operators: new Map(), rounds: new Map() },
 });

@@ -11,7 +11,7 @@ import { foundationsOf, scoreClaim, type Score } from './score.js';
 
 /** Minutes of expected compute for a claim with no bundle yet (docs/credence.md). */
 export const DEFAULT_MINUTES = 60;
-import { verifyRound, voidIfDisputed } from './verification.js';
+import { noteReceipt, noteResolution, verifyRound, voidIfDisputed } from './verification.js';
 import { resettle } from '../settlement.js';
 
 /**
@@ -159,16 +159,6 @@ export function watchFrontier(r: Ranks, ord: number): void {
     r.stale = true;
 }
 
-/** Operators whose reports touch `ref`: its reviewers and the checkers of its arguments. */
-function reportersOn(state: State, ref: string): string[] {
-  const ops: string[] = [];
-  for (const id of state.numbers.index.reviewsByClaim.get(ref) ?? []) ops.push(state.reviews.get(id)!.operatorId);
-  for (const id of state.argumentsByClaim.get(ref) ?? []) {
-    for (const c of state.argumentsById.get(id)!.checks.values()) ops.push(c.operatorId);
-  }
-  return ops;
-}
-
 /**
  * The claims whose numbers read whether `op` is verified: those it filed receipts or reviews
  * on, those whose receipts it cross-checked (verified or disputed), those its papers rely on
@@ -179,7 +169,8 @@ function claimsReading(state: State, op: string): string[] {
   const refs: string[] = [];
   for (const id of ix.receiptsByOperator.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
   for (const id of ix.crossCheckedBy.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
-  for (const id of ix.reviewsByOperator.get(op) ?? []) refs.push(state.reviews.get(id)!.claim);
+  // The claims it reviewed (or checked arguments of), once each however many reports it filed on them.
+  refs.push(...(state.numbers.tallies.operators.get(op)?.claims.keys() ?? []));
   for (const id of ix.papersByOperator.get(op) ?? []) {
     for (const ref of state.papers.get(id)!.claims) refs.push(...foundationsOf(state, state.claims.get(ref)!));
   }
@@ -214,10 +205,13 @@ export function updateNumbers(state: State, e: RecordEntry, t: Touched): void {
       for (const op of changed) {
         claims.push(...claimsReading(state, op));
         candidates.push(...crossCheckedOperators(state, op));
-        for (const id of state.numbers.index.crossCheckedBy.get(op) ?? []) noteAwaiting(state, id);
+        for (const id of state.numbers.index.crossCheckedBy.get(op) ?? []) {
+          noteAwaiting(state, id);
+          noteReceipt(state, id);
+        }
       }
     }
-    if (claims.length > 0) for (const ref of refresh(state, claims)) candidates.push(...reportersOn(state, ref));
+    if (claims.length > 0) for (const ref of refresh(state, claims)) candidates.push(...noteResolution(state, ref));
     changed = verifyRound(state, state.numbers.index, candidates, e.seq);
     if (changed.length === 0) return;
     claims = [];

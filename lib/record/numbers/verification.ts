@@ -4,7 +4,7 @@
 // claims with at least 80 % right. A verified operator whose receipt two verified operators
 // dispute loses the status from that entry on. The fold runs this after every entry.
 import type { State, VerifiedBy } from '../state.js';
-import type { NumbersIndex } from './index.js';
+import type { ClaimTally, NumbersIndex, OperatorTally, ReceiptTally } from './index.js';
 
 export type { VerifiedBy };
 
@@ -77,16 +77,161 @@ export function reportsEarned(state: State, ix: NumbersIndex, op: string): { rep
   return { reports, right };
 }
 
+function tallyOf(state: State, op: string): OperatorTally {
+  const all = state.numbers.tallies.operators;
+  let t = all.get(op);
+  if (t === undefined) {
+    t = { receipts: new Map(), disputes: 0, byRound: new Map(), sources: new Map(), claims: new Map(), reports: 0, right: 0 };
+    all.set(op, t);
+  }
+  return t;
+}
+
+const bump = <K>(m: Map<K, number>, k: K, by: number): void => {
+  const n = (m.get(k) ?? 0) + by;
+  if (n === 0) m.delete(k);
+  else m.set(k, n);
+};
+
+/** Receipt `id` changed (a cross-check, disowned) or one of its cross-checkers was verified or voided: its operator's receipts tally anew. */
+export function noteReceipt(state: State, id: string): void {
+  const r = state.receipts.get(id)!;
+  const t = tallyOf(state, r.operatorId);
+  const old = t.receipts.get(id);
+  if (old !== undefined) {
+    t.disputes -= old.disputes;
+    if (old.lowest !== Infinity) bump(t.byRound, old.lowest, -1);
+    for (const c of old.checkers) bump(t.sources, c, -1);
+    t.receipts.delete(id);
+  }
+  if (r.disownedSeq !== null) return;
+  const now: ReceiptTally = { disputes: 0, lowest: Infinity, checkers: [] };
+  for (const c of r.crossCheckedBy) {
+    const v = state.verified.get(c.operatorId);
+    if (v === undefined) continue;
+    if (!c.match) now.disputes++;
+    else {
+      now.lowest = Math.min(now.lowest, v.round);
+      now.checkers.push(c.operatorId);
+    }
+  }
+  if (now.disputes === 0 && now.checkers.length === 0) return;
+  t.disputes += now.disputes;
+  if (now.lowest !== Infinity) bump(t.byRound, now.lowest, 1);
+  for (const c of now.checkers) bump(t.sources, c, 1);
+  t.receipts.set(id, now);
+}
+
+/** A review by `op` was filed: it becomes its latest of the claim. */
+export function noteReview(state: State, op: string, id: string): void {
+  const claim = state.reviews.get(id)!.claim;
+  claimTally(state, op, claim).reviews.push(id);
+  noteReports(state, op, claim);
+}
+
+/** A check by `op` of argument `id` was filed (the first or one replacing its earlier one). */
+export function noteArgumentCheck(state: State, op: string, id: string): void {
+  const claim = state.argumentsById.get(id)!.claim;
+  const c = claimTally(state, op, claim);
+  (c.checks ??= new Set()).add(id);
+  noteReports(state, op, claim);
+}
+
+function claimTally(state: State, op: string, claim: string): ClaimTally {
+  const t = tallyOf(state, op);
+  let c = t.claims.get(claim);
+  if (c === undefined) t.claims.set(claim, (c = { reviews: [], checks: null, reports: 0, right: 0 }));
+  return c;
+}
+
+/**
+ * What `op`'s reports on `claim` count now (its latest review not disowned, its checks of the
+ * claim's arguments), as `reportsEarned` counts them: after a report, a review disowned, or the
+ * claim's resolution moved.
+ */
+export function noteReports(state: State, op: string, claim: string): void {
+  const t = tallyOf(state, op);
+  const c = t.claims.get(claim);
+  if (c === undefined) return;
+  t.reports -= c.reports;
+  t.right -= c.right;
+  c.reports = 0;
+  c.right = 0;
+  const res = state.claims.get(claim)!.operatorId === op ? null : (state.numbers.scores.get(claim)?.resolved ?? null);
+  if (res !== null) {
+    for (let i = c.reviews.length - 1; i >= 0; i--) {
+      const v = state.reviews.get(c.reviews[i]!)!;
+      if (v.disownedSeq !== null) continue;
+      c.reports++;
+      if (v.forecast >= 0.5 === (res === 1)) c.right++;
+      break;
+    }
+    for (const argId of c.checks ?? []) {
+      const a = state.argumentsById.get(argId)!;
+      if (a.stance === 'qualifies') continue;
+      const forClaim = (a.stance === 'supports') === a.checks.get(op)!.holds;
+      c.reports++;
+      if (forClaim === (res === 1)) c.right++;
+    }
+  }
+  t.reports += c.reports;
+  t.right += c.right;
+}
+
+/** The operators with reports on `claim` (its reviewers, the checkers of its arguments): after its resolution moved, their reports count anew. */
+export function noteResolution(state: State, claim: string): string[] {
+  const ops = new Set<string>();
+  for (const id of state.numbers.index.reviewsByClaim.get(claim) ?? []) ops.add(state.reviews.get(id)!.operatorId);
+  for (const id of state.argumentsByClaim.get(claim) ?? []) {
+    for (const c of state.argumentsById.get(id)!.checks.values()) ops.add(c.operatorId);
+  }
+  for (const op of ops) noteReports(state, op, claim);
+  return [...ops];
+}
+
+/** The receipts criterion as the tallies have it: the same as `receiptsEarned`. */
+export function receiptsTallied(state: State, op: string): { receipts: number; sources: number; round: number } | null {
+  const t = state.numbers.tallies.operators.get(op);
+  if (t === undefined || t.disputes > 0) return null;
+  let receipts = 0;
+  for (const n of t.byRound.values()) receipts += n;
+  if (receipts < RECEIPTS_NEEDED) return null;
+  let seen = 0;
+  let round = 0;
+  for (const r of [...t.byRound.keys()].sort((a, b) => a - b)) {
+    seen += t.byRound.get(r)!;
+    if (seen >= RECEIPTS_NEEDED) {
+      round = r;
+      break;
+    }
+  }
+  return { receipts, sources: t.sources.size, round: round + 1 };
+}
+
+/** The reports criterion as the tallies have it: the same as `reportsEarned`. */
+export function reportsTallied(state: State, op: string): { reports: number; right: number } {
+  const t = state.numbers.tallies.operators.get(op);
+  return { reports: t?.reports ?? 0, right: t?.right ?? 0 };
+}
+
+/** The highest round of any operator verified (0 when none beyond genesis). */
+export function lastRound(state: State): number {
+  let last = 0;
+  for (const [r, n] of state.numbers.tallies.rounds) if (n > 0) last = Math.max(last, r);
+  return last;
+}
+
 /** What would verify `op` now, or null. */
-export function qualification(state: State, ix: NumbersIndex, op: string, seq: number): VerifiedBy | null {
-  const rec = receiptsEarned(state, ix, op);
-  const rep = reportsEarned(state, ix, op);
+export function qualification(state: State, ix: NumbersIndex, op: string, seq: number, fromScratch = false): VerifiedBy | null {
+  const rec = fromScratch ? receiptsEarned(state, ix, op) : receiptsTallied(state, op);
+  const rep = fromScratch ? reportsEarned(state, ix, op) : reportsTallied(state, op);
   const byReports = rep.reports >= REPORTS_NEEDED && rep.right >= RIGHT_SHARE * rep.reports;
   if (rec === null && !byReports) return null;
   // Resolutions rest on everyone verified so far: the reports criterion is one round after the last.
-  let lastRound = 0;
-  for (const v of state.verified.values()) lastRound = Math.max(lastRound, v.round);
-  const round = Math.min(rec?.round ?? Infinity, byReports ? lastRound + 1 : Infinity);
+  let last = 0;
+  if (fromScratch) for (const v of state.verified.values()) last = Math.max(last, v.round);
+  else last = lastRound(state);
+  const round = Math.min(rec?.round ?? Infinity, byReports ? last + 1 : Infinity);
   return { round, seq, ...(rec ?? {}), ...(byReports ? rep : {}) };
 }
 
@@ -101,7 +246,10 @@ export function verifyRound(state: State, ix: NumbersIndex, candidates: Iterable
     const q = qualification(state, ix, op, seq);
     if (q !== null) newly.push([op, q]);
   }
-  for (const [op, q] of newly) state.verified.set(op, q);
+  for (const [op, q] of newly) {
+    state.verified.set(op, q);
+    if (q.round > 0) bump(state.numbers.tallies.rounds, q.round, 1);
+  }
   return newly.map(([op]) => op);
 }
 
@@ -114,6 +262,8 @@ export function voidIfDisputed(state: State, receipt: string, seq: number): stri
   if (!state.verified.has(r.operatorId) || r.operatorId === state.operator) return null;
   const disputers = new Set(r.crossCheckedBy.filter((c) => !c.match && state.verified.has(c.operatorId)).map((c) => c.operatorId));
   if (disputers.size < DISPUTES_TO_VOID) return null;
+  const round = state.verified.get(r.operatorId)!.round;
+  if (round > 0) bump(state.numbers.tallies.rounds, round, -1);
   state.verified.delete(r.operatorId);
   state.voided.set(r.operatorId, { seq, receipt });
   return r.operatorId;

@@ -7,6 +7,7 @@ import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
 import { noteAwaiting, untouched } from '../numbers/numbers.js';
+import { noteReceipt, noteReports } from '../numbers/verification.js';
 import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../protocol/schemas/payloads.js';
 
@@ -207,8 +208,15 @@ export const revoke = entryType({
     const disowned: { type: string; id: string; seq: number }[] = [];
     if (p.compromisedAt !== undefined) {
       const from = Date.parse(p.compromisedAt);
-      for (const r of state.reportsByKey.get(p.key) ?? []) {
-        if (Date.parse(r.ts) < from) continue;
+      const reports = state.reportsByKey.get(p.key) ?? [];
+      // Reports are kept in log order, whose entry ts never go back: the first at or after `from` is found by halving.
+      let lo = 0;
+      for (let hi = reports.length; lo < hi;) {
+        const mid = (lo + hi) >> 1;
+        if (Date.parse(reports[mid]!.ts) < from) lo = mid + 1;
+        else hi = mid;
+      }
+      for (const r of reports.slice(lo)) {
         const item = r.type === 'review' ? state.reviews.get(r.id) : state.receipts.get(r.id);
         if (item === undefined || item.disownedSeq !== null) continue;
         item.disownedSeq = e.seq;
@@ -225,11 +233,13 @@ export const revoke = entryType({
         const v = state.reviews.get(d.id)!;
         t.claims.push(v.claim);
         t.operators.push(v.operatorId);
+        noteReports(state, v.operatorId, v.claim);
       } else {
         const r = state.receipts.get(d.id)!;
         t.claims.push(r.target);
         t.operators.push(r.operatorId);
         noteAwaiting(state, r.id);
+        noteReceipt(state, r.id);
       }
     }
     return t;

@@ -12,6 +12,7 @@ import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
 import { completeChallenges } from './challenges.js';
 import { signedHash } from '../replays.js';
+import { noteArgumentCheck } from '../numbers/verification.js';
 
 export function argumentAt(state: State, id: string, field: string): Argument {
   const a = state.argumentsById.get(id);
@@ -110,6 +111,7 @@ export const check = entryType({
     let set = ix.checksByOperator.get(op);
     if (set === undefined) ix.checksByOperator.set(op, (set = new Set()));
     set.add(a.id);
+    noteArgumentCheck(state, op, a.id);
     t.claims.push(a.claim);
     if (resolvedNow(state, a.claim)) t.operators.push(op);
     // A settlement moves the claim; its checkers' reports may now count.

@@ -8,6 +8,7 @@ import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/see
 import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, type Receipt, type State } from '../state.js';
 import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
+import { noteReceipt } from '../numbers/verification.js';
 import { entryType, serviceEvent } from './handler.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
@@ -243,6 +244,7 @@ export const result = entryType({
       t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);
       if (outcome.crossMatch === false) t.disputed = r.crossCheck;
       noteAwaiting(state, r.crossCheck);
+      noteReceipt(state, r.crossCheck);
     }
     return t;
   },

@@ -10,6 +10,7 @@ import { noteReport } from './agents.js';
 import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
 import { signedHash } from '../replays.js';
+import { noteReview } from '../numbers/verification.js';
 
 export const review = entryType({
   type: 'review',
@@ -52,6 +53,7 @@ export const review = entryType({
     const v = state.reviews.get(outcome.id)!;
     pushTo(ix.reviewsByClaim, v.claim, v.id);
     pushTo(ix.reviewsByOperator, v.operatorId, v.id);
+    noteReview(state, v.operatorId, v.id);
     t.claims.push(v.claim);
     // A report counts towards verification only on a resolved claim; if this review changes
     // the claim's resolution, its reporters (this operator among them) are looked at then.
