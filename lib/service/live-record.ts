@@ -167,7 +167,7 @@ export class LiveRecord {
    */
   admit(type: string, logged: object, text?: string, withNext = false): Admission {
     this.assertLogging();
-    const entry: RecordEntry = { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged };
+    const entry: RecordEntry<object> = { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged };
     const verdict = check(this.state, entry);
     if (verdict !== undefined) return verdict;
     const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts, { withNext });
