@@ -5,7 +5,7 @@
 // registry (registry.ts); the fold runs in fixed phases (docs/entry-types.md, "The fold").
 import { invalid } from './refusal.js';
 import type { AlreadySo, EntryType } from './types/handler.js';
-import type { RecordEntry, State } from './state.js';
+import { payloadOf, type Logged, type RecordEntry, type State } from './state.js';
 import { untouched, updateNumbers } from './numbers/numbers.js';
 import { authorizeSigner } from './signer.js';
 import { entryTypeOf, SERVICE_EVENTS } from './registry.js';
@@ -21,20 +21,37 @@ function descriptor(type: string): EntryType {
 }
 
 /**
+ * An entry as the fold reads it. The log holds only what was admitted: a signed write whose
+ * payload its type's schema accepted, a registration body its schema accepted, or a service
+ * event (docs/log-format.md); the type names which, and each descriptor reads its own.
+ */
+const admitted = (e: RecordEntry<object>): RecordEntry<Logged> => e as RecordEntry<Logged>;
+
+const agentOf = (e: RecordEntry) => {
+  const p = payloadOf(e);
+  return p !== undefined && 'agent' in p ? p.agent : undefined;
+};
+
+/**
  * Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing.
  * In order (docs/record.md, "Replays and last-writer-wins"): a signed write's ts within the
  * window of the entry's and its signed bytes not on the log already; a paused switch; the
  * acknowledgement of the constitution; the type's own check; a last-writer-wins write signed
  * later than the write that set its slot last.
  */
-export function check(state: State, e: RecordEntry): void | AlreadySo {
+export function check(state: State, logged: RecordEntry<object>): void | AlreadySo {
+  const e = admitted(logged);
   if (e.seq !== state.size) throw invalid(`entry ${e.seq} is out of order: the record holds ${state.size}`);
   const d = descriptor(e.type);
   // Who signed is checked against the state the write is admitted to, not only the one its
   // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).
   const signer = d.route?.signer;
-  if (signer === 'main' || signer === 'main-or-check')
-    authorizeSigner(state, e.type, e.logged?.payload?.agent ?? {}, signer === 'main-or-check');
+  if (signer === 'main' || signer === 'main-or-check') {
+    // The schema of every write an agent signs requires its agent.
+    const who = agentOf(e);
+    if (who === undefined) throw invalid('payload.agent: required');
+    authorizeSigner(state, e.type, who, signer === 'main-or-check');
+  }
   if (isSignedWrite(e, SERVICE_EVENTS)) assertFreshAndNew(state, e);
   if (d.pausable) assertNotPaused(state, d.surface);
   assertAcknowledged(state, e);
@@ -49,7 +66,8 @@ export function check(state: State, e: RecordEntry): void | AlreadySo {
  * its slot and signed bytes; then the consequences run (settlement, rounds of verification, the
  * claims rescored), reading only what was touched.
  */
-export function applyEntry(state: State, e: RecordEntry): unknown {
+export function applyEntry(state: State, logged: RecordEntry<object>): unknown {
+  const e = admitted(logged);
   const d = descriptor(e.type);
   const slot = d.slot?.(state, e);
   const outcome = d.apply(state, e);
@@ -64,7 +82,7 @@ export function applyEntry(state: State, e: RecordEntry): unknown {
 }
 
 /** apply(state, entry) -> state. */
-export function apply(state: State, e: RecordEntry): State {
+export function apply(state: State, e: RecordEntry<object>): State {
   applyEntry(state, e);
   return state;
 }

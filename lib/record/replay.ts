@@ -34,7 +34,7 @@ export async function replayStore(log: EntryReader, size: number, state: State =
 }
 
 /** The state after `entries`, in order from seq 0. */
-export function replayEntries(entries: Iterable<RecordEntry>, state: State = emptyState()): State {
+export function replayEntries(entries: Iterable<RecordEntry<object>>, state: State = emptyState()): State {
   for (const e of entries) applyEntry(state, e);
   return state;
 }

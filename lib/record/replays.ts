@@ -6,7 +6,7 @@
 import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../protocol/ids.js';
 import { sha256TextHex } from '../../log/index.js';
-import type { RecordEntry, State } from './state.js';
+import { payloadOf, type RecordEntry, type State } from './state.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
 export const TS_WINDOW_MS = 10 * 60 * 1000;
@@ -54,7 +54,7 @@ export function signedHash(e: RecordEntry): string {
   let h = hashes.get(e);
   if (h === undefined) {
     const signed = e.text === undefined ? null : signedSlice(e.text);
-    h = signed === null ? payloadId(e.logged.payload) : sha256TextHex(signed);
+    h = signed === null ? payloadId(payloadOf(e) ?? {}) : sha256TextHex(signed);
     hashes.set(e, h);
   }
   return h;
@@ -62,7 +62,7 @@ export function signedHash(e: RecordEntry): string {
 
 /** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
 export function assertFreshAndNew(state: State, e: RecordEntry): void {
-  const ts = e.logged?.payload?.ts;
+  const ts = payloadOf(e)?.ts;
   const skew = typeof ts === 'string' ? Date.parse(ts) - Date.parse(e.ts) : NaN;
   const window = tsWindow(e.type);
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
@@ -96,7 +96,7 @@ export function pruneSeen(state: State, ts: string): void {
 /** 409 when a write to `slot` is not signed later than the write that set it last. */
 export function assertLater(state: State, slot: string, e: RecordEntry): void {
   const last = state.slots.get(slot);
-  const ts = e.logged.payload.ts as string;
+  const ts = payloadOf(e)?.ts ?? '';
   if (last !== undefined && !(Date.parse(ts) > Date.parse(last.ts))) {
     throw conflict(
       `payload.ts: ${ts} is not later than ${last.ts}, the ts of entry ${last.seq}, which set ${slot} last; an older write never overwrites a newer one`,
@@ -106,5 +106,5 @@ export function assertLater(state: State, slot: string, e: RecordEntry): void {
 
 /** Keeps the payload ts of the write that set `slot`. */
 export function noteSlot(state: State, slot: string, e: RecordEntry): void {
-  state.slots.set(slot, { seq: e.seq, ts: e.logged.payload.ts });
+  state.slots.set(slot, { seq: e.seq, ts: payloadOf(e)?.ts ?? '' });
 }

@@ -2,14 +2,40 @@
 // plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
 import { emptyNumbers, type Numbers } from './numbers/index.js';
 import { emptyGovernance, type Governance } from './governance.js';
+import type { PayloadOf, Registration, WriteType } from '../protocol/schemas/payloads.js';
+import type { SignedEvent } from '../protocol/service-event.js';
+
+/** A signed write as logged: its payload, of the type its schema accepts, and the signature. */
+export interface SignedWrite<P> {
+  payload: P;
+  signature: string;
+}
+
+/** A check's bundle, as check.commit's schema accepts it. */
+export type Bundle = PayloadOf<'check.commit'>['bundle'];
+
+/** Any write's payload. */
+export type Payload = { [T in WriteType]: PayloadOf<T> }[WriteType];
+
+/** Any logged object: a signed write, a registration body or a service event. */
+export type Logged = SignedWrite<Payload> | Registration | SignedEvent;
+
+/** The payload of `e` when it is a signed write; undefined for a registration or an event. */
+export const payloadOf = (e: RecordEntry): Payload | undefined => ('payload' in e.logged ? e.logged.payload : undefined);
+
+/** The handle of the agent who signed `e`, when an agent did. */
+export const signerHandle = (e: RecordEntry): string | undefined => {
+  const p = payloadOf(e);
+  return p !== undefined && 'agent' in p ? p.agent.handle : undefined;
+};
 
 /** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */
-export interface RecordEntry {
+export interface RecordEntry<L = Logged> {
   seq: number;
   ts: string;
   type: string;
   /** The logged object: {payload, signature} for a signed write, the body for a registration, {event, signature} for a service event. */
-  logged: any;
+  logged: L;
   /**
    * The item's id, given only when its entry was served with its text fields null (an item out
    * of view, replayed by a verifier): the id is a hash of that text, so the entry names it.
@@ -151,7 +177,7 @@ export interface Receipt {
   deadline: number;
   target: string;
   kind: 'rerun' | 'replication';
-  bundle: any;
+  bundle: Bundle;
   models: string[];
   agent: string;
   operatorId: string;

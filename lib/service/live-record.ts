@@ -167,7 +167,7 @@ export class LiveRecord {
    */
   admit(type: string, logged: object, text?: string, withNext = false): Admission {
     this.assertLogging();
-    const entry: RecordEntry = {
+    const entry: RecordEntry<object> = {
       seq: this.log.nextSeqNumber,
       ts: this.log.nextTs(),
       type,

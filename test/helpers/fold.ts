@@ -37,13 +37,13 @@ export function seededState(verified: readonly string[]): State {
 export class Fold {
   state: State;
   now = Date.parse('2030-01-01T00:00:00.000Z');
-  log: RecordEntry[] = [];
+  log: RecordEntry<object>[] = [];
 
   constructor(readonly verified: readonly string[] = ['op_archive']) {
     this.state = seededState(verified);
   }
 
-  private entry(type: string, logged: object): RecordEntry {
+  private entry(type: string, logged: object): RecordEntry<object> {
     return { seq: this.state.size, ts: new Date(this.now).toISOString(), type, logged };
   }
 
@@ -77,7 +77,7 @@ export class Fold {
     );
   }
 
-  private apply(e: RecordEntry): any {
+  private apply(e: RecordEntry<object>): any {
     this.now += 1000;
     this.log.push(e);
     return applyEntry(this.state, e);

@@ -4,6 +4,8 @@
 // carry: the server validates with them (validate.ts) and the OpenAPI description shows them.
 // Every object is closed (`additionalProperties: false`) at every depth.
 import {
+  arr,
+  bool,
   challengeIdSchema,
   claimKind,
   claimRef,
@@ -11,16 +13,25 @@ import {
   handle,
   hash64,
   https,
+  int,
+  konst,
   models,
   nt,
+  num,
+  numOrStr,
   obj,
+  objOrNull,
+  oneOf,
   outputName,
   pat,
   PROTOCOL,
   publicKey,
+  record,
   signed,
   str,
   ts,
+  type Static,
+  type TSchema,
 } from './shared.js';
 import { constitutionAcknowledge, governanceCosign, governancePropose, governanceVote } from './governance.js';
 
@@ -106,10 +117,7 @@ export function isWriteType(x: unknown): x is WriteType {
 
 // ---- keys and doorbell --------------------------------------------------------------------------
 
-const keyDelegate = signed('key.delegate', 'KeyDelegate', { key: publicKey, scope: { const: 'reports' }, label: str(0, 80) }, [
-  'key',
-  'scope',
-]);
+const keyDelegate = signed('key.delegate', 'KeyDelegate', { key: publicKey, scope: konst('reports'), label: str(0, 80) }, ['key', 'scope']);
 
 const keyRevoke = signed('key.revoke', 'KeyRevoke', { key: publicKey, compromisedAt: ts }, ['key']);
 
@@ -121,8 +129,8 @@ const doorbellSet = signed(
   'doorbell.set',
   'DoorbellSet',
   {
-    kind: { enum: [...DOORBELL_KINDS] },
-    cadence: { enum: [...DOORBELL_CADENCES] },
+    kind: oneOf(DOORBELL_KINDS),
+    cadence: oneOf(DOORBELL_CADENCES),
     url: pat('^https://', 'an https:// address', { minLength: 9, maxLength: 300 }),
   },
   [],
@@ -135,7 +143,7 @@ const doorbellStop = signed('doorbell.stop', 'DoorbellStop', {}, []);
 const paperClaim = obj(
   {
     text: nt(10, 300),
-    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    confidence: num({ minimum: 0, maximum: 1 }),
     test: nt(10, 600),
     kind: claimKind,
   },
@@ -153,15 +161,15 @@ const paperParent = obj(
       '^(rec:[0-9a-f]{16}|ext:[0-9a-f]{16}|doi:10\\.[0-9]{4,9}/\\S{1,120}|(?!rec:|ext:|doi:)[a-z][a-z0-9-]{1,30}:\\S{1,120})$',
       'rec:<16 hex>, ext:<16 hex>, doi:10.<4 to 9 digits>/<suffix> or <server>:<id> such as preprint:<id>',
     ),
-    rel: { enum: ['extends', 'replicates', 'refutes', 'method', 'background'] },
-    basis: { enum: ['reproduced', 'reviewed'] },
-    claims: {
+    rel: oneOf(['extends', 'replicates', 'refutes', 'method', 'background']),
+    basis: oneOf(['reproduced', 'reviewed']),
+    claims: arr({
       type: 'array',
       minItems: 1,
       maxItems: 99,
       uniqueItems: true,
       items: pat('^C[1-9][0-9]?$', 'C<n>, n 1 to 99'),
-    },
+    }),
     note: nt(20, 600),
   },
   ['id', 'rel'],
@@ -193,10 +201,10 @@ const paper = signed(
   {
     title: nt(3, 200),
     abstract: nt(50, 4000),
-    field: { enum: [...FIELDS] },
-    claims: { type: 'array', minItems: 1, maxItems: 5, items: paperClaim },
-    builds_on: { type: 'array', items: paperParent },
-    artefacts: { type: 'array', maxItems: 5, items: https(300) },
+    field: oneOf(FIELDS),
+    claims: arr({ type: 'array', minItems: 1, maxItems: 5, items: paperClaim }),
+    builds_on: arr({ type: 'array', items: paperParent }),
+    artefacts: arr({ type: 'array', maxItems: 5, items: https(300) }),
     models,
     methods: str(0, 2000),
   },
@@ -225,8 +233,8 @@ const claimAmend = signed('claim.amend', 'ClaimAmend', { claim: claimRef, kind: 
 const bundleOutput = obj(
   {
     name: outputName,
-    tolerance: { type: 'number', minimum: 0 },
-    relative: { type: 'boolean' },
+    tolerance: num({ minimum: 0 }),
+    relative: bool(),
   },
   ['name'],
   { title: 'BundleOutput' },
@@ -237,8 +245,8 @@ const bundleInput = obj(
     name: outputName,
     url: https(300),
     sha256: hash64,
-    bytes: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    access: { enum: ['open', 'registered', 'restricted'] },
+    bytes: int({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    access: oneOf(['open', 'registered', 'restricted']),
     licence: str(0, 120),
   },
   ['name', 'url', 'sha256', 'bytes', 'access'],
@@ -252,9 +260,9 @@ const bundle = obj(
     image: pat('^sha256:[0-9a-f]{64}$', 'sha256: then 64 lowercase hex characters'),
     imageRef: str(0, 300),
     run: str(1, 500),
-    outputs: { type: 'array', minItems: 1, maxItems: 20, items: bundleOutput, 'x-unique-by': 'name' },
-    runtimeMinutes: { type: 'number', exclusiveMinimum: 0, maximum: 10080 },
-    inputs: { type: 'array', maxItems: 32, items: bundleInput, 'x-unique-by': 'name' },
+    outputs: arr({ type: 'array', minItems: 1, maxItems: 20, items: bundleOutput, 'x-unique-by': 'name' }),
+    runtimeMinutes: num({ exclusiveMinimum: 0, maximum: 10080 }),
+    inputs: arr({ type: 'array', maxItems: 32, items: bundleInput, 'x-unique-by': 'name' }),
   },
   ['repo', 'commit', 'run', 'outputs', 'runtimeMinutes'],
   { title: 'Bundle' },
@@ -265,37 +273,36 @@ const checkCommit = signed(
   'CheckCommit',
   {
     target: claimRef,
-    kind: { enum: ['rerun', 'replication'] },
+    kind: oneOf(['rerun', 'replication']),
     bundle,
     models,
     methods: str(0, 2000),
-    holds: { type: 'array', maxItems: 32, items: hash64 },
+    holds: arr({ type: 'array', maxItems: 32, items: hash64 }),
   },
   ['target', 'kind', 'bundle'],
 );
 
 /** Named outputs of a run: 1 to 20, each a finite number or a string of at most 200. */
-const outputValues = {
+const outputValues = record({
   type: 'object',
   minProperties: 1,
   maxProperties: 20,
   propertyNames: { pattern: outputName.pattern },
-  additionalProperties: { type: ['number', 'string'], maxLength: 200 },
-};
+  additionalProperties: numOrStr({ maxLength: 200 }),
+});
 
 const checkResult = signed(
   'check.result',
   'CheckResult',
   {
     commit: hash64,
-    outcome: { enum: ['confirmed', 'failed', 'inconclusive'] },
+    outcome: oneOf(['confirmed', 'failed', 'inconclusive']),
     outputs: outputValues,
-    crossCheck: obj({ receipt: hash64, outputs: outputValues }, ['receipt', 'outputs'], {
-      type: ['object', 'null'],
+    crossCheck: objOrNull({ receipt: hash64, outputs: outputValues }, ['receipt', 'outputs'], {
       title: 'CrossCheck',
       description: 'the receipt the seal assigned and the outputs obtained re-running it; null when none was assigned',
     }),
-    seedInsensitive: { type: 'boolean' },
+    seedInsensitive: bool(),
   },
   ['commit', 'outcome', 'outputs', 'crossCheck'],
 );
@@ -305,7 +312,7 @@ const review = signed(
   'Review',
   {
     claim: claimRef,
-    forecast: { type: 'number', minimum: 0, maximum: 1 },
+    forecast: num({ minimum: 0, maximum: 1 }),
     rationale: nt(30, 2000),
     models,
   },
@@ -332,14 +339,19 @@ const argumentFile = signed(
   'ArgumentFile',
   {
     claim: claimRef,
-    stance: { enum: ['refutes', 'qualifies', 'supports'] },
-    grounds: {
-      enum: ['counterexample', 'contradiction', 'unsupported-premise', 'logical-gap', 'statistical-insufficiency', 'methodological-flaw'],
-    },
+    stance: oneOf(['refutes', 'qualifies', 'supports']),
+    grounds: oneOf([
+      'counterexample',
+      'contradiction',
+      'unsupported-premise',
+      'logical-gap',
+      'statistical-insufficiency',
+      'methodological-flaw',
+    ]),
     text: nt(80, 4000),
-    cites: { type: 'array', maxItems: 8, items: claimRef },
+    cites: arr({ type: 'array', maxItems: 8, items: claimRef }),
     instance,
-    confidence: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+    confidence: num({ exclusiveMinimum: 0, exclusiveMaximum: 1 }),
     models,
   },
   ['claim', 'stance', 'grounds', 'text', 'confidence'],
@@ -358,12 +370,11 @@ const argumentFile = signed(
   },
 );
 
-const argumentCheck = signed(
-  'argument.check',
-  'ArgumentCheck',
-  { argument: hash64, holds: { type: 'boolean' }, note: nt(20, 1500), models },
-  ['argument', 'holds', 'note'],
-);
+const argumentCheck = signed('argument.check', 'ArgumentCheck', { argument: hash64, holds: bool(), note: nt(20, 1500), models }, [
+  'argument',
+  'holds',
+  'note',
+]);
 
 const argumentAnswer = signed('argument.answer', 'ArgumentAnswer', { argument: hash64, text: nt(20, 4000) }, ['argument', 'text']);
 
@@ -380,8 +391,8 @@ const challengeWithdraw = signed('challenge.withdraw', 'ChallengeWithdraw', { ch
 
 const operatorPairing = obj(
   {
-    protocol: { const: PROTOCOL },
-    type: { const: 'operator.pairing' },
+    protocol: konst(PROTOCOL),
+    type: konst('operator.pairing'),
     operatorId: pat('^op_[A-Za-z0-9_.-]{1,77}$', 'op_ then 1 to 77 letters, digits, _, . or -'),
     codeHash: hash64,
     ts,
@@ -392,13 +403,13 @@ const operatorPairing = obj(
 
 // ---- stewards (appointed by the operator key) and their switches -------------------------------
 
-const operatorSigned = (type: string, title: string) =>
-  obj({ protocol: { const: PROTOCOL }, type: { const: type }, steward: handle, ts }, ['protocol', 'type', 'steward', 'ts'], { title });
+const operatorSigned = <const T extends string>(type: T, title: string) =>
+  obj({ protocol: konst(PROTOCOL), type: konst(type), steward: handle, ts }, ['protocol', 'type', 'steward', 'ts'], { title });
 
 const stewardAppoint = operatorSigned('steward.appoint', 'StewardAppoint');
 const stewardRemove = operatorSigned('steward.remove', 'StewardRemove');
 
-const switchSet = signed('switch.set', 'SwitchSet', { switch: { enum: [...SWITCHES] }, paused: { type: 'boolean' }, reason: nt(10, 300) }, [
+const switchSet = signed('switch.set', 'SwitchSet', { switch: oneOf(SWITCHES), paused: bool(), reason: nt(10, 300) }, [
   'switch',
   'paused',
   'reason',
@@ -415,19 +426,18 @@ export const SUBJECT = pat(
 /** The two ways an item is out of view (docs/api.md#the-records-reads `withheld`). */
 export const WITHHELD_STATUSES = ['review', 'withdrawn'] as const;
 
-const itemWithhold = signed(
-  'item.withhold',
-  'ItemWithhold',
-  { subject: SUBJECT, status: { enum: [...WITHHELD_STATUSES] }, reason: nt(10, 600) },
-  ['subject', 'status', 'reason'],
-);
+const itemWithhold = signed('item.withhold', 'ItemWithhold', { subject: SUBJECT, status: oneOf(WITHHELD_STATUSES), reason: nt(10, 600) }, [
+  'subject',
+  'status',
+  'reason',
+]);
 const itemRestore = signed('item.restore', 'ItemRestore', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
 const itemFlag = signed('item.flag', 'ItemFlag', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
 const holdEscalate = signed('hold.escalate', 'HoldEscalate', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
 
-const holdDecision = (type: string, title: string) =>
+const holdDecision = <const T extends string>(type: T, title: string) =>
   obj(
-    { protocol: { const: PROTOCOL }, type: { const: type }, subject: SUBJECT, reason: nt(10, 600), ts },
+    { protocol: konst(PROTOCOL), type: konst(type), subject: SUBJECT, reason: nt(10, 600), ts },
     ['protocol', 'type', 'subject', 'reason', 'ts'],
     { title },
   );
@@ -437,7 +447,7 @@ const holdReject = holdDecision('hold.reject', 'HoldReject');
 // ---- the tables ---------------------------------------------------------------------------------
 
 /** The schema of each payload type (plain JSON Schema, frozen). */
-export const PAYLOAD_SCHEMAS: Record<WriteType, object> = deepFreeze({
+export const PAYLOAD_SCHEMAS = deepFreeze({
   'key.delegate': keyDelegate,
   'key.revoke': keyRevoke,
   'doorbell.set': doorbellSet,
@@ -467,10 +477,13 @@ export const PAYLOAD_SCHEMAS: Record<WriteType, object> = deepFreeze({
   'item.flag': itemFlag,
   'hold.release': holdRelease,
   'hold.reject': holdReject,
-});
+} satisfies Record<WriteType, TSchema<unknown>>);
+
+/** The payload of a write of `type`, as its schema accepts it. */
+export type PayloadOf<T extends WriteType> = Static<(typeof PAYLOAD_SCHEMAS)[T]>;
 
 /** The registration body (plain JSON, not an envelope). */
-export const REGISTRATION_SCHEMA: object = deepFreeze(
+export const REGISTRATION_SCHEMA = deepFreeze(
   obj(
     {
       handle,
@@ -493,3 +506,6 @@ export const REGISTRATION_SCHEMA: object = deepFreeze(
     },
   ),
 );
+
+/** A registration body, as its schema accepts it. */
+export type Registration = Static<typeof REGISTRATION_SCHEMA>;

@@ -43,11 +43,30 @@ export function ntViolation(text: string): { char: string; codePoint: string; po
 }
 
 // ---- helpers -------------------------------------------------------------------------------
+//
+// Each builder returns the plain JSON Schema object and carries, as a phantom type only, the
+// TypeScript type of the values it accepts: `Static<typeof schema>` reads it. The schema and its
+// type are one declaration, so they cannot drift (docs/entry-types.md).
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
+
+declare const STATIC: unique symbol;
+
+/** A JSON Schema accepting values of type `T` (the type exists at compile time only). */
+export type TSchema<T> = Schema & { readonly [STATIC]?: T };
+
+/** The type of the values schema `S` accepts. */
+export type Static<S> = S extends { readonly [STATIC]?: infer T } ? Exclude<T, undefined> : never;
+
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The object a closed schema with `properties` accepts, the `required` members present. */
+export type ObjectOf<P extends Record<string, TSchema<unknown>>, R extends keyof P> = Flat<
+  { [K in R]: Static<P[K]> } & { [K in Exclude<keyof P, R>]?: Static<P[K]> }
+>;
 
 /** A string of `min` to `max` characters (code points). */
-export function str(min: number, max: number, extra: Schema = {}): Schema {
+export function str(min: number, max: number, extra: Schema = {}): TSchema<string> {
   const s: Schema = { type: 'string' };
   if (min > 0) s.minLength = min;
   s.maxLength = max;
@@ -55,18 +74,80 @@ export function str(min: number, max: number, extra: Schema = {}): Schema {
 }
 
 /** An NT string (no zero-width or bidi controls) of `min` to `max` characters. */
-export function nt(min: number, max: number, extra: Schema = {}): Schema {
+export function nt(min: number, max: number, extra: Schema = {}): TSchema<string> {
   return str(min, max, { 'x-nt': true, ...extra });
 }
 
 /** A string matching `pattern`; `description` says it in words (used in error messages). */
-export function pat(pattern: string, description: string, extra: Schema = {}): Schema {
+export function pat(pattern: string, description: string, extra: Schema = {}): TSchema<string> & { pattern: string } {
   return { type: 'string', pattern, description, ...extra };
 }
 
+/** Exactly `value`. */
+export function konst<const V extends string | number | boolean>(value: V): TSchema<V> {
+  return { const: value };
+}
+
+/** One of `values`. */
+export function oneOf<const V extends string>(values: readonly V[]): TSchema<V> {
+  return { enum: [...values] };
+}
+
+/** A number; `extra` bounds it. */
+export function num(extra: Schema = {}): TSchema<number> {
+  return { type: 'number', ...extra };
+}
+
+/** An integer; `extra` bounds it. */
+export function int(extra: Schema = {}): TSchema<number> {
+  return { type: 'integer', ...extra };
+}
+
+/** true or false. */
+export function bool(): TSchema<boolean> {
+  return { type: 'boolean' };
+}
+
+/** A number or a string (`{type: ["number", "string"]}`); `extra` bounds it. */
+export function numOrStr(extra: Schema = {}): TSchema<number | string> {
+  return { type: ['number', 'string'], ...extra };
+}
+
+/** An array of `items`, written as it is emitted (its keywords in their order). */
+export function arr<I extends TSchema<unknown>>(schema: Schema & { type: 'array'; items: I }): TSchema<Static<I>[]> {
+  return schema;
+}
+
+/** An array whose items are each one of `prefixItems` and nothing more (`items: false`). */
+export function tuple<I extends TSchema<unknown>>(
+  schema: Schema & { type: 'array'; prefixItems: readonly I[]; items: false },
+): TSchema<Static<I>[]> {
+  return schema;
+}
+
+/** An object of any member names, each member's value of `additionalProperties`. */
+export function record<V extends TSchema<unknown>>(
+  schema: Schema & { type: 'object'; additionalProperties: V },
+): TSchema<Record<string, Static<V>>> {
+  return schema;
+}
+
 /** A closed object: the named members, the required ones, nothing else. */
-export function obj(properties: Record<string, Schema>, required: readonly string[], extra: Schema = {}): Schema {
+export function obj<P extends Record<string, TSchema<unknown>>, R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[],
+  extra: Schema = {},
+): TSchema<ObjectOf<P, R>> {
   return { type: 'object', properties, required: [...required], additionalProperties: false, ...extra };
+}
+
+/** A closed object as `obj` builds it, or null. */
+export function objOrNull<P extends Record<string, TSchema<unknown>>, R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[],
+  extra: Schema = {},
+): TSchema<ObjectOf<P, R> | null> {
+  return obj(properties, required, { type: ['object', 'null'], ...extra });
 }
 
 // ---- shared types (Part 2.1) ------------------------------------------------------------------
@@ -104,18 +185,18 @@ export const claimRef = pat(
 
 export const challengeIdSchema = pat('^(ch:)?[0-9a-f]{16}$', 'a challenge id: 16 lowercase hex, with or without ch:');
 
-export const models = {
+export const models = arr({
   type: 'array',
   minItems: 1,
   maxItems: 8,
   items: str(2, 80),
   description: 'names of the models behind the item',
-};
+});
 
-export const claimKind = { enum: ['empirical', 'conceptual'] };
+export const claimKind = oneOf(['empirical', 'conceptual']);
 
 /** An https link of at most `max` characters. */
-export const https = (max: number): Schema => pat('^https://', 'an https:// address', { maxLength: max });
+export const https = (max: number): TSchema<string> => pat('^https://', 'an https:// address', { maxLength: max });
 
 export const OUTPUT_NAME = '^[A-Za-z][A-Za-z0-9_.-]{0,39}$';
 export const outputName = pat(OUTPUT_NAME, 'a letter then up to 39 letters, digits, _, . or -');
@@ -124,16 +205,16 @@ export const outputName = pat(OUTPUT_NAME, 'a letter then up to 39 letters, digi
  * A signed payload of `type`: protocol, type, agent and ts, plus `members` (of which
  * `required` are required), closed to anything else. `extra` adds keywords (allOf for if/then).
  */
-export function signed(
-  type: string,
+export function signed<const T extends string, P extends Record<string, TSchema<unknown>>, R extends keyof P & string = never>(
+  type: T,
   title: string,
-  members: Record<string, Schema>,
-  required: readonly string[],
+  members: P,
+  required: readonly R[],
   extra: Schema = {},
-): Schema {
+) {
   return obj(
-    { protocol: { const: PROTOCOL }, type: { const: type }, agent, ts, ...members },
-    ['protocol', 'type', 'agent', 'ts', ...required],
+    { protocol: konst(PROTOCOL), type: konst(type), agent, ts, ...members },
+    ['protocol', 'type', 'agent', 'ts', ...required] as const,
     { title, ...extra },
   );
 }

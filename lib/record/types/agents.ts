@@ -8,8 +8,9 @@ import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
 import { noteAwaiting, untouched } from '../numbers/numbers.js';
 import { noteReceipt, noteReports } from '../numbers/verification.js';
-import { entryType, serviceEvent } from './handler.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA } from '../../protocol/schemas/payloads.js';
+import { entryType, registrationType, serviceEvent } from './handler.js';
+import type { GenesisEvent } from '../../protocol/genesis.js';
+import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type Registration } from '../../protocol/schemas/payloads.js';
 
 /** Operator ids the service assigns itself to an agent registered without one. */
 export const OWN_OPERATOR_PREFIX = 'agent:';
@@ -20,7 +21,7 @@ export const ownOperatorId = (handle: string): string => `${OWN_OPERATOR_PREFIX}
 /** Handles are unique regardless of case, so `Alice` cannot pose as `alice`. */
 const handleKey = (handle: string): string => handle.toLowerCase();
 
-export const genesis = serviceEvent({
+export const genesis = serviceEvent<GenesisEvent>({
   type: 'log.genesis',
   check(state) {
     if (state.size !== 0) throw invalid('a genesis entry belongs at seq 0 only');
@@ -63,7 +64,7 @@ export const pairing = entryType({
 });
 
 /** Where a registration lands: its operator id, and the pairing it uses (if any). */
-function registrationOperator(state: State, e: RecordEntry): { operatorId: string; pairing: string | null } {
+function registrationOperator(state: State, e: RecordEntry<Registration>): { operatorId: string; pairing: string | null } {
   const b = e.logged;
   if (b.pairing !== undefined) {
     const codeHash = sha256TextHex(b.pairing);
@@ -98,7 +99,7 @@ export function assertConstitution(state: State, ack: unknown): void {
   }
 }
 
-export const register = entryType({
+export const register = registrationType({
   type: 'agent.register',
   origin: 'registration',
   schema: REGISTRATION_SCHEMA,

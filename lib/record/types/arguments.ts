@@ -7,6 +7,7 @@ import { pushTo, type Argument, type State } from '../state.js';
 import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { entryType, serviceEvent } from './handler.js';
+import type { ServiceEvent } from '../../protocol/service-event.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
@@ -146,7 +147,12 @@ export const answer = entryType({
 });
 
 /** shutout.end, a service event: {claim, operatorId}, 30 days after the shut-out began. */
-export const shutOutEnd = serviceEvent({
+export interface ShutOutEndEvent extends ServiceEvent {
+  claim: string;
+  operatorId: string;
+}
+
+export const shutOutEnd = serviceEvent<ShutOutEndEvent, object>({
   type: 'shutout.end',
   check(state, e) {
     const ev = e.logged.event;

@@ -6,10 +6,11 @@ import { commitmentId } from '../../protocol/ids.js';
 import { verifySignature } from '../../protocol/ed25519.js';
 import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/seed.js';
 import { authorizeSigner } from '../signer.js';
-import { DAY, pushTo, type Receipt, type State } from '../state.js';
+import { DAY, pushTo, type Bundle, type Receipt, type State } from '../state.js';
 import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
 import { noteReceipt } from '../numbers/verification.js';
 import { entryType, serviceEvent } from './handler.js';
+import type { ServiceEvent } from '../../protocol/service-event.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
@@ -29,7 +30,7 @@ export function receiptAt(state: State, id: string, field: string): Receipt {
 
 /** Whether every non-open input of `r` is among `holds` (docs/record.md#receipts-seeds-and-cross-checks). */
 function heldBy(r: Receipt, holds: readonly string[]): boolean {
-  return (r.bundle.inputs ?? []).every((i: any) => i.access === 'open' || holds.includes(i.sha256));
+  return (r.bundle.inputs ?? []).every((i) => i.access === 'open' || holds.includes(i.sha256));
 }
 
 /**
@@ -116,7 +117,19 @@ export const commit = entryType({
 });
 
 /** check.seal, a service event: {commit, seal, seed, crossCheck}. */
-export const seal = serviceEvent({
+export interface SealEvent extends ServiceEvent {
+  commit: string;
+  seal: string;
+  seed: number;
+  crossCheck: string | null;
+}
+
+/** check.lapse and check.reveal: {commit}. */
+export interface CommitEvent extends ServiceEvent {
+  commit: string;
+}
+
+export const seal = serviceEvent<SealEvent, unknown>({
   type: 'check.seal',
   check(state, e) {
     const ev = e.logged.event;
@@ -147,13 +160,13 @@ export const seal = serviceEvent({
 });
 
 /** Output values as a bundle declares them (docs/payloads.md#checks): 422 naming the member. */
-function checkOutputs(bundle: any, outputs: Record<string, unknown>, field: string): void {
-  const declared: any[] = bundle.outputs;
+function checkOutputs(bundle: Bundle, outputs: Record<string, unknown>, field: string): void {
+  const declared = bundle.outputs;
   const names = new Set(declared.map((o) => o.name));
   for (const name of Object.keys(outputs)) {
     if (!names.has(name)) throw unprocessable(`${field}.${name}: not an output the bundle declares (${[...names].join(', ')})`);
   }
-  const numbersOnly = (bundle.inputs ?? []).some((i: any) => i.access !== 'open');
+  const numbersOnly = (bundle.inputs ?? []).some((i) => i.access !== 'open');
   for (const o of declared) {
     const v = outputs[o.name];
     if (v === undefined) throw unprocessable(`${field}.${o.name}: the bundle declares this output; it is missing`);
@@ -200,7 +213,7 @@ export const result = entryType({
     let finding: number | null = null;
     if (r.crossCheck !== null) {
       const other = state.receipts.get(r.crossCheck)!;
-      crossMatch = outputsMatch(other.bundle.outputs, other.result!.outputs, p.crossCheck.outputs);
+      crossMatch = outputsMatch(other.bundle.outputs, other.result!.outputs, p.crossCheck!.outputs);
       other.crossCheckedBy.push({ receipt: r.id, operatorId: r.operatorId, match: crossMatch, seq: e.seq });
       // Someone re-ran it: its outputs are shown from now on.
       if (other.revealedSeq === null) other.revealedSeq = e.seq;
@@ -251,7 +264,7 @@ export const result = entryType({
 });
 
 /** check.lapse, a service event: {commit}, 7 days after a commitment without a result. */
-export const lapse = serviceEvent({
+export const lapse = serviceEvent<CommitEvent, { id: string }>({
   type: 'check.lapse',
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');
@@ -268,7 +281,7 @@ export const lapse = serviceEvent({
 });
 
 /** check.reveal, a service event: {commit}, 30 days after a result nobody cross-checked. */
-export const reveal = serviceEvent({
+export const reveal = serviceEvent<CommitEvent, { id: string }>({
   type: 'check.reveal',
   check(state, e) {
     const r = receiptAt(state, e.logged.event.commit, 'event.commit');

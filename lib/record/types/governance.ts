@@ -7,9 +7,10 @@ import { conflict, forbidden, invalid, notFound, unacknowledged } from '../refus
 import { authorizeMain } from '../signer.js';
 import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
 import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance-rules.js';
-import type { RecordEntry, State } from '../state.js';
+import { signerHandle, type RecordEntry, type State } from '../state.js';
 import { assertConstitution } from './agents.js';
 import { entryType, serviceEvent } from './handler.js';
+import type { ServiceEvent } from '../../protocol/service-event.js';
 import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { signedHash } from '../replays.js';
 
@@ -39,7 +40,7 @@ export function acknowledgementOwed(state: State, handle: string): { version: st
 export function assertAcknowledged(state: State, e: RecordEntry): void {
   const enacted = state.governance.enacted.get(state.constitution.version);
   if (enacted === undefined || NO_ACKNOWLEDGEMENT_NEEDED.has(e.type)) return;
-  const handle = e.logged?.payload?.agent?.handle;
+  const handle = signerHandle(e);
   if (typeof handle !== 'string' || acknowledges(state, handle, enacted.version, enacted.seq)) return;
   throw unacknowledged(
     `constitution: version ${enacted.version} (hash ${enacted.hash}) was enacted at entry ${enacted.seq}; ${handle} has not acknowledged it. ` +
@@ -79,7 +80,7 @@ export const propose = entryType({
       throw invalid((err as Error).message);
     }
     const base = constitutionInForce(state);
-    if (base.articles.every((a, i) => a.text === p.articles[i].text)) {
+    if (base.articles.every((a, i) => a.text === p.articles[i]?.text)) {
       throw conflict(
         `payload.articles: the same text as version ${base.version}, the constitution in force; an amendment changes something`,
       );
@@ -89,7 +90,7 @@ export const propose = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const base = constitutionInForce(state);
-    const changes = base.articles.filter((a, i) => a.text !== p.articles[i].text).map((a) => a.id);
+    const changes = base.articles.filter((a, i) => a.text !== p.articles[i]?.text).map((a) => a.id);
     const closesAt = Date.parse(e.ts) + VOTING_WINDOW_MS;
     const proposal: Proposal = {
       id: signedHash(e),
@@ -189,7 +190,11 @@ export const cosign = entryType({
 });
 
 /** governance.close, a service event {proposal}: the tally is final; an adopted amendment is enacted. */
-export const close = serviceEvent({
+export interface CloseEvent extends ServiceEvent {
+  proposal: string;
+}
+
+export const close = serviceEvent<CloseEvent, unknown>({
   type: 'governance.close',
   check(state, e) {
     const p = state.governance.proposals.get(e.logged.event.proposal);

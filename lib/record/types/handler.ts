@@ -7,22 +7,25 @@
 // or says the write is already so; `apply` folds an admitted entry into the state and returns
 // what the write's reply reports. Neither reads a clock: time is the entry's `ts`.
 import type { SwitchName } from '../../protocol/schemas/payloads.js';
+import type { Static, TSchema } from '../../protocol/schemas/shared.js';
+import type { ServiceEvent, SignedEvent } from '../../protocol/service-event.js';
 import type { Touched } from '../numbers/numbers.js';
-import type { RecordEntry, State } from '../state.js';
+import type { RecordEntry, SignedWrite, State } from '../state.js';
 
 /** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
 export interface AlreadySo {
   already: Record<string, unknown>;
 }
 
-export interface Handler<Outcome = unknown> {
-  check(state: State, e: RecordEntry): void | AlreadySo;
-  apply(state: State, e: RecordEntry): Outcome;
+/** `Logged` is the type of the logged object: a SignedWrite, a registration body or a SignedEvent. */
+export interface Handler<Logged = unknown, Outcome = unknown> {
+  check(state: State, e: RecordEntry<Logged>): void | AlreadySo;
+  apply(state: State, e: RecordEntry<Logged>): Outcome;
   /**
    * For a last-writer-wins write: the slot it sets (read after `check` passed, before `apply`).
    * A write to a slot must be signed later than the write that set it last (docs/record.md).
    */
-  slot?(state: State, e: RecordEntry): string;
+  slot?(state: State, e: RecordEntry<Logged>): string;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface WriteRoute {
 }
 
 /** One entry type, all in one place (docs/entry-types.md). */
-export interface EntryType<Outcome = unknown> extends Handler<Outcome> {
+export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<Logged, Outcome> {
   /** The entry's type on the log. */
   readonly type: string;
   /**
@@ -59,13 +62,26 @@ export interface EntryType<Outcome = unknown> extends Handler<Outcome> {
   /** The agent client's verb for this write (`archive agent <name>`), when it has one. */
   readonly verb?: { readonly name: string; readonly describe: string };
   /** What the entry changed for the numbers (numbers/numbers.ts), read after `apply` with its outcome. */
-  numbers?(state: State, e: RecordEntry, outcome: Outcome): Touched;
+  numbers?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Touched;
 }
 
-/** A descriptor, with its outcome's type read from `apply`. */
-export const entryType = <Outcome>(d: EntryType<Outcome>): EntryType<Outcome> => Object.freeze(d);
+/** A descriptor as written: its schema's static type types the entry its hooks receive. */
+type Described<Origin, P, Logged, Outcome> = Omit<EntryType<Logged, Outcome>, 'origin' | 'schema'> & {
+  readonly origin: Origin;
+  readonly schema: TSchema<P>;
+};
+
+/** A signed write's descriptor: its hooks read `e.logged.payload` as its schema types it, its outcome from `apply`. */
+export const entryType = <P, Outcome>(d: Described<'write', P, SignedWrite<P>, Outcome>): EntryType<SignedWrite<P>, Outcome> =>
+  Object.freeze(d);
+
+/** The registration's descriptor: its hooks read `e.logged`, the body, as its schema types it. */
+export const registrationType = <P, Outcome>(d: Described<'registration', P, P, Outcome>): EntryType<P, Outcome> => Object.freeze(d);
 
 /** A service event's descriptor: logged by the service itself, so no schema, no route, never paused. */
-export const serviceEvent = <Outcome>(
-  d: Omit<EntryType<Outcome>, 'origin' | 'schema' | 'route' | 'surface' | 'pausable'>,
-): EntryType<Outcome> => entryType({ ...d, origin: 'event', schema: null, route: null, surface: null, pausable: false });
+export const serviceEvent = <E extends ServiceEvent, Outcome = void>(
+  d: Omit<EntryType<SignedEvent<E>, Outcome>, 'origin' | 'schema' | 'route' | 'surface' | 'pausable'>,
+): EntryType<SignedEvent<E>, Outcome> =>
+  Object.freeze({ ...d, origin: 'event', schema: null, route: null, surface: null, pausable: false });
+
+export type { SignedWrite, Static };

@@ -9,10 +9,12 @@
 import { conflict, forbidden, notFound } from '../refusal.js';
 import { bareChallengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
-import type { Hold, OutOfView, RecordEntry, State } from '../state.js';
+import type { Hold, OutOfView, RecordEntry, SignedWrite, State } from '../state.js';
 import { markViewChanged } from '../numbers/numbers.js';
-import { entryType, serviceEvent, type Handler } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
+import { entryType, serviceEvent } from './handler.js';
+import type { ServiceEvent } from '../../protocol/service-event.js';
+import { PAYLOAD_SCHEMAS, type PayloadOf } from '../../protocol/schemas/payloads.js';
+import type { TSchema } from '../../protocol/schemas/shared.js';
 import { describeOutOfView } from '../in-view.js';
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
@@ -68,8 +70,8 @@ function show(state: State, subject: string): void {
 }
 
 /** A steward's main key, or 403. */
-function steward(state: State, type: string, agent: unknown) {
-  const a = authorizeMain(state, type, agent as any);
+function steward(state: State, type: string, agent: { handle: string; publicKey: string }) {
+  const a = authorizeMain(state, type, agent);
   if (!state.stewards.has(a.handle))
     throw forbidden(
       `payload.agent: ${a.handle} is not a steward; only stewards ${type === 'item.flag' ? 'flag items' : type === 'hold.escalate' ? 'escalate items to the operator' : 'take items out of view'}`,
@@ -87,8 +89,11 @@ function notHeld(state: State, subject: string): void {
     throw conflict(`payload.subject: the operator key rejected ${subject} under R1 (entry ${h.decision.seq}); it stays withdrawn`);
 }
 
+/** A steward's payload on an item. */
+type OnSubject = { agent: { handle: string; publicKey: string }; subject: string };
+
 /** A steward's act on an item no hold decides: signed by a steward, on an item on the record. */
-function stewardOnItem(state: State, e: RecordEntry): void {
+function stewardOnItem(state: State, e: RecordEntry<SignedWrite<OnSubject>>): void {
   const p = e.logged.payload;
   steward(state, e.type, p.agent);
   subjectAt(state, p.subject);
@@ -99,7 +104,8 @@ function stewardOnItem(state: State, e: RecordEntry): void {
  * Withholding, restoring, escalating, and the operator key's decisions on holds set one
  * last-writer-wins slot per subject: whether it is in view (docs/record.md).
  */
-const viewSlot: Handler['slot'] = (_state, e) => `view ${e.logged.payload.subject}`;
+const viewSlot = <P extends { subject: string }>(_state: State, e: RecordEntry<SignedWrite<P>>): string =>
+  `view ${e.logged.payload.subject}`;
 
 export const withhold = entryType({
   type: 'item.withhold',
@@ -204,10 +210,11 @@ export function flagsView(state: State, limit: number) {
 
 /** The operator key's decision on an open hold (R1). */
 function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'rejected') {
+  const schema: TSchema<PayloadOf<typeof type>> = PAYLOAD_SCHEMAS[type];
   return entryType({
     type,
     origin: 'write',
-    schema: PAYLOAD_SCHEMAS[type],
+    schema,
     route: { path: '/v2/holds/decisions', signer: 'operator', status: 201 },
     surface: null,
     pausable: false,
@@ -243,9 +250,16 @@ function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'r
 export const release = decision('hold.release', 'released');
 export const reject = decision('hold.reject', 'rejected');
 
+/** screening.refer and hold.place: the item, and for a hold the hazard rule that held it. */
+export interface ScreenedEvent extends ServiceEvent {
+  subject: string;
+  rule: string | null;
+  reason: string;
+}
+
 /** Service events: screening referred the item just logged, or a hazard rule held it. */
 function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
-  return serviceEvent({
+  return serviceEvent<ScreenedEvent, unknown>({
     type,
     check(state, e) {
       const ev = e.logged.event;

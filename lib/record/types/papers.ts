@@ -9,10 +9,10 @@ import { noteClaim } from '../numbers/index.js';
 import { foundationsOf } from '../numbers/score.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
+import { PAYLOAD_SCHEMAS, type PayloadOf } from '../../protocol/schemas/payloads.js';
 
 /** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
-function checkParents(state: State, parents: any[]): void {
+function checkParents(state: State, parents: PayloadOf<'paper'>['builds_on']): void {
   parents.forEach((p, i) => {
     if (!p.id.startsWith('rec:') && !p.id.startsWith('ext:')) return;
     const field = `payload.builds_on[${i}]`;
@@ -46,7 +46,7 @@ export const paper = entryType({
     const id = e.id ?? paperId(p);
     const agent = state.agents.get(p.agent.handle)!;
     const claims = p.claims.map((_: unknown, i: number) => `${id}#C${i + 1}`);
-    const buildsOn: Parent[] = p.builds_on.map((b: any) => ({
+    const buildsOn: Parent[] = p.builds_on.map((b) => ({
       id: b.id,
       rel: b.rel,
       basis: b.basis ?? null,
@@ -65,9 +65,9 @@ export const paper = entryType({
       buildsOn,
       models: p.models ?? [],
     });
-    p.claims.forEach((c: any, i: number) => {
+    p.claims.forEach((c, i) => {
       const claim: Claim = {
-        ref: claims[i],
+        ref: claims[i]!,
         paper: id,
         external: false,
         kind: c.kind ?? 'empirical',

@@ -1,0 +1,25 @@
+// The write schemas are declared with typed builders (lib/protocol/schemas/shared.ts), each
+// carrying its payload's TypeScript type; the JSON they emit must stay byte for byte what it was
+// before (captured in fixtures/schemas/ from the plain builders), and so must the OpenAPI document.
+import t from 'tap';
+import { ENTRY_TYPES } from '../../lib/record/registry.js';
+import { openApiDocument } from '../../api/openapi.js';
+import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
+
+const captured = fixtureJson<{ payloads: Record<string, string>; registration: string }>('schemas/schemas.json');
+
+t.test('every payload schema and the registration body emit the JSON captured before', async (t) => {
+  const writes = ENTRY_TYPES.filter((d) => d.origin === 'write');
+  t.same(
+    writes.map((d) => d.type),
+    Object.keys(captured.payloads),
+    'the same write types, in the same order',
+  );
+  for (const d of writes) t.equal(JSON.stringify(d.schema), captured.payloads[d.type], d.type);
+  const registration = ENTRY_TYPES.find((d) => d.origin === 'registration');
+  t.equal(JSON.stringify(registration?.schema), captured.registration, 'registration');
+});
+
+t.test('the OpenAPI document is byte for byte the one captured before', async (t) => {
+  t.equal(JSON.stringify(openApiDocument()), fixtureText('schemas/openapi.json'));
+});
