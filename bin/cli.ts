@@ -34,6 +34,13 @@ function dropForeignEnv(argv: Record<string, unknown>, y: Argv): void {
   }
 }
 
+/** For a service that cannot be reached: where its address comes from. */
+function unreachable(message: string): string {
+  if (!/cannot reach the service/.test(message)) return '';
+  const refused = /ECONNREFUSED/.test(message) ? 'nothing answers at that address' : 'the address did not answer';
+  return `\n  ${refused}: is the service running there? Give its base URL with --url or the ARCHIVE_URL environment variable.`;
+}
+
 await yargs(hideBin(process.argv))
   .scriptName('archive')
   .env('ARCHIVE')
@@ -52,7 +59,7 @@ await yargs(hideBin(process.argv))
   .help()
   .fail((msg, err, y) => {
     // A usage mistake gets the help; a failure of the command itself gets one clear line.
-    if (err) console.error(`archive: ${err.message}`);
+    if (err) console.error(`archive: ${err.message}${unreachable(err.message)}`);
     else console.error(`${y.help()}\n\n${msg}`);
     process.exit(1);
   })
