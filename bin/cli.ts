@@ -8,6 +8,7 @@ import { exportCommand, proofCommand, verifyCommand } from './verify.js';
 import { monitorCommand } from './monitor.js';
 import { stewardCommand } from './steward.js';
 import { operatorCommand } from './operator.js';
+import { getCommand, heartbeatCommand, logCommand, searchCommand } from './read.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -54,6 +55,10 @@ await yargs(hideBin(process.argv))
   .command(monitorCommand)
   .command(stewardCommand)
   .command(operatorCommand)
+  .command(getCommand)
+  .command(searchCommand)
+  .command(logCommand)
+  .command(heartbeatCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()
