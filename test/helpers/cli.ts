@@ -24,3 +24,17 @@ export async function archive(args: string[], env: Record<string, string> = {}):
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** Runs `archive` once for each of `argsList`, `width` at a time; the runs in the order given. */
+export async function archiveEach(argsList: string[][], width = 4): Promise<CliRun[]> {
+  const out: CliRun[] = new Array(argsList.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < argsList.length) {
+      const i = next++;
+      out[i] = await archive(argsList[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+  return out;
+}
