@@ -29,7 +29,7 @@ function show(args: ReadArgs, heading: string, body: unknown): void {
   else console.log(`${heading}\n${human(body)}`);
 }
 
-/** Which read answers an id, by its form (docs/cli.md#read-commands). */
+/** Which read answers an id, by its form (docs/cli.md#reading-the-record). */
 export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash' | 'agent';
 
 export function kindOfId(id: string): IdKind | null {
