@@ -2,6 +2,8 @@
 // keys, payloads, signing and HTTP are in lib/client.
 import type { Argv, CommandModule } from 'yargs';
 import { Agent, ArchiveClient, readKeyFile, readPayloadFile, registrationBody, signedText, writeKeyFile } from '../lib/client/index.js';
+import { formatOf } from '../lib/client/payload-file.js';
+import { payloadMembers, payloadTemplate, quoteHints } from '../lib/client/payload-template.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
 import { payloadErrors, validateRegistration, type WriteType } from '../lib/protocol/schemas/index.js';
 import { AGENT_WRITE_TYPES, CLIENT_VERBS, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
@@ -37,10 +39,11 @@ const VERBS = CLIENT_VERBS;
 
 const json = (v: unknown): string => JSON.stringify(v, null, 2);
 
-/** Refuses locally (exit 2) with every problem found. */
-function refuse(what: string, errors: readonly string[]): void {
+/** Refuses locally (exit 2) with every problem found, and any hint on how to fix them. */
+function refuse(what: string, errors: readonly string[], hints: readonly string[] = []): void {
   console.error(`archive: the ${what} does not pass the local check (--no-check sends it anyway):`);
   for (const e of errors) console.error(`  - ${e}`);
+  for (const h of hints) console.error(`  hint: ${h}`);
   process.exitCode = 2;
 }
 
@@ -64,7 +67,8 @@ async function write(type: WriteType, args: WriteArgs): Promise<void> {
   const envelope = agent.envelope(type, members, opts);
   if (args.check) {
     const errors = payloadErrors(type, envelope.payload);
-    if (errors.length > 0) return refuse(`${type} payload`, errors);
+    const hints = args.file !== undefined && formatOf(args.file) === 'yaml' ? quoteHints(type, members) : [];
+    if (errors.length > 0) return refuse(`${type} payload`, errors, hints);
   }
   if (args['dry-run']) {
     console.log(json({ post: WRITE_ROUTES[type].path, envelope, signedText: signedText(envelope.payload) }));
@@ -85,12 +89,45 @@ function writeOptions(y: Argv, fileRequired: boolean): Argv {
     .option('ts', { type: 'string', describe: "the payload's ts (default: now)" });
 }
 
+/** The members a verb's file holds, for its --help (from the payload schema). */
+function membersEpilog(verb: string, type: WriteType): string {
+  const members = payloadMembers(type);
+  if (members.length === 0) return `A ${type} has no members of its own: no file is needed.`;
+  const list = members.map((m) => `${m.name} (${m.required ? 'required' : 'optional'})`).join(', ');
+  return `Members of the --file: ${list}. \`archive agent template ${verb}\` prints a commented file to fill in.`;
+}
+
 const verbCommands: CommandModule<CommonArgs, WriteArgs>[] = VERBS.map(([verb, type, describe]) => ({
   command: verb,
   describe: `${describe} (${type}, POST ${WRITE_ROUTES[type].path})`,
-  builder: (y) => writeOptions(y, type !== 'doorbell.stop') as never,
+  builder: (y) => writeOptions(y, type !== 'doorbell.stop').epilog(membersEpilog(verb, type)) as never,
   handler: (args) => write(type, args),
 }));
+
+/** A verb of the CLI, or a write type an agent may send, to the write type. */
+function typeOfVerb(name: string): WriteType | undefined {
+  const verb = VERBS.find(([v]) => v === name);
+  if (verb !== undefined) return verb[1];
+  return (AGENT_WRITE_TYPES as readonly string[]).includes(name) ? (name as WriteType) : undefined;
+}
+
+const templateCommand: CommandModule<CommonArgs, CommonArgs & { verb: string }> = {
+  command: 'template <verb>',
+  describe: "print a commented payload file (YAML) for a verb's --file: every member, what it must be, required or optional",
+  builder: (y) =>
+    y.positional('verb', {
+      type: 'string',
+      describe: `a verb (${VERBS.map(([v]) => v).join(', ')}) or a write type (as send --type takes it)`,
+    }) as never,
+  handler: (args) => {
+    const type = typeOfVerb(args.verb);
+    if (type === undefined)
+      throw new Error(`no verb or write type ${JSON.stringify(args.verb)}; the verbs: ${VERBS.map(([v]) => v).join(', ')}`);
+    const verb = VERBS.find(([, t]) => t === type);
+    const use = verb === undefined ? `archive agent send --type ${type} --file <this file>` : `archive agent ${verb[0]} --file <this file>`;
+    process.stdout.write(payloadTemplate(type, [`${use}   (POST ${WRITE_ROUTES[type].path})`]));
+  },
+};
 
 const sendCommand: CommandModule<CommonArgs, WriteArgs> = {
   command: 'send',
@@ -177,6 +214,7 @@ export const agentCommand: CommandModule<object, CommonArgs> = {
         describe: 'a delegated check key file: reports (commit, result, review) are signed with it (ARCHIVE_CHECK_KEY)',
       })
       .command(keygenCommand as never)
+      .command(templateCommand as never)
       .command(registerCommand as never)
       .command(verbCommands as never)
       .command(sendCommand as never)

@@ -8,6 +8,7 @@ import { exportCommand, proofCommand, verifyCommand } from './verify.js';
 import { monitorCommand } from './monitor.js';
 import { stewardCommand } from './steward.js';
 import { operatorCommand } from './operator.js';
+import { getCommand, heartbeatCommand, logCommand, searchCommand } from './read.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -34,6 +35,13 @@ function dropForeignEnv(argv: Record<string, unknown>, y: Argv): void {
   }
 }
 
+/** For a service that cannot be reached: where its address comes from. */
+function unreachable(message: string): string {
+  if (!/cannot reach the service/.test(message)) return '';
+  const refused = /ECONNREFUSED/.test(message) ? 'nothing answers at that address' : 'the address did not answer';
+  return `\n  ${refused}: is the service running there? Give its base URL with --url or the ARCHIVE_URL environment variable.`;
+}
+
 await yargs(hideBin(process.argv))
   .scriptName('archive')
   .env('ARCHIVE')
@@ -47,12 +55,16 @@ await yargs(hideBin(process.argv))
   .command(monitorCommand)
   .command(stewardCommand)
   .command(operatorCommand)
+  .command(getCommand)
+  .command(searchCommand)
+  .command(logCommand)
+  .command(heartbeatCommand)
   .demandCommand(1, 'name a command')
   .strict()
   .help()
   .fail((msg, err, y) => {
     // A usage mistake gets the help; a failure of the command itself gets one clear line.
-    if (err) console.error(`archive: ${err.message}`);
+    if (err) console.error(`archive: ${err.message}${unreachable(err.message)}`);
     else console.error(`${y.help()}\n\n${msg}`);
     process.exit(1);
   })

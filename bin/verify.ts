@@ -9,23 +9,31 @@ import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import type { SignedTreeHead } from '../log/index.js';
 
-/** Progress on a terminal as one rewritten line, else a plain line every tenth of the way. */
-function progress(): (held: number, size: number) => void {
+/**
+ * Progress of one stage on stderr: on a terminal one rewritten line, else (when asked for with
+ * --progress) a plain line every tenth of the way. `unit` names what is counted.
+ */
+function progress(stage: string, unit: string): (done: number, total: number) => void {
   let shown = -1;
-  return (held, size) => {
+  return (done, total) => {
     if (process.stderr.isTTY) {
       const width = 30;
-      const done = Math.round((held / Math.max(size, 1)) * width);
-      process.stderr.write(`\r[${'#'.repeat(done)}${' '.repeat(width - done)}] ${held}/${size} entries${held === size ? '\n' : ''}`);
+      const filled = Math.round((done / Math.max(total, 1)) * width);
+      process.stderr.write(
+        `\r${stage} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} ${unit}${done === total ? '\n' : ''}`,
+      );
       return;
     }
-    const tenth = Math.floor((held / Math.max(size, 1)) * 10);
+    const tenth = Math.floor((done / Math.max(total, 1)) * 10);
     if (tenth !== shown) {
       shown = tenth;
-      process.stderr.write(`fetched ${held} of ${size} entries\n`);
+      process.stderr.write(`${stage}: ${done} of ${total} ${unit}\n`);
     }
   };
 }
+
+/** Progress when stderr is a terminal or when asked for; none otherwise. */
+const progressIf = (wanted: boolean, stage: string, unit: string) => (wanted || process.stderr.isTTY ? progress(stage, unit) : undefined);
 
 /** The head an earlier run saved, or null when there is none yet. */
 function readSavedHead(path: string | undefined): SignedTreeHead | null {
@@ -43,6 +51,7 @@ interface VerifyArgs {
   state?: string;
   cache?: string;
   json: boolean;
+  progress: boolean;
 }
 
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
@@ -60,6 +69,11 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       })
       .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+      .option('progress', {
+        type: 'boolean',
+        default: false,
+        describe: 'show progress on stderr even when it is not a terminal (on a terminal it is always shown)',
+      })
       .check((a) => {
         const given = ['url', 'file', 'proof'].filter((k) => (a as Record<string, unknown>)[k] !== undefined);
         if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof');
@@ -88,11 +102,16 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     let verification;
     if (args.url !== undefined) {
       const have = args.cache !== undefined && existsSync(args.cache) ? (await readExport(args.cache)).entries : [];
-      verification = await verifyService(new ArchiveClient(args.url), { savedHead, have, progress: args.json ? undefined : progress() });
+      verification = await verifyService(new ArchiveClient(args.url), {
+        savedHead,
+        have,
+        progress: progressIf(args.progress, 'fetch', 'entries'),
+        replayProgress: progressIf(args.progress, 'replay', 'entries'),
+      });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
     } else {
-      const log = await readExport(args.file!);
-      verification = { ...(await verifyLog(log, { savedHead })), log };
+      const log = await readExport(args.file!, progressIf(args.progress, 'read', 'bytes'));
+      verification = { ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries') })), log };
     }
     const { report, problems, log } = verification;
     if (args.json) console.log(JSON.stringify(report, null, 2));
@@ -115,7 +134,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service' })
       .option('out', { type: 'string', demandOption: true, describe: 'the file to write' }) as never,
   handler: async (args) => {
-    const log = await fetchLog(new ArchiveClient(args.url), { progress: progress() });
+    const log = await fetchLog(new ArchiveClient(args.url), { progress: progress('fetch', 'entries') });
     await writeExport(args.out, log);
     console.log(JSON.stringify({ out: args.out, treeSize: log.sth.treeSize, rootHash: log.sth.rootHash }));
   },

@@ -75,14 +75,24 @@ export function rootOf(leaves: Uint8Array[], size: number): string {
   return toHex(rootFromLeafHashes(leaves.slice(0, size)));
 }
 
+/** How often the replay reports its progress, in entries. */
+const PROGRESS_EVERY = 1024;
+
 /**
  * Replays the entries through the record's rules. Entries served whole are checked as the
  * record admits writes, then applied; an entry with fields withheld is applied as the log shows
  * it (its type, ids and outcome count; the withheld text does not). Stops at the first entry the
  * rules refuse: the state after it would not be the service's.
  */
-export function replay(log: LogCopy, problems: Problems, state: State = emptyState()): State {
-  for (let i = state.size; i < log.entries.length; i++) {
+export function replay(
+  log: LogCopy,
+  problems: Problems,
+  state: State = emptyState(),
+  progress?: (done: number, total: number) => void,
+): State {
+  const total = log.entries.length;
+  for (let i = state.size; i < total; i++) {
+    if (progress !== undefined && i % PROGRESS_EVERY === 0) progress(i, total);
     const e: ServedEntry = log.entries[i]!;
     // An item out of view is served with its text null; its entry names its id (a hash of that text).
     const entry = { seq: i, ts: e.ts, type: e.type, logged: e.payload, ...(e.subject === undefined ? {} : { id: e.subject }) };
@@ -99,6 +109,7 @@ export function replay(log: LogCopy, problems: Problems, state: State = emptySta
         }
       }
       applyEntry(state, entry);
+      if (progress !== undefined && i === total - 1) progress(total, total);
     } catch (err) {
       problems.add('rules', i, `${e.type}: ${isArchiveError(err) ? `${err.code}: ${err.detail}` : (err as Error).message}`);
       return state;

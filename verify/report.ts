@@ -31,6 +31,10 @@ export interface Report {
   entries: number;
   /** Entries served with fields withheld: checked as far as their hashes allow. */
   withheld: number;
+  /** Of those, results whose outputs are sealed until their receipt is cross-checked (or revealed). */
+  sealed: number;
+  /** Of those, entries of items out of view. */
+  outOfView: number;
   /** Reads compared with the replayed state, by name. */
   compared: string[];
   problems: Problem[];
@@ -59,7 +63,14 @@ export class Problems {
 /** The report as lines for a terminal. */
 export function formatReport(r: Report, counts: Map<ProblemKind, number>): string {
   const lines = [`log ${r.origin}: ${r.entries} entries, head ${r.treeSize} ${r.rootHash}`];
-  lines.push(`  ${r.withheld} entries served with fields withheld (checked as far as their hashes allow)`);
+  // Sealed outputs are the ordinary case, not something hidden: say so (docs/record.md#what-served-entries-withhold).
+  if (r.sealed > 0)
+    lines.push(`  ${r.sealed} results' outputs sealed until cross-checked (their hashes checked; the outputs are served once revealed)`);
+  if (r.outOfView > 0)
+    lines.push(`  ${r.outOfView} entries of items out of view, their text withheld (checked as far as their hashes allow)`);
+  const other = r.withheld - r.sealed - r.outOfView;
+  if (other > 0)
+    lines.push(`  ${other} entries with a private field withheld, such as a doorbell's address (checked as far as their hashes allow)`);
   if (r.compared.length > 0) lines.push(`  served reads compared with the replay: ${r.compared.join(', ')}`);
   if (r.ok) lines.push('OK: every entry, signature, head and number checked holds');
   for (const p of r.problems) {

@@ -2,6 +2,7 @@
 // `/v1/log/entries` page by page), or an export file (docs/log-format.md, "Exports"): a header
 // line with the log key and the signed head, then one served entry a line, in seq order.
 import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { SignedTreeHead } from '../log/index.js';
@@ -78,14 +79,17 @@ export async function writeExport(path: string, log: LogCopy): Promise<void> {
   await once(out, 'finish');
 }
 
-/** Reads an export; throws naming the line that is not one. */
-export async function readExport(path: string): Promise<LogCopy> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+/** Reads an export; throws naming the line that is not one. `progress` is told the bytes read of the file's size. */
+export async function readExport(path: string, progress?: (read: number, size: number) => void): Promise<LogCopy> {
+  const input = createReadStream(path);
+  const size = progress === undefined ? 0 : (await stat(path)).size;
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let header: Served = null;
   const entries: ServedEntry[] = [];
   let n = 0;
   for await (const line of lines) {
     n++;
+    if (progress !== undefined && n % 1024 === 0) progress(input.bytesRead, size);
     if (line === '') continue;
     let value: Served;
     try {
@@ -99,5 +103,6 @@ export async function readExport(path: string): Promise<LogCopy> {
     } else entries.push(value);
   }
   if (header === null) throw new Error(`${path}: empty`);
+  progress?.(size, size);
   return { key: header.key, sth: header.sth, entries };
 }

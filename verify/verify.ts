@@ -16,6 +16,8 @@ export interface VerifyOptions {
   client?: ArchiveClient;
   /** A head an earlier run verified: the new head must extend it. */
   savedHead?: SignedTreeHead | null;
+  /** Called as the replay goes, with the entries replayed and their number. */
+  replayProgress?: (done: number, total: number) => void;
 }
 
 export interface Verification {
@@ -70,6 +72,22 @@ async function checkSaved(
     problems.add('consistency', null, `the service's consistency proof from size ${saved.treeSize} to ${head.treeSize} does not verify`);
 }
 
+/**
+ * Why entries were served with fields withheld (docs/record.md#what-served-entries-withhold):
+ * results whose own outputs are sealed until their receipt is cross-checked or revealed, and
+ * items out of view (their entry names a `subject`). The rest are doorbells' addresses.
+ */
+function withheldBy(entries: readonly ServedEntry[]): { sealed: number; outOfView: number } {
+  let sealed = 0;
+  let outOfView = 0;
+  for (const e of entries) {
+    if (e.withheld === undefined || e.withheld.length === 0) continue;
+    if (e.subject !== undefined) outOfView++;
+    else if (e.type === 'check.result' && e.withheld.includes('payload.outputs')) sealed++;
+  }
+  return { sealed, outOfView };
+}
+
 export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise<Verification> {
   const started = performance.now();
   const problems = new Problems();
@@ -80,12 +98,13 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   let replayMs = 0;
   const checks = await checkEntriesOnWorkers(log.entries, logKey === null ? null : { logKey, operatorKey: operatorKeyOf(log) }, () => {
     const t0 = performance.now();
-    state = replay(log, problems);
+    state = replay(log, problems, emptyState(), opts.replayProgress);
     if (state.size === log.entries.length) checkOutOfView(log, state, problems);
     replayMs = performance.now() - t0;
   });
   for (const p of checks.problems) problems.add(p.kind, p.seq, p.detail);
   const { leaves, withheld } = checks;
+  const why = withheldBy(log.entries);
   checkHead(log, leaves, logKey, problems);
   if (opts.savedHead) await checkSaved(opts.savedHead, log, leaves, logKey, opts.client, problems);
   // Numbers are compared only with a replay of the whole log, and of a log that holds together.
@@ -101,6 +120,8 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
       rootHash: log.sth.rootHash,
       entries: log.entries.length,
       withheld,
+      sealed: why.sealed,
+      outOfView: why.outOfView,
       compared,
       problems: list,
     },
@@ -122,12 +143,13 @@ export async function verifyService(
     savedHead?: SignedTreeHead | null;
     have?: ServedEntry[];
     progress?: (held: number, size: number) => void;
+    replayProgress?: (done: number, total: number) => void;
     attempts?: number;
   } = {},
 ): Promise<Verification & { log: LogCopy }> {
   let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
   for (let attempt = 1; ; attempt++) {
-    const v = await verifyLog(log, { client, savedHead: opts.savedHead });
+    const v = await verifyLog(log, { client, savedHead: opts.savedHead, replayProgress: opts.replayProgress });
     if (v.report.ok || !v.problems.has('numbers') || attempt >= (opts.attempts ?? 3)) return { ...v, log };
     const head = await client.get('/v1/log/sth');
     if (head.status !== 200 || head.body?.treeSize === log.sth.treeSize) return { ...v, log };

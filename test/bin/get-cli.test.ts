@@ -1,0 +1,74 @@
+// `archive get <id>` against a real service, through the real `bin/archive`: the read is picked by
+// the form of the id (paper, claim, external claim, receipt, argument, challenge, log seq), for
+// people and with --json, and refusals exit 1 with the service's {error, detail}.
+import t from 'tap';
+import { archive } from '../helpers/cli.js';
+import { startService } from '../helpers/service.js';
+import { make, register, send } from '../helpers/agents.js';
+
+t.test('archive get picks the read by the form of the id', async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  const paper = await send(s, alice, 'paper', make.paper(2, { title: 'Sparse probes find the feature' }));
+  t.equal(paper.status, 201, paper.text);
+  const id: string = paper.body.id;
+  const claim = `${id}#C2`;
+  const commit = await send(s, bob, 'check.commit', make.commit(claim));
+  t.equal(commit.status, 201, commit.text);
+  const argument = await send(s, bob, 'argument.file', make.argument(claim));
+  t.equal(argument.status, 201, argument.text);
+  const challenge = await send(s, bob, 'challenge.propose', { claim, brief: 'Replicate the second claim on a held-out set of probes.' });
+  t.equal(challenge.status, 201, challenge.text);
+  const external = await send(s, alice, 'claim.external', {
+    source: 'preprint:2401.01234',
+    quote: 'The model generalises out of distribution.',
+    test: 'Accuracy on the held-out split stays above chance',
+  });
+  t.equal(external.status, 201, external.text);
+  const url = ['--url', s.url];
+
+  const p = await archive(['get', id, ...url]);
+  t.equal(p.code, 0, p.stderr);
+  t.match(p.stdout, new RegExp(`^paper ${id}\n`));
+  t.match(p.stdout, /title: Sparse probes find the feature/);
+  const pj = await archive(['get', id, ...url, '--json']);
+  t.same(JSON.parse(pj.stdout), (await s.get(`/v2/papers/${id}`)).body, '--json prints the answer as served');
+
+  const c = await archive(['get', claim, ...url, '--json']);
+  t.equal(c.code, 0, c.stderr);
+  t.match(JSON.parse(c.stdout), { ref: claim, text: 'Claim number 2 holds' });
+  const missing = await archive(['get', `${id}#C9`, ...url]);
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /HTTP 404/);
+  t.match(missing.stderr, /no claim/);
+
+  const ext = await archive(['get', external.body.id, ...url, '--json']);
+  t.equal(ext.code, 0, ext.stderr);
+  t.match(JSON.parse(ext.stdout), { ref: external.body.ref });
+
+  const r = await archive(['get', commit.body.id, ...url]);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, new RegExp(`^receipt ${commit.body.id}\n`));
+  const a = await archive(['get', argument.body.id, ...url]);
+  t.equal(a.code, 0, a.stderr);
+  t.match(a.stdout, new RegExp(`^argument ${argument.body.id}\n`));
+  const ch = await archive(['get', challenge.body.id, ...url, '--json']);
+  t.equal(ch.code, 0, ch.stderr);
+  t.match(JSON.parse(ch.stdout), { claim });
+  const none = await archive(['get', 'f'.repeat(64), ...url]);
+  t.equal(none.code, 1);
+  t.match(none.stderr, /no receipt or argument/);
+
+  const e = await archive(['get', '0', ...url, '--json']);
+  t.equal(e.code, 0, e.stderr);
+  t.match(JSON.parse(e.stdout), { seq: 0, type: 'genesis' });
+  const beyond = await archive(['get', '999', ...url]);
+  t.equal(beyond.code, 1);
+  t.match(beyond.stderr, /HTTP 400/);
+  t.match(beyond.stderr, new RegExp(`999 is beyond the tree size ${s.record.state.size}`));
+
+  const bad = await archive(['get', 'rec:xyz', ...url]);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /"rec:xyz" is no id the record knows; give a log seq/);
+});
