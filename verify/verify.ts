@@ -8,7 +8,7 @@ import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operator
 import { checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
-import { Problems, type Report } from './report.js';
+import { Problems, type Problem, type Report } from './report.js';
 import { fetchLog, type LogCopy, type ServedEntry } from './source.js';
 
 export interface VerifyOptions {
@@ -16,6 +16,8 @@ export interface VerifyOptions {
   client?: ArchiveClient;
   /** A head an earlier run verified: the new head must extend it. */
   savedHead?: SignedTreeHead | null;
+  /** Problems the source found before the entries were checked (a tiles mirror's, verify/tiles.ts). */
+  found?: Problem[];
 }
 
 export interface Verification {
@@ -73,6 +75,7 @@ async function checkSaved(
 export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise<Verification> {
   const started = performance.now();
   const problems = new Problems();
+  for (const p of opts.found ?? []) problems.add(p.kind, p.seq, p.detail);
   const logKey = genesisKey(log, problems);
   checkChain(log, problems);
   // Hashes and signatures on worker threads while this thread replays the log.
