@@ -68,7 +68,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
       .check((a) => {
         const given = ['url', 'file', 'tiles', 'proof'].filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-        if (given.length !== 1) throw new Error('give exactly one of --url, --file, --tiles, --proof');
+        if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof, --tiles');
         if (a.proof !== undefined && a.key === undefined) throw new Error('--proof needs --key (the log key)');
         if (a.cache !== undefined && a.url === undefined) throw new Error('--cache goes with --url');
         return true;
