@@ -4,7 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { agentCommand } from './agent.js';
 import { pairCommand } from './pair.js';
 import { serveCommand } from './serve.js';
-import { exportCommand, proofCommand, verifyCommand } from './verify.js';
+import { exportCommand, proofCommand, tilesCommand, verifyCommand } from './verify.js';
 import { monitorCommand } from './monitor.js';
 import { stewardCommand } from './steward.js';
 import { operatorCommand } from './operator.js';
@@ -52,6 +52,7 @@ await yargs(hideBin(process.argv))
   .command(verifyCommand)
   .command(exportCommand)
   .command(proofCommand)
+  .command(tilesCommand)
   .command(monitorCommand)
   .command(stewardCommand)
   .command(operatorCommand)

@@ -9,6 +9,7 @@ import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
 import { StorageWatch } from '../lib/service/storage.js';
+import { writeStaticTiles } from '../verify/tiles.js';
 
 interface ServeArgs {
   port: number;
@@ -24,6 +25,8 @@ interface ServeArgs {
   'doorbell-allow-loopback': boolean;
   'reserve-mib': number;
   'min-free-mib': number;
+  'tiles-dir'?: string;
+  'tiles-every': number;
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -67,6 +70,15 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         default: 64,
         describe: 'free space (beyond the reserve) below which writes stay off',
+      })
+      .option('tiles-dir', {
+        type: 'string',
+        describe: 'keep a static C2SP tlog-tiles copy of the log in this directory, as archive tiles writes it',
+      })
+      .option('tiles-every', {
+        type: 'number',
+        default: 10,
+        describe: 'with --tiles-dir: seconds between updates of the copy (when the log grew)',
       }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
@@ -116,6 +128,31 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     console.log(
       `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}`,
     );
+    // The static copy is brought up to date through the service's own routes, so it withholds
+    // what they withhold (docs/log-format.md, "A static copy").
+    let tiles: NodeJS.Timeout | undefined;
+    if (args['tiles-dir'] !== undefined) {
+      if (!(args['tiles-every'] > 0)) throw new Error(`--tiles-every: expected a number of seconds above 0, got ${args['tiles-every']}`);
+      const dir = resolve(args['tiles-dir']);
+      let copied = -1;
+      let running = false;
+      const update = async () => {
+        if (running || d.log.size === copied) return;
+        running = true;
+        try {
+          const size = d.log.size;
+          await writeStaticTiles(server.url, dir);
+          copied = size;
+        } catch (err) {
+          console.error('archive: updating the static tiles failed:', err);
+        } finally {
+          running = false;
+        }
+      };
+      void update();
+      tiles = setInterval(() => void update(), args['tiles-every'] * 1000);
+      tiles.unref();
+    }
     let stopping = false;
     const stop = async (signal: string): Promise<void> => {
       if (stopping) return;
@@ -123,6 +160,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       console.log(`archive: ${signal}, closing`);
       clearInterval(scheduler);
       clearInterval(bells);
+      if (tiles !== undefined) clearInterval(tiles);
       watch.stop();
       await server.close();
       await d.close();

@@ -5,6 +5,7 @@ import type { CommandModule } from 'yargs';
 import { ArchiveClient } from '../lib/client/http.js';
 import { fetchLog, readExport, writeExport } from '../verify/source.js';
 import { verifyLog, verifyService } from '../verify/verify.js';
+import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import type { SignedTreeHead } from '../log/index.js';
@@ -46,6 +47,7 @@ function readSavedHead(path: string | undefined): SignedTreeHead | null {
 interface VerifyArgs {
   url?: string;
   file?: string;
+  tiles?: string;
   proof?: string;
   key?: string;
   state?: string;
@@ -61,6 +63,10 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     y
       .option('url', { type: 'string', describe: 'base URL of a service: fetch its log and compare its served reads' })
       .option('file', { type: 'string', describe: 'an export (archive export) to check offline' })
+      .option('tiles', {
+        type: 'string',
+        describe: 'base URL of a C2SP tlog-tiles mirror (a static copy written by archive tiles, or the service): check it and its entries',
+      })
       .option('proof', { type: 'string', describe: 'a proof bundle (archive proof) to check with --key alone' })
       .option('key', { type: 'string', describe: 'the log key (as GET /v1/log/key spells it), for --proof' })
       .option('state', {
@@ -75,8 +81,8 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         describe: 'show progress on stderr even when it is not a terminal (on a terminal it is always shown)',
       })
       .check((a) => {
-        const given = ['url', 'file', 'proof'].filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-        if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof');
+        const given = ['url', 'file', 'tiles', 'proof'].filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+        if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof, --tiles');
         if (a.proof !== undefined && a.key === undefined) throw new Error('--proof needs --key (the log key)');
         if (a.cache !== undefined && a.url === undefined) throw new Error('--cache goes with --url');
         return true;
@@ -109,6 +115,9 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         replayProgress: progressIf(args.progress, 'replay', 'entries'),
       });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
+    } else if (args.tiles !== undefined) {
+      const { log, problems: found } = await fetchTilesLog(args.tiles);
+      verification = { ...(await verifyLog(log, { savedHead, found })), log };
     } else {
       const log = await readExport(args.file!, progressIf(args.progress, 'read', 'bytes'));
       verification = { ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries') })), log };
@@ -160,5 +169,23 @@ export const proofCommand: CommandModule<object, ProofArgs> = {
     const text = `${JSON.stringify(bundle, null, 2)}\n`;
     if (args.out === undefined) process.stdout.write(text);
     else writeFileSync(args.out, text);
+  },
+};
+
+interface TilesArgs {
+  url: string;
+  out: string;
+}
+
+export const tilesCommand: CommandModule<object, TilesArgs> = {
+  command: 'tiles',
+  describe: "write or update a static copy of a service's log as C2SP tlog-tiles, which any web server can serve",
+  builder: (y) =>
+    y
+      .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service' })
+      .option('out', { type: 'string', demandOption: true, describe: 'the directory of the copy (its files go under v1/log/)' }) as never,
+  handler: async (args) => {
+    const { treeSize, written } = await writeStaticTiles(args.url, args.out);
+    console.log(JSON.stringify({ out: args.out, treeSize, written: written.length, files: written }));
   },
 };

@@ -17,6 +17,7 @@ import type { EntryReader } from './reader.js';
 import { RestartableStore } from './restartable-store.js';
 import { Sequencer, type Appended, type SequencerOptions } from './sequencer.js';
 import type { LogStore } from './store.js';
+import type { TilePath } from './tlog-tiles.js';
 
 // ---- the log ----
 
@@ -69,6 +70,10 @@ export interface Reader extends EntryReader {
   consistencyProofNow(first: number, second: number): Uint8Array[] | null;
   /** Root of the committed tree of `size`. */
   rootAt(size: number): Promise<Uint8Array>;
+  /** A C2SP tlog-tiles hash tile of the committed tree (docs/log-format.md, "Tiles"); null when the tree does not hold it. */
+  hashTile(t: TilePath): Promise<Uint8Array | null>;
+  /** A C2SP tlog-tiles entry bundle: each entry's leaf input, uint16-length-prefixed; null beyond the tree. */
+  entryBundle(t: TilePath): Promise<Uint8Array | null>;
   /** Re-walks a snapshot of the store: every hash, the root, the head and checkpoint. */
   audit(verify: LogVerifier): Promise<AuditReport>;
 }
@@ -130,5 +135,17 @@ export function restartable(open: () => Promise<LogStore>): Promise<LogStore & {
 export { ZERO_HASH, entryHashes, hashLeafText, leafInput, type LeafFields } from './entry.js';
 export { headMessage, verifyHeadSignature } from './head.js';
 export { rootFromLeafHashes, verifyConsistency, verifyInclusion } from './merkle.js';
-export { checkpointText, openNote } from './checkpoint.js';
+export { checkpointText, openNote, parseCheckpoint, verifierKey, type Checkpoint } from './checkpoint.js';
+export {
+  TILE_HASHES,
+  TilePathError,
+  decodeBundle,
+  encodeBundle,
+  parseTilePath,
+  tileIndexPath,
+  tileInTree,
+  tilePath,
+  treeTiles,
+  type TilePath,
+} from './tlog-tiles.js';
 export { bytesEqual, fromHex, sha256TextHex, toHex } from './hash.js';

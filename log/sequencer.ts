@@ -6,7 +6,7 @@
 // only after it. Reads (entries, proofs, the head) see only committed data.
 import { checkpointText, signNote } from './checkpoint.js';
 import { auditLog, type AuditReport } from './audit.js';
-import { ENTRY_TYPE, ZERO_HASH, formEntry, parseEntryRecord, type Entry, type LoggedEntry } from './entry.js';
+import { ENTRY_TYPE, ZERO_HASH, formEntry, leafInput, parseEntryRecord, type Entry, type LoggedEntry } from './entry.js';
 import { LogError } from './errors.js';
 import { sha256TextHex, toHex } from './hash.js';
 import { headMessage, type LogSigner, type LogVerifier, type SignedTreeHead } from './head.js';
@@ -16,6 +16,9 @@ import type { CommitBatch, LogStore, StoredHead } from './store.js';
 import { TileReader } from './tile-reader.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
 import { TreeEdge } from './tree-edge.js';
+import { encodeBundle, tileInTree, type TilePath } from './tlog-tiles.js';
+
+const utf8 = new TextEncoder();
 
 export interface SequencerOptions {
   store: LogStore;
@@ -238,6 +241,25 @@ export class Sequencer implements EntryReader {
         payload: r.payload,
       };
     });
+  }
+
+  /**
+   * A published hash tile (C2SP tlog-tiles): the tree's level-8L nodes 256 N to 256 N + W - 1,
+   * or null when the committed tree does not hold them all yet.
+   */
+  async hashTile(t: TilePath): Promise<Uint8Array | null> {
+    if (t.level === null || !tileInTree(t, this.size)) return null;
+    const level = t.level * TILE_HEIGHT;
+    const ids = Array.from({ length: t.width }, (_, i) => ({ level, index: t.index * TILE_WIDTH + i }));
+    const hashes = this.reader.nodesNow(ids) ?? (await this.reader.nodes(ids));
+    return Buffer.concat(hashes);
+  }
+
+  /** A published entry bundle (C2SP tlog-tiles): the leaf inputs of its entries; null beyond the tree. */
+  async entryBundle(t: TilePath): Promise<Uint8Array | null> {
+    if (t.level !== null || !tileInTree(t, this.size)) return null;
+    const entries = await this.entries(t.index * TILE_WIDTH, t.width);
+    return encodeBundle(entries.map((e) => utf8.encode(leafInput(e))));
   }
 
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */

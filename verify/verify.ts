@@ -8,7 +8,7 @@ import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operator
 import { checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
-import { Problems, type Report } from './report.js';
+import { Problems, type Problem, type Report } from './report.js';
 import { fetchLog, type LogCopy, type ServedEntry } from './source.js';
 
 export interface VerifyOptions {
@@ -18,6 +18,8 @@ export interface VerifyOptions {
   savedHead?: SignedTreeHead | null;
   /** Called as the replay goes, with the entries replayed and their number. */
   replayProgress?: (done: number, total: number) => void;
+  /** Problems the source found before the entries were checked (a tiles mirror's, verify/tiles.ts). */
+  found?: Problem[];
 }
 
 export interface Verification {
@@ -91,6 +93,7 @@ function withheldBy(entries: readonly ServedEntry[]): { sealed: number; outOfVie
 export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise<Verification> {
   const started = performance.now();
   const problems = new Problems();
+  for (const p of opts.found ?? []) problems.add(p.kind, p.seq, p.detail);
   const logKey = genesisKey(log, problems);
   checkChain(log, problems);
   // Hashes and signatures on worker threads while this thread replays the log.

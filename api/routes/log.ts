@@ -2,8 +2,18 @@
 // proofs, the audit, pages of entries, the log key and the C2SP checkpoint.
 // These are the engine's routes: any application on the log mounts them (docs/engine.md).
 import Router from '@koa/router';
-import { badRequest } from '../../lib/protocol/errors.js';
-import type { AuditReport, Entry, Reader } from '../../log/index.js';
+import { badRequest, notFound } from '../../lib/protocol/errors.js';
+import {
+  TilePathError,
+  parseTilePath,
+  tileIndexPath,
+  tilePath,
+  verifierKey,
+  type AuditReport,
+  type Entry,
+  type Reader,
+  type TilePath,
+} from '../../log/index.js';
 import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 
@@ -43,9 +53,29 @@ export interface ServedLog {
   audit(): Promise<AuditReport>;
 }
 
+/** The log key as a C2SP signed-note verifier key (docs/log-format.md, "Checkpoints"): the name is the origin. */
+export function noteVerifierKey(d: { logKeyString: string; origin: string }): string {
+  // The log key is spelled as a 44-byte Ed25519 DER SPKI: the raw key is its last 32 bytes.
+  return verifierKey(d.origin, Buffer.from(d.logKeyString, 'base64url').subarray(12));
+}
+
+/** Full tiles and bundles never change; partial ones are replaced as the tree grows (docs/log-format.md, "Tiles"). */
+export const TILE_CACHE = { full: 'public, max-age=31536000, immutable', partial: 'public, max-age=5' };
+
+/** A tile path after `prefix` (`entries/...`, `<L>/...` or, for payload bundles, `<N>...`), or a 400 naming the bad part. */
+function tileOfPath(rest: string, kind: 'hashes' | 'entries'): TilePath {
+  try {
+    return parseTilePath(rest, kind);
+  } catch (err) {
+    if (err instanceof TilePathError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
 export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = () => null): Router {
   const router = new Router();
   const log = d.log;
+  const vkey = noteVerifierKey(d);
 
   router.get('/v1/log/sth', (ctx) => {
     params(ctx, []);
@@ -55,7 +85,34 @@ export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = 
 
   router.get('/v1/log/key', (ctx) => {
     params(ctx, []);
-    ctx.body = { key: d.logKeyString, origin: d.origin };
+    ctx.body = { key: d.logKeyString, origin: d.origin, vkey };
+  });
+
+  // C2SP tlog-tiles under the log's prefix /v1/log (docs/log-format.md, "Tiles").
+  router.get('/v1/log/tile/*rest', async (ctx) => {
+    params(ctx, []);
+    const rest = ctx.path.slice('/v1/log/tile/'.length);
+    const entries = rest.startsWith('entries/');
+    const t = entries ? tileOfPath(rest.slice('entries/'.length), 'entries') : tileOfPath(rest, 'hashes');
+    const bytes = entries ? await log.entryBundle(t) : await log.hashTile(t);
+    if (bytes === null) throw notFound(`${tilePath(t)}: beyond the tree of size ${log.size}`);
+    ctx.set('Cache-Control', t.width === 256 ? TILE_CACHE.full : TILE_CACHE.partial);
+    ctx.type = 'application/octet-stream';
+    ctx.body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  });
+
+  // Payload bundles: the entries of an entry bundle as /v1/log/entries serves them, one JSON
+  // line each, so a tiles client can check payloadHash. Withholding may change as items go out
+  // of view, so they are never cached as immutable.
+  router.get('/v1/log/payloads/*rest', async (ctx) => {
+    params(ctx, []);
+    const t = tileOfPath(ctx.path.slice('/v1/log/payloads/'.length), 'entries');
+    if (t.index * 256 + t.width > log.size)
+      throw notFound(`payloads/${tileIndexPath(t.index)}${t.width === 256 ? '' : `.p/${t.width}`}: beyond the tree of size ${log.size}`);
+    const served = await log.entries(t.index * 256, t.width);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'application/x-ndjson';
+    ctx.body = served.map((e) => `${entryJson(e, redact)}\n`).join('');
   });
 
   router.get('/v1/log/checkpoint', (ctx) => {

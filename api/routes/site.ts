@@ -13,6 +13,7 @@ import { FIELDS } from '../../lib/protocol/schemas/payloads.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import { openApiText } from '../openapi.js';
 import { notModified } from '../etag.js';
+import { noteVerifierKey } from './log.js';
 
 const DESCRIPTION = 'A public research record for AI agents: claims and checks on an append-only Merkle log with signed tree heads.';
 
@@ -119,6 +120,7 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
       description: DESCRIPTION,
       protocol: PROTOCOL,
       logKey: d.logKeyString,
+      vkey: noteVerifierKey(d),
       origin: d.origin,
       operator: d.operator,
       treeSize: d.log.size,

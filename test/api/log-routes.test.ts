@@ -28,7 +28,7 @@ t.test('the index, the key and the signed head name the same log key', async (t)
   t.equal(index.body.protocol, 'archive/0.2');
   t.equal(index.body.operator, 'op_archive');
   const key = await s.get('/v1/log/key');
-  t.same(key.body, { key: index.body.logKey, origin: index.body.origin });
+  t.same(key.body, { key: index.body.logKey, origin: index.body.origin, vkey: index.body.vkey });
   const sth = await s.get('/v1/log/sth');
   t.equal(sth.status, 200);
   t.equal(sth.body.treeSize, 1, 'a new log holds its genesis entry');
