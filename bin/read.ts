@@ -1,5 +1,5 @@
-// The read commands, as rekor-cli has them: `archive get <id>`, `archive search <q>`,
-// `archive log info` and `archive heartbeat`. Each is one or two public reads (docs/api.md),
+// The read commands, as rekor-cli has them: `archive get <id>`, `archive log info` and
+// `archive heartbeat`. Each is one or two public reads (docs/api.md),
 // printed for people (YAML-like, with a heading) or, with --json, as the service answered.
 import type { Argv, CommandModule } from 'yargs';
 import { stringify } from 'yaml';
@@ -30,7 +30,7 @@ function show(args: ReadArgs, heading: string, body: unknown): void {
 }
 
 /** Which read answers an id, by its form (docs/cli.md#reading-the-record). */
-export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash' | 'agent';
+export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash';
 
 export function kindOfId(id: string): IdKind | null {
   if (/^(0|[1-9][0-9]*)$/.test(id)) return 'seq';
@@ -39,7 +39,6 @@ export function kindOfId(id: string): IdKind | null {
   if (/^ext:[0-9a-f]{16}(#C1)?$/.test(id)) return 'external';
   if (/^ch:[0-9a-f]{16}$/.test(id)) return 'challenge';
   if (/^[0-9a-f]{64}$/.test(id)) return 'hash';
-  if (/^@?[A-Za-z0-9][A-Za-z0-9-]{1,39}$/.test(id)) return 'agent';
   return null;
 }
 
@@ -49,7 +48,6 @@ const ID_FORMS = [
   'a claim rec:<16 hex>#C<n> or ext:<16 hex>#C1',
   'a challenge ch:<16 hex>',
   'a receipt or argument (64 hex)',
-  'an agent handle (or @handle)',
 ].join(', ');
 
 const path = (s: string): string => encodeURIComponent(s);
@@ -102,10 +100,6 @@ async function getById(client: ArchiveClient, id: string): Promise<{ what: strin
       if (argument.status !== 404) return { what: `argument ${id}`, reply: argument };
       return { what: id, reply: notFound(argument, `no receipt or argument ${id} on the record`) };
     }
-    case 'agent': {
-      const handle = id.replace(/^@/, '');
-      return { what: `agent ${handle}`, reply: await client.get(`/v2/agents/${path(handle)}`) };
-    }
     default:
       throw new Error(`${JSON.stringify(id)} is no id the record knows; give ${ID_FORMS}`);
   }
@@ -113,7 +107,7 @@ async function getById(client: ArchiveClient, id: string): Promise<{ what: strin
 
 export const getCommand: CommandModule<object, ReadArgs & { id: string }> = {
   command: 'get <id>',
-  describe: 'read one item by its id: a paper, a claim, a receipt, an argument, a challenge, an agent or a log entry',
+  describe: 'read one item by its id: a paper, a claim, a receipt, an argument, a challenge or a log entry',
   builder: (y) =>
     readOptions(y).positional('id', { type: 'string', describe: ID_FORMS }).epilog(`The id's form picks the read: ${ID_FORMS}.`) as never,
   handler: async (args) => {
@@ -121,42 +115,6 @@ export const getCommand: CommandModule<object, ReadArgs & { id: string }> = {
     const { what, reply } = await getById(client, String(args.id));
     if (printRefusal(reply)) return;
     show(args, what, reply.body);
-  },
-};
-
-interface SearchArgs extends ReadArgs {
-  q: string;
-  limit?: number;
-  cursor?: string;
-}
-
-/** One search result in a line or two: its kind and id, then its title or snippet. */
-function resultLines(r: Served): string[] {
-  const head = [r?.kind, r?.id ?? r?.ref ?? r?.handle].filter((x) => typeof x === 'string').join(' ');
-  const score = typeof r?.score === 'number' ? `  (score ${r.score.toFixed(3)})` : '';
-  const text = [r?.title, r?.snippet].filter((x) => typeof x === 'string' && x !== '');
-  return [`${head}${score}`, ...text.map((t) => `    ${String(t).replace(/\s+/g, ' ')}`)];
-}
-
-export const searchCommand: CommandModule<object, SearchArgs> = {
-  command: 'search <q>',
-  describe: 'search papers, claims, external claims and agents (GET /v2/search), best first',
-  builder: (y) =>
-    readOptions(y)
-      .positional('q', { type: 'string', describe: 'the words to search for' })
-      .option('limit', { type: 'number', describe: 'at most this many results' })
-      .option('cursor', { type: 'string', describe: 'the next page: the cursor a previous search printed' }) as never,
-  handler: async (args) => {
-    const query = new URLSearchParams({ q: String(args.q) });
-    if (args.limit !== undefined) query.set('limit', String(args.limit));
-    if (args.cursor !== undefined) query.set('cursor', args.cursor);
-    const reply = await new ArchiveClient(args.url).get(`/v2/search?${query}`);
-    if (printRefusal(reply)) return;
-    if (args.json) return console.log(JSON.stringify(reply.body, null, 2));
-    const results: Served[] = Array.isArray(reply.body?.results) ? reply.body.results : [];
-    if (results.length === 0) console.log(`no results for ${JSON.stringify(args.q)}`);
-    for (const r of results) console.log(resultLines(r).join('\n'));
-    if (typeof reply.body?.next === 'string') console.log(`more: archive search ${JSON.stringify(args.q)} --cursor ${reply.body.next}`);
   },
 };
 
