@@ -2,7 +2,7 @@
 // of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
 // changes nothing. numbers.ts decides which claims to score when an entry lands.
 import { familiesOf } from '../../protocol/families.js';
-import { tierOf, type Argument, type Claim, type Receipt, type State } from '../state.js';
+import { tierOf, type Argument, type Claim, type Receipt, type Review, type State } from '../state.js';
 import type { NumbersIndex } from './index.js';
 import type { Evidence, Item } from './aggregate.js';
 import { exactSum } from './exact-sum.js';
@@ -49,6 +49,20 @@ export function countingReceipt(state: State, r: Receipt): boolean {
   return r.result !== null && r.result.outcome !== 'inconclusive' && r.disownedSeq === null && !disputedNow(state, r);
 }
 
+/** A review's item (counting unless disowned). */
+export function reviewItem(state: State, v: Review): Item {
+  const tier = tierOf(state, v.operatorId);
+  return {
+    operatorId: v.operatorId,
+    kind: 'review',
+    favours: v.forecast >= 0.5,
+    verified: tier === 'verified',
+    t: TIER_WEIGHT[tier],
+    families: familiesOfItem(v.models),
+    seq: v.seq,
+  };
+}
+
 /** The items that count on `claim`: one per operator other than the author's. */
 export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item[] {
   const best = new Map<string, Item>();
@@ -76,15 +90,7 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   }
   for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
     const v = state.reviews.get(id)!;
-    if (v.disownedSeq !== null) continue;
-    offer({
-      operatorId: v.operatorId,
-      kind: 'review',
-      favours: v.forecast >= 0.5,
-      ...weigh(v.operatorId),
-      families: familiesOfItem(v.models),
-      seq: v.seq,
-    });
+    if (v.disownedSeq === null) offer(reviewItem(state, v));
   }
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
