@@ -22,7 +22,7 @@ function neighbour(x: number, up: boolean): number {
   if (x === 0) return up ? Number.MIN_VALUE : -Number.MIN_VALUE;
   v.setFloat64(0, x);
   const bits = v.getBigUint64(0);
-  v.setBigUint64(0, (x > 0) === up ? bits + 1n : bits - 1n);
+  v.setBigUint64(0, x > 0 === up ? bits + 1n : bits - 1n);
   return v.getFloat64(0);
 }
 
@@ -55,7 +55,7 @@ const double = fc.oneof(
   fc.constantFrom(1, -1, 0.1, 0.2, 0.3, 1e16, -1e16, 1 + 2 ** -52, 2 ** -53, Number.MIN_VALUE),
 );
 
-t.test('ExactSum is the exact sum rounded once, in any order', async (t) => {
+t.test('ExactSum is the exact sum rounded once, in any order', async () => {
   fc.assert(
     fc.property(fc.array(double, { maxLength: 40 }), (xs) => {
       const r = exactSum(xs);

@@ -24,7 +24,6 @@ import {
   QUALIFIES_CAP,
   sigmoid,
   TIER_WEIGHT,
-  type ItemKind,
 } from './rules.js';
 
 export type { Score, Status } from './index.js';
