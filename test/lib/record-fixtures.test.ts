@@ -12,7 +12,9 @@ import { stateDigest } from '../../lib/record/digest.js';
 import { replayEntries } from '../../lib/record/replay.js';
 import { ENTRY_TYPES } from '../../lib/record/registry.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
-import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
+import { claimScore, operatorCalibration } from '../../lib/record/numbers/served.js';
+import { writeFileSync } from 'node:fs';
+import { fixtureJson, fixtureText, projectRoot } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
 
 interface Expected {
@@ -40,6 +42,20 @@ function load(name: string): { start: State; log: RecordEntry[] } {
   return { start: emptyState(), log: entries(lines) };
 }
 
+/**
+ * The numbers served after replaying a fixture, rounded as the API serves them: every claim's
+ * ClaimScore (GET /v2/credence, in view or not) and every author's calibration. Written once on
+ * the code before the numbers were kept as aggregates (issue 14): the state digests above hold
+ * the unrounded scores, which the exact sums of docs/credence.md#arithmetic moved by a few ULPs,
+ * so this is what shows that no served number changed. FIXTURES_WRITE=1 writes them anew.
+ */
+function servedNumbers(state: State) {
+  const claims = state.numbers.index.refs.map((ref) => claimScore(state, ref));
+  const operators: Record<string, { rho: number; resolved: number }> = {};
+  for (const op of [...state.numbers.index.claimsByOperator.keys()].sort()) operators[op] = operatorCalibration(state, op);
+  return { claims, operators };
+}
+
 const types = new Set<string>();
 for (const name of Object.keys(expected)) {
   t.test(`fixtures/record/${name}.jsonl replays to the digest it had`, async (t) => {
@@ -48,6 +64,14 @@ for (const name of Object.keys(expected)) {
     const state = replayEntries(log, start);
     t.equal(state.size, expected[name]!.size, 'every entry folded');
     t.equal(stateDigest(state), expected[name]!.digest, 'the same state digest');
+  });
+  t.test(`fixtures/record/${name}.jsonl replays to the served numbers it had`, async (t) => {
+    const { start, log } = load(name);
+    const served = JSON.parse(JSON.stringify(servedNumbers(replayEntries(log, start)))) as unknown;
+    const file = `record/${name}.numbers.json`;
+    if (process.env.FIXTURES_WRITE === '1') writeFileSync(`${projectRoot}fixtures/${file}`, JSON.stringify(served, null, 1) + '\n');
+    t.ok((served as { claims: unknown[] }).claims.length > 0, 'the fixture has claims');
+    t.same(served, fixtureJson(file), 'the same served numbers');
   });
 }
 

@@ -1,6 +1,8 @@
 // Indexes the numbers need beyond what the handlers keep: who relies on which claim, each
 // operator's claims and reports in log order. Derived from the entries alone, kept as they land.
 
+import type { EvidenceAggregate } from './aggregate.js';
+
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
 /** A claim's numbers, unrounded (views.ts rounds what it serves). */
@@ -137,10 +139,43 @@ export interface Ranks {
   stale: boolean;
 }
 
+/** An author's calibration kept as prefix sums over its claims in log order (kept.ts). */
+export interface CalibrationPrefix {
+  /** sum[i], n[i]: the calibration terms of its first i claims and how many are resolved. */
+  sum: number[];
+  n: number[];
+  /** sum and n are right up to index `valid`. */
+  valid: number;
+  /** How many of its claims are indexed in `first`; first[i]: the first of its claims with claim i's seq. */
+  indexed: number;
+  first: number[];
+}
+
+/** What rescores read, kept as entries land (kept.ts, docs/credence.md#how-the-service-keeps-them). */
+export interface Aggregates {
+  evidence: Map<string, EvidenceAggregate>;
+  /** Claims whose evidence aggregate is built again from their items when next read. */
+  stale: Set<string>;
+  calibration: Map<string, CalibrationPrefix>;
+  /** A paper claim's place among its author's claims. */
+  place: Map<string, number>;
+  /** Per claim: how many of its relying papers are read, and relying papers per operator other than the author's. */
+  use: Map<string, { read: number; ops: Map<string, number> }>;
+}
+
+export const emptyAggregates = (): Aggregates => ({
+  evidence: new Map(),
+  stale: new Set(),
+  calibration: new Map(),
+  place: new Map(),
+  use: new Map(),
+});
+
 /** The numbers the fold keeps: its indexes and every claim's score (numbers.ts). */
 export interface Numbers {
   index: NumbersIndex;
   scores: Map<string, Score>;
+  aggregates: Aggregates;
   ranks: Ranks;
   /** Bumped whenever any score changes: caches of served numbers key on it. */
   version: number;
@@ -167,6 +202,7 @@ export interface StatusChange {
 export const emptyNumbers = (): Numbers => ({
   index: emptyIndex(),
   scores: new Map(),
+  aggregates: emptyAggregates(),
   ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
   version: 0,
   chunkVersion: [],

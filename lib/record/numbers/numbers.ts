@@ -5,7 +5,8 @@
 // rescores the claims that read that operator's tier. `rescoreAll` is the from-scratch
 // computation that the incremental one must equal (tests compare them).
 import type { Receipt, RecordEntry, State } from '../state.js';
-import { CHUNK, type Ranks } from './index.js';
+import { CHUNK, emptyAggregates, type Ranks } from './index.js';
+import { keptParts, markStale, resolvedMoved } from './kept.js';
 import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
@@ -101,13 +102,14 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
   const { index: ix, scores } = state.numbers;
   state.numbers.version++;
   const heap = new OrdinalHeap();
+  const parts = keptParts(state);
   for (const ref of refs) heap.push(ix.ordinal.get(ref)!);
   const resolvedChanged: string[] = [];
   while (heap.size > 0) {
     const ref = ix.refs[heap.pop()]!;
     const claim = state.claims.get(ref)!;
     const before = scores.get(ref);
-    const after = scoreClaim(state, ix, claim, scores);
+    const after = scoreClaim(state, ix, claim, scores, parts);
     setScore(state, ref, after);
     if (before !== undefined && before.status !== after.status)
       state.numbers.statusChanges.push({ ...state.numbers.at, ref, from: before.status, to: after.status });
@@ -118,6 +120,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
       if (before !== undefined) resolvedChanged.push(ref);
       // The author's later claims take this one into their calibration.
       if (!claim.external) {
+        resolvedMoved(state, claim);
         const own = ix.claimsByOperator.get(claim.operatorId)!;
         for (let i = own.length - 1; i >= 0 && state.claims.get(own[i]!)!.seq > claim.seq; i--) heap.push(ix.ordinal.get(own[i]!)!);
       }
@@ -126,9 +129,10 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
   return resolvedChanged;
 }
 
-/** Every claim scored from nothing, in log order. */
+/** Every claim scored from nothing, in log order (the aggregates are built again as claims are next rescored). */
 export function rescoreAll(state: State): void {
   state.numbers.scores = new Map();
+  state.numbers.aggregates = emptyAggregates();
   const { index: ix, scores } = state.numbers;
   state.numbers.version++;
   for (const ref of ix.refs) setScore(state, ref, scoreClaim(state, ix, state.claims.get(ref)!, scores));
@@ -195,6 +199,8 @@ export function updateNumbers(state: State, e: RecordEntry, t: Touched): void {
   let claims = t.claims;
   let candidates = t.operators;
   let changed: string[] = [];
+  // A review appends to its claim's evidence aggregate; any other entry may change items in the middle.
+  if (e.type !== 'review') markStale(state, claims);
   if (t.disputed !== null) {
     const voided = voidIfDisputed(state, t.disputed, e.seq);
     if (voided !== null) changed = [voided];
@@ -203,7 +209,9 @@ export function updateNumbers(state: State, e: RecordEntry, t: Touched): void {
     if (changed.length > 0) {
       claims = [...claims, ...resettle(state, e.seq, e.ts)];
       for (const op of changed) {
-        claims.push(...claimsReading(state, op));
+        const reading = claimsReading(state, op);
+        markStale(state, reading);
+        claims.push(...reading);
         candidates.push(...crossCheckedOperators(state, op));
         for (const id of state.numbers.index.crossCheckedBy.get(op) ?? []) {
           noteAwaiting(state, id);

@@ -41,15 +41,31 @@ export function argumentStep(stance: string, grounds: string): number {
 /** A qualifying argument that holds caps credence at 0.8. */
 export const QUALIFIES_CAP = 0.8;
 
-/** Model-family factor of one item: for each earlier counted verified item pointing the same way, 1 - 0.5 |S and T| / |S|. */
+/**
+ * Model-family factor of one item: for each earlier counted verified item pointing the same way,
+ * 1 - 0.5 |S and T| / |S|. Computed in the canonical form of docs/credence.md#arithmetic:
+ * c_k earlier items share exactly k of the |S| families, and the factor is the product over
+ * k = 1..|S| of (1 - 0.5 k / |S|) ** c_k, multiplied in that order.
+ */
 export function familyFactor(own: readonly string[], earlier: readonly (readonly string[])[]): number {
-  if (own.length === 0) return 1;
-  let f = 1;
-  for (const t of earlier) {
+  return familyFactorOf(
+    own,
+    earlier.map((t) => [t, 1] as const),
+  );
+}
+
+/** familyFactor over earlier family sets given with how many earlier items have each. */
+export function familyFactorOf(own: readonly string[], earlier: Iterable<readonly [readonly string[], number]>): number {
+  const n = own.length;
+  if (n === 0) return 1;
+  const c = new Array<number>(n + 1).fill(0);
+  for (const [t, count] of earlier) {
     let shared = 0;
     for (const s of own) if (t.includes(s)) shared++;
-    f *= 1 - (0.5 * shared) / own.length;
+    c[shared] = c[shared]! + count;
   }
+  let f = 1;
+  for (let k = 1; k <= n; k++) if (c[k]! > 0) f *= (1 - (0.5 * k) / n) ** c[k]!;
   return f;
 }
 

@@ -2,8 +2,10 @@
 // of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
 // changes nothing. numbers.ts decides which claims to score when an entry lands.
 import { familiesOf } from '../../protocol/families.js';
-import { tierOf, type Argument, type Claim, type Receipt, type State } from '../state.js';
+import { tierOf, type Argument, type Claim, type Receipt, type Review, type State } from '../state.js';
 import type { NumbersIndex } from './index.js';
+import type { Evidence, Item } from './aggregate.js';
+import { exactSum } from './exact-sum.js';
 import {
   anchor,
   argumentStep,
@@ -22,27 +24,15 @@ import {
   QUALIFIES_CAP,
   sigmoid,
   TIER_WEIGHT,
-  type ItemKind,
 } from './rules.js';
 
 export type { Score, Status } from './index.js';
+export type { Item } from './aggregate.js';
 import type { Score, Status } from './index.js';
-
-/** One counted item: an operator's strongest kind, of that kind its latest. */
-interface Item {
-  operatorId: string;
-  kind: ItemKind;
-  favours: boolean;
-  verified: boolean;
-  t: number;
-  families: string[];
-  /** The entry that made it count: a result's seq, a review's seq. */
-  seq: number;
-}
 
 /** Families of a declared models list, remembered per list (the same list is read at every rescore). */
 const familiesMemo = new WeakMap<readonly string[], string[]>();
-function familiesOfItem(models: readonly string[]): string[] {
+export function familiesOfItem(models: readonly string[]): string[] {
   let f = familiesMemo.get(models);
   if (f === undefined) familiesMemo.set(models, (f = familiesOf(models)));
   return f;
@@ -54,8 +44,22 @@ export function disputedNow(state: State, r: Receipt): boolean {
 }
 
 /** A receipt that counts: resulted, conclusive, not disowned, not disputed by a verified operator. */
-function countingReceipt(state: State, r: Receipt): boolean {
+export function countingReceipt(state: State, r: Receipt): boolean {
   return r.result !== null && r.result.outcome !== 'inconclusive' && r.disownedSeq === null && !disputedNow(state, r);
+}
+
+/** A review's item (counting unless disowned). */
+export function reviewItem(state: State, v: Review): Item {
+  const tier = tierOf(state, v.operatorId);
+  return {
+    operatorId: v.operatorId,
+    kind: 'review',
+    favours: v.forecast >= 0.5,
+    verified: tier === 'verified',
+    t: TIER_WEIGHT[tier],
+    families: familiesOfItem(v.models),
+    seq: v.seq,
+  };
 }
 
 /** The items that count on `claim`: one per operator other than the author's. */
@@ -85,15 +89,7 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   }
   for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
     const v = state.reviews.get(id)!;
-    if (v.disownedSeq !== null) continue;
-    offer({
-      operatorId: v.operatorId,
-      kind: 'review',
-      favours: v.forecast >= 0.5,
-      ...weigh(v.operatorId),
-      families: familiesOfItem(v.models),
-      seq: v.seq,
-    });
+    if (v.disownedSeq === null) offer(reviewItem(state, v));
   }
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
@@ -144,7 +140,7 @@ export function calibrationOf(
 }
 
 /** `use`: over later papers relying on the claim, one per operator other than the author's, the sum of their tier weights. */
-function useOf(state: State, ix: NumbersIndex, claim: Claim): number {
+export function useOf(state: State, ix: NumbersIndex, claim: Claim): number {
   const ops = new Set<string>();
   for (const paper of ix.relying.get(claim.ref) ?? []) {
     const op = state.papers.get(paper)!.operatorId;
@@ -157,60 +153,99 @@ function useOf(state: State, ix: NumbersIndex, claim: Claim): number {
 
 const emptyCounts = () => ({ open: 0, upheld: 0, dismissed: 0 });
 
-/** Scores `claim`, reading earlier claims' scores from `scores`. */
-export function scoreClaim(state: State, ix: NumbersIndex, claim: Claim, scores: Map<string, Score>): Score {
+/**
+ * The evidence of `claim` from scratch: its counted items in seq order, each weighed by its tier
+ * and its family factor over the earlier verified items pointing the same way; every sum the
+ * exact sum of its terms rounded once (docs/credence.md#arithmetic).
+ */
+export function evidenceFromScratch(state: State, ix: NumbersIndex, claim: Claim): Evidence {
+  const items = countedItems(state, ix, claim);
+  const terms = { vRec: [] as number[], vRev: [] as number[], uRec: [] as number[], uRev: [] as number[] };
+  const sTerms: number[] = [];
+  const fTerms: number[] = [];
+  const sRepTerms: number[] = [];
+  const fRepTerms: number[] = [];
+  const counted: Item[] = [];
+  const confirmingOps = new Set<string>();
+  const families = new Set<string>();
+  for (const item of items) {
+    const { e, mass } = evidenceStep(item.kind, item.favours);
+    const earlier = counted.filter((c) => c.verified && c.favours === item.favours).map((c) => c.families);
+    const w = item.t * familyFactor(item.families, earlier);
+    counted.push(item);
+    if (item.kind === 'review') (item.verified ? terms.vRev : terms.uRev).push(w * e);
+    else (item.verified ? terms.vRec : terms.uRec).push(w * e);
+    if (!item.verified) continue;
+    (item.favours ? sTerms : fTerms).push(mass * w);
+    if (item.kind === 'replication') {
+      if (item.favours) {
+        sRepTerms.push(mass * w);
+        confirmingOps.add(item.operatorId);
+        for (const fam of item.families) families.add(fam);
+      } else fRepTerms.push(mass * w);
+    }
+  }
+  return {
+    vRec: exactSum(terms.vRec),
+    vRev: exactSum(terms.vRev),
+    uRec: exactSum(terms.uRec),
+    uRev: exactSum(terms.uRev),
+    s: exactSum(sTerms),
+    f: exactSum(fTerms),
+    sRep: exactSum(sRepTerms),
+    fRep: exactSum(fRepTerms),
+    confirmingOps: confirmingOps.size,
+    families: [...families].sort(),
+    reproduced: rerunsOf(state, claim) > 0,
+  };
+}
+
+/** Counting confirmed reruns of `claim` by operators other than the author's (`reproduced`). */
+export function rerunsOf(state: State, claim: Claim): number {
+  let n = 0;
+  for (const id of state.receiptsByClaim.get(claim.ref) ?? []) if (countsAsRerun(state, claim, state.receipts.get(id)!)) n++;
+  return n;
+}
+
+/** Whether receipt `r` is a counting confirmed rerun of `claim` by an operator other than the author's. */
+export function countsAsRerun(state: State, claim: Claim, r: Receipt): boolean {
+  return r.kind === 'rerun' && countingReceipt(state, r) && r.result!.outcome === 'confirmed' && r.operatorId !== claim.operatorId;
+}
+
+/**
+ * Where a score reads its claim's evidence, its author's calibration and its use: computed
+ * from scratch (the reference, `fromScratch`) or from the aggregates the fold keeps (numbers.ts).
+ */
+export interface Parts {
+  evidence(claim: Claim): Evidence;
+  calibration(claim: Claim): number;
+  use(claim: Claim): number;
+}
+
+/** The parts of a score computed from scratch. */
+export const fromScratch = (state: State, ix: NumbersIndex, scores: Map<string, Score>): Parts => ({
+  evidence: (claim) => evidenceFromScratch(state, ix, claim),
+  calibration: (claim) => calibrationOf(state, ix, claim.operatorId, claim.seq, scores).rho,
+  use: (claim) => useOf(state, ix, claim),
+});
+
+/** Scores `claim`, reading earlier claims' scores from `scores` and its evidence, calibration and use from `parts`. */
+export function scoreClaim(
+  state: State,
+  ix: NumbersIndex,
+  claim: Claim,
+  scores: Map<string, Score>,
+  parts: Parts = fromScratch(state, ix, scores),
+): Score {
   // Prior.
-  const rho = claim.external ? null : calibrationOf(state, ix, claim.operatorId, claim.seq, scores).rho;
+  const rho = claim.external ? null : parts.calibration(claim);
   const a = anchor(rho ?? 0.5, claim.confidence);
   const foundations = foundationsOf(state, claim);
   let product = 1;
   for (const ref of foundations) product *= factorOf(state, scores.get(ref)!);
   const prior = priorOf(a, product);
 
-  // Evidence items: weights (tier times family factor), sums and masses.
-  const items = countedItems(state, ix, claim);
-  let vRec = 0;
-  let vRev = 0;
-  let uRec = 0;
-  let uRev = 0;
-  let s = 0;
-  let f = 0;
-  let sRep = 0;
-  let fRep = 0;
-  const counted: Item[] = [];
-  const confirmingOps = new Set<string>();
-  const families = new Set<string>();
-  let reproduced = false;
-  for (const item of items) {
-    const { e, mass } = evidenceStep(item.kind, item.favours);
-    const earlier = counted.filter((c) => c.verified && c.favours === item.favours).map((c) => c.families);
-    const w = item.t * familyFactor(item.families, earlier);
-    counted.push(item);
-    if (item.kind === 'review') {
-      if (item.verified) vRev += w * e;
-      else uRev += w * e;
-    } else if (item.verified) vRec += w * e;
-    else uRec += w * e;
-    if (item.kind === 'rerun' && item.favours) reproduced = true;
-    if (!item.verified) continue;
-    if (item.favours) s += mass * w;
-    else f += mass * w;
-    if (item.kind === 'replication') {
-      if (item.favours) {
-        sRep += mass * w;
-        confirmingOps.add(item.operatorId);
-        for (const fam of item.families) families.add(fam);
-      } else fRep += mass * w;
-    }
-  }
-  // A rerun confirmed by anyone counts for `reproduced`, even where a stronger item of its operator counts.
-  if (!reproduced) {
-    for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
-      const r = state.receipts.get(id)!;
-      if (r.kind === 'rerun' && countingReceipt(state, r) && r.result!.outcome === 'confirmed' && r.operatorId !== claim.operatorId)
-        reproduced = true;
-    }
-  }
+  const { vRec, vRev, uRec, uRev, s, f, sRep, fRep, confirmingOps, families: familyList, reproduced } = parts.evidence(claim);
 
   // Arguments: settled ones that hold, by an operator independent of the author; one per operator.
   const counts = { refutes: emptyCounts(), qualifies: emptyCounts(), supports: emptyCounts() };
@@ -256,9 +291,8 @@ export function scoreClaim(state: State, ix: NumbersIndex, claim: Claim, scores:
   const hypoCredence = credenceAt(prior, evidence + Math.log(4));
   const hypoVerified = credenceAt(prior, evidenceVerified + Math.log(4));
 
-  const use = useOf(state, ix, claim);
-  const familyList = [...families].sort();
-  const established = (u: number) => credenceVerified >= establishedAt(u) && confirmingOps.size >= 2 && familyList.length >= 2;
+  const use = parts.use(claim);
+  const established = (u: number) => credenceVerified >= establishedAt(u) && confirmingOps >= 2 && familyList.length >= 2;
   let status: Status;
   let resolved: 0 | 1 | null = null;
   if (claim.kind === 'conceptual') {

@@ -3,7 +3,8 @@
 import type { State } from '../state.js';
 import { claimInView } from '../in-view.js';
 import { CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
-import { calibrationOf, type Score } from './score.js';
+import type { Score } from './score.js';
+import { keptOperatorCalibration } from './kept.js';
 import { CHUNK } from './index.js';
 
 /**
@@ -130,7 +131,7 @@ export function claimNumbers(state: State, ref: string) {
 
 /** An operator's calibration over all its resolved paper claims (the heartbeat's standing). */
 export function operatorCalibration(state: State, operatorId: string): { rho: number; resolved: number } {
-  const c = calibrationOf(state, state.numbers.index, operatorId, Infinity, state.numbers.scores);
+  const c = keptOperatorCalibration(state, operatorId);
   return { rho: round4(c.rho), resolved: c.resolved };
 }
 

@@ -1,0 +1,113 @@
+// A score's parts read from the aggregates the fold keeps (docs/credence.md#how-the-service-keeps-them):
+// the claim's evidence aggregate (built from its items when stale, else fed the reviews that
+// landed since), its author's calibration as prefix sums, its use as counts per operator. Each
+// equals, bit for bit, the part computed from scratch (score.ts, `fromScratch`).
+import { tierOf, type Claim, type State } from '../state.js';
+import { EvidenceAggregate, type Evidence } from './aggregate.js';
+import type { CalibrationPrefix } from './index.js';
+import { calibration, calibrationTerm, KIND_RANK, TIER_WEIGHT } from './rules.js';
+import { countedItems, rerunsOf, reviewItem, type Parts } from './score.js';
+
+const rank = (k: keyof typeof KIND_RANK) => KIND_RANK[k];
+
+/** The claim's evidence aggregate built from its items. */
+function build(state: State, claim: Claim): EvidenceAggregate {
+  const { index: ix, aggregates } = state.numbers;
+  const agg = new EvidenceAggregate();
+  for (const item of countedItems(state, ix, claim)) agg.append(item);
+  agg.reruns = rerunsOf(state, claim);
+  agg.reviewsRead = ix.reviewsByClaim.get(claim.ref)?.length ?? 0;
+  aggregates.evidence.set(claim.ref, agg);
+  aggregates.stale.delete(claim.ref);
+  return agg;
+}
+
+/** The claim's evidence as it now stands: the reviews that landed since it was last read are appended. */
+export function keptEvidence(state: State, claim: Claim): Evidence {
+  const { index: ix, aggregates } = state.numbers;
+  let agg = aggregates.evidence.get(claim.ref);
+  if (agg === undefined || aggregates.stale.has(claim.ref)) return build(state, claim).evidence();
+  const reviews = ix.reviewsByClaim.get(claim.ref) ?? [];
+  for (; agg.reviewsRead < reviews.length; agg.reviewsRead++) {
+    const v = state.reviews.get(reviews[agg.reviewsRead]!)!;
+    if (v.disownedSeq !== null || v.operatorId === claim.operatorId) continue;
+    if (v.seq <= agg.lastSeq || !agg.offer(reviewItem(state, v), rank)) {
+      agg = build(state, claim);
+      break;
+    }
+  }
+  return agg.evidence();
+}
+
+/** Marks claims whose evidence aggregate must be built again (an entry other than a review touched them, or who is verified changed). */
+export function markStale(state: State, refs: Iterable<string>): void {
+  for (const ref of refs) state.numbers.aggregates.stale.add(ref);
+}
+
+function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own: string[] } {
+  const { index: ix, aggregates } = state.numbers;
+  const own = ix.claimsByOperator.get(operatorId) ?? [];
+  let c = aggregates.calibration.get(operatorId);
+  if (c === undefined) aggregates.calibration.set(operatorId, (c = { sum: [0], n: [0], valid: 0, indexed: 0, first: [] }));
+  for (; c.indexed < own.length; c.indexed++) {
+    const i = c.indexed;
+    aggregates.place.set(own[i]!, i);
+    const sameSeq = i > 0 && state.claims.get(own[i - 1]!)!.seq === state.claims.get(own[i]!)!.seq;
+    c.first[i] = sameSeq ? c.first[i - 1]! : i;
+  }
+  return { c, own };
+}
+
+/** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */
+function prefix(state: State, c: CalibrationPrefix, own: string[], p: number): { rho: number; resolved: number } {
+  for (; c.valid < p; c.valid++) {
+    const j = c.valid;
+    const claim = state.claims.get(own[j]!)!;
+    const r = state.numbers.scores.get(claim.ref)?.resolved;
+    const resolved = r === 0 || r === 1;
+    c.sum[j + 1] = resolved ? c.sum[j]! + calibrationTerm(claim.confidence!, r) : c.sum[j]!;
+    c.n[j + 1] = c.n[j]! + (resolved ? 1 : 0);
+  }
+  return { rho: calibration(c.sum[p]!, c.n[p]!), resolved: c.n[p]! };
+}
+
+/** The author's calibration over its claims published before `claim`'s paper. */
+export function keptCalibration(state: State, claim: Claim): number {
+  const { c, own } = prefixOf(state, claim.operatorId);
+  return prefix(state, c, own, c.first[state.numbers.aggregates.place.get(claim.ref)!]!).rho;
+}
+
+/** An operator's calibration over all its resolved claims. */
+export function keptOperatorCalibration(state: State, operatorId: string): { rho: number; resolved: number } {
+  const { c, own } = prefixOf(state, operatorId);
+  return prefix(state, c, own, own.length);
+}
+
+/** A paper claim's `resolved` changed: its author's prefix sums from it on are recomputed when next read. */
+export function resolvedMoved(state: State, claim: Claim): void {
+  const { c } = prefixOf(state, claim.operatorId);
+  c.valid = Math.min(c.valid, state.numbers.aggregates.place.get(claim.ref)!);
+}
+
+/** `use`: the tier weights of the operators other than the author's whose papers rely on the claim. */
+export function keptUse(state: State, claim: Claim): number {
+  const { index: ix, aggregates } = state.numbers;
+  let u = aggregates.use.get(claim.ref);
+  if (u === undefined) aggregates.use.set(claim.ref, (u = { read: 0, ops: new Map() }));
+  const relying = ix.relying.get(claim.ref) ?? [];
+  for (; u.read < relying.length; u.read++) {
+    const op = state.papers.get(relying[u.read]!)!.operatorId;
+    if (op !== claim.operatorId) u.ops.set(op, (u.ops.get(op) ?? 0) + 1);
+  }
+  // Sums of 1, 0.5 and 0.25 are exact in any order (docs/credence.md#arithmetic).
+  let use = 0;
+  for (const op of u.ops.keys()) use += TIER_WEIGHT[tierOf(state, op)];
+  return use;
+}
+
+/** The parts of a score as the fold keeps them. */
+export const keptParts = (state: State): Parts => ({
+  evidence: (claim) => keptEvidence(state, claim),
+  calibration: (claim) => keptCalibration(state, claim),
+  use: (claim) => keptUse(state, claim),
+});
