@@ -8,6 +8,7 @@ import { verifyLog, verifyService } from '../verify/verify.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import type { SignedTreeHead } from '../log/index.js';
+import { witnessPolicy } from '../verify/witness.js';
 
 /** Progress on a terminal as one rewritten line, else a plain line every tenth of the way. */
 function progress(): (held: number, size: number) => void {
@@ -43,6 +44,8 @@ interface VerifyArgs {
   state?: string;
   cache?: string;
   json: boolean;
+  witness: string[];
+  'witness-quorum'?: number;
 }
 
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
@@ -60,7 +63,16 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       })
       .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+      .option('witness', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: "a trusted witness key (vkey); repeatable: the service's checkpoint must be cosigned and be the entries' (with --url)",
+      })
+      .option('witness-quorum', { type: 'number', describe: 'how many of the --witness keys must cosign (default: all)' })
       .check((a) => {
+        if (a.witness.length > 0 && a.url === undefined) throw new Error('--witness goes with --url');
+        witnessPolicy(a.witness, a['witness-quorum']);
         const given = ['url', 'file', 'proof'].filter((k) => (a as Record<string, unknown>)[k] !== undefined);
         if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof');
         if (a.proof !== undefined && a.key === undefined) throw new Error('--proof needs --key (the log key)');
@@ -88,7 +100,12 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     let verification;
     if (args.url !== undefined) {
       const have = args.cache !== undefined && existsSync(args.cache) ? (await readExport(args.cache)).entries : [];
-      verification = await verifyService(new ArchiveClient(args.url), { savedHead, have, progress: args.json ? undefined : progress() });
+      verification = await verifyService(new ArchiveClient(args.url), {
+        savedHead,
+        have,
+        progress: args.json ? undefined : progress(),
+        policy: witnessPolicy(args.witness, args['witness-quorum']),
+      });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
     } else {
       const log = await readExport(args.file!);

@@ -111,5 +111,18 @@ export function restartable(open: () => Promise<LogStore>): Promise<LogStore & {
 export { ZERO_HASH, entryHashes, hashLeafText, leafInput, type LeafFields } from './entry.js';
 export { headMessage, verifyHeadSignature } from './head.js';
 export { rootFromLeafHashes, verifyConsistency, verifyInclusion } from './merkle.js';
-export { checkpointText, openNote } from './checkpoint.js';
+export { checkpointText, openNote, parseCheckpoint, type Checkpoint, type NoteSigner, type NoteVerifier } from './checkpoint.js';
+export {
+  addCheckpointBody,
+  cosignatureLine,
+  cosignaturesOn,
+  cosignedMessage,
+  cosignerKeyId,
+  cosignerVerifierKey,
+  parseAddCheckpoint,
+  parseCosignerKey,
+  type AddCheckpoint,
+  type Cosignature,
+  type CosignerKey,
+} from './cosignature.js';
 export { bytesEqual, fromHex, sha256TextHex, toHex } from './hash.js';

@@ -15,7 +15,9 @@ export type ProblemKind =
   /** an entry the record's rules refuse (a seal's seed or draw among them) */
   | 'rules'
   /** a number or read the service serves that the log does not support */
-  | 'numbers';
+  | 'numbers'
+  /** the witness policy: the checkpoint lacks the quorum of cosignatures, or the entries are not the log it cosigned */
+  | 'witness';
 
 export interface Problem {
   kind: ProblemKind;
@@ -33,6 +35,8 @@ export interface Report {
   withheld: number;
   /** Reads compared with the replayed state, by name. */
   compared: string[];
+  /** Under a witness policy: the cosigned checkpoint the entries give, and who cosigned it. */
+  witnessed?: { treeSize: number; cosignedBy: string[] };
   problems: Problem[];
 }
 
@@ -61,6 +65,8 @@ export function formatReport(r: Report, counts: Map<ProblemKind, number>): strin
   const lines = [`log ${r.origin}: ${r.entries} entries, head ${r.treeSize} ${r.rootHash}`];
   lines.push(`  ${r.withheld} entries served with fields withheld (checked as far as their hashes allow)`);
   if (r.compared.length > 0) lines.push(`  served reads compared with the replay: ${r.compared.join(', ')}`);
+  if (r.witnessed !== undefined)
+    lines.push(`  the first ${r.witnessed.treeSize} entries are the checkpoint cosigned by ${r.witnessed.cosignedBy.join(', ')}`);
   if (r.ok) lines.push('OK: every entry, signature, head and number checked holds');
   for (const p of r.problems) {
     const n = counts.get(p.kind) ?? 1;

@@ -43,7 +43,16 @@ export interface ServedLog {
   audit(): Promise<AuditReport>;
 }
 
-export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = () => null): Router {
+/**
+ * `checkpoint`: the checkpoint served, when witnesses cosign it (lib/service/witnesses.ts);
+ * by default the log's own.
+ */
+export function logRoutes(
+  d: ServedLog,
+  auditLimit: RateLimit,
+  redact: Redact = () => null,
+  checkpoint: () => string = () => d.log.checkpoint(),
+): Router {
   const router = new Router();
   const log = d.log;
 
@@ -62,7 +71,7 @@ export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = 
     params(ctx, []);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = log.checkpoint();
+    ctx.body = checkpoint();
   });
 
   router.get('/v1/log/inclusion', async (ctx) => {
