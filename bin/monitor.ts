@@ -1,6 +1,8 @@
 // `archive monitor`: follows a log's signed heads and gossips them with peer monitors
-// (verify/monitor.ts). With --once: one round, exit 0 when all holds, 3 on a split view or an
-// inconsistent head (with both signed heads printed as evidence), 1 when the round failed.
+// (verify/monitor.ts). With --once: one round, exit 0 when all holds, 3 on a split view, an
+// inconsistent head (with both signed heads printed as evidence) or a head its witness policy
+// refuses, 1 when the round failed. With --listen and --witness-key it is also a witness
+// (verify/witness.ts, docs/log-format.md "Witnesses").
 import type { CommandModule } from 'yargs';
 import {
   monitorRound,
