@@ -5,6 +5,7 @@
 // gossip through a small HTTP endpoint of their own (docs/log-format.md, "Monitors").
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { checkpointText, fromHex, openNote, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
@@ -47,7 +48,7 @@ export function readState(path: string): MonitorState | null {
 
 /** Saves atomically: a crash leaves the old head or the new one, never half of either. */
 export function writeState(path: string, s: MonitorState): void {
-  // Synced before the rename: a witness answers only once its cosigned checkpoint is durable.
+  // Synced, renamed, and the directory synced: a witness answers only once its cosigned checkpoint is durable.
   const fd = openSync(`${path}.tmp`, 'w');
   try {
     writeSync(fd, `${JSON.stringify(s, null, 2)}\n`);
@@ -56,6 +57,12 @@ export function writeState(path: string, s: MonitorState): void {
     closeSync(fd);
   }
   renameSync(`${path}.tmp`, path);
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }
 
 async function getJson(client: ArchiveClient, path: string): Promise<Served> {

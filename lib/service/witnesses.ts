@@ -81,9 +81,10 @@ export class Witnesses {
   /** Runs rounds every `intervalMs` until `stop`. */
   start(): void {
     if (this.tracked.length === 0 || this.timer !== null) return;
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    const tick = () => void this.tick().catch((err) => this.note(`archive: witness round failed: ${(err as Error).message}`));
+    this.timer = setInterval(tick, this.intervalMs);
     this.timer.unref();
-    void this.tick();
+    tick();
   }
 
   async stop(): Promise<void> {
