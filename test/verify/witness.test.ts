@@ -27,7 +27,6 @@ import {
   cosignerVerifierKey,
   parseCosignerKey,
 } from '../../log/index.js';
-import { signNote } from '../../log/checkpoint.js';
 
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');
 const run = promisify(execFile);
@@ -91,6 +90,15 @@ const cosigners = (note: string, keys: string[]) =>
     (raw, m, s) => cryptoVerify(null, m, createPublicKey({ key: Buffer.concat([SPKI, raw]), format: 'der', type: 'spki' }), s),
   ).map((c) => c.name);
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** A signed note by a key of type 0x01 (c2sp.org/signed-note), built here by hand. */
+function signNote(text: string, name: string, raw: Buffer, sign: (m: Buffer) => Buffer): string {
+  const id = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.of(0x01), raw]))
+    .digest()
+    .subarray(0, 4);
+  return `${text}\n\u2014 ${name} ${Buffer.concat([id, sign(Buffer.from(text))]).toString('base64')}\n`;
+}
 
 t.test('the cosignature/v1 bytes are the spec text', async (t) => {
   // tlog-cosignature, "Ed25519 signed message": the example, byte for byte.
