@@ -22,6 +22,7 @@ import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
 import { constitutionInForce } from '../lib/record/governance-rules.js';
 import { loadScreening, type Screening } from '../lib/service/screening.js';
+import type { Witnesses } from '../lib/service/witnesses.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 
 export interface AppOptions {
@@ -39,6 +40,8 @@ export interface AppOptions {
   note?: (line: string) => void;
   /** The doorbell ringer, whose marks (a failing doorbell) the heartbeat shows. */
   ringer?: DoorbellRinger;
+  /** The witnesses that cosign the log's checkpoints (docs/log-format.md, "Witnesses"). */
+  witnesses?: Witnesses;
   /** Screening rules for papers and challenges (default: `<data>/screening.json`, written with the defaults when missing). */
   screening?: Screening;
 }
@@ -103,8 +106,11 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // server name their caller with a token only this process knows.
   const selfToken = randomBytes(32).toString('base64url');
   app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
-  const log = logRoutes(d, opts.auditLimit ?? { max: 2, windowSeconds: 60 }, (seq, type, payload) =>
-    servedEntry(record.state, seq, type, payload),
+  const log = logRoutes(
+    d,
+    opts.auditLimit ?? { max: 2, windowSeconds: 60 },
+    (seq, type, payload) => servedEntry(record.state, seq, type, payload),
+    opts.witnesses === undefined ? undefined : () => opts.witnesses!.checkpoint(),
   );
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
@@ -122,7 +128,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
       opts.verify,
     ).routes(),
   );
-  app.use(siteRoutes(d, record, ENDPOINTS).routes());
+  app.use(siteRoutes(d, record, ENDPOINTS, opts.witnesses).routes());
   app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());
   app.use(earlierRoutes().routes());

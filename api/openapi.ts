@@ -232,6 +232,7 @@ const READS: Read[] = [
       origin: str,
       operator: str,
       treeSize: int,
+      witnesses: arr(obj({ url: str, key: str })),
       start: str,
       endpoints: arr(str),
     }),
@@ -276,7 +277,11 @@ const READS: Read[] = [
   },
   { path: '/v1/log/sth', summary: 'The signed tree head', body: ref('SignedTreeHead') },
   { path: '/v1/log/key', summary: 'The log key and origin', body: obj({ key: str, origin: str }) },
-  { path: '/v1/log/checkpoint', summary: 'The signed head as a C2SP checkpoint (signed note)', body: 'text/plain' },
+  {
+    path: '/v1/log/checkpoint',
+    summary: "The signed head as a C2SP checkpoint (signed note), with the witnesses' cosignatures when it has witnesses",
+    body: 'text/plain',
+  },
   {
     path: '/v1/log/inclusion',
     summary: 'An RFC 9162 inclusion proof',

@@ -1,8 +1,19 @@
 // `archive monitor`: follows a log's signed heads and gossips them with peer monitors
-// (verify/monitor.ts). With --once: one round, exit 0 when all holds, 3 on a split view or an
-// inconsistent head (with both signed heads printed as evidence), 1 when the round failed.
+// (verify/monitor.ts). With --once: one round, exit 0 when all holds, 3 on a split view, an
+// inconsistent head (with both signed heads printed as evidence) or a head its witness policy
+// refuses, 1 when the round failed. With --listen and --witness-key it is also a witness
+// (verify/witness.ts, docs/log-format.md "Witnesses").
 import type { CommandModule } from 'yargs';
-import { monitorRound, readState, serveGossip, writeState, type Finding, type MonitorState } from '../verify/monitor.js';
+import {
+  monitorRound,
+  readState,
+  serveGossip,
+  writeState,
+  type Finding,
+  type MonitorState,
+  type WitnessEndpoint,
+} from '../verify/monitor.js';
+import { addCheckpoint, loadOrCreateWitnessKey, witnessPolicy } from '../verify/witness.js';
 
 interface MonitorArgs {
   url: string;
@@ -13,6 +24,10 @@ interface MonitorArgs {
   listen?: number;
   host: string;
   json: boolean;
+  'witness-key'?: string;
+  'witness-name': string;
+  witness: string[];
+  'witness-quorum'?: number;
 }
 
 /** Prints a finding: problems loudly, on standard error, with their evidence. */
@@ -23,6 +38,7 @@ function print(f: Finding, json: boolean): void {
   }
   if (f.kind === 'ok') console.log(`ok: ${f.detail}`);
   else if (f.kind === 'warning') console.error(`warning: ${f.detail}`);
+  else if (f.kind === 'unwitnessed') console.error(`\n*** UNWITNESSED HEAD ***\n${f.detail}\ncheckpoint:\n${f.evidence}\n`);
   else
     console.error(
       `\n*** ${f.kind === 'split' ? 'SPLIT VIEW' : 'INCONSISTENT HEAD'} ***\n${f.detail}\nevidence:\n${JSON.stringify(f.evidence, null, 2)}\n`,
@@ -47,15 +63,49 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
       .option('listen', { type: 'number', describe: 'serve GET /head (the latest verified head) on this port, for peers' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address for --listen' })
       .option('json', { type: 'boolean', default: false, describe: 'one JSON object a finding' })
+      .option('witness-key', {
+        type: 'string',
+        describe: 'with --listen: act as a witness (POST /add-checkpoint) with the Ed25519 key in this file, made if absent',
+      })
+      .option('witness-name', { type: 'string', default: 'archive-witness', describe: "the witness key's name (a schema-less URL)" })
+      .option('witness', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'a trusted witness key (vkey); repeatable: heads must extend a checkpoint these cosigned',
+      })
+      .option('witness-quorum', { type: 'number', describe: 'how many of the --witness keys must cosign (default: all)' })
       .check((a) => {
         if (!(a.interval > 0)) throw new Error('--interval: expected a number of seconds above 0');
+        if (a['witness-key'] !== undefined && a.listen === undefined) throw new Error('--witness-key goes with --listen');
+        witnessPolicy(a.witness, a['witness-quorum']);
         return true;
       }) as never,
   handler: async (args) => {
     let current: MonitorState | null = readState(args.state);
+    const policy = witnessPolicy(args.witness, args['witness-quorum']);
+    let witness: WitnessEndpoint | undefined;
+    if (args['witness-key'] !== undefined) {
+      const { witness: key, created } = loadOrCreateWitnessKey(args['witness-key'], args['witness-name']);
+      console.error(`witness key${created ? ` made in ${args['witness-key']}` : ''}: ${key.vkey}`);
+      witness = {
+        // Checked and saved in one synchronous step: no other request runs in between.
+        add: (body) => {
+          const log = current === null ? null : { origin: current.origin, logKey: current.logKey };
+          const answer = addCheckpoint(body, log, current?.witness ?? null, key);
+          if (answer.record !== undefined && current !== null) {
+            const next = { ...current, witness: answer.record };
+            writeState(args.state, next);
+            current = next;
+          }
+          return answer;
+        },
+        last: () => current?.witness ?? null,
+      };
+    }
     if (args.listen !== undefined) {
-      const { url } = await serveGossip(args.listen, args.host, () => current);
-      console.error(`gossip: ${url}/head`);
+      const { url } = await serveGossip(args.listen, args.host, () => current, witness);
+      console.error(`gossip: ${url}/head${witness === undefined ? '' : `, witness: ${url}/add-checkpoint`}`);
     }
     let stop = false;
     let wake = () => {};
@@ -68,14 +118,16 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
     for (;;) {
       let worst: Finding['kind'] = 'ok';
       try {
-        const { state, findings } = await monitorRound({ url: args.url, peers: args.peer }, current);
+        const { state, findings } = await monitorRound({ url: args.url, peers: args.peer, policy }, current);
         for (const f of findings) {
           print(f, args.json);
-          if (f.kind === 'split' || f.kind === 'inconsistent') worst = f.kind;
+          if (f.kind === 'split' || f.kind === 'inconsistent' || f.kind === 'unwitnessed') worst = f.kind;
         }
         if (state !== null) {
-          current = state;
-          writeState(args.state, state);
+          // The witness's record is its own: a round never replaces it.
+          const next = current?.witness === undefined ? state : { ...state, witness: current.witness };
+          writeState(args.state, next);
+          current = next;
         }
       } catch (err) {
         console.error(`round failed: ${(err as Error).message}`);

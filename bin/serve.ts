@@ -10,6 +10,7 @@ import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
 import { StorageWatch } from '../lib/service/storage.js';
 import { writeStaticTiles } from '../verify/tiles.js';
+import { parseWitnessFlag, Witnesses } from '../lib/service/witnesses.js';
 
 interface ServeArgs {
   port: number;
@@ -27,6 +28,7 @@ interface ServeArgs {
   'min-free-mib': number;
   'tiles-dir'?: string;
   'tiles-every': number;
+  witness: string[];
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -79,6 +81,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         default: 10,
         describe: 'with --tiles-dir: seconds between updates of the copy (when the log grew)',
+      })
+      .option('witness', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'a witness that cosigns the checkpoints, as URL=VKEY (its add-checkpoint prefix and key); repeatable',
       }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
@@ -98,6 +106,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     for (const k of ['reserve-mib', 'min-free-mib'] as const) {
       if (!(args[k] >= 0)) throw new Error(`--${k}: expected a number of MiB, at least 0, got ${args[k]}`);
     }
+    const witnessConfig = args.witness.map((w) => parseWitnessFlag(String(w)));
     const dataDir = resolve(args.data);
     const d = await openDeployment({ dataDir, storeUrl: args.store, origin: args.origin, operator: args.operator });
     // A store that cannot write at start is opened for reads, with writes off (lib/service/storage.ts).
@@ -119,7 +128,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const ringer = new DoorbellRinger(record.state, { origin: d.origin, allowLoopback: args['doorbell-allow-loopback'] });
     const bells = setInterval(() => void ringer.tick().catch((err) => console.error('archive: doorbell round failed:', err)), 10_000);
     bells.unref();
+    const witnesses = new Witnesses(d.log, witnessConfig);
+    witnesses.start();
     const server = await startServer(d, record, args.port, args.host, {
+      witnesses,
       auditLimit: { max: perMinute, windowSeconds: 60 },
       registerLimit: { max: args['register-limit'], windowSeconds: args['register-window'] },
       trustProxy,
@@ -162,6 +174,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       clearInterval(bells);
       if (tiles !== undefined) clearInterval(tiles);
       watch.stop();
+      await witnesses.stop();
       await server.close();
       await d.close();
       process.exit(0);

@@ -9,6 +9,7 @@ import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import type { SignedTreeHead } from '../log/index.js';
+import { witnessPolicy } from '../verify/witness.js';
 
 /**
  * Progress of one stage on stderr: on a terminal one rewritten line, else (when asked for with
@@ -54,6 +55,8 @@ interface VerifyArgs {
   cache?: string;
   json: boolean;
   progress: boolean;
+  witness: string[];
+  'witness-quorum'?: number;
 }
 
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
@@ -80,7 +83,16 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         default: false,
         describe: 'show progress on stderr even when it is not a terminal (on a terminal it is always shown)',
       })
+      .option('witness', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: "a trusted witness key (vkey); repeatable: the service's checkpoint must be cosigned and be the entries' (with --url)",
+      })
+      .option('witness-quorum', { type: 'number', describe: 'how many of the --witness keys must cosign (default: all)' })
       .check((a) => {
+        if (a.witness.length > 0 && a.url === undefined) throw new Error('--witness goes with --url');
+        witnessPolicy(a.witness, a['witness-quorum']);
         const given = ['url', 'file', 'tiles', 'proof'].filter((k) => (a as Record<string, unknown>)[k] !== undefined);
         if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof, --tiles');
         if (a.proof !== undefined && a.key === undefined) throw new Error('--proof needs --key (the log key)');
@@ -113,6 +125,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         have,
         progress: progressIf(args.progress, 'fetch', 'entries'),
         replayProgress: progressIf(args.progress, 'replay', 'entries'),
+        policy: witnessPolicy(args.witness, args['witness-quorum']),
       });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
     } else if (args.tiles !== undefined) {

@@ -135,7 +135,15 @@ export function restartable(open: () => Promise<LogStore>): Promise<LogStore & {
 export { ZERO_HASH, entryHashes, hashLeafText, leafInput, type LeafFields } from './entry.js';
 export { headMessage, verifyHeadSignature } from './head.js';
 export { rootFromLeafHashes, verifyConsistency, verifyInclusion } from './merkle.js';
-export { checkpointText, openNote, parseCheckpoint, verifierKey, type Checkpoint } from './checkpoint.js';
+export {
+  checkpointText,
+  openNote,
+  parseCheckpoint,
+  verifierKey,
+  type Checkpoint,
+  type NoteSigner,
+  type NoteVerifier,
+} from './checkpoint.js';
 export {
   TILE_HASHES,
   TilePathError,
@@ -148,4 +156,17 @@ export {
   treeTiles,
   type TilePath,
 } from './tlog-tiles.js';
+export {
+  addCheckpointBody,
+  cosignatureLine,
+  cosignaturesOn,
+  cosignedMessage,
+  cosignerKeyId,
+  cosignerVerifierKey,
+  parseAddCheckpoint,
+  parseCosignerKey,
+  type AddCheckpoint,
+  type Cosignature,
+  type CosignerKey,
+} from './cosignature.js';
 export { bytesEqual, fromHex, sha256TextHex, toHex } from './hash.js';

@@ -3,13 +3,15 @@
 // consistency proof, fetched and verified), saves it, and compares it with the heads its peer
 // monitors saw, so that two parties shown different logs (a split view) find out. Monitors
 // gossip through a small HTTP endpoint of their own (docs/log-format.md, "Monitors").
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
-import { checkpointText, fromHex, openNote, verifyConsistency, type SignedTreeHead } from '../log/index.js';
+import { checkpointText, fromHex, openNote, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { headSigned } from './check-log.js';
 import { logVerifier } from '../lib/protocol/ed25519.js';
+import { checkpointPath, witnessed, type WitnessAnswer, type WitnessPolicy, type WitnessRecord } from './witness.js';
 
 export const GOSSIP_FORMAT = 'archive-monitor/1';
 
@@ -23,6 +25,8 @@ export interface MonitorState {
   /** The latest head it verified. */
   sth: SignedTreeHead;
   checkedAt: string;
+  /** As a witness (--witness-key): the last checkpoint it cosigned. */
+  witness?: WitnessRecord;
 }
 
 export type Finding =
@@ -30,6 +34,8 @@ export type Finding =
   | { kind: 'warning'; detail: string }
   /** The service's own heads do not hold together: a head not signed, a shrinking or rewritten log. */
   | { kind: 'inconsistent'; detail: string; evidence: SignedTreeHead[] }
+  /** A head refused under the witness policy: its checkpoint lacks the quorum of cosignatures. */
+  | { kind: 'unwitnessed'; detail: string; evidence: string }
   /** Two heads of one log, seen by two parties, that no consistency proof reconciles. */
   | { kind: 'split'; detail: string; evidence: { url: string; sth: SignedTreeHead }[] };
 
@@ -42,8 +48,21 @@ export function readState(path: string): MonitorState | null {
 
 /** Saves atomically: a crash leaves the old head or the new one, never half of either. */
 export function writeState(path: string, s: MonitorState): void {
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(s, null, 2)}\n`);
+  // Synced, renamed, and the directory synced: a witness answers only once its cosigned checkpoint is durable.
+  const fd = openSync(`${path}.tmp`, 'w');
+  try {
+    writeSync(fd, `${JSON.stringify(s, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(`${path}.tmp`, path);
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }
 
 async function getJson(client: ArchiveClient, path: string): Promise<Served> {
@@ -96,6 +115,8 @@ export function checkpointProblem(note: string, origin: string, logKey: string, 
 export interface RoundOptions {
   url: string;
   peers: string[];
+  /** Witness keys and quorum a head's checkpoint must be cosigned by. */
+  policy?: WitnessPolicy | null;
 }
 
 /**
@@ -134,6 +155,35 @@ export async function monitorRound(
   else if (note !== null) {
     findings.push({ kind: 'inconsistent', detail: `the checkpoint of size ${sth.treeSize}: ${note}`, evidence: [sth] });
     return { state: null, findings };
+  }
+  if (opts.policy) {
+    // Under a witness policy the head must extend the checkpoint the quorum cosigned.
+    const body = typeof checkpoint.body === 'string' ? checkpoint.body : '';
+    const w = witnessed(body, { origin: key.origin, logKey }, opts.policy);
+    if (!w.ok) {
+      findings.push({ kind: 'unwitnessed', detail: `the head of size ${sth.treeSize} is refused: ${w.problem}`, evidence: body });
+      return { state: null, findings };
+    }
+    const cosigned = { treeSize: w.checkpoint.treeSize, rootHash: toHex(w.checkpoint.rootHash) } as SignedTreeHead;
+    if (cosigned.treeSize > sth.treeSize) {
+      findings.push({
+        kind: 'warning',
+        detail: `the witnessed checkpoint is of size ${cosigned.treeSize}, above the head read before it (${sth.treeSize}): the log moved between the two reads`,
+      });
+      return { state: null, findings };
+    }
+    if ((await consistent(client, cosigned, sth)) !== true) {
+      findings.push({
+        kind: 'inconsistent',
+        detail: `the head of size ${sth.treeSize} does not extend the checkpoint of size ${cosigned.treeSize} that ${w.cosignatures.length} witnesses cosigned`,
+        evidence: [sth],
+      });
+      return { state: null, findings };
+    }
+    findings.push({
+      kind: 'ok',
+      detail: `checkpoint ${cosigned.treeSize} cosigned by ${w.cosignatures.map((c) => c.name).join(', ')} (quorum ${opts.policy.quorum})`,
+    });
   }
   if (saved !== null) {
     const prev = saved.sth;
@@ -197,13 +247,72 @@ export async function comparePeer(ours: MonitorState, peer: string): Promise<Fin
   return { kind: 'ok', detail: `peer ${peer}: its head ${theirs.sth.treeSize} and ours are consistent` };
 }
 
-/** Serves `GET /head`: the latest head this monitor verified (404 before its first). */
+/** What a monitor serves as a witness (--witness-key): add-checkpoint, and its last cosigned checkpoint. */
+export interface WitnessEndpoint {
+  /** Answers an add-checkpoint body; persists a cosigned checkpoint before it returns. */
+  add(body: string): WitnessAnswer;
+  /** The last checkpoint it cosigned, or null. */
+  last(): WitnessRecord | null;
+}
+
+/** Largest add-checkpoint body read: 63 proof lines and a note with 100 signatures fit well within. */
+const MAX_BODY = 64 * 1024;
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        resolve(null);
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function reply(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type });
+  res.end(body);
+}
+
+/**
+ * Serves `GET /head`: the latest head this monitor verified (404 before its first). As a
+ * witness, also `POST /add-checkpoint` (c2sp.org/tlog-witness) and
+ * `GET /<sha256(origin) hex>/checkpoint`.
+ */
 export async function serveGossip(
   port: number,
   host: string,
   current: () => MonitorState | null,
+  witness?: WitnessEndpoint,
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
+    if (witness !== undefined && req.url === '/add-checkpoint') {
+      if (req.method !== 'POST') return reply(res, 405, 'text/plain; charset=utf-8', 'add-checkpoint takes POST\n');
+      readBody(req).then(
+        (body) => {
+          if (body === null) return reply(res, 413, 'text/plain; charset=utf-8', `the body is over ${MAX_BODY} bytes\n`);
+          let answer: WitnessAnswer;
+          try {
+            answer = witness.add(body);
+          } catch (err) {
+            // Not persisted: nothing was cosigned.
+            console.error(`witness: add-checkpoint failed: ${(err as Error).message}`);
+            return reply(res, 500, 'text/plain; charset=utf-8', 'the witness could not save its state\n');
+          }
+          reply(res, answer.status, answer.type, answer.body);
+        },
+        () => res.destroy(),
+      );
+      return;
+    }
+    const last = witness?.last() ?? null;
+    if (req.method === 'GET' && last !== null && req.url === checkpointPath(last.origin))
+      return reply(res, 200, 'text/plain; charset=utf-8', last.checkpoint);
     const state = req.method === 'GET' && req.url === '/head' ? current() : undefined;
     if (state === undefined || state === null) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -212,8 +321,9 @@ export async function serveGossip(
       );
       return;
     }
+    const { witness: _w, ...gossip } = state;
     res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-    res.end(JSON.stringify(state));
+    res.end(JSON.stringify(gossip));
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };

@@ -15,7 +15,9 @@ export type ProblemKind =
   /** an entry the record's rules refuse (a seal's seed or draw among them) */
   | 'rules'
   /** a number or read the service serves that the log does not support */
-  | 'numbers';
+  | 'numbers'
+  /** the witness policy: the checkpoint lacks the quorum of cosignatures, or the entries are not the log it cosigned */
+  | 'witness';
 
 export interface Problem {
   kind: ProblemKind;
@@ -37,6 +39,8 @@ export interface Report {
   outOfView: number;
   /** Reads compared with the replayed state, by name. */
   compared: string[];
+  /** Under a witness policy: the cosigned checkpoint the entries give, and who cosigned it. */
+  witnessed?: { treeSize: number; cosignedBy: string[] };
   problems: Problem[];
 }
 
@@ -72,6 +76,8 @@ export function formatReport(r: Report, counts: Map<ProblemKind, number>): strin
   if (other > 0)
     lines.push(`  ${other} entries with a private field withheld, such as a doorbell's address (checked as far as their hashes allow)`);
   if (r.compared.length > 0) lines.push(`  served reads compared with the replay: ${r.compared.join(', ')}`);
+  if (r.witnessed !== undefined)
+    lines.push(`  the first ${r.witnessed.treeSize} entries are the checkpoint cosigned by ${r.witnessed.cosignedBy.join(', ')}`);
   if (r.ok) lines.push('OK: every entry, signature, head and number checked holds');
   for (const p of r.problems) {
     const n = counts.get(p.kind) ?? 1;

@@ -3,13 +3,43 @@
 // (compare.ts). Returns the report; the caller decides what to print and how to exit.
 import { ArchiveClient } from '../lib/client/http.js';
 import type { State } from '../lib/record/state.js';
-import { fromHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
+import { fromHex, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
 import { checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
 import { Problems, type Problem, type Report } from './report.js';
 import { fetchLog, type LogCopy, type ServedEntry } from './source.js';
+import { witnessed, type WitnessPolicy } from './witness.js';
+
+/** Under a witness policy: the checkpoint holds the quorum, and the entries give its root at its size. */
+function checkWitnessed(
+  opts: { policy: WitnessPolicy; checkpoint: string },
+  log: LogCopy,
+  leaves: Uint8Array[],
+  logKey: string | null,
+  problems: Problems,
+): { treeSize: number; cosignedBy: string[] } | undefined {
+  const w = witnessed(opts.checkpoint, { origin: log.key.origin, logKey: logKey ?? log.key.key }, opts.policy);
+  if (!w.ok) {
+    problems.add('witness', null, w.problem);
+    return undefined;
+  }
+  const { treeSize, rootHash } = w.checkpoint;
+  if (treeSize > leaves.length) {
+    problems.add('witness', null, `the cosigned checkpoint is of size ${treeSize}, beyond the ${leaves.length} entries served`);
+    return undefined;
+  }
+  if (rootOf(leaves, treeSize) !== toHex(rootHash)) {
+    problems.add(
+      'witness',
+      treeSize > 0 ? treeSize - 1 : null,
+      `the entries do not give the root the witnesses cosigned at size ${treeSize}: this log is not the one they witnessed (a fork)`,
+    );
+    return undefined;
+  }
+  return { treeSize, cosignedBy: w.cosignatures.map((c) => c.name) };
+}
 
 export interface VerifyOptions {
   /** The service, to read its consistency proofs and its numbers. */
@@ -20,6 +50,8 @@ export interface VerifyOptions {
   replayProgress?: (done: number, total: number) => void;
   /** Problems the source found before the entries were checked (a tiles mirror's, verify/tiles.ts). */
   found?: Problem[];
+  /** A witness policy and the checkpoint the service served: the entries must give that checkpoint, cosigned by the quorum. */
+  witness?: { policy: WitnessPolicy; checkpoint: string };
 }
 
 export interface Verification {
@@ -110,6 +142,7 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   const why = withheldBy(log.entries);
   checkHead(log, leaves, logKey, problems);
   if (opts.savedHead) await checkSaved(opts.savedHead, log, leaves, logKey, opts.client, problems);
+  const witnessedBy = opts.witness === undefined ? undefined : checkWitnessed(opts.witness, log, leaves, logKey, problems);
   // Numbers are compared only with a replay of the whole log, and of a log that holds together.
   let compared: string[] = [];
   const sound = !problems.has('rules') && !problems.has('chain') && !problems.has('hash');
@@ -126,6 +159,7 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
       sealed: why.sealed,
       outOfView: why.outOfView,
       compared,
+      ...(witnessedBy === undefined ? {} : { witnessed: witnessedBy }),
       problems: list,
     },
     problems,
@@ -148,11 +182,18 @@ export async function verifyService(
     progress?: (held: number, size: number) => void;
     replayProgress?: (done: number, total: number) => void;
     attempts?: number;
+    /** Hold the log to this witness policy (its checkpoint is read before the entries, so they cover it). */
+    policy?: WitnessPolicy | null;
   } = {},
 ): Promise<Verification & { log: LogCopy }> {
+  let witness: { policy: WitnessPolicy; checkpoint: string } | undefined;
+  if (opts.policy) {
+    const r = await client.get('/v1/log/checkpoint');
+    witness = { policy: opts.policy, checkpoint: typeof r.body === 'string' ? r.body : '' };
+  }
   let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
   for (let attempt = 1; ; attempt++) {
-    const v = await verifyLog(log, { client, savedHead: opts.savedHead, replayProgress: opts.replayProgress });
+    const v = await verifyLog(log, { client, savedHead: opts.savedHead, replayProgress: opts.replayProgress, witness });
     if (v.report.ok || !v.problems.has('numbers') || attempt >= (opts.attempts ?? 3)) return { ...v, log };
     const head = await client.get('/v1/log/sth');
     if (head.status !== 200 || head.body?.treeSize === log.sth.treeSize) return { ...v, log };

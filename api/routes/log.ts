@@ -72,7 +72,16 @@ function tileOfPath(rest: string, kind: 'hashes' | 'entries'): TilePath {
   }
 }
 
-export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = () => null): Router {
+/**
+ * `checkpoint`: the checkpoint served, when witnesses cosign it (lib/service/witnesses.ts);
+ * by default the log's own.
+ */
+export function logRoutes(
+  d: ServedLog,
+  auditLimit: RateLimit,
+  redact: Redact = () => null,
+  checkpoint: () => string = () => d.log.checkpoint(),
+): Router {
   const router = new Router();
   const log = d.log;
   const vkey = noteVerifierKey(d);
@@ -119,7 +128,7 @@ export function logRoutes(d: ServedLog, auditLimit: RateLimit, redact: Redact = 
     params(ctx, []);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = log.checkpoint();
+    ctx.body = checkpoint();
   });
 
   router.get('/v1/log/inclusion', async (ctx) => {

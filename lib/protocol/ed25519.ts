@@ -203,3 +203,14 @@ export function logSigner(logKey: KeyObject): LogSigner {
 export function logVerifier(key: string): LogVerifier {
   return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
 }
+
+/** Verifies an Ed25519 signature by a raw 32-byte public key (for signed notes and cosignatures); false on any malformed input. */
+export function verifyRaw(rawPublicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (rawPublicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, rawPublicKey]), format: 'der', type: 'spki' });
+    return cryptoVerify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}

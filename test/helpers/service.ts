@@ -9,6 +9,7 @@ import { LiveRecord } from '../../lib/service/live-record.js';
 import type { LogStore } from '../../log/index.js';
 import { tempDir } from './tmp.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
+import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
 
 export interface Reply {
   status: number;
@@ -21,6 +22,8 @@ export interface TestService {
   d: Deployment;
   record: LiveRecord;
   server: RunningServer;
+  /** The witnesses it submits checkpoints to (none unless `witnessedBy`); rounds run on `witnesses.tick()`. */
+  witnesses: Witnesses;
   dataDir: string;
   url: string;
   get(path: string): Promise<Reply>;
@@ -52,6 +55,9 @@ export async function startService(
     store?: LogStore;
     writesOff?: unknown;
     ringer?: (record: LiveRecord, clock: () => number) => DoorbellRinger;
+    witnessedBy?: WitnessConfig[];
+    /** Where the witnesses' state changes are logged (default: nowhere). */
+    witnessNote?: (line: string) => void;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
@@ -60,11 +66,13 @@ export async function startService(
   const d = await openDeployment({ dataDir, clock, store: opts.store });
   const record = await LiveRecord.open(d, clock, opts.writesOff);
   const ringer = opts.ringer?.(record, clock);
+  const witnesses = new Witnesses(d.log, opts.witnessedBy ?? [], { intervalMs: 0, note: opts.witnessNote ?? (() => {}) });
   // Tests register many agents from one address: no registration limit unless a test sets one.
   const server = await startServer(d, record, 0, '127.0.0.1', {
     ...opts,
     registerLimit: opts.registerLimit === undefined ? null : opts.registerLimit,
     ringer,
+    witnesses,
   });
   let stopped = false;
   const stop = async () => {
@@ -78,6 +86,7 @@ export async function startService(
     d,
     record,
     server,
+    witnesses,
     dataDir,
     url: server.url,
     stop,
