@@ -9,9 +9,8 @@
 //     without signatures (what a start-up does): entries/s, and memory.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDeployment } from '../lib/service/deployment.js';
@@ -20,7 +19,7 @@ import { LiveRecord } from '../lib/service/live-record.js';
 import { replayVerified } from '../lib/service/verified-replay.js';
 import { replayStore } from '../lib/record/replay.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
-import { fmt, machine } from './stats.js';
+import { fmt, machine, signatureFloor } from './stats.js';
 import type { Served } from '../lib/client/http.js';
 
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -206,37 +205,6 @@ async function hotClaimWrites(): Promise<void> {
   }
 }
 
-/** node:crypto Ed25519 verifications per second on all cores: one worker per core verifying one signature for `seconds`. */
-async function signatureFloor(seconds: number): Promise<number> {
-  const code = `
-    const { generateKeyPairSync, sign, verify } = require('node:crypto');
-    const { parentPort, workerData } = require('node:worker_threads');
-    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-    const data = Buffer.from('x'.repeat(300));
-    const sig = sign(null, data, privateKey);
-    const end = Date.now() + workerData * 1000;
-    let n = 0;
-    const t0 = performance.now();
-    while (Date.now() < end) for (let i = 0; i < 100; i++) n += verify(null, data, publicKey, sig) ? 1 : 0;
-    parentPort.postMessage(n / ((performance.now() - t0) / 1000));
-  `;
-  const rates = await Promise.all(
-    Array.from(
-      { length: availableParallelism() },
-      () =>
-        new Promise<number>((resolve, reject) => {
-          const w = new Worker(code, { eval: true, workerData: seconds });
-          w.once('message', (m: number) => {
-            resolve(m);
-            void w.terminate();
-          });
-          w.once('error', reject);
-        }),
-    ),
-  );
-  return rates.reduce((a, b) => a + b, 0);
-}
-
 /** Builds a log of `entries` entries through the record itself (no HTTP): reviews mostly. */
 async function buildLog(dataDir: string, entries: number): Promise<void> {
   const start = Date.now();
@@ -268,13 +236,19 @@ async function buildLog(dataDir: string, entries: number): Promise<void> {
 }
 
 async function replay(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
+  // BENCH_LOG_DIR keeps the built log there and reuses it on the next run (building a million
+  // entries through the record takes minutes); without it the log is built in a temp dir and removed.
+  const kept = process.env.BENCH_LOG_DIR;
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'bench-replay-'));
   try {
     const t0 = performance.now();
-    await buildLog(dataDir, REPLAY_ENTRIES);
-    console.log(
-      `built a ${fmt(REPLAY_ENTRIES)}-entry log (registrations, papers, reviews) in ${fmt((performance.now() - t0) / 1000, 1)} s`,
-    );
+    if (kept !== undefined && existsSync(join(kept, 'db'))) console.log(`reusing the log in ${kept}`);
+    else {
+      await buildLog(dataDir, REPLAY_ENTRIES);
+      console.log(
+        `built a ${fmt(REPLAY_ENTRIES)}-entry log (registrations, papers, reviews) in ${fmt((performance.now() - t0) / 1000, 1)} s`,
+      );
+    }
     const d = await openDeployment({ dataDir });
     const size = d.log.size;
     const floor = await signatureFloor(5);
@@ -301,7 +275,7 @@ async function replay(): Promise<void> {
     );
     await d.close();
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (kept === undefined) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

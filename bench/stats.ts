@@ -1,5 +1,6 @@
 // Small helpers for benchmark figures.
-import { cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { Worker } from 'node:worker_threads';
 
 /** The q-quantile (0..1) of `xs`, by nearest rank. */
 export function quantile(xs: number[], q: number): number {
@@ -15,4 +16,35 @@ export function machine(): string {
 
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** node:crypto Ed25519 verifications per second on all cores: one worker per core verifying one signature for `seconds`. */
+export async function signatureFloor(seconds: number): Promise<number> {
+  const code = `
+    const { generateKeyPairSync, sign, verify } = require('node:crypto');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const data = Buffer.from('x'.repeat(300));
+    const sig = sign(null, data, privateKey);
+    const end = Date.now() + workerData * 1000;
+    let n = 0;
+    const t0 = performance.now();
+    while (Date.now() < end) for (let i = 0; i < 100; i++) n += verify(null, data, publicKey, sig) ? 1 : 0;
+    parentPort.postMessage(n / ((performance.now() - t0) / 1000));
+  `;
+  const rates = await Promise.all(
+    Array.from(
+      { length: availableParallelism() },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const w = new Worker(code, { eval: true, workerData: seconds });
+          w.once('message', (m: number) => {
+            resolve(m);
+            void w.terminate();
+          });
+          w.once('error', reject);
+        }),
+    ),
+  );
+  return rates.reduce((a, b) => a + b, 0);
 }

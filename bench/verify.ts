@@ -6,7 +6,7 @@
 // Prints entries per second and the time in hashing, signature checks and replay.
 // BENCH_ENTRIES changes the size.
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
@@ -18,7 +18,7 @@ import { paperId } from '../lib/protocol/ids.js';
 import { entryHashes, headMessage, rootFromLeafHashes, toHex, ZERO_HASH } from '../log/index.js';
 import { EXPORT_FORMAT, readExport } from '../verify/source.js';
 import { verifyLog } from '../verify/verify.js';
-import { fmt, machine } from './stats.js';
+import { fmt, machine, signatureFloor } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const AGENTS = 1000;
@@ -119,13 +119,20 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     await makeExport(path);
     console.log(`export of ${fmt(ENTRIES)} entries made in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    const floor = await signatureFloor(5);
+    const floorS = ENTRIES / floor;
+    console.log(
+      `signature floor: ${fmt(floor)} node:crypto Ed25519 verifications/s on ${availableParallelism()} cores: ${fmt(floorS, 1)} s for ${fmt(ENTRIES)} signatures`,
+    );
     const t1 = performance.now();
     const log = await readExport(path);
     const readMs = performance.now() - t1;
     const { report, timings } = await verifyLog(log);
     const totalS = (readMs + timings.totalMs) / 1000;
     console.log(`verified: ok=${report.ok}, ${report.problems.length} problems`);
-    console.log(`  ${fmt(report.entries)} entries in ${fmt(totalS, 1)} s: ${fmt(report.entries / totalS)} entries/s`);
+    console.log(
+      `  ${fmt(report.entries)} entries in ${fmt(totalS, 1)} s: ${fmt(report.entries / totalS)} entries/s, ${fmt(totalS / floorS, 2)} times the signature floor (goal: at most 1.2)`,
+    );
     console.log(`  reading and parsing the export: ${fmt(readMs / 1000, 1)} s (main thread)`);
     console.log(
       `  replay through the record, numbers included: ${fmt(timings.replayMs / 1000, 1)} s (main thread, while the workers check)`,

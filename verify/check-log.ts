@@ -14,6 +14,7 @@ import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { parseGenesis } from '../lib/protocol/genesis.js';
 import { logVerifier } from '../lib/protocol/ed25519.js';
 import { applyEntry, check } from '../lib/record/apply.js';
+import { knownSignedHash } from '../lib/record/replays.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
 import { ZERO_HASH, rootFromLeafHashes, toHex, verifyHeadSignature, type SignedTreeHead } from '../log/index.js';
@@ -82,20 +83,25 @@ const PROGRESS_EVERY = 1024;
  * Replays the entries through the record's rules. Entries served whole are checked as the
  * record admits writes, then applied; an entry with fields withheld is applied as the log shows
  * it (its type, ids and outcome count; the withheld text does not). Stops at the first entry the
- * rules refuse: the state after it would not be the service's.
+ * rules refuse: the state after it would not be the service's. Replays up to entry `until`;
+ * `signed` gives the signed hashes of entries from `signed.from` on, computed by the workers.
  */
 export function replay(
   log: LogCopy,
   problems: Problems,
   state: State = emptyState(),
   progress?: (done: number, total: number) => void,
+  until = log.entries.length,
+  signed?: { from: number; hashes: string[] },
 ): State {
   const total = log.entries.length;
-  for (let i = state.size; i < total; i++) {
+  for (let i = state.size; i < until; i++) {
     if (progress !== undefined && i % PROGRESS_EVERY === 0) progress(i, total);
     const e: ServedEntry = log.entries[i]!;
     // An item out of view is served with its text null; its entry names its id (a hash of that text).
     const entry = { seq: i, ts: e.ts, type: e.type, logged: e.payload, ...(e.subject === undefined ? {} : { id: e.subject }) };
+    const hash = signed?.hashes[i - signed.from];
+    if (hash !== undefined && hash !== '') knownSignedHash(entry, hash);
     try {
       if (!isWithheld(e)) {
         const verdict = check(state, entry);

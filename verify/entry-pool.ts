@@ -6,7 +6,8 @@ import type { LogKeys } from '../lib/record/entry-signature.js';
 import type { BatchResult } from './entry-worker.js';
 import type { ServedEntry } from './source.js';
 
-const BATCH = 2048;
+/** Entries in a batch: the replay consumes the workers' results batch by batch, in order. */
+export const BATCH = 2048;
 
 export interface EntryChecks {
   leaves: Uint8Array[];
@@ -17,11 +18,15 @@ export interface EntryChecks {
   signatureMs: number;
 }
 
-/** Checks every entry's hashes and signature on workers; `onDispatched` runs on the main thread meanwhile (the replay). */
+/**
+ * Checks every entry's hashes and signature on workers; `onDispatched` runs on the main thread
+ * meanwhile (the replay), given `batch(id)`: the result of batch `id` (entries id*BATCH onward)
+ * when its worker is done with it.
+ */
 export async function checkEntriesOnWorkers(
   entries: ServedEntry[],
   keys: LogKeys | null,
-  onDispatched?: () => unknown,
+  onDispatched?: (batch: (id: number) => Promise<BatchResult>) => unknown,
   workers = availableParallelism(),
 ): Promise<EntryChecks> {
   const pool = Array.from(
@@ -29,28 +34,27 @@ export async function checkEntriesOnWorkers(
     () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }),
   );
   try {
-    const results: BatchResult[] = [];
     const total = Math.ceil(entries.length / BATCH);
-    const finished = new Promise<void>((resolve, reject) => {
-      let done = 0;
-      if (total === 0) resolve();
-      for (const w of pool) {
-        w.on('message', (r: BatchResult) => {
-          results.push(r);
-          if (++done === total) resolve();
-        });
-        w.on('error', reject);
-      }
-    });
+    const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
+    const batches = Array.from(
+      { length: total },
+      (_, id) => new Promise<BatchResult>((resolve, reject) => (settle[id] = { resolve, reject })),
+    );
+    // A batch nobody awaits yet must not count as an unhandled rejection; `finished` reports it.
+    for (const b of batches) b.catch(() => undefined);
+    for (const w of pool) {
+      w.on('message', (r: BatchResult) => settle[r.id]!.resolve(r));
+      w.on('error', (err) => settle.forEach((x) => x.reject(err)));
+    }
+    const finished = Promise.all(batches);
     // Every batch is queued at once: the workers need nothing more from the main thread, which
     // is free to replay while they work.
     for (let id = 0; id < total; id++) {
       const from = id * BATCH;
       pool[id % pool.length]!.postMessage({ id, from, lines: entries.slice(from, from + BATCH).map((e) => JSON.stringify(e)) });
     }
-    await onDispatched?.();
-    await finished;
-    results.sort((a, b) => a.id - b.id);
+    await onDispatched?.((id) => batches[id]!);
+    const results = await finished;
     const leaves: Uint8Array[] = [];
     const out: EntryChecks = { leaves, problems: [], withheld: 0, hashMs: 0, signatureMs: 0 };
     for (const r of results) {

@@ -4,7 +4,8 @@
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
 import { parentPort, workerData } from 'node:worker_threads';
 import { SERVICE_EVENTS } from '../lib/record/registry.js';
-import { signatureProblem, type LogKeys } from '../lib/record/entry-signature.js';
+import { signatureProblem, UNSIGNED_TYPES, type LogKeys } from '../lib/record/entry-signature.js';
+import { signedHash } from '../lib/record/replays.js';
 import { entryHashes } from './entry-hashes.js';
 
 const keys = workerData as LogKeys | null;
@@ -13,6 +14,8 @@ const isEvent = (type: string) => SERVICE_EVENTS.has(type);
 export interface BatchResult {
   id: number;
   leaves: Uint8Array;
+  /** Per entry, the SHA-256 of its signed bytes (a signed write's payload), or '' (docs/record.md, "Replays and last-writer-wins"). */
+  signed: string[];
   problems: { kind: 'hash' | 'signature'; seq: number; detail: string }[];
   withheld: number;
   hashMs: number;
@@ -21,6 +24,7 @@ export interface BatchResult {
 
 parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => {
   const leaves = new Uint8Array(32 * m.lines.length);
+  const signed: string[] = new Array<string>(m.lines.length).fill('');
   const problems: BatchResult['problems'] = [];
   let withheld = 0;
   let hashMs = 0;
@@ -31,6 +35,10 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
     const e = JSON.parse(line);
     const { leaf, text, payloadOk, problems: wrong } = entryHashes(e, seq);
     leaves.set(leaf, 32 * i);
+    // What the replay's index of signed writes keys on (docs/record.md, "Replays and
+    // last-writer-wins"), hashed here from the text just checked, so the main thread need not.
+    if (payloadOk === true && !isEvent(e.type) && !UNSIGNED_TYPES.has(e.type))
+      signed[i] = signedHash({ seq, ts: e.ts, type: e.type, logged: e.payload, text: text! });
     const t1 = performance.now();
     hashMs += t1 - t0;
     for (const detail of wrong) problems.push({ kind: 'hash', seq, detail });
@@ -44,6 +52,6 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
     signatureMs += performance.now() - t1;
     if (why !== null) problems.push({ kind: 'signature', seq, detail: `${e.type}: ${why}` });
   });
-  const result: BatchResult = { id: m.id, leaves, problems, withheld, hashMs, signatureMs };
+  const result: BatchResult = { id: m.id, leaves, signed, problems, withheld, hashMs, signatureMs };
   parentPort!.postMessage(result, [leaves.buffer]);
 });

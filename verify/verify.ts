@@ -5,7 +5,7 @@ import { ArchiveClient } from '../lib/client/http.js';
 import type { State } from '../lib/record/state.js';
 import { fromHex, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
-import { checkEntriesOnWorkers } from './entry-pool.js';
+import { BATCH, checkEntriesOnWorkers } from './entry-pool.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
 import { Problems, type Problem, type Report } from './report.js';
@@ -131,11 +131,18 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   // Hashes and signatures on worker threads while this thread replays the log.
   let state = emptyState();
   let replayMs = 0;
-  const checks = await checkEntriesOnWorkers(log.entries, logKey === null ? null : { logKey, operatorKey: operatorKeyOf(log) }, () => {
-    const t0 = performance.now();
-    state = replay(log, problems, emptyState(), opts.replayProgress);
-    if (state.size === log.entries.length) checkOutOfView(log, state, problems);
-    replayMs = performance.now() - t0;
+  const total = log.entries.length;
+  const keys = logKey === null ? null : { logKey, operatorKey: operatorKeyOf(log) };
+  const checks = await checkEntriesOnWorkers(log.entries, keys, async (batch) => {
+    // Batch by batch as the workers finish them: the workers' signed hashes spare this thread
+    // canonicalizing every payload again; the replay stops at the first entry the rules refuse.
+    for (let from = 0; from < total && state.size === from; from += BATCH) {
+      const { signed } = await batch(from / BATCH);
+      const t0 = performance.now();
+      state = replay(log, problems, state, opts.replayProgress, Math.min(total, from + BATCH), { from, hashes: signed });
+      replayMs += performance.now() - t0;
+    }
+    if (state.size === total) checkOutOfView(log, state, problems);
   });
   for (const p of checks.problems) problems.add(p.kind, p.seq, p.detail);
   const { leaves, withheld } = checks;

@@ -62,3 +62,22 @@ t.test('the index keeps 20 minutes of log time; a copy after that is refused by 
   t.equal(f.state.seen.size, 2, 'what is left: the last 20 minutes');
   t.match(f.refusal('doorbell.set', ring), { error: 'bad_request', detail: /^payload\.ts: / }, 'the copy: refused by the window');
 });
+
+t.test('the index stays the last 20 minutes over a long run, and a state given a copy of it prunes the same', async (t) => {
+  const f = new Fold();
+  f.agent('alice', 'lab-a');
+  for (let i = 0; i < 3000; i++) {
+    f.now += 7 * 1000; // about 171 writes in 20 minutes
+    f.admit('doorbell.set', f.signed('alice', 'doorbell.set', { kind: 'poll' }));
+    // Half way, the state's index is a copy, as a state restored from elsewhere holds one.
+    if (i === 1500) f.state.seen = new Map(f.state.seen);
+  }
+  const last = Date.parse(f.log.at(-1)!.ts);
+  const kept = f.log.filter((e) => e.type === 'doorbell.set' && Date.parse(e.ts) >= last - 20 * MIN).map((e) => e.seq);
+  t.same(
+    [...f.state.seen.values()].map((s) => s.seq),
+    kept,
+    'exactly the writes of the last 20 minutes, in log order',
+  );
+  t.ok(kept.length > 150 && kept.length < 200, `${kept.length} writes in the window`);
+});
