@@ -32,7 +32,11 @@ import type { Score, Status } from './index.js';
 
 /** Families of a declared models list, remembered per list (the same list is read at every rescore). */
 const familiesMemo = new WeakMap<readonly string[], string[]>();
+const NO_FAMILIES: string[] = [];
 export function familiesOfItem(models: readonly string[]): string[] {
+  // Most reports declare no models: no memo entry for each of their lists (a WeakMap entry per
+  // report is an ephemeron the collector walks).
+  if (models.length === 0) return NO_FAMILIES;
   let f = familiesMemo.get(models);
   if (f === undefined) familiesMemo.set(models, (f = familiesOf(models)));
   return f;
