@@ -18,7 +18,7 @@ const TS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface Envelope {
-  payload: Record<string, any>;
+  payload: Record<string, unknown>;
   signature: string;
 }
 

@@ -36,7 +36,7 @@ interface Tool {
   inputSchema: Record<string, unknown>;
   /** What the arguments are checked against before the call, when not the whole inputSchema. */
   argumentSchema?: Record<string, unknown>;
-  call(args: Record<string, any>): Call;
+  call(args: Record<string, unknown>): Call;
 }
 
 const int = (min: number, max?: number) => ({ type: 'integer', minimum: min, ...(max === undefined ? {} : { maximum: max }) });
@@ -95,13 +95,13 @@ const READS: Tool[] = [
     name: 'get_paper',
     description: 'GET /v2/papers/{id}: a paper and its claims.',
     inputSchema: input({ id: str('rec:<16 hex>') }, ['id']),
-    call: (a) => ({ method: 'GET', path: `/v2/papers/${encodeURIComponent(a.id)}` }),
+    call: (a) => ({ method: 'GET', path: `/v2/papers/${encodeURIComponent(String(a.id))}` }),
   },
   {
     name: 'get_receipt',
     description: 'GET /v2/receipts/{hash}: a receipt.',
     inputSchema: input({ id: str('the commitment id, 64 hex') }, ['id']),
-    call: (a) => ({ method: 'GET', path: `/v2/receipts/${encodeURIComponent(a.id)}` }),
+    call: (a) => ({ method: 'GET', path: `/v2/receipts/${encodeURIComponent(String(a.id))}` }),
   },
   {
     name: 'list_arguments',
@@ -113,7 +113,7 @@ const READS: Tool[] = [
     name: 'get_argument',
     description: 'GET /v2/arguments/{id}: an argument, its checks and answer.',
     inputSchema: input({ id: str('64 hex') }, ['id']),
-    call: (a) => ({ method: 'GET', path: `/v2/arguments/${encodeURIComponent(a.id)}` }),
+    call: (a) => ({ method: 'GET', path: `/v2/arguments/${encodeURIComponent(String(a.id))}` }),
   },
   {
     name: 'list_challenges',
@@ -125,7 +125,7 @@ const READS: Tool[] = [
     name: 'get_challenge',
     description: 'GET /v2/challenges/{id}: a challenge.',
     inputSchema: input({ id: str('16 hex, ch: optional') }, ['id']),
-    call: (a) => ({ method: 'GET', path: `/v2/challenges/${encodeURIComponent(a.id)}` }),
+    call: (a) => ({ method: 'GET', path: `/v2/challenges/${encodeURIComponent(String(a.id))}` }),
   },
   {
     name: 'get_heartbeat',
@@ -155,7 +155,7 @@ const READS: Tool[] = [
     name: 'get_governance_proposal',
     description: 'GET /v2/governance/proposals/{id}: a proposal in full, its votes and standing.',
     inputSchema: input({ id: str('64 hex') }, ['id']),
-    call: (a) => ({ method: 'GET', path: `/v2/governance/proposals/${encodeURIComponent(a.id)}` }),
+    call: (a) => ({ method: 'GET', path: `/v2/governance/proposals/${encodeURIComponent(String(a.id))}` }),
   },
   { name: 'get_log_head', description: 'GET /v1/log/sth: the signed tree head.', inputSchema: input({}), call: get('/v1/log/sth') },
   {

@@ -47,6 +47,17 @@ function prng(seed: number): () => number {
   };
 }
 
+/** What an entry's apply reported that the builder reads: the id, and a paper's claims. */
+interface Made {
+  id: string;
+  claims: string[];
+}
+const idOf = (o: unknown): Made => {
+  if (typeof o !== 'object' || o === null || !('id' in o) || typeof o.id !== 'string') return { id: '', claims: [] };
+  const claims = 'claims' in o && Array.isArray(o.claims) ? o.claims.filter((c): c is string => typeof c === 'string') : [];
+  return { id: o.id, claims };
+};
+
 class Builder {
   state: State = emptyState();
   now = Date.parse('2030-01-01T00:00:00.000Z');
@@ -63,12 +74,12 @@ class Builder {
     return xs[Math.floor(this.rand() * xs.length)]!;
   }
 
-  apply(type: string, logged: any): any {
-    const e: RecordEntry = { seq: this.state.size, ts: new Date(this.now).toISOString(), type, logged };
+  apply(type: string, logged: object): Made {
+    const e: RecordEntry<object> = { seq: this.state.size, ts: new Date(this.now).toISOString(), type, logged };
     this.now += 1000;
-    if (!this.timing) return applyEntry(this.state, e);
+    if (!this.timing) return idOf(applyEntry(this.state, e));
     const t0 = performance.now();
-    const out = applyEntry(this.state, e);
+    const out = idOf(applyEntry(this.state, e));
     const ms = performance.now() - t0;
     const list = this.times.get(type) ?? [];
     list.push(ms);

@@ -22,7 +22,9 @@ const bare = new Koa();
 bare.use(errorMiddleware());
 bare.use(async (ctx) => {
   const env = envelopeShape(await jsonBody(ctx));
-  if (!verifyPayload(env.payload.agent.publicKey, env.payload, env.signature)) throw unauthorized('signature');
+  // The bodies are the bench's own reviews: {agent: {handle, publicKey}, ...}.
+  const agent = env.payload.agent as { publicKey: string };
+  if (!verifyPayload(agent.publicKey, env.payload, env.signature)) throw unauthorized('signature');
   ctx.status = 201;
   ctx.body = { ok: true };
 });

@@ -51,7 +51,11 @@ function spread<T>(items: T[], n: number): T[] {
  * the reads compared. A read the service answers with an error is a problem too.
  */
 export async function compareReads(client: ArchiveClient, log: LogCopy, state: State, problems: Problems): Promise<string[]> {
-  const logged: Logged = async (seq) => log.entries[seq]!.payload;
+  const logged: Logged = async (seq, type) => {
+    const e = log.entries[seq]!;
+    if (e.type !== type) throw new Error(`entry ${seq} is a ${e.type}, not the ${type} the replay names there`);
+    return e.payload.payload;
+  };
   const compared: string[] = [];
   const read = async (path: string): Promise<Served> => {
     const r = await client.get(path);

@@ -17,6 +17,8 @@ import {
   type Logged,
 } from '../../lib/record/views.js';
 import type { Deployment } from '../../lib/service/deployment.js';
+import type { SignedWrite } from '../../lib/record/state.js';
+import type { PayloadOf } from '../../lib/protocol/schemas/payloads.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { intParam, params, type Query } from '../params.js';
 import { flagsView, holdsView } from '../../lib/record/types/out-of-view.js';
@@ -48,7 +50,7 @@ export function recordRoutes(d: Deployment, record: LiveRecord, ringer?: Doorbel
   // The record applies an entry as it queues it, so the state can name an entry (an argument,
   // a check, a brief) a moment before the log has written it: wait until that entry is durable
   // (the next commit, milliseconds) rather than read a store that does not hold it yet.
-  const logged: Logged = async (seq) => {
+  const logged: Logged = async (seq, type) => {
     try {
       await d.log.waitFor(seq + 1);
     } catch (err) {
@@ -56,7 +58,10 @@ export function recordRoutes(d: Deployment, record: LiveRecord, ringer?: Doorbel
     }
     const [entry] = await d.log.records(seq, 1);
     if (entry === undefined) throw internal(`entry ${seq} is missing from the store`);
-    return JSON.parse(entry.payload);
+    if (entry.type !== type) throw internal(`entry ${seq} is a ${entry.type}, not the ${type} the record names there`);
+    // The log holds only what its schema accepted (docs/log-format.md): a write of `type` is {payload, signature}.
+    const write: SignedWrite<PayloadOf<typeof type>> = JSON.parse(entry.payload);
+    return write.payload;
   };
 
   router.get('/v2/record', (ctx) => {

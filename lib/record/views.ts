@@ -1,7 +1,7 @@
 // What the reads of docs/api.md#the-records-reads show of the record, as pure functions of the state (the
 // offline verifier compares a service's answers with these). Text that the state does not keep
 // (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
-import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../protocol/schemas/payloads.js';
+import { DOORBELL_CADENCES, DOORBELL_KINDS, type PayloadOf, type WriteType } from '../protocol/schemas/payloads.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
 import { wantsOf } from './types/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
@@ -12,7 +12,8 @@ import { argumentInView, challengeInView } from './in-view.js';
 import { acknowledgementOwed } from './types/governance.js';
 import { claimField, inFields, operatorFields } from './fields.js';
 
-export type Logged = (seq: number) => Promise<any>;
+/** The payload of the signed write at `seq`, which the state knows to be of type `type` (read from the log by the caller). */
+export type Logged = <T extends WriteType>(seq: number, type: T) => Promise<PayloadOf<T>>;
 
 /** The record summary (docs/api.md#the-records-reads). */
 export function summary(state: State) {
@@ -130,7 +131,7 @@ export function receiptView(state: State, r: Receipt) {
 }
 
 export async function argumentView(state: State, a: Argument, logged: Logged) {
-  const p = (await logged(a.seq)).payload;
+  const p = await logged(a.seq, 'argument.file');
   const checks = await Promise.all(
     [...a.checks.values()].map(async (c) => ({
       agent: c.agent,
@@ -138,11 +139,12 @@ export async function argumentView(state: State, a: Argument, logged: Logged) {
       tier: tierOf(state, c.operatorId),
       holds: c.holds,
       models: c.models,
-      note: (await logged(c.seq)).payload.note,
+      note: (await logged(c.seq, 'argument.check')).note,
       seq: c.seq,
     })),
   );
-  const answer = a.answer === null ? null : { agent: a.answer.agent, text: (await logged(a.answer.seq)).payload.text, seq: a.answer.seq };
+  const answer =
+    a.answer === null ? null : { agent: a.answer.agent, text: (await logged(a.answer.seq, 'argument.answer')).text, seq: a.answer.seq };
   return {
     id: a.id,
     claim: a.claim,
@@ -180,7 +182,7 @@ export function argumentsInView(state: State, claim: string): Argument[] {
 }
 
 export async function challengeView(state: State, c: Challenge, logged: Logged) {
-  const p = (await logged(c.seq)).payload;
+  const p = await logged(c.seq, 'challenge.propose');
   const since = (state.receiptsByClaim.get(c.claim) ?? [])
     .map((id) => state.receipts.get(id)!)
     .filter((r) => r.seq > c.seq)
@@ -231,7 +233,7 @@ export function heartbeat(state: State, handle: string) {
     .map((s) => ({ claim: s.claim, until: new Date(s.until).toISOString() }));
   // Claims worth checking in its fields (all fields while it has published none), not its operator's own.
   const worth = frontier(state, 50)
-    .claims.filter((c: any) => {
+    .claims.filter((c) => {
       const claim = state.claims.get(c.ref)!;
       return claim.operatorId !== agent.operatorId && inFields(fields, claimField(state, c.ref));
     })

@@ -46,11 +46,22 @@ export function storeRefusal(err: unknown): ArchiveError {
   );
 }
 
+/** What an entry's apply reports for the reply: an object of ids and statuses (a service event may report nothing). */
+export type Outcome = { readonly id?: string } & Readonly<Record<string, unknown>>;
+
+const isOutcome = (o: unknown): o is Outcome => typeof o === 'object' && o !== null && !Array.isArray(o);
+
+/** The id an entry's apply reported; every write that is screened or sealed reports one. */
+function idOf(a: Admitted): string {
+  if (typeof a.outcome.id !== 'string') throw new ArchiveError('internal', `entry ${a.seq} reported no id`);
+  return a.outcome.id;
+}
+
 export interface Admitted {
   seq: number;
   ts: string;
   /** What the entry's apply reported (ids, statuses) for the reply. */
-  outcome: any;
+  outcome: Outcome;
   /** Resolves when the entry is durable. */
   committed: Promise<unknown>;
 }
@@ -177,9 +188,10 @@ export class LiveRecord {
     const verdict = check(this.state, entry);
     if (verdict !== undefined) return verdict;
     const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts, { withNext });
-    let outcome: unknown;
+    let outcome: Outcome;
     try {
-      outcome = applyEntry(this.state, entry);
+      const applied = applyEntry(this.state, entry);
+      outcome = isOutcome(applied) ? applied : {};
     } catch (err) {
       // Checked but not applied: the state no longer follows the log. Stop taking writes.
       this.broken = true;
@@ -231,9 +243,7 @@ export class LiveRecord {
   ): Promise<{ status: 202; body: Record<string, unknown> }> {
     const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
     const [a, ev] = await this.afterDue(() =>
-      this.admitWithEvent(type, logged, text, (a) =>
-        this.event(event, { subject: a.outcome.id, rule: screened.rule, reason: screened.reason }),
-      ),
+      this.admitWithEvent(type, logged, text, (a) => this.event(event, { subject: idOf(a), rule: screened.rule, reason: screened.reason })),
     );
     await Promise.all([a.committed, ev.committed]);
     const status = screened.action === 'hold' ? 'held' : 'review';
@@ -254,7 +264,7 @@ export class LiveRecord {
    * a seed before its commitment is logged (docs/record.md, "Answers and the log").
    */
   async commitAndSeal(logged: object, text?: string): Promise<{ status: 201; body: Record<string, unknown> }> {
-    const [a, s] = await this.afterDue(() => this.admitWithEvent('check.commit', logged, text, (a) => this.seal(a.outcome.id)));
+    const [a, s] = await this.afterDue(() => this.admitWithEvent('check.commit', logged, text, (a) => this.seal(idOf(a))));
     await Promise.all([a.committed, s.committed]);
     return { status: 201, body: { ...s.outcome, seq: a.seq, sealSeq: s.seq } };
   }

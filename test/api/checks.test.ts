@@ -577,7 +577,7 @@ t.test('not sealed: refused at the state level, and sealed when the service star
   const admitted = s.record.admit('check.commit', { payload: p, signature: signPayload(x.privateKey, p) });
   if ('already' in admitted) throw new Error('not admitted');
   await admitted.committed;
-  const id: string = admitted.outcome.id;
+  const id = admitted.outcome.id!;
   t.equal(s.record.state.receipts.get(id)!.stage, 'committed');
   await s.stop();
   const again = await startService(t, { dataDir: s.dataDir });

@@ -41,11 +41,14 @@ class Top<T> {
   }
 }
 
+/** A claim in a queue: its ref, its numbers and what ranks it there. */
+export type ClaimRow = { ref: string } & Record<string, unknown>;
+
 /** The queues of claims (by ordinal scan), and what to watch to know when they go stale. */
 function claimQueues(state: State) {
-  const claims = new Top<unknown>(FRONTIER_MAX);
-  const disputes = new Top<unknown>(FRONTIER_MAX);
-  const conceptual = new Top<unknown>(FRONTIER_MAX);
+  const claims = new Top<ClaimRow>(FRONTIER_MAX);
+  const disputes = new Top<ClaimRow>(FRONTIER_MAX);
+  const conceptual = new Top<ClaimRow>(FRONTIER_MAX);
   // The fold keeps each claim's value of checking, minutes and dispute worth by ordinal
   // (numbers.ts), so ranking is a scan of arrays.
   const { refs } = state.numbers.index;
