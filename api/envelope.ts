@@ -10,7 +10,8 @@ import { authorizeSigner } from '../lib/record/signer.js';
 import { CHECK_KEY_TYPES } from '../lib/record/registry.js';
 import type { State } from '../lib/record/state.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
-import { validatePayload, type WriteType } from '../lib/protocol/schemas/index.js';
+import { type WriteType } from '../lib/record/registry.js';
+import { validatePayload } from '../lib/record/validation.js';
 import { tsWindow } from '../lib/record/replays.js';
 
 const TS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/;

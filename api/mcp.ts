@@ -17,7 +17,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/protocol/schemas/index.js';
+import { PAYLOAD_SCHEMAS, type WriteType } from '../lib/record/registry.js';
+import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { AGENT_WRITE_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { sha256TextHex } from '../log/index.js';
 import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';

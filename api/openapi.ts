@@ -2,10 +2,11 @@
 // the same tables the service runs on: the write routes and their payload schemas
 // (lib/protocol/schemas, one source of truth), the reads, the earlier surface, and the statuses of spec
 // Part 7. Response schemas describe what the reads serve; a test checks live answers against them.
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type WriteType } from '../lib/protocol/schemas/index.js';
+import { PAYLOAD_SCHEMAS, type WriteType } from '../lib/record/registry.js';
+import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
-import { FIELDS } from '../lib/protocol/schemas/payloads.js';
+import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { EARLIER } from './routes/earlier.js';
 import { sha256TextHex } from '../log/index.js';
 

@@ -18,7 +18,7 @@ import {
 } from '../../lib/record/views.js';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { SignedWrite } from '../../lib/record/state.js';
-import type { PayloadOf } from '../../lib/protocol/schemas/payloads.js';
+import type { PayloadOf } from '../../lib/record/registry.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { intParam, params, type Query } from '../params.js';
 import { flagsView, holdsView } from '../../lib/record/types/out-of-view.js';

@@ -9,7 +9,7 @@ import { params } from '../params.js';
 import { escapeMarkup } from '../../lib/protocol/markup.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
 import { atomFeed } from '../../lib/record/feeds.js';
-import { FIELDS } from '../../lib/protocol/schemas/payloads.js';
+import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import { openApiText } from '../openapi.js';
 import { notModified } from '../etag.js';

@@ -6,7 +6,7 @@
 // signature verifies under the key the entry names (an agent's) or implies (log, operator key).
 import { verifySignature } from '../protocol/ed25519.js';
 import { WRITE_ROUTES } from './registry.js';
-import type { WriteType } from '../protocol/schemas/index.js';
+import type { WriteType } from './registry.js';
 
 export interface LogKeys {
   logKey: string;

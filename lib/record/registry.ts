@@ -1,9 +1,12 @@
 // The one table of entry types (docs/entry-types.md): every type the record folds, each a
 // descriptor in its family's file under types/. Every other table is built from this one: the
 // write routes and who signs them, the success statuses, the service events the log key signs,
-// the types a check key may sign; the API's routes, the OpenAPI description, the MCP tools and
-// the agent client's verbs read these. Pure code: importing it reads no file and opens nothing.
-import type { WriteType } from '../protocol/schemas/index.js';
+// the types a check key may sign, the write types and their payload schemas (each descriptor holds
+// its own), their validation and text fields; the API's routes, the OpenAPI description, the MCP
+// tools and the agent client's verbs read these (validation against the schemas: validation.ts). Pure
+// code: importing it reads no file and opens nothing.
+import { eachTextIn } from '../protocol/schemas/text-fields.js';
+import { deepFreeze, type Static, type TSchema } from '../protocol/schemas/shared.js';
 import * as agents from './types/agents.js';
 import * as papers from './types/papers.js';
 import * as checks from './types/checks.js';
@@ -18,7 +21,7 @@ import type { EntryType, Signer, WriteRoute } from './types/handler.js';
 export type { EntryType, Signer, WriteRoute };
 
 /** Every entry type, one line each; writes in the order their routes are listed. */
-export const ENTRY_TYPES: readonly EntryType[] = Object.freeze([
+const DESCRIPTORS = [
   agents.genesis,
   agents.register,
   agents.delegate,
@@ -57,7 +60,42 @@ export const ENTRY_TYPES: readonly EntryType[] = Object.freeze([
   outOfView.reject,
   outOfView.screeningRefer,
   outOfView.holdPlace,
-]);
+] as const;
+
+/** Every entry type's descriptor. */
+export const ENTRY_TYPES: readonly EntryType[] = Object.freeze(DESCRIPTORS);
+
+/** The descriptors of signed writes, as the registry types them. */
+type WriteDescriptor = Extract<(typeof DESCRIPTORS)[number], { readonly origin: 'write' }>;
+
+/** Every payload `type` a write may carry: the types of the write descriptors. */
+export type WriteType = WriteDescriptor['type'];
+
+/** The payload of a write of `type`, as its schema accepts it. */
+export type PayloadOf<T extends WriteType> = Static<Extract<WriteDescriptor, { readonly type: T }>['schema']>;
+
+/** Writes signed by the deployment's operator key, not by an agent. */
+export type OperatorWriteType = Extract<WriteDescriptor, { readonly route: { readonly signer: 'operator' } }>['type'];
+
+const writeDescriptors = DESCRIPTORS.filter((d): d is WriteDescriptor => d.origin === 'write');
+
+/** Every write type, in the order of the registry. */
+export const WRITE_TYPES: readonly WriteType[] = Object.freeze(writeDescriptors.map((d) => d.type));
+
+/** True when `x` is one of the write types. */
+export function isWriteType(x: unknown): x is WriteType {
+  return typeof x === 'string' && (WRITE_TYPES as readonly string[]).includes(x);
+}
+
+/** The schema of each write type's payload (plain JSON Schema, frozen), from its descriptor. */
+export const PAYLOAD_SCHEMAS: { readonly [T in WriteType]: TSchema<PayloadOf<T>> } = deepFreeze(
+  Object.fromEntries(writeDescriptors.map((d) => [d.type, d.schema])) as { readonly [T in WriteType]: TSchema<PayloadOf<T>> },
+);
+
+/** Calls `visit(path, text)` for every text field of a payload of `type` (text-fields.ts); a visit returning true nulls it. */
+export function eachText(type: WriteType, payload: object, visit: (path: string, text: string) => boolean): void {
+  eachTextIn(PAYLOAD_SCHEMAS[type], payload, visit);
+}
 
 const BY_TYPE: ReadonlyMap<string, EntryType> = new Map(ENTRY_TYPES.map((d) => [d.type, d]));
 

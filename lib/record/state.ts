@@ -2,7 +2,8 @@
 // plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
 import { emptyNumbers, type Numbers } from './numbers/index.js';
 import { emptyGovernance, type Governance } from './governance.js';
-import type { PayloadOf, Registration, WriteType } from '../protocol/schemas/payloads.js';
+import type { Registration } from '../protocol/schemas/index.js';
+import type { bundleSchema, Static } from '../protocol/schemas/shared.js';
 import type { SignedEvent } from '../protocol/service-event.js';
 
 /** A signed write as logged: its payload, of the type its schema accepts, and the signature. */
@@ -12,10 +13,18 @@ export interface SignedWrite<P> {
 }
 
 /** A check's bundle, as check.commit's schema accepts it. */
-export type Bundle = PayloadOf<'check.commit'>['bundle'];
+export type Bundle = Static<typeof bundleSchema>;
 
-/** Any write's payload. */
-export type Payload = { [T in WriteType]: PayloadOf<T> }[WriteType];
+/**
+ * What every write's payload carries (docs/payloads.md): what the fold reads of any write before
+ * its type's own hooks read the rest, typed by their schema (registry.ts, `PayloadOf`).
+ */
+export interface Payload {
+  readonly protocol: string;
+  readonly type: string;
+  readonly ts: string;
+  readonly agent?: { readonly handle: string; readonly publicKey: string };
+}
 
 /** Any logged object: a signed write, a registration body or a service event. */
 export type Logged = SignedWrite<Payload> | Registration | SignedEvent;
@@ -25,8 +34,7 @@ export const payloadOf = (e: RecordEntry): Payload | undefined => ('payload' in 
 
 /** The handle of the agent who signed `e`, when an agent did. */
 export const signerHandle = (e: RecordEntry): string | undefined => {
-  const p = payloadOf(e);
-  return p !== undefined && 'agent' in p ? p.agent.handle : undefined;
+  return payloadOf(e)?.agent?.handle;
 };
 
 /** An entry as the record folds it: the log's seq, ts and type, and the logged object parsed. */

@@ -1,7 +1,8 @@
 // What the reads of docs/api.md#the-records-reads show of the record, as pure functions of the state (the
 // offline verifier compares a service's answers with these). Text that the state does not keep
 // (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
-import { DOORBELL_CADENCES, DOORBELL_KINDS, type PayloadOf, type WriteType } from '../protocol/schemas/payloads.js';
+import { type PayloadOf, type WriteType } from './registry.js';
+import { DOORBELL_CADENCES, DOORBELL_KINDS } from './types/agents.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
 import { wantsOf } from './types/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';

@@ -4,8 +4,8 @@
 // of view (types/out-of-view.ts), whose entry also names the item as `subject`, since its id
 // is a hash of the text withheld.
 import { canonicalize } from '../protocol/canonical-json.js';
-import { eachText } from '../protocol/schemas/text-fields.js';
-import type { WriteType } from '../protocol/schemas/index.js';
+import { eachText } from './registry.js';
+import type { WriteType } from './registry.js';
 import type { State } from './state.js';
 
 export interface Served {

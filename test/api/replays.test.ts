@@ -12,7 +12,7 @@ import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/proto
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { WRITE_ROUTES } from '../../lib/record/registry.js';
-import type { WriteType } from '../../lib/protocol/schemas/index.js';
+import type { WriteType } from '../../lib/record/registry.js';
 import { pairingCodeHash } from '../../lib/client/pairing.js';
 import { stateJson } from '../../lib/record/digest.js';
 import { ArchiveClient } from '../../lib/client/http.js';

@@ -6,7 +6,7 @@ import t from 'tap';
 import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { startService } from '../helpers/service.js';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
-import { payloadErrors } from '../../lib/protocol/schemas/index.js';
+import { payloadErrors } from '../../lib/record/validation.js';
 import { AGENT_WRITE_TYPES, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { archiveEach } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/fixtures.js';
-import { PAYLOAD_SCHEMAS } from '../../lib/protocol/schemas/index.js';
+import { PAYLOAD_SCHEMAS } from '../../lib/record/registry.js';
 import { CLIENT_VERBS } from '../../lib/record/registry.js';
 
 t.test("each verb's --help names its members", async (t) => {

@@ -11,7 +11,8 @@ import {
   WRITE_ROUTES,
   entryTypeOf,
 } from '../../lib/record/registry.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, WRITE_TYPES } from '../../lib/protocol/schemas/index.js';
+import { PAYLOAD_SCHEMAS, WRITE_TYPES } from '../../lib/record/registry.js';
+import { REGISTRATION_SCHEMA } from '../../lib/protocol/schemas/index.js';
 import { check } from '../../lib/record/apply.js';
 import { RecordRefusal } from '../../lib/record/refusal.js';
 import { toArchiveError } from '../../api/error-middleware.js';

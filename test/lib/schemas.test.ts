@@ -3,19 +3,16 @@
 import t, { type Test } from 'tap';
 import { isArchiveError } from '../../lib/protocol/errors.js';
 import { ARTICLES } from '../../lib/protocol/constitution.js';
+import { PAYLOAD_SCHEMAS, WRITE_TYPES, type WriteType } from '../../lib/record/registry.js';
+import { payloadErrors, validatePayload } from '../../lib/record/validation.js';
 import {
   NT_FORBIDDEN,
-  PAYLOAD_SCHEMAS,
   REGISTRATION_SCHEMA,
-  WRITE_TYPES,
   isRealTs,
   joinDetail,
   ntViolation,
-  payloadErrors,
   registrationErrors,
-  validatePayload,
   validateRegistration,
-  type WriteType,
 } from '../../lib/protocol/schemas/index.js';
 
 type Obj = Record<string, any>;

@@ -1,5 +1,14 @@
-// The write schemas: one JSON Schema per payload type and the registration body, and their
-// validation (errors as ArchiveError bad_request naming every field).
-export { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, WRITE_TYPES, isWriteType, type WriteType } from './payloads.js';
-export { MAX_DETAIL, joinDetail, payloadErrors, registrationErrors, validatePayload, validateRegistration } from './validate.js';
-export { NT_FORBIDDEN, TS_PATTERN, isRealTs, ntViolation } from './shared.js';
+// The schemas' machinery: the typed builders (shared.ts), the registration body, and validation
+// (errors as ArchiveError bad_request naming every field). Each write type's payload schema is
+// in its descriptor (lib/record/types/), and the table of them is lib/record/registry.ts.
+export { REGISTRATION_SCHEMA, type Registration } from './registration.js';
+export {
+  MAX_DETAIL,
+  compilePayload,
+  joinDetail,
+  refuseProblems,
+  registrationErrors,
+  validateRegistration,
+  type PayloadCheck,
+} from './validate.js';
+export { FIELDS, NT_FORBIDDEN, SWITCHES, TS_PATTERN, isRealTs, ntViolation, type SwitchName } from './shared.js';

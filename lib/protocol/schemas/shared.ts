@@ -219,6 +219,52 @@ export function signed<const T extends string, P extends Record<string, TSchema<
   );
 }
 
+/** The fields a paper may name (docs/payloads.md#papers-and-claims). */
+export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
+
+/** The stewards' switches (docs/stewardship.md): a surface each, and `writes` for all of them. */
+export const SWITCHES = ['papers', 'checks', 'reviews', 'arguments', 'challenges', 'registrations', 'writes'] as const;
+export type SwitchName = (typeof SWITCHES)[number];
+
+/** What a check runs (docs/payloads.md#checks): the record keeps it with its receipt. */
+const bundleOutput = obj(
+  {
+    name: outputName,
+    tolerance: num({ minimum: 0 }),
+    relative: bool(),
+  },
+  ['name'],
+  { title: 'BundleOutput' },
+);
+
+const bundleInput = obj(
+  {
+    name: outputName,
+    url: https(300),
+    sha256: hash64,
+    bytes: int({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    access: oneOf(['open', 'registered', 'restricted']),
+    licence: str(0, 120),
+  },
+  ['name', 'url', 'sha256', 'bytes', 'access'],
+  { title: 'BundleInput' },
+);
+
+export const bundleSchema = obj(
+  {
+    repo: https(290),
+    commit: pat('^([0-9a-f]{40}|[0-9a-f]{64})$', '40 or 64 lowercase hex characters'),
+    image: pat('^sha256:[0-9a-f]{64}$', 'sha256: then 64 lowercase hex characters'),
+    imageRef: str(0, 300),
+    run: str(1, 500),
+    outputs: arr({ type: 'array', minItems: 1, maxItems: 20, items: bundleOutput, 'x-unique-by': 'name' }),
+    runtimeMinutes: num({ exclusiveMinimum: 0, maximum: 10080 }),
+    inputs: arr({ type: 'array', maxItems: 32, items: bundleInput, 'x-unique-by': 'name' }),
+  },
+  ['repo', 'commit', 'run', 'outputs', 'runtimeMinutes'],
+  { title: 'Bundle' },
+);
+
 /** Freezes a schema (and everything in it) so no importer can change what is validated. */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -1,16 +1,14 @@
 // The text fields of a payload: the strings its schema marks NT (`x-nt`), found by walking the
 // payload alongside its schema. Screening reads them; an item out of view is served with them null.
-import { PAYLOAD_SCHEMAS, type WriteType } from './payloads.js';
-
 type Schema = { 'x-nt'?: boolean; properties?: Record<string, Schema>; items?: Schema };
 
 /**
- * Calls `visit(path, text)` for every text field of `payload` (a payload of `type`), paths from
- * `payload` on, such as `payload.claims[0].text`; a visit that returns true sets that field to
- * null in place.
+ * Calls `visit(path, text)` for every text field of `payload` (a payload `schema` accepts), paths
+ * from `payload` on, such as `payload.claims[0].text`; a visit that returns true sets that field
+ * to null in place.
  */
-export function eachText(type: WriteType, payload: object, visit: (path: string, text: string) => boolean): void {
-  walk(payload, PAYLOAD_SCHEMAS[type] as Schema, 'payload', visit);
+export function eachTextIn(schema: object, payload: object, visit: (path: string, text: string) => boolean): void {
+  walk(payload, schema as Schema, 'payload', visit);
 }
 
 /** True when `value` itself is a text field that `visit` nulls. */

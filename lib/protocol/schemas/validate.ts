@@ -1,12 +1,12 @@
-// Validation of write payloads and the registration body against the schemas of payloads.ts,
-// compiled once at module load (ajv, draft 2020-12, allErrors, strict). A refusal is one
+// Validation against the write schemas (each write type's, from its descriptor: lib/record/registry.ts)
+// and the registration body's, compiled once (ajv, draft 2020-12, allErrors, strict). A refusal is one
 // ArchiveError bad_request whose detail names every problem, field by field, as a path from
 // the payload root (`payload.claims[0].text: must be 10 to 300 characters (has 4)`), joined
 // with "; ".
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv/dist/2020.js';
 import { badRequest } from '../errors.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, WRITE_TYPES, isWriteType, type WriteType } from './payloads.js';
+import { REGISTRATION_SCHEMA } from './registration.js';
 import { isRealTs, ntViolation, TS_PATTERN } from './shared.js';
 
 /** Longest detail, in characters, before the rest is summarised as "… and N more". */
@@ -89,24 +89,21 @@ ajv.addFormat('archive-ts', { type: 'string', validate: (s: string) => !TS_RE.te
 ajv.addKeyword(ntKeyword);
 ajv.addKeyword(uniqueByKeyword);
 
-const PAYLOAD_VALIDATORS = Object.fromEntries(WRITE_TYPES.map((type) => [type, ajv.compile(PAYLOAD_SCHEMAS[type])])) as Record<
-  WriteType,
-  ValidateFunction
->;
-
 const REGISTRATION_VALIDATOR = ajv.compile(REGISTRATION_SCHEMA);
 
 // ---- the API ------------------------------------------------------------------------------------
 
-/** Every problem with `payload` as a payload of `type`, in words; empty when it is valid. */
-export function payloadErrors(type: WriteType, payload: unknown): string[] {
-  if (!isWriteType(type)) return [`payload.type: unknown type ${JSON.stringify(type)}`];
-  return run(PAYLOAD_VALIDATORS[type], payload, 'payload');
+/** A payload schema compiled: every problem with a value, in words, paths from `payload`; empty when it is valid. */
+export type PayloadCheck = (payload: unknown) => string[];
+
+/** Compiles a write's payload schema (once per schema; the caller keeps the result). */
+export function compilePayload(schema: object): PayloadCheck {
+  const validate = ajv.compile(schema);
+  return (payload) => run(validate, payload, 'payload');
 }
 
-/** Throws ArchiveError bad_request naming every problem when `payload` is not a valid `type`. */
-export function validatePayload(type: WriteType, payload: unknown): void {
-  const problems = payloadErrors(type, payload);
+/** Throws ArchiveError bad_request naming every problem, when there are any. */
+export function refuseProblems(problems: readonly string[]): void {
   if (problems.length > 0) throw badRequest(joinDetail(problems));
 }
 

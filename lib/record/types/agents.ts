@@ -10,7 +10,46 @@ import { noteAwaiting, untouched } from '../numbers/numbers.js';
 import { noteReceipt, noteReports } from '../numbers/verification.js';
 import { entryType, registrationType, serviceEvent } from './handler.js';
 import type { GenesisEvent } from '../../protocol/genesis.js';
-import { PAYLOAD_SCHEMAS, REGISTRATION_SCHEMA, type Registration } from '../../protocol/schemas/payloads.js';
+import { REGISTRATION_SCHEMA, type Registration } from '../../protocol/schemas/registration.js';
+import { hash64, konst, obj, oneOf, pat, PROTOCOL, publicKey, signed, str, ts } from '../../protocol/schemas/shared.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const keyDelegateSchema = signed('key.delegate', 'KeyDelegate', { key: publicKey, scope: konst('reports'), label: str(0, 80) }, [
+  'key',
+  'scope',
+]);
+
+const keyRevokeSchema = signed('key.revoke', 'KeyRevoke', { key: publicKey, compromisedAt: ts }, ['key']);
+
+/** Doorbell kinds and cadences this deployment speaks (listed by the heartbeat, docs/record.md#entry-types). */
+export const DOORBELL_KINDS = ['webhook', 'poll'] as const;
+export const DOORBELL_CADENCES = ['immediate', 'hourly', 'daily'] as const;
+
+const doorbellSetSchema = signed(
+  'doorbell.set',
+  'DoorbellSet',
+  {
+    kind: oneOf(DOORBELL_KINDS),
+    cadence: oneOf(DOORBELL_CADENCES),
+    url: pat('^https://', 'an https:// address', { minLength: 9, maxLength: 300 }),
+  },
+  [],
+);
+
+const doorbellStopSchema = signed('doorbell.stop', 'DoorbellStop', {}, []);
+
+const operatorPairingSchema = obj(
+  {
+    protocol: konst(PROTOCOL),
+    type: konst('operator.pairing'),
+    operatorId: pat('^op_[A-Za-z0-9_.-]{1,77}$', 'op_ then 1 to 77 letters, digits, _, . or -'),
+    codeHash: hash64,
+    ts,
+  },
+  ['protocol', 'type', 'operatorId', 'codeHash', 'ts'],
+  { title: 'OperatorPairing' },
+);
 
 /** Operator ids the service assigns itself to an agent registered without one. */
 export const OWN_OPERATOR_PREFIX = 'agent:';
@@ -42,7 +81,7 @@ export const genesis = serviceEvent<GenesisEvent>({
 export const pairing = entryType({
   type: 'operator.pairing',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['operator.pairing'],
+  schema: operatorPairingSchema,
   route: { path: '/v2/pairing', signer: 'operator', status: 201 },
   surface: null,
   pausable: false,
@@ -159,10 +198,14 @@ export const register = registrationType({
 export const delegate = entryType({
   type: 'key.delegate',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['key.delegate'],
+  schema: keyDelegateSchema,
   route: { path: '/v2/keys/delegate', signer: 'main', status: 201 },
   surface: null,
   pausable: true,
+  skill: {
+    example: { key: 'MCowBQYDK2VwAyEAeXAmPlEcHeCkKeYfOrReCeIpTsOnLy00000000000000', scope: 'reports', label: 'the runner' },
+    answers: '201 delegated; 400 a key spelled otherwise or an unsound point; 409 the key is taken',
+  },
   verb: { name: 'delegate', describe: 'delegate a check key (scope reports)' },
   check(state, e) {
     const p = e.logged.payload;
@@ -182,10 +225,14 @@ export const delegate = entryType({
 export const revoke = entryType({
   type: 'key.revoke',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['key.revoke'],
+  schema: keyRevokeSchema,
   route: { path: '/v2/keys/revoke', signer: 'main', status: 200 },
   surface: null,
   pausable: true,
+  skill: {
+    example: { key: 'MCowBQYDK2VwAyEAeXAmPlEcHeCkKeYfOrReCeIpTsOnLy00000000000000' },
+    answers: '200 revoked, listing the reports it disowned (with compromisedAt)',
+  },
   verb: { name: 'revoke', describe: 'revoke a check key, or the main key' },
   check(state, e) {
     const p = e.logged.payload;
@@ -253,10 +300,14 @@ const doorbellSlot = (handle: string): string => `doorbell ${handle}`;
 export const doorbellSet = entryType({
   type: 'doorbell.set',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['doorbell.set'],
+  schema: doorbellSetSchema,
   route: { path: '/v2/agents/doorbell', signer: 'main', status: 200 },
   surface: null,
   pausable: true,
+  skill: {
+    example: { kind: 'poll', cadence: 'daily' },
+    answers: '200 set (ts within 5 minutes of the service clock)',
+  },
   verb: { name: 'doorbell', describe: 'set how the agent is woken' },
   check(state, e) {
     const p = e.logged.payload;
@@ -287,10 +338,14 @@ export const doorbellSet = entryType({
 export const doorbellStop = entryType({
   type: 'doorbell.stop',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['doorbell.stop'],
+  schema: doorbellStopSchema,
   route: { path: '/v2/agents/doorbell', signer: 'main', status: 200 },
   surface: null,
   pausable: true,
+  skill: {
+    example: {},
+    answers: '200 stopped',
+  },
   verb: { name: 'doorbell-stop', describe: 'stop the doorbell (no file needed)' },
   check(state, e) {
     const agent = authorizeMain(state, e.type, e.logged.payload.agent);

@@ -8,12 +8,72 @@ import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { entryType, serviceEvent } from './handler.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertArgumentInView } from '../in-view.js';
 import { completeChallenges } from './challenges.js';
 import { signedHash } from '../replays.js';
 import { noteArgumentCheck } from '../numbers/verification.js';
+import { arr, bool, claimRef, hash64, https, models, nt, num, obj, oneOf, pat, signed, str } from '../../protocol/schemas/shared.js';
+import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const instance = obj(
+  {
+    text: nt(1, 2000),
+    bundle: obj({ repo: https(290), commit: pat('^[0-9a-f]{40}$', '40 lowercase hex characters'), run: str(1, 500) }, [
+      'repo',
+      'commit',
+      'run',
+    ]),
+  },
+  [],
+  { minProperties: 1, title: 'Instance' },
+);
+
+const argumentFileSchema = signed(
+  'argument.file',
+  'ArgumentFile',
+  {
+    claim: claimRef,
+    stance: oneOf(['refutes', 'qualifies', 'supports']),
+    grounds: oneOf([
+      'counterexample',
+      'contradiction',
+      'unsupported-premise',
+      'logical-gap',
+      'statistical-insufficiency',
+      'methodological-flaw',
+    ]),
+    text: nt(80, 4000),
+    cites: arr({ type: 'array', maxItems: 8, items: claimRef }),
+    instance,
+    confidence: num({ exclusiveMinimum: 0, exclusiveMaximum: 1 }),
+    models,
+  },
+  ['claim', 'stance', 'grounds', 'text', 'confidence'],
+  {
+    // A counterexample states its instance; a contradiction cites the claim it contradicts.
+    allOf: [
+      {
+        if: { description: 'grounds {grounds}', properties: { grounds: { const: 'counterexample' } }, required: ['grounds'] },
+        then: { required: ['instance'] },
+      },
+      {
+        if: { description: 'grounds {grounds}', properties: { grounds: { const: 'contradiction' } }, required: ['grounds'] },
+        then: { required: ['cites'], properties: { cites: { type: 'array', minItems: 1 } } },
+      },
+    ],
+  },
+);
+
+const argumentCheckSchema = signed('argument.check', 'ArgumentCheck', { argument: hash64, holds: bool(), note: nt(20, 1500), models }, [
+  'argument',
+  'holds',
+  'note',
+]);
+
+const argumentAnswerSchema = signed('argument.answer', 'ArgumentAnswer', { argument: hash64, text: nt(20, 4000) }, ['argument', 'text']);
 
 export function argumentAt(state: State, id: string, field: string): Argument {
   const a = state.argumentsById.get(id);
@@ -25,10 +85,20 @@ export function argumentAt(state: State, id: string, field: string): Argument {
 export const file = entryType({
   type: 'argument.file',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['argument.file'],
+  schema: argumentFileSchema,
   route: { path: '/v2/arguments', signer: 'main', status: 201 },
   surface: 'arguments',
   pausable: true,
+  skill: {
+    example: {
+      claim: EXAMPLE_CLAIM,
+      stance: 'qualifies',
+      grounds: 'statistical-insufficiency',
+      text: 'Eight seeds per learning rate cannot separate a halving of variance from a 30 % reduction at the stated confidence; the claim should be bounded.',
+      confidence: 0.6,
+    },
+    answers: '201 {id, page}; 404 a claim it names is not on the record; 403 shut out of the claim',
+  },
   verb: { name: 'argue', describe: 'file an argument on a claim' },
   check(state, e) {
     const p = e.logged.payload;
@@ -71,10 +141,14 @@ export const file = entryType({
 export const check = entryType({
   type: 'argument.check',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['argument.check'],
+  schema: argumentCheckSchema,
   route: { path: '/v2/arguments/check', signer: 'main', status: 201 },
   surface: 'arguments',
   pausable: true,
+  skill: {
+    example: { argument: EXAMPLE_HASH, holds: true, note: 'Re-ran the variance test: the interval is as wide as stated.' },
+    answers: "201 with the argument's status as it now stands; 403 your own argument; 409 settled already",
+  },
   verb: { name: 'check-argument', describe: 'check whether an argument holds' },
   check(state, e) {
     const p = e.logged.payload;
@@ -124,10 +198,14 @@ export const check = entryType({
 export const answer = entryType({
   type: 'argument.answer',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['argument.answer'],
+  schema: argumentAnswerSchema,
   route: { path: '/v2/arguments/answer', signer: 'main', status: 201 },
   surface: 'arguments',
   pausable: true,
+  skill: {
+    example: { argument: EXAMPLE_HASH, text: 'We agree; a follow-up with 32 seeds per rate is under way.' },
+    answers: "201 filed; 403 only the claim's own operator answers; 409 answered already",
+  },
   verb: { name: 'answer', describe: "answer an argument on one's own claim" },
   check(state, e) {
     const p = e.logged.payload;

@@ -6,9 +6,22 @@ import { bareChallengeId, challengeId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { claimAt } from './papers.js';
 import { assertChallengeInView } from '../in-view.js';
+import { challengeIdSchema, claimRef, nt, signed } from '../../protocol/schemas/shared.js';
+import { EXAMPLE_CLAIM } from './examples.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const challengeProposeSchema = signed('challenge.propose', 'ChallengePropose', { claim: claimRef, brief: nt(30, 2000) }, [
+  'claim',
+  'brief',
+]);
+
+const challengeWithdrawSchema = signed('challenge.withdraw', 'ChallengeWithdraw', { challenge: challengeIdSchema, reason: nt(10, 600) }, [
+  'challenge',
+  'reason',
+]);
 
 /** Challenge proposals a day per operator, by tier (docs/credence.md#tiers-quotas-and-rate-limits). */
 export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };
@@ -16,10 +29,14 @@ export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, ve
 export const propose = entryType({
   type: 'challenge.propose',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['challenge.propose'],
+  schema: challengeProposeSchema,
   route: { path: '/v2/challenges', signer: 'main', status: 201 },
   surface: 'challenges',
   pausable: true,
+  skill: {
+    example: { claim: EXAMPLE_CLAIM, brief: 'Re-run the main table with a fresh seed and report the variance ratio.' },
+    answers: '201 {id, page}; 429 over the daily quota of your tier (Retry-After)',
+  },
   verb: { name: 'challenge', describe: 'propose a challenge on a claim' },
   check(state, e) {
     const p = e.logged.payload;
@@ -67,10 +84,14 @@ export const propose = entryType({
 export const withdraw = entryType({
   type: 'challenge.withdraw',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['challenge.withdraw'],
+  schema: challengeWithdrawSchema,
   route: { path: '/v2/challenges/withdraw', signer: 'main', status: 200 },
   surface: 'challenges',
   pausable: true,
+  skill: {
+    example: { challenge: 'ch:0123456789abcdef', reason: 'Answered by a receipt.' },
+    answers: "200 withdrawn; 403 not your operator's challenge; 409 closed already",
+  },
   verb: { name: 'withdraw', describe: 'withdraw a challenge' },
   check(state, e) {
     const p = e.logged.payload;

@@ -11,11 +11,67 @@ import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
 import { noteReceipt } from '../numbers/verification.js';
 import { entryType, serviceEvent } from './handler.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
 import { completeChallenges } from './challenges.js';
 import { assertNotShutOut } from '../settlement.js';
+import {
+  arr,
+  bool,
+  bundleSchema,
+  claimRef,
+  hash64,
+  models,
+  numOrStr,
+  objOrNull,
+  oneOf,
+  outputName,
+  record,
+  signed,
+  str,
+} from '../../protocol/schemas/shared.js';
+import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const checkCommitSchema = signed(
+  'check.commit',
+  'CheckCommit',
+  {
+    target: claimRef,
+    kind: oneOf(['rerun', 'replication']),
+    bundle: bundleSchema,
+    models,
+    methods: str(0, 2000),
+    holds: arr({ type: 'array', maxItems: 32, items: hash64 }),
+  },
+  ['target', 'kind', 'bundle'],
+);
+
+/** Named outputs of a run: 1 to 20, each a finite number or a string of at most 200. */
+const outputValues = record({
+  type: 'object',
+  minProperties: 1,
+  maxProperties: 20,
+  propertyNames: { pattern: outputName.pattern },
+  additionalProperties: numOrStr({ maxLength: 200 }),
+});
+
+const checkResultSchema = signed(
+  'check.result',
+  'CheckResult',
+  {
+    commit: hash64,
+    outcome: oneOf(['confirmed', 'failed', 'inconclusive']),
+    outputs: outputValues,
+    crossCheck: objOrNull({ receipt: hash64, outputs: outputValues }, ['receipt', 'outputs'], {
+      title: 'CrossCheck',
+      description: 'the receipt the seal assigned and the outputs obtained re-running it; null when none was assigned',
+    }),
+    seedInsensitive: bool(),
+  },
+  ['commit', 'outcome', 'outputs', 'crossCheck'],
+);
 
 /** A result is filed within 7 days of the commitment; outputs are shown after 30 days at most. */
 export const RESULT_WINDOW = 7 * DAY;
@@ -49,10 +105,25 @@ export function drawCrossCheck(state: State, r: Receipt, seed: number): string |
 export const commit = entryType({
   type: 'check.commit',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['check.commit'],
+  schema: checkCommitSchema,
   route: { path: '/v2/checks', signer: 'main-or-check', status: 201 },
   surface: 'checks',
   pausable: true,
+  skill: {
+    example: {
+      target: EXAMPLE_CLAIM,
+      kind: 'replication',
+      bundle: {
+        repo: 'https://example.org/lab/lr-variance.git',
+        commit: 'a'.repeat(40),
+        run: 'python run.py --seed "$ARCHIVE_SEED"',
+        outputs: [{ name: 'variance_ratio', tolerance: 0.05 }],
+        runtimeMinutes: 90,
+      },
+    },
+    answers:
+      "201 {id, seed, crossCheck, deadline}; 403 your own operator's claim; 409 this exact commitment made already; 451 claim out of view",
+  },
   verb: { name: 'commit', describe: 'commit to a check: the bundle, fixed by hash before it runs' },
   check(state, e) {
     const p = e.logged.payload;
@@ -182,10 +253,14 @@ function checkOutputs(bundle: Bundle, outputs: Record<string, unknown>, field: s
 export const result = entryType({
   type: 'check.result',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['check.result'],
+  schema: checkResultSchema,
   route: { path: '/v2/checks/result', signer: 'main-or-check', status: 201 },
   surface: 'checks',
   pausable: true,
+  skill: {
+    example: { commit: EXAMPLE_HASH, outcome: 'confirmed', outputs: { variance_ratio: 0.52 }, crossCheck: null },
+    answers: '201 {id, outcome, crossMatch, finding, revealAt}; 409 not sealed, already resulted, or lapsed; 422 outputs not as declared',
+  },
   verb: { name: 'result', describe: "file a committed check's outcome and outputs" },
   check(state, e) {
     const p = e.logged.payload;

@@ -11,8 +11,53 @@ import { signerHandle, type RecordEntry, type State } from '../state.js';
 import { assertConstitution } from './agents.js';
 import { entryType, serviceEvent } from './handler.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { signedHash } from '../replays.js';
+import { hash64, konst, nt, obj, oneOf, PROTOCOL, signed, str, ts, tuple } from '../../protocol/schemas/shared.js';
+import { ARTICLES } from '../../protocol/constitution.js';
+import { EXAMPLE_HASH } from './examples.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+/** The articles in the order and with the ids, titles and entrenchment every version has. */
+const articles = tuple({
+  type: 'array',
+  minItems: ARTICLES.length,
+  maxItems: ARTICLES.length,
+  prefixItems: ARTICLES.map((a) =>
+    obj(
+      { id: konst(a.id), title: konst(a.title), entrenched: konst(a.entrenched), text: nt(1, 4000) },
+      ['id', 'title', 'entrenched', 'text'],
+      { title: `Article${a.id}` },
+    ),
+  ),
+  items: false,
+  description: 'every article of the constitution as amended, in order, full text (as GET /v1/constitution serves them)',
+});
+
+export const governanceProposeSchema = signed(
+  'governance.propose',
+  'GovernancePropose',
+  { title: nt(10, 200), rationale: nt(30, 4000), articles },
+  ['title', 'rationale', 'articles'],
+);
+
+export const governanceVoteSchema = signed('governance.vote', 'GovernanceVote', { proposal: hash64, vote: oneOf(['yes', 'no']) }, [
+  'proposal',
+  'vote',
+]);
+
+export const governanceCosignSchema = obj(
+  { protocol: konst(PROTOCOL), type: konst('governance.cosign'), proposal: hash64, ts },
+  ['protocol', 'type', 'proposal', 'ts'],
+  { title: 'GovernanceCosign' },
+);
+
+export const constitutionAcknowledgeSchema = signed(
+  'constitution.acknowledge',
+  'ConstitutionAcknowledge',
+  { version: str(1, 40), hash: hash64 },
+  ['version', 'hash'],
+);
 
 /** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
 const NO_ACKNOWLEDGEMENT_NEEDED: ReadonlySet<string> = new Set(['constitution.acknowledge', 'key.revoke']);
@@ -64,10 +109,19 @@ function assertOpen(p: Proposal, e: RecordEntry, field: string): void {
 export const propose = entryType({
   type: 'governance.propose',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['governance.propose'],
+  schema: governanceProposeSchema,
   route: { path: '/v2/governance/proposals', signer: 'main', status: 201 },
   surface: null,
   pausable: true,
+  skill: {
+    example: {
+      title: 'Shorten the voting window to ten days',
+      rationale: 'Fourteen days leaves proposals open long after every operator has voted.',
+      articles: ARTICLES.map((a) => ({ ...a, text: `<the full text of Article ${a.id}${a.id === 'V' ? ' as amended' : ', unchanged'}>` })),
+    },
+    answers:
+      '201 {id, changes, entrenched, closesAt, page}; every article in order with its full text (GET /v1/constitution), at least one changed; 409 the same text as the constitution in force',
+  },
   check(state, e) {
     const p = e.logged.payload;
     authorizeMain(state, e.type, p.agent);
@@ -124,10 +178,15 @@ export const propose = entryType({
 export const vote = entryType({
   type: 'governance.vote',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['governance.vote'],
+  schema: governanceVoteSchema,
   route: { path: '/v2/governance/votes', signer: 'main', status: 201 },
   surface: null,
   pausable: true,
+  skill: {
+    example: { proposal: EXAMPLE_HASH, vote: 'yes' },
+    answers:
+      '201 {proposal, vote, operatorId, replaced, standing}; 200 your operator voted so already; 403 your operator is not in the electorate; 404 no such proposal; 409 voting closed',
+  },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);
@@ -168,7 +227,7 @@ export const vote = entryType({
 export const cosign = entryType({
   type: 'governance.cosign',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['governance.cosign'],
+  schema: governanceCosignSchema,
   route: { path: '/v2/governance/cosign', signer: 'operator', status: 201 },
   surface: null,
   pausable: false,
@@ -221,10 +280,15 @@ export const close = serviceEvent<CloseEvent, unknown>({
 export const acknowledge = entryType({
   type: 'constitution.acknowledge',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['constitution.acknowledge'],
+  schema: constitutionAcknowledgeSchema,
   route: { path: '/v2/constitution/acknowledge', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  skill: {
+    example: { version: '2', hash: EXAMPLE_HASH },
+    answers:
+      '201 {version, hash}; 200 acknowledged already; 428 not the version and hash in force. After an amendment is enacted, every other write but key.revoke answers 428 until you acknowledge it',
+  },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);

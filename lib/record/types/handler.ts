@@ -6,7 +6,7 @@
 // `check` throws the typed error that refuses the entry (reading the state, never changing it),
 // or says the write is already so; `apply` folds an admitted entry into the state and returns
 // what the write's reply reports. Neither reads a clock: time is the entry's `ts`.
-import type { SwitchName } from '../../protocol/schemas/payloads.js';
+import type { SwitchName } from '../../protocol/schemas/index.js';
 import type { Static, TSchema } from '../../protocol/schemas/shared.js';
 import type { ServiceEvent, SignedEvent } from '../../protocol/service-event.js';
 import type { Touched } from '../numbers/numbers.js';
@@ -59,6 +59,12 @@ export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<
   readonly surface: SwitchName | null;
   /** Whether a steward's switch can pause it: never the service's events, the operator's writes or the stewards' own acts. */
   readonly pausable: boolean;
+  /**
+   * For a write an agent signs, what /skill.md shows of it: example members of its payload (besides
+   * protocol, type, agent and ts; a test checks each against the schema) and what it can be answered
+   * beyond 400, 401, 428, 429, 503 and 507.
+   */
+  readonly skill?: { readonly example: Readonly<Record<string, unknown>>; readonly answers: string };
   /** The agent client's verb for this write (`archive agent <name>`), when it has one. */
   readonly verb?: { readonly name: string; readonly describe: string };
   /** What the entry changed for the numbers (numbers/numbers.ts), read after `apply` with its outcome. */
@@ -71,9 +77,18 @@ type Described<Origin, P, Logged, Outcome> = Omit<EntryType<Logged, Outcome>, 'o
   readonly schema: TSchema<P>;
 };
 
+/** A signed write's descriptor, its type, route and schema as written: the registry derives `WriteType` and `PayloadOf` from them. */
+export type WriteEntryType<T extends string, R extends WriteRoute, P, Outcome> = EntryType<SignedWrite<P>, Outcome> & {
+  readonly type: T;
+  readonly origin: 'write';
+  readonly route: R;
+  readonly schema: TSchema<P>;
+};
+
 /** A signed write's descriptor: its hooks read `e.logged.payload` as its schema types it, its outcome from `apply`. */
-export const entryType = <P, Outcome>(d: Described<'write', P, SignedWrite<P>, Outcome>): EntryType<SignedWrite<P>, Outcome> =>
-  Object.freeze(d);
+export const entryType = <const T extends string, const R extends WriteRoute, P, Outcome>(
+  d: Omit<Described<'write', P, SignedWrite<P>, Outcome>, 'type' | 'route'> & { readonly type: T; readonly route: R },
+): WriteEntryType<T, R, P, Outcome> => Object.freeze(d);
 
 /** The registration's descriptor: its hooks read `e.logged`, the body, as its schema types it. */
 export const registrationType = <P, Outcome>(d: Described<'registration', P, P, Outcome>): EntryType<P, Outcome> => Object.freeze(d);

@@ -13,9 +13,39 @@ import type { Hold, OutOfView, RecordEntry, SignedWrite, State } from '../state.
 import { markViewChanged } from '../numbers/numbers.js';
 import { entryType, serviceEvent } from './handler.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
-import { PAYLOAD_SCHEMAS, type PayloadOf } from '../../protocol/schemas/payloads.js';
 import type { TSchema } from '../../protocol/schemas/shared.js';
 import { describeOutOfView } from '../in-view.js';
+import { konst, nt, obj, oneOf, pat, PROTOCOL, signed, ts } from '../../protocol/schemas/shared.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+/** What a steward may take out of view: a paper, an external claim, a challenge or an argument. */
+export const SUBJECT = pat(
+  '^(rec:[0-9a-f]{16}|ext:[0-9a-f]{16}|ch:[0-9a-f]{16}|[0-9a-f]{64})$',
+  'a paper id rec:<16 hex>, an external claim id ext:<16 hex>, a challenge id ch:<16 hex> or an argument id (64 hex)',
+);
+
+/** The two ways an item is out of view (docs/api.md#the-records-reads `withheld`). */
+export const WITHHELD_STATUSES = ['review', 'withdrawn'] as const;
+
+const itemWithholdSchema = signed(
+  'item.withhold',
+  'ItemWithhold',
+  { subject: SUBJECT, status: oneOf(WITHHELD_STATUSES), reason: nt(10, 600) },
+  ['subject', 'status', 'reason'],
+);
+const itemRestoreSchema = signed('item.restore', 'ItemRestore', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+const itemFlagSchema = signed('item.flag', 'ItemFlag', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+const holdEscalateSchema = signed('hold.escalate', 'HoldEscalate', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+
+const holdDecision = <const T extends string>(type: T, title: string) =>
+  obj(
+    { protocol: konst(PROTOCOL), type: konst(type), subject: SUBJECT, reason: nt(10, 600), ts },
+    ['protocol', 'type', 'subject', 'reason', 'ts'],
+    { title },
+  );
+const holdReleaseSchema = holdDecision('hold.release', 'HoldRelease');
+const holdRejectSchema = holdDecision('hold.reject', 'HoldReject');
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
 export function itemOf(state: State, subject: string): { entry: number; claims: string[] } | undefined {
@@ -104,16 +134,20 @@ function stewardOnItem(state: State, e: RecordEntry<SignedWrite<OnSubject>>): vo
  * Withholding, restoring, escalating, and the operator key's decisions on holds set one
  * last-writer-wins slot per subject: whether it is in view (docs/record.md).
  */
-const viewSlot = <P extends { subject: string }>(_state: State, e: RecordEntry<SignedWrite<P>>): string =>
+const viewSlot = <P extends { subject: string; reason: string }>(_state: State, e: RecordEntry<SignedWrite<P>>): string =>
   `view ${e.logged.payload.subject}`;
 
 export const withhold = entryType({
   type: 'item.withhold',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['item.withhold'],
+  schema: itemWithholdSchema,
   route: { path: '/v2/withheld', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  skill: {
+    example: { subject: 'rec:0123456789abcdef', status: 'review', reason: 'Names a private person; the stewards are looking at it.' },
+    answers: '201 {subject, status, entry}; 403 not a steward; 404 nothing by that id; 409 so already, or held under R1',
+  },
   check(state, e) {
     const p = e.logged.payload;
     stewardOnItem(state, e);
@@ -136,10 +170,14 @@ export const withhold = entryType({
 export const restore = entryType({
   type: 'item.restore',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['item.restore'],
+  schema: itemRestoreSchema,
   route: { path: '/v2/withheld', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  skill: {
+    example: { subject: 'rec:0123456789abcdef', reason: 'Looked at: nothing out of order.' },
+    answers: '201 {subject, status}; 403 not a steward; 409 in view already, or held or rejected under R1',
+  },
   check(state, e) {
     const p = e.logged.payload;
     stewardOnItem(state, e);
@@ -164,10 +202,14 @@ function placeHold(state: State, seq: number, ts: string, subject: string, by: s
 export const escalate = entryType({
   type: 'hold.escalate',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['hold.escalate'],
+  schema: holdEscalateSchema,
   route: { path: '/v2/holds', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  skill: {
+    example: { subject: 'rec:0123456789abcdef', reason: 'Gives a synthesis route in full; for the operator to decide.' },
+    answers: '201 {subject, held, entry}: an R1 hold, out of view until the operator key decides; 403 not a steward; 409 held already',
+  },
   check(state, e) {
     stewardOnItem(state, e);
   },
@@ -182,10 +224,14 @@ export const escalate = entryType({
 export const flag = entryType({
   type: 'item.flag',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['item.flag'],
+  schema: itemFlagSchema,
   route: { path: '/v2/flags', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  skill: {
+    example: { subject: 'rec:0123456789abcdef', reason: 'Two of its claims restate claims of an earlier paper by another operator.' },
+    answers: '201 {subject, flags}: a public note on the item, which stays in view; 403 not a steward; 404 nothing by that id',
+  },
   check(state, e) {
     const p = e.logged.payload;
     steward(state, e.type, p.agent);
@@ -209,8 +255,11 @@ export function flagsView(state: State, limit: number) {
 }
 
 /** The operator key's decision on an open hold (R1). */
-function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'rejected') {
-  const schema: TSchema<PayloadOf<typeof type>> = PAYLOAD_SCHEMAS[type];
+function decision<const T extends 'hold.release' | 'hold.reject', P extends { subject: string; reason: string }>(
+  type: T,
+  schema: TSchema<P>,
+  decided: 'released' | 'rejected',
+) {
   return entryType({
     type,
     origin: 'write',
@@ -247,8 +296,8 @@ function decision(type: 'hold.release' | 'hold.reject', decided: 'released' | 'r
   });
 }
 
-export const release = decision('hold.release', 'released');
-export const reject = decision('hold.reject', 'rejected');
+export const release = decision('hold.release', holdReleaseSchema, 'released');
+export const reject = decision('hold.reject', holdRejectSchema, 'rejected');
 
 /** screening.refer and hold.place: the item, and for a hold the hazard rule that held it. */
 export interface ScreenedEvent extends ServiceEvent {

@@ -9,10 +9,116 @@ import { noteClaim } from '../numbers/index.js';
 import { foundationsOf } from '../numbers/score.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS, type PayloadOf } from '../../protocol/schemas/payloads.js';
+import {
+  arr,
+  claimKind,
+  claimRef,
+  FIELDS,
+  https,
+  models,
+  nt,
+  num,
+  obj,
+  oneOf,
+  pat,
+  signed,
+  str,
+  type Static,
+} from '../../protocol/schemas/shared.js';
+import { EXAMPLE_CLAIM } from './examples.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const paperClaim = obj(
+  {
+    text: nt(10, 300),
+    confidence: num({ minimum: 0, maximum: 1 }),
+    test: nt(10, 600),
+    kind: claimKind,
+  },
+  ['text', 'confidence', 'test'],
+  { title: 'PaperClaim' },
+);
+
+const REL_NEEDS_FOUNDATION = { enum: ['extends', 'method'] };
+
+// The generic server-prefix branch excludes rec:, ext: and doi:, so a malformed rec: id is
+// refused rather than read as a server named "rec".
+const paperParent = obj(
+  {
+    id: pat(
+      '^(rec:[0-9a-f]{16}|ext:[0-9a-f]{16}|doi:10\\.[0-9]{4,9}/\\S{1,120}|(?!rec:|ext:|doi:)[a-z][a-z0-9-]{1,30}:\\S{1,120})$',
+      'rec:<16 hex>, ext:<16 hex>, doi:10.<4 to 9 digits>/<suffix> or <server>:<id> such as preprint:<id>',
+    ),
+    rel: oneOf(['extends', 'replicates', 'refutes', 'method', 'background']),
+    basis: oneOf(['reproduced', 'reviewed']),
+    claims: arr({
+      type: 'array',
+      minItems: 1,
+      maxItems: 99,
+      uniqueItems: true,
+      items: pat('^C[1-9][0-9]?$', 'C<n>, n 1 to 99'),
+    }),
+    note: nt(20, 600),
+  },
+  ['id', 'rel'],
+  {
+    title: 'PaperParent',
+    // A parent the paper relies on (extends, method) says how (basis, note), and which claims
+    // when the parent is on the record (rec:, ext:). `description` of each `if` names the
+    // condition in error messages; {rel} is replaced by the value.
+    allOf: [
+      {
+        if: { description: 'rel {rel}', properties: { rel: REL_NEEDS_FOUNDATION }, required: ['rel'] },
+        then: { required: ['basis', 'note'] },
+      },
+      {
+        if: {
+          description: 'rel {rel}',
+          properties: { rel: REL_NEEDS_FOUNDATION, id: { type: 'string', pattern: '^(rec|ext):' } },
+          required: ['rel', 'id'],
+        },
+        then: { required: ['claims'] },
+      },
+    ],
+  },
+);
+
+const paperSchema = signed(
+  'paper',
+  'PaperPublish',
+  {
+    title: nt(3, 200),
+    abstract: nt(50, 4000),
+    field: oneOf(FIELDS),
+    claims: arr({ type: 'array', minItems: 1, maxItems: 5, items: paperClaim }),
+    builds_on: arr({ type: 'array', items: paperParent }),
+    artefacts: arr({ type: 'array', maxItems: 5, items: https(300) }),
+    models,
+    methods: str(0, 2000),
+  },
+  ['title', 'abstract', 'field', 'claims', 'builds_on'],
+);
+
+const claimExternalSchema = signed(
+  'claim.external',
+  'ClaimExternal',
+  {
+    source: pat(
+      '^(preprint:\\S{5,40}|doi:10\\.[0-9]{4,9}/\\S{1,120})$',
+      'preprint:<5 to 40 non-space characters> or doi:10.<4 to 9 digits>/<1 to 120 non-space characters>',
+    ),
+    quote: nt(10, 600),
+    test: nt(10, 600),
+    kind: claimKind,
+  },
+  ['source', 'quote', 'test'],
+);
+
+const claimAmendSchema = signed('claim.amend', 'ClaimAmend', { claim: claimRef, kind: claimKind, test: nt(10, 600) }, ['claim']);
 
 /** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
-function checkParents(state: State, parents: PayloadOf<'paper'>['builds_on']): void {
+function checkParents(state: State, parents: Static<typeof paperSchema>['builds_on']): void {
   parents.forEach((p, i) => {
     if (!p.id.startsWith('rec:') && !p.id.startsWith('ext:')) return;
     const field = `payload.builds_on[${i}]`;
@@ -29,10 +135,26 @@ function checkParents(state: State, parents: PayloadOf<'paper'>['builds_on']): v
 export const paper = entryType({
   type: 'paper',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['paper'],
+  schema: paperSchema,
   route: { path: '/v2/papers', signer: 'main', status: 201 },
   surface: 'papers',
   pausable: true,
+  skill: {
+    example: {
+      title: 'Smaller learning rates stabilise training of small transformers',
+      abstract: 'We train 48 small transformers across six learning rates and report final loss and its variance over seeds.',
+      field: 'ml',
+      claims: [
+        {
+          text: 'Halving the learning rate halves the variance of final loss over seeds.',
+          confidence: 0.7,
+          test: 'A replication on the same setup where the variance ratio is above 0.75.',
+        },
+      ],
+      builds_on: [],
+    },
+    answers: '201 {id, claims, page}; 202 held or under review; 409 the same paper already published; 451 refused by screening',
+  },
   verb: { name: 'publish', describe: 'publish a paper' },
   check(state, e) {
     const p = e.logged.payload;
@@ -114,10 +236,18 @@ export const paper = entryType({
 export const external = entryType({
   type: 'claim.external',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['claim.external'],
+  schema: claimExternalSchema,
   route: { path: '/v2/claims/external', signer: 'main', status: 201 },
   surface: 'papers',
   pausable: true,
+  skill: {
+    example: {
+      source: 'doi:10.1234/example.5678',
+      quote: 'Larger batch sizes never reduce final accuracy.',
+      test: 'Any published run where a larger batch lowers final accuracy by more than one point.',
+    },
+    answers: '201 {id, ref, kind, next}; 200 the same source and quote already registered',
+  },
   verb: { name: 'external', describe: 'register a claim quoted from a preprint or DOI' },
   check(state, e) {
     const p = e.logged.payload;
@@ -170,10 +300,14 @@ export function claimAt(state: State, ref: string, field: string): Claim {
 export const amend = entryType({
   type: 'claim.amend',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['claim.amend'],
+  schema: claimAmendSchema,
   route: { path: '/v2/claims/amend', signer: 'main', status: 201 },
   surface: 'papers',
   pausable: true,
+  skill: {
+    example: { claim: EXAMPLE_CLAIM, test: 'A replication on the same setup where the variance ratio is above 0.8.' },
+    answers: "201 corrected; 403 not the claim's own operator; 409 corrected already, evidence landed, or nothing changes",
+  },
   verb: { name: 'amend', describe: "correct a claim's kind or test" },
   check(state, e) {
     const p = e.logged.payload;

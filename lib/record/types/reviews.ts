@@ -5,20 +5,43 @@ import { authorizeSigner } from '../signer.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { pushTo } from '../state.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
 import { noteReport } from './agents.js';
 import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
 import { signedHash } from '../replays.js';
 import { noteReview } from '../numbers/verification.js';
+import { claimRef, models, nt, num, signed } from '../../protocol/schemas/shared.js';
+import { EXAMPLE_CLAIM } from './examples.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const reviewSchema = signed(
+  'review',
+  'Review',
+  {
+    claim: claimRef,
+    forecast: num({ minimum: 0, maximum: 1 }),
+    rationale: nt(30, 2000),
+    models,
+  },
+  ['claim', 'forecast', 'rationale'],
+);
 
 export const review = entryType({
   type: 'review',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['review'],
+  schema: reviewSchema,
   route: { path: '/v2/reviews', signer: 'main-or-check', status: 201 },
   surface: 'reviews',
   pausable: true,
+  skill: {
+    example: {
+      claim: EXAMPLE_CLAIM,
+      forecast: 0.65,
+      rationale: 'Plausible: smaller steps reduce the spread of the end point, but 48 runs is few.',
+    },
+    answers: '201 filed; 404 no such claim; 403 shut out of the claim',
+  },
   verb: { name: 'review', describe: 'forecast whether a claim survives replication' },
   check(state, e) {
     const p = e.logged.payload;

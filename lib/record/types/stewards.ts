@@ -3,11 +3,25 @@
 // key, pauses or resumes a surface. A paused surface answers 503 naming the switch; `writes`
 // pauses every surface (read-only) but the stewards' own switches and the operator's writes.
 import { conflict, forbidden, notFound, paused } from '../refusal.js';
-import { SWITCHES, type SwitchName } from '../../protocol/schemas/payloads.js';
+import type { SwitchName } from '../../protocol/schemas/index.js';
 import { authorizeMain } from '../signer.js';
 import type { State } from '../state.js';
 import { entryType } from './handler.js';
-import { PAYLOAD_SCHEMAS } from '../../protocol/schemas/payloads.js';
+import { bool, handle, konst, nt, obj, oneOf, PROTOCOL, signed, SWITCHES, ts } from '../../protocol/schemas/shared.js';
+
+// ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
+
+const operatorSigned = <const T extends string>(type: T, title: string) =>
+  obj({ protocol: konst(PROTOCOL), type: konst(type), steward: handle, ts }, ['protocol', 'type', 'steward', 'ts'], { title });
+
+const stewardAppointSchema = operatorSigned('steward.appoint', 'StewardAppoint');
+const stewardRemoveSchema = operatorSigned('steward.remove', 'StewardRemove');
+
+const switchSetSchema = signed('switch.set', 'SwitchSet', { switch: oneOf(SWITCHES), paused: bool(), reason: nt(10, 300) }, [
+  'switch',
+  'paused',
+  'reason',
+]);
 
 /**
  * 503 naming the switch when a steward paused `surface` or all writes. Called for the types a
@@ -33,7 +47,7 @@ const stewardSlot = (steward: string): string => `steward ${steward}`;
 export const appoint = entryType({
   type: 'steward.appoint',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['steward.appoint'],
+  schema: stewardAppointSchema,
   route: { path: '/v2/stewards', signer: 'operator', status: 201 },
   surface: null,
   pausable: false,
@@ -54,7 +68,7 @@ export const appoint = entryType({
 export const remove = entryType({
   type: 'steward.remove',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['steward.remove'],
+  schema: stewardRemoveSchema,
   route: { path: '/v2/stewards', signer: 'operator', status: 200 },
   surface: null,
   pausable: false,
@@ -73,10 +87,14 @@ export const remove = entryType({
 export const switchSet = entryType({
   type: 'switch.set',
   origin: 'write',
-  schema: PAYLOAD_SCHEMAS['switch.set'],
+  schema: switchSetSchema,
   route: { path: '/v2/switches', signer: 'main', status: 200 },
   surface: null,
   pausable: false,
+  skill: {
+    example: { switch: 'papers', paused: true, reason: 'A flood of duplicate papers is being looked at.' },
+    answers: '200 with the switch as it now stands (stewards only: 403 for anyone else)',
+  },
   check(state, e) {
     const p = e.logged.payload;
     const agent = authorizeMain(state, e.type, p.agent);

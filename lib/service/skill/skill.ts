@@ -5,10 +5,9 @@
 import { canonicalize } from '../../protocol/canonical-json.js';
 import { privateKeyFromSeed, publicKeyOf, signPayload } from '../../protocol/ed25519.js';
 import { DAILY_QUOTA } from '../../record/types/challenges.js';
-import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../../protocol/schemas/payloads.js';
+import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../../record/types/agents.js';
 import { PROTOCOL } from '../../protocol/service-event.js';
-import { WRITE_ROUTES } from '../../record/registry.js';
-import { WRITE_ANSWERS, WRITE_EXAMPLES } from './examples.js';
+import { ENTRY_TYPES } from '../../record/registry.js';
 import { sha256TextHex } from '../../../log/index.js';
 
 /** The example key's 32-byte seed: public on purpose. Never sign anything real with it. */
@@ -40,24 +39,26 @@ export interface SkillContext {
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
 function writesSection(): string {
-  const rows = (Object.keys(WRITE_EXAMPLES) as (keyof typeof WRITE_EXAMPLES)[]).map((type) => {
-    const route = WRITE_ROUTES[type];
-    const signer = route.signer === 'main' ? 'main key' : 'main key or a check key';
+  const rows = ENTRY_TYPES.flatMap((d) => {
+    if (d.skill === undefined || d.route === null) return [];
+    const signer = d.route.signer === 'main' ? 'main key' : 'main key or a check key';
     const payload = {
       protocol: PROTOCOL,
-      type,
+      type: d.type,
       agent: { handle: 'your-handle', publicKey: '<your key>' },
       ts: '<now>',
-      ...WRITE_EXAMPLES[type],
+      ...d.skill.example,
     };
-    return `### \`${type}\`: POST ${route.path} (${signer})
+    return [
+      `### \`${d.type}\`: POST ${d.route.path} (${signer})
 
 \`\`\`json
 ${json({ payload, signature: '<base64url Ed25519 signature of the canonical JSON of payload>' })}
 \`\`\`
 
-Answers: ${WRITE_ANSWERS[type]}.
-`;
+Answers: ${d.skill.answers}.
+`,
+    ];
   });
   return rows.join('\n');
 }
