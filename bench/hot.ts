@@ -1,6 +1,7 @@
 // npm run bench:hot — the shapes of issue 14 (docs/benchmarks.md): the cost of applying one
 // entry, numbers included, on a claim with 10, 1,000 and 100,000 reviews (from 2,000 operators,
-// most re-reviewing), and of a paper (one claim) by an operator with 10 and 100,000 claims.
+// most re-reviewing): a review, an argument filed on it, a paper relying on it; and of a paper
+// (one claim) by an operator with 10 and 100,000 claims.
 // Each shape is its own record folded by the real state machine; then TIMED more entries of
 // the same kind are applied one by one and timed (median, p99), after as many untimed
 // on another claim or by another operator (warm-up). Entries are applied without
@@ -106,6 +107,40 @@ function hot(reviews: number) {
   return summary(times);
 }
 
+/** An argument filed on, and a paper relying on, a claim with N reviews: entries that touch the claim but none of its evidence. */
+function hotOthers(reviews: number) {
+  const r = new Rec(REVIEWERS + 1);
+  const claim = r.paper(`agent-${REVIEWERS}`);
+  for (let i = 0; i < reviews; i++) r.apply('review', r.review(`agent-${i % REVIEWERS}`, claim, i));
+  const argument = (i: number) =>
+    r.signed(`agent-${(i * 13) % REVIEWERS}`, 'argument.file', {
+      claim,
+      stance: 'qualifies',
+      grounds: 'statistical-insufficiency',
+      text: `Argument ${i}: eight seeds per learning rate cannot separate the effect claimed from a smaller one at this confidence.`,
+      confidence: 0.6,
+    });
+  const relying = (i: number) =>
+    r.signed(`agent-${(i * 17) % REVIEWERS}`, 'paper', {
+      title: `Relying paper ${i}`,
+      abstract: 'An abstract of at least fifty characters for the benchmark.',
+      field: 'ml',
+      claims: [{ text: `Claim of relying paper ${i}`, confidence: 0.6, test: 'A replication that fails refutes it' }],
+      builds_on: [{ id: claim.split('#')[0]!, rel: 'extends', basis: 'reviewed', note: 'Relied on the claim as stated.', claims: ['C1'] }],
+    });
+  // Warm-up (JIT): as many untimed of each first.
+  for (let i = 0; i < TIMED; i++) r.apply('argument.file', argument(i));
+  for (let i = 0; i < TIMED; i++) r.apply('paper', relying(i));
+  const args: number[] = [];
+  const papers: number[] = [];
+  for (let i = TIMED; i < 2 * TIMED; i++) {
+    args.push(r.timed('argument.file', argument(i)));
+    papers.push(r.timed('paper', relying(i)));
+  }
+  if (r.state.argumentsByClaim.get(claim)?.length !== 2 * TIMED) throw new Error('arguments refused');
+  return { args: summary(args), papers: summary(papers) };
+}
+
 function prolific(claims: number) {
   const r = new Rec(2);
   for (let i = 0; i < claims; i++) r.paper('agent-0');
@@ -144,6 +179,15 @@ console.log(`bench:hot on ${machine()}; ${TIMED} timed applies per shape`);
 table(
   'A review on a claim with N reviews (2,000 reviewing operators, not verified; most re-reviewing)',
   HOT.map((n) => [`${fmt(n)} reviews`, hot(n)]),
+);
+const others = HOT.map((n) => [n, hotOthers(n)] as const);
+table(
+  'An argument filed on a claim with N reviews',
+  others.map(([n, o]) => [`${fmt(n)} reviews`, o.args]),
+);
+table(
+  'A paper relying on a claim with N reviews (builds_on extends)',
+  others.map(([n, o]) => [`${fmt(n)} reviews`, o.papers]),
 );
 table(
   'A paper (one claim) by an operator with N claims',

@@ -61,6 +61,8 @@ export class EvidenceAggregate {
   reruns = 0;
   /** How many of the claim's reviews (numbers index, in log order) it has read. */
   reviewsRead = 0;
+  /** How many of the claim's results (numbers index, in log order) it has read. */
+  resultsRead = 0;
   /** The seq and operator of the latest counted item. */
   lastSeq = -1;
   private lastOperator: string | null = null;

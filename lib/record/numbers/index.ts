@@ -41,6 +41,8 @@ export interface NumbersIndex {
   refs: string[];
   /** Reviews per claim, in log order. */
   reviewsByClaim: Map<string, string[]>;
+  /** Receipts per claim, in the order of their results (check.result entries). */
+  resultsByClaim: Map<string, string[]>;
   /** Foundation ref to the papers relying on it (for `use`). */
   relying: Map<string, string[]>;
   /** Foundation ref to the claims whose prior it enters. */
@@ -63,6 +65,7 @@ export function emptyIndex(): NumbersIndex {
     ordinal: new Map(),
     refs: [],
     reviewsByClaim: new Map(),
+    resultsByClaim: new Map(),
     relying: new Map(),
     dependents: new Map(),
     claimsByOperator: new Map(),

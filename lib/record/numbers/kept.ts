@@ -6,7 +6,7 @@ import { tierOf, type Claim, type State } from '../state.js';
 import { EvidenceAggregate, type Evidence } from './aggregate.js';
 import type { CalibrationPrefix } from './index.js';
 import { calibration, calibrationTerm, KIND_RANK, TIER_WEIGHT } from './rules.js';
-import { countedItems, rerunsOf, reviewItem, type Parts } from './score.js';
+import { countedItems, countingReceipt, countsAsRerun, receiptItem, rerunsOf, reviewItem, type Item, type Parts } from './score.js';
 
 const rank = (k: keyof typeof KIND_RANK) => KIND_RANK[k];
 
@@ -17,24 +17,42 @@ function build(state: State, claim: Claim): EvidenceAggregate {
   for (const item of countedItems(state, ix, claim)) agg.append(item);
   agg.reruns = rerunsOf(state, claim);
   agg.reviewsRead = ix.reviewsByClaim.get(claim.ref)?.length ?? 0;
+  agg.resultsRead = ix.resultsByClaim.get(claim.ref)?.length ?? 0;
   aggregates.evidence.set(claim.ref, agg);
   aggregates.stale.delete(claim.ref);
   return agg;
 }
 
-/** The claim's evidence as it now stands: the reviews that landed since it was last read are appended. */
+/**
+ * The claim's evidence as it now stands: the reviews and results that landed since it was last
+ * read are appended, in log order.
+ */
 export function keptEvidence(state: State, claim: Claim): Evidence {
   const { index: ix, aggregates } = state.numbers;
   let agg = aggregates.evidence.get(claim.ref);
   if (agg === undefined || aggregates.stale.has(claim.ref)) return build(state, claim).evidence();
   const reviews = ix.reviewsByClaim.get(claim.ref) ?? [];
-  for (; agg.reviewsRead < reviews.length; agg.reviewsRead++) {
-    const v = state.reviews.get(reviews[agg.reviewsRead]!)!;
-    if (v.disownedSeq !== null || v.operatorId === claim.operatorId) continue;
-    if (v.seq <= agg.lastSeq || !agg.offer(reviewItem(state, v), rank)) {
+  const results = ix.resultsByClaim.get(claim.ref) ?? [];
+  while (agg.reviewsRead < reviews.length || agg.resultsRead < results.length) {
+    const v = agg.reviewsRead < reviews.length ? state.reviews.get(reviews[agg.reviewsRead]!)! : undefined;
+    const r = agg.resultsRead < results.length ? state.receipts.get(results[agg.resultsRead]!)! : undefined;
+    let item: Item;
+    let rerun = false;
+    if (r !== undefined && (v === undefined || r.result!.seq < v.seq)) {
+      agg.resultsRead++;
+      if (!countingReceipt(state, r) || r.operatorId === claim.operatorId) continue;
+      item = receiptItem(state, r);
+      rerun = countsAsRerun(state, claim, r);
+    } else {
+      agg.reviewsRead++;
+      if (v!.disownedSeq !== null || v!.operatorId === claim.operatorId) continue;
+      item = reviewItem(state, v!);
+    }
+    if (item.seq <= agg.lastSeq || !agg.offer(item, rank)) {
       agg = build(state, claim);
       break;
     }
+    if (rerun) agg.reruns++;
   }
   return agg.evidence();
 }

@@ -23,10 +23,17 @@ export interface Touched {
   claims: string[];
   operators: string[];
   disputed: string | null;
+  /**
+   * What the entry did to the touched claims' counted evidence (receipts and reviews): `none`
+   * (an argument, a paper relying on them), `appended` (a review or a result, after every item
+   * they hold: their kept aggregates take it as it comes), or `changed` (anything else: their
+   * aggregates are built again, kept.ts).
+   */
+  evidence: 'none' | 'appended' | 'changed';
 }
 
 /** An entry that changed nothing the numbers read. */
-export const untouched = (): Touched => ({ claims: [], operators: [], disputed: null });
+export const untouched = (): Touched => ({ claims: [], operators: [], disputed: null, evidence: 'changed' });
 
 /** Whether `ref` is resolved as its score now stands. */
 export const resolvedNow = (state: State, ref: string): boolean => (state.numbers.scores.get(ref)?.resolved ?? null) !== null;
@@ -199,8 +206,8 @@ export function updateNumbers(state: State, e: RecordEntry, t: Touched): void {
   let claims = t.claims;
   let candidates = t.operators;
   let changed: string[] = [];
-  // A review appends to its claim's evidence aggregate; any other entry may change items in the middle.
-  if (e.type !== 'review') markStale(state, claims);
+  // A review or a result appends to its claim's evidence aggregate; other entries that may change items build it again.
+  if (t.evidence === 'changed') markStale(state, claims);
   if (t.disputed !== null) {
     const voided = voidIfDisputed(state, t.disputed, e.seq);
     if (voided !== null) changed = [voided];

@@ -66,6 +66,20 @@ export function reviewItem(state: State, v: Review): Item {
   };
 }
 
+/** A counting receipt's item: its kind, which way its result went, its operator's tier. */
+export function receiptItem(state: State, r: Receipt): Item {
+  const tier = tierOf(state, r.operatorId);
+  return {
+    operatorId: r.operatorId,
+    kind: r.kind,
+    favours: r.result!.outcome === 'confirmed',
+    verified: tier === 'verified',
+    t: TIER_WEIGHT[tier],
+    families: familiesOfItem(r.models),
+    seq: r.result!.seq,
+  };
+}
+
 /** The items that count on `claim`: one per operator other than the author's. */
 export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item[] {
   const best = new Map<string, Item>();
@@ -81,15 +95,7 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   };
   for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
     const r = state.receipts.get(id)!;
-    if (!countingReceipt(state, r)) continue;
-    offer({
-      operatorId: r.operatorId,
-      kind: r.kind,
-      favours: r.result!.outcome === 'confirmed',
-      ...weigh(r.operatorId),
-      families: familiesOfItem(r.models),
-      seq: r.result!.seq,
-    });
+    if (countingReceipt(state, r)) offer(receiptItem(state, r));
   }
   for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
     const v = state.reviews.get(id)!;

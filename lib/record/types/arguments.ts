@@ -135,7 +135,7 @@ export const file = entryType({
     const completed = completeChallenges(state, p.claim, 'argument', { type: 'argument', id }, e.seq);
     return { id, page: `/v2/arguments/${id}`, challengesCompleted: completed };
   },
-  numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim] }),
+  numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim], evidence: 'none' }),
 });
 
 export const check = entryType({
@@ -181,6 +181,7 @@ export const check = entryType({
     const p = e.logged.payload;
     const ix = state.numbers.index;
     const t = untouched();
+    t.evidence = 'none';
     const a = state.argumentsById.get(p.argument)!;
     const op = state.agents.get(p.agent.handle)!.operatorId;
     let set = ix.checksByOperator.get(op);

@@ -327,6 +327,9 @@ export const result = entryType({
     const t = untouched();
     const r = state.receipts.get(outcome.id)!;
     t.claims.push(r.target);
+    pushTo(ix.resultsByClaim, r.target, r.id);
+    // Its item comes last on the claim; a cross-check that disagreed may take one from the middle.
+    t.evidence = outcome.crossMatch === false ? 'changed' : 'appended';
     if (r.crossCheck !== null) {
       pushTo(ix.crossCheckedBy, r.operatorId, r.crossCheck);
       t.operators.push(state.receipts.get(r.crossCheck)!.operatorId);

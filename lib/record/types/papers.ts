@@ -229,6 +229,8 @@ export const paper = entryType({
       t.claims.push(f);
     }
     pushTo(ix.papersByOperator, paper.operatorId, paper.id);
+    // New claims have no evidence yet; the claims it relies on gain a use, not an item.
+    t.evidence = 'none';
     return t;
   },
 });

@@ -73,6 +73,7 @@ export const review = entryType({
   numbers(state, _e, outcome) {
     const ix = state.numbers.index;
     const t = untouched();
+    t.evidence = 'appended';
     const v = state.reviews.get(outcome.id)!;
     pushTo(ix.reviewsByClaim, v.claim, v.id);
     pushTo(ix.reviewsByOperator, v.operatorId, v.id);
