@@ -89,10 +89,6 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
     if (cur === undefined || KIND_RANK[item.kind] > KIND_RANK[cur.kind] || (item.kind === cur.kind && item.seq > cur.seq))
       best.set(item.operatorId, item);
   };
-  const weigh = (operatorId: string) => {
-    const tier = tierOf(state, operatorId);
-    return { verified: tier === 'verified', t: TIER_WEIGHT[tier] };
-  };
   for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
     const r = state.receipts.get(id)!;
     if (countingReceipt(state, r)) offer(receiptItem(state, r));
