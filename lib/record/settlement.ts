@@ -4,6 +4,7 @@
 import { forbidden } from './refusal.js';
 import { familiesOf } from '../protocol/families.js';
 import { DAY, tierOf, type Argument, type ArgumentStatus, type State } from './state.js';
+import { openOnly } from './numbers/index.js';
 
 /** Three dismissed attacks on one claim shut the operator out of it for 30 days. */
 export const SHUT_OUT_AFTER = 3;
@@ -61,8 +62,12 @@ export function settleIfDue(state: State, a: Argument, seq: number, ts: string):
  */
 export function resettle(state: State, seq: number, ts: string): string[] {
   const claims: string[] = [];
-  for (const a of state.argumentsById.values()) {
-    if (a.status !== 'open') continue;
+  const open = openOnly(
+    state.numbers.index.openArguments,
+    (id) => state.argumentsById.get(id),
+    (a) => a.status === 'open',
+  );
+  for (const a of open) {
     settleIfDue(state, a, seq, ts);
     if (a.status !== 'open') claims.push(a.claim);
   }

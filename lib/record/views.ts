@@ -4,6 +4,7 @@
 import { type PayloadOf, type WriteType } from './registry.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from './types/agents.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from './state.js';
+import { openOnly } from './numbers/index.js';
 import { wantsOf } from './types/challenges.js';
 import { claimNumbers, claimValue, operatorCalibration, verifiedByRecord } from './numbers/served.js';
 import { frontier } from './numbers/frontier.js';
@@ -168,10 +169,27 @@ export async function argumentView(state: State, a: Argument, logged: Logged) {
   };
 }
 
+/** The open challenges, in log order, without walking the closed ones. */
+const openChallenges = (state: State): Iterable<Challenge> =>
+  openOnly(
+    state.numbers.index.openChallenges,
+    (id) => state.challenges.get(id),
+    (c) => c.status === 'open',
+  );
+
+/** The open arguments, in log order, without walking the settled ones. */
+const openArguments = (state: State): Iterable<Argument> =>
+  openOnly(
+    state.numbers.index.openArguments,
+    (id) => state.argumentsById.get(id),
+    (a) => a.status === 'open',
+  );
+
 /** Challenges ranked by the value of checking their claim, ties oldest first; open ones unless `all`. */
 export function rankedChallenges(state: State, all: boolean): Challenge[] {
-  return [...state.challenges.values()]
-    .filter((c) => (all || c.status === 'open') && challengeInView(state, c.id, c.claim))
+  const list = all ? state.challenges.values() : openChallenges(state);
+  return [...list]
+    .filter((c) => challengeInView(state, c.id, c.claim))
     .map((c) => ({ c, v: claimValue(state, c.claim) }))
     .sort((a, b) => b.v - a.v || a.c.seq - b.c.seq)
     .map((x) => x.c);
@@ -212,22 +230,23 @@ export async function challengeView(state: State, c: Challenge, logged: Logged) 
 export function heartbeat(state: State, handle: string) {
   const agent = state.agents.get(handle);
   if (agent === undefined) return undefined;
-  const mine = [...state.receipts.values()].filter((r) => r.agent === handle);
+  const mine = (state.numbers.index.receiptsByOperator.get(agent.operatorId) ?? [])
+    .map((id) => state.receipts.get(id)!)
+    .filter((r) => r.agent === handle);
   const owed = mine
     .filter((r) => r.stage === 'sealed' || r.stage === 'committed')
     .map((r) => ({ commit: r.id, target: r.target, stage: r.stage, deadline: new Date(r.deadline).toISOString() }));
   const fields = operatorFields(state, agent.operatorId);
-  const challenges = [...state.challenges.values()]
+  const challenges = [...openChallenges(state)]
     .filter(
       (c) =>
-        c.status === 'open' &&
         challengeInView(state, c.id, c.claim) &&
         state.claims.get(c.claim)!.operatorId !== agent.operatorId &&
         inFields(fields, claimField(state, c.claim)),
     )
     .map((c) => ({ id: `ch:${c.id}`, claim: c.claim, wants: wantsOf(state, c.claim) }));
-  const openArguments = [...state.argumentsById.values()]
-    .filter((a) => a.status === 'open' && argumentInView(state, a) && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
+  const open = [...openArguments(state)]
+    .filter((a) => argumentInView(state, a) && a.operatorId !== agent.operatorId && !a.checks.has(agent.operatorId))
     .map((a) => ({ id: a.id, claim: a.claim, stance: a.stance, grounds: a.grounds }));
   const shutOuts = [...state.shutOuts.values()]
     .filter((s) => s.operatorId === agent.operatorId && s.endedSeq === null)
@@ -250,7 +269,7 @@ export function heartbeat(state: State, handle: string) {
     owed,
     // After an amendment is enacted: the version to acknowledge before any other write (428 until then).
     acknowledge: acknowledgementOwed(state, handle),
-    queue: { fields: [...fields].sort(), claims: worth, challenges, arguments: openArguments },
+    queue: { fields: [...fields].sort(), claims: worth, challenges, arguments: open },
     standing: {
       tier: tierOf(state, agent.operatorId),
       // Its operator's calibration over its resolved claims (credence/0.3), and what verified it.

@@ -2,11 +2,12 @@
 // record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence (docs/credence.md); ties go to the older item; the top 50 of each are kept. The three queues of
 // claims are made again only when a claim changed that is in them or may now belong in them
 // (numbers.ts watches each rescore); the receipts and arguments queues at each change.
-import type { State } from '../state.js';
+import type { Argument, State } from '../state.js';
 import { claimNumbers, claimValue, inView } from './served.js';
 import { argumentInView } from '../in-view.js';
 import { round4 } from './rules.js';
 import { awaitsVerifiedCheck } from './numbers.js';
+import { openOnly } from './index.js';
 
 export const FRONTIER_MAX = 50;
 
@@ -82,8 +83,8 @@ function claimQueues(state: State) {
   return { queues: { claims: claims.list(), disputes: disputes.list(), conceptual: conceptual.list() }, watch };
 }
 
-/** The queues of receipts and arguments; `awaiting` lists the receipts that await a verified cross-check. */
-function otherQueues(state: State, awaiting: Iterable<string>) {
+/** The queues of receipts and arguments; `awaiting` lists the receipts that await a verified cross-check, `open` the open arguments in log order. */
+function otherQueues(state: State, awaiting: Iterable<string>, open: Iterable<Argument>) {
   // Receipts only operators that are not verified disagreed with: a verified cross-check settles them.
   const receipts = new Top<unknown>(FRONTIER_MAX);
   for (const id of awaiting) {
@@ -102,8 +103,8 @@ function otherQueues(state: State, awaiting: Iterable<string>) {
 
   // Open arguments awaiting checks.
   const args = new Top<unknown>(FRONTIER_MAX);
-  for (const a of state.argumentsById.values()) {
-    if (a.status !== 'open' || !argumentInView(state, a)) continue;
+  for (const a of open) {
+    if (!argumentInView(state, a)) continue;
     let verifiedChecks = 0;
     for (const c of a.checks.values()) if (state.verified.has(c.operatorId)) verifiedChecks++;
     args.offer(claimValue(state, a.claim), a.seq, () => ({
@@ -127,7 +128,8 @@ type OtherQueues = ReturnType<typeof otherQueues>;
 /** Every queue, top 50, from nothing (the cached frontier must always equal it). */
 export function computeFrontier(state: State): ClaimQueues & OtherQueues {
   const awaiting = [...state.receipts.values()].filter((r) => awaitsVerifiedCheck(state, r)).map((r) => r.id);
-  return { ...claimQueues(state).queues, ...otherQueues(state, awaiting) };
+  const open = [...state.argumentsById.values()].filter((a) => a.status === 'open');
+  return { ...claimQueues(state).queues, ...otherQueues(state, awaiting, open) };
 }
 
 // Kept by the state's numbers, which a rebuild of the state replaces (lib/service/live-record.ts).
@@ -145,7 +147,12 @@ export function frontier(state: State, limit: number) {
     ranks.stale = false;
   }
   if (c.others === null || c.version !== state.numbers.version) {
-    c.others = otherQueues(state, state.numbers.index.awaiting);
+    const open = openOnly(
+      state.numbers.index.openArguments,
+      (id) => state.argumentsById.get(id),
+      (a) => a.status === 'open',
+    );
+    c.others = otherQueues(state, state.numbers.index.awaiting, open);
     c.version = state.numbers.version;
   }
   const f = { ...c.claims, ...c.others };

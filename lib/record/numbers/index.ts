@@ -58,6 +58,21 @@ export interface NumbersIndex {
   crossCheckedBy: Map<string, string[]>;
   /** Receipts a cross-check disagreed with that no verified operator has cross-checked (the frontier's receipts queue). */
   awaiting: Set<string>;
+  /**
+   * Arguments and challenges filed, in log order, that may still be open: a reader drops those
+   * it finds closed (openOnly), so a walk of the open ones never walks the closed.
+   */
+  openArguments: Set<string>;
+  openChallenges: Set<string>;
+}
+
+/** The ids of `set` whose item `isOpen` still says is open, in order; those closed are dropped from the set. */
+export function* openOnly<T>(set: Set<string>, get: (id: string) => T | undefined, isOpen: (item: T) => boolean): Generator<T> {
+  for (const id of set) {
+    const item = get(id);
+    if (item !== undefined && isOpen(item)) yield item;
+    else set.delete(id);
+  }
 }
 
 export function emptyIndex(): NumbersIndex {
@@ -75,6 +90,8 @@ export function emptyIndex(): NumbersIndex {
     papersByOperator: new Map(),
     crossCheckedBy: new Map(),
     awaiting: new Set(),
+    openArguments: new Set(),
+    openChallenges: new Set(),
   };
 }
 

@@ -135,7 +135,10 @@ export const file = entryType({
     const completed = completeChallenges(state, p.claim, 'argument', { type: 'argument', id }, e.seq);
     return { id, page: `/v2/arguments/${id}`, challengesCompleted: completed };
   },
-  numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim], evidence: 'none' }),
+  numbers(state, e, outcome) {
+    state.numbers.index.openArguments.add(outcome.id);
+    return { ...untouched(), claims: [e.logged.payload.claim], evidence: 'none' };
+  },
 });
 
 export const check = entryType({

@@ -8,6 +8,7 @@ import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
 import { entryType } from './handler.js';
 import { claimAt } from './papers.js';
 import { assertChallengeInView } from '../in-view.js';
+import { untouched } from '../numbers/numbers.js';
 import { challengeIdSchema, claimRef, nt, signed } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM } from './examples.js';
 
@@ -78,6 +79,10 @@ export const propose = entryType({
     pushTo(state.challengesByClaim, claim.ref, id);
     pushTo(state.proposalsByOperator, agent.operatorId, Date.parse(e.ts));
     return { id: `ch:${id}`, page: `/v2/challenges/ch:${id}` };
+  },
+  numbers(state, _e, outcome) {
+    state.numbers.index.openChallenges.add(bareChallengeId(outcome.id));
+    return untouched();
   },
 });
 
