@@ -19,10 +19,7 @@ export type Logged = <T extends WriteType>(seq: number, type: T) => Promise<Payl
 
 /** The record summary (docs/api.md#the-records-reads). */
 export function summary(state: State) {
-  let external = 0;
-  for (const c of state.claims.values()) if (c.external) external++;
-  let resulted = 0;
-  for (const r of state.receipts.values()) if (r.result !== null) resulted++;
+  const { external, resulted } = state.numbers.index.counts;
   return {
     constitution: { version: state.constitution.version, hash: state.constitution.hash },
     agents: state.agents.size,

@@ -16,6 +16,7 @@ import { claimScore, operatorCalibration } from '../../lib/record/numbers/served
 import { writeFileSync } from 'node:fs';
 import { fixtureJson, fixtureText, projectRoot } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
+import { summary } from '../../lib/record/views.js';
 
 interface Expected {
   size: number;
@@ -64,6 +65,12 @@ for (const name of Object.keys(expected)) {
     const state = replayEntries(log, start);
     t.equal(state.size, expected[name]!.size, 'every entry folded');
     t.equal(stateDigest(state), expected[name]!.digest, 'the same state digest');
+    // The summary's counts are kept as entries land; counted from the state, they are the same.
+    const { external, checks, receipts } = summary(state);
+    t.equal(external, [...state.claims.values()].filter((c) => c.external).length, 'external claims, as counted');
+    t.equal(receipts, [...state.receipts.values()].filter((r) => r.result !== null).length, 'receipts with a result, as counted');
+    t.equal(checks, state.receipts.size);
+    if (name === 'concurrency') t.ok(receipts > 0 && external > 0, 'the fixture has results and external claims');
   });
   t.test(`fixtures/record/${name}.jsonl replays to the served numbers it had`, async (t) => {
     const { start, log } = load(name);

@@ -64,6 +64,8 @@ export interface NumbersIndex {
    */
   openArguments: Set<string>;
   openChallenges: Set<string>;
+  /** How many external claims and how many receipts with a result (the record summary's counts). */
+  counts: { external: number; resulted: number };
 }
 
 /** The ids of `set` whose item `isOpen` still says is open, in order; those closed are dropped from the set. */
@@ -92,6 +94,7 @@ export function emptyIndex(): NumbersIndex {
     awaiting: new Set(),
     openArguments: new Set(),
     openChallenges: new Set(),
+    counts: { external: 0, resulted: 0 },
   };
 }
 

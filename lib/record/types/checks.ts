@@ -328,6 +328,7 @@ export const result = entryType({
     const r = state.receipts.get(outcome.id)!;
     t.claims.push(r.target);
     pushTo(ix.resultsByClaim, r.target, r.id);
+    ix.counts.resulted++;
     // Its item comes last on the claim; a cross-check that disagreed may take one from the middle.
     t.evidence = outcome.crossMatch === false ? 'changed' : 'appended';
     if (r.crossCheck !== null) {

@@ -287,6 +287,7 @@ export const external = entryType({
     const ix = state.numbers.index;
     noteClaim(ix, outcome.ref);
     state.numbers.ranks.minutes[ix.ordinal.get(outcome.ref)!] = DEFAULT_MINUTES;
+    ix.counts.external++;
     return { ...untouched(), claims: [outcome.ref] };
   },
 });
