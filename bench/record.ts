@@ -14,11 +14,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDeployment } from '../lib/service/deployment.js';
-import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
+import { generateKeyPair } from '../lib/protocol/ed25519.js';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { replayVerified } from '../lib/service/verified-replay.js';
 import { replayStore } from '../lib/record/replay.js';
-import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { sha256TextHex } from '../log/index.js';
 import { fmt, machine, signatureFloor } from './stats.js';
 import type { Served } from '../lib/client/http.js';
@@ -28,40 +27,7 @@ const REPLAY_ENTRIES = Number(process.env.BENCH_REPLAY ?? 1_000_000);
 const HOT_REVIEWS = Number(process.env.BENCH_HOT ?? 100_000);
 const CONNECTIONS = 64;
 
-type Key = ReturnType<typeof generateKeyPair>;
-const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
-
-function registration(handle: string, k: Key, operatorId: string, constitution: { version: string; hash: string }) {
-  return { handle, publicKey: k.publicKey, operatorId, constitution };
-}
-
-function paper(handle: string, k: Key, n: number) {
-  const payload = {
-    protocol: PROTOCOL,
-    type: 'paper',
-    agent: agentOf(handle, k),
-    ts: new Date().toISOString(),
-    title: `Benchmark paper ${n}`,
-    abstract: `An abstract of fifty characters at least, for benchmark paper number ${n}.`,
-    field: 'ml',
-    claims: [{ text: `Claim of paper ${n} holds`, confidence: 0.7, test: 'A replication that fails refutes it' }],
-    builds_on: [],
-  };
-  return { payload, signature: signPayload(k.privateKey, payload) };
-}
-
-function review(handle: string, k: Key, claim: string, n: number, ts = new Date().toISOString()) {
-  const payload = {
-    protocol: PROTOCOL,
-    type: 'review',
-    agent: agentOf(handle, k),
-    ts,
-    claim,
-    forecast: (n % 100) / 100,
-    rationale: `Forecast number ${n}: the method section reads as sound and the data are public.`,
-  };
-  return { payload, signature: signPayload(k.privateKey, payload) };
-}
+import { buildLog, paper, registration, review, type Key } from './build-log.js';
 
 async function post(url: string, body: unknown): Promise<Served> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -204,36 +170,6 @@ async function hotClaimWrites(): Promise<void> {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Builds a log of `entries` entries through the record itself (no HTTP): reviews mostly. */
-async function buildLog(dataDir: string, entries: number): Promise<void> {
-  const start = Date.now();
-  let t = start;
-  // A clock that moves 1 ms per entry, so every ts is fresh and distinct.
-  const d = await openDeployment({ dataDir, clock: () => t });
-  const record = await LiveRecord.open(d, () => t);
-  const c = record.state.constitution;
-  const keys = Array.from({ length: 1000 }, () => generateKeyPair());
-  const wait: Promise<unknown>[] = [];
-  const admit = (type: string, logged: object) => {
-    t++;
-    const a = record.admit(type, logged);
-    if (!('already' in a)) wait.push(a.committed);
-  };
-  keys.forEach((k, i) => admit('agent.register', registration(`agent-${i}`, k, `lab-${i}`, c)));
-  const claims: string[] = [];
-  for (let i = 0; i < 1000; i++) {
-    admit('paper', paper(`agent-${i}`, keys[i]!, i));
-    claims.push(`${[...record.state.papers.keys()].at(-1)}#C1`);
-  }
-  for (let n = 0; record.state.size < entries; n++) {
-    const i = (n * 7919) % 1000;
-    admit('review', review(`agent-${i}`, keys[i]!, claims[(i + 1 + (n % 997)) % 1000]!, n, new Date(t).toISOString()));
-    if (wait.length >= 5000) await Promise.all(wait.splice(0));
-  }
-  await Promise.all(wait);
-  await d.close();
 }
 
 async function replay(): Promise<void> {

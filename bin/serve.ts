@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { LiveRecord } from '../lib/service/live-record.js';
+import { snapshotFile } from '../lib/service/snapshot.js';
 import { startServer } from '../api/server.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
 import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
@@ -28,6 +29,8 @@ interface ServeArgs {
   'min-free-mib': number;
   'tiles-dir'?: string;
   'tiles-every': number;
+  snapshots: boolean;
+  'snapshot-every': number;
   witness: string[];
 }
 
@@ -82,6 +85,16 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         default: 10,
         describe: 'with --tiles-dir: seconds between updates of the copy (when the log grew)',
       })
+      .option('snapshots', {
+        type: 'boolean',
+        default: true,
+        describe: 'start from the snapshot of the state under --data when it holds, and write one (--no-snapshots: always replay)',
+      })
+      .option('snapshot-every', {
+        type: 'number',
+        default: 100_000,
+        describe: 'with snapshots: entries between snapshots while serving (0: only at a clean shutdown)',
+      })
       .option('witness', {
         type: 'string',
         array: true,
@@ -112,7 +125,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     // A store that cannot write at start is opened for reads, with writes off (lib/service/storage.ts).
     const storage = { reserveBytes: args['reserve-mib'] * 2 ** 20, minFreeBytes: args['min-free-mib'] * 2 ** 20 };
     const startOff = await StorageWatch.check(dataDir, storage);
-    const record = await LiveRecord.open(d, Date.now, startOff);
+    const every = args['snapshot-every'];
+    if (!Number.isInteger(every) || every < 0)
+      throw new Error(`--snapshot-every: expected a whole number of entries, at least 0, got ${every}`);
+    const snapshot = args.snapshots ? snapshotFile(dataDir) : undefined;
+    const record = await LiveRecord.open(d, Date.now, startOff, { snapshot });
     const watch = new StorageWatch(dataDir, d.log, record, storage);
     if (startOff !== undefined) watch.reportStart();
     // What falls due (lapses, reveals, ends of shut-outs) is logged within a second.
@@ -137,9 +154,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       trustProxy,
       ringer,
     });
-    console.log(
-      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}`,
-    );
     // The static copy is brought up to date through the service's own routes, so it withholds
     // what they withhold (docs/log-format.md, "A static copy").
     let tiles: NodeJS.Timeout | undefined;
@@ -165,6 +179,30 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       tiles = setInterval(() => void update(), args['tiles-every'] * 1000);
       tiles.unref();
     }
+    // A snapshot of the state every `every` entries, and at a clean shutdown (docs/log-format.md, "Snapshots").
+    let snapshotAt = record.startedFrom;
+    let snapshotting: Promise<unknown> = Promise.resolve();
+    const takeSnapshot = (why: string) => {
+      if (snapshot === undefined) return Promise.resolve();
+      snapshotting = snapshotting.then(async () => {
+        try {
+          const s = await record.snapshot(snapshot);
+          if (s === null) return;
+          snapshotAt = s.treeSize;
+          console.log(`archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms`);
+        } catch (err) {
+          console.error('archive: writing the snapshot failed:', err);
+        }
+      });
+      return snapshotting;
+    };
+    const snapshots =
+      snapshot === undefined || every === 0
+        ? undefined
+        : setInterval(() => {
+            if (record.state.size - snapshotAt >= every) void takeSnapshot(`${every} entries since the last`);
+          }, 5000);
+    snapshots?.unref();
     let stopping = false;
     const stop = async (signal: string): Promise<void> => {
       if (stopping) return;
@@ -173,13 +211,19 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       clearInterval(scheduler);
       clearInterval(bells);
       if (tiles !== undefined) clearInterval(tiles);
+      if (snapshots !== undefined) clearInterval(snapshots);
       watch.stop();
       await witnesses.stop();
       await server.close();
+      if (record.state.size !== snapshotAt) await takeSnapshot('shutdown');
       await d.close();
       process.exit(0);
     };
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
+    // Last, once a signal would close it cleanly: whoever waits for this line may stop it at once.
+    console.log(
+      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}`,
+    );
   },
 };

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 export const tempName = (file: string): string => `${file}.tmp`;
 
 /** Writes `text` to `file` atomically and durably, with `mode`. */
-export async function writeFileAtomic(file: string, text: string, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array, mode = 0o644): Promise<void> {
   const tmp = tempName(file);
   // A temporary file left by a crash holds nothing anyone trusts: start it again.
   await rm(tmp, { force: true });

@@ -18,7 +18,8 @@ import { applyEntry, check } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
 import { replayStore } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
-import type { RecordEntry, State } from '../record/state.js';
+import { emptyState, type RecordEntry, type State } from '../record/state.js';
+import { loadSnapshot, writeSnapshot } from './snapshot.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {
@@ -77,6 +78,8 @@ export class LiveRecord {
   private rebuilt: Promise<boolean> = Promise.resolve(true);
   private failed: ((err: ArchiveError) => void)[] = [];
   private resumed: (() => void)[] = [];
+  /** The size of the snapshot the state started from (0: replayed from the first entry). */
+  startedFrom = 0;
   /** Called when a write is refused because writes are off (the store watcher probes sooner). */
   onRefused: () => void = () => undefined;
 
@@ -91,15 +94,56 @@ export class LiveRecord {
    * Replays the deployment's log into a new state, then logs whatever fell due meanwhile;
    * with `writesOff` (a store that cannot write at start), writes start off instead.
    */
-  static async open(d: Deployment, clock: () => number = Date.now, writesOff?: unknown): Promise<LiveRecord> {
-    const state = await replayStore(d.log, d.log.size);
+  static async open(
+    d: Deployment,
+    clock: () => number = Date.now,
+    writesOff?: unknown,
+    opts: { snapshot?: string; say?: (line: string) => void } = {},
+  ): Promise<LiveRecord> {
+    const start = await LiveRecord.fromSnapshot(d.log, opts.snapshot, opts.say);
+    const from = start.size;
+    const state = await replayStore(d.log, d.log.size, start);
     const record = new LiveRecord(state, d.log, d.logKey, clock);
+    record.startedFrom = from;
     if (writesOff !== undefined) record.writesOff(writesOff, false);
     else
       await record.tick().catch((err) => {
         if (!record.writesAreOff) throw err;
       });
     return record;
+  }
+
+  /**
+   * The state of the snapshot in `file` when it holds against the log and this code, else a
+   * new state (one line says why the snapshot was not used); the caller replays the tail.
+   */
+  private static async fromSnapshot(log: Log, file: string | undefined, say: (line: string) => void = console.log): Promise<State> {
+    if (file === undefined) return emptyState();
+    const loaded = await loadSnapshot(file, log);
+    if (loaded === null) return emptyState();
+    if ('problem' in loaded) {
+      say(`archive: the snapshot ${file} is not used, ${loaded.problem}; replaying the log from its first entry`);
+      return emptyState();
+    }
+    say(`archive: starting from the snapshot at entry ${loaded.treeSize} of ${log.size}`);
+    return loaded.state;
+  }
+
+  /**
+   * Writes a snapshot of the state to `file` once the state is the committed log's (entries
+   * admitted but not yet durable are waited for; `attempts` times while writes keep coming).
+   * Null when the state never settled.
+   */
+  async snapshot(file: string, attempts = 20): Promise<{ treeSize: number; bytes: number; ms: number } | null> {
+    for (let i = 0; i < attempts; i++) {
+      await this.log.waitFor(this.state.size);
+      if (this.state.size === this.log.size && !this.writesAreOff) {
+        const written = await writeSnapshot(file, this.state, this.log);
+        if (written !== null) return written;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return null;
   }
 
   /** The refusal writes get while they are off; null while they are on. */

@@ -58,13 +58,16 @@ export async function startService(
     witnessedBy?: WitnessConfig[];
     /** Where the witnesses' state changes are logged (default: nowhere). */
     witnessNote?: (line: string) => void;
+    /** Start from the snapshot in this file when it holds (lib/service/snapshot.ts); `say` gets the line saying so. */
+    snapshot?: string;
+    say?: (line: string) => void;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
   let offset = 0;
   const clock = opts.clock ?? (() => Date.now() + offset);
   const d = await openDeployment({ dataDir, clock, store: opts.store });
-  const record = await LiveRecord.open(d, clock, opts.writesOff);
+  const record = await LiveRecord.open(d, clock, opts.writesOff, { snapshot: opts.snapshot, say: opts.say ?? (() => {}) });
   const ringer = opts.ringer?.(record, clock);
   const witnesses = new Witnesses(d.log, opts.witnessedBy ?? [], { intervalMs: 0, note: opts.witnessNote ?? (() => {}) });
   // Tests register many agents from one address: no registration limit unless a test sets one.

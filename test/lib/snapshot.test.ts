@@ -1,0 +1,165 @@
+// Snapshots of the record's state (docs/log-format.md, "Snapshots"): a cache the service starts
+// from, never an authority. A state restored from a snapshot and fed the rest of the log is the
+// state replayed from zero, deeply equal in everything the fold keeps; a snapshot that does not
+// hold against the log or the code (truncated, corrupt, of another log, of other code) is
+// discarded with one line, and the service replays from zero; a snapshot half written by a
+// crash leaves the previous one in use.
+import t from 'tap';
+import { isDeepStrictEqual } from 'node:util';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stateDigest } from '../../lib/record/digest.js';
+import { replayEntries, replayStore } from '../../lib/record/replay.js';
+import { applyEntry } from '../../lib/record/apply.js';
+import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
+import { claimScore } from '../../lib/record/numbers/served.js';
+import { frontier } from '../../lib/record/numbers/frontier.js';
+import { decodeSnapshot, encodeSnapshot, snapshotFile, writtenState } from '../../lib/service/snapshot.js';
+import { fixtureText } from '../helpers/fixtures.js';
+import { seededState } from '../helpers/fold.js';
+import { startService, type TestService } from '../helpers/service.js';
+import { make, register, send } from '../helpers/agents.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function fixture(name: string): { start: () => State; log: RecordEntry[] } {
+  const lines = fixtureText(`record/${name}.jsonl`)
+    .split('\n')
+    .filter((l) => l !== '');
+  const parse = (line: string) => {
+    const r = JSON.parse(line) as { seq: number; ts: string; type: string; payload: string };
+    return { seq: r.seq, ts: r.ts, type: r.type, logged: JSON.parse(r.payload), text: r.payload };
+  };
+  if (name === 'fold') {
+    const { verified } = JSON.parse(lines[0]!) as { verified: string[] };
+    return { start: () => seededState(verified), log: lines.slice(1).map(parse) };
+  }
+  return { start: emptyState, log: lines.map(parse) };
+}
+
+/** What a reader is served of a state: every claim's numbers and the frontier. */
+const served = (s: State) => JSON.stringify({ claims: s.numbers.index.refs.map((r) => claimScore(s, r)), frontier: frontier(s, 50) });
+
+for (const name of ['concurrency', 'governance', 'replay', 'fold']) {
+  t.test(`${name}: restored at any size and fed the rest, the state replayed from zero`, async (t) => {
+    const { start, log } = fixture(name);
+    const cuts = [...new Set([0, 1, Math.floor(log.length / 4), Math.floor(log.length / 2), Math.floor((3 * log.length) / 4), log.length])];
+    for (const k of cuts) {
+      // Reads keep caches in the state (the frontier's ranks): a fresh replay for each cut.
+      const whole = replayEntries(log, start());
+      const upTo = replayEntries(log.slice(0, k), start());
+      const decoded = decodeSnapshot(encodeSnapshot(upTo, 'root'));
+      if ('problem' in decoded) throw new Error(decoded.problem);
+      const restored = decoded.state;
+      for (const e of log.slice(k)) applyEntry(restored, e);
+      t.equal(stateDigest(restored), stateDigest(whole), `cut at ${k}: the same state digest`);
+      t.ok(isDeepStrictEqual(writtenState(restored), writtenState(whole)), `cut at ${k}: everything the fold keeps, deeply equal`);
+      t.equal(served(restored), served(whole), `cut at ${k}: the same numbers and frontier served`);
+    }
+  });
+}
+
+async function workload(s: TestService, n: number): Promise<void> {
+  const a = await register(s, `writer-${n}`);
+  const paper = await send(s, a, 'paper', make.paper(2));
+  t.equal(paper.status, 201);
+  const b = await register(s, `reviewer-${n}`);
+  for (const ref of paper.body.claims as string[]) {
+    const r = await send(s, b, 'review', {
+      claim: ref,
+      forecast: 0.7,
+      rationale: 'The method section reads as sound and the data are public.',
+    });
+    t.equal(r.status, 201);
+  }
+  t.equal((await send(s, b, 'argument.file', make.argument((paper.body.claims as string[])[0]!))).status, 201);
+}
+
+t.test('a service starts from its snapshot, replays the tail, and ends where a replay from zero ends', async (t) => {
+  const dataDir = tempDir(t);
+  const file = snapshotFile(dataDir);
+  const first = await startService(t, { dataDir, snapshot: file });
+  await workload(first, 1);
+  const taken = await first.record.snapshot(file);
+  t.equal(taken?.treeSize, first.d.log.size, 'taken at the committed head');
+  await workload(first, 2);
+  await first.stop();
+
+  const lines: string[] = [];
+  const second = await startService(t, { dataDir, snapshot: file, say: (l) => lines.push(l) });
+  t.match(lines, [new RegExp(`starting from the snapshot at entry ${taken!.treeSize} of ${second.d.log.size}`)], 'one line says so');
+  t.equal(second.record.startedFrom, taken!.treeSize);
+  await workload(second, 3);
+  const zero = await replayStore(second.d.log, second.d.log.size);
+  t.equal(stateDigest(second.record.state), stateDigest(zero), 'the same state as a replay from zero');
+  t.equal(served(second.record.state), served(zero), 'the same numbers served');
+  await second.stop();
+});
+
+t.test('a snapshot that does not hold is discarded with one line, and the service replays from zero', async (t) => {
+  const dataDir = tempDir(t);
+  const file = snapshotFile(dataDir);
+  const s = await startService(t, { dataDir });
+  await workload(s, 1);
+  await s.record.snapshot(file);
+  await workload(s, 2);
+  const digest = stateDigest(s.record.state);
+  await s.stop();
+  const good = readFileSync(file);
+
+  // Another log, shorter: its own snapshot is not a prefix of this one.
+  const otherDir = tempDir(t);
+  const other = await startService(t, { dataDir: otherDir });
+  await register(other, 'someone-else');
+  await other.record.snapshot(snapshotFile(otherDir));
+  await other.stop();
+  const foreign = readFileSync(snapshotFile(otherDir));
+
+  const header = JSON.parse(good.subarray(0, good.indexOf(10)).toString()) as Record<string, unknown>;
+  const rewrite = (h: Record<string, unknown>) =>
+    Buffer.concat([Buffer.from(`${JSON.stringify(h)}\n`), good.subarray(good.indexOf(10) + 1)]);
+  const flipped = Buffer.from(good);
+  flipped[flipped.length - 100] = flipped[flipped.length - 100]! ^ 0xff;
+  const cases: [string, Buffer, RegExp][] = [
+    ['truncated', good.subarray(0, good.length - 1000), /truncated/],
+    ['a byte changed', flipped, /does not hash to its digest/],
+    ['of another log', foreign, /is not a prefix of this log/],
+    ['of other code', rewrite({ ...header, code: '0'.repeat(64) }), /written by other code/],
+    ['of another format', rewrite({ ...header, format: 'archive-snapshot/0' }), /its format is "archive-snapshot\/0"/],
+    ['not a snapshot', Buffer.from('hello'), /header is not JSON/],
+  ];
+  for (const [what, bytes, why] of cases) {
+    writeFileSync(file, bytes);
+    const lines: string[] = [];
+    const again = await startService(t, { dataDir, snapshot: file, say: (l) => lines.push(l) });
+    t.equal(lines.length, 1, `${what}: one line`);
+    t.match(lines[0], why, `${what}: says why`);
+    t.match(lines[0], /replaying the log from its first entry/);
+    t.equal(again.record.startedFrom, 0, `${what}: replayed from zero`);
+    t.equal(stateDigest(again.record.state), digest, `${what}: the right state all the same`);
+    await again.stop();
+  }
+});
+
+t.test('a snapshot half written by a crash leaves the previous one in use', async (t) => {
+  const dataDir = tempDir(t);
+  const file = snapshotFile(dataDir);
+  const s = await startService(t, { dataDir });
+  await workload(s, 1);
+  const taken = await s.record.snapshot(file);
+  await workload(s, 2);
+  await s.stop();
+  // What a crash mid-write leaves: the temporary file beside the snapshot, cut short (atomic-file.ts).
+  writeFileSync(`${file}.tmp`, readFileSync(file).subarray(0, 500));
+  const lines: string[] = [];
+  const again = await startService(t, { dataDir, snapshot: file, say: (l) => lines.push(l) });
+  t.match(lines, [new RegExp(`starting from the snapshot at entry ${taken!.treeSize} `)], 'the previous snapshot, whole');
+  const zero = await replayStore(again.d.log, again.d.log.size);
+  t.equal(stateDigest(again.record.state), stateDigest(zero));
+  // The next snapshot replaces both.
+  await workload(again, 3);
+  const next = await again.record.snapshot(file);
+  t.equal(next?.treeSize, again.d.log.size);
+  t.throws(() => readFileSync(`${file}.tmp`), /ENOENT/, 'no temporary file left');
+  t.equal(join(dataDir, 'snapshots', 'state.snapshot'), file);
+  await again.stop();
+});
