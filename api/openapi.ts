@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 description (docs/api.md, docs/api.md#the-earlier-surface: info.version `archive/0.2`), generated from
-// the same tables the service runs on: the write routes and their payload schemas
-// (lib/protocol/schemas, one source of truth), the reads, the earlier surface, and the statuses of spec
-// Part 7. Response schemas describe what the reads serve; a test checks live answers against them.
+// the same tables the service runs on: the write routes and their payload schemas (each from its
+// descriptor, lib/record/registry.ts), the reads, the earlier surface, and the statuses of
+// docs/api.md#statuses-and-error-codes. Response schemas describe what the reads serve; a test checks live answers against them.
 import { PAYLOAD_SCHEMAS, type WriteType } from '../lib/record/registry.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';

@@ -150,7 +150,7 @@ export function objOrNull<P extends Record<string, TSchema<unknown>>, R extends 
   return obj(properties, required, { type: ['object', 'null'], ...extra });
 }
 
-// ---- shared types (Part 2.1) ------------------------------------------------------------------
+// ---- shared types (docs/payloads.md) --------------------------------------------------------------
 
 export const handle = pat('^[A-Za-z0-9][A-Za-z0-9-]{1,39}$', '2 to 40 letters, digits or hyphens, not starting with a hyphen');
 

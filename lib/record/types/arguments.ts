@@ -1,4 +1,4 @@
-// Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; Part 3; the
+// Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; the
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
 import { conflict, forbidden, notFound } from '../refusal.js';
 

@@ -1,6 +1,6 @@
-// Receipts: commit, seal, result, lapse and reveal (docs/payloads.md#checks and CheckResult, Part 3,
-// Part 4.3 behaviours 1 to 3; docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, section 5
-// for time).
+// Receipts: commit, seal, result, lapse and reveal (docs/payloads.md#checks and CheckResult;
+// docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, and
+// docs/record.md#service-events-and-time for time).
 import { conflict, forbidden, invalid, notFound, unprocessable } from '../refusal.js';
 import { commitmentId } from '../../protocol/ids.js';
 import { verifySignature } from '../../protocol/ed25519.js';

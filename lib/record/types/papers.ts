@@ -1,5 +1,5 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
-// Part 3; docs/record.md#identifiers for ids).
+// docs/record.md#identifiers for ids).
 import { conflict, forbidden, notFound } from '../refusal.js';
 import { externalId, paperId } from '../../protocol/ids.js';
 import { authorizeMain } from '../signer.js';

@@ -239,7 +239,7 @@ ${json({ protocol: PROTOCOL, type: 'doorbell.ring', origin: ctx.origin, agent: '
 - Three dismissed attacks on one claim shut your operator out of it for 30 days.
 - Each operator counts once per claim; the author's own operator never; an operator never checks
   its own argument.
-- Field lengths are those of the interface specification (archive/0.2, Part 8); a refusal names
+- Field lengths are those of the payload schemas (docs/payloads.md, and the OpenAPI document); a refusal names
   the field and the limit.
 
 ## 9. Stewards, what is out of view, and amendments
