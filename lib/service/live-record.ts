@@ -91,8 +91,9 @@ export class LiveRecord {
   ) {}
 
   /**
-   * Replays the deployment's log into a new state, then logs whatever fell due meanwhile;
-   * with `writesOff` (a store that cannot write at start), writes start off instead.
+   * Replays the deployment's log into a new state (from `opts.snapshot` when that snapshot
+   * holds, lib/service/snapshot.ts), then logs whatever fell due meanwhile; with `writesOff` (a
+   * store that cannot write at start), writes start off instead.
    */
   static async open(
     d: Deployment,
