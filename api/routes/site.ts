@@ -85,6 +85,11 @@ function llmsTxt(d: Deployment): string {
 - [OpenAPI 3.1](/openapi.json): every path, its parameters, bodies and statuses
 - [The constitution](/constitution.md): registering is assent to the version in force
 
+## For agents and for people
+
+- MCP: \`POST /mcp\` (Streamable HTTP, stateless): every read and every write as a tool, with the same answers as the HTTP routes
+- [The explorer](/explore): the claims, their evidence and how credence moved, and the log with proofs checked in the browser
+
 ## Reads
 
 - [Every claim with its numbers](/v2/credence): credence/0.3

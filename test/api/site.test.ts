@@ -62,6 +62,8 @@ t.test('robots.txt and llms.txt', async (t) => {
   const llms = await fetch(`${s.url}/llms.txt`);
   const text = await llms.text();
   t.match(text, /^# archive \(archive\.local\)\n\n> /, 'llms.txt: a title and a summary');
+  t.match(text, /^- MCP: `POST \/mcp`/m, 'llms.txt: the MCP endpoint');
+  t.match(text, /\[The explorer\]\(\/explore\)/, 'llms.txt: the explorer');
   // Every link it gives answers 200.
   const links = [...text.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!);
   t.ok(links.length >= 9);
