@@ -3,9 +3,10 @@
 // and real signatures (a genesis, 1,000 registrations, 20,000 papers of 5 claims, then reviews
 // spread over the claims, about ten a claim), then `verifyLog` checks it as `archive verify
 // --file` does: hashes and signatures on one worker thread per CPU while the main thread replays.
-// Prints entries per second and the time in hashing, signature checks and replay.
+// Prints entries per second and the time in hashing, signature checks and replay; then the
+// incremental figure: BENCH_NEW (10,000) entries verified from a replay saved before them.
 // BENCH_ENTRIES changes the size.
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -15,17 +16,20 @@ import { generateKeyPair, signBytes, signPayload } from '../lib/protocol/ed25519
 import { genesisEvent } from '../lib/protocol/genesis.js';
 import { PROTOCOL, signEvent } from '../lib/protocol/service-event.js';
 import { paperId } from '../lib/protocol/ids.js';
-import { entryHashes, headMessage, rootFromLeafHashes, toHex, ZERO_HASH } from '../log/index.js';
+import { entryHashes, headMessage, rootFromLeafHashes, toHex, ZERO_HASH, type SignedTreeHead } from '../log/index.js';
 import { EXPORT_FORMAT, readExport } from '../verify/source.js';
 import { verifyLog } from '../verify/verify.js';
+import { loadReplay, saveReplay } from '../verify/saved-state.js';
 import { fmt, machine, signatureFloor } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
+/** Entries written since the saved replay, for the incremental figure. */
+const NEW = Number(process.env.BENCH_NEW ?? 10_000);
 const AGENTS = 1000;
 const PAPERS = Math.min(20_000, Math.floor(ENTRIES / 50));
 const CONSTITUTION = { version: '1', hash: '0'.repeat(64) };
 
-async function makeExport(path: string): Promise<void> {
+async function makeExport(path: string): Promise<(size: number) => SignedTreeHead> {
   const logKey = generateKeyPair();
   const operatorKey = generateKeyPair();
   // The entries first, to a file of their own: the header (with the head) is known only at the end.
@@ -109,6 +113,11 @@ async function makeExport(path: string): Promise<void> {
   writeFileSync(path, `${JSON.stringify({ format: EXPORT_FORMAT, key: { key: logKey.publicKey, origin: 'bench.local' }, sth })}\n`);
   await pipeline(createReadStream(body), createWriteStream(path, { flags: 'a' }));
   rmSync(body);
+  // A head of any earlier size, signed by the same log key (for the incremental figure).
+  return (size) => {
+    const h = { treeSize: size, rootHash: toHex(rootFromLeafHashes(leaves.slice(0, size))), timestamp: sth.timestamp };
+    return { ...h, signature: Buffer.from(signBytes(logKey.privateKey, headMessage(h))).toString('base64url') };
+  };
 }
 
 async function main(): Promise<void> {
@@ -117,7 +126,7 @@ async function main(): Promise<void> {
   try {
     const path = join(dir, 'log.jsonl');
     const t0 = performance.now();
-    await makeExport(path);
+    const headAt = await makeExport(path);
     console.log(`export of ${fmt(ENTRIES)} entries made in ${fmt((performance.now() - t0) / 1000, 1)} s`);
     const floor = await signatureFloor(5);
     const floorS = ENTRIES / floor;
@@ -144,6 +153,25 @@ async function main(): Promise<void> {
       `  shares of the work: hashing ${fmt((100 * timings.hashMs) / cpu)} %, signatures ${fmt((100 * timings.signatureMs) / cpu)} %, replay ${fmt((100 * timings.replayMs) / cpu)} %, reading ${fmt((100 * readMs) / cpu)} %`,
     );
     for (const p of report.problems) console.log(`  PROBLEM ${p.kind} ${p.seq}: ${p.detail}`);
+
+    // Incremental (`archive verify --state`): a run verified the log up to NEW entries ago and
+    // saved its replay; the next run checks only the entries since (verify/saved-state.ts).
+    const at = log.entries.length - NEW;
+    const earlier = await verifyLog({ ...log, sth: headAt(at), entries: log.entries.slice(0, at) });
+    if (!earlier.report.ok) throw new Error(`the first ${at} entries do not verify: ${JSON.stringify(earlier.report.problems)}`);
+    const replay = join(dir, 'verified.json.replay');
+    const ts = performance.now();
+    saveReplay(replay, earlier.state, earlier.range, log.entries[at - 1]!.entryHash);
+    const saveS = (performance.now() - ts) / 1000;
+    const tl = performance.now();
+    const resume = loadReplay(replay);
+    if (resume === null || 'problem' in resume) throw new Error(`the replay does not load: ${JSON.stringify(resume)}`);
+    const loadS = (performance.now() - tl) / 1000;
+    const again = await verifyLog(log, { resume });
+    const againS = again.timings.totalMs / 1000;
+    console.log(
+      `incremental: ${fmt(NEW)} new entries after a replay saved at ${fmt(at)}: ok=${again.report.ok}, ${fmt(loadS + againS, 1)} s with loading the replay (${fmt(loadS, 1)} s) against ${fmt(totalS, 1)} s for the full run: ${fmt((loadS + againS) / totalS, 2)} of it; saving the replay ${fmt(saveS, 1)} s (${fmt(statSync(replay).size / 2 ** 20)} MiB)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

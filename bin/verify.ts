@@ -8,6 +8,7 @@ import { verifyLog, verifyService } from '../verify/verify.js';
 import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
+import { loadReplay, replayFile, saveReplay, type Resume } from '../verify/saved-state.js';
 import type { SignedTreeHead } from '../log/index.js';
 import { witnessPolicy } from '../verify/witness.js';
 
@@ -74,7 +75,8 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       .option('key', { type: 'string', describe: 'the log key (as GET /v1/log/key spells it), for --proof' })
       .option('state', {
         type: 'string',
-        describe: 'a file holding the last head verified; the new head must extend it, and is saved there',
+        describe:
+          "a file holding the last head verified; the new head must extend it, and is saved there (with this run's replay in FILE.replay, so the next run checks only new entries)",
       })
       .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
@@ -117,6 +119,17 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       return;
     }
     const savedHead = readSavedHead(args.state);
+    // This verifier's own replay at the saved head, when it holds (verify/saved-state.ts); not
+    // under a witness policy, which checks a cosigned size against every leaf.
+    const resume = (): Resume | undefined => {
+      if (args.state === undefined || savedHead === null || args.witness.length > 0) return undefined;
+      const loaded = loadReplay(replayFile(args.state));
+      if (loaded === null) return undefined;
+      if (!('problem' in loaded) && loaded.state.size === savedHead.treeSize) return loaded;
+      const why = 'problem' in loaded ? loaded.problem : `it holds ${loaded.state.size} entries, the saved head ${savedHead.treeSize}`;
+      console.error(`archive verify: the saved replay ${replayFile(args.state)} is set aside, ${why}; checking every entry`);
+      return undefined;
+    };
     let verification;
     if (args.url !== undefined) {
       const have = args.cache !== undefined && existsSync(args.cache) ? (await readExport(args.cache)).entries : [];
@@ -126,6 +139,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         progress: progressIf(args.progress, 'fetch', 'entries'),
         replayProgress: progressIf(args.progress, 'replay', 'entries'),
         policy: witnessPolicy(args.witness, args['witness-quorum']),
+        resume,
       });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
     } else if (args.tiles !== undefined) {
@@ -133,12 +147,19 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       verification = { ...(await verifyLog(log, { savedHead, found })), log };
     } else {
       const log = await readExport(args.file!, progressIf(args.progress, 'read', 'bytes'));
-      verification = { ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries') })), log };
+      verification = {
+        ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries'), resume: resume() })),
+        log,
+      };
     }
     const { report, problems, log } = verification;
     if (args.json) console.log(JSON.stringify(report, null, 2));
     else console.log(formatReport(report, problems.counts));
-    if (report.ok && args.state !== undefined) writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);
+    if (report.ok && args.state !== undefined) {
+      writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);
+      const last = log.entries.at(-1);
+      if (last !== undefined) saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash);
+    }
     process.exitCode = report.ok ? 0 : 1;
   },
 };

@@ -134,7 +134,7 @@ export function restartable(open: () => Promise<LogStore>): Promise<LogStore & {
 
 export { ZERO_HASH, entryHashes, hashLeafText, leafInput, type LeafFields } from './entry.js';
 export { headMessage, verifyHeadSignature } from './head.js';
-export { rootFromLeafHashes, verifyConsistency, verifyInclusion } from './merkle.js';
+export { appendToRange, rootFromLeafHashes, rootFromSubtrees, verifyConsistency, verifyInclusion, type Subtree } from './merkle.js';
 export {
   checkpointText,
   openNote,

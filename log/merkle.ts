@@ -32,12 +32,19 @@ export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
   return sha256(NODE_PREFIX, left, right);
 }
 
-/** RFC 9162 2.1.1: MTH over the given leaf hashes (complete subtrees folded right to left). */
-export function rootFromLeafHashes(leafHashes: Uint8Array[]): Uint8Array {
-  if (leafHashes.length === 0) return EMPTY_ROOT;
-  // A stack of complete subtrees, merged whenever the top two have the same level; this is
-  // the RFC's split at k (largest power of two < n) applied bottom up.
-  const stack: { level: number; hash: Uint8Array }[] = [];
+/** A complete subtree of a tree's left edge: its height and its hash. */
+export interface Subtree {
+  level: number;
+  hash: Uint8Array;
+}
+
+/**
+ * The complete subtrees of [0, n + leaves), left to right, from those of [0, n) (`range`, not
+ * changed) and the next leaves' hashes: a stack merged whenever the top two have the same level,
+ * the RFC's split at k (largest power of two < n) applied bottom up.
+ */
+export function appendToRange(range: readonly Subtree[], leafHashes: Iterable<Uint8Array>): Subtree[] {
+  const stack = range.slice();
   for (const leaf of leafHashes) {
     let node = { level: 0, hash: leaf };
     while (stack.length > 0 && stack[stack.length - 1]!.level === node.level) {
@@ -46,7 +53,12 @@ export function rootFromLeafHashes(leafHashes: Uint8Array[]): Uint8Array {
     }
     stack.push(node);
   }
-  return rootFromSubtrees(stack.map((n) => n.hash));
+  return stack;
+}
+
+/** RFC 9162 2.1.1: MTH over the given leaf hashes (complete subtrees folded right to left). */
+export function rootFromLeafHashes(leafHashes: Uint8Array[]): Uint8Array {
+  return rootFromSubtrees(appendToRange([], leafHashes).map((n) => n.hash));
 }
 
 /**

@@ -17,7 +17,15 @@ import { applyEntry, check } from '../lib/record/apply.js';
 import { knownSignedHash } from '../lib/record/replays.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
-import { ZERO_HASH, rootFromLeafHashes, toHex, verifyHeadSignature, type SignedTreeHead } from '../log/index.js';
+import {
+  ZERO_HASH,
+  rootFromLeafHashes,
+  rootFromSubtrees,
+  toHex,
+  verifyHeadSignature,
+  type SignedTreeHead,
+  type Subtree,
+} from '../log/index.js';
 import type { LogCopy, ServedEntry } from './source.js';
 import { isWithheld } from './entry-hashes.js';
 import type { Problems } from './report.js';
@@ -62,12 +70,13 @@ export function genesisKey(log: LogCopy, problems: Problems): string | null {
   }
 }
 
-/** The head: signed by the log key, of the entries' size, with their root. */
-export function checkHead(log: LogCopy, leaves: Uint8Array[], logKey: string | null, problems: Problems): void {
+/** The head: signed by the log key, of the entries' size, with their root (from `range`, the complete subtrees of the entries' tree). */
+export function checkHead(log: LogCopy, range: Subtree[], logKey: string | null, problems: Problems): void {
   const h = log.sth;
+  const size = range.reduce((n, s) => n + 2 ** s.level, 0);
   if (logKey !== null && !headSigned(h, logKey)) problems.add('head', null, `the head of size ${h.treeSize} is not signed by the log key`);
-  if (h.treeSize !== leaves.length) problems.add('head', null, `the head has size ${h.treeSize}, the log served ${leaves.length} entries`);
-  const root = toHex(rootFromLeafHashes(leaves));
+  if (h.treeSize !== size) problems.add('head', null, `the head has size ${h.treeSize}, the log served ${size} entries`);
+  const root = toHex(rootFromSubtrees(range.map((s) => s.hash)));
   if (h.rootHash !== root) problems.add('head', null, `the head's root ${h.rootHash} is not the root of the entries (${root})`);
 }
 

@@ -19,22 +19,24 @@ export interface EntryChecks {
 }
 
 /**
- * Checks every entry's hashes and signature on workers; `onDispatched` runs on the main thread
- * meanwhile (the replay), given `batch(id)`: the result of batch `id` (entries id*BATCH onward)
- * when its worker is done with it.
+ * Checks the hashes and signature of every entry from `first` on, on workers; `onDispatched`
+ * runs on the main thread meanwhile (the replay), given `batch(id)`: the result of batch `id`
+ * (entries first + id*BATCH onward) when its worker is done with it. The leaves returned are
+ * those of the entries checked.
  */
 export async function checkEntriesOnWorkers(
   entries: ServedEntry[],
   keys: LogKeys | null,
   onDispatched?: (batch: (id: number) => Promise<BatchResult>) => unknown,
   workers = availableParallelism(),
+  first = 0,
 ): Promise<EntryChecks> {
   const pool = Array.from(
     { length: Math.max(1, workers) },
     () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }),
   );
   try {
-    const total = Math.ceil(entries.length / BATCH);
+    const total = Math.ceil((entries.length - first) / BATCH);
     const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
     const batches = Array.from(
       { length: total },
@@ -50,7 +52,7 @@ export async function checkEntriesOnWorkers(
     // Every batch is queued at once: the workers need nothing more from the main thread, which
     // is free to replay while they work.
     for (let id = 0; id < total; id++) {
-      const from = id * BATCH;
+      const from = first + id * BATCH;
       pool[id % pool.length]!.postMessage({ id, from, lines: entries.slice(from, from + BATCH).map((e) => JSON.stringify(e)) });
     }
     await onDispatched?.((id) => batches[id]!);

@@ -39,6 +39,8 @@ export interface Report {
   outOfView: number;
   /** Reads compared with the replayed state, by name. */
   compared: string[];
+  /** Resumed from this verifier's replay saved at that many entries: only the entries after it were checked. */
+  resumedFrom?: number;
   /** Under a witness policy: the cosigned checkpoint the entries give, and who cosigned it. */
   witnessed?: { treeSize: number; cosignedBy: string[] };
   problems: Problem[];
@@ -75,6 +77,10 @@ export function formatReport(r: Report, counts: Map<ProblemKind, number>): strin
   const other = r.withheld - r.sealed - r.outOfView;
   if (other > 0)
     lines.push(`  ${other} entries with a private field withheld, such as a doorbell's address (checked as far as their hashes allow)`);
+  if (r.resumedFrom !== undefined)
+    lines.push(
+      `  resumed from this verifier's replay saved at ${r.resumedFrom} entries: the ${r.entries - r.resumedFrom} entries after it checked and replayed`,
+    );
   if (r.compared.length > 0) lines.push(`  served reads compared with the replay: ${r.compared.join(', ')}`);
   if (r.witnessed !== undefined)
     lines.push(`  the first ${r.witnessed.treeSize} entries are the checkpoint cosigned by ${r.witnessed.cosignedBy.join(', ')}`);

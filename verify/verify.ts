@@ -3,9 +3,10 @@
 // (compare.ts). Returns the report; the caller decides what to print and how to exit.
 import { ArchiveClient } from '../lib/client/http.js';
 import type { State } from '../lib/record/state.js';
-import { fromHex, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
+import { appendToRange, fromHex, toHex, verifyConsistency, type SignedTreeHead, type Subtree } from '../log/index.js';
 import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
 import { BATCH, checkEntriesOnWorkers } from './entry-pool.js';
+import type { Resume } from './saved-state.js';
 import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
 import { Problems, type Problem, type Report } from './report.js';
@@ -52,21 +53,42 @@ export interface VerifyOptions {
   found?: Problem[];
   /** A witness policy and the checkpoint the service served: the entries must give that checkpoint, cosigned by the quorum. */
   witness?: { policy: WitnessPolicy; checkpoint: string };
+  /**
+   * A replay this verifier saved after verifying the log up to `state.size` (saved-state.ts): only
+   * the entries after it are checked and replayed, and the tree is grown from its subtrees.
+   */
+  resume?: Resume;
 }
 
 export interface Verification {
   report: Report;
   problems: Problems;
   state: State;
+  /** The complete subtrees of the verified tree (what a saved replay keeps to grow it later). */
+  range: Subtree[];
   /** Wall time, and the time spent in each part (hashing and signatures summed over the workers). */
   timings: { totalMs: number; replayMs: number; hashMs: number; signatureMs: number };
+}
+
+/**
+ * A saved replay holds for this copy: its last entry is the copy's entry at its size (the chain
+ * check covers the rest), and its subtrees give the root it was saved with.
+ */
+function checkResumed(resume: Resume, log: LogCopy, problems: Problems): void {
+  const n = resume.state.size;
+  if (n > log.entries.length) {
+    problems.add('consistency', null, `the saved replay holds ${n} entries, the log served ${log.entries.length}: the log shrank`);
+    return;
+  }
+  if (n > 0 && log.entries[n - 1]!.entryHash !== resume.lastEntryHash)
+    problems.add('consistency', n - 1, `entry ${n - 1} is not the one verified before (${resume.lastEntryHash}): the log was rewritten`);
 }
 
 /** Checks that `head` extends `saved`: recomputed locally from the entries, and by the service's proof. */
 async function checkSaved(
   saved: SignedTreeHead,
   log: LogCopy,
-  leaves: Uint8Array[],
+  leaves: Uint8Array[] | null,
   logKey: string | null,
   client: ArchiveClient | undefined,
   problems: Problems,
@@ -80,7 +102,9 @@ async function checkSaved(
     problems.add('consistency', null, `the log shrank: a head of size ${saved.treeSize} was seen before, now ${head.treeSize}`);
     return;
   }
-  if (rootOf(leaves, saved.treeSize) !== saved.rootHash) {
+  // Resumed from a replay saved at this head, the tree was grown from that head's subtrees:
+  // consistent by construction (checkResumed).
+  if (leaves !== null && rootOf(leaves, saved.treeSize) !== saved.rootHash) {
     problems.add(
       'consistency',
       saved.treeSize > 0 ? saved.treeSize - 1 : null,
@@ -128,27 +152,37 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   for (const p of opts.found ?? []) problems.add(p.kind, p.seq, p.detail);
   const logKey = genesisKey(log, problems);
   checkChain(log, problems);
+  const resume = opts.resume;
+  const first = resume?.state.size ?? 0;
+  if (resume !== undefined) checkResumed(resume, log, problems);
   // Hashes and signatures on worker threads while this thread replays the log.
-  let state = emptyState();
+  let state = resume?.state ?? emptyState();
   let replayMs = 0;
   const total = log.entries.length;
   const keys = logKey === null ? null : { logKey, operatorKey: operatorKeyOf(log) };
-  const checks = await checkEntriesOnWorkers(log.entries, keys, async (batch) => {
-    // Batch by batch as the workers finish them: the workers' signed hashes spare this thread
-    // canonicalizing every payload again; the replay stops at the first entry the rules refuse.
-    for (let from = 0; from < total && state.size === from; from += BATCH) {
-      const { signed } = await batch(from / BATCH);
-      const t0 = performance.now();
-      state = replay(log, problems, state, opts.replayProgress, Math.min(total, from + BATCH), { from, hashes: signed });
-      replayMs += performance.now() - t0;
-    }
-    if (state.size === total) checkOutOfView(log, state, problems);
-  });
+  const checks = await checkEntriesOnWorkers(
+    log.entries,
+    keys,
+    async (batch) => {
+      // Batch by batch as the workers finish them: the workers' signed hashes spare this thread
+      // canonicalizing every payload again; the replay stops at the first entry the rules refuse.
+      for (let from = first; from < total && state.size === from; from += BATCH) {
+        const { signed } = await batch((from - first) / BATCH);
+        const t0 = performance.now();
+        state = replay(log, problems, state, opts.replayProgress, Math.min(total, from + BATCH), { from, hashes: signed });
+        replayMs += performance.now() - t0;
+      }
+      if (state.size === total) checkOutOfView(log, state, problems);
+    },
+    undefined,
+    first,
+  );
   for (const p of checks.problems) problems.add(p.kind, p.seq, p.detail);
   const { leaves, withheld } = checks;
   const why = withheldBy(log.entries);
-  checkHead(log, leaves, logKey, problems);
-  if (opts.savedHead) await checkSaved(opts.savedHead, log, leaves, logKey, opts.client, problems);
+  const range = appendToRange(resume?.range ?? [], leaves);
+  checkHead(log, range, logKey, problems);
+  if (opts.savedHead) await checkSaved(opts.savedHead, log, resume === undefined ? leaves : null, logKey, opts.client, problems);
   const witnessedBy = opts.witness === undefined ? undefined : checkWitnessed(opts.witness, log, leaves, logKey, problems);
   // Numbers are compared only with a replay of the whole log, and of a log that holds together.
   let compared: string[] = [];
@@ -166,11 +200,13 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
       sealed: why.sealed,
       outOfView: why.outOfView,
       compared,
+      ...(resume === undefined ? {} : { resumedFrom: first }),
       ...(witnessedBy === undefined ? {} : { witnessed: witnessedBy }),
       problems: list,
     },
     problems,
     state,
+    range,
     timings: { totalMs: performance.now() - started, replayMs, hashMs: checks.hashMs, signatureMs: checks.signatureMs },
   };
 }
@@ -191,6 +227,8 @@ export async function verifyService(
     attempts?: number;
     /** Hold the log to this witness policy (its checkpoint is read before the entries, so they cover it). */
     policy?: WitnessPolicy | null;
+    /** A saved replay to resume from, read afresh for each attempt (a replay changes the state it is given). */
+    resume?: () => Resume | undefined;
   } = {},
 ): Promise<Verification & { log: LogCopy }> {
   let witness: { policy: WitnessPolicy; checkpoint: string } | undefined;
@@ -200,7 +238,8 @@ export async function verifyService(
   }
   let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
   for (let attempt = 1; ; attempt++) {
-    const v = await verifyLog(log, { client, savedHead: opts.savedHead, replayProgress: opts.replayProgress, witness });
+    const resume = opts.resume?.();
+    const v = await verifyLog(log, { client, savedHead: opts.savedHead, replayProgress: opts.replayProgress, witness, resume });
     if (v.report.ok || !v.problems.has('numbers') || attempt >= (opts.attempts ?? 3)) return { ...v, log };
     const head = await client.get('/v1/log/sth');
     if (head.status !== 200 || head.body?.treeSize === log.sth.treeSize) return { ...v, log };

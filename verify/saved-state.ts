@@ -1,0 +1,59 @@
+// The verifier's saved replay (docs/log-format.md, "What `archive verify` checks"): with `--state
+// FILE`, a verification that passed keeps, beside the head it saves in FILE, its own replay of the
+// record in FILE.replay: the state after the verified head, the complete subtrees of the verified
+// tree and the last entry's hash. The next run with the same FILE checks and replays only the
+// entries after it, grows the tree from those subtrees (so the new head is consistent with the
+// old by construction), and checks the rest as a full run does. It is this verifier's own work,
+// bound to the code that did it and to its own bytes' SHA-256; a replay that does not hold is set
+// aside and the run verifies everything. The service's snapshots are never read.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fromHex, toHex, rootFromSubtrees, type Subtree } from '../log/index.js';
+import { codeId } from '../lib/protocol/code-id.js';
+import { encodeState, readState, stateHeader } from '../lib/record/state-codec.js';
+import type { State } from '../lib/record/state.js';
+
+export const REPLAY_FORMAT = 'archive-verify-replay/1';
+
+/** Where `--state FILE` keeps the replay. */
+export const replayFile = (stateFile: string): string => `${stateFile}.replay`;
+
+/** What a run resumes from. */
+export interface Resume {
+  state: State;
+  range: Subtree[];
+  lastEntryHash: string;
+}
+
+interface Extra {
+  range: { level: number; hash: string }[];
+  lastEntryHash: string;
+}
+
+/** Writes the replay of a verification that passed (atomically: a temporary file renamed over it). */
+export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string): void {
+  const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash };
+  const bytes = encodeState(REPLAY_FORMAT, codeId(), state, toHex(rootFromSubtrees(range.map((s) => s.hash))), extra);
+  writeFileSync(`${file}.tmp`, bytes);
+  renameSync(`${file}.tmp`, file);
+}
+
+/** The saved replay in `file`; null when there is none; `problem` when there is one that does not hold. */
+export function loadReplay(file: string): Resume | { problem: string } | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { problem: `it cannot be read (${(err as Error).message})` };
+  }
+  const h = stateHeader<Extra>(bytes, REPLAY_FORMAT, codeId());
+  if ('problem' in h) return h;
+  const { range, lastEntryHash, rootHash, treeSize } = h.header;
+  if (!Array.isArray(range) || typeof lastEntryHash !== 'string') return { problem: 'its header names no subtrees' };
+  const subtrees = range.map((s) => ({ level: s.level, hash: fromHex(s.hash, 32) }));
+  if (subtrees.reduce((n, s) => n + 2 ** s.level, 0) !== treeSize) return { problem: `its subtrees do not cover ${treeSize} entries` };
+  if (toHex(rootFromSubtrees(subtrees.map((s) => s.hash))) !== rootHash) return { problem: 'its subtrees do not give its root' };
+  const state = readState(h.body, treeSize);
+  if ('problem' in state) return state;
+  return { state, range: subtrees, lastEntryHash };
+}
