@@ -197,11 +197,15 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       });
       return snapshotting;
     };
+    let taking = false;
     const snapshots =
       snapshot === undefined || every === 0
         ? undefined
         : setInterval(() => {
-            if (record.state.size - snapshotAt >= every) void takeSnapshot(`${every} entries since the last`);
+            // One at a time: a snapshot still being written is not queued behind another.
+            if (taking || record.state.size - snapshotAt < every) return;
+            taking = true;
+            void takeSnapshot(`${every} entries since the last`).finally(() => (taking = false));
           }, 5000);
     snapshots?.unref();
     let stopping = false;

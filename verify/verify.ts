@@ -153,6 +153,8 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   const logKey = genesisKey(log, problems);
   checkChain(log, problems);
   const resume = opts.resume;
+  // A witness policy checks the cosigned size against every leaf: it needs a full run.
+  if (resume !== undefined && opts.witness !== undefined) throw new Error('a witness policy needs every entry checked: no resume');
   const first = resume?.state.size ?? 0;
   if (resume !== undefined) checkResumed(resume, log, problems);
   // Hashes and signatures on worker threads while this thread replays the log.
