@@ -5,6 +5,7 @@ import type Koa from 'koa';
 import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
 import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
 import { LogError } from '../log/index.js';
+import { escapeMarkup as h } from '../lib/protocol/markup.js';
 
 /** The code, and with it the status, that answers each refusal of the record (docs/api.md#statuses-and-error-codes). */
 const REFUSAL_CODES: Readonly<Record<RefusalCode, ErrorCode>> = Object.freeze({
@@ -55,6 +56,27 @@ export function noteClientGone(ctx: Koa.Context, err: unknown, note: (line: stri
   note(`archive: ${ctx.method} ${ctx.path}: the client went away (${(err as { code?: string }).code})`);
 }
 
+/**
+ * An error as a page, for a browser that asked for one (a GET whose Accept prefers text/html):
+ * the same status, code and detail as the JSON body, with the way back (docs/api.md#statuses-and-error-codes).
+ */
+function errorPage(status: number, code: string, detail: string, path: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${status} ${h(code)}</title>
+<style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; overflow-wrap: anywhere; }
+code { font-size: 0.9em; } nav a { margin-right: 1rem; }</style></head>
+<body><nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/log">log</a></nav>
+<h1>${status} <code>${h(code)}</code></h1>
+<p>${h(detail)}</p>
+<p><small>Asked for <code>${h(path)}</code>. The same answer is JSON (<code>{error, detail}</code>) for a client that asks for it.</small></p>
+</body></html>
+`;
+}
+
+/** Whether the request is a browser's page view: a GET or HEAD whose Accept prefers HTML to JSON. */
+const wantsPage = (ctx: Koa.Context): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.accepts('json', 'html') === 'html';
+
 /** The outermost middleware: CORS for every answer, and the one place errors become bodies. */
 export function errorMiddleware(
   report: (err: unknown) => void = (e) => console.error(e),
@@ -79,7 +101,12 @@ export function errorMiddleware(
       const e = toArchiveError(err);
       if (!e.expose) report(e.cause ?? err);
       ctx.status = e.status;
-      ctx.body = { error: e.code, detail: e.expose ? e.detail : 'internal error' };
+      const detail = e.expose ? e.detail : 'internal error';
+      ctx.vary('Accept');
+      if (wantsPage(ctx)) {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = errorPage(e.status, e.code, detail, ctx.path);
+      } else ctx.body = { error: e.code, detail };
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
     }
   };

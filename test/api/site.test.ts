@@ -122,3 +122,36 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
     t.match(b.body.detail, /feeds are \/feeds\/<field>\.atom/);
   }
 });
+
+t.test("a browser's error is a page; an API client's stays JSON", async (t) => {
+  const s = await startService(t);
+  const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const missing = await fetch(`${s.url}/v2/papers/rec:0123456789abcdef`, { headers: { accept: browser } });
+  t.equal(missing.status, 404);
+  t.match(missing.headers.get('content-type'), /text\/html/);
+  t.match(missing.headers.get('vary'), /Accept/i);
+  const html = await missing.text();
+  t.match(html, /<h1>404 <code>not_found<\/code><\/h1>/, 'the status and the code');
+  t.match(html, /rec:0123456789abcdef/, 'the detail');
+  t.match(html, /<meta name="viewport"/, 'laid out for a phone');
+  const nowhere = await fetch(`${s.url}/no/such/<page>`, { headers: { accept: browser } });
+  t.equal(nowhere.status, 404);
+  const text = await nowhere.text();
+  t.match(text, /no such endpoint: GET \/no\/such\/%3Cpage%3E/, 'the path, escaped');
+  t.notMatch(text, /<page>/, 'nothing of the request unescaped');
+  const bad = await fetch(`${s.url}/v2/frontier?limit=x`, { headers: { accept: browser } });
+  t.equal(bad.status, 400);
+  t.match(await bad.text(), /<code>bad_request<\/code>/);
+
+  // Clients that do not prefer HTML get the JSON body as before; so does a write, whatever it accepts.
+  const api = await fetch(`${s.url}/v2/papers/rec:0123456789abcdef`);
+  t.match(api.headers.get('content-type'), /application\/json/);
+  t.match(await api.json(), { error: 'not_found', detail: /rec:0123456789abcdef/ });
+  const write = await fetch(`${s.url}/v2/reviews`, {
+    method: 'POST',
+    headers: { accept: browser, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  t.equal(write.status, 400);
+  t.match(await write.json(), { error: 'bad_request' });
+});
