@@ -13,6 +13,9 @@ import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 
+/** Claims a page of the explorer shows unless `limit` says otherwise. */
+const EXPLORE_PAGE = 100;
+
 const STYLE = `body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; } table { border-collapse: collapse; width: 100%; }
 td, th { padding: 0.2rem 0.6rem 0.2rem 0; text-align: left; vertical-align: top; border-bottom: 1px solid #eee; }
@@ -99,13 +102,23 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
   };
 
   router.get('/explore', (ctx) => {
-    params(ctx, []);
+    const query = params(ctx, ['before', 'limit']);
+    const all = state.numbers.index.refs;
+    // Newest first, a page at a time: `before` is the place (in log order) of the last claim of
+    // the previous page, so a page stays the same while newer claims land.
+    const before = intParam(query, 'before', { min: 0, max: all.length, default: all.length });
+    const limit = intParam(query, 'limit', { min: 1, max: 200, default: EXPLORE_PAGE });
     const s = summary(state);
     const sth = d.log.sth();
-    const refs = state.numbers.index.refs
-      .filter((ref) => claimInView(state, ref))
-      .slice(-200)
-      .reverse();
+    const refs: string[] = [];
+    let i = before - 1;
+    for (; i >= 0 && refs.length < limit; i--) if (claimInView(state, all[i]!)) refs.push(all[i]!);
+    // The next page starts below the last claim shown, if any claim in view is left there.
+    while (i >= 0 && !claimInView(state, all[i]!)) i--;
+    const older =
+      i >= 0
+        ? `<p><a id="older" href="/explore?before=${i + 1}${limit === EXPLORE_PAGE ? '' : `&amp;limit=${limit}`}">Older claims</a></p>`
+        : '';
     const rows = refs.map((ref) => {
       const c = claimScore(state, ref);
       const text = state.claims.get(ref)!.text;
@@ -118,7 +131,8 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
         `<p id="counts">${s.claims} claims, ${s.external} external, ${s.receipts} receipts, ${s.reviews} reviews, ${s.arguments} arguments, ${s.agents} agents.</p>
 <p id="sth">Signed head: size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${h(sth.timestamp)}</code>.</p>
 <table id="claims"><tr><th>claim (newest first)</th><th class="n">credence</th><th>status</th><th>credence, entry by entry</th></tr>
-${rows.join('\n')}</table>`,
+${rows.join('\n')}</table>
+${older}`,
       ),
     );
   });
