@@ -12,6 +12,7 @@ import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertClaimInView, claimInView } from '../../lib/record/in-view.js';
+import type { Claim } from '../../lib/record/state.js';
 
 /** Claims a page of the explorer shows unless `limit` says otherwise. */
 const EXPLORE_PAGE = 100;
@@ -137,6 +138,17 @@ ${older}`,
     );
   });
 
+  /** Where a claim comes from: its paper (or the source of an external claim), who, when, at what stated confidence. */
+  const about = (claim: Claim): string => {
+    const paper = claim.external ? undefined : state.papers.get(claim.paper);
+    const from =
+      paper === undefined
+        ? `An external claim, quoted from <code>${h(claim.source ?? '')}</code>`
+        : `From the paper <i>${h(paper.title)}</i> (<code>${h(paper.id)}</code>, ${h(paper.field)})`;
+    const confidence = claim.confidence === null ? '' : `, stated confidence ${claim.confidence}`;
+    return `<p id="about">${from}, by <code>${h(claim.agent)}</code> of <code>${h(claim.operatorId)}</code>, entry <a href="/explore/log?from=${claim.seq}">${claim.seq}</a>; ${claim.kind}${confidence}.</p>`;
+  };
+
   router.get('/explore/claims/:ref', (ctx) => {
     params(ctx, []);
     const ref = ctx.params.ref!;
@@ -154,7 +166,9 @@ ${older}`,
       page(
         ref,
         `<p id="claim-text">${h(claim.text)}</p>
+${about(claim)}
 <p>Test: ${h(claim.test)}</p>
+${claim.amendment === null ? '' : `<p id="amendment">Amended at entry <a href="/explore/log?from=${claim.amendment.seq}">${claim.amendment.seq}</a>; before it, the test was: ${h(claim.amendment.before.test)} (${h(claim.amendment.before.kind)}).</p>`}
 <p id="numbers">credence <b>${c.credence.toFixed(4)}</b> (verified operators alone ${c.credenceVerified.toFixed(4)}), status <b>${c.status}</b>, prior ${c.prior.toFixed(4)}, use ${c.use}, dispute ${c.dispute}${c.cap === null ? '' : `, capped at ${c.cap}`}.</p>
 <h2>Credence, entry by entry</h2>
 ${chart(points, 560, 140)}

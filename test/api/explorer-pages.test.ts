@@ -33,3 +33,33 @@ t.test('pages of claims, newest first, stable while claims land', async (t) => {
     t.match(await r.json(), { error: 'bad_request' });
   }
 });
+
+t.test("a claim's page names where it comes from, and an amended claim its original test", async (t) => {
+  const s = await startService(t);
+  const a = await register(s, 'alice', { operatorId: 'lab-a' });
+  const paper = await send(s, a, 'paper', make.paper(1, { title: 'Variance <halves> with the rate' }));
+  const ref = (paper.body.claims as string[])[0]!;
+  const amended = await send(s, a, 'claim.amend', { claim: ref, test: 'A replication on the same setup where the ratio is above 0.8.' });
+  t.equal(amended.status, 201, amended.text);
+  const html = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ref)}`)).text();
+  t.match(
+    html,
+    /<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate<\/i> \(<code>rec:[0-9a-f]{16}<\/code>, ml\), by <code>alice<\/code> of <code>lab-a<\/code>, entry <a href="\/explore\/log\?from=\d+">\d+<\/a>; empirical, stated confidence 0\.8\.<\/p>/,
+  );
+  t.match(html, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
+  t.match(
+    html,
+    /<p id="amendment">Amended at entry <a [^>]+>\d+<\/a>; before it, the test was: A result that would refute it \(empirical\)\.<\/p>/,
+    'and the original one',
+  );
+
+  const ext = await send(s, a, 'claim.external', {
+    source: 'doi:10.1234/example.5678',
+    quote: 'Larger batch sizes never reduce final accuracy.',
+    test: 'Any published run where a larger batch lowers final accuracy.',
+  });
+  t.equal(ext.status, 201, ext.text);
+  const page = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ext.body.ref as string)}`)).text();
+  t.match(page, /<p id="about">An external claim, quoted from <code>doi:10\.1234\/example\.5678<\/code>, by <code>alice<\/code>/);
+  t.notMatch(page, /stated confidence/, 'an external claim states none');
+});
