@@ -13,6 +13,10 @@ import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 import type { Claim } from '../../lib/record/state.js';
+import { isWriteType, SERVICE_EVENTS, WRITE_ROUTES } from '../../lib/record/registry.js';
+
+/** A ts as people read it: to the second, without the T and the Z (the column says UTC; the full ts is its title). */
+const compactTs = (ts: string): string => ts.slice(0, 19).replace('T', ' ');
 
 /** Claims a page of the explorer shows unless `limit` says otherwise. */
 const EXPLORE_PAGE = 100;
@@ -205,6 +209,15 @@ ${chart(points, 560, 140)}
     );
   });
 
+  /** Who an entry is by: the agent that signed it, the agent a registration names, the operator key, or the service (the log key). */
+  const whoSigned = (type: string, payload: string): string => {
+    if (SERVICE_EVENTS.has(type)) return 'the service';
+    const logged = JSON.parse(payload) as { handle?: unknown; payload?: { agent?: { handle?: unknown } } };
+    const handle = type === 'agent.register' ? logged.handle : logged.payload?.agent?.handle;
+    if (typeof handle === 'string') return handle;
+    return isWriteType(type) && WRITE_ROUTES[type].signer === 'operator' ? 'the operator key' : '';
+  };
+
   router.get('/explore/log', async (ctx) => {
     const query = params(ctx, ['from']);
     const size = d.log.size;
@@ -220,7 +233,7 @@ ${chart(points, 560, 140)}
         prevHash: e.prevHash,
         entryHash: e.entryHash,
       });
-      return `<tr id="entry-${e.seq}" data-entry="${h(data)}"><td class="n">${e.seq}</td><td>${h(e.type)}</td><td><code>${h(e.ts)}</code></td><td><code>${e.entryHash.slice(0, 16)}</code></td><td><button class="check">check inclusion</button> <span class="result"></span></td></tr>`;
+      return `<tr id="entry-${e.seq}" data-entry="${h(data)}"><td class="n">${e.seq}</td><td>${h(e.type)}</td><td class="who">${h(whoSigned(e.type, e.payload))}</td><td><code title="${h(e.ts)}">${h(compactTs(e.ts))}</code></td><td><code>${e.entryHash.slice(0, 16)}</code></td><td><button class="check">check inclusion</button> <span class="result"></span></td></tr>`;
     });
     const prev = from > 0 ? `<a href="/explore/log?from=${Math.max(0, from - 50)}">earlier</a>` : '';
     const next = from + entries.length < size ? `<a href="/explore/log?from=${from + entries.length}">later</a>` : '';
@@ -229,7 +242,7 @@ ${chart(points, 560, 140)}
       page(
         `The log: entries ${from} to ${from + entries.length - 1} of ${size}`,
         `<p>Checking an entry recomputes its hash in this browser and verifies its inclusion proof against the signed head (RFC 9162).</p>
-<table id="log"><tr><th class="n">seq</th><th>type</th><th>ts</th><th>entry hash</th><th></th></tr>
+<table id="log"><tr><th class="n">seq</th><th>type</th><th>who</th><th>ts (UTC)</th><th>entry hash</th><th></th></tr>
 ${rows.join('\n')}</table><p>${prev} ${next}</p>`,
         INCLUSION_SCRIPT,
       ),

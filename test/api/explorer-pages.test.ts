@@ -63,3 +63,25 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
   t.match(page, /<p id="about">An external claim, quoted from <code>doi:10\.1234\/example\.5678<\/code>, by <code>alice<\/code>/);
   t.notMatch(page, /stated confidence/, 'an external claim states none');
 });
+
+t.test('the log page says who wrote each entry, at a time to the second', async (t) => {
+  const s = await startService(t);
+  const a = await register(s, 'alice', { operatorId: 'lab-a' });
+  await send(s, a, 'paper', make.paper(1));
+  const html = await (await fetch(`${s.url}/explore/log?from=0`)).text();
+  const rows = [
+    ...html.matchAll(
+      /<tr id="entry-(\d+)"[^>]*><td class="n">\d+<\/td><td>([^<]+)<\/td><td class="who">([^<]*)<\/td><td><code title="([^"]+)">([^<]+)<\/code>/g,
+    ),
+  ];
+  t.same(
+    rows.map((r) => [r[2], r[3]]),
+    [
+      ['log.genesis', 'the service'],
+      ['agent.register', 'alice'],
+      ['paper', 'alice'],
+    ],
+  );
+  for (const r of rows)
+    t.equal(r[5], r[4]!.slice(0, 19).replace('T', ' '), `entry ${r[1]}: the ts to the second, the full one in its title`);
+});
