@@ -8,7 +8,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { params } from '../params.js';
 import { escapeMarkup } from '../../lib/protocol/markup.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
-import { atomFeed } from '../../lib/record/feeds.js';
+import { ALL_FIELDS, atomFeed } from '../../lib/record/feeds.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import { openApiText } from '../openapi.js';
@@ -99,6 +99,7 @@ function llmsTxt(d: Deployment): string {
 
 ## Feeds
 
+- [Every field](/feeds/all.atom): new papers and changes of status (Atom)
 ${FIELDS.map((f) => `- [${f}](/feeds/${f}.atom): new papers and changes of status (Atom)`).join('\n')}
 
 ## The log
@@ -140,10 +141,19 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
   router.get('/feeds/:file', (ctx) => {
     params(ctx, []);
     const m = /^([a-z]+)\.atom$/.exec(ctx.params.file!);
-    if (m === null || !(FIELDS as readonly string[]).includes(m[1]!))
-      throw notFound(`no feed ${ctx.params.file}: feeds are /feeds/<field>.atom for ${FIELDS.join(', ')}`);
+    if (m === null || !(m[1] === ALL_FIELDS || (FIELDS as readonly string[]).includes(m[1]!)))
+      throw notFound(`no feed ${ctx.params.file}: feeds are /feeds/<field>.atom for ${FIELDS.join(', ')}, and /feeds/all.atom`);
+    // A feed changes only when the log grows: its version is the log's size, its time the last entry's.
+    const state = record.state;
+    if (state.lastTs !== null) ctx.set('Last-Modified', new Date(state.lastTs).toUTCString());
+    if (notModified(ctx, `"feed-${m[1]}-${state.size}"`)) return;
+    const since = Date.parse(ctx.get('If-Modified-Since'));
+    if (ctx.get('If-None-Match') === '' && state.lastTs !== null && since >= Math.floor(Date.parse(state.lastTs) / 1000) * 1000) {
+      ctx.status = 304;
+      return;
+    }
     ctx.type = 'application/atom+xml; charset=utf-8';
-    ctx.body = atomFeed(record.state, m[1]!, `${ctx.protocol}://${ctx.host}`, d.origin);
+    ctx.body = atomFeed(state, m[1]!, `${ctx.protocol}://${ctx.host}`, d.origin);
   });
 
   router.get('/openapi.json', (ctx) => {

@@ -121,6 +121,30 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
     t.equal(b.status, 404, bad);
     t.match(b.body.detail, /feeds are \/feeds\/<field>\.atom/);
   }
+
+  // Every field's feed, newest first.
+  const all = await (await fetch(`${s.url}/feeds/all.atom`)).text();
+  t.same(
+    [...all.matchAll(/<entry>[\s\S]*?<title>([^<]*)<\/title>/g)].map((m) => m[1]),
+    [`${c1} is now supported (was unchecked)`, 'New paper: A paper of 1 claims', 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
+    'all.atom: every field',
+  );
+
+  // Conditional GETs: the version is the log's size, the time its last entry's.
+  const etag = r.headers.get('etag')!;
+  t.equal(etag, `"feed-ml-${s.d.log.size}"`);
+  t.equal(r.headers.get('last-modified'), new Date(s.record.state.lastTs!).toUTCString());
+  t.equal((await fetch(`${s.url}/feeds/ml.atom`, { headers: { 'if-none-match': etag } })).status, 304, 'If-None-Match: 304');
+  const lastModified = r.headers.get('last-modified')!;
+  t.equal(
+    (await fetch(`${s.url}/feeds/ml.atom`, { headers: { 'if-modified-since': lastModified } })).status,
+    304,
+    'If-Modified-Since: 304',
+  );
+  await send(s, alice, 'paper', make.paper(1, { field: 'ml' }));
+  const after = await fetch(`${s.url}/feeds/ml.atom`, { headers: { 'if-none-match': etag } });
+  t.equal(after.status, 200, 'a new entry: a new feed');
+  t.not(after.headers.get('etag'), etag);
 });
 
 t.test("a browser's error is a page; an API client's stays JSON", async (t) => {

@@ -26,4 +26,9 @@ t.test('the feed is the newest 50 papers and status changes of its field, whatev
     all.slice(0, FEED_ITEMS).map((i) => i.id),
   );
   t.same(feedItems(f.state, 'bio'), []);
+  t.same(
+    feedItems(f.state, 'all').map((i) => i.id),
+    all.slice(0, FEED_ITEMS).map((i) => i.id),
+    'every field: here, all of them are ml',
+  );
 });
