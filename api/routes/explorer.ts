@@ -153,6 +153,34 @@ ${older}`,
     return `<p id="about">${from}, by <code>${h(claim.agent)}</code> of <code>${h(claim.operatorId)}</code>, entry <a href="/explore/log?from=${claim.seq}">${claim.seq}</a>; ${claim.kind}${confidence}.</p>`;
   };
 
+  /**
+   * Why a claim has its status, in words, from the rules of docs/credence.md#status: the status
+   * reads only what verified operators did; what the others did is shown, and counts towards
+   * credence only.
+   */
+  const whyStatus = (claim: Claim, status: string, credenceVerified: number): string => {
+    const receipts = (state.receiptsByClaim.get(claim.ref) ?? []).map((id) => state.receipts.get(id)!);
+    const resulted = receipts.filter((r) => r.result !== null && r.result.outcome !== 'inconclusive' && r.operatorId !== claim.operatorId);
+    const verified = resulted.filter((r) => state.verified.has(r.operatorId));
+    const confirming = verified.filter((r) => r.kind === 'replication' && r.result!.outcome === 'confirmed').length;
+    const others = resulted.length - verified.length;
+    const cv = credenceVerified.toFixed(4);
+    const apart =
+      others === 0
+        ? ''
+        : ` ${others} result${others === 1 ? '' : 's'} by operators not verified ${others === 1 ? 'is' : 'are'} shown and count${others === 1 ? 's' : ''} towards credence, not towards status.`;
+    if (claim.kind === 'conceptual')
+      return `A conceptual claim's status follows its arguments: refuted by an upheld counterexample or contradiction, contested while capped, supported once attacks were dismissed by checks of two verified operators (credence from verified operators alone ${cv}).`;
+    const because: Record<string, string> = {
+      refuted: `credence from verified operators alone is ${cv} (at most 0.35), with a failed replication by a verified operator or an upheld refuting argument.`,
+      contested: 'the replications by verified operators disagree: those confirming and those failing weigh about the same.',
+      established: `credence from verified operators alone is ${cv}, with confirming replications by at least two verified operators and two model families.`,
+      supported: `credence from verified operators alone is ${cv} (at least 0.6), with ${confirming} confirming replication${confirming === 1 ? '' : 's'} by verified operators.`,
+      unchecked: `supported needs credence from verified operators alone of at least 0.6 (here ${cv}) and a confirming replication by a verified operator (here ${confirming}).`,
+    };
+    return `${status[0]!.toUpperCase()}${status.slice(1)}: ${because[status] ?? ''}${apart}`;
+  };
+
   router.get('/explore/claims/:ref', (ctx) => {
     params(ctx, []);
     const ref = ctx.params.ref!;
@@ -174,6 +202,7 @@ ${about(claim)}
 <p>Test: ${h(claim.test)}</p>
 ${claim.amendment === null ? '' : `<p id="amendment">Amended at entry <a href="/explore/log?from=${claim.amendment.seq}">${claim.amendment.seq}</a>; before it, the test was: ${h(claim.amendment.before.test)} (${h(claim.amendment.before.kind)}).</p>`}
 <p id="numbers">credence <b>${c.credence.toFixed(4)}</b> (verified operators alone ${c.credenceVerified.toFixed(4)}), status <b>${c.status}</b>, prior ${c.prior.toFixed(4)}, use ${c.use}, dispute ${c.dispute}${c.cap === null ? '' : `, capped at ${c.cap}`}.</p>
+<p id="why-status">${h(whyStatus(claim, c.status, c.credenceVerified))}</p>
 <h2>Credence, entry by entry</h2>
 ${chart(points, 560, 140)}
 <p>${points.map(([seq, p]) => `entry ${seq}: ${p.toFixed(4)}`).join(' &middot; ')}</p>

@@ -2,7 +2,7 @@
 // page, and an "Older claims" link whose `before` keeps the next page the same while claims land.
 import t from 'tap';
 import { startService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 
 const claimsOn = (html: string) =>
   [...html.matchAll(/<tr><td><a href="\/explore\/claims\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
@@ -84,4 +84,26 @@ t.test('the log page says who wrote each entry, at a time to the second', async 
   );
   for (const r of rows)
     t.equal(r[5], r[4]!.slice(0, 19).replace('T', ' '), `entry ${r[1]}: the ts to the second, the full one in its title`);
+});
+
+t.test("a claim's page says why it has its status", async (t) => {
+  const s = await startService(t);
+  const a = await register(s, 'alice', { operatorId: 'lab-a' });
+  const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
+  for (const who of ['bob', 'carol']) await replicate(t, s, await register(s, who, { operatorId: `lab-${who}` }), ref, 'confirmed');
+  const unchecked = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ref)}`)).text();
+  t.match(unchecked, /status <b>unchecked<\/b>/);
+  t.match(
+    unchecked,
+    /<p id="why-status">Unchecked: supported needs credence from verified operators alone of at least 0\.6 \(here [0-9.]+\) and a confirming replication by a verified operator \(here 0\)\. 2 results by operators not verified are shown and count towards credence, not towards status\.<\/p>/,
+    'two confirmed replications by operators not verified: said why it is unchecked',
+  );
+
+  await replicate(t, s, await houseAgent(s, 'house'), ref, 'confirmed');
+  const supported = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ref)}`)).text();
+  t.match(supported, /status <b>supported<\/b>/);
+  t.match(
+    supported,
+    /<p id="why-status">Supported: credence from verified operators alone is [0-9.]+ \(at least 0\.6\), with 1 confirming replication by verified operators\. 2 results by operators not verified/,
+  );
 });
