@@ -8,7 +8,8 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { params } from '../params.js';
 import { escapeMarkup } from '../../lib/protocol/markup.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
-import { ALL_FIELDS, atomFeed } from '../../lib/record/feeds.js';
+import { ALL_FIELDS, atomFeed, feedLinks } from '../../lib/record/feeds.js';
+import { loggedReader } from '../logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import { openApiText } from '../openapi.js';
@@ -41,6 +42,7 @@ function landingPage(d: Deployment, record: LiveRecord): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>archive: ${escapeMarkup(d.origin)}</title>
+${feedLinks()}
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; }
@@ -110,6 +112,10 @@ ${FIELDS.map((f) => `- [${f}](/feeds/${f}.atom): new papers and changes of statu
 
 export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonly string[], witnesses?: Witnesses): Router {
   const router = new Router();
+  const logged = loggedReader(d);
+  // The last feed made of each field, for the log size and base it was made at: a reader without
+  // a conditional GET costs no log reads until the log grows.
+  const feeds = new Map<string, { key: string; xml: string }>();
 
   router.get('/', (ctx) => {
     params(ctx, []);
@@ -138,7 +144,7 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
     };
   });
 
-  router.get('/feeds/:file', (ctx) => {
+  router.get('/feeds/:file', async (ctx) => {
     params(ctx, []);
     const m = /^([a-z]+)\.atom$/.exec(ctx.params.file!);
     if (m === null || !(m[1] === ALL_FIELDS || (FIELDS as readonly string[]).includes(m[1]!)))
@@ -152,8 +158,16 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
       ctx.status = 304;
       return;
     }
+    const base = `${ctx.protocol}://${ctx.host}`;
+    const key = `${state.size} ${base}`;
+    let feed = feeds.get(m[1]!);
+    if (feed?.key !== key) {
+      // The feed's items are taken from the state before its first read of the log: of this size.
+      feed = { key, xml: await atomFeed(state, m[1]!, base, d.origin, logged) };
+      feeds.set(m[1]!, feed);
+    }
     ctx.type = 'application/atom+xml; charset=utf-8';
-    ctx.body = atomFeed(state, m[1]!, `${ctx.protocol}://${ctx.host}`, d.origin);
+    ctx.body = feed.xml;
   });
 
   router.get('/openapi.json', (ctx) => {

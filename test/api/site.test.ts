@@ -96,7 +96,8 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const s = await startService(t);
   const house = await houseAgent(s, 'house');
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
-  const paper = await send(s, alice, 'paper', make.paper(1, { title: 'Loss <falls> & "rises"', field: 'ml' }));
+  const loss = make.paper(1, { title: 'Loss <falls> & "rises"', field: 'ml' });
+  const paper = await send(s, alice, 'paper', loss);
   const [c1] = paper.body.claims as [string];
   await send(s, alice, 'paper', make.paper(1, { field: 'math' }));
   await replicate(t, s, house, c1, 'confirmed');
@@ -112,7 +113,29 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
     [`${c1} is now supported (was unchecked)`, 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
     'newest first, escaped',
   );
-  t.match(xml, new RegExp(`<link href="${s.url}/v2/papers/${paper.body.id}"/>`), 'absolute links');
+  // A new paper's entry: its page and its JSON, its author, and its abstract as the summary.
+  const id = paper.body.id as string;
+  const newPaper = /<entry>(?:(?!<\/entry>)[\s\S])*New paper: Loss(?:(?!<\/entry>)[\s\S])*<\/entry>/.exec(xml)?.[0] ?? '';
+  const enc = encodeURIComponent(id);
+  t.match(newPaper, `<link rel="alternate" type="text/html" href="${s.url}/explore/papers/${enc}"/>`, "the paper's page, absolute");
+  t.match(newPaper, `<link rel="alternate" type="application/json" href="${s.url}/v2/papers/${enc}"/>`, 'its JSON one link away');
+  t.match(newPaper, '<author><name>alice</name></author>');
+  t.match(newPaper, `<summary>${loss.abstract}\n\n1 claim (${id}#C1) by operator lab-a.</summary>`, 'the abstract, then what it holds');
+  const change = /<entry>(?:(?!<\/entry>)[\s\S])*is now supported(?:(?!<\/entry>)[\s\S])*<\/entry>/.exec(xml)?.[0] ?? '';
+  t.match(
+    change,
+    `<link rel="alternate" type="text/html" href="${s.url}/explore/claims/${encodeURIComponent(c1)}"/>`,
+    "a status change: the claim's page",
+  );
+  t.match(change, /<summary>At entry \d+ the status of \S+ moved from unchecked to supported\. The claim: /);
+  t.notMatch(change, /<author>/, "a status change is the record's, as the feed is");
+
+  // Autodiscovery: the landing page and the explorer's pages name the feed in their <head>.
+  const discovery = '<link rel="alternate" type="application/atom+xml" title="archive: new in every field" href="/feeds/all.atom">';
+  for (const page of ['/', '/explore', `/explore/claims/${encodeURIComponent(c1)}`, '/explore/log']) {
+    const html = await (await fetch(`${s.url}${page}`, { headers: { accept: 'text/html' } })).text();
+    t.match(html.split('</head>')[0], discovery, `${page} names the feed in its head`);
+  }
   t.notMatch(xml, /New paper: A paper of 1 claims/, "math's paper is not in ml's feed");
   t.match(await (await fetch(`${s.url}/feeds/math.atom`)).text(), /New paper: A paper of 1 claims/);
   t.notMatch(await (await fetch(`${s.url}/feeds/astro.atom`)).text(), /<entry>/, 'a field with nothing yet');
@@ -145,6 +168,11 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const after = await fetch(`${s.url}/feeds/ml.atom`, { headers: { 'if-none-match': etag } });
   t.equal(after.status, 200, 'a new entry: a new feed');
   t.not(after.headers.get('etag'), etag);
+  t.equal(
+    (await after.text()).match(/New paper: /g)?.length,
+    2,
+    'with the new paper (the feed made at the smaller log is not served again)',
+  );
 });
 
 t.test("a browser's error is a page; an API client's stays JSON", async (t) => {
