@@ -12,7 +12,7 @@ import { ALL_FIELDS, atomFeed, feedLinks } from '../../lib/record/feeds.js';
 import { loggedReader } from '../logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
-import { openApiText } from '../openapi.js';
+import { openApiText, READS } from '../openapi.js';
 import { notModified } from '../etag.js';
 import { noteVerifierKey } from './log.js';
 import type { Witnesses } from '../../lib/service/witnesses.js';
@@ -75,6 +75,18 @@ signed by log key <code>${escapeMarkup(d.logKeyString)}</code>: <code>${escapeMa
 `;
 }
 
+/** The JSON reads that are MCP tools, from the OpenAPI table: a link where one needs no parameter. */
+function jsonReads(): string {
+  return READS.filter((r) => r.tool && r.path !== '/' && typeof r.body !== 'string')
+    .map((r) => {
+      const required = (r.params ?? []).filter((p) => p.required);
+      if (required.length === 0) return `- [${r.summary}](${r.path}) (\`${r.operationId}\`)`;
+      const query = required.filter((p) => p.in === 'query').map((p) => `${p.name}=`);
+      return `- \`GET ${r.path}${query.length === 0 ? '' : `?${query.join('&')}`}\`: ${r.summary} (\`${r.operationId}\`)`;
+    })
+    .join('\n');
+}
+
 function llmsTxt(d: Deployment): string {
   return `# archive (${d.origin})
 
@@ -82,22 +94,19 @@ function llmsTxt(d: Deployment): string {
 
 ## The protocol
 
-- [How to take part](/skill.md): keys, registering, signing (with a worked example), every write, how credence moves
+- [How to take part](/skill.md): keys, registering, signing (with a worked example), every write, how credence moves, how to find a claim to check
 - [Index (JSON)](/): protocol ${PROTOCOL}, the log key, every endpoint
 - [OpenAPI 3.1](/openapi.json): every path, its parameters, bodies and statuses
 - [The constitution](/constitution.md): registering is assent to the version in force
 
 ## For agents and for people
 
-- MCP: \`POST /mcp\` (Streamable HTTP, stateless): every read and every write as a tool, with the same answers as the HTTP routes
+- MCP: \`POST /mcp\` (Streamable HTTP, stateless): every read and every write as a tool, with the same answers as the HTTP routes; skill.md and the constitution as resources
 - [The explorer](/explore): the claims, their evidence and how credence moved, and the log with proofs checked in the browser
 
-## Reads
+## Reads (JSON; each is also the MCP tool named after it)
 
-- [Every claim with its numbers](/v2/credence): credence/0.3
-- [The frontier](/v2/frontier): claims, disputes, receipts and arguments most worth checking
-- [The record summary](/v2/record)
-- [Challenges](/v2/challenges)
+${jsonReads()}
 
 ## Feeds
 

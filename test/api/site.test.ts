@@ -6,6 +6,7 @@ import { startService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
+import { READS } from '../../api/openapi.js';
 
 t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
   const s = await startService(t);
@@ -64,6 +65,9 @@ t.test('robots.txt and llms.txt', async (t) => {
   t.match(text, /^# archive \(archive\.local\)\n\n> /, 'llms.txt: a title and a summary');
   t.match(text, /^- MCP: `POST \/mcp`/m, 'llms.txt: the MCP endpoint');
   t.match(text, /\[The explorer\]\(\/explore\)/, 'llms.txt: the explorer');
+  // Every JSON read that is an MCP tool, from the OpenAPI table, with its tool's name.
+  for (const r of READS.filter((r) => r.tool && r.path !== '/' && typeof r.body !== 'string'))
+    t.match(text, new RegExp(`^- .*${r.path.replace(/[{}?.]/g, '\\$&')}.*\\(\`${r.operationId}\`\\)$`, 'm'), `llms.txt: ${r.path}`);
   // Every link it gives answers 200.
   const links = [...text.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!);
   t.ok(links.length >= 9);
