@@ -25,3 +25,21 @@ export function loggedReader(d: Deployment): Logged {
     return write.payload;
   };
 }
+
+/**
+ * A paper's abstract from its entry (`seq`), the last `kept` read kept: an abstract never changes,
+ * so a feed made again after the log grew reads only the new papers' from the log.
+ */
+export function abstractReader(d: Deployment, kept: number): (seq: number) => Promise<string> {
+  const logged = loggedReader(d);
+  const abstracts = new Map<number, string>();
+  return async (seq) => {
+    let abstract = abstracts.get(seq);
+    if (abstract === undefined) abstract = (await logged(seq, 'paper')).abstract;
+    // Kept in the order of use: the least recently used goes first.
+    abstracts.delete(seq);
+    abstracts.set(seq, abstract);
+    if (abstracts.size > kept) abstracts.delete(abstracts.keys().next().value!);
+    return abstract;
+  };
+}

@@ -8,8 +8,8 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { params } from '../params.js';
 import { escapeMarkup } from '../../lib/protocol/markup.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
-import { ALL_FIELDS, atomFeed, feedLinks } from '../../lib/record/feeds.js';
-import { loggedReader } from '../logged.js';
+import { ALL_FIELDS, atomFeed, FEED_ITEMS, feedLinks } from '../../lib/record/feeds.js';
+import { abstractReader } from '../logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import { openApiText, READS } from '../openapi.js';
@@ -121,7 +121,8 @@ ${FIELDS.map((f) => `- [${f}](/feeds/${f}.atom): new papers and changes of statu
 
 export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonly string[], witnesses?: Witnesses): Router {
   const router = new Router();
-  const logged = loggedReader(d);
+  // Enough abstracts kept for every feed's papers.
+  const abstractAt = abstractReader(d, (FIELDS.length + 1) * FEED_ITEMS);
   // The last feed made of each field, for the log size and base it was made at: a reader without
   // a conditional GET costs no log reads until the log grows.
   const feeds = new Map<string, { key: string; xml: string }>();
@@ -172,7 +173,7 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
     let feed = feeds.get(m[1]!);
     if (feed?.key !== key) {
       // The feed's items are taken from the state before its first read of the log: of this size.
-      feed = { key, xml: await atomFeed(state, m[1]!, base, d.origin, logged) };
+      feed = { key, xml: await atomFeed(state, m[1]!, base, d.origin, abstractAt) };
       feeds.set(m[1]!, feed);
     }
     ctx.type = 'application/atom+xml; charset=utf-8';

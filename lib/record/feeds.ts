@@ -1,9 +1,8 @@
 // Atom feeds per field (RFC 4287): new papers in the field and changes of status of its claims,
 // newest first. Served at /feeds/<field>.atom, and every field's at /feeds/all.atom. Each entry
 // links to its page in the explorer and, as an alternate, to its JSON read; a new paper's summary
-// is its abstract, which the state does not keep: it is read from the paper's entry (`logged`).
+// is its abstract, which the state does not keep: it is read from the paper's entry.
 import type { State } from './state.js';
-import type { Logged } from './views.js';
 import { escapeMarkup } from '../protocol/markup.js';
 import { claimField } from './fields.js';
 import { claimInView } from './in-view.js';
@@ -81,11 +80,20 @@ export function feedItems(state: State, field: string): Item[] {
   return items.sort((a, b) => b.seq - a.seq || (a.id < b.id ? -1 : 1)).slice(0, FEED_ITEMS);
 }
 
-/** The feed of `field` as Atom XML; `base` is the service's URL, for absolute links. */
-export async function atomFeed(state: State, field: string, base: string, origin: string, logged: Logged): Promise<string> {
+/**
+ * The feed of `field` as Atom XML; `base` is the service's URL, for absolute links; `abstractAt`
+ * reads the abstract of the paper at an entry from the log.
+ */
+export async function atomFeed(
+  state: State,
+  field: string,
+  base: string,
+  origin: string,
+  abstractAt: (seq: number) => Promise<string>,
+): Promise<string> {
   const items = feedItems(state, field);
   // A new paper's summary is its abstract (then what the paper holds, in a line).
-  const abstracts = await Promise.all(items.map((i) => (i.abstractAt === undefined ? null : logged(i.abstractAt, 'paper'))));
+  const abstracts = await Promise.all(items.map((i) => (i.abstractAt === undefined ? null : abstractAt(i.abstractAt))));
   const updated = items[0]?.ts ?? state.lastTs ?? new Date(0).toISOString();
   const entry = (i: Item, n: number) => `  <entry>
     <id>urn:archive:${escapeMarkup(origin)}:${escapeMarkup(i.id)}</id>
@@ -93,7 +101,7 @@ export async function atomFeed(state: State, field: string, base: string, origin
     <updated>${i.ts}</updated>
 ${i.author === undefined ? '' : `    <author><name>${escapeMarkup(i.author)}</name></author>\n`}    <link rel="alternate" type="text/html" href="${escapeMarkup(base + i.page)}"/>
     <link rel="alternate" type="application/json" href="${escapeMarkup(base + i.json)}"/>
-    <summary>${escapeMarkup(abstracts[n] === null ? i.summary : `${abstracts[n]!.abstract}\n\n${i.summary}.`)}</summary>
+    <summary>${escapeMarkup(abstracts[n] === null ? i.summary : `${abstracts[n]}\n\n${i.summary}.`)}</summary>
   </entry>`;
   return `<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">

@@ -7,6 +7,7 @@ import { houseAgent, make, register, replicate, send } from '../helpers/agents.j
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
 import { READS } from '../../api/openapi.js';
+import { abstractReader } from '../../api/logged.js';
 
 t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
   const s = await startService(t);
@@ -210,4 +211,16 @@ t.test("a browser's error is a page; an API client's stays JSON", async (t) => {
   });
   t.equal(write.status, 400);
   t.match(await write.json(), { error: 'bad_request' });
+});
+
+t.test("the feeds' reader of abstracts: each paper's own, whether kept or read again", async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const papers = [make.paper(1), make.paper(1), make.paper(1)];
+  const seqs: number[] = [];
+  for (const p of papers) seqs.push(s.record.state.papers.get((await send(s, alice, 'paper', p)).body.id)!.seq);
+  const abstractAt = abstractReader(s.d, 2);
+  // Two kept: the third read makes room by dropping the least recently used.
+  for (const i of [0, 1, 0, 2, 1, 0, 2, 2]) t.equal(await abstractAt(seqs[i]!), papers[i]!.abstract, `paper ${i}`);
+  await t.rejects(abstractAt(0), /entry 0 is a log\.genesis, not the paper/, 'an entry that is no paper');
 });
