@@ -14,6 +14,7 @@ import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 import type { Claim } from '../../lib/record/state.js';
 import { isWriteType, SERVICE_EVENTS, WRITE_ROUTES } from '../../lib/record/registry.js';
+import { feedLinks } from '../../lib/record/feeds.js';
 
 /** A ts as people read it: to the second, without the T and the Z (the column says UTC; the full ts is its title). */
 const compactTs = (ts: string): string => ts.slice(0, 19).replace('T', ' ');
@@ -30,7 +31,7 @@ td, th { padding: 0.2rem 0.6rem 0.2rem 0; text-align: left; vertical-align: top;
 function page(title: string, body: string, script = ''): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(title)}</title><style>${STYLE}</style></head>
+<title>${h(title)}</title>${feedLinks()}<style>${STYLE}</style></head>
 <body><nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/log">log</a></nav>
 <h1>${h(title)}</h1>
 ${body}

@@ -144,6 +144,7 @@ export const withhold = entryType({
   route: { path: '/v2/withheld', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  destructive: 'It takes the item out of view for every reader until a steward restores it.',
   skill: {
     example: { subject: 'rec:0123456789abcdef', status: 'review', reason: 'Names a private person; the stewards are looking at it.' },
     answers: '201 {subject, status, entry}; 403 not a steward; 404 nothing by that id; 409 so already, or held under R1',
@@ -206,6 +207,7 @@ export const escalate = entryType({
   route: { path: '/v2/holds', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  destructive: 'It takes the item out of view under a hazard hold that only the operator key lifts.',
   skill: {
     example: { subject: 'rec:0123456789abcdef', reason: 'Gives a synthesis route in full; for the operator to decide.' },
     answers: '201 {subject, held, entry}: an R1 hold, out of view until the operator key decides; 403 not a steward; 409 held already',
