@@ -2,7 +2,7 @@
 // arguments, challenges (ranked by their claim's value of checking), the heartbeat and holds
 // (governance: governance.ts). The numbers themselves (credence, the frontier) are numbers.ts.
 import Router from '@koa/router';
-import { ArchiveError, badRequest, internal, notFound } from '../../lib/protocol/errors.js';
+import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
 import {
@@ -14,11 +14,9 @@ import {
   rankedChallenges,
   receiptView,
   summary,
-  type Logged,
 } from '../../lib/record/views.js';
+import { entryLookup } from '../logged.js';
 import type { Deployment } from '../../lib/service/deployment.js';
-import type { SignedWrite } from '../../lib/record/state.js';
-import type { PayloadOf } from '../../lib/record/registry.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { intParam, params, type Query } from '../params.js';
 import { flagsView, holdsView } from '../../lib/record/types/out-of-view.js';
@@ -47,22 +45,7 @@ function pathParam(value: string, pattern: RegExp, what: string): string {
 export function recordRoutes(d: Deployment, record: LiveRecord, ringer?: DoorbellRinger): Router {
   const router = new Router();
   const state = record.state;
-  // The record applies an entry as it queues it, so the state can name an entry (an argument,
-  // a check, a brief) a moment before the log has written it: wait until that entry is durable
-  // (the next commit, milliseconds) rather than read a store that does not hold it yet.
-  const logged: Logged = async (seq, type) => {
-    try {
-      await d.log.waitFor(seq + 1);
-    } catch (err) {
-      throw new ArchiveError('paused', 'the archive is read-only: its log stopped after a failed write', { cause: err });
-    }
-    const [entry] = await d.log.records(seq, 1);
-    if (entry === undefined) throw internal(`entry ${seq} is missing from the store`);
-    if (entry.type !== type) throw internal(`entry ${seq} is a ${entry.type}, not the ${type} the record names there`);
-    // The log holds only what its schema accepted (docs/log-format.md): a write of `type` is {payload, signature}.
-    const write: SignedWrite<PayloadOf<typeof type>> = JSON.parse(entry.payload);
-    return write.payload;
-  };
+  const { logged } = entryLookup(d.log);
 
   router.get('/v2/record', (ctx) => {
     params(ctx, []);
