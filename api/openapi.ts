@@ -250,26 +250,56 @@ const READS: Read[] = [
     statuses: [404],
   },
   { path: '/openapi.json', summary: 'This description (OpenAPI 3.1)', body: { type: 'object' } },
-  { path: '/explore', summary: 'The record explorer: claims with credence, status and a chart of how it moved', body: 'text/html' },
+  {
+    path: '/explore',
+    summary: 'The record explorer: claims newest first, with credence, status and a sparkline of how it moved',
+    params: [{ name: 'before', in: 'query', schema: { type: 'integer', minimum: 0 } }, limit(200, 100)],
+    body: 'text/html',
+    statuses: [303],
+  },
   {
     path: '/explore/claims/{ref}',
-    summary: "The explorer: a claim's numbers, chart, evidence, arguments and foundations",
-    params: [{ name: 'ref', in: 'path', required: true, schema: claimRef }],
+    summary: "The explorer: a claim's numbers, chart, evidence, arguments and foundations, each list paged by its own `before`",
+    params: [
+      { name: 'ref', in: 'path', required: true, schema: claimRef },
+      ...['moves', 'receipts', 'reviews', 'arguments'].map((name) => ({
+        name,
+        in: 'query' as const,
+        schema: { type: 'integer', minimum: 0 },
+      })),
+      limit(200, 20),
+    ],
     body: 'text/html',
-    statuses: [404, 451],
+    statuses: [303, 404, 451],
   },
   {
     path: '/explore/receipts/{id}',
-    summary: 'The explorer: a receipt',
-    params: [{ name: 'id', in: 'path', required: true, schema: hex64 }],
+    summary: 'The explorer: a receipt, and the receipts that re-ran it (paged)',
+    params: [
+      { name: 'id', in: 'path', required: true, schema: hex64 },
+      { name: 'before', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      limit(200, 20),
+    ],
     body: 'text/html',
-    statuses: [404, 451],
+    statuses: [303, 404, 451],
+  },
+  {
+    path: '/explore/arguments/{id}',
+    summary: 'The explorer: an argument, its checks (paged) and its answer',
+    params: [
+      { name: 'id', in: 'path', required: true, schema: hex64 },
+      { name: 'before', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      limit(200, 20),
+    ],
+    body: 'text/html',
+    statuses: [303, 404, 451],
   },
   {
     path: '/explore/log',
-    summary: "The explorer: the log, each entry's inclusion proof checked in the browser",
-    params: [{ name: 'from', in: 'query', schema: { type: 'integer', minimum: 0 } }],
+    summary: "The explorer: the log, a page of entries, each entry's inclusion proof and the head's signature checked in the browser",
+    params: [{ name: 'from', in: 'query', schema: { type: 'integer', minimum: 0 } }, limit(200, 50)],
     body: 'text/html',
+    statuses: [303],
   },
   {
     path: '/v1/constitution',
@@ -475,6 +505,7 @@ const DESCRIPTION: Record<number, string> = {
   200: 'done, or already so',
   201: 'taken',
   202: 'on the record but held (R1) or under review (stewards)',
+  303: 'see the matching JSON read (Location): the answer to a client whose Accept prefers JSON to HTML',
   304: 'not modified since the ETag given',
   400: 'malformed; see detail',
   401: 'signature, key or agent refused',
@@ -501,7 +532,7 @@ function responses(ok: number[], okSchema: Schema | string | null, rest: number[
   const out: Record<string, unknown> = {};
   for (const status of [...new Set([...ok, ...rest])].sort()) {
     if (status >= 400) out[String(status)] = errorResponse(status);
-    else if (status === 304) out['304'] = { description: DESCRIPTION[304] };
+    else if (status === 303 || status === 304) out[String(status)] = { description: DESCRIPTION[status] };
     else if (typeof okSchema === 'string')
       out[String(status)] = { description: DESCRIPTION[status] ?? 'the answer', content: { [okSchema]: { schema: { type: 'string' } } } };
     else
