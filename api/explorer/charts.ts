@@ -9,11 +9,44 @@ export type Points = readonly (readonly [seq: number, credence: number])[];
 const p4 = (p: number): string => p.toFixed(4);
 const f1 = (n: number): string => n.toFixed(1);
 
+/**
+ * The points a line through `points` needs at one point per unit of x: of the points that fall
+ * in one column, the first, the lowest, the highest and the last, in log order. A hot claim's
+ * thousands of values draw as the same picture in at most four points a column.
+ */
+export function thin(points: Points, x: (seq: number) => number): Points {
+  const out: (readonly [number, number])[] = [];
+  let i = 0;
+  while (i < points.length) {
+    const column = Math.floor(x(points[i]![0]));
+    let j = i;
+    let lo = i;
+    let hi = i;
+    while (j + 1 < points.length && Math.floor(x(points[j + 1]![0])) === column) {
+      j++;
+      if (points[j]![1] < points[lo]![1]) lo = j;
+      if (points[j]![1] > points[hi]![1]) hi = j;
+    }
+    for (const k of [...new Set([i, Math.min(lo, hi), Math.max(lo, hi), j])]) out.push(points[k]!);
+    i = j + 1;
+  }
+  return out;
+}
+
 /** A step line: credence holds from the entry that set it until the next one that moved it. */
-function stepPath(points: Points, x: (seq: number) => number, y: (p: number) => number, end: number): string {
+function stepPath(all: Points, x: (seq: number) => number, y: (p: number) => number, end: number): string {
+  const points = thin(all, x);
   let d = `M${f1(x(points[0]![0]))},${f1(y(points[0]![1]))}`;
   for (let i = 1; i < points.length; i++) d += `H${f1(x(points[i]![0]))}V${f1(y(points[i]![1]))}`;
   return `${d}H${f1(end)}`;
+}
+
+/** The lowest and the highest credence of `points` (a loop: a hot claim has too many for Math.min(...)). */
+function valueRange(points: Points): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const [, p] of points) [lo, hi] = [Math.min(lo, p), Math.max(hi, p)];
+  return [lo, hi];
 }
 
 /** The x range of a chart: from the first entry to the last (one entry wide at least). */
@@ -44,9 +77,8 @@ export function sparkline(points: Points): string {
   if (points.length === 0) return '';
   const W = 120;
   const H = 28;
-  const values = points.map((p) => p[1]);
-  let lo = Math.min(...values);
-  let hi = Math.max(...values);
+  const [min, max] = valueRange(points);
+  let [lo, hi] = [min, max];
   if (hi - lo < 0.02) {
     const mid = (lo + hi) / 2;
     [lo, hi] = [Math.max(0, mid - 0.01), Math.min(1, mid + 0.01)];
@@ -56,7 +88,7 @@ export function sparkline(points: Points): string {
   const y = (p: number) => (1 - (p - lo) / (hi - lo)) * (H - 4) + 2;
   const from = points[0]!;
   const to = points[points.length - 1]!;
-  const range = Math.min(...values) === Math.max(...values) ? p4(from[1]) : `${p4(Math.min(...values))}–${p4(Math.max(...values))}`;
+  const range = min === max ? p4(from[1]) : `${p4(min)}–${p4(max)}`;
   const title = `credence ${p4(from[1])} at entry ${from[0]}, ${p4(to[1])} at entry ${to[0]}: ${points.length} value${points.length === 1 ? '' : 's'}, between ${range}`;
   return `<span class="spark"><svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${h(title)}" data-points="${points.length}"><title>${h(title)}</title><rect width="${W}" height="${H}" fill="#f7f7f7"/><path d="${stepPath(points, x, y, W - 2)}" fill="none" stroke="#247" stroke-width="1.5"/></svg><small class="range">${range}</small></span>`;
 }

@@ -1,7 +1,7 @@
 // The explorer's charts (api/explorer/charts.ts): a sparkline spans the range its claim moved in
 // and says it; a claim's chart has whole-entry ticks and a linked, titled dot per mark.
 import t from 'tap';
-import { claimChart, sparkline, ticks } from '../../api/explorer/charts.js';
+import { claimChart, sparkline, thin, ticks } from '../../api/explorer/charts.js';
 
 /** The y coordinates a path visits (M x,y; V y). */
 const ys = (svg: string): number[] => {
@@ -65,4 +65,26 @@ t.test("a claim's chart: axes, labels and a dot per entry that moved it, linked 
   const cx = dots.map((d) => Number(d[2]));
   t.ok(cx[0]! < cx[1]! && cx[1]! < cx[2]!, 'in log order, left to right');
   t.ok(Number(dots[1]![3]) < Number(dots[0]![3]), 'higher credence, higher up');
+});
+
+t.test("a hot claim's line is thinned to what its pixels show", async (t) => {
+  // 200,000 values over 200,000 entries, swinging between 0.2 and 0.8.
+  const points: [number, number][] = Array.from({ length: 200_000 }, (_, i) => [i, 0.5 + 0.3 * Math.sin(i / 7)]);
+  const x = (seq: number) => (seq / 200_000) * 120;
+  const kept = thin(points, x);
+  t.ok(kept.length <= 4 * 120, `at most four points a column (${kept.length})`);
+  for (let c = 0; c < 120; c++) {
+    const column = points.filter(([seq]) => Math.floor(x(seq)) === c).map(([, p]) => p);
+    const shown = kept.filter(([seq]) => Math.floor(x(seq)) === c).map(([, p]) => p);
+    if (Math.min(...column) !== Math.min(...shown) || Math.max(...column) !== Math.max(...shown)) t.fail(`column ${c}: the same range`);
+    if (column.at(-1) !== shown.at(-1)) t.fail(`column ${c}: the same last value`);
+  }
+  t.ok(
+    kept.every((p, i) => i === 0 || kept[i - 1]![0] < p[0]),
+    'in log order',
+  );
+  const svg = sparkline(points);
+  t.ok(svg.length < 20_000, `a sparkline of them is small (${svg.length} bytes)`);
+  t.match(svg, '<small class="range">0.2000–0.8000</small>');
+  t.ok(claimChart(points, []).length < 40_000, "and so is the claim's chart");
 });
