@@ -55,13 +55,13 @@ export function feedItems(state: State, field: string): Item[] {
     if (taken >= FEED_ITEMS && c.seq < cutoff) break;
     if (!inFeed(field, claimField(state, c.ref)) || !claimInView(state, c.ref)) continue;
     if (++taken === FEED_ITEMS) cutoff = c.seq;
-    const claim = state.claims.get(c.ref)!;
     items.push({
       seq: c.seq,
       id: `status:${c.ref}:${c.seq}`,
       ts: c.ts,
       title: `${c.ref} is now ${c.to} (was ${c.from})`,
-      link: `/v2/papers/${claim.paper}`,
+      // The claim's page in the explorer (docs/api.md#the-explorer): its status, why, and what moved it.
+      link: `/explore/claims/${encodeURIComponent(c.ref)}`,
       summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}.`,
     });
   }

@@ -113,6 +113,7 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
     'newest first, escaped',
   );
   t.match(xml, new RegExp(`<link href="${s.url}/v2/papers/${paper.body.id}"/>`), 'absolute links');
+  t.match(xml, `<link href="${s.url}/explore/claims/${encodeURIComponent(c1)}"/>`, "a change of status links the claim's page");
   t.notMatch(xml, /New paper: A paper of 1 claims/, "math's paper is not in ml's feed");
   t.match(await (await fetch(`${s.url}/feeds/math.atom`)).text(), /New paper: A paper of 1 claims/);
   t.notMatch(await (await fetch(`${s.url}/feeds/astro.atom`)).text(), /<entry>/, 'a field with nothing yet');
