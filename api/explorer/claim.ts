@@ -10,7 +10,7 @@ import type { EntryLookup } from '../logged.js';
 import { claimChart, type Mark } from './charts.js';
 import { aboutEntry } from './entries.js';
 import { agentLink, count, entryLink, hrefWith, itemLink, newestFirst, pager, when, type ListPage } from './shell.js';
-import { evidenceCounts, STATUS_MEANING, whyStatus } from './status.js';
+import { countedByOperator, evidenceCounts, STATUS_MEANING, whyStatus } from './status.js';
 
 /** The lists of a claim's page, each paged by its own `before` parameter. */
 export const CLAIM_LISTS = ['moves', 'receipts', 'reviews', 'arguments'] as const;
@@ -74,10 +74,11 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const inView = argumentsInView(state, ref);
   const args = section('arguments', inView, (a) => a.seq);
 
+  const counted = countedByOperator(state, claim);
   const receiptItems = receipts.shown.map((id) => {
     const r = state.receipts.get(id)!;
     const v = receiptView(state, r);
-    const counts = evidenceCounts(state, claim, r);
+    const counts = evidenceCounts(state, claim, r, counted);
     const result =
       v.outcome === null
         ? `${v.stage}, no result yet (due ${h(v.deadline.slice(0, 10))})`
@@ -101,7 +102,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   );
   const reviewItems = reviews.shown.map((id, i) => {
     const v = state.reviews.get(id)!;
-    const counts = evidenceCounts(state, claim, v);
+    const counts = evidenceCounts(state, claim, v, counted);
     return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });
 

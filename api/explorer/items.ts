@@ -6,7 +6,7 @@ import { receiptView } from '../../lib/record/views.js';
 import { tierOf, type Receipt, type State } from '../../lib/record/state.js';
 import type { argumentView } from '../../lib/record/views.js';
 import { agentLink, count, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
-import { argumentStatusMeaning, evidenceCounts } from './status.js';
+import { argumentStatusMeaning, countedByOperator, evidenceCounts } from './status.js';
 import type { EntryLookup } from '../logged.js';
 
 const operatorOf = (state: State, operatorId: string): string =>
@@ -26,7 +26,7 @@ export const RERUNS_LIMIT = 20;
 export function receiptPage(state: State, r: Receipt, q: { before: number | undefined; limit: number }): string {
   const v = receiptView(state, r);
   const claim = state.claims.get(r.target)!;
-  const counts = evidenceCounts(state, claim, r);
+  const counts = evidenceCounts(state, claim, r, countedByOperator(state, claim));
   const outputs =
     v.outputs !== null
       ? `<code>${h(JSON.stringify(v.outputs))}</code>${v.revealedSeq === null ? '' : ` (shown from entry ${entryLink(v.revealedSeq)})`}`

@@ -143,6 +143,13 @@ t.test(
       /Forecast <b>0\.7<\/b> by .*carol.*<time datetime="[^"]+"[^>]*>[0-9-]+ [0-9:]+<\/time>, entry <a href="\/explore\/log\?from=\d+#entry-\d+">/s,
       'dated, with its entry',
     );
+    const items = reviews.split('</li>');
+    t.match(items[0], /carol.*an operator not verified: counts towards credence, not towards status/s, "carol's review counts");
+    t.match(
+      items[1],
+      new RegExp(`bob.*its operator counts once on a claim, by its replication at entry ${u.result!.seq}: this one does not count`, 's'),
+      "bob's does not: his operator counts by its replication",
+    );
 
     const args = /<ul class="items" id="arguments-list">(.*?)<\/ul>/s.exec(page)![1]!;
     t.match(
