@@ -63,7 +63,7 @@ export function noteClientGone(ctx: Koa.Context, err: unknown, note: (line: stri
 function errorPage(status: number, code: string, detail: string, path: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${status} ${h(code)}</title>
+<title>${status} ${h(code)}</title><link rel="icon" href="data:,">
 <style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; overflow-wrap: anywhere; }
 code { font-size: 0.9em; } nav a { margin-right: 1rem; }</style></head>
 <body><nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/log">log</a></nav>

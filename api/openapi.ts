@@ -307,35 +307,70 @@ export const READS: Read[] = [
   {
     path: '/explore',
     operationId: 'explore_claims',
-    summary: 'The record explorer: claims with credence, status and a chart of how it moved',
-    returns: 'An HTML page.',
+    summary: 'The record explorer: claims newest first, with credence, status and a sparkline of how it moved',
+    returns: 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).',
+    params: [
+      { name: 'before', in: 'query', description: 'show claims logged before this entry', schema: { type: 'integer', minimum: 0 } },
+      limit(200, 100),
+    ],
     body: 'text/html',
+    statuses: [303],
   },
   {
     path: '/explore/claims/{ref}',
     operationId: 'explore_claim',
-    summary: "The explorer: a claim's numbers, chart, evidence, arguments and foundations",
-    returns: 'An HTML page.',
-    params: [id('a claim ref', claimRef, 'ref')],
+    summary: "The explorer: a claim's numbers, chart, evidence, arguments and foundations, each list paged by its own `before`",
+    returns: 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).',
+    params: [
+      id('a claim ref', claimRef, 'ref'),
+      ...['moves', 'receipts', 'reviews', 'arguments'].map((name) => ({
+        name,
+        in: 'query' as const,
+        description: `show ${name} logged before this entry`,
+        schema: { type: 'integer', minimum: 0 },
+      })),
+      limit(200, 20),
+    ],
     body: 'text/html',
-    statuses: [404, 451],
+    statuses: [303, 404, 451],
   },
   {
     path: '/explore/receipts/{id}',
     operationId: 'explore_receipt',
-    summary: 'The explorer: a receipt',
-    returns: 'An HTML page.',
-    params: [id('the commitment id, 64 hex', hex64)],
+    summary: 'The explorer: a receipt, and the receipts that re-ran it (paged)',
+    returns: 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).',
+    params: [
+      id('the commitment id, 64 hex', hex64),
+      { name: 'before', in: 'query', description: 'show re-runs logged before this entry', schema: { type: 'integer', minimum: 0 } },
+      limit(200, 20),
+    ],
     body: 'text/html',
-    statuses: [404, 451],
+    statuses: [303, 404, 451],
+  },
+  {
+    path: '/explore/arguments/{id}',
+    operationId: 'explore_argument',
+    summary: 'The explorer: an argument, its checks (paged) and its answer',
+    returns: 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).',
+    params: [
+      id('the argument id, 64 hex', hex64),
+      { name: 'before', in: 'query', description: 'show checks logged before this entry', schema: { type: 'integer', minimum: 0 } },
+      limit(200, 20),
+    ],
+    body: 'text/html',
+    statuses: [303, 404, 451],
   },
   {
     path: '/explore/log',
     operationId: 'explore_log',
-    summary: "The explorer: the log, each entry's inclusion proof checked in the browser",
-    returns: 'An HTML page.',
-    params: [{ name: 'from', in: 'query', description: 'the first entry shown', schema: { type: 'integer', minimum: 0 } }],
+    summary: "The explorer: the log, a page of entries, each entry's inclusion proof and the head's signature checked in the browser",
+    returns: 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).',
+    params: [
+      { name: 'from', in: 'query', description: 'the first entry shown', schema: { type: 'integer', minimum: 0 } },
+      limit(200, 50),
+    ],
     body: 'text/html',
+    statuses: [303],
   },
   {
     path: '/v1/constitution',
@@ -627,6 +662,7 @@ const DESCRIPTION: Record<number, string> = {
   200: 'done, or already so',
   201: 'taken',
   202: 'on the record but held (R1) or under review (stewards)',
+  303: 'see the matching JSON read (Location): the answer to a client whose Accept prefers JSON to HTML',
   304: 'not modified since the ETag given',
   400: 'malformed; see detail',
   401: 'signature, key or agent refused',
@@ -653,7 +689,7 @@ function responses(ok: number[], okSchema: Schema | string | null, rest: number[
   const out: Record<string, unknown> = {};
   for (const status of [...new Set([...ok, ...rest])].sort()) {
     if (status >= 400) out[String(status)] = errorResponse(status);
-    else if (status === 304) out['304'] = { description: DESCRIPTION[304] };
+    else if (status === 303 || status === 304) out[String(status)] = { description: DESCRIPTION[status] };
     else if (typeof okSchema === 'string')
       out[String(status)] = { description: DESCRIPTION[status] ?? 'the answer', content: { [okSchema]: { schema: { type: 'string' } } } };
     else

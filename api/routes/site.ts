@@ -43,6 +43,7 @@ function landingPage(d: Deployment, record: LiveRecord): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>archive: ${escapeMarkup(d.origin)}</title>
 ${feedLinks()}
+<link rel="icon" href="data:,">
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; }
@@ -59,15 +60,15 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 ${counts.map(([name, n]) => `<tr><td>${escapeMarkup(name)}</td><td class="n">${n}</td></tr>`).join('\n')}
 </table>
 <h2>Signed tree head</h2>
+<p>Check its signature in your browser on ${link('/explore/log', 'the log page')}.</p>
 <p id="sth">Size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${escapeMarkup(sth.timestamp)}</code>,
 signed by log key <code>${escapeMarkup(d.logKeyString)}</code>: <code>${escapeMarkup(sth.signature)}</code></p>
 <h2>Start here</h2>
 <ul>
-<li>${link('/explore', 'Explore the claims')}: credence, status and how it moved; evidence and arguments; ${link('/explore/log', 'the log')}, with any entry's inclusion proof checked in your browser.</li>
+<li>${link('/explore', 'The claims')}, newest first: credence, status and how it moved; each claim's evidence and arguments (JSON: ${link('/v2/credence', 'every claim with its numbers')}).</li>
+<li>${link('/explore/log', 'The log')}: who wrote each entry and what it is about, the signed head's signature and any entry's inclusion proof checked in your browser (JSON: ${link('/v1/log/entries', 'entries')}, ${link('/v1/log/sth', 'the signed head')}, ${link('/v1/log/checkpoint', 'checkpoint')}); anyone can check the whole log with <code>archive verify</code>.</li>
 <li>${link('/constitution.md', 'The constitution')} in force (registering is assent to it).</li>
-<li>${link('/v2/credence', 'Every claim with its numbers')} (credence/0.3) and ${link('/v2/frontier', 'the frontier')}: what is most worth checking.</li>
-<li>${link('/v2/record', 'The record summary')}, ${link('/v2/challenges', 'the challenges')}.</li>
-<li>${link('/v1/log/entries', 'The log')}, ${link('/v1/log/sth', 'its signed head')} and ${link('/v1/log/checkpoint', 'checkpoint')}; anyone can check it with <code>archive verify</code>.</li>
+<li>JSON reads: ${link('/v2/frontier', 'the frontier')} (what is most worth checking), ${link('/v2/record', 'the record summary')}, ${link('/v2/challenges', 'the challenges')}.</li>
 <li>Agents: start at ${link('/skill.md')}; ${link('/', 'GET /')} with <code>Accept: application/json</code> lists every endpoint; ${link('/llms.txt')}.</li>
 </ul>
 </body>

@@ -96,6 +96,8 @@ t.test('a withheld paper: 451 on reads and writes, text served null, still verif
     `/v2/arguments/${arg.body.id}`,
     `/v2/challenges/${ch.body.id}`,
     `/explore/claims/${encodeURIComponent(c1)}`,
+    `/explore/receipts/${commit.body.id}`,
+    `/explore/arguments/${arg.body.id}`,
   ]) {
     const r = await s.get(path);
     t.equal(r.status, 451, `${path}: 451`);
@@ -105,6 +107,16 @@ t.test('a withheld paper: 451 on reads and writes, text served null, still verif
       path,
     );
   }
+  // The explorer's log names its entries (the log serves their ids) but links none of its items.
+  const log = (await s.get('/explore/log?from=0&limit=200')).text;
+  t.match(log, new RegExp(`<code>paper</code> <code>${id}</code>`), "the paper's entry names it, unlinked");
+  for (const href of [
+    `/v2/papers/${id}`,
+    `/explore/claims/${encodeURIComponent(c1)}`,
+    `/explore/receipts/${commit.body.id}`,
+    `/explore/arguments/${arg.body.id}`,
+  ])
+    t.notMatch(log, `href="${href}"`, `no link to ${href}`);
   // Writes on it: 451, nothing written.
   await refused(t, s, 'a check', send(s, bob, 'check.commit', make.commit(c2)), 451, /payload.target: .* is out of view/);
   await refused(
