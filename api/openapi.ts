@@ -365,10 +365,7 @@ export const READS: Read[] = [
     operationId: 'explore_log',
     summary: "The explorer: the log, a page of entries, each entry's inclusion proof and the head's signature checked in the browser",
     returns: 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).',
-    params: [
-      { name: 'from', in: 'query', description: 'the first entry shown', schema: { type: 'integer', minimum: 0 } },
-      limit(200, 50),
-    ],
+    params: [{ name: 'from', in: 'query', description: 'the first entry shown', schema: { type: 'integer', minimum: 0 } }, limit(200, 50)],
     body: 'text/html',
     statuses: [303],
   },

@@ -66,6 +66,7 @@ export function feedItems(state: State, field: string): Item[] {
     if (taken >= FEED_ITEMS && c.seq < cutoff) break;
     if (!inFeed(field, claimField(state, c.ref)) || !claimInView(state, c.ref)) continue;
     if (++taken === FEED_ITEMS) cutoff = c.seq;
+    const claim = state.claims.get(c.ref)!;
     items.push({
       seq: c.seq,
       id: `status:${c.ref}:${c.seq}`,
