@@ -17,7 +17,7 @@ import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
 import { StorageWatch } from '../lib/service/storage.js';
 import { writeStaticTiles } from '../verify/tiles.js';
-import { parseWitnessFlag, Witnesses } from '../lib/service/witnesses.js';
+import { cosignedIn, parseWitnessFlag, Witnesses } from '../lib/service/witnesses.js';
 
 interface ServeArgs {
   port: number;
@@ -207,6 +207,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
               process.exit(1);
             },
           });
+    let stopping = false;
     // What only the node that leads runs: the scheduler, the doorbells, the witnesses.
     const leaderOnly: { start(): void; stop(): void }[] = [];
     // What falls due (lapses, reveals, ends of shut-outs) is logged within a second.
@@ -240,8 +241,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         bells = undefined;
       },
     });
-    const witnesses = new Witnesses(d.log, witnessConfig);
-    leaderOnly.push({ start: () => witnesses.start(), stop: () => void witnesses.stop() });
+    // On a shared database the leader keeps its cosigned checkpoint there, and followers serve it.
+    const witnesses = new Witnesses(d.log, witnessConfig, { shared: shared === null ? undefined : cosignedIn(shared) });
+    let witnessing: Promise<void> = Promise.resolve();
+    leaderOnly.push({
+      start: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => witnesses.start())),
+      stop: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => (stopping ? undefined : witnesses.follow()))),
+    });
     const server = await startServer(d, record, args.port, args.host, {
       witnesses,
       auditLimit: { max: perMinute, windowSeconds: 60 },
@@ -253,6 +259,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
     if (cluster === undefined) for (const s of leaderOnly) s.start();
     else {
+      witnesses.follow();
       cluster.onLead(() => leaderOnly.forEach((s) => s.start()));
       cluster.onFollow(() => leaderOnly.forEach((s) => s.stop()));
       await cluster.start(args['advertise-url'] ?? server.url);
@@ -316,7 +323,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
               .finally(() => (taking = false));
           }, 5000);
     snapshots?.unref();
-    let stopping = false;
     const stop = async (signal: string): Promise<void> => {
       if (stopping) return;
       stopping = true;

@@ -2,8 +2,8 @@
 // this process: a follower forwards writes to the leader and says which entry holds them; its
 // reads and proofs are the leader's; Min-Seq makes it wait for an entry, or answers 503 naming
 // how far it is; forwarding keeps the client's address for the leader's limits; a leader whose
-// lease was taken has its commit fenced (503, nothing logged) and follows; the snapshot is kept
-// in the database.
+// lease was taken has its commit fenced (503, nothing logged); the snapshot is kept in the
+// database; a follower serves the cosigned checkpoint the leader kept there.
 import t, { type Test } from 'tap';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayStore } from '../../lib/record/replay.js';
@@ -14,6 +14,10 @@ import { make, register, registration, send } from '../helpers/agents.js';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
+import { join } from 'node:path';
+import { cosignedIn, parseWitnessFlag, Witnesses } from '../../lib/service/witnesses.js';
+import { addCheckpoint, loadOrCreateWitnessKey, type WitnessRecord } from '../../verify/witness.js';
+import { serveGossip } from '../../verify/monitor.js';
 
 const server = await startPostgres(t);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -204,3 +208,53 @@ t.test('on PostgreSQL the snapshot is kept in the database: another node starts 
   t.same(lines, [`archive: starting from the snapshot at entry ${written!.treeSize} of ${c.d.log.size}`]);
   t.equal(stateDigest(c.record.state), stateDigest(a.record.state));
 });
+
+t.test(
+  'witnesses: the leader keeps its cosigned checkpoint in the database; a follower serves it once it holds against its own log',
+  async (t) => {
+    const { a, b, storeUrl } = await pair(t);
+    const alice = await register(a, 'alice');
+    t.equal((await send(a, alice, 'paper', make.paper())).status, 201);
+    // A real witness (the monitor's add-checkpoint, served over HTTP), in this process.
+    const { witness: key } = loadOrCreateWitnessKey(join(tempDir(t), 'w.key'), 'w.test/witness');
+    let last: WitnessRecord | null = null;
+    const endpoint = {
+      add: (body: string) => {
+        const answer = addCheckpoint(body, { origin: a.d.origin, logKey: a.d.logKeyString }, last, key);
+        if (answer.record !== undefined) last = answer.record;
+        return answer;
+      },
+      last: () => last,
+    };
+    const w = await serveGossip(0, '127.0.0.1', () => null, endpoint);
+    t.teardown(() => new Promise((r) => w.server.close(r)));
+    const config = parseWitnessFlag(`${w.url}=${key.vkey}`);
+    const [storeA, storeB] = [await openPgStore(storeUrl), await openPgStore(storeUrl)];
+    t.teardown(async () => {
+      await storeA.close();
+      await storeB.close();
+    });
+    const wa = new Witnesses(a.d.log, [config], { intervalMs: 20, shared: cosignedIn(storeA), note: () => {} });
+    const wb = new Witnesses(b.d.log, [config], { intervalMs: 20, shared: cosignedIn(storeB), note: () => {} });
+    t.teardown(async () => {
+      await wa.stop();
+      await wb.stop();
+    });
+    await wa.tick();
+    const cosigned = wa.checkpoint();
+    t.not(cosigned, a.d.log.checkpoint(), 'the leader’s checkpoint is cosigned');
+    t.ok(await until(() => b.d.log.size === a.d.log.size));
+    t.equal(wb.checkpoint(), b.d.log.checkpoint(), 'before following, the follower serves its own');
+    wb.follow();
+    t.ok(await until(() => wb.checkpoint() === cosigned), 'then the cosigned one the leader kept');
+
+    // A note that is not a checkpoint of this log, or not cosigned by a known witness, is not served.
+    const stranger = await startService(t, { store: await openPgStore(await server.createDatabase()) });
+    await cosignedIn(storeA).put(1_000_000, `${stranger.d.log.checkpoint()}— w.test/witness AAAA\n`);
+    await sleep(100);
+    t.equal(wb.checkpoint(), cosigned, 'a checkpoint of another log is not taken');
+    await cosignedIn(storeA).put(2_000_000, a.d.log.checkpoint());
+    await sleep(100);
+    t.equal(wb.checkpoint(), cosigned, 'nor one without a cosignature it can verify');
+  },
+);

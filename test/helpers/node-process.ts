@@ -21,7 +21,8 @@ export interface NodeProcess {
 }
 
 export interface NodeOptions {
-  storeUrl: string;
+  /** The database; none: a LevelDB node alone under its data directory. */
+  storeUrl?: string;
   dataDir: string;
   id: string;
   /** Copy the deployment's keys from this data directory first. */
@@ -29,7 +30,7 @@ export interface NodeOptions {
   args?: string[];
 }
 
-/** Starts `archive serve --store …` and resolves once it serves. */
+/** Starts `archive serve` (with `--store …` when given) and resolves once it serves. */
 export async function startNodeProcess(opts: NodeOptions): Promise<NodeProcess> {
   if (opts.keysFrom !== undefined && !existsSync(join(opts.dataDir, 'keys'))) {
     mkdirSync(opts.dataDir, { recursive: true });
@@ -44,10 +45,7 @@ export async function startNodeProcess(opts: NodeOptions): Promise<NodeProcess> 
       '0',
       '--data',
       opts.dataDir,
-      '--store',
-      opts.storeUrl,
-      '--node-id',
-      opts.id,
+      ...(opts.storeUrl === undefined ? [] : ['--store', opts.storeUrl, '--node-id', opts.id]),
       '--reserve-mib',
       '1',
       ...(opts.args ?? []),
