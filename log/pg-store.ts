@@ -169,6 +169,12 @@ export class PgStore implements SharedStore {
   private epoch: number;
   /** Its holder's id while this store holds the lease. */
   private holder: string | null = null;
+  /**
+   * What a commit's transaction begins with: under a lease of L ms, the database ends the
+   * session of a commit left idle inside its transaction for L / 2 (its process paused, say),
+   * which releases the head row, so that another node can take the lease over.
+   */
+  private begin = 'BEGIN';
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -248,7 +254,7 @@ export class PgStore implements SharedStore {
     // Once COMMIT is sent, a lost answer leaves the outcome unknown until it is asked for.
     let sent = false;
     try {
-      await client.query('BEGIN');
+      await client.query(this.begin);
       // The head first: the row lock it takes orders concurrent writers, and a fenced commit
       // stops before writing anything else.
       if (!(await this.swapHead(client, batch.head)))
@@ -356,7 +362,9 @@ export class PgStore implements SharedStore {
   async acquireLease(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      // A holder paused inside a commit holds the head row until its session ends: wait for that
+      // at most the lease's length, then let the next step try again.
+      await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.ceil(ms)}`);
       const { rows } = await client.query<{ epoch: string }>(
         `UPDATE log_lease SET epoch = epoch + 1, node = $1, url = $2, expires_at = clock_timestamp() + $3 * interval '1 millisecond'
          WHERE expires_at <= clock_timestamp() OR node IS NULL OR node = $1
@@ -378,6 +386,7 @@ export class PgStore implements SharedStore {
       this.epoch = epoch;
       this.holder = me.node;
       this.expected = [head];
+      this.begin = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.ceil(ms / 2))}`;
       return { epoch, head };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -104,7 +104,8 @@ export class Sequencer implements EntryReader {
       const head = signHead(signer, origin, 0, EMPTY_ROOT, new Date(clock()).toISOString());
       return new Sequencer(store, signer, origin, clock, maxBatch, head, new TreeEdge(0), ZERO_HASH);
     }
-    const { edge, lastHash } = await loadEdge(store, stored, true);
+    // A store another process commits to may have grown its tiles since the head was read.
+    const { edge, lastHash } = await loadEdge(store, stored, store.shared !== true);
     return new Sequencer(store, signer, origin, clock, maxBatch, stored, edge, lastHash);
   }
 

@@ -189,12 +189,25 @@ export class Cluster {
     await this.announce();
   }
 
-  /** Folds what the leader committed since the last refresh. */
+  /**
+   * Folds what the leader committed since the last refresh, from a state that is the log's (a
+   * node that led may hold entries that were refused). An entry the fold cannot apply, or a
+   * log in the database that does not hold together, is fatal: a restart replays the log.
+   */
   private async follow(): Promise<void> {
+    await this.record.settle();
+    let broken: unknown = null;
     try {
-      await this.log.refresh((entries) => this.record.follow(entries));
+      await this.log.refresh((entries) => {
+        try {
+          this.record.follow(entries);
+        } catch (err) {
+          broken = err;
+          throw err;
+        }
+      });
     } catch (err) {
-      if ((err as { code?: string }).code === 'corrupt') this.fatal(err);
+      if (broken !== null || (err as { code?: string }).code === 'corrupt') this.fatal(broken ?? err);
       throw err;
     }
   }

@@ -263,8 +263,23 @@ export class LiveRecord {
    */
   async stopLeading(why: string): Promise<void> {
     this.following ??= notLeading(why);
+    await this.settle();
+  }
+
+  /**
+   * On a node that does not lead: waits for what it admitted to be committed or refused, then
+   * makes the state the committed log's (rebuilt when it holds entries the log refused, or when
+   * an earlier rebuild failed), so that the log's next entries can be followed.
+   */
+  async settle(): Promise<void> {
     await this.log.waitFor(this.state.size).catch(() => undefined);
-    if (!(await this.rebuilt) || this.state.size !== this.log.size) await this.rebuild();
+    if (!(await this.rebuilt) || this.state.size !== this.log.size) {
+      this.rebuilt = this.rebuild().then(
+        () => true,
+        () => false,
+      );
+      if (!(await this.rebuilt)) throw new Error('the state could not be rebuilt from the log; trying again');
+    }
   }
 
   /**

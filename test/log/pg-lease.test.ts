@@ -245,3 +245,33 @@ t.test('blobs: kept whole in parts; a blob of a smaller tree size does not repla
   t.equal(await b.putBlob('empty', 1, Buffer.alloc(0)), true);
   t.same(await a.getBlob('empty'), { treeSize: 1, bytes: Buffer.alloc(0) });
 });
+
+t.test(
+  'a holder paused inside a commit (its transaction left open on the head row) does not keep the lease from being taken',
+  async (t) => {
+    const url = await server.createDatabase();
+    const a = await PgStore.open(url);
+    const b = await PgStore.open(url);
+    t.teardown(async () => {
+      await a.close();
+      await b.close();
+    });
+    await a.acquireLease({ node: 'a', url: 'http://a' }, 400);
+    await a.commit(batch(0, 1));
+    // A commit of a's that swapped the head and was then paused (SIGSTOP): its transaction, begun as
+    // the store begins its commits, holds the head row and says nothing more.
+    const paused = new pg.Client({ connectionString: url });
+    paused.on('error', () => undefined);
+    await paused.connect();
+    await paused.query((a as unknown as { begin: string }).begin);
+    await paused.query('UPDATE log_head SET ts = ts');
+    await sleep(450);
+    const t0 = Date.now();
+    const got = await b.acquireLease({ node: 'b', url: 'http://b' }, 60_000);
+    t.match(got, { epoch: 2, head: head(1) }, 'b takes it');
+    t.ok(Date.now() - t0 < 2000, `once the database ended the paused session (${Date.now() - t0} ms)`);
+    await t.rejects(paused.query('COMMIT'), 'the paused commit cannot finish');
+    await paused.end().catch(() => undefined);
+    t.equal(await count(url), 1);
+  },
+);
