@@ -24,6 +24,9 @@ import { constitutionInForce } from '../lib/record/governance-rules.js';
 import { loadScreening, type Screening } from '../lib/service/screening.js';
 import type { Witnesses } from '../lib/service/witnesses.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
+import { forwardWrites, type NodeRole } from './forward.js';
+import { minSeq } from './min-seq.js';
+import { nodeRoutes } from './routes/node.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -44,6 +47,13 @@ export interface AppOptions {
   witnesses?: Witnesses;
   /** Screening rules for papers and challenges (default: `<data>/screening.json`, written with the defaults when missing). */
   screening?: Screening;
+  /** On a database many nodes share: this node's place among them; writes are forwarded while it does not lead (api/forward.ts). */
+  role?: NodeRole;
+  /** Longest wait of a read for its `Min-Seq`, in ms (default 5000). */
+  minSeqWaitMs?: number;
+  /** Longest wait of a forwarded write for a node to lead, in ms (default 10000), and for its answer (default 30000). */
+  forwardWaitMs?: number;
+  forwardTimeoutMs?: number;
 }
 
 /** Every endpoint this service answers, as listed by the index. */
@@ -56,6 +66,7 @@ export const ENDPOINTS = [
   'GET /v1/log/entries?from=&limit=',
   'GET /v1/log/key',
   'GET /v1/log/checkpoint',
+  'GET /v1/node',
   'GET /v1/constitution',
   'GET /v2/record',
   'GET /v2/credence',
@@ -104,9 +115,17 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   });
   app.use(errorMiddleware(report, note));
   // Who the client is, for the limits per client address; the MCP connector's calls to this
-  // server name their caller with a token only this process knows.
-  const selfToken = randomBytes(32).toString('base64url');
+  // server name their caller with a token only this process knows (only the deployment's nodes,
+  // when many share one database: they forward writes to one another, api/forward.ts).
+  const selfToken = opts.role?.secret ?? randomBytes(32).toString('base64url');
   app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
+  const applied = () => record.state.size;
+  app.use(minSeq(d.log, applied, opts.minSeqWaitMs ?? 5000));
+  if (opts.role !== undefined) {
+    const writePaths = new Set([REGISTER_PATH, ...Object.values(WRITE_ROUTES).map((r) => r.path)]);
+    app.use(forwardWrites(opts.role, writePaths, { waitMs: opts.forwardWaitMs ?? 10_000, timeoutMs: opts.forwardTimeoutMs ?? 30_000 }));
+  }
+  app.use(nodeRoutes(d.log, applied, opts.role).routes());
   const log = logRoutes(
     d,
     opts.auditLimit ?? { max: 2, windowSeconds: 60 },

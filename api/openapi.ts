@@ -393,6 +393,17 @@ export const READS: Read[] = [
     body: obj({ key: str, origin: str }),
   },
   {
+    path: '/v1/node',
+    summary: 'This node: whether it leads, where the leader takes writes, how far it holds the log and has applied it',
+    body: obj({
+      node: nullable(str),
+      role: { enum: ['alone', 'leader', 'follower'] },
+      leader: nullable(str),
+      treeSize: int,
+      applied: int,
+    }),
+  },
+  {
     path: '/v1/log/checkpoint',
     operationId: 'get_log_checkpoint',
     summary: "The signed head as a C2SP checkpoint (signed note), with the witnesses' cosignatures when it has witnesses",
@@ -673,7 +684,7 @@ const DESCRIPTION: Record<number, string> = {
   428: 'acknowledge the constitution in force first',
   429: 'slow down (Retry-After)',
   451: 'frozen, withheld or out of view (also: refused by screening)',
-  503: 'a steward paused the surface, or the store is failing (writes are off until it can write again)',
+  503: 'a steward paused the surface, or the store is failing (writes are off until it can write again); or, on a deployment of many nodes, no node leads right now, or a read carrying Min-Seq did not find that entry in time (error `unavailable`, Retry-After)',
   507: 'the store is full: writes are off until space is freed; nothing was logged',
 };
 
