@@ -69,6 +69,16 @@ export interface Admitted {
 
 export type Admission = Admitted | { already: Record<string, unknown> };
 
+/**
+ * What follows the state as entries are applied (lib/service/readers.ts: the readers' indexes):
+ * `reset` with the whole state when it starts following and each time the state is rebuilt,
+ * then `applied` once for every entry applied after it, with what its apply reported.
+ */
+export interface Follower {
+  reset(state: State): void;
+  applied(e: RecordEntry, outcome: Outcome, state: State): void;
+}
+
 export class LiveRecord {
   /** Why writes are off (the store cannot write, or a broken apply); null while they are on. */
   private off: ArchiveError | null = null;
@@ -78,6 +88,7 @@ export class LiveRecord {
   private rebuilt: Promise<boolean> = Promise.resolve(true);
   private failed: ((err: ArchiveError) => void)[] = [];
   private resumed: (() => void)[] = [];
+  private readonly followers: Follower[] = [];
   /** The size of the snapshot the state started from (0: replayed from the first entry). */
   startedFrom = 0;
   /** Called when a write is refused because writes are off (the store watcher probes sooner). */
@@ -185,6 +196,27 @@ export class LiveRecord {
     const fresh = await replayStore(this.log, this.log.size);
     for (const k of Object.keys(this.state)) delete (this.state as unknown as Record<string, unknown>)[k];
     Object.assign(this.state, fresh);
+    for (const f of this.followers) f.reset(this.state);
+  }
+
+  /**
+   * Tells the followers of an entry applied. The entry is on its way to the log whatever they do:
+   * a follower that throws is a bug on the read side, reported, never the write's refusal.
+   */
+  private tellFollowers(e: RecordEntry, outcome: Outcome): void {
+    for (const f of this.followers) {
+      try {
+        f.applied(e, outcome, this.state);
+      } catch (err) {
+        console.error(`archive: a reader's index failed on entry ${e.seq} (${e.type}):`, err);
+      }
+    }
+  }
+
+  /** Tells `f` of the state now and after every rebuild, and of every entry applied from now on (`Follower`). */
+  follow(f: Follower): void {
+    this.followers.push(f);
+    f.reset(this.state);
   }
 
   /**
@@ -243,6 +275,7 @@ export class LiveRecord {
       this.writesOff(new ArchiveError('paused', 'the archive is read-only: an entry failed to apply; it must restart', { cause: err }));
       throw new ArchiveError('internal', `entry ${entry.seq} (${type}) passed its check but failed to apply`, { cause: err });
     }
+    this.tellFollowers(entry as RecordEntry, outcome);
     const committed = queued.committed.catch((err) => {
       this.writesOff(err);
       throw storeRefusal(err);
