@@ -23,7 +23,10 @@ export function cursorParam<T extends unknown[]>(query: Query, list: string, sha
   const raw = query.get('cursor');
   if (raw === undefined) return null;
   if (Array.isArray(raw)) throw badRequest('cursor: given more than once');
-  const bad = () => badRequest(`cursor: not a cursor of this list; pass the \`next\` of the previous page as it came, got ${JSON.stringify(raw.slice(0, 80))}`);
+  const bad = () =>
+    badRequest(
+      `cursor: not a cursor of this list; pass the \`next\` of the previous page as it came, got ${JSON.stringify(raw.slice(0, 80))}`,
+    );
   if (!CURSOR.test(raw)) throw bad();
   let value: unknown;
   try {

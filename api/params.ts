@@ -89,6 +89,7 @@ export function oneOfParam<T extends string>(query: Query, name: string, values:
   const v = query.get(name);
   if (v === undefined) return undefined;
   if (Array.isArray(v)) throw badRequest(`${name}: given more than once`);
-  if (!(values as readonly string[]).includes(v)) throw badRequest(`${name}: expected one of ${values.join(', ')}, got ${JSON.stringify(v.slice(0, 200))}`);
+  if (!(values as readonly string[]).includes(v))
+    throw badRequest(`${name}: expected one of ${values.join(', ')}, got ${JSON.stringify(v.slice(0, 200))}`);
   return v as T;
 }

@@ -191,7 +191,7 @@ export function logRoutes(
     const [e] = await log.entries(seq, 1);
     const proof = log.inclusionProofNow(seq, head.treeSize) ?? (await log.inclusionProof(seq, head.treeSize));
     ctx.type = 'application/json';
-    ctx.body = `{"seq":${seq},"entry":${entryJson(e!, redact)},"records":${JSON.stringify(describe(e!))},"inclusion":{"treeSize":${head.treeSize},"proof":${hexArray(proof)}},"head":${JSON.stringify(head)}}`;
+    ctx.body = `{"seq":${seq},"entry":${entryJson(e!, redact)},"records":${JSON.stringify(describe(e!))},"inclusion":{"seq":${seq},"treeSize":${head.treeSize},"proof":${hexArray(proof)}},"head":${JSON.stringify(head)}}`;
   });
 
   return router;

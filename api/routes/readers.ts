@@ -81,7 +81,8 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
   router.get('/v2/operators/:id', async (ctx) => {
     const query = params(ctx, ['limit']);
     const id = ctx.params.id!;
-    if (!OPERATOR.test(id)) throw badRequest(`path: expected an operator id (2 to 80 characters, no whitespace), got ${JSON.stringify(id)}`);
+    if (!OPERATOR.test(id))
+      throw badRequest(`path: expected an operator id (2 to 80 characters, no whitespace), got ${JSON.stringify(id)}`);
     const view = await operatorRead(state, readers.index, id, limitParam(query, WORK_PAGE), logged);
     if (view === undefined) throw notFound(`no operator ${id} on the record`);
     ctx.body = view;
@@ -90,7 +91,8 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
   router.get('/v2/operators/:id/:list', async (ctx) => {
     const query = params(ctx, ['limit', 'cursor']);
     const id = ctx.params.id!;
-    if (!OPERATOR.test(id)) throw badRequest(`path: expected an operator id (2 to 80 characters, no whitespace), got ${JSON.stringify(id)}`);
+    if (!OPERATOR.test(id))
+      throw badRequest(`path: expected an operator id (2 to 80 characters, no whitespace), got ${JSON.stringify(id)}`);
     const list = listOf(ctx.params.list!, ['agents', ...WORK_LISTS] as const);
     const limit = limitParam(query, WORK_PAGE);
     const before = seqCursor(query, list);
@@ -115,10 +117,17 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
     if (kind !== undefined) f.kind = kind;
     const limit = limitParam(query, SEARCH_PAGE);
     // A cursor names its search, so that one search's cursor is not read as another's.
-    const which = sha256TextHex(JSON.stringify([q, f.kind ?? null, f.field ?? null, f.agent ?? null, f.operator ?? null, f.status ?? null])).slice(0, 12);
+    const which = sha256TextHex(
+      JSON.stringify([q, f.kind ?? null, f.field ?? null, f.agent ?? null, f.operator ?? null, f.status ?? null]),
+    ).slice(0, 12);
     const at = cursorParam(query, 'search', searchCursor);
     if (at !== null && at[2] !== which) throw badRequest('cursor: a cursor of a search for other words or filters');
-    const { results, next } = await readers.search.search(q, f, at === null ? { treeSize: state.size, passed: 0 } : { treeSize: at[0], passed: at[1] }, limit);
+    const { results, next } = await readers.search.search(
+      q,
+      f,
+      at === null ? { treeSize: state.size, passed: 0 } : { treeSize: at[0], passed: at[1] },
+      limit,
+    );
     ctx.body = {
       q,
       results: await Promise.all(results.map((r) => searchResult(state, r, words, logged))),
@@ -131,6 +140,7 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
 
 /** The list a path names, or 400 naming `path`. */
 function listOf<T extends string>(name: string, lists: readonly T[]): T {
-  if (!(lists as readonly string[]).includes(name)) throw badRequest(`path: expected a list, one of ${lists.join(', ')}, got ${JSON.stringify(name)}`);
+  if (!(lists as readonly string[]).includes(name))
+    throw badRequest(`path: expected a list, one of ${lists.join(', ')}, got ${JSON.stringify(name)}`);
   return name as T;
 }

@@ -42,8 +42,17 @@ export const PROPOSALS_PAGE = { default: 50, max: 200 } as const;
 
 /** GET /v2/governance: the constitution in force, the electorate, the proposals newest first, a page at a time (below seq `before`). */
 export function governanceSummary(state: State, before: number | null = null, limit: number = PROPOSALS_PAGE.default) {
-  const page = newestFirst([...state.governance.proposals.values()], (p) => p.seq, before, limit, () => true);
-  const { items, next } = served('proposals', mapPage(page, (p) => proposalSummary(state, p)));
+  const page = newestFirst(
+    [...state.governance.proposals.values()],
+    (p) => p.seq,
+    before,
+    limit,
+    () => true,
+  );
+  const { items, next } = served(
+    'proposals',
+    mapPage(page, (p) => proposalSummary(state, p)),
+  );
   return {
     version: 'governance/0.1',
     constitution: { version: state.constitution.version, hash: state.constitution.hash },

@@ -24,7 +24,7 @@ export function served<T>(list: string, page: Page<T>): { items: T[]; next: stri
 /** The index of the first id of `ids` (seq ascending) whose seq is at least `seq`. */
 function firstAtLeast<T>(ids: readonly T[], seqOf: (id: T) => number, seq: number): number {
   let lo = 0;
-  for (let hi = ids.length; lo < hi; ) {
+  for (let hi = ids.length; lo < hi;) {
     const mid = (lo + hi) >> 1;
     if (seqOf(ids[mid]!) < seq) lo = mid + 1;
     else hi = mid;

@@ -86,8 +86,17 @@ export function papersPage(state: State, ix: ReadIndex, f: Filters, before: numb
   if (f.agent !== undefined) lists.push(agentWork(ix, f.agent).papers);
   if (f.operator !== undefined) lists.push(operatorWork(ix, f.operator).papers);
   const list = lists.reduce((a, b) => (b.length < a.length ? b : a));
-  const page = newestFirst(list, (id) => state.papers.get(id)!.seq, before, limit, (id) => paperOf(state, id, f));
-  const { items, next } = served('papers', mapPage(page, (id) => paperItem(state, id)));
+  const page = newestFirst(
+    list,
+    (id) => state.papers.get(id)!.seq,
+    before,
+    limit,
+    (id) => paperOf(state, id, f),
+  );
+  const { items, next } = served(
+    'papers',
+    mapPage(page, (id) => paperItem(state, id)),
+  );
   return { papers: items, next };
 }
 
@@ -151,26 +160,57 @@ export async function workPage(state: State, work: Work, list: WorkList, before:
   return served<unknown>(list, await workItems(state, work, list, before, limit, logged));
 }
 
-async function workItems(state: State, work: Work, list: WorkList, before: number | null, limit: number, logged: Logged): Promise<Page<unknown>> {
+async function workItems(
+  state: State,
+  work: Work,
+  list: WorkList,
+  before: number | null,
+  limit: number,
+  logged: Logged,
+): Promise<Page<unknown>> {
   switch (list) {
     case 'papers':
       return mapPage(
-        newestFirst(work.papers, (id) => state.papers.get(id)!.seq, before, limit, (id) => !state.outOfView.has(id)),
+        newestFirst(
+          work.papers,
+          (id) => state.papers.get(id)!.seq,
+          before,
+          limit,
+          (id) => !state.outOfView.has(id),
+        ),
         (id) => paperItem(state, id),
       );
     case 'receipts': {
       const get = (id: string) => state.receipts.get(id)!;
-      const page = newestFirst(work.receipts, (id) => get(id).seq, before, limit, (id) => claimInView(state, get(id).target));
+      const page = newestFirst(
+        work.receipts,
+        (id) => get(id).seq,
+        before,
+        limit,
+        (id) => claimInView(state, get(id).target),
+      );
       return mapPage(page, (id) => receiptItem(state, get(id)));
     }
     case 'reviews': {
       const get = (id: string) => state.reviews.get(id)!;
-      const page = newestFirst(work.reviews, (id) => get(id).seq, before, limit, (id) => claimInView(state, get(id).claim));
+      const page = newestFirst(
+        work.reviews,
+        (id) => get(id).seq,
+        before,
+        limit,
+        (id) => claimInView(state, get(id).claim),
+      );
       return mapPageAsync(page, (id) => reviewItem(get(id), logged));
     }
     case 'arguments': {
       const get = (id: string) => state.argumentsById.get(id)!;
-      const page = newestFirst(work.arguments, (id) => get(id).seq, before, limit, (id) => argumentInView(state, get(id)));
+      const page = newestFirst(
+        work.arguments,
+        (id) => get(id).seq,
+        before,
+        limit,
+        (id) => argumentInView(state, get(id)),
+      );
       return mapPage(page, (id) => argumentItem(get(id)));
     }
   }
@@ -231,7 +271,13 @@ export async function agentRead(state: State, ix: ReadIndex, handle: string, lim
 /** An operator's agents, newest first, as served: `{items, next}`. */
 export function agentsPage(state: State, operatorId: string, before: number | null, limit: number) {
   const agents = state.operators.get(operatorId)?.agents ?? [];
-  const page = newestFirst(agents, (h) => state.agents.get(h)!.seq, before, limit, () => true);
+  const page = newestFirst(
+    agents,
+    (h) => state.agents.get(h)!.seq,
+    before,
+    limit,
+    () => true,
+  );
   return served(
     'agents',
     mapPage(page, (h) => agentItem(state.agents.get(h)!)),
@@ -266,7 +312,8 @@ const NAMING = ['subject', 'commit', 'argument', 'challenge', 'proposal', 'claim
 export function entryRecords(e: RecordEntry) {
   const logged = e.logged as unknown as Record<string, unknown>;
   const payload = (logged.payload ?? logged.event ?? logged) as Record<string, unknown>;
-  const agent = e.type === 'agent.register' ? (logged.handle as string) : ((payload.agent as { handle?: string } | undefined)?.handle ?? null);
+  const agent =
+    e.type === 'agent.register' ? (logged.handle as string) : ((payload.agent as { handle?: string } | undefined)?.handle ?? null);
   return { type: e.type, subject: subjectOf(e, payload), agent };
 }
 
@@ -292,7 +339,8 @@ function subjectOf(e: RecordEntry, p: Record<string, unknown>): string | null {
     case 'constitution.acknowledge':
       return `${p.version as string}`;
   }
-  for (const m of NAMING) if (typeof p[m] === 'string') return m === 'challenge' ? `ch:${(p[m] as string).replace(/^ch:/, '')}` : (p[m] as string);
+  for (const m of NAMING)
+    if (typeof p[m] === 'string') return m === 'challenge' ? `ch:${(p[m] as string).replace(/^ch:/, '')}` : (p[m] as string);
   return null;
 }
 
@@ -313,20 +361,41 @@ export async function challengesPage(state: State, all: boolean, after: [number,
 
 /** GET /v2/flags: stewards' flags, newest first. */
 export function flagsPage(state: State, before: number | null, limit: number) {
-  const { items, next } = served('flags', newestFirst(state.flags, (f) => f.seq, before, limit, () => true));
+  const { items, next } = served(
+    'flags',
+    newestFirst(
+      state.flags,
+      (f) => f.seq,
+      before,
+      limit,
+      () => true,
+    ),
+  );
   return { flags: items, next };
 }
 
 /** GET /v2/holds: hazard holds with the decisions on them, newest first. */
 export function holdsPage(state: State, before: number | null, limit: number) {
-  const page = newestFirst(state.holds, (h) => h.seq, before, limit, () => true);
+  const page = newestFirst(
+    state.holds,
+    (h) => h.seq,
+    before,
+    limit,
+    () => true,
+  );
   const { items, next } = served('holds', mapPage(page, holdItem));
   return { holds: items, next };
 }
 
 /** GET /v2/arguments?claim=: the arguments on a claim in view, oldest first. */
 export async function claimArgumentsPage(state: State, claim: string, after: number | null, limit: number, logged: Logged) {
-  const page = oldestFirst(argumentsInView(state, claim), (a) => a.seq, after, limit, () => true);
+  const page = oldestFirst(
+    argumentsInView(state, claim),
+    (a) => a.seq,
+    after,
+    limit,
+    () => true,
+  );
   const { items, next } = served('claim-arguments', await mapPageAsync(page, (a) => argumentView(state, a, logged)));
   return { claim, arguments: items, next };
 }
@@ -334,7 +403,16 @@ export async function claimArgumentsPage(state: State, claim: string, after: num
 /** GET /v2/credence with `limit`: claims in view in log order, a page at a time (the cursor names a place in that order). */
 export function credencePage(state: State, after: number | null, limit: number) {
   const { refs, ordinal } = state.numbers.index;
-  const page = oldestFirst(refs, (ref) => ordinal.get(ref)!, after, limit, (ref) => claimInView(state, ref));
-  const { items, next } = served('credence', mapPage(page, (ref) => claimScore(state, ref)));
+  const page = oldestFirst(
+    refs,
+    (ref) => ordinal.get(ref)!,
+    after,
+    limit,
+    (ref) => claimInView(state, ref),
+  );
+  const { items, next } = served(
+    'credence',
+    mapPage(page, (ref) => claimScore(state, ref)),
+  );
   return { version: CREDENCE_VERSION, claims: items, next };
 }

@@ -118,7 +118,8 @@ export class SearchIndex {
       const batch = todo.slice(i, i + BATCH);
       await this.readPapers(batch);
       if (generation !== this.generation) return;
-      for (const { doc, text } of batch) add(built, doc, text ?? (doc.kind === 'agent' ? agentText(state, doc.key) : claimText(state, doc.key)));
+      for (const { doc, text } of batch)
+        add(built, doc, text ?? (doc.kind === 'agent' ? agentText(state, doc.key) : claimText(state, doc.key)));
       await new Promise((r) => setImmediate(r));
       if (generation !== this.generation) return;
     }
@@ -131,7 +132,7 @@ export class SearchIndex {
   /** Reads the text of the papers of `batch` from their entries. */
   private async readPapers(batch: { doc: Doc; text?: string }[]): Promise<void> {
     const papers = batch.filter((x) => x.doc.kind === 'paper');
-    for (let i = 0; i < papers.length; ) {
+    for (let i = 0; i < papers.length;) {
       // Entries near one another are read in one go.
       let j = i + 1;
       while (j < papers.length && papers[j]!.doc.seq - papers[j - 1]!.doc.seq < 64) j++;
