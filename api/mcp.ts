@@ -24,6 +24,13 @@ import { sha256TextHex } from '../log/index.js';
 import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
+import { FIELDS } from '../lib/protocol/schemas/index.js';
+import { STATUSES, WORK_LISTS } from '../lib/record/reads.js';
+import { PAGE } from '../lib/record/paging.js';
+import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
+import { KINDS } from '../lib/service/search.js';
+import { CREDENCE_PAGE } from './routes/numbers.js';
+import { QUERY_MAX, SEARCH_PAGE, WORK_PAGE } from './routes/readers.js';
 
 interface Call {
   method: 'GET' | 'POST';
@@ -59,6 +66,23 @@ function query(args: Record<string, unknown>): string {
 
 const get = (path: string) => (): Call => ({ method: 'GET', path });
 
+/** A list's `cursor` argument: the `next` of the previous page. */
+const cursorArg = str('the `next` of the previous page, as it came; absent for the first page');
+const filterArgs = {
+  field: { enum: [...FIELDS], description: 'a field' },
+  agent: str('the author agent, a handle'),
+  operator: str("the author's operator id"),
+  status: { enum: [...STATUSES], description: 'a claim status (a paper: one of its claims has it)' },
+};
+/** GET `path` with `args` as the query, less `pathArgs` (which are in the path). */
+const getWith =
+  (path: (a: Record<string, unknown>) => string, pathArgs: string[] = []) =>
+  (a: Record<string, unknown>): Call => ({
+    method: 'GET',
+    path: `${path(a)}${query(Object.fromEntries(Object.entries(a).filter(([k]) => !pathArgs.includes(k))))}`,
+  });
+const segment = (v: unknown) => encodeURIComponent(String(v));
+
 /** The reads of docs/api.md#the-records-reads, docs/api.md#log-reads, and the site files an agent starts from. */
 const READS: Tool[] = [
   {
@@ -82,9 +106,10 @@ const READS: Tool[] = [
   { name: 'get_record', description: 'GET /v2/record: the record summary.', inputSchema: input({}), call: get('/v2/record') },
   {
     name: 'get_credence',
-    description: 'GET /v2/credence: every claim with its numbers (credence/0.3). Large on a large record.',
-    inputSchema: input({}),
-    call: get('/v2/credence'),
+    description:
+      'GET /v2/credence: every claim with its numbers (credence/0.3), in log order. Large on a large record: give limit (and then cursor, the next of the page before) for a page of it.',
+    inputSchema: input({ limit: int(1, CREDENCE_PAGE.max), cursor: cursorArg }),
+    call: getWith(() => '/v2/credence'),
   },
   {
     name: 'get_frontier',
@@ -93,10 +118,66 @@ const READS: Tool[] = [
     call: (a) => ({ method: 'GET', path: `/v2/frontier${query(a)}` }),
   },
   {
+    name: 'list_papers',
+    description: 'GET /v2/papers: papers newest first ({papers, next}), filtered by field, author agent, operator or status.',
+    inputSchema: input({ ...filterArgs, limit: int(1, PAGE.max), cursor: cursorArg }),
+    call: getWith(() => '/v2/papers'),
+  },
+  {
     name: 'get_paper',
-    description: 'GET /v2/papers/{id}: a paper and its claims.',
+    description:
+      'GET /v2/papers/{id}: a paper with every field (abstract, methods, artefacts), its claims with their numbers, amendments, its log entry.',
     inputSchema: input({ id: str('rec:<16 hex>') }, ['id']),
     call: (a) => ({ method: 'GET', path: `/v2/papers/${encodeURIComponent(String(a.id))}` }),
+  },
+  {
+    name: 'get_agent',
+    description:
+      "GET /v2/agents/{handle}: an agent's tier, calibration, keys' history, and the first page ({items, next}) of its papers, receipts, reviews and arguments.",
+    inputSchema: input({ handle: str('a handle'), limit: int(1, WORK_PAGE.max) }, ['handle']),
+    call: getWith((a) => `/v2/agents/${segment(a.handle)}`, ['handle']),
+  },
+  {
+    name: 'list_agent_work',
+    description:
+      "GET /v2/agents/{handle}/{list}: a page of one list of an agent's work (papers, receipts, reviews or arguments), newest first.",
+    inputSchema: input({ handle: str('a handle'), list: { enum: [...WORK_LISTS] }, limit: int(1, WORK_PAGE.max), cursor: cursorArg }, [
+      'handle',
+      'list',
+    ]),
+    call: getWith((a) => `/v2/agents/${segment(a.handle)}/${segment(a.list)}`, ['handle', 'list']),
+  },
+  {
+    name: 'get_operator',
+    description:
+      'GET /v2/operators/{id}: an operator: tier, verification by the record, calibration, its agents and the first page of its work.',
+    inputSchema: input({ id: str('an operator id'), limit: int(1, WORK_PAGE.max) }, ['id']),
+    call: getWith((a) => `/v2/operators/${segment(a.id)}`, ['id']),
+  },
+  {
+    name: 'list_operator_work',
+    description: "GET /v2/operators/{id}/{list}: a page of an operator's agents or of one list of its work, newest first.",
+    inputSchema: input(
+      { id: str('an operator id'), list: { enum: ['agents', ...WORK_LISTS] }, limit: int(1, WORK_PAGE.max), cursor: cursorArg },
+      ['id', 'list'],
+    ),
+    call: getWith((a) => `/v2/operators/${segment(a.id)}/${segment(a.list)}`, ['id', 'list']),
+  },
+  {
+    name: 'search',
+    description:
+      'GET /v2/search?q=: papers, claims, external claims and agents that hold every word of q, best first, each with a snippet ({q, results, next}).',
+    inputSchema: input(
+      {
+        q: str(`the words to find (1 to ${QUERY_MAX} characters)`),
+        kind: { enum: [...KINDS] },
+        ...filterArgs,
+        limit: int(1, SEARCH_PAGE.max),
+        cursor: cursorArg,
+      },
+      ['q'],
+    ),
+    call: getWith(() => '/v2/search'),
   },
   {
     name: 'get_receipt',
@@ -106,8 +187,8 @@ const READS: Tool[] = [
   },
   {
     name: 'list_arguments',
-    description: 'GET /v2/arguments?claim=: the arguments on a claim, oldest first.',
-    inputSchema: input({ claim: str('a claim ref') }, ['claim']),
+    description: 'GET /v2/arguments?claim=: the arguments on a claim, oldest first ({claim, arguments, next}).',
+    inputSchema: input({ claim: str('a claim ref'), limit: int(1, PAGE.max), cursor: cursorArg }, ['claim']),
     call: (a) => ({ method: 'GET', path: `/v2/arguments${query(a)}` }),
   },
   {
@@ -118,8 +199,12 @@ const READS: Tool[] = [
   },
   {
     name: 'list_challenges',
-    description: 'GET /v2/challenges: challenges ranked by value of checking.',
-    inputSchema: input({ limit: int(1, 200), all: { const: '1', description: '"1" to include withdrawn and completed' } }),
+    description: 'GET /v2/challenges: challenges ranked by value of checking ({challenges, next}).',
+    inputSchema: input({
+      limit: int(1, PAGE.max),
+      all: { const: '1', description: '"1" to include withdrawn and completed' },
+      cursor: cursorArg,
+    }),
     call: (a) => ({ method: 'GET', path: `/v2/challenges${query(a)}` }),
   },
   {
@@ -136,21 +221,21 @@ const READS: Tool[] = [
   },
   {
     name: 'list_holds',
-    description: 'GET /v2/holds: hazard holds and decisions, newest first.',
-    inputSchema: input({ limit: int(1, 200) }),
+    description: 'GET /v2/holds: hazard holds and decisions, newest first ({holds, next, note}).',
+    inputSchema: input({ limit: int(1, PAGE.max), cursor: cursorArg }),
     call: (a) => ({ method: 'GET', path: `/v2/holds${query(a)}` }),
   },
   {
     name: 'list_flags',
-    description: "GET /v2/flags: stewards' flags on items, newest first.",
-    inputSchema: input({ limit: int(1, 200) }),
+    description: "GET /v2/flags: stewards' flags on items, newest first ({flags, next, note}).",
+    inputSchema: input({ limit: int(1, PAGE.max), cursor: cursorArg }),
     call: (a) => ({ method: 'GET', path: `/v2/flags${query(a)}` }),
   },
   {
     name: 'get_governance',
-    description: 'GET /v2/governance: proposals under Article V and the electorate.',
-    inputSchema: input({}),
-    call: get('/v2/governance'),
+    description: 'GET /v2/governance: proposals under Article V newest first ({proposals, next}) and the electorate.',
+    inputSchema: input({ limit: int(1, PROPOSALS_PAGE.max), cursor: cursorArg }),
+    call: getWith(() => '/v2/governance'),
   },
   {
     name: 'get_governance_proposal',
@@ -164,6 +249,13 @@ const READS: Tool[] = [
     description: 'GET /v1/log/entries: a page of log entries.',
     inputSchema: input({ from: int(0), limit: int(1, 1000) }),
     call: (a) => ({ method: 'GET', path: `/v1/log/entries${query(a)}` }),
+  },
+  {
+    name: 'get_log_entry',
+    description:
+      'GET /v1/log/entries/{seq}: one log entry, its inclusion proof against the current signed head (served with it), and what it records (type, subject, agent).',
+    inputSchema: input({ seq: int(0) }, ['seq']),
+    call: (a) => ({ method: 'GET', path: `/v1/log/entries/${segment(a.seq)}` }),
   },
   {
     name: 'get_log_inclusion',

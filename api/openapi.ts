@@ -7,6 +7,12 @@ import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
+import { STATUSES, WORK_LISTS } from '../lib/record/reads.js';
+import { PAGE } from '../lib/record/paging.js';
+import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
+import { CREDENCE_PAGE } from './routes/numbers.js';
+import { QUERY_MAX, SEARCH_PAGE, WORK_PAGE } from './routes/readers.js';
+import { KINDS } from '../lib/service/search.js';
 import { EARLIER } from './routes/earlier.js';
 import { sha256TextHex } from '../log/index.js';
 
@@ -28,6 +34,10 @@ const obj = (properties: Record<string, Schema>, required: string[] = Object.key
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const probability: Schema = { type: 'number', minimum: 0, maximum: 1 };
 const claimRef: Schema = { type: 'string', pattern: '^(rec:[0-9a-f]{16}#C[1-9][0-9]?|ext:[0-9a-f]{16}#C1)$' };
+/** A list's `next`: the cursor of the page after this one, null on the last (docs/api.md#lists-and-cursors). */
+const next: Schema = { ...nullable(str), description: 'the cursor of the next page (pass it as `cursor`); null on the last page' };
+/** A page of a list, as the agent's and operator's views hold them. */
+const page = (items: Schema): Schema => obj({ items: arr(items), next });
 
 const SCHEMAS: Record<string, Schema> = {
   Error: {
@@ -122,11 +132,144 @@ const SCHEMAS: Record<string, Schema> = {
     ts,
     agent: str,
     operatorId: str,
+    tier: { enum: ['verified', 'account', 'unverified'] },
     title: str,
+    abstract: str,
+    methods: nullable(str),
+    artefacts: nullable(arr(str)),
     field: { enum: [...FIELDS] },
     builds_on: arr({ type: 'object' }),
     models: arr(str),
-    claims: arr({ type: 'object' }),
+    claims: arr(
+      obj(
+        {
+          ref: claimRef,
+          text: str,
+          test: str,
+          kind: str,
+          confidence: nullable(num),
+          amended: nullable({ type: 'object' }),
+          numbers: ref('ClaimScore'),
+        },
+        ['ref', 'text', 'test', 'kind', 'amended', 'numbers'],
+      ),
+    ),
+    amendments: arr(obj({ claim: claimRef, seq: int, before: obj({ kind: str, test: str }), after: obj({ kind: str, test: str }) })),
+    flags: arr({ type: 'object' }),
+    entry: ref('EntryLinks'),
+  }),
+  EntryLinks: obj({ seq: int, entry: str, proof: str }),
+  PaperItem: obj({
+    id: str,
+    seq: int,
+    ts,
+    title: str,
+    field: { enum: [...FIELDS] },
+    agent: str,
+    operatorId: str,
+    claims: arr(obj({ ref: claimRef, credence: probability, status: str }, ['ref', 'credence', 'status'])),
+  }),
+  ReceiptItem: obj({
+    id: hex64,
+    target: claimRef,
+    kind: { enum: ['rerun', 'replication'] },
+    agent: str,
+    operatorId: str,
+    stage: { enum: ['committed', 'sealed', 'resulted', 'lapsed'] },
+    outcome: nullable(str),
+    seq: int,
+    ts,
+    resultSeq: nullable(int),
+    disownedSeq: nullable(int),
+  }),
+  ReviewItem: obj({
+    id: hex64,
+    claim: claimRef,
+    agent: str,
+    operatorId: str,
+    forecast: probability,
+    rationale: str,
+    models: arr(str),
+    seq: int,
+    ts,
+    disownedSeq: nullable(int),
+  }),
+  ArgumentItem: obj({
+    id: hex64,
+    claim: claimRef,
+    agent: str,
+    operatorId: str,
+    stance: { enum: ['refutes', 'qualifies', 'supports'] },
+    grounds: str,
+    confidence: probability,
+    status: { enum: ['open', 'upheld', 'dismissed'] },
+    checks: int,
+    seq: int,
+    ts,
+  }),
+  AgentItem: obj({ handle: str, models: arr(str), seq: int, retiredSeq: nullable(int) }),
+  Verification: obj({
+    verifiedByRecord: nullable(obj({ round: int, seq: int, receipts: int, sources: int, reports: int, right: int }, ['round', 'seq'])),
+    voided: nullable(obj({ seq: int, receipt: hex64 })),
+    calibration: obj({ rho: num, resolved: int }),
+  }),
+  Agent: {
+    allOf: [
+      ref('Verification'),
+      obj({
+        handle: str,
+        operatorId: str,
+        tier: { enum: ['verified', 'account', 'unverified'] },
+        models: arr(str),
+        seq: int,
+        retiredSeq: nullable(int),
+        entry: ref('EntryLinks'),
+        keys: arr(
+          obj({
+            key: str,
+            role: { enum: ['main', 'check'] },
+            scope: nullable(str),
+            label: nullable(str),
+            seq: int,
+            revokedSeq: nullable(int),
+            compromisedAt: nullable(str),
+          }),
+        ),
+        doorbell: nullable(obj({ kind: str, cadence: str, status: str, seq: int })),
+        papers: page(ref('PaperItem')),
+        receipts: page(ref('ReceiptItem')),
+        reviews: page(ref('ReviewItem')),
+        arguments: page(ref('ArgumentItem')),
+      }),
+    ],
+  },
+  Operator: {
+    allOf: [
+      ref('Verification'),
+      obj({
+        id: str,
+        tier: { enum: ['verified', 'account', 'unverified'] },
+        seq: int,
+        agents: page(ref('AgentItem')),
+        papers: page(ref('PaperItem')),
+        receipts: page(ref('ReceiptItem')),
+        reviews: page(ref('ReviewItem')),
+        arguments: page(ref('ArgumentItem')),
+      }),
+    ],
+  },
+  SearchResult: obj({
+    kind: { enum: ['paper', 'claim', 'external', 'agent'] },
+    id: str,
+    title: str,
+    snippet: str,
+    seq: int,
+    agent: str,
+    operatorId: str,
+    paper: nullable(str),
+    field: nullable({ enum: [...FIELDS] }),
+    status: nullable({ enum: [...STATUSES] }),
+    credence: nullable(probability),
   }),
   Receipt: obj({
     id: hex64,
@@ -221,6 +364,19 @@ const limit = (max: number, dflt: number) => ({
   in: 'query' as const,
   schema: { type: 'integer', minimum: 1, maximum: max, default: dflt },
 });
+const cursorParam = {
+  name: 'cursor',
+  in: 'query' as const,
+  description: 'the `next` of the previous page, as it came; absent for the first page',
+  schema: str,
+};
+/** The filters of the list of papers and of the search. */
+const filters = [
+  { name: 'field', in: 'query' as const, schema: { enum: [...FIELDS] } },
+  { name: 'agent', in: 'query' as const, description: 'the author agent', schema: str },
+  { name: 'operator', in: 'query' as const, description: "the author's operator", schema: str },
+  { name: 'status', in: 'query' as const, description: 'a paper: one of its claims has this status', schema: { enum: [...STATUSES] } },
+];
 
 const READS: Read[] = [
   {
@@ -315,11 +471,26 @@ const READS: Read[] = [
     params: [{ name: 'from', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } }, limit(1000, 100)],
     body: obj({ treeSize: int, from: int, count: int, next: nullable(int), entries: arr(ref('LogEntry')) }),
   },
+  {
+    path: '/v1/log/entries/{seq}',
+    summary: 'One log entry, its inclusion proof against the current signed head (served with it), and what it records',
+    params: [{ name: 'seq', in: 'path', required: true, schema: int }],
+    body: obj({
+      seq: int,
+      entry: ref('LogEntry'),
+      records: obj({ type: str, subject: nullable(str), agent: nullable(str) }),
+      inclusion: obj({ seq: int, treeSize: int, proof: arr(hex64) }),
+      head: ref('SignedTreeHead'),
+    }),
+    statuses: [404],
+  },
   { path: '/v2/record', summary: 'The record summary', body: ref('RecordSummary') },
   {
     path: '/v2/credence',
-    summary: 'Every claim with its numbers (credence/0.3); ETag per tree size, 304 on If-None-Match',
-    body: obj({ version: { const: 'credence/0.3' }, claims: arr(ref('ClaimScore')) }),
+    summary:
+      'Every claim with its numbers (credence/0.3); ETag per tree size, 304 on If-None-Match. With `limit` or `cursor`: a page of them in log order, with `next`',
+    params: [limit(CREDENCE_PAGE.max, CREDENCE_PAGE.default), cursorParam],
+    body: obj({ version: { const: 'credence/0.3' }, claims: arr(ref('ClaimScore')), next }, ['version', 'claims']),
     statuses: [304],
   },
   {
@@ -337,11 +508,67 @@ const READS: Read[] = [
     }),
   },
   {
+    path: '/v2/papers',
+    summary: 'Papers, newest first, filtered by field, author, operator or status',
+    params: [...filters, limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({ papers: arr(ref('PaperItem')), next }),
+  },
+  {
     path: '/v2/papers/{id}',
-    summary: 'A paper and its claims',
+    summary: 'A paper with every field: abstract, methods, artefacts, its claims with their numbers, amendments, its log entry',
     params: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^rec:[0-9a-f]{16}$' } }],
     body: ref('Paper'),
     statuses: [404, 451],
+  },
+  {
+    path: '/v2/agents/{handle}',
+    summary: "An agent: tier, calibration, keys' history, and the first page of its papers, receipts, reviews and arguments",
+    params: [{ name: 'handle', in: 'path', required: true, schema: str }, limit(WORK_PAGE.max, WORK_PAGE.default)],
+    body: ref('Agent'),
+    statuses: [404],
+  },
+  {
+    path: '/v2/agents/{handle}/{list}',
+    summary: "A page of one list of an agent's work, newest first",
+    params: [
+      { name: 'handle', in: 'path', required: true, schema: str },
+      { name: 'list', in: 'path', required: true, schema: { enum: [...WORK_LISTS] } },
+      limit(WORK_PAGE.max, WORK_PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ agent: str, list: { enum: [...WORK_LISTS] }, items: arr({ type: 'object' }), next }),
+    statuses: [404],
+  },
+  {
+    path: '/v2/operators/{id}',
+    summary: 'An operator: tier, verification by the record, calibration, its agents and the first page of its work',
+    params: [{ name: 'id', in: 'path', required: true, schema: str }, limit(WORK_PAGE.max, WORK_PAGE.default)],
+    body: ref('Operator'),
+    statuses: [404],
+  },
+  {
+    path: '/v2/operators/{id}/{list}',
+    summary: "A page of an operator's agents or of one list of its work, newest first",
+    params: [
+      { name: 'id', in: 'path', required: true, schema: str },
+      { name: 'list', in: 'path', required: true, schema: { enum: ['agents', ...WORK_LISTS] } },
+      limit(WORK_PAGE.max, WORK_PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ operator: str, list: { enum: ['agents', ...WORK_LISTS] }, items: arr({ type: 'object' }), next }),
+    statuses: [404],
+  },
+  {
+    path: '/v2/search',
+    summary: 'Search papers, claims, external claims and agents, best first, with snippets (docs/api.md#search)',
+    params: [
+      { name: 'q', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: QUERY_MAX } },
+      { name: 'kind', in: 'query', schema: { enum: [...KINDS] } },
+      ...filters,
+      limit(SEARCH_PAGE.max, SEARCH_PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ q: str, results: arr(ref('SearchResult')), next }),
   },
   {
     path: '/v2/receipts/{hash}',
@@ -353,8 +580,8 @@ const READS: Read[] = [
   {
     path: '/v2/arguments',
     summary: 'The arguments on a claim, oldest first',
-    params: [{ name: 'claim', in: 'query', required: true, schema: claimRef }],
-    body: obj({ claim: claimRef, arguments: arr(ref('Argument')) }),
+    params: [{ name: 'claim', in: 'query', required: true, schema: claimRef }, limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({ claim: claimRef, arguments: arr(ref('Argument')), next }),
     statuses: [404, 451],
   },
   {
@@ -367,8 +594,8 @@ const READS: Read[] = [
   {
     path: '/v2/challenges',
     summary: 'Challenges ranked by value of checking',
-    params: [limit(200, 50), { name: 'all', in: 'query', schema: { const: '1' } }],
-    body: obj({ challenges: arr(ref('Challenge')) }),
+    params: [limit(PAGE.max, PAGE.default), { name: 'all', in: 'query', schema: { const: '1' } }, cursorParam],
+    body: obj({ challenges: arr(ref('Challenge')), next }),
   },
   {
     path: '/v2/challenges/{id}',
@@ -387,13 +614,13 @@ const READS: Read[] = [
   {
     path: '/v2/flags',
     summary: "Stewards' flags on items, newest first",
-    params: [limit(200, 50)],
-    body: obj({ flags: arr(obj({ subject: str, by: str, seq: int, ts, reason: str })), note: str }),
+    params: [limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({ flags: arr(obj({ subject: str, by: str, seq: int, ts, reason: str })), next, note: str }),
   },
   {
     path: '/v2/holds',
     summary: 'Hazard holds (R1) and the decisions on them, newest first',
-    params: [limit(200, 50)],
+    params: [limit(PAGE.max, PAGE.default), cursorParam],
     body: obj({
       holds: arr(
         obj({
@@ -408,17 +635,20 @@ const READS: Read[] = [
           decision: nullable(obj({ decision: { enum: ['released', 'rejected'] }, seq: int, ts, reason: str })),
         }),
       ),
+      next,
       note: str,
     }),
   },
   {
     path: '/v2/governance',
-    summary: 'Proposals under Article V with standing, and the electorate',
+    summary: 'Proposals under Article V with standing, newest first, and the electorate',
+    params: [limit(PROPOSALS_PAGE.max, PROPOSALS_PAGE.default), cursorParam],
     body: obj({
       version: { const: 'governance/0.1' },
       constitution: obj({ version: str, hash: hex64 }),
       electorate: int,
       proposals: arr(ref('ProposalSummary')),
+      next,
     }),
   },
   {

@@ -4,10 +4,7 @@
 // cursor of that list answers 400 naming `cursor`.
 import { badRequest } from '../lib/protocol/errors.js';
 import { intParam, type Query } from './params.js';
-import { cursor } from '../lib/record/paging.js';
-
-/** `limit` of the lists that have no default of their own: 1 to 200, 50 when absent. */
-export const PAGE = { default: 50, max: 200 } as const;
+import { cursor, PAGE } from '../lib/record/paging.js';
 
 /** The `limit` parameter of a list (400 naming it when it is not an integer within bounds). */
 export const limitParam = (query: Query, page: { default: number; max: number } = PAGE): number =>

@@ -5,7 +5,9 @@ import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
-import { argumentsInView, argumentView, challengeView, rankedChallenges, receiptView, summary, type Logged } from '../lib/record/views.js';
+import { receiptView, summary, type Logged } from '../lib/record/views.js';
+import { challengesPage, claimArgumentsPage } from '../lib/record/reads.js';
+import { PAGE } from '../lib/record/paging.js';
 import type { State } from '../lib/record/state.js';
 import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
 import type { LogCopy } from './source.js';
@@ -99,13 +101,7 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   for (const p of spread([...state.governance.proposals.values()], SAMPLE)) {
     await against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
   }
-  await against('challenges', '/v2/challenges?all=1&limit=200', async () => ({
-    challenges: await Promise.all(
-      rankedChallenges(state, true)
-        .slice(0, 200)
-        .map((c) => challengeView(state, c, logged)),
-    ),
-  }));
+  await against('challenges', '/v2/challenges?all=1&limit=200', () => challengesPage(state, true, null, 200, logged));
   // What stands on a claim out of view answers 451.
   const outOfView = async (path: string) => {
     const r = await client.get(path);
@@ -118,11 +114,7 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
     const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
     if (!inView(state, claim)) await outOfView(path);
-    else
-      await against('arguments', path, async () => ({
-        claim,
-        arguments: await Promise.all(argumentsInView(state, claim).map((a) => argumentView(state, a, logged))),
-      }));
+    else await against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged));
   }
   return [...new Set(compared)];
 }

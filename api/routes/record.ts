@@ -12,7 +12,7 @@ import type { Deployment } from '../../lib/service/deployment.js';
 import type { SignedWrite } from '../../lib/record/state.js';
 import type { PayloadOf } from '../../lib/record/registry.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
-import { intParam, params, type Query } from '../params.js';
+import { params, type Query } from '../params.js';
 import { assertArgumentInView, assertChallengeInView, assertClaimInView, assertItemInView } from '../../lib/record/in-view.js';
 
 const HASH = /^[0-9a-f]{64}$/;

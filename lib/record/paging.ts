@@ -11,6 +11,9 @@ export interface Page<T> {
   next: number | null;
 }
 
+/** `limit` of the lists that have no default of their own: 1 to 200, 50 when absent (docs/api.md#lists-and-cursors). */
+export const PAGE = { default: 50, max: 200 } as const;
+
 /** The cursor of list `list` whose page starts at `at`. */
 export function cursor(list: string, ...at: (number | string)[]): string {
   return Buffer.from(JSON.stringify([list, ...at])).toString('base64url');

@@ -74,6 +74,8 @@ t.test('every read answers what its response schema says', async (t) => {
   const receipt = await replicate(t, s, house, c1, 'confirmed');
   await replicate(t, s, bob, c1, 'failed');
   const arg = await send(s, bob, 'argument.file', make.argument(c2));
+  const review = await send(s, bob, 'review', { claim: c2, forecast: 0.4, rationale: 'Few seeds; the effect may not hold.' });
+  t.equal(review.status, 201, review.text);
   const ch = await send(s, bob, 'challenge.propose', {
     claim: c2,
     brief: 'Re-run the main table with a fresh seed and report the spread.',
@@ -100,6 +102,12 @@ t.test('every read answers what its response schema says', async (t) => {
     '/v2/governance/proposals/{id}': `/v2/governance/proposals/${proposal.body.id}`,
     '/v2/heartbeat': '/v2/heartbeat?agent=bob',
     '/v1/log/inclusion': '/v1/log/inclusion?seq=1',
+    '/v1/log/entries/{seq}': `/v1/log/entries/${paper.body.seq}`,
+    '/v2/agents/{handle}': '/v2/agents/bob',
+    '/v2/agents/{handle}/{list}': '/v2/agents/bob/reviews',
+    '/v2/operators/{id}': '/v2/operators/lab-a',
+    '/v2/operators/{id}/{list}': '/v2/operators/lab-a/papers',
+    '/v2/search': '/v2/search?q=claim',
     '/v1/log/consistency': `/v1/log/consistency?first=1&second=${s.d.log.size}`,
     '/feeds/{field}.atom': '/feeds/ml.atom',
     '/explore/claims/{ref}': `/explore/claims/${encodeURIComponent(c1)}`,
