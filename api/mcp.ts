@@ -25,12 +25,12 @@ import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
-import { STATUSES, WORK_LISTS } from '../lib/record/reads.js';
+import { STATUSES, WORK_LISTS, WORK_PAGE } from '../lib/record/reads.js';
 import { PAGE } from '../lib/record/paging.js';
 import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
 import { KINDS } from '../lib/service/search.js';
 import { CREDENCE_PAGE } from './routes/numbers.js';
-import { QUERY_MAX, SEARCH_PAGE, WORK_PAGE } from './routes/readers.js';
+import { QUERY_MAX, SEARCH_PAGE } from './routes/readers.js';
 
 interface Call {
   method: 'GET' | 'POST';

@@ -6,7 +6,8 @@ import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
 import { receiptView, summary, type Logged } from '../lib/record/views.js';
-import { challengesPage, claimArgumentsPage } from '../lib/record/reads.js';
+import { agentRead, challengesPage, claimArgumentsPage, paperRead, papersPage, WORK_PAGE } from '../lib/record/reads.js';
+import { readIndexOf } from '../lib/record/read-index.js';
 import { PAGE } from '../lib/record/paging.js';
 import type { State } from '../lib/record/state.js';
 import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
@@ -115,6 +116,17 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
     const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
     if (!inView(state, claim)) await outOfView(path);
     else await against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged));
+  }
+  // The readers' reads: the list of papers, papers one by one, agents with their work.
+  const ix = readIndexOf(state);
+  await against('papers', '/v2/papers', () => papersPage(state, ix, {}, null, PAGE.default));
+  for (const p of spread([...state.papers.values()], SAMPLE)) {
+    const path = `/v2/papers/${p.id}`;
+    if (state.outOfView.has(p.id)) await outOfView(path);
+    else await against('papers', path, () => paperRead(state, p.id, logged));
+  }
+  for (const a of spread([...state.agents.values()], SAMPLE)) {
+    await against('agents', `/v2/agents/${a.handle}`, () => agentRead(state, ix, a.handle, WORK_PAGE.default, logged));
   }
   return [...new Set(compared)];
 }

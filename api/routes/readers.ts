@@ -7,7 +7,17 @@ import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
 import type { Readers } from '../../lib/service/readers.js';
-import { agentRead, agentsPage, operatorRead, papersPage, STATUSES, WORK_LISTS, workPage, type Filters } from '../../lib/record/reads.js';
+import {
+  agentRead,
+  agentsPage,
+  operatorRead,
+  papersPage,
+  STATUSES,
+  WORK_LISTS,
+  WORK_PAGE,
+  workPage,
+  type Filters,
+} from '../../lib/record/reads.js';
 import { agentWork, operatorWork } from '../../lib/record/read-index.js';
 import { cursor } from '../../lib/record/paging.js';
 import { sha256TextHex } from '../../log/index.js';
@@ -19,8 +29,6 @@ import { loggedReader } from './record.js';
 const HANDLE = /^[A-Za-z0-9][A-Za-z0-9-]{1,39}$/;
 const OPERATOR = /^\S{2,80}$/;
 
-/** The lists of an agent's or operator's view, and how many of each it shows (docs/api.md#lists-and-cursors). */
-export const WORK_PAGE = { default: 20, max: 200 } as const;
 /** Results a page of the search shows. */
 export const SEARCH_PAGE = { default: 20, max: 100 } as const;
 /** The longest query, in characters. */

@@ -151,6 +151,9 @@ export function argumentItem(a: Argument) {
   };
 }
 
+/** How many items of each list an agent's or operator's view shows, and its pages (docs/api.md#lists-and-cursors). */
+export const WORK_PAGE = { default: 20, max: 200 } as const;
+
 /** The lists of an author's work. */
 export const WORK_LISTS = ['papers', 'receipts', 'reviews', 'arguments'] as const;
 export type WorkList = (typeof WORK_LISTS)[number];
