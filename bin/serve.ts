@@ -5,6 +5,7 @@ import type { CommandModule } from 'yargs';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
 import { startServer } from '../api/server.js';
+import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
 import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
@@ -148,7 +149,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     bells.unref();
     const witnesses = new Witnesses(d.log, witnessConfig);
     witnesses.start();
+    // The readers' indexes follow the record from now on; the search index is built in the background.
+    const readers = Readers.follow(record, d.log);
     const server = await startServer(d, record, args.port, args.host, {
+      readers,
       witnesses,
       auditLimit: { max: perMinute, windowSeconds: 60 },
       registerLimit: { max: args['register-limit'], windowSeconds: args['register-window'] },
@@ -229,6 +233,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     // Last, once a signal would close it cleanly: whoever waits for this line may stop it at once.
     console.log(
       `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}`,
+    );
+    void readers.search.ready.then(
+      () => {
+        const b = readers.search.lastBuild;
+        if (b !== null) console.log(`archive: the search index holds ${b.items} items, built in ${(b.ms / 1000).toFixed(1)} s`);
+      },
+      (err) => console.error('archive: building the search index failed:', err),
     );
   },
 };

@@ -110,6 +110,8 @@ export class SearchIndex {
     this.ready = this.build(generation, state, todo).then(() => {
       this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length };
     });
+    // A build that fails (the store closed under it) fails the searches that wait for it, never the process.
+    this.ready.catch(() => undefined);
   }
 
   private async build(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<void> {
