@@ -280,6 +280,8 @@ export function queryWords(q: string): string[] {
 
 /** `s` lower-cased with accents off, one UTF-16 unit for one, so places in it are places in `s`. */
 function fold(s: string): string {
+  // ASCII has no accents to take off: lower case is all.
+  if (/^[ -~\t\n\r]*$/.test(s)) return s.toLowerCase();
   let out = '';
   for (const ch of s) {
     const f = ch.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
