@@ -496,3 +496,27 @@ t.test('the older lists page too: challenges, flags, holds, governance, credence
   const bad = await s.get('/v2/challenges?cursor=eyJ4Ijox');
   t.match(bad, { status: 400, body: { detail: /^cursor: not a cursor of this list/ } });
 });
+
+t.test('a search of two words, walked a page at a time while better matches land, gives the ranking of its first page', async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+  for (let i = 0; i < 12; i++) {
+    // The two words at places that vary from paper to paper, so the ranking mixes them.
+    const text = `${filler((i * 7) % 11)} magnetar ${filler((i * 5) % 13)} flare ${filler(20)}`;
+    t.equal((await send(s, alice, 'paper', make.paper(1, { title: `Paper ${i}`, abstract: text }))).status, 201);
+  }
+  const whole = (await s.get('/v2/search?q=flare%20magnetar&kind=paper&limit=100')).body.results.map((r: any) => r.id);
+  t.equal(whole.length, 12);
+  const walked: string[] = [];
+  let url = '/v2/search?q=flare%20magnetar&kind=paper&limit=3';
+  for (let page = 0; page < 10; page++) {
+    const r = await s.get(url);
+    walked.push(...r.body.results.map((x: any) => x.id));
+    // A better match lands between pages: both words first.
+    await send(s, alice, 'paper', make.paper(1, { title: `Magnetar flare ${page}`, abstract: `magnetar flare ${filler(30)}` }));
+    if (r.body.next === null) break;
+    url = `/v2/search?q=flare%20magnetar&kind=paper&limit=3&cursor=${r.body.next}`;
+  }
+  t.same(walked, whole, 'nothing repeated, nothing skipped, nothing new');
+});
