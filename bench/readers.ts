@@ -22,7 +22,7 @@ import { Readers } from '../lib/service/readers.js';
 import { startServer } from '../api/server.js';
 import { registration, review, type Key } from './build-log.js';
 import { sponsorObject } from '../lib/protocol/sponsor.js';
-import { fmt, machine, quantile } from './stats.js';
+import { fmt, machine, prng, quantile } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const scale = ENTRIES / 1_000_000;
@@ -33,17 +33,6 @@ const PAPERS = Math.round(240_000 * scale);
 /** One in seven of these is an external claim: 40,000 at a million entries. */
 const EXTERNALS = Math.round(40_000 * scale);
 
-/** mulberry32: every run builds the same record. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = prng(16);
 
 // Words with a Zipf distribution over 30,000 made-up words: a few very common, most rare.
