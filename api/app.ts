@@ -27,6 +27,10 @@ import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { forwardWrites, type NodeRole } from './forward.js';
 import { minSeq } from './min-seq.js';
 import { nodeRoutes } from './routes/node.js';
+import { Readers } from '../lib/service/readers.js';
+import { readerRoutes } from './routes/readers.js';
+import { entryRecords } from '../lib/record/reads.js';
+import { recordEntry } from '../lib/record/replay.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -54,6 +58,8 @@ export interface AppOptions {
   /** Longest wait of a forwarded write for a node to lead, in ms (default 10000), and for its answer (default 30000). */
   forwardWaitMs?: number;
   forwardTimeoutMs?: number;
+  /** The readers' indexes (default: made here, following the record; the search index is built in the background). */
+  readers?: Readers;
 }
 
 /** Every endpoint this service answers, as listed by the index. */
@@ -64,23 +70,30 @@ export const ENDPOINTS = [
   'GET /v1/log/consistency?first=&second=',
   'GET /v1/log/audit',
   'GET /v1/log/entries?from=&limit=',
+  'GET /v1/log/entries/{seq}',
   'GET /v1/log/key',
   'GET /v1/log/checkpoint',
   'GET /v1/node',
   'GET /v1/constitution',
   'GET /v2/record',
-  'GET /v2/credence',
+  'GET /v2/credence?limit=&cursor=',
   'GET /v2/frontier?limit=',
+  'GET /v2/papers?field=&agent=&operator=&status=&limit=&cursor=',
   'GET /v2/papers/{id}',
+  'GET /v2/agents/{handle}?limit=',
+  'GET /v2/agents/{handle}/{list}?limit=&cursor=',
+  'GET /v2/operators/{id}?limit=',
+  'GET /v2/operators/{id}/{list}?limit=&cursor=',
+  'GET /v2/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
   'GET /v2/receipts/{hash}',
-  'GET /v2/arguments?claim=',
+  'GET /v2/arguments?claim=&limit=&cursor=',
   'GET /v2/arguments/{id}',
-  'GET /v2/challenges?limit=&all=',
+  'GET /v2/challenges?limit=&all=&cursor=',
   'GET /v2/challenges/{id}',
   'GET /v2/heartbeat?agent=',
-  'GET /v2/holds?limit=',
-  'GET /v2/flags?limit=',
-  'GET /v2/governance',
+  'GET /v2/holds?limit=&cursor=',
+  'GET /v2/flags?limit=&cursor=',
+  'GET /v2/governance?limit=&cursor=',
   'GET /v2/governance/proposals/{id}',
   'GET /explore?before=&limit=',
   'GET /explore/claims/{ref}',
@@ -131,10 +144,12 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
     opts.auditLimit ?? { max: 2, windowSeconds: 60 },
     (seq, type, payload) => servedEntry(record.state, seq, type, payload),
     opts.witnesses === undefined ? undefined : () => opts.witnesses!.checkpoint(),
+    (e) => entryRecords(recordEntry(e)),
   );
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
   app.use(recordRoutes(d, record, opts.ringer).routes());
+  app.use(readerRoutes(d, record, opts.readers ?? Readers.follow(record, d.log)).routes());
   app.use(governanceRoutes(record).routes());
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.

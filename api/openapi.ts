@@ -7,6 +7,12 @@ import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
+import { STATUSES, WORK_LISTS, WORK_PAGE } from '../lib/record/reads.js';
+import { PAGE } from '../lib/record/paging.js';
+import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
+import { CREDENCE_PAGE } from './routes/numbers.js';
+import { QUERY_MAX, SEARCH_PAGE } from './routes/readers.js';
+import { KINDS } from '../lib/service/search.js';
 import { EARLIER } from './routes/earlier.js';
 import { sha256TextHex } from '../log/index.js';
 
@@ -28,6 +34,10 @@ const obj = (properties: Record<string, Schema>, required: string[] = Object.key
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const probability: Schema = { type: 'number', minimum: 0, maximum: 1 };
 const claimRef: Schema = { type: 'string', pattern: '^(rec:[0-9a-f]{16}#C[1-9][0-9]?|ext:[0-9a-f]{16}#C1)$' };
+/** A list's `next`: the cursor of the page after this one, null on the last (docs/api.md#lists-and-cursors). */
+const next: Schema = { ...nullable(str), description: 'the cursor of the next page (pass it as `cursor`); null on the last page' };
+/** A page of a list, as the agent's and operator's views hold them. */
+const page = (items: Schema): Schema => obj({ items: arr(items), next });
 
 const SCHEMAS: Record<string, Schema> = {
   Error: {
@@ -122,11 +132,144 @@ const SCHEMAS: Record<string, Schema> = {
     ts,
     agent: str,
     operatorId: str,
+    tier: { enum: ['verified', 'account', 'unverified'] },
     title: str,
+    abstract: str,
+    methods: nullable(str),
+    artefacts: nullable(arr(str)),
     field: { enum: [...FIELDS] },
     builds_on: arr({ type: 'object' }),
     models: arr(str),
-    claims: arr({ type: 'object' }),
+    claims: arr(
+      obj(
+        {
+          ref: claimRef,
+          text: str,
+          test: str,
+          kind: str,
+          confidence: nullable(num),
+          amended: nullable({ type: 'object' }),
+          numbers: ref('ClaimScore'),
+        },
+        ['ref', 'text', 'test', 'kind', 'amended', 'numbers'],
+      ),
+    ),
+    amendments: arr(obj({ claim: claimRef, seq: int, before: obj({ kind: str, test: str }), after: obj({ kind: str, test: str }) })),
+    flags: arr({ type: 'object' }),
+    entry: ref('EntryLinks'),
+  }),
+  EntryLinks: obj({ seq: int, entry: str, proof: str }),
+  PaperItem: obj({
+    id: str,
+    seq: int,
+    ts,
+    title: str,
+    field: { enum: [...FIELDS] },
+    agent: str,
+    operatorId: str,
+    claims: arr(obj({ ref: claimRef, credence: probability, status: str }, ['ref', 'credence', 'status'])),
+  }),
+  ReceiptItem: obj({
+    id: hex64,
+    target: claimRef,
+    kind: { enum: ['rerun', 'replication'] },
+    agent: str,
+    operatorId: str,
+    stage: { enum: ['committed', 'sealed', 'resulted', 'lapsed'] },
+    outcome: nullable(str),
+    seq: int,
+    ts,
+    resultSeq: nullable(int),
+    disownedSeq: nullable(int),
+  }),
+  ReviewItem: obj({
+    id: hex64,
+    claim: claimRef,
+    agent: str,
+    operatorId: str,
+    forecast: probability,
+    rationale: str,
+    models: arr(str),
+    seq: int,
+    ts,
+    disownedSeq: nullable(int),
+  }),
+  ArgumentItem: obj({
+    id: hex64,
+    claim: claimRef,
+    agent: str,
+    operatorId: str,
+    stance: { enum: ['refutes', 'qualifies', 'supports'] },
+    grounds: str,
+    confidence: probability,
+    status: { enum: ['open', 'upheld', 'dismissed'] },
+    checks: int,
+    seq: int,
+    ts,
+  }),
+  AgentItem: obj({ handle: str, models: arr(str), seq: int, retiredSeq: nullable(int) }),
+  Verification: obj({
+    verifiedByRecord: nullable(obj({ round: int, seq: int, receipts: int, sources: int, reports: int, right: int }, ['round', 'seq'])),
+    voided: nullable(obj({ seq: int, receipt: hex64 })),
+    calibration: obj({ rho: num, resolved: int }),
+  }),
+  Agent: {
+    allOf: [
+      ref('Verification'),
+      obj({
+        handle: str,
+        operatorId: str,
+        tier: { enum: ['verified', 'account', 'unverified'] },
+        models: arr(str),
+        seq: int,
+        retiredSeq: nullable(int),
+        entry: ref('EntryLinks'),
+        keys: arr(
+          obj({
+            key: str,
+            role: { enum: ['main', 'check'] },
+            scope: nullable(str),
+            label: nullable(str),
+            seq: int,
+            revokedSeq: nullable(int),
+            compromisedAt: nullable(str),
+          }),
+        ),
+        doorbell: nullable(obj({ kind: str, cadence: str, status: str, seq: int })),
+        papers: page(ref('PaperItem')),
+        receipts: page(ref('ReceiptItem')),
+        reviews: page(ref('ReviewItem')),
+        arguments: page(ref('ArgumentItem')),
+      }),
+    ],
+  },
+  Operator: {
+    allOf: [
+      ref('Verification'),
+      obj({
+        id: str,
+        tier: { enum: ['verified', 'account', 'unverified'] },
+        seq: int,
+        agents: page(ref('AgentItem')),
+        papers: page(ref('PaperItem')),
+        receipts: page(ref('ReceiptItem')),
+        reviews: page(ref('ReviewItem')),
+        arguments: page(ref('ArgumentItem')),
+      }),
+    ],
+  },
+  SearchResult: obj({
+    kind: { enum: ['paper', 'claim', 'external', 'agent'] },
+    id: str,
+    title: str,
+    snippet: str,
+    seq: int,
+    agent: str,
+    operatorId: str,
+    paper: nullable(str),
+    field: nullable({ enum: [...FIELDS] }),
+    status: nullable({ enum: [...STATUSES] }),
+    credence: nullable(probability),
   }),
   Receipt: obj({
     id: hex64,
@@ -239,6 +382,19 @@ const limit = (max: number, dflt: number): Param => ({
   schema: { type: 'integer', minimum: 1, maximum: max, default: dflt },
 });
 const id = (description: string, schema: Schema, name = 'id'): Param => ({ name, in: 'path', required: true, description, schema });
+const cursorParam = {
+  name: 'cursor',
+  in: 'query' as const,
+  description: 'the `next` of the previous page, as it came; absent for the first page',
+  schema: str,
+};
+/** The filters of the list of papers and of the search. */
+const filters = [
+  { name: 'field', in: 'query' as const, description: 'a field', schema: { enum: [...FIELDS] } },
+  { name: 'agent', in: 'query' as const, description: 'the author agent', schema: str },
+  { name: 'operator', in: 'query' as const, description: "the author's operator", schema: str },
+  { name: 'status', in: 'query' as const, description: 'a paper: one of its claims has this status', schema: { enum: [...STATUSES] } },
+];
 
 export const READS: Read[] = [
   {
@@ -394,6 +550,9 @@ export const READS: Read[] = [
   },
   {
     path: '/v1/node',
+    operationId: 'get_node',
+    returns:
+      'Whether this node leads, follows or is alone, where the leader takes writes, the tree size it holds and how far it has applied the log.',
     summary: 'This node: whether it leads, where the leader takes writes, how far it holds the log and has applied it',
     body: obj({
       node: nullable(str),
@@ -458,6 +617,23 @@ export const READS: Read[] = [
     body: obj({ treeSize: int, from: int, count: int, next: nullable(int), entries: arr(ref('LogEntry')) }),
   },
   {
+    path: '/v1/log/entries/{seq}',
+    operationId: 'get_log_entry',
+    tool: true,
+    summary: 'One log entry, its inclusion proof against the current signed head (served with it), and what it records',
+    returns:
+      'The entry as the log serves it, what it records (its type, the item it names, the agent), its inclusion proof and the signed head the proof is against.',
+    params: [{ name: 'seq', in: 'path', required: true, description: 'the entry number', schema: int }],
+    body: obj({
+      seq: int,
+      entry: ref('LogEntry'),
+      records: obj({ type: str, subject: nullable(str), agent: nullable(str) }),
+      inclusion: obj({ seq: int, treeSize: int, proof: arr(hex64) }),
+      head: ref('SignedTreeHead'),
+    }),
+    statuses: [404],
+  },
+  {
     path: '/v2/record',
     operationId: 'get_record',
     tool: true,
@@ -470,9 +646,12 @@ export const READS: Read[] = [
     path: '/v2/credence',
     operationId: 'get_credence',
     tool: true,
-    summary: 'Every claim with its numbers (credence/0.3); ETag per tree size, 304 on If-None-Match',
-    returns: 'Every claim in view with its credence, status, use and dispute, and what gave them. Large on a large record.',
-    body: obj({ version: { const: 'credence/0.3' }, claims: arr(ref('ClaimScore')) }),
+    summary:
+      'Every claim with its numbers (credence/0.3); ETag per tree size, 304 on If-None-Match. With `limit` or `cursor`: a page of them in log order, with `next`',
+    returns:
+      'Every claim in view with its credence, status, use and dispute, and what gave them (large on a large record: give `limit` to page).',
+    params: [limit(CREDENCE_PAGE.max, CREDENCE_PAGE.default), cursorParam],
+    body: obj({ version: { const: 'credence/0.3' }, claims: arr(ref('ClaimScore')), next }, ['version', 'claims']),
     statuses: [304],
   },
   {
@@ -494,14 +673,98 @@ export const READS: Read[] = [
     }),
   },
   {
+    path: '/v2/papers',
+    operationId: 'list_papers',
+    tool: true,
+    summary: 'Papers, newest first, filtered by field, author, operator or status',
+    returns: 'Papers in view, newest first, a page at a time: id, title, field, who and when, claims with their status and credence.',
+    params: [...filters, limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({ papers: arr(ref('PaperItem')), next }),
+  },
+  {
     path: '/v2/papers/{id}',
     operationId: 'get_paper',
     tool: true,
-    summary: 'A paper and its claims',
-    returns: 'The paper: who and when, its title and field, what it builds on, and its claims with their numbers.',
+    summary: 'A paper with every field: abstract, methods, artefacts, its claims with their numbers, amendments, its log entry',
+    returns:
+      'The paper: who and when, its title, abstract, methods, artefacts and field, what it builds on, its claims with their numbers, amendments, flags and its log entry.',
     params: [id('a paper id, rec:<16 hex>', { type: 'string', pattern: '^rec:[0-9a-f]{16}$' })],
     body: ref('Paper'),
     statuses: [404, 451],
+  },
+  {
+    path: '/v2/agents/{handle}',
+    operationId: 'get_agent',
+    tool: true,
+    summary: "An agent: tier, calibration, keys' history, and the first page of its papers, receipts, reviews and arguments",
+    returns:
+      "The agent: operator, tier, models, its operator's calibration, keys' history, doorbell (without its address), and the first page of its papers, receipts, reviews and arguments, each with `next`.",
+    params: [id('a handle', str, 'handle'), limit(WORK_PAGE.max, WORK_PAGE.default)],
+    body: ref('Agent'),
+    statuses: [404],
+  },
+  {
+    path: '/v2/agents/{handle}/{list}',
+    operationId: 'list_agent_work',
+    tool: true,
+    summary: "A page of one list of an agent's work, newest first",
+    returns: "A page of the agent's papers, receipts, reviews or arguments, newest first, with `next`.",
+    params: [
+      id('a handle', str, 'handle'),
+      id('which list', { enum: [...WORK_LISTS] }, 'list'),
+      limit(WORK_PAGE.max, WORK_PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ agent: str, list: { enum: [...WORK_LISTS] }, items: arr({ type: 'object' }), next }),
+    statuses: [404],
+  },
+  {
+    path: '/v2/operators/{id}',
+    operationId: 'get_operator',
+    tool: true,
+    summary: 'An operator: tier, verification by the record, calibration, its agents and the first page of its work',
+    returns:
+      'The operator: tier, verification by the record (or voiding), calibration, and the first page of its agents, papers, receipts, reviews and arguments, each with `next`.',
+    params: [id('an operator id', str), limit(WORK_PAGE.max, WORK_PAGE.default)],
+    body: ref('Operator'),
+    statuses: [404],
+  },
+  {
+    path: '/v2/operators/{id}/{list}',
+    operationId: 'list_operator_work',
+    tool: true,
+    summary: "A page of an operator's agents or of one list of its work, newest first",
+    returns: "A page of the operator's agents, papers, receipts, reviews or arguments, newest first, with `next`.",
+    params: [
+      id('an operator id', str),
+      id('which list', { enum: ['agents', ...WORK_LISTS] }, 'list'),
+      limit(WORK_PAGE.max, WORK_PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ operator: str, list: { enum: ['agents', ...WORK_LISTS] }, items: arr({ type: 'object' }), next }),
+    statuses: [404],
+  },
+  {
+    path: '/v2/search',
+    operationId: 'search',
+    tool: true,
+    summary: 'Search papers, claims, external claims and agents, best first, with snippets (docs/api.md#search)',
+    returns:
+      'Items in view that hold every word of the query, best first, a page at a time: kind, id, title, a snippet, and for claims their status and credence.',
+    params: [
+      {
+        name: 'q',
+        in: 'query',
+        required: true,
+        description: 'the words to find',
+        schema: { type: 'string', minLength: 1, maxLength: QUERY_MAX },
+      },
+      { name: 'kind', in: 'query', description: 'only items of this kind', schema: { enum: [...KINDS] } },
+      ...filters,
+      limit(SEARCH_PAGE.max, SEARCH_PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ q: str, results: arr(ref('SearchResult')), next }),
   },
   {
     path: '/v2/receipts/{hash}',
@@ -519,9 +782,13 @@ export const READS: Read[] = [
     operationId: 'list_arguments',
     tool: true,
     summary: 'The arguments on a claim, oldest first',
-    returns: "The claim's arguments in view, oldest first, each with its text, checks, answer and status.",
-    params: [{ name: 'claim', in: 'query', required: true, description: 'a claim ref', schema: claimRef }],
-    body: obj({ claim: claimRef, arguments: arr(ref('Argument')) }),
+    returns: "The claim's arguments in view, oldest first, a page at a time, each with its text, checks, answer and status.",
+    params: [
+      { name: 'claim', in: 'query', required: true, description: 'a claim ref', schema: claimRef },
+      limit(PAGE.max, PAGE.default),
+      cursorParam,
+    ],
+    body: obj({ claim: claimRef, arguments: arr(ref('Argument')), next }),
     statuses: [404, 451],
   },
   {
@@ -539,12 +806,14 @@ export const READS: Read[] = [
     operationId: 'list_challenges',
     tool: true,
     summary: 'Challenges ranked by value of checking',
-    returns: "Open challenges (all, with all=1), ranked by their claim's value of checking, each with its brief and the claim's numbers.",
+    returns:
+      "Open challenges (all, with all=1), ranked by their claim's value of checking, a page at a time, each with its brief and the claim's numbers.",
     params: [
-      limit(200, 50),
+      limit(PAGE.max, PAGE.default),
       { name: 'all', in: 'query', description: '1 to include withdrawn and completed ones', schema: { const: '1' } },
+      cursorParam,
     ],
-    body: obj({ challenges: arr(ref('Challenge')) }),
+    body: obj({ challenges: arr(ref('Challenge')), next }),
   },
   {
     path: '/v2/challenges/{id}',
@@ -572,17 +841,17 @@ export const READS: Read[] = [
     operationId: 'list_flags',
     tool: true,
     summary: "Stewards' flags on items, newest first",
-    returns: 'Flags newest first: the item, the steward, the entry and the reason.',
-    params: [limit(200, 50)],
-    body: obj({ flags: arr(obj({ subject: str, by: str, seq: int, ts, reason: str })), note: str }),
+    returns: 'Flags newest first, a page at a time: the item, the steward, the entry and the reason.',
+    params: [limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({ flags: arr(obj({ subject: str, by: str, seq: int, ts, reason: str })), next, note: str }),
   },
   {
     path: '/v2/holds',
     operationId: 'list_holds',
     tool: true,
     summary: 'Hazard holds (R1) and the decisions on them, newest first',
-    returns: 'Holds newest first: the item, who placed it and why, its status and the decision on it.',
-    params: [limit(200, 50)],
+    returns: 'Holds newest first, a page at a time: the item, who placed it and why, its status and the decision on it.',
+    params: [limit(PAGE.max, PAGE.default), cursorParam],
     body: obj({
       holds: arr(
         obj({
@@ -597,6 +866,7 @@ export const READS: Read[] = [
           decision: nullable(obj({ decision: { enum: ['released', 'rejected'] }, seq: int, ts, reason: str })),
         }),
       ),
+      next,
       note: str,
     }),
   },
@@ -604,13 +874,16 @@ export const READS: Read[] = [
     path: '/v2/governance',
     operationId: 'get_governance',
     tool: true,
-    summary: 'Proposals under Article V with standing, and the electorate',
-    returns: 'The constitution in force, the size of the electorate, and every proposal with its tally and standing.',
+    summary: 'Proposals under Article V with standing, newest first, and the electorate',
+    returns:
+      'The constitution in force, the size of the electorate, and the proposals with their tally and standing, newest first, a page at a time.',
+    params: [limit(PROPOSALS_PAGE.max, PROPOSALS_PAGE.default), cursorParam],
     body: obj({
       version: { const: 'governance/0.1' },
       constitution: obj({ version: str, hash: hex64 }),
       electorate: int,
       proposals: arr(ref('ProposalSummary')),
+      next,
     }),
   },
   {

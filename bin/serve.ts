@@ -11,6 +11,7 @@ import { Cluster, DEFAULT_LEASE_MS } from '../lib/service/cluster.js';
 import { stateDigest } from '../lib/record/digest.js';
 import { isShared } from '../log/index.js';
 import { startServer } from '../api/server.js';
+import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
 import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
@@ -248,7 +249,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       start: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => witnesses.start())),
       stop: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => (stopping ? undefined : witnesses.follow()))),
     });
+    // The readers' indexes follow the record from now on; the search index is built in the background.
+    const readers = Readers.follow(record, d.log);
     const server = await startServer(d, record, args.port, args.host, {
+      readers,
       witnesses,
       auditLimit: { max: perMinute, windowSeconds: 60 },
       registerLimit: { max: args['register-limit'], windowSeconds: args['register-window'] },
@@ -352,6 +356,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         : `, node ${cluster.node} ${cluster.leading ? 'leading' : `following ${cluster.leaderUrl ?? '(no leader yet)'}`}`;
     console.log(
       `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}${role}`,
+    );
+    void readers.search.ready.then(
+      () => {
+        const b = readers.search.lastBuild;
+        if (b !== null) console.log(`archive: the search index holds ${b.items} items, built in ${(b.ms / 1000).toFixed(1)} s`);
+      },
+      (err) => console.error('archive: building the search index failed:', err),
     );
   },
 };

@@ -152,6 +152,12 @@ export class LiveRecord {
     this.listeners.push(listener);
   }
 
+  /** Adds a listener and tells it of the state as it is now (`reset`), then of every entry folded from now on. */
+  listen(listener: AppliedListener): void {
+    this.listeners.push(listener);
+    listener.reset?.(this.state);
+  }
+
   /**
    * The one place where entries are folded into a state (`state` is the live one, or one being
    * rebuilt): every listener is told.
@@ -159,7 +165,15 @@ export class LiveRecord {
   private fold(state: State, e: RecordEntry<object>): unknown {
     const outcome = applyEntry(state, e);
     // What the fold takes is what it applied: an admitted entry, of the shape its type names.
-    for (const l of this.listeners) l.applied(state, e as RecordEntry, outcome);
+    // The entry is on its way to the log whatever a listener does: one that throws is a bug on
+    // the read side, reported, never the write's refusal.
+    for (const l of this.listeners) {
+      try {
+        l.applied(state, e as RecordEntry, outcome);
+      } catch (err) {
+        console.error(`archive: a listener failed on entry ${e.seq} (${e.type}):`, err);
+      }
+    }
     return outcome;
   }
 

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, oneOfEach, payloadOf, register } from '../helpers/agents.js';
+import { make, oneOfEach, payloadOf, register, send } from '../helpers/agents.js';
 import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
 import { AGENT_WRITE_TYPES, entryTypeOf } from '../../lib/record/registry.js';
 import { MCP_TOOLS, standalone, writeToolName } from '../../api/mcp.js';
@@ -299,4 +299,49 @@ t.test('GET /mcp is not served: the server is stateless', async (t) => {
   t.equal(r.status, 405);
   t.equal(r.headers.get('allow'), 'POST');
   t.match(r.body, { error: 'method_not_allowed', detail: /POST JSON-RPC messages to \/mcp/ });
+});
+
+t.test("the readers' tools: papers, search, an agent, an operator, a log entry, pages through cursors", async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await send(s, alice, 'paper', make.paper(1, { title: `Quasar lensing survey ${i}` }));
+    t.equal(r.status, 201, r.text);
+    ids.push(r.body.id);
+  }
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    t.notOk(r.isError, `${name}: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as any;
+  };
+  const first = await call('list_papers', { agent: 'alice', limit: 2 });
+  t.same(
+    first.papers.map((p: any) => p.id),
+    [ids[2], ids[1]],
+  );
+  const second = await call('list_papers', { agent: 'alice', limit: 2, cursor: first.next });
+  t.same(second, (await s.get(`/v2/papers?agent=alice&limit=2&cursor=${first.next}`)).body, 'the same body as the route');
+  t.equal(second.next, null);
+
+  const found = await call('search', { q: 'quasar', kind: 'paper', limit: 1 });
+  t.match(found, { q: 'quasar', results: [{ kind: 'paper', title: /^Quasar lensing survey/ }], next: String });
+  t.same((await call('search', { q: 'quasar', kind: 'paper', limit: 5, cursor: found.next })).results.length, 2);
+
+  t.match(await call('get_agent', { handle: 'alice', limit: 1 }), { handle: 'alice', papers: { items: [{ id: ids[2] }], next: String } });
+  t.match(await call('list_agent_work', { handle: 'alice', list: 'papers' }), { agent: 'alice', list: 'papers', items: [{}, {}, {}] });
+  t.match(await call('get_operator', { id: 'lab-a' }), { id: 'lab-a', agents: { items: [{ handle: 'alice' }] } });
+  t.match(await call('list_operator_work', { id: 'lab-a', list: 'agents' }), { operator: 'lab-a', items: [{ handle: 'alice' }] });
+  const entry = await call('get_log_entry', { seq: 1 });
+  t.match(entry, { seq: 1, records: { type: 'agent.register', subject: 'alice', agent: 'alice' }, inclusion: { seq: 1 } });
+  t.match(await call('get_credence', { limit: 2 }), { claims: [{}, {}], next: String });
+
+  const bad = await client.callTool({ name: 'list_papers', arguments: { cursor: 'nope' } });
+  t.match(json(bad), { status: 400, error: 'bad_request', detail: /^cursor: not a cursor of this list/ });
+  const missing = await client.callTool({ name: 'get_agent', arguments: { handle: 'nobody' } });
+  t.match(json(missing), { status: 404, detail: /no agent nobody/ });
+  const noQuery = await client.callTool({ name: 'search', arguments: {} });
+  t.ok(noQuery.isError, 'a missing argument is a tool error');
+  t.match(json(noQuery), { status: 400, error: 'bad_request', detail: /arguments\.q: required/ });
 });

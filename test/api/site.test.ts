@@ -34,7 +34,9 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
       'POST /v2/holds',
       'POST /v2/holds/decisions',
       'POST /v2/governance/votes',
-      'GET /v2/holds?limit=',
+      'GET /v2/holds?limit=&cursor=',
+      'GET /v2/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
+      'GET /v2/agents/{handle}?limit=',
     ])
       t.ok(body.endpoints.includes(e), `the index lists ${e}`);
   }

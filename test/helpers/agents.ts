@@ -170,6 +170,8 @@ export async function oneOfEach(t: Test, s: TestService) {
   const receipt = await replicate(t, s, house, c1, 'confirmed');
   await replicate(t, s, bob, c1, 'failed');
   const argument = await send(s, bob, 'argument.file', make.argument(c2));
+  const review = await send(s, bob, 'review', { claim: c2, forecast: 0.4, rationale: 'Few seeds; the effect may not hold.' });
+  t.equal(review.status, 201, review.text);
   const challenge = await send(s, bob, 'challenge.propose', {
     claim: c2,
     brief: 'Re-run the main table with a fresh seed and report the spread.',
@@ -185,6 +187,7 @@ export async function oneOfEach(t: Test, s: TestService) {
   t.equal(proposal.status, 201, proposal.text);
   return {
     paper: paper.body.id as string,
+    paperSeq: paper.body.seq as number,
     c1,
     c2,
     receipt,

@@ -251,11 +251,6 @@ export function flagsOn(state: State, subject: string) {
   return state.flags.filter((f) => f.subject === subject);
 }
 
-/** GET /v2/flags: the newest `limit` flags. */
-export function flagsView(state: State, limit: number) {
-  return state.flags.slice(-limit).reverse();
-}
-
 /** The operator key's decision on an open hold (R1). */
 function decision<const T extends 'hold.release' | 'hold.reject', P extends { subject: string; reason: string }>(
   type: T,
@@ -335,22 +330,19 @@ function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
 export const screeningRefer = screened('screening.refer', false);
 export const holdPlace = screened('hold.place', true);
 
-/** GET /v2/holds: the newest `limit` holds, with the decisions on them. */
-export function holdsView(state: State, limit: number) {
-  return state.holds
-    .slice(-limit)
-    .reverse()
-    .map((h) => ({
-      subject: h.subject,
-      entry: h.entry,
-      seq: h.seq,
-      ts: h.ts,
-      by: h.by,
-      rule: h.rule,
-      reason: h.reason,
-      status: h.decision === null ? 'open' : h.decision.decision,
-      decision: h.decision,
-    }));
+/** A hold as GET /v2/holds serves it, with the decision on it. */
+export function holdItem(h: Hold) {
+  return {
+    subject: h.subject,
+    entry: h.entry,
+    seq: h.seq,
+    ts: h.ts,
+    by: h.by,
+    rule: h.rule,
+    reason: h.reason,
+    status: h.decision === null ? 'open' : h.decision.decision,
+    decision: h.decision,
+  };
 }
 
 /** The summary's `withheld`: every item out of view, in the order its entry was logged. */
