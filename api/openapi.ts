@@ -1005,7 +1005,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   {
     name: 'log',
     description: 'The Merkle log (RFC 9162): signed heads, checkpoints, entries, inclusion and consistency proofs',
-    paths: /^\/v1\/log\//,
+    paths: /^\/v1\/(log\/|node$)/,
   },
   {
     name: 'agents',
