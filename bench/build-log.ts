@@ -40,8 +40,12 @@ export function review(handle: string, k: Key, claim: string, n: number, ts = ne
   return { payload, signature: signPayload(k.privateKey, payload) };
 }
 
-/** Builds a log of `entries` entries through the record itself (no HTTP): reviews mostly. */
-export async function buildLog(dataDir: string, entries: number): Promise<void> {
+/**
+ * Builds a log of `entries` entries through the record itself (no HTTP): reviews mostly. With
+ * `hotEvery`, every `hotEvery`-th review goes to the first paper's claim (a hot claim, its reviews
+ * spread along the log), unless its author would review its own claim.
+ */
+export async function buildLog(dataDir: string, entries: number, opts: { hotEvery?: number } = {}): Promise<void> {
   const start = Date.now();
   let t = start;
   // A clock that moves 1 ms per entry, so every ts is fresh and distinct.
@@ -63,7 +67,9 @@ export async function buildLog(dataDir: string, entries: number): Promise<void> 
   }
   for (let n = 0; record.state.size < entries; n++) {
     const i = (n * 7919) % 1000;
-    admit('review', review(`agent-${i}`, keys[i]!, claims[(i + 1 + (n % 997)) % 1000]!, n, new Date(t).toISOString()));
+    const hot = opts.hotEvery !== undefined && n % opts.hotEvery === 0 && i !== 0;
+    const claim = claims[hot ? 0 : (i + 1 + (n % 997)) % 1000]!;
+    admit('review', review(`agent-${i}`, keys[i]!, claim, n, new Date(t).toISOString()));
     if (wait.length >= 5000) await Promise.all(wait.splice(0));
   }
   await Promise.all(wait);

@@ -7,7 +7,13 @@
 //  3. the Atom feed of every field on a record of 1,000 papers (bench/build-log.ts): made with its
 //     50 abstracts read from the LevelDB log, and with them kept (as the service keeps them), beside
 //     its items from the state alone; and GET /feeds/all.atom served (made once per log size)
-//     beside GET /v1/log/sth, one request at a time over loopback.
+//     beside GET /v1/log/sth, one request at a time over loopback;
+//  4. the explorer's pages on a record of BENCH_EXPLORER_ENTRIES entries (default 100,000: 1,000
+//     agents, 1,000 papers, reviews, every 20th on one hot claim, spread along the log), each GET
+//     one at a time over loopback as a browser asks (Accept: text/html), beside GET /v1/log/sth in
+//     the same run: the hot claim's page (20 items a list, and 200), a paper's page, the papers
+//     list, an agent's and an operator's pages, and a search.
+// BENCH_PARTS (default 1,2,3,4) runs only the parts named.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,15 +31,29 @@ import { atomFeed, feedItems } from '../lib/record/feeds.js';
 import { abstractReader } from '../api/logged.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(','));
+const EXPLORER_ENTRIES = Number(process.env.BENCH_EXPLORER_ENTRIES ?? 100_000);
 
 async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99: number; non2xx: number }> {
   const r = await autocannon({ url, connections: 64, duration: SECONDS, headers });
   return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx };
 }
 
-async function main(): Promise<void> {
-  console.log(`machine: ${machine()}`);
-  const dir = mkdtempSync(join(tmpdir(), 'archive-bench-surfaces-'));
+/** Times `n` calls of `f` one at a time; milliseconds. */
+async function time(n: number, f: (i: number) => unknown): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await f(i);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+const p50 = (xs: number[]) => `median ${fmt(quantile(xs, 0.5), 2)} ms (p99 ${fmt(quantile(xs, 0.99), 2)} ms)`;
+
+/** 1. GET / and GET /openapi.json under load, from a service in a child process. */
+async function loadRoutes(dir: string): Promise<void> {
   const child = spawn(process.execPath, [join(import.meta.dirname, 'record-server.js'), join(dir, 'http')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -58,8 +78,10 @@ async function main(): Promise<void> {
   } finally {
     child.kill('SIGTERM');
   }
+}
 
-  // 2. MCP in process.
+/** 2. An MCP tool call round trip, in process. */
+async function mcpCalls(dir: string): Promise<void> {
   const d = await openDeployment({ dataDir: join(dir, 'mcp') });
   const record = await LiveRecord.open(d);
   const server = await startServer(d, record, 0, '127.0.0.1', { registerLimit: null });
@@ -79,20 +101,13 @@ async function main(): Promise<void> {
   await client.close();
   await server.close();
   await d.close();
+}
 
-  // 3. The feed of every field, on a record of 1,000 papers.
+/** 3. The feed of every field, on a record of 1,000 papers. */
+async function feeds(dir: string): Promise<void> {
   await buildLog(join(dir, 'feeds'), 3000);
   const fd = await openDeployment({ dataDir: join(dir, 'feeds') });
   const fr = await LiveRecord.open(fd);
-  const time = async (n: number, f: () => unknown): Promise<number[]> => {
-    const out: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      await f();
-      out.push(performance.now() - t0);
-    }
-    return out;
-  };
   // Cold: every abstract read from the log; warm: the service's reader keeps them, so a feed made
   // again after the log grew reads only a new paper's.
   const cold = () => atomFeed(fr.state, 'all', 'http://x', fd.origin, abstractReader(fd, 500));
@@ -111,11 +126,51 @@ async function main(): Promise<void> {
   await time(200, get('/v1/log/sth'));
   const feed = await time(2000, get('/feeds/all.atom'));
   const sth = await time(2000, get('/v1/log/sth'));
-  console.log(
-    `   GET /feeds/all.atom served: median ${fmt(quantile(feed, 0.5), 2)} ms (p99 ${fmt(quantile(feed, 0.99), 2)} ms); GET /v1/log/sth: median ${fmt(quantile(sth, 0.5), 2)} ms (p99 ${fmt(quantile(sth, 0.99), 2)} ms) (n=2000 each, one at a time)`,
-  );
+  console.log(`   GET /feeds/all.atom served: ${p50(feed)}; GET /v1/log/sth: ${p50(sth)} (n=2000 each, one at a time)`);
   await fs.close();
   await fd.close();
+}
+
+/** 4. The explorer's pages, on a record with a hot claim. */
+async function explorer(dir: string): Promise<void> {
+  const t0 = performance.now();
+  await buildLog(join(dir, 'explorer'), EXPLORER_ENTRIES, { hotEvery: 20 });
+  const built = performance.now() - t0;
+  const d = await openDeployment({ dataDir: join(dir, 'explorer') });
+  const record = await LiveRecord.open(d);
+  const server = await startServer(d, record, 0, '127.0.0.1', { registerLimit: null });
+  const s = record.state;
+  const hot = [...s.papers.values()][0]!.claims[0]!;
+  const reviews = s.numbers.index.reviewsByClaim.get(hot)!.length;
+  console.log(
+    `4. the explorer's pages, ${fmt(s.size)} entries (built in ${fmt(built / 1000, 1)} s); the hot claim has ${fmt(reviews)} reviews, every 20th entry; one GET at a time, Accept: text/html`,
+  );
+  const get = (path: string) => async () => {
+    const r = await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' } });
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
+  };
+  const pages: [string, string, number][] = [
+    ['GET /v1/log/sth (the bare route)', '/v1/log/sth', 2000],
+    ["the hot claim's page (20 items a list)", `/explore/claims/${encodeURIComponent(hot)}`, 500],
+    ["the hot claim's page, limit=200", `/explore/claims/${encodeURIComponent(hot)}?limit=200`, 200],
+    ['GET /v1/log/sth again', '/v1/log/sth', 2000],
+  ];
+  for (const [name, path, n] of pages) {
+    await time(Math.min(100, n), get(path));
+    console.log(`   ${name}: ${p50(await time(n, get(path)))} (n=${n})`);
+  }
+  await server.close();
+  await d.close();
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${machine()}`);
+  const dir = mkdtempSync(join(tmpdir(), 'archive-bench-surfaces-'));
+  if (PARTS.has('1')) await loadRoutes(dir);
+  if (PARTS.has('2')) await mcpCalls(dir);
+  if (PARTS.has('3')) await feeds(dir);
+  if (PARTS.has('4')) await explorer(dir);
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -54,7 +54,16 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
 
   const points = state.numbers.history.get(ref) ?? [];
   const moves = section('moves', points, (p) => p[0]);
-  const moved = await Promise.all(moves.shown.map(([seq]) => entries.entry(seq)));
+  const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
+  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (id) => state.reviews.get(id)!.seq);
+  const inView = argumentsInView(state, ref);
+  const args = section('arguments', inView, (a) => a.seq);
+  // Every entry the page shows, asked for at once: read together (api/logged.ts).
+  const [moved, reviewEntries, argTexts] = await Promise.all([
+    Promise.all(moves.shown.map(([seq]) => entries.entry(seq))),
+    Promise.all(reviews.shown.map((id) => entries.entry(state.reviews.get(id)!.seq))),
+    Promise.all(args.shown.map((a) => entries.logged(a.seq, 'argument.file'))),
+  ]);
   const marks: Mark[] = moves.shown.map(([seq, p], i) => {
     const about = aboutEntry(state, moved[i]!);
     return {
@@ -69,12 +78,10 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
       `<tr><td class="n">${entryLink(m.seq)}</td><td>${h(m.what)}<br><small>${when(moved[i]!.ts)}</small></td><td class="n">${m.credence.toFixed(4)}</td></tr>`,
   );
 
-  const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
-  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (id) => state.reviews.get(id)!.seq);
-  const inView = argumentsInView(state, ref);
-  const args = section('arguments', inView, (a) => a.seq);
-
-  const counted = countedByOperator(state, claim);
+  const counted = countedByOperator(state, claim, [
+    ...receipts.shown.map((id) => state.receipts.get(id)!.operatorId),
+    ...reviews.shown.map((id) => state.reviews.get(id)!.operatorId),
+  ]);
   const receiptItems = receipts.shown.map((id) => {
     const r = state.receipts.get(id)!;
     const v = receiptView(state, r);
@@ -94,19 +101,16 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
     return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });
 
-  const reviewTexts = await Promise.all(
-    reviews.shown.map(async (id) => {
-      const e = await entries.entry(state.reviews.get(id)!.seq);
-      return { ts: e.ts, rationale: (JSON.parse(e.payload) as { payload: { rationale: string } }).payload.rationale };
-    }),
-  );
+  const reviewTexts = reviewEntries.map((e) => ({
+    ts: e.ts,
+    rationale: (JSON.parse(e.payload) as { payload: { rationale: string } }).payload.rationale,
+  }));
   const reviewItems = reviews.shown.map((id, i) => {
     const v = state.reviews.get(id)!;
     const counts = evidenceCounts(state, claim, v, counted);
     return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });
 
-  const argTexts = await Promise.all(args.shown.map((a) => entries.logged(a.seq, 'argument.file')));
   const argItems = args.shown.map((a, i) => {
     const text = argTexts[i]!.text;
     const answered = a.answer === null ? '' : ', answered';

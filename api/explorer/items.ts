@@ -26,7 +26,7 @@ export const RERUNS_LIMIT = 20;
 export function receiptPage(state: State, r: Receipt, q: { before: number | undefined; limit: number }): string {
   const v = receiptView(state, r);
   const claim = state.claims.get(r.target)!;
-  const counts = evidenceCounts(state, claim, r, countedByOperator(state, claim));
+  const counts = evidenceCounts(state, claim, r, countedByOperator(state, claim, [r.operatorId]));
   const outputs =
     v.outputs !== null
       ? `<code>${h(JSON.stringify(v.outputs))}</code>${v.revealedSeq === null ? '' : ` (shown from entry ${entryLink(v.revealedSeq)})`}`

@@ -56,9 +56,13 @@ export function whyStatus(state: State, claim: Claim, status: string, credenceVe
   return `${status[0]!.toUpperCase()}${status.slice(1)}: ${because[status] ?? ''}${apart}`;
 }
 
-/** The item each operator counts by on `claim` (docs/credence.md#evidence-items: its strongest kind, the latest of that kind), as the numbers choose it. */
-export function countedByOperator(state: State, claim: Claim): Map<string, Item> {
-  return new Map(countedItems(state, state.numbers.index, claim).map((item) => [item.operatorId, item]));
+/**
+ * The item each operator of `operators` counts by on `claim` (docs/credence.md#evidence-items:
+ * its strongest kind, the latest of that kind), as the numbers choose it: a page asks for the
+ * operators of the items it shows, so a hot claim's other items are passed over.
+ */
+export function countedByOperator(state: State, claim: Claim, operators: Iterable<string>): Map<string, Item> {
+  return new Map(countedItems(state, state.numbers.index, claim, new Set(operators)).map((item) => [item.operatorId, item]));
 }
 
 /**

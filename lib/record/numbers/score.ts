@@ -80,8 +80,11 @@ export function receiptItem(state: State, r: Receipt): Item {
   };
 }
 
-/** The items that count on `claim`: one per operator other than the author's. */
-export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item[] {
+/**
+ * The items that count on `claim`: one per operator other than the author's; with `only`, those
+ * of the operators it names alone (the others' items are not even made).
+ */
+export function countedItems(state: State, ix: NumbersIndex, claim: Claim, only?: ReadonlySet<string>): Item[] {
   const best = new Map<string, Item>();
   const offer = (item: Item) => {
     if (item.operatorId === claim.operatorId) return;
@@ -91,11 +94,11 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim): Item
   };
   for (const id of state.receiptsByClaim.get(claim.ref) ?? []) {
     const r = state.receipts.get(id)!;
-    if (countingReceipt(state, r)) offer(receiptItem(state, r));
+    if ((only === undefined || only.has(r.operatorId)) && countingReceipt(state, r)) offer(receiptItem(state, r));
   }
   for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
     const v = state.reviews.get(id)!;
-    if (v.disownedSeq === null) offer(reviewItem(state, v));
+    if ((only === undefined || only.has(v.operatorId)) && v.disownedSeq === null) offer(reviewItem(state, v));
   }
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
