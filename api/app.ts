@@ -17,6 +17,7 @@ import type { RateLimit } from './rate-limit.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
 import { explorerRoutes } from './routes/explorer.js';
+import { explorerReaderRoutes } from './routes/explorer-reads.js';
 import type { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
@@ -100,6 +101,13 @@ export const ENDPOINTS = [
   'GET /explore/receipts/{id}',
   'GET /explore/arguments/{id}',
   'GET /explore/log?from=&limit=',
+  'GET /explore/papers?field=&agent=&operator=&status=&limit=&cursor=',
+  'GET /explore/papers/{id}',
+  'GET /explore/agents/{handle}?papers=&receipts=&reviews=&arguments=&limit=',
+  'GET /explore/operators/{id}?agents=&papers=&receipts=&reviews=&arguments=&limit=',
+  'GET /explore/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
+  'GET /explore/challenges/{id}',
+  'GET /explore/proposals/{id}',
   'GET /skill.md',
   'GET /openapi.json',
   'POST /mcp',
@@ -149,7 +157,8 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
   app.use(recordRoutes(d, record, opts.ringer).routes());
-  app.use(readerRoutes(d, record, opts.readers ?? Readers.follow(record, d.log)).routes());
+  const readers = opts.readers ?? Readers.follow(record, d.log);
+  app.use(readerRoutes(d, record, readers).routes());
   app.use(governanceRoutes(record).routes());
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
@@ -166,6 +175,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(siteRoutes(d, record, ENDPOINTS, opts.witnesses).routes());
   app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());
+  app.use(explorerReaderRoutes(d, record, readers).routes());
   app.use(earlierRoutes().routes());
   return app;
 }

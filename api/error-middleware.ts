@@ -6,6 +6,7 @@ import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/er
 import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
 import { LogError } from '../log/index.js';
 import { escapeMarkup as h } from '../lib/protocol/markup.js';
+import { navigation } from './explorer/shell.js';
 
 /** The code, and with it the status, that answers each refusal of the record (docs/api.md#statuses-and-error-codes). */
 const REFUSAL_CODES: Readonly<Record<RefusalCode, ErrorCode>> = Object.freeze({
@@ -65,8 +66,9 @@ function errorPage(status: number, code: string, detail: string, path: string): 
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${status} ${h(code)}</title><link rel="icon" href="data:,">
 <style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; overflow-wrap: anywhere; }
-code { font-size: 0.9em; } nav a { margin-right: 1rem; }</style></head>
-<body><nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/log">log</a></nav>
+code { font-size: 0.9em; } nav a { margin-right: 1rem; } header { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; }
+form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; } form.search input { flex: 1; min-width: 0; font: inherit; }</style></head>
+<body><header>${navigation()}</header>
 <h1>${status} <code>${h(code)}</code></h1>
 <p>${h(detail)}</p>
 <p><small>Asked for <code>${h(path)}</code>. The same answer is JSON (<code>{error, detail}</code>) for a client that asks for it.</small></p>

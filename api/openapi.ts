@@ -11,7 +11,7 @@ import { STATUSES, WORK_LISTS, WORK_PAGE } from '../lib/record/reads.js';
 import { PAGE } from '../lib/record/paging.js';
 import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
 import { CREDENCE_PAGE } from './routes/numbers.js';
-import { QUERY_MAX, SEARCH_PAGE } from './routes/readers.js';
+import { QUERY_MAX, SEARCH_PAGE } from './reader-query.js';
 import { KINDS } from '../lib/service/search.js';
 import { EARLIER } from './routes/earlier.js';
 import { sha256TextHex } from '../log/index.js';
@@ -389,6 +389,17 @@ const cursorParam = {
   schema: str,
 };
 /** The filters of the list of papers and of the search. */
+/** What every page of the explorer answers. */
+const PAGE_RETURNS = 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).';
+
+/** The cursor of one list of an explorer page that pages several lists, in the parameter of the list's name. */
+const workCursor = (list: string): Param => ({
+  name: list,
+  in: 'query',
+  description: `where the ${list} list goes on: the \`next\` of that list as the page's link gives it`,
+  schema: { type: 'string' },
+});
+
 const filters = [
   { name: 'field', in: 'query' as const, description: 'a field', schema: { enum: [...FIELDS] } },
   { name: 'agent', in: 'query' as const, description: 'the author agent', schema: str },
@@ -524,6 +535,75 @@ export const READS: Read[] = [
     params: [{ name: 'from', in: 'query', description: 'the first entry shown', schema: { type: 'integer', minimum: 0 } }, limit(200, 50)],
     body: 'text/html',
     statuses: [303],
+  },
+  {
+    path: '/explore/papers',
+    operationId: 'explore_papers',
+    summary: 'The explorer: papers newest first, with the filters of GET /v2/papers as a form and links, paged by its cursors',
+    returns: PAGE_RETURNS,
+    params: [...filters, limit(PAGE.max, PAGE.default), cursorParam],
+    body: 'text/html',
+    statuses: [303],
+  },
+  {
+    path: '/explore/papers/{id}',
+    operationId: 'explore_paper',
+    summary: "The explorer: a paper, every field of GET /v2/papers/{id}, its claims' numbers and what it builds on, linked",
+    returns: PAGE_RETURNS,
+    params: [id('a paper id, rec:<16 hex>', { type: 'string', pattern: '^rec:[0-9a-f]{16}$' })],
+    body: 'text/html',
+    statuses: [303, 404, 451],
+  },
+  {
+    path: '/explore/agents/{handle}',
+    operationId: 'explore_agent',
+    summary: "The explorer: an agent, its operator's tier and calibration, keys' history, doorbell, and its work, each list paged by its own cursor",
+    returns: PAGE_RETURNS,
+    params: [id('a handle', str, 'handle'), ...WORK_LISTS.map(workCursor), limit(WORK_PAGE.max, WORK_PAGE.default)],
+    body: 'text/html',
+    statuses: [303, 404],
+  },
+  {
+    path: '/explore/operators/{id}',
+    operationId: 'explore_operator',
+    summary: 'The explorer: an operator, its tier and verification by the record, its agents and its work, each list paged by its own cursor',
+    returns: PAGE_RETURNS,
+    params: [id('an operator id', str), ...['agents', ...WORK_LISTS].map(workCursor), limit(WORK_PAGE.max, WORK_PAGE.default)],
+    body: 'text/html',
+    statuses: [303, 404],
+  },
+  {
+    path: '/explore/search',
+    operationId: 'explore_search',
+    summary: 'The explorer: the search form, and a page of results of GET /v2/search with the words found marked',
+    returns: `${PAGE_RETURNS} Without \`q\` the form alone; 503 with Retry-After while the search index is being built at start.`,
+    params: [
+      { name: 'q', in: 'query', description: 'the words to find', schema: { type: 'string', maxLength: QUERY_MAX } },
+      { name: 'kind', in: 'query', description: 'only items of this kind', schema: { enum: [...KINDS] } },
+      ...filters,
+      limit(SEARCH_PAGE.max, SEARCH_PAGE.default),
+      cursorParam,
+    ],
+    body: 'text/html',
+    statuses: [303, 503],
+  },
+  {
+    path: '/explore/challenges/{id}',
+    operationId: 'explore_challenge',
+    summary: 'The explorer: a challenge, its brief, its claim and the receipts filed since',
+    returns: PAGE_RETURNS,
+    params: [id('the challenge id, 16 hex (ch: optional)', { type: 'string', pattern: '^(ch:)?[0-9a-f]{16}$' })],
+    body: 'text/html',
+    statuses: [303, 404, 451],
+  },
+  {
+    path: '/explore/proposals/{id}',
+    operationId: 'explore_proposal',
+    summary: 'The explorer: a governance proposal, its standing, the articles it changes and its votes',
+    returns: PAGE_RETURNS,
+    params: [id('the proposal id, 64 hex', hex64)],
+    body: 'text/html',
+    statuses: [303, 404],
   },
   {
     path: '/v1/constitution',

@@ -15,14 +15,15 @@ const CURSOR = /^[A-Za-z0-9_-]{1,400}$/;
 /**
  * The `cursor` parameter of list `list`: where its page starts (the members after the list's
  * name), or null when absent. `shape` says whether those members are what this list's cursors hold.
+ * A page of the explorer that pages several lists takes each list's cursor by its own `name`.
  */
-export function cursorParam<T extends unknown[]>(query: Query, list: string, shape: (at: unknown[]) => at is T): T | null {
-  const raw = query.get('cursor');
+export function cursorParam<T extends unknown[]>(query: Query, list: string, shape: (at: unknown[]) => at is T, name = 'cursor'): T | null {
+  const raw = query.get(name);
   if (raw === undefined) return null;
-  if (Array.isArray(raw)) throw badRequest('cursor: given more than once');
+  if (Array.isArray(raw)) throw badRequest(`${name}: given more than once`);
   const bad = () =>
     badRequest(
-      `cursor: not a cursor of this list; pass the \`next\` of the previous page as it came, got ${JSON.stringify(raw.slice(0, 80))}`,
+      `${name}: not a cursor of this list; pass the \`next\` of the previous page as it came, got ${JSON.stringify(raw.slice(0, 80))}`,
     );
   if (!CURSOR.test(raw)) throw bad();
   let value: unknown;
@@ -42,9 +43,9 @@ const isSeq = (x: unknown): x is number => typeof x === 'number' && Number.isSaf
 /** A cursor that holds one seq: the lists in log order. */
 export const oneSeq = (at: unknown[]): at is [number] => at.length === 1 && isSeq(at[0]);
 
-/** The seq a list's page starts from (its cursor), or null for the first page. */
-export function seqCursor(query: Query, list: string): number | null {
-  return cursorParam(query, list, oneSeq)?.[0] ?? null;
+/** The seq a list's page starts from (its cursor, in parameter `name`), or null for the first page. */
+export function seqCursor(query: Query, list: string, name = 'cursor'): number | null {
+  return cursorParam(query, list, oneSeq, name)?.[0] ?? null;
 }
 
 /** A cursor of seqs and numbers. */

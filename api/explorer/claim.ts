@@ -5,11 +5,11 @@
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
 import { argumentsInView, receiptView } from '../../lib/record/views.js';
-import { tierOf, type Claim, type State } from '../../lib/record/state.js';
+import type { Claim, State } from '../../lib/record/state.js';
 import type { EntryLookup } from '../logged.js';
 import { claimChart, type Mark } from './charts.js';
 import { aboutEntry } from './entries.js';
-import { agentLink, count, entryLink, hrefWith, itemLink, newestFirst, pager, when, type ListPage } from './shell.js';
+import { agentLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when, type ListPage } from './shell.js';
 import { countedByOperator, evidenceCounts, STATUS_MEANING, whyStatus } from './status.js';
 
 /** The lists of a claim's page, each paged by its own `before` parameter. */
@@ -28,9 +28,6 @@ export interface ClaimQuery {
 export const claimJson = (claim: Claim): string =>
   claim.external ? `/v2/arguments?claim=${encodeURIComponent(claim.ref)}` : `/v2/papers/${claim.paper}`;
 
-const operatorOf = (state: State, operatorId: string): string =>
-  `<code>${h(operatorId)}</code> <small>(${tierOf(state, operatorId)})</small>`;
-
 /** Where a claim comes from: its paper (or the source of an external claim), who, when, at what stated confidence. */
 function about(state: State, claim: Claim): string {
   const paper = claim.external ? undefined : state.papers.get(claim.paper);
@@ -39,7 +36,7 @@ function about(state: State, claim: Claim): string {
       ? `An external claim, quoted from <code>${h(claim.source ?? '')}</code>`
       : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${h(paper.field)})`;
   const confidence = claim.confidence === null ? '' : `, stated confidence ${claim.confidence}`;
-  return `<p id="about">${from}, by ${agentLink(state, claim.agent)} of <code>${h(claim.operatorId)}</code>, entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
+  return `<p id="about">${from}, by ${agentLink(state, claim.agent)} of ${operatorLink(state, claim.operatorId)}, entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
 }
 
 export async function claimPage(state: State, entries: EntryLookup, claim: Claim, q: ClaimQuery): Promise<string> {
@@ -98,7 +95,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
       r.crossCheckedBy.length === 0
         ? ''
         : `<br>Cross-checked by ${r.crossCheckedBy.map((x) => `${itemLink(state, { kind: 'receipt', id: x.receipt })} (${h(x.operatorId)}, ${x.match ? 'matched' : 'did not match'})`).join(', ')}.`;
-    return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
+    return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });
 
   const reviewTexts = reviewEntries.map((e) => ({
@@ -108,13 +105,13 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const reviewItems = reviews.shown.map((id, i) => {
     const v = state.reviews.get(id)!;
     const counts = evidenceCounts(state, claim, v, counted);
-    return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
+    return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });
 
   const argItems = args.shown.map((a, i) => {
     const text = argTexts[i]!.text;
     const answered = a.answer === null ? '' : ', answered';
-    return `<li><a href="/explore/arguments/${a.id}">${a.stance} on ${h(a.grounds)}</a> by ${agentLink(state, a.agent)} of ${operatorOf(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b title="${h(a.status === 'open' ? 'not settled: moves nothing yet' : `settled at entry ${a.settledSeq}`)}">${a.status}</b>, ${count(a.checks.size, 'check')}${answered}<blockquote>${h(text.length > 280 ? `${text.slice(0, 279)}…` : text)}</blockquote></li>`;
+    return `<li><a href="/explore/arguments/${a.id}">${a.stance} on ${h(a.grounds)}</a> by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b title="${h(a.status === 'open' ? 'not settled: moves nothing yet' : `settled at entry ${a.settledSeq}`)}">${a.status}</b>, ${count(a.checks.size, 'check')}${answered}<blockquote>${h(text.length > 280 ? `${text.slice(0, 279)}…` : text)}</blockquote></li>`;
   });
 
   const list = (id: ClaimList, items: string[], page: ListPage<unknown>, total: number, what: string) =>

@@ -83,12 +83,19 @@ export class SearchIndex {
   ready: Promise<void> = Promise.resolve();
   /** How long the last build took, and how many items it indexed. */
   lastBuild: { ms: number; items: number } | null = null;
+  /** While a build runs: how many items it has indexed of how many. */
+  private progress: { indexed: number; of: number } | null = null;
 
   constructor(private readonly log: EntryReader) {}
 
   /** Items indexed (a claim amended counts twice). */
   get size(): number {
     return this.built.docs.length;
+  }
+
+  /** While the index is being built (a search waits for it): how many items are indexed of how many; null once built. */
+  get building(): { indexed: number; of: number } | null {
+    return this.progress === null ? null : { ...this.progress };
   }
 
   /** Builds the index anew from `state` (papers' text read from the log), in batches between turns of the event loop. */
@@ -107,6 +114,7 @@ export class SearchIndex {
     for (const c of state.claims.values()) if (c.external) todo.push({ doc: { kind: 'external', key: c.ref, seq: c.seq } });
     // Stable: a paper before its claims, all of one entry.
     todo.sort((a, b) => a.doc.seq - b.doc.seq);
+    this.progress = { indexed: 0, of: todo.length };
     this.ready = this.build(generation, state, todo).then(() => {
       this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length };
     });
@@ -122,10 +130,12 @@ export class SearchIndex {
       if (generation !== this.generation) return;
       for (const { doc, text } of batch)
         add(built, doc, text ?? (doc.kind === 'agent' ? agentText(state, doc.key) : claimText(state, doc.key)));
+      this.progress = { indexed: i + batch.length, of: todo.length };
       await new Promise((r) => setImmediate(r));
       if (generation !== this.generation) return;
     }
     this.built = built;
+    this.progress = null;
     const pending = this.pending ?? [];
     this.pending = null;
     for (const { e, outcome } of pending) this.note(state, e, outcome);
@@ -291,6 +301,17 @@ function fold(s: string): string {
 }
 
 const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+
+/** Where each of `words` stands in `text` as a whole word, case and accents folded: [start, end) spans in order, none overlapping. */
+export function wordSpans(text: string, words: readonly string[]): [number, number][] {
+  const folded = fold(text);
+  const spans: [number, number][] = [];
+  for (const w of words)
+    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1))
+      if (!isWordChar(folded[i - 1]) && !isWordChar(folded[i + w.length])) spans.push([i, i + w.length]);
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  return spans.filter((s, k) => k === 0 || s[0] >= spans[k - 1]![1]);
+}
 
 /** Where the first of `words` stands in `text` as a whole word, or -1. */
 function firstWord(text: string, words: string[]): number {

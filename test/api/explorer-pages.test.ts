@@ -78,7 +78,7 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
   t.match(
     page,
     new RegExp(
-      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/v2/papers/${paper.body.id}"><code>${paper.body.id}</code></a> <small class="to-json">\\(JSON\\)</small>, ml\\), by <a href="/v2/heartbeat\\?agent=alice"><code>alice</code></a> <small class="to-json">\\(JSON\\)</small> of <code>lab-a</code>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
+      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}"><code>${paper.body.id}</code></a>, ml\\), by <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
     ),
   );
   t.match(page, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
@@ -114,7 +114,7 @@ t.test(
     t.match(
       receipts,
       new RegExp(
-        `<a href="/explore/receipts/${r.verifiedReceipt}"><code>${r.verifiedReceipt.slice(0, 16)}</code></a>: a replication by .*house.* of <code>op_archive</code> <small>\\(verified\\)</small>, committed <time datetime="${v.ts}" [^>]+>${v.ts.slice(0, 19).replace('T', ' ')}</time> at entry <a href="/explore/log\\?from=${v.seq}#entry-${v.seq}">${v.seq}</a>; <b>confirmed</b> at <time datetime="${v.result!.ts}"`,
+        `<a href="/explore/receipts/${r.verifiedReceipt}"><code>${r.verifiedReceipt.slice(0, 16)}</code></a>: a replication by .*house.* of <a href="/explore/operators/op_archive"><code>op_archive</code></a> <small>\\(verified\\)</small>, committed <time datetime="${v.ts}" [^>]+>${v.ts.slice(0, 19).replace('T', ' ')}</time> at entry <a href="/explore/log\\?from=${v.seq}#entry-${v.seq}">${v.seq}</a>; <b>confirmed</b> at <time datetime="${v.result!.ts}"`,
       ),
       'the verified receipt: who, its tier, when, its entries',
     );
@@ -222,7 +222,7 @@ t.test("a receipt's and an argument's pages", async (t) => {
   t.match(
     await html(s, `/explore/receipts/${r.verifiedReceipt}`),
     new RegExp(
-      `<ul class="items" id="rerun-by-list"><li><a href="/explore/receipts/${r.unverifiedReceipt}"><code>[0-9a-f]{16}</code></a> by <code>lab-b</code> <small>\\(unverified\\)</small>, entry <a [^>]+>\\d+</a>: matched, an operator not verified: shown apart</li></ul>`,
+      `<ul class="items" id="rerun-by-list"><li><a href="/explore/receipts/${r.unverifiedReceipt}"><code>[0-9a-f]{16}</code></a> by <a href="/explore/operators/lab-b"><code>lab-b</code></a> <small>\\(unverified\\)</small>, entry <a [^>]+>\\d+</a>: matched, an operator not verified: shown apart</li></ul>`,
     ),
     'who re-ran it, and that an operator not verified is shown apart',
   );
@@ -266,13 +266,17 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   );
   t.equal(rows.size, s.d.log.size, 'every entry, in full rows');
   t.match(rows.get(0), { type: 'log.genesis', what: '', who: 'the service' });
-  t.match(rows.get(1), { type: 'operator.pairing', what: ' <code>op_archive</code>', who: 'the operator key' });
+  t.match(rows.get(1), {
+    type: 'operator.pairing',
+    what: ' <a href="/explore/operators/op_archive"><code>op_archive</code></a>',
+    who: 'the operator key',
+  });
   for (const row of rows.values()) t.equal(row.shown, row.ts.slice(11, 19), 'the time to the second, the full ts its title');
   t.match(page, /<tr class="day"><td colspan="5">\d{4}-\d\d-\d\d<\/td><\/tr>/, 'the date where it changes');
   // What each entry is about, linked to the item's page, its id as the write answered it.
   const of = (type: string) => [...rows.values()].filter((x) => x.type === type).map((x) => x.what);
   const paper = r.claim.split('#')[0]!;
-  t.match(of('paper')[0], `<a href="/v2/papers/${paper}"><code>${paper}</code></a> <small class="to-json">(JSON)</small>`);
+  t.match(of('paper')[0], `<a href="/explore/papers/${paper}"><code>${paper}</code></a>`);
   t.match(of('claim.external')[0], `<a href="/explore/claims/${encodeURIComponent(r.external)}">`);
   t.match(of('claim.amend')[0], `<a href="/explore/claims/${encodeURIComponent(r.amended)}">`);
   t.same(
@@ -284,7 +288,7 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
     for (const w of of(type)) t.match(w, `<a href="/explore/arguments/${r.argument}">`, `${type}: the argument`);
   t.match(rows.get(2), {
     type: 'agent.register',
-    who: '<a href="/v2/heartbeat?agent=house"><code>house</code></a> <small class="to-json">(JSON)</small>',
+    who: '<a href="/explore/agents/house"><code>house</code></a>',
   });
 
   // A page at a time: later, earlier, first, latest.

@@ -178,6 +178,12 @@ t.test('every read answers what its response schema says', async (t) => {
     '/explore/claims/{ref}': `/explore/claims/${encodeURIComponent(one.c1)}`,
     '/explore/receipts/{id}': `/explore/receipts/${one.receipt}`,
     '/explore/arguments/{id}': `/explore/arguments/${one.argument}`,
+    '/explore/papers/{id}': `/explore/papers/${one.paper}`,
+    '/explore/agents/{handle}': '/explore/agents/bob',
+    '/explore/operators/{id}': '/explore/operators/lab-a',
+    '/explore/search': '/explore/search?q=claim',
+    '/explore/challenges/{id}': `/explore/challenges/${one.challenge}`,
+    '/explore/proposals/{id}': `/explore/proposals/${one.proposal}`,
   };
   let checked = 0;
   for (const [path, item] of Object.entries<any>(doc.paths)) {

@@ -1,0 +1,65 @@
+// An agent's page and an operator's page in the explorer: what their JSON reads serve (agentRead
+// and operatorRead of lib/record/reads.ts): who, the tier and what verified the operator (or voided
+// it), calibration, an agent's models, keys' history and doorbell (its kind, never its address),
+// and their work, each list a page at a time by its own cursor (work.ts).
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import type { agentRead, operatorRead } from '../../lib/record/reads.js';
+import type { State } from '../../lib/record/state.js';
+import { entryLink, operatorLink } from './shell.js';
+import { calibrationLine, TIER_MEANING, verificationLine, workSection, type OperatorList, type Served } from './work.js';
+
+type AgentRead = NonNullable<Awaited<ReturnType<typeof agentRead>>>;
+type OperatorRead = NonNullable<Awaited<ReturnType<typeof operatorRead>>>;
+
+/** Where a page's lists stand: each list's cursor (absent on its first page) and the page size asked for. */
+export interface ListsPlace {
+  cursors: Partial<Record<OperatorList, string>>;
+  /** Undefined when the default. */
+  limit: number | undefined;
+}
+
+const keyShort = (key: string): string => `<code title="${h(key)}">${h(key.slice(0, 16))}…</code>`;
+
+function keysTable(a: AgentRead): string {
+  const rows = a.keys.map((k) => {
+    const revoked =
+      k.revokedSeq === null
+        ? 'in force'
+        : `revoked at entry ${entryLink(k.revokedSeq)}${k.compromisedAt === null ? '' : `, compromised since <time datetime="${h(k.compromisedAt)}">${h(k.compromisedAt.slice(0, 19).replace('T', ' '))}</time>`}`;
+    const role = k.role === 'main' ? 'main key' : `check key (${h(k.scope ?? '')})${k.label === null ? '' : ` <q>${h(k.label)}</q>`}`;
+    return `<tr><td class="full">${keyShort(k.key)}</td><td data-label="role">${role}</td><td data-label="from entry">${entryLink(k.seq)}</td><td data-label="status">${revoked}</td></tr>`;
+  });
+  return `<table id="keys" class="reflow"><thead><tr><th>key</th><th>role</th><th>from entry</th><th>status</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+export function agentPage(
+  state: State,
+  a: AgentRead,
+  place: ListsPlace,
+  lists: Record<'papers' | 'receipts' | 'reviews' | 'arguments', Served>,
+): string {
+  const path = `/explore/agents/${encodeURIComponent(a.handle)}`;
+  const bell =
+    a.doorbell === null
+      ? 'None set.'
+      : `A <b>${h(a.doorbell.kind)}</b> doorbell, rung ${h(a.doorbell.cadence)}, ${a.doorbell.status === 'set' ? 'set' : 'stopped'} at entry ${entryLink(a.doorbell.seq)}. Its address is never shown.`;
+  return `<p id="who">An agent of operator ${operatorLink(state, a.operatorId)}, registered at entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : `; <b>retired</b> at entry ${entryLink(a.retiredSeq)} (its main key revoked)`}.</p>
+<p id="models">Models: ${a.models.length === 0 ? 'none declared' : a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}.</p>
+<p id="tier">Its operator is <b>${a.tier}</b>: ${h(TIER_MEANING[a.tier])}.</p>
+<p id="verification">${verificationLine(state, a)}</p>
+<p id="calibration">${calibrationLine(a.calibration)}</p>
+<h2>Keys</h2>
+<p class="muted">The keys it signs with, in the order they were registered or delegated.</p>
+${keysTable(a)}
+<h2>Doorbell</h2>
+<p id="doorbell">${bell}</p>
+${(['papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, false)).join('\n')}`;
+}
+
+export function operatorPage(state: State, o: OperatorRead, place: ListsPlace, lists: Record<OperatorList, Served>): string {
+  const path = `/explore/operators/${encodeURIComponent(o.id)}`;
+  return `<p id="who">Tier <b>${o.tier}</b>: ${h(TIER_MEANING[o.tier])}. On the record since entry ${entryLink(o.seq)}.</p>
+<p id="verification">${verificationLine(state, o)}</p>
+<p id="calibration">${calibrationLine(o.calibration)}</p>
+${(['agents', 'papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, true)).join('\n')}`;
+}

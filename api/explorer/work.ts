@@ -1,0 +1,143 @@
+// An author's work as the explorer shows it, on an agent's page and an operator's (and the list
+// of papers): papers with their claims' numbers, receipts, reviews with their rationales,
+// arguments, and an operator's agents, each list a page at a time with the same opaque cursors
+// as the JSON reads (lib/record/reads.ts, docs/api.md#lists-and-cursors), every item linked to
+// its page, items out of view never shown (the reads leave them out).
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/reads.js';
+import type { State, Tier } from '../../lib/record/state.js';
+import { agentLink, count, entryLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
+import { STATUS_MEANING } from './status.js';
+
+type PaperItem = ReturnType<typeof paperItem>;
+type ReceiptItem = ReturnType<typeof receiptItem>;
+type ReviewItem = Awaited<ReturnType<typeof reviewItem>>;
+type ArgumentItem = ReturnType<typeof argumentItem>;
+interface AgentItem {
+  handle: string;
+  models: string[];
+  seq: number;
+  retiredSeq: number | null;
+}
+
+/** The lists of an operator's page: its agents, then its work. */
+export const OPERATOR_LISTS = ['agents', 'papers', 'receipts', 'reviews', 'arguments'] as const;
+export type OperatorList = (typeof OPERATOR_LISTS)[number];
+
+/** A list as a read serves it: a page of items and the cursor of the next page. */
+export interface Served {
+  items: unknown[];
+  next: string | null;
+}
+
+/** A claim's numbers in a line: its status (its meaning as the title) and credence. */
+export const claimNumbersLine = (c: { status: string; credence: number }): string =>
+  `<span class="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</span> ${c.credence.toFixed(4)}`;
+
+/** A paper as a list shows it: title linked to its page, field, who, when, its claims' numbers. */
+export function paperLi(state: State, p: PaperItem, by: boolean): string {
+  const claims = p.claims.map(
+    (c) => `${itemLink(state, { kind: 'claim', id: c.ref }, c.ref.slice(c.ref.indexOf('#') + 1))} ${claimNumbersLine(c)}`,
+  );
+  return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(<a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a>)</small>${by ? ` by ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}` : ''}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
+}
+
+function receiptLi(state: State, r: ReceiptItem, by: boolean): string {
+  const stage = r.outcome === null ? r.stage : `<b>${r.outcome}</b>`;
+  return `<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} of ${itemLink(state, { kind: 'claim', id: r.target })}${by ? ` by ${agentLink(state, r.agent)} of ${operatorLink(state, r.operatorId)}` : ''}, committed ${when(r.ts)} at entry ${entryLink(r.seq)}: ${stage}${r.resultSeq === null ? '' : ` at entry ${entryLink(r.resultSeq)}`}${r.disownedSeq === null ? '' : `; disowned at entry ${entryLink(r.disownedSeq)} (signed by a compromised key)`}</li>`;
+}
+
+function reviewLi(state: State, v: ReviewItem, by: boolean): string {
+  return `<li>Forecast <b>${v.forecast}</b> on ${itemLink(state, { kind: 'claim', id: v.claim })}${by ? ` by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}` : ''}, ${when(v.ts)}, entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : `; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote class="rationale">${h(v.rationale)}</blockquote></li>`;
+}
+
+function argumentLi(state: State, a: ArgumentItem, by: boolean): string {
+  return `<li>${itemLink(state, { kind: 'argument', id: a.id }, `${a.stance} on ${a.grounds}`)} on ${itemLink(state, { kind: 'claim', id: a.claim })}${by ? ` by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}` : ''}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b>${a.status}</b>, ${count(a.checks, 'check')}, stated confidence ${a.confidence}</li>`;
+}
+
+function agentLi(state: State, a: AgentItem): string {
+  return `<li>${agentLink(state, a.handle)}, registered at entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : `, retired at entry ${entryLink(a.retiredSeq)}`}${a.models.length === 0 ? '' : `; models ${a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}</li>`;
+}
+
+const TITLES: Record<OperatorList, [title: string, one: string]> = {
+  agents: ['Agents', 'agent'],
+  papers: ['Papers', 'paper'],
+  receipts: ['Receipts (checks)', 'receipt'],
+  reviews: ['Reviews', 'review'],
+  arguments: ['Arguments', 'argument'],
+};
+
+/**
+ * One list of a page: its heading, its items, and its pages: "Newest" back to the first page, and
+ * the next one by the read's cursor, in the list's own parameter (the other lists stay where they
+ * are). `by` says whether each item names its author (on an operator's page, not on an agent's).
+ */
+export function workSection(
+  state: State,
+  list: OperatorList | WorkList,
+  served: Served,
+  place: { path: string; cursors: Partial<Record<string, string>>; limit: number | undefined },
+  by: boolean,
+): string {
+  const [title, one] = TITLES[list];
+  const items = served.items.map((x) => {
+    switch (list) {
+      case 'agents':
+        return agentLi(state, x as AgentItem);
+      case 'papers':
+        return paperLi(state, x as PaperItem, by);
+      case 'receipts':
+        return receiptLi(state, x as ReceiptItem, by);
+      case 'reviews':
+        return reviewLi(state, x as ReviewItem, by);
+      case 'arguments':
+        return argumentLi(state, x as ArgumentItem, by);
+    }
+  });
+  const link = (cursor: string | undefined) => hrefWith(place.path, { ...place.cursors, [list]: cursor, limit: place.limit }, list);
+  const pages = [
+    place.cursors[list] === undefined ? '' : `<a class="newest" href="${h(link(undefined))}">Newest</a>`,
+    served.next === null ? '' : `<a class="older" href="${h(link(served.next))}">Older ${one}s</a>`,
+  ].join('');
+  const body =
+    items.length === 0
+      ? `<p class="muted" id="${list}-none">None${place.cursors[list] === undefined ? '' : ' further'}.</p>`
+      : `<ul class="items" id="${list}-list">${items.join('')}</ul>`;
+  return `<h2 id="${list}">${title}</h2>
+${body}
+${pages === '' ? '' : `<p class="pager" id="${list}-pages">${pages}</p>`}`;
+}
+
+/** What an operator's tier means (docs/credence.md#terms). */
+export const TIER_MEANING: Readonly<Record<Tier, string>> = {
+  verified: 'verified by the record: its items weigh 1 and count towards status',
+  account: 'an account reached by pairing (an id starting op_): its items weigh 1/2 and count towards credence, not towards status',
+  unverified: 'not verified: its items weigh 1/4 and count towards credence, not towards status',
+};
+
+/** How an operator stands with the record: what verified it, or what voided it, or what it would take (docs/credence.md#operators-verified-by-the-record). */
+export function verificationLine(
+  state: State,
+  v: {
+    verifiedByRecord: { round: number; seq: number; receipts?: number; sources?: number; reports?: number; right?: number } | null;
+    voided: { seq: number; receipt: string } | null;
+  },
+): string {
+  if (v.voided !== null)
+    return `Lost its verification at entry ${entryLink(v.voided.seq)}: its receipt ${itemLink(state, { kind: 'receipt', id: v.voided.receipt })} was disputed by two verified operators, so it is never verified by the record again.`;
+  const b = v.verifiedByRecord;
+  if (b === null)
+    return 'Not verified by the record. An operator is verified by the record when at least 3 of its receipts are matched by cross-checks of verified operators and none is disagreed with by one, or when at least 10 of its reviews and checks on resolved claims of other operators are 80 % right.';
+  if (b.round === 0) return `Verified at genesis (round 0, entry ${entryLink(b.seq)}): the deployment's own operator.`;
+  const earned = [
+    b.receipts === undefined
+      ? null
+      : `${count(b.receipts, 'receipt')} matched by cross-checks of verified operators, from ${count(b.sources ?? 0, 'operator')}`,
+    b.reports === undefined ? null : `${b.right ?? 0} right of ${count(b.reports, 'report')} on resolved claims`,
+  ].filter((x) => x !== null);
+  return `Verified by the record in round ${b.round}, at entry ${entryLink(b.seq)}: ${earned.join('; ') || 'by the rules of its round'}.`;
+}
+
+/** An operator's calibration in words. */
+export const calibrationLine = (c: { rho: number; resolved: number }): string =>
+  `Calibration (<code>rho</code>) ${c.rho.toFixed(4)} over ${count(c.resolved, 'resolved claim')}: how well the stated confidence of its operator's claims matched how they resolved (0.5 with none resolved); it sets the prior of their new claims.`;

@@ -1,0 +1,222 @@
+// The explorer's pages of the readers' reads (docs/api.md#the-explorer): papers (a list with the
+// filters of GET /v2/papers, and a page each), agents and operators with their work, the search,
+// challenges and governance proposals. Each page is made from its JSON read's own view and takes
+// that read's filters and cursors, so a page stays as it was while the log grows; each links its
+// JSON and sends a client that prefers JSON there (303).
+import Router from '@koa/router';
+import type { Deployment } from '../../lib/service/deployment.js';
+import type { LiveRecord } from '../../lib/service/live-record.js';
+import type { Readers } from '../../lib/service/readers.js';
+import { badRequest, notFound } from '../../lib/protocol/errors.js';
+import { bareChallengeId } from '../../lib/protocol/ids.js';
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { assertChallengeInView, assertItemInView } from '../../lib/record/in-view.js';
+import { agentRead, agentsPage, operatorRead, paperRead, papersPage, WORK_LISTS, WORK_PAGE, workPage } from '../../lib/record/reads.js';
+import { agentWork, operatorWork } from '../../lib/record/read-index.js';
+import { PAGE } from '../../lib/record/paging.js';
+import { challengeView } from '../../lib/record/views.js';
+import { proposalView } from '../../lib/record/governance-views.js';
+import { searchResult } from '../../lib/service/search.js';
+import { params, type Query } from '../params.js';
+import { limitParam, seqCursor } from '../paging.js';
+import { entryLookup } from '../logged.js';
+import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, SEARCH_PAGE, searchAsked, searchNext } from '../reader-query.js';
+import { hrefWith, page, respond } from '../explorer/shell.js';
+import { paperPage } from '../explorer/paper.js';
+import { papersList } from '../explorer/papers.js';
+import { agentPage, operatorPage, type ListsPlace } from '../explorer/authors.js';
+import { OPERATOR_LISTS, type OperatorList, type Served } from '../explorer/work.js';
+import { searchForm, searchResults } from '../explorer/search.js';
+import { challengePage, proposalPage } from '../explorer/governance.js';
+
+const PAPER = /^rec:[0-9a-f]{16}$/;
+const CHALLENGE = /^(ch:)?[0-9a-f]{16}$/;
+const HASH = /^[0-9a-f]{64}$/;
+
+/** How long the search page waits for a search index still being built before saying so. */
+const BUILD_WAIT_MS = 250;
+
+/** A browser's form sends every field, the empty ones too: an empty filter is no filter. */
+function dropEmpty(query: Query, names: readonly string[]): Query {
+  for (const n of names) if (query.get(n) === '') query.delete(n);
+  return query;
+}
+
+/** The query as a link's parameters (each given once: params() refused the rest), for the JSON read of the same list. */
+const asLink = (query: Query, names: readonly string[]): Record<string, string | undefined> =>
+  Object.fromEntries(names.map((n) => [n, query.get(n) as string | undefined]));
+
+/** Where each list of an agent's or operator's page starts: its cursor, in the parameter of the list's name (400 naming it). */
+function listsPlace(query: Query, lists: readonly OperatorList[]): ListsPlace & { before: Partial<Record<OperatorList, number>> } {
+  const cursors: ListsPlace['cursors'] = {};
+  const before: Partial<Record<OperatorList, number>> = {};
+  for (const list of lists) {
+    const at = seqCursor(query, list, list);
+    if (at === null) continue;
+    before[list] = at;
+    cursors[list] = query.get(list) as string;
+  }
+  const limit = limitParam(query, WORK_PAGE);
+  return { cursors, before, limit: limit === WORK_PAGE.default ? undefined : limit };
+}
+
+export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers: Readers): Router {
+  const router = new Router();
+  const state = record.state;
+  const { logged } = entryLookup(d.log);
+
+  router.get('/explore/papers', async (ctx) => {
+    const query = dropEmpty(params(ctx, [...FILTERS, 'limit', 'cursor']), FILTERS);
+    const f = filtersOf(query);
+    const before = seqCursor(query, 'papers');
+    const limit = limitParam(query);
+    const json = hrefWith('/v2/papers', asLink(query, [...FILTERS, 'limit', 'cursor']));
+    await respond(ctx, json, () =>
+      page(
+        'Papers',
+        papersList(state, f, papersPage(state, readers.index, f, before, limit), {
+          cursor: query.get('cursor') as string | undefined,
+          limit: limit === PAGE.default ? undefined : limit,
+        }),
+        { json },
+      ),
+    );
+  });
+
+  router.get('/explore/papers/:id', async (ctx) => {
+    params(ctx, []);
+    const id = ctx.params.id!;
+    if (!PAPER.test(id)) throw badRequest(`path: expected a paper id rec:<16 hex>, got ${JSON.stringify(id)}`);
+    if (!state.papers.has(id)) throw notFound(`no paper ${id} on the record`);
+    assertItemInView(state, id, 'path');
+    const json = `/v2/papers/${id}`;
+    await respond(ctx, json, async () => {
+      const p = (await paperRead(state, id, logged))!;
+      return page(p.title, paperPage(state, p), { json, field: p.field });
+    });
+  });
+
+  router.get('/explore/agents/:handle', async (ctx) => {
+    const query = params(ctx, [...WORK_LISTS, 'limit']);
+    const handle = ctx.params.handle!;
+    if (!HANDLE.test(handle)) throw badRequest(`path: expected a handle, got ${JSON.stringify(handle)}`);
+    const place = listsPlace(query, WORK_LISTS);
+    if (!state.agents.has(handle)) throw notFound(`no agent ${handle} on the record`);
+    const json = hrefWith(`/v2/agents/${handle}`, { limit: place.limit });
+    await respond(ctx, json, async () => {
+      const limit = place.limit ?? WORK_PAGE.default;
+      const work = agentWork(readers.index, handle);
+      // A list paged on goes on from its cursor; the others are the read's first pages.
+      const [a, ...later] = await Promise.all([
+        agentRead(state, readers.index, handle, limit, logged),
+        ...WORK_LISTS.map((l) => (place.before[l] === undefined ? null : workPage(state, work, l, place.before[l], limit, logged))),
+      ]);
+      const view = a!;
+      const lists = Object.fromEntries(WORK_LISTS.map((l, i) => [l, later[i] ?? view[l]])) as Record<(typeof WORK_LISTS)[number], Served>;
+      return page(`Agent ${handle}`, agentPage(state, view, place, lists), { json });
+    });
+  });
+
+  router.get('/explore/operators/:id', async (ctx) => {
+    const query = params(ctx, [...OPERATOR_LISTS, 'limit']);
+    const id = ctx.params.id!;
+    if (!OPERATOR.test(id)) throw badRequest(`path: expected ${OPERATOR_FORM}, got ${JSON.stringify(id)}`);
+    const place = listsPlace(query, OPERATOR_LISTS);
+    if (!state.operators.has(id)) throw notFound(`no operator ${id} on the record`);
+    const json = hrefWith(`/v2/operators/${encodeURIComponent(id)}`, { limit: place.limit });
+    await respond(ctx, json, async () => {
+      const limit = place.limit ?? WORK_PAGE.default;
+      const work = operatorWork(readers.index, id);
+      const [o, ...later] = await Promise.all([
+        operatorRead(state, readers.index, id, limit, logged),
+        ...OPERATOR_LISTS.map((l) => {
+          const before = place.before[l];
+          if (before === undefined) return null;
+          return l === 'agents' ? agentsPage(state, id, before, limit) : workPage(state, work, l, before, limit, logged);
+        }),
+      ]);
+      const view = o!;
+      const lists = Object.fromEntries(OPERATOR_LISTS.map((l, i) => [l, later[i] ?? view[l]])) as Record<OperatorList, Served>;
+      return page(`Operator ${id}`, operatorPage(state, view, place, lists), { json });
+    });
+  });
+
+  router.get('/explore/search', async (ctx) => {
+    const names = ['q', ...FILTERS, 'kind', 'limit', 'cursor'];
+    const query = dropEmpty(params(ctx, names), [...FILTERS, 'kind']);
+    const q = query.get('q');
+    // No words asked yet: the form alone (the JSON read needs words, so this page has no JSON).
+    if (q === undefined || (typeof q === 'string' && q.trim() === '')) {
+      await respond(ctx, null, () =>
+        page(
+          'Search',
+          `${searchForm('', {})}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external claims (quote, test, source) and agents (handle, operator, models): whole words, case and accents aside; every word must be there.</p>`,
+          { json: null },
+        ),
+      );
+      return;
+    }
+    const asked = searchAsked(query);
+    const json = hrefWith('/v2/search', asLink(query, names));
+    // At start the index is built in the background: a page says so rather than wait for it.
+    let built = readers.search.building === null;
+    if (!built) {
+      let timer: NodeJS.Timeout | undefined;
+      built = await Promise.race([
+        readers.search.ready.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), BUILD_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
+    const title = `Search: ${asked.q}`;
+    if (!built) {
+      const b = readers.search.building;
+      await respond(ctx, json, () =>
+        page(
+          title,
+          `${searchForm(asked.q, asked.f)}<div class="notice" id="building"><p>The search index is being built: the service started (or rebuilt its state) a moment ago${b === null ? '' : `, and has indexed ${b.indexed.toLocaleString('en-US')} of ${b.of.toLocaleString('en-US')} items so far`}. Nothing is searched until it holds them all.</p><p><a href="${h(ctx.originalUrl)}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
+          { json, q: asked.q },
+        ),
+      );
+      if (ctx.status === 200) {
+        ctx.status = 503;
+        ctx.set('Retry-After', '5');
+      }
+      return;
+    }
+    await respond(ctx, json, async () => {
+      const { results, next } = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
+      const shown = await Promise.all(results.map((r) => searchResult(state, r, asked.words, logged)));
+      const limit = asked.limit === SEARCH_PAGE.default ? undefined : asked.limit;
+      return page(title, `${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(asked, next), limit)}`, {
+        json,
+        q: asked.q,
+      });
+    });
+  });
+
+  router.get('/explore/challenges/:id', async (ctx) => {
+    params(ctx, []);
+    const raw = ctx.params.id!;
+    if (!CHALLENGE.test(raw))
+      throw badRequest(`path: expected a challenge id (16 lowercase hex, ch: optional), got ${JSON.stringify(raw)}`);
+    const id = bareChallengeId(raw);
+    const c = state.challenges.get(id);
+    if (c === undefined) throw notFound(`no challenge ch:${id} on the record`);
+    assertChallengeInView(state, id, 'path');
+    const json = `/v2/challenges/ch:${id}`;
+    await respond(ctx, json, async () => page(`Challenge ch:${id}`, challengePage(state, await challengeView(state, c, logged)), { json }));
+  });
+
+  router.get('/explore/proposals/:id', async (ctx) => {
+    params(ctx, []);
+    const id = ctx.params.id!;
+    if (!HASH.test(id)) throw badRequest(`path: expected a proposal id (64 lowercase hex), got ${JSON.stringify(id)}`);
+    const p = state.governance.proposals.get(id);
+    if (p === undefined) throw notFound(`no proposal ${id} on the record`);
+    const json = `/v2/governance/proposals/${id}`;
+    await respond(ctx, json, () => page(`Proposal: ${p.title}`, proposalPage(state, proposalView(state, p)), { json }));
+  });
+
+  return router;
+}
