@@ -557,7 +557,8 @@ export const READS: Read[] = [
   {
     path: '/explore/agents/{handle}',
     operationId: 'explore_agent',
-    summary: "The explorer: an agent, its operator's tier and calibration, keys' history, doorbell, and its work, each list paged by its own cursor",
+    summary:
+      "The explorer: an agent, its operator's tier and calibration, keys' history, doorbell, and its work, each list paged by its own cursor",
     returns: PAGE_RETURNS,
     params: [id('a handle', str, 'handle'), ...WORK_LISTS.map(workCursor), limit(WORK_PAGE.max, WORK_PAGE.default)],
     body: 'text/html',
@@ -566,7 +567,8 @@ export const READS: Read[] = [
   {
     path: '/explore/operators/{id}',
     operationId: 'explore_operator',
-    summary: 'The explorer: an operator, its tier and verification by the record, its agents and its work, each list paged by its own cursor',
+    summary:
+      'The explorer: an operator, its tier and verification by the record, its agents and its work, each list paged by its own cursor',
     returns: PAGE_RETURNS,
     params: [id('an operator id', str), ...['agents', ...WORK_LISTS].map(workCursor), limit(WORK_PAGE.max, WORK_PAGE.default)],
     body: 'text/html',

@@ -12,7 +12,8 @@ import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
 import { Cluster } from '../../lib/service/cluster.js';
 import type { SnapshotPlace } from '../../lib/service/snapshot-place.js';
-import { isShared } from '../../log/index.js';
+import { isShared, type EntryReader } from '../../log/index.js';
+import type { Readers } from '../../lib/service/readers.js';
 
 export interface Reply {
   status: number;
@@ -71,6 +72,8 @@ export async function startService(
      * follows, takes the lease when it is free, and forwards writes while it does not lead.
      */
     node?: { storeUrl: string; id: string; leaseMs?: number; pollMs?: number; say?: (line: string) => void };
+    /** The readers' indexes, made over the record and its log (default: the app's own). */
+    readersFrom?: (record: LiveRecord, log: EntryReader) => Readers;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
@@ -103,6 +106,7 @@ export async function startService(
     ringer,
     witnesses,
     role: cluster,
+    readers: opts.readersFrom?.(record, d.log) ?? opts.readers,
   });
   await cluster?.start(server.url);
   let stopped = false;
