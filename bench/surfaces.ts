@@ -11,8 +11,8 @@
 //  4. the explorer's pages on a record of BENCH_EXPLORER_ENTRIES entries (default 100,000: 1,000
 //     agents, 1,000 papers, reviews, every 20th on one hot claim, spread along the log), each GET
 //     one at a time over loopback as a browser asks (Accept: text/html), beside GET /v1/log/sth in
-//     the same run: the hot claim's page (20 items a list, and 200), a paper's page, the papers
-//     list, an agent's and an operator's pages, and a search.
+//     the same run: the hot claim's page (20 items a list, and 200), a paper's page and its JSON
+//     read, the papers list, an agent's and an operator's pages, and a search.
 // BENCH_PARTS (default 1,2,3,4) runs only the parts named.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -150,10 +150,21 @@ async function explorer(dir: string): Promise<void> {
     await r.arrayBuffer();
     if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
   };
+  // The search index is built in the background at start: the search waits for it.
+  await (await fetch(`${server.url}/v2/search?q=benchmark`)).arrayBuffer();
+  const paper = [...s.papers.keys()][500]!;
   const pages: [string, string, number][] = [
     ['GET /v1/log/sth (the bare route)', '/v1/log/sth', 2000],
     ["the hot claim's page (20 items a list)", `/explore/claims/${encodeURIComponent(hot)}`, 500],
     ["the hot claim's page, limit=200", `/explore/claims/${encodeURIComponent(hot)}?limit=200`, 200],
+    ["a paper's page", `/explore/papers/${paper}`, 1000],
+    ['the papers list (50 a page)', '/explore/papers', 500],
+    ['the papers list, filtered by status', '/explore/papers?status=unchecked&limit=20', 500],
+    ["an agent's page (its paper, 20 of its ~100 reviews with their rationales)", '/explore/agents/agent-500', 500],
+    ["an operator's page", '/explore/operators/lab-500', 500],
+    ["the hot claim's author's page (its 4,922 reviews are others')", '/explore/agents/agent-0', 500],
+    ['a search page (20 results of 2,000 with snippets)', '/explore/search?q=benchmark', 500],
+    ['GET /v2/papers/{id} (its JSON read)', `/v2/papers/${paper}`, 1000],
     ['GET /v1/log/sth again', '/v1/log/sth', 2000],
   ];
   for (const [name, path, n] of pages) {

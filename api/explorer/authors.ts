@@ -53,7 +53,7 @@ export function agentPage(
 ${keysTable(a)}
 <h2>Doorbell</h2>
 <p id="doorbell">${bell}</p>
-${(['papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, false)).join('\n')}`;
+${(['papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, 'none')).join('\n')}`;
 }
 
 export function operatorPage(state: State, o: OperatorRead, place: ListsPlace, lists: Record<OperatorList, Served>): string {
@@ -61,5 +61,5 @@ export function operatorPage(state: State, o: OperatorRead, place: ListsPlace, l
   return `<p id="who">Tier <b>${o.tier}</b>: ${h(TIER_MEANING[o.tier])}. On the record since entry ${entryLink(o.seq)}.</p>
 <p id="verification">${verificationLine(state, o)}</p>
 <p id="calibration">${calibrationLine(o.calibration)}</p>
-${(['agents', 'papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, true)).join('\n')}`;
+${(['agents', 'papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, 'agent')).join('\n')}`;
 }

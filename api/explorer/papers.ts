@@ -48,7 +48,7 @@ export function papersList(
   const list =
     page.papers.length === 0
       ? `<p class="notice" id="papers-none">${at.cursor === undefined ? `No papers${Object.keys(f).length === 0 ? ' yet' : ' with these filters'}.` : 'No further papers.'}</p>`
-      : `<ul class="items" id="papers-list">${page.papers.map((p) => paperLi(state, p, true)).join('')}</ul>`;
+      : `<ul class="items" id="papers-list">${page.papers.map((p) => paperLi(state, p, 'both')).join('')}</ul>`;
   return `${form}
 ${filterLinks('field', FIELDS, f, at.limit)}
 ${filterLinks('status', STATUSES, f, at.limit)}

@@ -14,7 +14,7 @@ import { feedLinks } from '../../lib/record/feeds.js';
 const STYLE = `*, ::before, ::after { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: anywhere; }
 header { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; }
-header nav a { margin-right: 1rem; } a.json, .json a, .to-json { font-size: 0.8em; }
+header nav a { margin-right: 1rem; } a.json, .json a { font-size: 0.8em; } header a.json { margin-left: auto; }
 form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; }
 form.search input { flex: 1; min-width: 0; font: inherit; padding: 0.1rem 0.3rem; }
 form.filters { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: end; margin: 0.6rem 0; }

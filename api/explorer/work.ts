@@ -34,25 +34,31 @@ export interface Served {
 export const claimNumbersLine = (c: { status: string; credence: number }): string =>
   `<span class="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</span> ${c.credence.toFixed(4)}`;
 
+/** Whom a list's items name as their author: nobody (an agent's page), the agent (an operator's page), or both. */
+export type By = 'none' | 'agent' | 'both';
+
+const author = (state: State, by: By, x: { agent: string; operatorId: string }): string =>
+  by === 'none' ? '' : ` by ${agentLink(state, x.agent)}${by === 'both' ? ` of ${operatorLink(state, x.operatorId)}` : ''}`;
+
 /** A paper as a list shows it: title linked to its page, field, who, when, its claims' numbers. */
-export function paperLi(state: State, p: PaperItem, by: boolean): string {
+export function paperLi(state: State, p: PaperItem, by: By): string {
   const claims = p.claims.map(
     (c) => `${itemLink(state, { kind: 'claim', id: c.ref }, c.ref.slice(c.ref.indexOf('#') + 1))} ${claimNumbersLine(c)}`,
   );
-  return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(<a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a>)</small>${by ? ` by ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}` : ''}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
+  return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(<a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a>)</small>${author(state, by, p)}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
 }
 
-function receiptLi(state: State, r: ReceiptItem, by: boolean): string {
+function receiptLi(state: State, r: ReceiptItem, by: By): string {
   const stage = r.outcome === null ? r.stage : `<b>${r.outcome}</b>`;
-  return `<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} of ${itemLink(state, { kind: 'claim', id: r.target })}${by ? ` by ${agentLink(state, r.agent)} of ${operatorLink(state, r.operatorId)}` : ''}, committed ${when(r.ts)} at entry ${entryLink(r.seq)}: ${stage}${r.resultSeq === null ? '' : ` at entry ${entryLink(r.resultSeq)}`}${r.disownedSeq === null ? '' : `; disowned at entry ${entryLink(r.disownedSeq)} (signed by a compromised key)`}</li>`;
+  return `<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} of ${itemLink(state, { kind: 'claim', id: r.target })}${author(state, by, r)}, committed ${when(r.ts)} at entry ${entryLink(r.seq)}: ${stage}${r.resultSeq === null ? '' : ` at entry ${entryLink(r.resultSeq)}`}${r.disownedSeq === null ? '' : `; disowned at entry ${entryLink(r.disownedSeq)} (signed by a compromised key)`}</li>`;
 }
 
-function reviewLi(state: State, v: ReviewItem, by: boolean): string {
-  return `<li>Forecast <b>${v.forecast}</b> on ${itemLink(state, { kind: 'claim', id: v.claim })}${by ? ` by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}` : ''}, ${when(v.ts)}, entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : `; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote class="rationale">${h(v.rationale)}</blockquote></li>`;
+function reviewLi(state: State, v: ReviewItem, by: By): string {
+  return `<li>Forecast <b>${v.forecast}</b> on ${itemLink(state, { kind: 'claim', id: v.claim })}${author(state, by, v)}, ${when(v.ts)}, entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : `; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote class="rationale">${h(v.rationale)}</blockquote></li>`;
 }
 
-function argumentLi(state: State, a: ArgumentItem, by: boolean): string {
-  return `<li>${itemLink(state, { kind: 'argument', id: a.id }, `${a.stance} on ${a.grounds}`)} on ${itemLink(state, { kind: 'claim', id: a.claim })}${by ? ` by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}` : ''}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b>${a.status}</b>, ${count(a.checks, 'check')}, stated confidence ${a.confidence}</li>`;
+function argumentLi(state: State, a: ArgumentItem, by: By): string {
+  return `<li>${itemLink(state, { kind: 'argument', id: a.id }, `${a.stance} on ${a.grounds}`)} on ${itemLink(state, { kind: 'claim', id: a.claim })}${author(state, by, a)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b>${a.status}</b>, ${count(a.checks, 'check')}, stated confidence ${a.confidence}</li>`;
 }
 
 function agentLi(state: State, a: AgentItem): string {
@@ -70,14 +76,14 @@ const TITLES: Record<OperatorList, [title: string, one: string]> = {
 /**
  * One list of a page: its heading, its items, and its pages: "Newest" back to the first page, and
  * the next one by the read's cursor, in the list's own parameter (the other lists stay where they
- * are). `by` says whether each item names its author (on an operator's page, not on an agent's).
+ * are). `by` says whom each item names as its author.
  */
 export function workSection(
   state: State,
   list: OperatorList | WorkList,
   served: Served,
   place: { path: string; cursors: Partial<Record<string, string>>; limit: number | undefined },
-  by: boolean,
+  by: By,
 ): string {
   const [title, one] = TITLES[list];
   const items = served.items.map((x) => {
@@ -110,7 +116,7 @@ ${pages === '' ? '' : `<p class="pager" id="${list}-pages">${pages}</p>`}`;
 
 /** What an operator's tier means (docs/credence.md#terms). */
 export const TIER_MEANING: Readonly<Record<Tier, string>> = {
-  verified: 'verified by the record: its items weigh 1 and count towards status',
+  verified: 'its items weigh 1 and count towards credence and status',
   account: 'an account reached by pairing (an id starting op_): its items weigh 1/2 and count towards credence, not towards status',
   unverified: 'not verified: its items weigh 1/4 and count towards credence, not towards status',
 };

@@ -107,7 +107,7 @@ function llmsTxt(d: Deployment): string {
 ## For agents and for people
 
 - MCP: \`POST /mcp\` (Streamable HTTP, stateless): every read and every write as a tool, with the same answers as the HTTP routes; skill.md and the constitution as resources
-- [The explorer](/explore): the claims, their evidence and how credence moved, and the log with proofs checked in the browser
+- [The explorer](/explore): the claims, their evidence and how credence moved; [the papers](/explore/papers); agents' and operators' pages; [a search](/explore/search); and the log with proofs checked in the browser
 
 ## Reads (JSON; each is also the MCP tool named after it)
 

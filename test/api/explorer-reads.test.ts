@@ -297,7 +297,7 @@ t.test("an operator's page: tier, verification, its agents and its work, each li
   t.same(linked(page, 'agents-list', 'agents'), ['bob-two', 'bob'], 'its agents, newest first');
   t.match(
     page,
-    /<ul class="items" id="reviews-list"><li>Forecast <b>0\.6<\/b> on .* by <a href="\/explore\/agents\/bob"><code>bob<\/code><\/a> of <a href="\/explore\/operators\/lab-b">/s,
+    /<ul class="items" id="reviews-list"><li>Forecast <b>0\.6<\/b> on .* by <a href="\/explore\/agents\/bob"><code>bob<\/code><\/a>, <time /s,
     'each item names its agent',
   );
   const one = await html(s, '/explore/operators/lab-b?limit=1');
@@ -307,7 +307,7 @@ t.test("an operator's page: tier, verification, its agents and its work, each li
   t.equal(pageLink(more, 'agents-pages', 'older'), null);
 
   const house = await html(s, '/explore/operators/op_archive');
-  t.match(house, '<p id="who">Tier <b>verified</b>: verified by the record');
+  t.match(house, '<p id="who">Tier <b>verified</b>: its items weigh 1 and count towards credence and status.');
   t.match(house, /Verified at genesis \(round 0/);
   t.match(house, '<a class="json" id="json" href="/v2/operators/op_archive">JSON</a>');
   t.equal((await get(s, '/explore/operators/lab-nobody')).status, 404);
@@ -394,6 +394,14 @@ t.test('the search page: results ranked with the words marked, kinds, paging by 
     t.equal(r.status, 400, bad);
     t.match(await r.text(), '<form class="search" role="search"', `${bad}: an error page with the search box`);
   }
+  const hostile = await html(s, `/explore/search?q=${encodeURIComponent(HOSTILE)}`);
+  t.match(
+    hostile,
+    '<title>Search: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</title>',
+    'the words, escaped',
+  );
+  t.match(hostile, 'value="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;"');
+  t.notMatch(hostile, /<script>alert|<b>bold/);
   const see = await fetch(`${s.url}/explore/search?q=plasma`, { headers: { accept: 'application/json' }, redirect: 'manual' });
   t.equal(see.status, 303);
   t.equal(see.headers.get('location'), '/v2/search?q=plasma');
@@ -433,6 +441,8 @@ t.test('items out of view are never shown or linked', async (t) => {
   const id = hidden.body.id as string;
   const ref = (hidden.body.claims as string[])[0]!;
   await send(s, bob, 'review', { claim: ref, forecast: 0.2, rationale: 'A review of the hidden paper.' });
+  const child = await send(s, bob, 'paper', make.paper(1, { builds_on: [{ id, rel: 'background', claims: ['C1'] }] }));
+  t.equal(child.status, 201, child.text);
   t.equal((await withhold(s, sam, id)).status, 201);
 
   const paper = await get(s, `/explore/papers/${id}`);
@@ -440,6 +450,7 @@ t.test('items out of view are never shown or linked', async (t) => {
   t.match(paper.headers.get('content-type'), /^text\/html/);
   t.match(await paper.text(), /<h1>451 <code>unavailable_for_legal_reasons<\/code><\/h1>/);
   const pages = [
+    `/explore/papers/${child.body.id}`,
     '/explore/papers',
     '/explore/agents/alice',
     '/explore/agents/bob',
@@ -455,6 +466,11 @@ t.test('items out of view are never shown or linked', async (t) => {
   }
   t.match(await html(s, '/explore/search?q=quasar'), `/explore/papers/${shown.body.id}`, 'the other one found');
   t.match(await html(s, '/explore/agents/bob'), '<p class="muted" id="reviews-none">None.</p>', "bob's review of it is left out");
+  t.match(
+    await html(s, `/explore/papers/${child.body.id}`),
+    `<li>has as background <code>${id}</code> (claims <code>C1</code>)</li>`,
+    'a paper that builds on it names it as plain text',
+  );
 
   t.equal((await restore(s, sam, id)).status, 201);
   t.match(await html(s, '/explore/papers'), `href="/explore/papers/${id}"`, 'restored: listed again');

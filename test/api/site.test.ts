@@ -136,10 +136,26 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   );
   t.match(change, /<summary>At entry \d+ the status of \S+ moved from unchecked to supported\. The claim: /);
   t.notMatch(change, /<author>/, "a status change is the record's, as the feed is");
+  // Every page a feed links answers, as a page for a browser.
+  for (const [, href] of xml.matchAll(/<link rel="alternate" type="text\/html" href="([^"]+)"\/>/g)) {
+    const linked = await fetch(href!.replace(/&amp;/g, '&'), { headers: { accept: 'text/html' } });
+    t.equal(linked.status, 200, `${href} answers`);
+    t.match(linked.headers.get('content-type'), /^text\/html/);
+    if (href!.includes('/explore/papers/'))
+      t.match(await linked.text(), '<h1>Loss &lt;falls&gt; &amp; &quot;rises&quot;</h1>', "the paper's page");
+  }
 
   // Autodiscovery: the landing page and the explorer's pages name the feed in their <head>.
   const discovery = '<link rel="alternate" type="application/atom+xml" title="archive: new in every field" href="/feeds/all.atom">';
-  for (const page of ['/', '/explore', `/explore/claims/${encodeURIComponent(c1)}`, '/explore/log']) {
+  for (const page of [
+    '/',
+    '/explore',
+    `/explore/claims/${encodeURIComponent(c1)}`,
+    '/explore/log',
+    '/explore/papers',
+    `/explore/papers/${id}`,
+    '/explore/search',
+  ]) {
     const html = await (await fetch(`${s.url}${page}`, { headers: { accept: 'text/html' } })).text();
     t.match(html.split('</head>')[0], discovery, `${page} names the feed in its head`);
   }

@@ -2,8 +2,9 @@
 // scripts/chromium.sh when missing, driven by playwright-core), one browser for every page:
 // each page kind at 1280 and 390 px wide, screenshots written to a temp dir
 // (archive-explorer-shots, to look at), no horizontal scroll and no console error on any page;
-// pagination clicked through; the signed head's signature and an entry's inclusion proof
-// checked in the browser, and an altered head and an altered proof refused.
+// pagination clicked through; the search box used and its results paged through; a walk from a
+// paper to its agent and its operator by clicking; the signed head's signature and an entry's
+// inclusion proof checked in the browser, and an altered head and an altered proof refused.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startService } from '../helpers/service.js';
 import { explorerRecord } from '../helpers/explorer-record.js';
+import { send } from '../helpers/agents.js';
 
 const executablePath = execFileSync(join(process.cwd(), 'scripts', 'chromium.sh'), { encoding: 'utf8' }).trim();
 const SHOTS = join(tmpdir(), 'archive-explorer-shots');
@@ -19,6 +21,20 @@ const SHOTS = join(tmpdir(), 'archive-explorer-shots');
 t.test('the explorer in a real browser', async (t) => {
   const s = await startService(t);
   const r = await explorerRecord(t, s);
+  const { bob, carol } = r.agents;
+  const challenge = (
+    await send(s, bob, 'challenge.propose', { claim: r.amended, brief: 'Re-run the second table with another optimiser and report it.' })
+  ).body.id as string;
+  const articles = (await s.get('/v1/constitution')).body.articles.map((a: { id: string; text: string }) =>
+    a.id === 'V' ? { ...a, text: `${a.text}\n8. A clause added.` } : a,
+  );
+  const proposal = (
+    await send(s, carol, 'governance.propose', {
+      title: 'A clause added to Article V',
+      rationale: 'The amendment procedure was missing a clause.',
+      articles,
+    })
+  ).body.id as string;
   const browser: Browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   t.teardown(() => browser.close());
   mkdirSync(SHOTS, { recursive: true });
@@ -31,6 +47,14 @@ t.test('the explorer in a real browser', async (t) => {
     receipt: `/explore/receipts/${r.unverifiedReceipt}`,
     argument: `/explore/arguments/${r.argument}`,
     log: '/explore/log?from=0',
+    papers: '/explore/papers',
+    paper: `/explore/papers/${r.paper}`,
+    agent: '/explore/agents/bob',
+    operator: '/explore/operators/op_archive',
+    search: '/explore/search?q=variance',
+    'search-empty': '/explore/search',
+    challenge: `/explore/challenges/${challenge}`,
+    proposal: `/explore/proposals/${proposal}`,
     error: '/explore/claims/rec:0123456789abcdef%23C1',
   };
   for (const width of [1280, 390]) {
@@ -93,6 +117,36 @@ t.test('the explorer in a real browser', async (t) => {
   await page.click('a:text("' + r.claim + '")');
   await page.click(`a[href="/explore/arguments/${r.argument}"]`);
   t.match(await page.textContent('#checks-list'), /The skipped case is covered by the second table\./);
+
+  // The search box of the header used, and its results paged through by clicking.
+  await page.fill('header input[name=q]', 'holds');
+  await page.press('header input[name=q]', 'Enter');
+  await page.waitForURL('**/explore/search?q=holds');
+  const found = await page.locator('#results > li > a').allTextContents();
+  t.ok(found.length >= 3, `results found: ${found.join(' | ')}`);
+  t.equal(await page.locator('#results mark').first().textContent(), 'holds', 'the word marked');
+  await page.goto(`${s.url}/explore/search?q=holds&limit=1`);
+  const clicked: string[] = [];
+  for (;;) {
+    clicked.push(...(await page.locator('#results > li > a').allTextContents()));
+    if ((await page.locator('#result-pages a.older').count()) === 0) break;
+    await page.click('#result-pages a.older');
+  }
+  t.same(clicked, found, 'the same results a page at a time, in the same order');
+  await page.selectOption('#search-form select[name=kind]', 'agent');
+  await page.fill('#search-form input[name=q]', 'carol');
+  await page.click('#search-form button');
+  t.same(await page.locator('#results > li > a').allTextContents(), ['carol'], 'the form: an agent found by its handle');
+
+  // A paper, its agent, its operator: a walk by clicking.
+  await page.click('header a[href="/explore/papers"]');
+  await page.click(`#papers-list a[href="/explore/papers/${r.paper}"]`);
+  t.match(await page.textContent('h1'), 'Step size and the <variance> of the end point');
+  await page.click('#byline a[href="/explore/agents/alice"]');
+  t.equal(await page.textContent('h1'), 'Agent alice');
+  await page.click('#who a[href="/explore/operators/lab-a"]');
+  t.equal(await page.textContent('h1'), 'Operator lab-a');
+  t.same(await page.locator('#agents-list > li a code').allTextContents(), ['alice']);
 
   // The log: clicked through a page at a time.
   await page.goto(`${s.url}/explore/log?from=0&limit=10`);

@@ -3,7 +3,7 @@
 // cross-checking the other), reviews with rationales, an argument with checks and an answer.
 import type { Test } from 'tap';
 import type { Reply, TestService } from './service.js';
-import { houseAgent, make, register, replicate, send } from './agents.js';
+import { houseAgent, make, register, replicate, send, type TestAgent } from './agents.js';
 
 export interface ExplorerRecord {
   /** The claim with evidence of every kind. */
@@ -16,6 +16,9 @@ export interface ExplorerRecord {
   amended: string;
   /** Every claim published, in log order. */
   claims: string[];
+  /** The paper of `claim`, and the agents that wrote it all. */
+  paper: string;
+  agents: Record<'house' | 'alice' | 'bob' | 'carol', TestAgent>;
 }
 
 export async function explorerRecord(t: Test, s: TestService): Promise<ExplorerRecord> {
@@ -59,5 +62,15 @@ export async function explorerRecord(t: Test, s: TestService): Promise<ExplorerR
     }),
   ).body.ref as string;
   const more = ok(await send(s, carol, 'paper', make.paper(2))).body.claims as string[];
-  return { claim, verifiedReceipt, unverifiedReceipt, argument, external, amended, claims: [claim, amended, external, ...more] };
+  return {
+    claim,
+    verifiedReceipt,
+    unverifiedReceipt,
+    argument,
+    external,
+    amended,
+    claims: [claim, amended, external, ...more],
+    paper: paper.body.id as string,
+    agents: { house, alice, bob, carol },
+  };
 }
