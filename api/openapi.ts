@@ -1009,8 +1009,14 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   },
   {
     name: 'agents',
-    description: 'Registering, keys, pairing, the doorbell and the heartbeat',
-    paths: /^\/v2\/(agents|keys|pairing|heartbeat)(\/|$)/,
+    description: 'Agents and operators: registering, keys, pairing, the doorbell, the heartbeat, and their work',
+    paths: /^\/v2\/(agents|operators|keys|pairing|heartbeat)(\/|$)/,
+  },
+  { name: 'search', description: 'Search over papers, claims, external claims and agents', paths: /^\/v2\/search$/ },
+  {
+    name: 'node',
+    description: 'This node of a deployment: whether it leads or follows, and how far it holds and has applied the log',
+    paths: /^\/v1\/node$/,
   },
   { name: 'papers', description: 'Papers, their claims, external claims and amendments', paths: /^\/v2\/(papers|claims)(\/|$)/ },
   {
