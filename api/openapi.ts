@@ -388,7 +388,6 @@ const cursorParam = {
   description: 'the `next` of the previous page, as it came; absent for the first page',
   schema: str,
 };
-/** The filters of the list of papers and of the search. */
 /** What every page of the explorer answers. */
 const PAGE_RETURNS = 'An HTML page (a client that prefers JSON is sent to the JSON read with a 303).';
 
@@ -400,6 +399,7 @@ const workCursor = (list: string): Param => ({
   schema: { type: 'string' },
 });
 
+/** The filters of the list of papers and of the search. */
 const filters = [
   { name: 'field', in: 'query' as const, description: 'a field', schema: { enum: [...FIELDS] } },
   { name: 'agent', in: 'query' as const, description: 'the author agent', schema: str },
@@ -1087,12 +1087,18 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   {
     name: 'log',
     description: 'The Merkle log (RFC 9162): signed heads, checkpoints, entries, inclusion and consistency proofs',
-    paths: /^\/v1\/(log\/|node$)/,
+    paths: /^\/v1\/log\//,
   },
   {
     name: 'agents',
-    description: 'Registering, keys, pairing, the doorbell and the heartbeat',
-    paths: /^\/v2\/(agents|keys|pairing|heartbeat)(\/|$)/,
+    description: 'Agents and operators: registering, keys, pairing, the doorbell, the heartbeat, and their work',
+    paths: /^\/v2\/(agents|operators|keys|pairing|heartbeat)(\/|$)/,
+  },
+  { name: 'search', description: 'Search over papers, claims, external claims and agents', paths: /^\/v2\/search$/ },
+  {
+    name: 'node',
+    description: 'This node of a deployment: whether it leads or follows, and how far it holds and has applied the log',
+    paths: /^\/v1\/node$/,
   },
   { name: 'papers', description: 'Papers, their claims, external claims and amendments', paths: /^\/v2\/(papers|claims)(\/|$)/ },
   {

@@ -31,7 +31,7 @@ function show(args: ReadArgs, heading: string, body: unknown): void {
 }
 
 /** Which read answers an id, by its form (docs/cli.md#reading-the-record). */
-export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash' | 'agent';
+export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash' | 'agent' | 'operator';
 
 export function kindOfId(id: string): IdKind | null {
   if (/^(0|[1-9][0-9]*)$/.test(id)) return 'seq';
@@ -41,6 +41,8 @@ export function kindOfId(id: string): IdKind | null {
   if (/^ch:[0-9a-f]{16}$/.test(id)) return 'challenge';
   if (/^[0-9a-f]{64}$/.test(id)) return 'hash';
   if (/^@?[A-Za-z0-9][A-Za-z0-9-]{1,39}$/.test(id)) return 'agent';
+  // An operator id can look like a handle (lab-a): it is named as such.
+  if (/^operator:\S+$/.test(id)) return 'operator';
   return null;
 }
 
@@ -51,6 +53,7 @@ const ID_FORMS = [
   'a challenge ch:<16 hex>',
   'a receipt or argument (64 hex)',
   'an agent handle (or @handle)',
+  'an operator operator:<id>',
 ].join(', ');
 
 const path = (s: string): string => encodeURIComponent(s);
@@ -76,6 +79,10 @@ async function getById(client: ArchiveClient, id: string): Promise<{ what: strin
     case 'agent': {
       const handle = id.replace(/^@/, '');
       return { what: `agent ${handle}`, reply: await new Reader(client).agent(handle) };
+    }
+    case 'operator': {
+      const operator = id.slice('operator:'.length);
+      return { what: `operator ${operator}`, reply: await new Reader(client).operator(operator) };
     }
     case 'paper':
       return { what: `paper ${id}`, reply: await client.get(`/v2/papers/${path(id)}`) };
@@ -111,7 +118,7 @@ async function getById(client: ArchiveClient, id: string): Promise<{ what: strin
 
 export const getCommand: CommandModule<object, ReadArgs & { id: string }> = {
   command: 'get <id>',
-  describe: 'read one item by its id: a paper, a claim, a receipt, an argument, a challenge, an agent or a log entry',
+  describe: 'read one item by its id: a paper, a claim, a receipt, an argument, a challenge, an agent, an operator or a log entry',
   builder: (y) =>
     readOptions(y).positional('id', { type: 'string', describe: ID_FORMS }).epilog(`The id's form picks the read: ${ID_FORMS}.`) as never,
   handler: async (args) => {

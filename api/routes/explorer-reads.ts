@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
 import type { Readers } from '../../lib/service/readers.js';
-import { badRequest, notFound } from '../../lib/protocol/errors.js';
+import { badRequest, isArchiveError, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertChallengeInView, assertItemInView } from '../../lib/record/in-view.js';
@@ -32,9 +32,6 @@ import { challengePage, proposalPage } from '../explorer/governance.js';
 const PAPER = /^rec:[0-9a-f]{16}$/;
 const CHALLENGE = /^(ch:)?[0-9a-f]{16}$/;
 const HASH = /^[0-9a-f]{64}$/;
-
-/** How long the search page waits for a search index still being built before saying so. */
-const BUILD_WAIT_MS = 250;
 
 /** A browser's form sends every field, the empty ones too: an empty filter is no filter. */
 function dropEmpty(query: Query, names: readonly string[]): Query {
@@ -158,41 +155,35 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
     }
     const asked = searchAsked(query);
     const json = hrefWith('/v2/search', asLink(query, names));
-    // At start the index is built in the background: a page says so rather than wait for it.
-    let built = readers.search.building === null;
-    if (!built) {
-      let timer: NodeJS.Timeout | undefined;
-      built = await Promise.race([
-        readers.search.ready.then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), BUILD_WAIT_MS))),
-      ]);
-      clearTimeout(timer);
-    }
     const title = `Search: ${asked.q}`;
-    if (!built) {
-      const b = readers.search.building;
-      await respond(ctx, json, () =>
-        page(
-          title,
-          `${searchForm(asked.q, asked.f)}<div class="notice" id="building"><p>The search index is being built: the service started (or rebuilt its state) a moment ago${b === null ? '' : `, and has indexed ${b.indexed.toLocaleString('en-US')} of ${b.of.toLocaleString('en-US')} items so far`}. Nothing is searched until it holds them all.</p><p><a href="${h(ctx.originalUrl)}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
-          { json, q: asked.q },
-        ),
-      );
-      if (ctx.status === 200) {
-        ctx.status = 503;
-        ctx.set('Retry-After', '5');
-      }
-      return;
-    }
+    // At start the index is built in the background: a search waits a little for it (lib/service/search.ts),
+    // then the page says so, with how far the build got, rather than hang.
+    let building = false;
     await respond(ctx, json, async () => {
-      const { results, next } = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
-      const shown = await Promise.all(results.map((r) => searchResult(state, r, asked.words, logged)));
+      let found;
+      try {
+        found = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
+      } catch (err) {
+        if (!(isArchiveError(err) && err.code === 'unavailable')) throw err;
+        building = true;
+        const { done, total } = readers.search.progress;
+        return page(
+          title,
+          `${searchForm(asked.q, asked.f)}<div class="notice" id="building"><p>The search index is being built: the service started (or rebuilt its state) a moment ago, and has indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} items so far. Nothing is searched until it holds them all.</p><p><a href="${h(ctx.originalUrl)}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
+          { json, q: asked.q },
+        );
+      }
+      const shown = await Promise.all(found.results.map((r) => searchResult(state, r, asked.words, logged)));
       const limit = asked.limit === SEARCH_PAGE.default ? undefined : asked.limit;
-      return page(title, `${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(asked, next), limit)}`, {
+      return page(title, `${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(asked, found.next), limit)}`, {
         json,
         q: asked.q,
       });
     });
+    if (building) {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+    }
   });
 
   router.get('/explore/challenges/:id', async (ctx) => {

@@ -19,6 +19,7 @@ import type { Filters } from '../record/reads.js';
 import type { Status } from '../record/numbers/index.js';
 import { servedProbability } from '../record/numbers/served.js';
 import type { Logged } from '../record/views.js';
+import { ArchiveError } from '../protocol/errors.js';
 
 // FlexSearch's ES module bundle has no named exports under Node; its CommonJS build has.
 const { Index, Charset } = createRequire(import.meta.url)('flexsearch') as typeof import('flexsearch');
@@ -49,6 +50,8 @@ const OPTIONS: IndexOptions = { tokenize: 'strict', resolution: 9, encoder: Char
 
 /** Items indexed between two turns of the event loop while the index is built. */
 const BATCH = 2000;
+/** How long a search waits for an index being built before it is answered 503 with the build's progress. */
+export const SEARCH_WAIT_MS = 2000;
 
 /** A paper's text as indexed: title, abstract and methods. */
 const paperText = (p: { title: string; abstract: string; methods?: string }) => [p.title, p.abstract, p.methods ?? ''].join('\n');
@@ -73,6 +76,17 @@ interface Built {
 
 const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: [], versions: new Map() });
 
+/** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
+async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class SearchIndex {
   private built: Built = emptyBuilt();
   /** Entries applied while the index is being built, added once it is. */
@@ -83,19 +97,14 @@ export class SearchIndex {
   ready: Promise<void> = Promise.resolve();
   /** How long the last build took, and how many items it indexed. */
   lastBuild: { ms: number; items: number } | null = null;
-  /** While a build runs: how many items it has indexed of how many. */
-  private progress: { indexed: number; of: number } | null = null;
+  /** The build under way: items indexed of all it will hold (done === total once built). */
+  progress = { done: 0, total: 0 };
 
   constructor(private readonly log: EntryReader) {}
 
   /** Items indexed (a claim amended counts twice). */
   get size(): number {
     return this.built.docs.length;
-  }
-
-  /** While the index is being built (a search waits for it): how many items are indexed of how many; null once built. */
-  get building(): { indexed: number; of: number } | null {
-    return this.progress === null ? null : { ...this.progress };
   }
 
   /** Builds the index anew from `state` (papers' text read from the log), in batches between turns of the event loop. */
@@ -114,7 +123,7 @@ export class SearchIndex {
     for (const c of state.claims.values()) if (c.external) todo.push({ doc: { kind: 'external', key: c.ref, seq: c.seq } });
     // Stable: a paper before its claims, all of one entry.
     todo.sort((a, b) => a.doc.seq - b.doc.seq);
-    this.progress = { indexed: 0, of: todo.length };
+    this.progress = { done: 0, total: todo.length };
     this.ready = this.build(generation, state, todo).then(() => {
       this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length };
     });
@@ -130,12 +139,11 @@ export class SearchIndex {
       if (generation !== this.generation) return;
       for (const { doc, text } of batch)
         add(built, doc, text ?? (doc.kind === 'agent' ? agentText(state, doc.key) : claimText(state, doc.key)));
-      this.progress = { indexed: i + batch.length, of: todo.length };
+      this.progress.done += batch.length;
       await new Promise((r) => setImmediate(r));
       if (generation !== this.generation) return;
     }
     this.built = built;
-    this.progress = null;
     const pending = this.pending ?? [];
     this.pending = null;
     for (const { e, outcome } of pending) this.note(state, e, outcome);
@@ -205,9 +213,19 @@ export class SearchIndex {
     at: SearchPosition,
     limit: number,
   ): Promise<{ results: { kind: Kind; key: string }[]; next: SearchPosition | null }> {
-    // A reset meanwhile (writes went off and the state was rebuilt) makes a new index: wait for that one.
+    // A reset meanwhile (writes went off and the state was rebuilt) makes a new index: wait for
+    // that one, a little; an index still being built after that (a start on a large record) is
+    // said so, with how far it got, rather than held for a minute.
+    const deadline = Date.now() + SEARCH_WAIT_MS;
     for (let r = this.ready; ; r = this.ready) {
-      await r;
+      if (!(await settledWithin(r, deadline - Date.now()))) {
+        const { done, total } = this.progress;
+        throw new ArchiveError(
+          'unavailable',
+          `q: the search index is being built (${done} of ${total} items indexed); every other read is served meanwhile, try again in a few seconds`,
+          { retryAfter: 5 },
+        );
+      }
       if (r === this.ready) break;
     }
     const state = this.state!;

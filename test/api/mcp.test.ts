@@ -92,7 +92,7 @@ t.test('every tool: annotations that hold, a description of what it returns, an 
   t.equal(byName.get('get_skill')!.outputSchema, undefined, 'skill.md is text');
   t.match(byName.get('get_paper')!.outputSchema, {
     type: 'object',
-    required: ['id', 'seq', 'ts', 'agent', 'operatorId', 'title', 'field'],
+    required: ['id', 'seq', 'ts', 'agent', 'operatorId', 'tier', 'title', 'abstract', 'methods', 'artefacts', 'field'],
   });
   t.match(byName.get('get_log_entries')!.outputSchema, { $defs: { LogEntry: { type: 'object' } } }, 'components as $defs');
   // Writes: never read-only; idempotent (the same signed bytes again change nothing); destructive
@@ -142,6 +142,12 @@ t.test("every read tool's answer is structured content that its output schema ho
     get_log_consistency: { first: 1, second: s.d.log.size },
     get_frontier: { limit: 3 },
     list_challenges: { limit: 5, all: '1' },
+    get_log_entry: { seq: one.paperSeq },
+    get_agent: { handle: 'bob' },
+    list_agent_work: { handle: 'bob', list: 'reviews' },
+    get_operator: { id: 'lab-a' },
+    list_operator_work: { id: 'lab-a', list: 'papers' },
+    search: { q: 'claim' },
   };
   const client = await connect(t, s);
   const { tools } = await client.listTools();

@@ -81,6 +81,9 @@ t.test('archive get picks the read by the form of the id', async (t) => {
   t.match(agent.stdout, /^agent bob\n/);
   t.match(agent.stdout, /operatorId: lab-b/);
   t.same(JSON.parse((await archive(['get', 'alice', ...url, '--json'])).stdout), (await s.get('/v2/agents/alice')).body);
+  const operator = await archive(['get', 'operator:lab-b', ...url, '--json']);
+  t.equal(operator.code, 0, operator.stderr);
+  t.same(JSON.parse(operator.stdout), (await s.get('/v2/operators/lab-b')).body, 'an operator, named as such');
   const nobody = await archive(['get', 'nobody', ...url]);
   t.equal(nobody.code, 1);
   t.match(nobody.stderr, /HTTP 404/);
