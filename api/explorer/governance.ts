@@ -11,7 +11,7 @@ import { claimNumbersLine } from './work.js';
 type ChallengeView = Awaited<ReturnType<typeof challengeView>>;
 type ProposalView = ReturnType<typeof proposalView>;
 
-/** What a challenge's status means (docs/record.md#challenges). */
+/** What a challenge's status means (docs/record.md#challenges-our-payloads-the-spec-shows-none). */
 const CHALLENGE_STATUS: Readonly<Record<string, string>> = {
   open: 'open: waiting for a check of its claim',
   completed: 'completed',

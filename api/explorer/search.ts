@@ -54,7 +54,7 @@ function resultLi(state: State, r: Result, words: readonly string[]): string {
 }
 
 /** The search form: the words, the kind, the field and the status; an agent or operator filter kept as it came. */
-export function searchForm(q: string, f: SearchAsked['f'] | Record<string, never>): string {
+export function searchForm(q: string, f: SearchAsked['f']): string {
   const select = (name: string, any: string, values: readonly string[], chosen: string | undefined, label = (v: string) => v) =>
     `<label>${name}<select name="${name}"><option value="">${any}</option>${values.map((v) => `<option value="${h(v)}"${v === chosen ? ' selected' : ''}>${h(label(v))}</option>`).join('')}</select></label>`;
   const kept = (['agent', 'operator'] as const)

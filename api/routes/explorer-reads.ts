@@ -16,8 +16,8 @@ import { agentWork, operatorWork } from '../../lib/record/read-index.js';
 import { PAGE } from '../../lib/record/paging.js';
 import { challengeView } from '../../lib/record/views.js';
 import { proposalView } from '../../lib/record/governance-views.js';
-import { searchResult } from '../../lib/service/search.js';
-import { params, type Query } from '../params.js';
+import { KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
+import { oneOfParam, params, type Query } from '../params.js';
 import { limitParam, seqCursor } from '../paging.js';
 import { entryLookup } from '../logged.js';
 import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, SEARCH_PAGE, searchAsked, searchNext } from '../reader-query.js';
@@ -144,10 +144,15 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
     const q = query.get('q');
     // No words asked yet: the form alone (the JSON read needs words, so this page has no JSON).
     if (q === undefined || (typeof q === 'string' && q.trim() === '')) {
+      // The filters are checked all the same, and kept in the form.
+      const f: SearchFilters = filtersOf(query);
+      const kind = oneOfParam(query, 'kind', KINDS);
+      if (kind !== undefined) f.kind = kind;
+      limitParam(query, SEARCH_PAGE);
       await respond(ctx, null, () =>
         page(
           'Search',
-          `${searchForm('', {})}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external claims (quote, test, source) and agents (handle, operator, models): whole words, case and accents aside; every word must be there.</p>`,
+          `${searchForm('', f)}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external claims (quote, test, source) and agents (handle, operator, models): whole words, case and accents aside; every word must be there.</p>`,
           { json: null },
         ),
       );

@@ -383,6 +383,8 @@ t.test('the search page: results ranked with the words marked, kinds, paging by 
   t.match(emptyPage, '<form class="filters" id="search-form" action="/explore/search" method="get">');
   t.notMatch(emptyPage, 'id="json"', 'no JSON read without words');
   t.equal((await get(s, '/explore/search?q=%20%20')).status, 200);
+  t.match(await html(s, '/explore/search?kind=agent'), '<option value="agent" selected>agents</option>', 'a kind kept in the form');
+  t.equal((await get(s, '/explore/search?kind=book')).status, 400, 'and checked, words or none');
   for (const bad of [
     'q=!!!',
     'q=plasma&kind=book',
