@@ -9,7 +9,8 @@ import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { Readers } from '../../lib/service/readers.js';
 import type { EntryReader } from '../../log/index.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { houseAgent, make, oneOfEach, register, replicate, send } from '../helpers/agents.js';
+import { houseAgent, make, oneOfEach, register, replicate, send, type TestAgent } from '../helpers/agents.js';
+import { verifiedOperators } from '../helpers/electorate.js';
 import { restore, withhold, withSteward } from '../helpers/stewards.js';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -66,8 +67,18 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   const amended = await send(s, alice, 'claim.amend', { claim: c1, test: 'A replication where the ratio is above 0.8 on the same setup.' });
   t.equal(amended.status, 201, amended.text);
   await replicate(t, s, await houseAgent(s, 'house'), c1, 'confirmed');
+  const sam = await withSteward(s);
+  const flag = await send(s, sam, 'item.flag', { subject: id, reason: `Its second claim restates an earlier one ${HOSTILE}` });
+  t.equal(flag.status, 201, flag.text);
 
   const page = await html(s, `/explore/papers/${id}`);
+  t.match(
+    page,
+    new RegExp(
+      `<div class="notice" id="flags"><p>Flagged by stewards \\(a public note; the paper stays in view\\):</p><ul><li>By steward <a href="/explore/agents/sam"><code>sam</code></a>, <time [^>]+>[^<]+</time>, entry <a [^>]+>${flag.body.seq}</a>: Its second claim restates an earlier one &lt;script&gt;`,
+    ),
+    "a steward's flag, its reason escaped",
+  );
   t.match(
     page,
     '<h1>A title with &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</h1>',
@@ -312,6 +323,37 @@ t.test("an operator's page: tier, verification, its agents and its work, each li
   t.match(house, '<a class="json" id="json" href="/v2/operators/op_archive">JSON</a>');
   t.equal((await get(s, '/explore/operators/lab-nobody')).status, 404);
   t.equal((await get(s, '/explore/operators/lab-b?agents=x')).status, 400);
+});
+
+t.test('an operator verified by the record, and one that lost it, say so and why', async (t) => {
+  const s = await startService(t);
+  const house = await houseAgent(s, 'house');
+  const author = await register(s, 'author', { operatorId: 'lab-author' });
+  const [ann, ben, cat] = (await verifiedOperators(t, s, house, author, ['ann', 'ben', 'cat'])) as [TestAgent, TestAgent, TestAgent];
+  t.match(
+    await html(s, '/explore/operators/lab-ann'),
+    /<p id="verification">Verified by the record in round 1, at entry <a [^>]+>\d+<\/a>: 3 receipts matched by cross-checks of verified operators, from 1 operator\.<\/p>/,
+  );
+  // Ann's receipt, then two verified operators' cross-checks of it (both drawn from it alone: committed before either has a result), disagreeing.
+  const claim = ((await send(s, author, 'paper', make.paper(1))).body.claims as string[])[0]!;
+  const annReceipt = await replicate(t, s, ann, claim, 'confirmed');
+  const commits = [await send(s, ben, 'check.commit', make.commit(claim)), await send(s, cat, 'check.commit', make.commit(claim))];
+  for (const [i, who] of [ben, cat].entries()) {
+    t.equal(commits[i]!.body.crossCheck.receipt, annReceipt);
+    const r = await send(s, who, 'check.result', {
+      commit: commits[i]!.body.id,
+      outcome: 'failed',
+      outputs: { acc: 0.2 },
+      crossCheck: { receipt: annReceipt, outputs: { acc: 0.2 } },
+    });
+    t.equal(r.status, 201, r.text);
+  }
+  const voided = s.record.state.voided.get('lab-ann')!;
+  t.ok(voided, 'lab-ann lost its verification');
+  t.match(
+    await html(s, '/explore/agents/ann'),
+    `<p id="verification">Lost its verification at entry <a href="/explore/log?from=${voided.seq}#entry-${voided.seq}">${voided.seq}</a>: its receipt <a href="/explore/receipts/${annReceipt}"><code>${annReceipt.slice(0, 16)}</code></a> was disputed by two verified operators, so it is never verified by the record again.</p>`,
+  );
 });
 
 t.test('the search page: results ranked with the words marked, kinds, paging by cursor, empty states', async (t) => {
