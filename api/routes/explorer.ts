@@ -190,7 +190,7 @@ ${older}`,
     assertClaimInView(state, ref, 'path');
     const c = claimScore(state, ref);
     const receipts = (state.receiptsByClaim.get(ref) ?? []).map((id) => state.receipts.get(id)!);
-    const reviews = (state.numbers.index.reviewsByClaim.get(ref) ?? []).map((id) => state.reviews.get(id)!);
+    const reviews = (state.numbers.index.reviewsByClaim.get(ref) ?? []).map((row) => state.reviews.at(row));
     const args = (state.argumentsByClaim.get(ref) ?? []).map((id) => state.argumentsById.get(id)!);
     const points = state.numbers.history.get(ref) ?? [];
     html(

@@ -14,7 +14,7 @@ import type { State } from '../record/state.js';
 import { writeFileAtomic } from './atomic-file.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
-export const SNAPSHOT_FORMAT = 'archive-snapshot/1';
+export const SNAPSHOT_FORMAT = 'archive-snapshot/2';
 
 /** Where a deployment keeps its snapshot: one file, replaced atomically. */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');
