@@ -190,7 +190,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           const s = await record.snapshot(snapshot);
           if (s === null) return;
           snapshotAt = s.treeSize;
-          console.log(`archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms`);
+          console.log(
+            `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms (serving paused ${Math.round(s.heldMs)} ms)`,
+          );
         } catch (err) {
           console.error('archive: writing the snapshot failed:', err);
         }

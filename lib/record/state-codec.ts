@@ -5,7 +5,7 @@
 // Sets, arrays and typed arrays (written as their raw bytes). What the state keeps as columns
 // (columns.ts) is written as the columns themselves, and their indexes are built again when read.
 // Pure: the caller reads and writes the bytes.
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from './review-store.js';
@@ -79,15 +79,37 @@ function restoredState(w: Written): State {
 /** The bytes of `state` under a header of `format` with `extra` members (bound to the head of size state.size whose root is `rootHash`). */
 export function encodeState<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Buffer {
   const body = serialize(writtenState(state));
-  const header: StateHeader & Partial<E> = {
-    ...(extra ?? ({} as E)),
-    format,
-    code,
-    treeSize: state.size,
-    rootHash,
-    sha256: createHash('sha256').update(body).digest('hex'),
-    bytes: body.length,
-  };
+  return framed(format, code, state.size, rootHash, body, createHash('sha256').update(body).digest('hex'), extra);
+}
+
+/**
+ * encodeState, reading the state in one synchronous step (its structured clone, a copy made at
+ * about the speed of memory for the columns) and hashing the copy on libuv's thread pool
+ * (WebCrypto), so that the state may move on meanwhile and the event loop is not held for the hash.
+ */
+export async function encodeStateAsync<E extends object>(
+  format: string,
+  code: string,
+  state: State,
+  rootHash: string,
+  extra?: E,
+): Promise<Buffer> {
+  const size = state.size;
+  const body = serialize(writtenState(state));
+  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
+  return framed(format, code, size, rootHash, body, sha256, extra);
+}
+
+function framed<E extends object>(
+  format: string,
+  code: string,
+  treeSize: number,
+  rootHash: string,
+  body: Buffer,
+  sha256: string,
+  extra: E | undefined,
+): Buffer {
+  const header: StateHeader & Partial<E> = { ...(extra ?? ({} as E)), format, code, treeSize, rootHash, sha256, bytes: body.length };
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]);
 }
 

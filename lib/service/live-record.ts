@@ -19,7 +19,7 @@ import { drawCrossCheck } from '../record/types/checks.js';
 import { replayStore } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
 import { emptyState, type RecordEntry, type State } from '../record/state.js';
-import { loadSnapshot, writeSnapshot } from './snapshot.js';
+import { loadSnapshot, writeSnapshot, type Written } from './snapshot.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {
@@ -135,7 +135,7 @@ export class LiveRecord {
    * admitted but not yet durable are waited for; `attempts` times while writes keep coming).
    * Null when the state never settled.
    */
-  async snapshot(file: string, attempts = 20): Promise<{ treeSize: number; bytes: number; ms: number } | null> {
+  async snapshot(file: string, attempts = 20): Promise<Written | null> {
     for (let i = 0; i < attempts; i++) {
       await this.log.waitFor(this.state.size);
       if (this.state.size === this.log.size && !this.writesAreOff) {
