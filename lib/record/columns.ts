@@ -230,13 +230,7 @@ const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * years 1000 to 9999), which `new Date(ms).toISOString()` spells back exactly: milliseconds since
  * the epoch, read without Date.parse. NaN for any other spelling, whose string the state keeps.
  */
-export const isoMs = (ts: string): number => canonicalMs(ts);
-
-/** The ts of a time that `isoMs` read. */
-export const isoTs = (ms: number): string => new Date(ms).toISOString();
-
-/** The time of a ts in the log's spelling, years 1000 to 9999; NaN for anything else. */
-function canonicalMs(ts: string): number {
+export function isoMs(ts: string): number {
   if (ts.length !== 24) return NaN;
   const d = (i: number): number => {
     const c = ts.charCodeAt(i) - 48;
@@ -256,3 +250,6 @@ function canonicalMs(ts: string): number {
   if (!(day >= 1 && day <= (month === 2 && leap ? 29 : DAYS[month - 1]!))) return NaN;
   return Date.UTC(year, month - 1, day, hour, minute, second, milli);
 }
+
+/** The ts of a time that `isoMs` read. */
+export const isoTs = (ms: number): string => new Date(ms).toISOString();

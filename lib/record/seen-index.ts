@@ -91,18 +91,27 @@ export class SeenIndex {
     this.live--;
   }
 
+  /** The live rows, in log order: runs of consecutive live rows are copied at once (rows die only when pruned or noted again). */
   pack(): SeenData {
-    const rows: number[] = [];
-    for (let row = this.head; row < this.hashes.count; row++) if (this.seq[row]! >= 0) rows.push(row);
-    const hashes = new Uint8Array(rows.length * 32);
     const all = this.hashes.pack();
-    rows.forEach((row, i) => hashes.set(all.subarray(row * 32, row * 32 + 32), i * 32));
-    return {
-      hashes,
-      seq: Int32Array.from(rows, (row) => this.seq[row]!),
-      time: Float64Array.from(rows, (row) => this.time[row]!),
-      odd: [...this.odd],
-    };
+    const hashes = new Uint8Array(this.live * 32);
+    const seq = new Int32Array(this.live);
+    const time = new Float64Array(this.live);
+    let n = 0;
+    for (let row = this.head; row < this.hashes.count;) {
+      if (this.seq[row]! < 0) {
+        row++;
+        continue;
+      }
+      let end = row + 1;
+      while (end < this.hashes.count && this.seq[end]! >= 0) end++;
+      hashes.set(all.subarray(row * 32, end * 32), n * 32);
+      seq.set(this.seq.subarray(row, end), n);
+      time.set(this.time.subarray(row, end), n);
+      n += end - row;
+      row = end;
+    }
+    return { hashes, seq, time, odd: [...this.odd] };
   }
 
   static unpack(d: SeenData): SeenIndex {
