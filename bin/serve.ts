@@ -92,9 +92,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       })
       .option('snapshot-every', {
         type: 'number',
-        default: 0,
+        default: 100_000,
         describe:
-          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); writing blocks the service (about 15 s at 1,000,000 entries)',
+          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); serving pauses while the state is copied (about 0.3 to 0.5 s at 1,000,000 entries)',
       })
       .option('witness', {
         type: 'string',

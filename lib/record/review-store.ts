@@ -30,7 +30,10 @@ export interface ReviewsData {
   forecast: Floats;
   disowned: Ints;
   time: Floats;
-  words: string[];
+  claims: string[];
+  agents: string[];
+  operators: string[];
+  signerKeys: string[];
   lists: string[][];
   /** Rows whose entry ts is not spelled as the log spells it, with their ts. */
   odd: [number, string][];
@@ -65,7 +68,11 @@ export class Reviews implements ReadonlyMap<string, Review> {
   private disowned = new Int32Array(16);
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself when not canonical is in `odd`. */
   private time = new Float64Array(16);
-  private words = new Interned();
+  /** Each column's strings, held once: a table each, so that each lookup is in a small Map. */
+  private claims = new Interned();
+  private agents = new Interned();
+  private operators = new Interned();
+  private signerKeys = new Interned();
   /** Declared model lists, each held once: the same list is the same array (its families are remembered per array). */
   private lists: string[][] = [NONE];
   private listNumbers = new Map<string, number>([['[]', 0]]);
@@ -89,10 +96,10 @@ export class Reviews implements ReadonlyMap<string, Review> {
     this.disowned = grow(this.disowned, n);
     this.time = grow(this.time, n);
     this.seq[row] = r.seq;
-    this.claim[row] = this.words.of(r.claim);
-    this.agent[row] = this.words.of(r.agent);
-    this.operator[row] = this.words.of(r.operatorId);
-    this.key[row] = this.words.of(r.signerKey);
+    this.claim[row] = this.claims.of(r.claim);
+    this.agent[row] = this.agents.of(r.agent);
+    this.operator[row] = this.operators.of(r.operatorId);
+    this.key[row] = this.signerKeys.of(r.signerKey);
     this.models[row] = this.listOf(r.models);
     this.forecast[row] = r.forecast;
     this.disowned[row] = -1;
@@ -116,16 +123,16 @@ export class Reviews implements ReadonlyMap<string, Review> {
     return this.seq[row]!;
   }
   claimAt(row: number): string {
-    return this.words.at(this.claim[row]!);
+    return this.claims.at(this.claim[row]!);
   }
   agentAt(row: number): string {
-    return this.words.at(this.agent[row]!);
+    return this.agents.at(this.agent[row]!);
   }
   operatorAt(row: number): string {
-    return this.words.at(this.operator[row]!);
+    return this.operators.at(this.operator[row]!);
   }
   signerKeyAt(row: number): string {
-    return this.words.at(this.key[row]!);
+    return this.signerKeys.at(this.key[row]!);
   }
   modelsAt(row: number): string[] {
     return this.lists[this.models[row]!]!;
@@ -216,7 +223,10 @@ export class Reviews implements ReadonlyMap<string, Review> {
       forecast: this.forecast.subarray(0, n),
       disowned: this.disowned.subarray(0, n),
       time: this.time.subarray(0, n),
-      words: this.words.list,
+      claims: this.claims.list,
+      agents: this.agents.list,
+      operators: this.operators.list,
+      signerKeys: this.signerKeys.list,
       lists: this.lists,
       odd: [...this.odd],
     };
@@ -235,7 +245,10 @@ export class Reviews implements ReadonlyMap<string, Review> {
     r.forecast = owned(d.forecast, n);
     r.disowned = owned(d.disowned, n);
     r.time = owned(d.time, n);
-    r.words = new Interned([...d.words]);
+    r.claims = new Interned([...d.claims]);
+    r.agents = new Interned([...d.agents]);
+    r.operators = new Interned([...d.operators]);
+    r.signerKeys = new Interned([...d.signerKeys]);
     r.lists = d.lists.length > 0 && d.lists[0]!.length === 0 ? [NONE, ...d.lists.slice(1)] : [NONE];
     r.listNumbers = new Map(r.lists.map((l, i) => [JSON.stringify(l), i]));
     r.odd = new Map(d.odd);

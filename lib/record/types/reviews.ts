@@ -54,19 +54,23 @@ export const review = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const id = signedHash(e);
+    const claim = state.claims.get(p.claim)!;
+    // The state's own strings (the claim's ref, the agent's key) rather than the payload's: each is
+    // interned by the reviews (review-store.ts), and a string the state holds has its hash already.
+    const key = p.agent.publicKey === agent.mainKey ? agent.mainKey : (agent.checkKeys.get(p.agent.publicKey)?.key ?? p.agent.publicKey);
     const row = state.reviews.add({
       id,
       seq: e.seq,
       ts: e.ts,
-      claim: p.claim,
+      claim: claim.ref,
       agent: agent.handle,
       operatorId: agent.operatorId,
       forecast: p.forecast,
       models: p.models ?? [],
-      signerKey: p.agent.publicKey,
+      signerKey: key,
     });
-    state.claims.get(p.claim)!.evidence++;
-    state.reportsByKey.noteReview(p.agent.publicKey, row);
+    claim.evidence++;
+    state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },
   numbers(state, _e, outcome) {
@@ -75,7 +79,7 @@ export const review = entryType({
     t.evidence = 'appended';
     // The review apply just added: the last row.
     const row = state.reviews.size - 1;
-    const claim = outcome.claim;
+    const claim = state.reviews.claimAt(row);
     const op = state.reviews.operatorAt(row);
     pushTo(ix.reviewsByClaim, claim, row);
     pushTo(ix.reviewsByOperator, op, row);
