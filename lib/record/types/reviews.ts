@@ -73,7 +73,7 @@ export const review = entryType({
     state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },
-  numbers(state, _e, outcome) {
+  numbers(state) {
     const ix = state.numbers.index;
     const t = untouched();
     t.evidence = 'appended';
