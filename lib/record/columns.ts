@@ -251,5 +251,11 @@ export function isoMs(ts: string): number {
   return Date.UTC(year, month - 1, day, hour, minute, second, milli);
 }
 
+/** Date.parse(ts), read without it when the ts is spelled as the log spells it. */
+export function tsMs(ts: string): number {
+  const ms = isoMs(ts);
+  return Number.isNaN(ms) ? Date.parse(ts) : ms;
+}
+
 /** The ts of a time that `isoMs` read. */
 export const isoTs = (ms: number): string => new Date(ms).toISOString();

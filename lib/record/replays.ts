@@ -7,6 +7,7 @@ import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../protocol/ids.js';
 import { sha256TextHex } from '../../log/index.js';
 import { payloadOf, type RecordEntry, type State } from './state.js';
+import { tsMs } from './columns.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
 export const TS_WINDOW_MS = 10 * 60 * 1000;
@@ -71,7 +72,7 @@ export function knownSignedHash(e: RecordEntry, hash: string): void {
 /** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
 export function assertFreshAndNew(state: State, e: RecordEntry): void {
   const ts = payloadOf(e)?.ts;
-  const skew = typeof ts === 'string' ? Date.parse(ts) - Date.parse(e.ts) : NaN;
+  const skew = typeof ts === 'string' ? tsMs(ts) - tsMs(e.ts) : NaN;
   const window = tsWindow(e.type);
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
@@ -92,7 +93,7 @@ export function noteSigned(state: State, e: RecordEntry): void {
 
 /** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before `ts`. */
 export function pruneSeen(state: State, ts: string): void {
-  state.seen.prune(Date.parse(ts) - SEEN_FOR_MS);
+  state.seen.prune(tsMs(ts) - SEEN_FOR_MS);
 }
 
 /** 409 when a write to `slot` is not signed later than the write that set it last. */

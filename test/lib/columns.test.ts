@@ -7,7 +7,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { HexIds, isoMs, isoTs, RowIndex } from '../../lib/record/columns.js';
+import { HexIds, isoMs, isoTs, RowIndex, tsMs } from '../../lib/record/columns.js';
 import { SeenIndex } from '../../lib/record/seen-index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
@@ -16,7 +16,7 @@ t.test('entry times: the log spelling is read without Date.parse and spelled bac
   fc.assert(
     fc.property(fc.integer({ min: Date.parse('1000-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') }), (ms) => {
       const ts = new Date(ms).toISOString();
-      return isoMs(ts) === ms && isoTs(ms) === ts && Date.parse(ts) === ms;
+      return isoMs(ts) === ms && tsMs(ts) === ms && isoTs(ms) === ts && Date.parse(ts) === ms;
     }),
     { numRuns: 5000 },
   );
@@ -35,6 +35,7 @@ t.test('entry times: the log spelling is read without Date.parse and spelled bac
     'not a time at all, 24 ch',
   ]) {
     t.ok(Number.isNaN(isoMs(odd)), `${odd}: not the log's spelling`);
+    t.ok(Object.is(tsMs(odd), Date.parse(odd)), `${odd}: read as Date.parse reads it`);
   }
   t.equal(isoMs('2032-02-29T12:00:00.000Z'), Date.parse('2032-02-29T12:00:00.000Z'), 'a leap day');
 });
