@@ -112,7 +112,12 @@ async function writesFor(url: string, ms: number, landed: { n: number }): Promis
   let n = 0;
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    const body = { handle: `late-${process.pid}-${n}`, publicKey: generateKeyPair().publicKey, operatorId: `late-lab-${n}`, constitution };
+    const body = {
+      handle: `late-${process.pid}-${n}`,
+      publicKey: generateKeyPair().publicKey,
+      operatorId: `late-lab-${process.pid}-${n}`,
+      constitution,
+    };
     const r = await fetch(`${url}/v2/agents/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -251,9 +256,11 @@ async function main(): Promise<void> {
     const running = await serve(code, dir, ['--register-limit', '1000000']);
     const written = { n: 0 };
     const late = writesFor(running.url, 3000, written).catch(() => undefined);
+    // (A log reused from an earlier run keeps that run's late agents: this run's are named by its pid.)
     await new Promise((r) => setTimeout(r, 1500));
     await stop(running, 'SIGKILL');
     await late;
+    if (written.n === 0) throw new Error('no registration landed before the SIGKILL: the restart would replay nothing');
     const afterKill = await serve(code, dir);
     await stop(afterKill, 'SIGKILL');
     console.log(
