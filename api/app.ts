@@ -24,6 +24,13 @@ import { constitutionInForce } from '../lib/record/governance-rules.js';
 import { loadScreening, type Screening } from '../lib/service/screening.js';
 import type { Witnesses } from '../lib/service/witnesses.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
+import { forwardWrites, type NodeRole } from './forward.js';
+import { minSeq } from './min-seq.js';
+import { nodeRoutes } from './routes/node.js';
+import { Readers } from '../lib/service/readers.js';
+import { readerRoutes } from './routes/readers.js';
+import { entryRecords } from '../lib/record/reads.js';
+import { recordEntry } from '../lib/record/replay.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -44,6 +51,15 @@ export interface AppOptions {
   witnesses?: Witnesses;
   /** Screening rules for papers and challenges (default: `<data>/screening.json`, written with the defaults when missing). */
   screening?: Screening;
+  /** On a database many nodes share: this node's place among them; writes are forwarded while it does not lead (api/forward.ts). */
+  role?: NodeRole;
+  /** Longest wait of a read for its `Min-Seq`, in ms (default 5000). */
+  minSeqWaitMs?: number;
+  /** Longest wait of a forwarded write for a node to lead, in ms (default 10000), and for its answer (default 30000). */
+  forwardWaitMs?: number;
+  forwardTimeoutMs?: number;
+  /** The readers' indexes (default: made here, following the record; the search index is built in the background). */
+  readers?: Readers;
 }
 
 /** Every endpoint this service answers, as listed by the index. */
@@ -54,27 +70,36 @@ export const ENDPOINTS = [
   'GET /v1/log/consistency?first=&second=',
   'GET /v1/log/audit',
   'GET /v1/log/entries?from=&limit=',
+  'GET /v1/log/entries/{seq}',
   'GET /v1/log/key',
   'GET /v1/log/checkpoint',
+  'GET /v1/node',
   'GET /v1/constitution',
   'GET /v2/record',
-  'GET /v2/credence',
+  'GET /v2/credence?limit=&cursor=',
   'GET /v2/frontier?limit=',
+  'GET /v2/papers?field=&agent=&operator=&status=&limit=&cursor=',
   'GET /v2/papers/{id}',
+  'GET /v2/agents/{handle}?limit=',
+  'GET /v2/agents/{handle}/{list}?limit=&cursor=',
+  'GET /v2/operators/{id}?limit=',
+  'GET /v2/operators/{id}/{list}?limit=&cursor=',
+  'GET /v2/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
   'GET /v2/receipts/{hash}',
-  'GET /v2/arguments?claim=',
+  'GET /v2/arguments?claim=&limit=&cursor=',
   'GET /v2/arguments/{id}',
-  'GET /v2/challenges?limit=&all=',
+  'GET /v2/challenges?limit=&all=&cursor=',
   'GET /v2/challenges/{id}',
   'GET /v2/heartbeat?agent=',
-  'GET /v2/holds?limit=',
-  'GET /v2/flags?limit=',
-  'GET /v2/governance',
+  'GET /v2/holds?limit=&cursor=',
+  'GET /v2/flags?limit=&cursor=',
+  'GET /v2/governance?limit=&cursor=',
   'GET /v2/governance/proposals/{id}',
-  'GET /explore',
+  'GET /explore?before=&limit=',
   'GET /explore/claims/{ref}',
   'GET /explore/receipts/{id}',
-  'GET /explore/log?from=',
+  'GET /explore/arguments/{id}',
+  'GET /explore/log?from=&limit=',
   'GET /skill.md',
   'GET /openapi.json',
   'POST /mcp',
@@ -103,18 +128,28 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   });
   app.use(errorMiddleware(report, note));
   // Who the client is, for the limits per client address; the MCP connector's calls to this
-  // server name their caller with a token only this process knows.
-  const selfToken = randomBytes(32).toString('base64url');
+  // server name their caller with a token only this process knows (only the deployment's nodes,
+  // when many share one database: they forward writes to one another, api/forward.ts).
+  const selfToken = opts.role?.secret ?? randomBytes(32).toString('base64url');
   app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
+  const applied = () => record.state.size;
+  app.use(minSeq(d.log, applied, opts.minSeqWaitMs ?? 5000));
+  if (opts.role !== undefined) {
+    const writePaths = new Set([REGISTER_PATH, ...Object.values(WRITE_ROUTES).map((r) => r.path)]);
+    app.use(forwardWrites(opts.role, writePaths, { waitMs: opts.forwardWaitMs ?? 10_000, timeoutMs: opts.forwardTimeoutMs ?? 30_000 }));
+  }
+  app.use(nodeRoutes(d.log, applied, opts.role).routes());
   const log = logRoutes(
     d,
     opts.auditLimit ?? { max: 2, windowSeconds: 60 },
     (seq, type, payload) => servedEntry(record.state, seq, type, payload),
     opts.witnesses === undefined ? undefined : () => opts.witnesses!.checkpoint(),
+    (e) => entryRecords(recordEntry(e)),
   );
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
   app.use(recordRoutes(d, record, opts.ringer).routes());
+  app.use(readerRoutes(d, record, opts.readers ?? Readers.follow(record, d.log)).routes());
   app.use(governanceRoutes(record).routes());
   app.use(numbersRoutes(record.state).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.

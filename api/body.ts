@@ -10,6 +10,19 @@ const tooLarge = () => new ArchiveError('payload_too_large', `body: larger than 
 
 /** Reads and parses the JSON body of `ctx`. */
 export async function jsonBody(ctx: Koa.Context): Promise<unknown> {
+  const bytes = await bodyBytes(ctx);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest('body: not valid UTF-8');
+  }
+  if (text.length === 0) throw badRequest('body: empty; expected JSON');
+  return parseJson(text, 'body');
+}
+
+/** The body of `ctx` as bytes, after the checks of its size and media type (413, 400). */
+export async function bodyBytes(ctx: Koa.Context): Promise<Buffer> {
   const length = ctx.request.length;
   if (length !== undefined && length > MAX_BODY_BYTES) throw tooLarge();
   // Media types and parameter names are case-insensitive (RFC 9110 section 8.3.1).
@@ -28,12 +41,5 @@ export async function jsonBody(ctx: Koa.Context): Promise<unknown> {
     }
     chunks.push(chunk);
   }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw badRequest('body: not valid UTF-8');
-  }
-  if (text.length === 0) throw badRequest('body: empty; expected JSON');
-  return parseJson(text, 'body');
+  return Buffer.concat(chunks);
 }

@@ -63,7 +63,7 @@ export function noteClientGone(ctx: Koa.Context, err: unknown, note: (line: stri
 function errorPage(status: number, code: string, detail: string, path: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${status} ${h(code)}</title>
+<title>${status} ${h(code)}</title><link rel="icon" href="data:,">
 <style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; overflow-wrap: anywhere; }
 code { font-size: 0.9em; } nav a { margin-right: 1rem; }</style></head>
 <body><nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/log">log</a></nav>
@@ -77,14 +77,28 @@ code { font-size: 0.9em; } nav a { margin-right: 1rem; }</style></head>
 /** Whether the request is a browser's page view: a GET or HEAD whose Accept prefers HTML to JSON. */
 const wantsPage = (ctx: Koa.Context): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.accepts('json', 'html') === 'html';
 
-/** The outermost middleware: CORS for every answer, and the one place errors become bodies. */
+/** Response headers a page on another origin may read: the entry a write landed in, when to retry, caching. */
+const EXPOSED_HEADERS = 'Archive-Seq, Retry-After, ETag, Last-Modified, Location';
+
+/** The outermost middleware: CORS for every answer (preflights included), and the one place errors become bodies. */
 export function errorMiddleware(
   report: (err: unknown) => void = (e) => console.error(e),
   note: (line: string) => void = (l) => console.warn(l),
 ): Koa.Middleware {
   return async (ctx, next) => {
-    // Everything served is public data, readable from any origin (errors included).
+    // Everything served is public data, readable from any origin (errors included), with the
+    // headers a client reads (docs/api.md#requests-and-refusals). No credentials are ever taken.
     ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    // A browser's preflight: any method the service answers, with any header the page asks to send.
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '') {
+      ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST');
+      const asked = ctx.get('Access-Control-Request-Headers');
+      if (asked !== '') ctx.set('Access-Control-Allow-Headers', asked);
+      ctx.set('Access-Control-Max-Age', '86400');
+      ctx.status = 204;
+      return;
+    }
     try {
       await next();
       if (ctx.body === undefined && ctx.status === 404) {

@@ -74,3 +74,22 @@ export function onlyParams(query: Query, allowed: readonly string[]): void {
     }
   }
 }
+
+/** A string parameter given at most once and matching `pattern` (400 naming it otherwise); undefined when absent. */
+export function optionalParam(query: Query, name: string, pattern: RegExp, what: string): string | undefined {
+  const v = query.get(name);
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) throw badRequest(`${name}: given more than once`);
+  if (!pattern.test(v)) throw badRequest(`${name}: expected ${what}, got ${JSON.stringify(v.slice(0, 200))}`);
+  return v;
+}
+
+/** A parameter given at most once that is one of `values` (400 naming it otherwise); undefined when absent. */
+export function oneOfParam<T extends string>(query: Query, name: string, values: readonly T[]): T | undefined {
+  const v = query.get(name);
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) throw badRequest(`${name}: given more than once`);
+  if (!(values as readonly string[]).includes(v))
+    throw badRequest(`${name}: expected one of ${values.join(', ')}, got ${JSON.stringify(v.slice(0, 200))}`);
+  return v as T;
+}

@@ -20,7 +20,7 @@ import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { sha256TextHex } from '../log/index.js';
 import { numbersRoutes } from '../api/routes/numbers.js';
 import { errorMiddleware } from '../api/error-middleware.js';
-import { fmt, machine, quantile } from './stats.js';
+import { fmt, machine, prng, quantile } from './stats.js';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 100_000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
@@ -34,18 +34,6 @@ const RECEIPT_SHARE = 0.4;
 const BUILDS_ON_SHARE = 0.3;
 const HOUSE = 'op_archive';
 const MODELS = [undefined, ['claude-3.5-sonnet'], ['gpt-4o'], ['llama-3-70b'], ['gemini-1.5-pro'], ['qwen2-72b']];
-
-/** mulberry32: a small seeded generator, so every run folds the same record. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What an entry's apply reported that the builder reads: the id, and a paper's claims. */
 interface Made {

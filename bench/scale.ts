@@ -1,21 +1,44 @@
-// `npm run bench:scale`: the figures of a deployment past one machine (docs/benchmarks.md).
-//   1. durable appends/s on PostgreSQL beside LevelDB, same entries, same writers, same run:
-//      4,000 concurrent writers, each appending a 561-byte entry and waiting for its
-//      acknowledgement, through a deployment (openDeployment) on each store in turn, twice.
-// The PostgreSQL server is a new cluster in a temporary directory (test/helpers/postgres.ts),
-// with PostgreSQL's defaults for durability (fsync on, synchronous_commit on).
-// Options: BENCH_ENTRIES (default 300000), BENCH_ROUNDS (default 2).
+// `npm run bench:scale`: the figures of a deployment past one machine (docs/benchmarks.md), LevelDB
+// and PostgreSQL side by side in one run.
+//   1. durable appends/s on PostgreSQL beside LevelDB, same entries, same writers: 4,000
+//      concurrent writers, each appending a 561-byte entry and waiting for its acknowledgement,
+//      through a deployment (openDeployment) on each store in turn, BENCH_ROUNDS times.
+//   2. signed writes/s over HTTP (reviews signed before the run, autocannon, 64 connections,
+//      BENCH_SECONDS each): to a LevelDB node alone, to the leader of two PostgreSQL nodes, and
+//      through the follower (which forwards each to the leader).
+//   3. follower lag under load: while autocannon loads the leader with writes, one more write at
+//      a time goes to the leader and, the moment it is acknowledged, a read of the follower with
+//      Min-Seq: its seq: how long until the follower answers with that entry; beside the same read
+//      of the leader (which has it: one round trip under the same load).
+//   4. proof reads/s (GET /v1/log/inclusion at random seqs, autocannon): one LevelDB node, one
+//      PostgreSQL node, and the two PostgreSQL nodes at once (one autocannon each).
+//   5. failover time with the default lease: the leader of three nodes killed (SIGKILL) while a
+//      client writes through the others: until a node says it leads, and until a write is
+//      taken again; BENCH_FAILOVERS times.
+// Every node is `archive serve` in its own process; the PostgreSQL server is a new cluster in a
+// temporary directory (test/helpers/postgres.ts) with PostgreSQL's defaults for durability
+// (fsync on, synchronous_commit on). All share this machine's cores, and so does the load.
+// Options: BENCH_ENTRIES (default 300000), BENCH_ROUNDS (default 2), BENCH_SECONDS (default 10),
+// BENCH_FAILOVERS (default 3).
+import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openDeployment, type Deployment } from '../lib/service/deployment.js';
+import { generateKeyPair } from '../lib/protocol/ed25519.js';
+import type { Served } from '../lib/client/http.js';
 import { startPostgres } from '../test/helpers/postgres.js';
-import { fmt, machine } from './stats.js';
+import { startNodeProcess, type NodeProcess } from '../test/helpers/node-process.js';
+import { paper, registration, review, type Key } from './build-log.js';
+import { fmt, machine, quantile } from './stats.js';
 
 const N = Number(process.env.BENCH_ENTRIES ?? 300_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const FAILOVERS = Number(process.env.BENCH_FAILOVERS ?? 3);
 const WRITERS = 4000;
+const CONNECTIONS = 64;
 
 /** A signed review's envelope as logged: 561 bytes for i of 6 digits. */
 const payload = (i: number) =>
@@ -35,29 +58,242 @@ async function appendAll(d: Deployment, n: number): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-console.log(`bench:scale on ${machine()}; ${fmt(N)} entries of ${payload(N).length} bytes, ${fmt(WRITERS)} writers, ${ROUNDS} rounds`);
+async function post(url: string, body: unknown): Promise<Served> {
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await r.json();
+  if (r.status >= 300) throw new Error(`${url}: ${r.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Writes loaded with autocannon: requests/s, p99, and how many were not taken. */
+async function loadWrites(url: string, bodies: string[], seconds: number) {
+  let i = 0;
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies[i++ % bodies.length] }),
+      },
+    ],
+  });
+  if (i > bodies.length) console.log('   warning: bodies were reused; repeats answer 409 and count as failed');
+  return { rps: r.requests.average, p99: r.latency.p99, failed: r.non2xx + r.errors, total: r.requests.total };
+}
+
+/** Inclusion proofs at random seqs of a tree of `size`: requests/s. */
+async function loadProofs(url: string, size: number, seconds: number) {
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req: autocannon.Request) => ({ ...req, path: `/v1/log/inclusion?seq=${Math.floor(Math.random() * size)}` }),
+      },
+    ],
+  });
+  return { rps: r.requests.average, p99: r.latency.p99, failed: r.non2xx + r.errors };
+}
+
+/** A deployment's author and reviewers, registered through `url`, and a claim to review. */
+async function reviewers(url: string): Promise<{ keys: Key[]; claim: string }> {
+  const { version, hash } = (await (await fetch(`${url}/v1/constitution`)).json()) as { version: string; hash: string };
+  const author = generateKeyPair();
+  await post(`${url}/v2/agents/register`, registration('author', author, 'lab-author', { version, hash }));
+  const claim = (await post(`${url}/v2/papers`, paper('author', author, 0))).claims[0];
+  const keys = Array.from({ length: 100 }, () => generateKeyPair());
+  for (const [i, k] of keys.entries())
+    await post(`${url}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, { version, hash }));
+  return { keys, claim };
+}
+
+/** `n` review envelopes of `claim` by the reviewers in turn, numbered from `from`. */
+const signed = (r: { keys: Key[]; claim: string }, from: number, n: number): string[] =>
+  Array.from({ length: n }, (_, j) =>
+    JSON.stringify(review(`reviewer-${j % r.keys.length}`, r.keys[j % r.keys.length]!, r.claim, from + j)),
+  );
+
+const info = async (n: NodeProcess): Promise<Served> => (await fetch(`${n.url}/v1/node`, { signal: AbortSignal.timeout(1000) })).json();
+
+async function leaderOf(nodes: NodeProcess[]): Promise<NodeProcess | null> {
+  for (const n of nodes) if ((await info(n).catch(() => null))?.role === 'leader') return n;
+  return null;
+}
+
+console.log(`bench:scale on ${machine()}`);
 const server = await startPostgres();
-const rates: { leveldb: number[]; postgres: number[] } = { leveldb: [], postgres: [] };
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'archive-bench-scale-'));
+  dirs.push(d);
+  return d;
+};
+const nodes: NodeProcess[] = [];
 try {
+  // 1. Durable appends.
+  console.log(`1. durable appends: ${fmt(N)} entries of ${payload(N).length} bytes, ${fmt(WRITERS)} writers, ${ROUNDS} rounds`);
+  const rates: { leveldb: number[]; postgres: number[] } = { leveldb: [], postgres: [] };
   for (let round = 1; round <= ROUNDS; round++) {
     for (const kind of ['leveldb', 'postgres'] as const) {
-      const dataDir = mkdtempSync(join(tmpdir(), 'archive-bench-'));
+      const dataDir = tmp();
       const storeUrl = kind === 'postgres' ? await server.createDatabase() : undefined;
       const d = await openDeployment({ dataDir, storeUrl });
       const s = await appendAll(d, N);
       await d.close();
       rmSync(dataDir, { recursive: true, force: true });
       rates[kind].push(N / s);
-      console.log(`  round ${round}, ${kind}: ${fmt(N / s)} durable appends/s (${fmt(s, 1)} s)`);
+      console.log(`   round ${round}, ${kind}: ${fmt(N / s)} durable appends/s (${fmt(s, 1)} s)`);
     }
   }
+  const pgBest = Math.max(...rates.postgres);
+  const levelBest = Math.max(...rates.leveldb);
+  console.log(
+    `   best of ${ROUNDS}: PostgreSQL ${fmt(pgBest)} /s (goal >= 20,000 /s: ${pgBest >= 20_000 ? 'met' : 'not met'}) ` +
+      `vs LevelDB ${fmt(levelBest)} /s; PostgreSQL / LevelDB ${fmt(pgBest / levelBest, 2)}`,
+  );
+
+  // The nodes: one LevelDB node alone; two PostgreSQL nodes (the first leads).
+  const level = await startNodeProcess({ dataDir: tmp(), id: 'level', args: ['--register-limit', '100000'] });
+  nodes.push(level);
+  const storeUrl = await server.createDatabase();
+  const args = ['--register-limit', '100000'];
+  const first = tmp();
+  const a = await startNodeProcess({ storeUrl, dataDir: first, id: 'a', args });
+  const b = await startNodeProcess({ storeUrl, dataDir: tmp(), id: 'b', keysFrom: first, args });
+  nodes.push(a, b);
+  const perRun = Math.ceil(SECONDS * 6000) + 10_000;
+  const [onLevel, onPg] = await Promise.all([reviewers(level.url), reviewers(a.url)]);
+  const t0 = performance.now();
+  const bodies = {
+    level: signed(onLevel, 0, perRun),
+    leader: signed(onPg, 0, perRun),
+    follower: signed(onPg, perRun, perRun),
+    underLag: signed(onPg, 2 * perRun, perRun),
+    probes: signed(onPg, 3 * perRun, 20_000),
+  };
+  console.log(`   (signed ${fmt(4 * perRun + 20_000)} review envelopes in ${fmt((performance.now() - t0) / 1000, 1)} s)`);
+
+  // 2. Signed writes over HTTP.
+  console.log(`2. signed writes/s over HTTP, POST /v2/reviews, autocannon ${CONNECTIONS} connections, ${SECONDS} s each`);
+  await loadWrites(`${a.url}/v2/reviews`, signed(onPg, 4 * perRun, 15_000), 2); // warm up
+  const wLevel = await loadWrites(`${level.url}/v2/reviews`, bodies.level, SECONDS);
+  const wLeader = await loadWrites(`${a.url}/v2/reviews`, bodies.leader, SECONDS);
+  const wFollower = await loadWrites(`${b.url}/v2/reviews`, bodies.follower, SECONDS);
+  const line = (w: typeof wLevel) => `${fmt(w.rps)} /s (p99 ${w.p99} ms, ${w.failed} not taken of ${fmt(w.total)})`;
+  console.log(`   LevelDB, one node: ${line(wLevel)}`);
+  console.log(`   PostgreSQL, to the leader: ${line(wLeader)}`);
+  console.log(`   PostgreSQL, through the follower: ${line(wFollower)}`);
+  console.log(`   follower / leader ${fmt(wFollower.rps / wLeader.rps, 2)}; leader / LevelDB ${fmt(wLeader.rps / wLevel.rps, 2)}`);
+
+  // 3. Follower lag under load.
+  console.log(`3. follower lag: the leader loaded with writes (${CONNECTIONS} connections, ${SECONDS} s), one probe write at a time`);
+  const lag: number[] = [];
+  const floor: number[] = [];
+  let probing = true;
+  const probe = (async () => {
+    let i = 0;
+    await new Promise((r) => setTimeout(r, 500));
+    while (probing && i < bodies.probes.length) {
+      const res = await fetch(`${a.url}/v2/reviews`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bodies.probes[i++],
+      });
+      const seq = Number(res.headers.get('archive-seq'));
+      await res.arrayBuffer();
+      if (res.status !== 201) continue;
+      const t1 = performance.now();
+      const f = await fetch(`${b.url}/v1/log/sth`, { headers: { 'min-seq': String(seq) } });
+      await f.arrayBuffer();
+      const t2 = performance.now();
+      const l = await fetch(`${a.url}/v1/log/sth`, { headers: { 'min-seq': String(seq) } });
+      await l.arrayBuffer();
+      const t3 = performance.now();
+      if (f.status === 200) lag.push(t2 - t1);
+      if (l.status === 200) floor.push(t3 - t2);
+    }
+  })();
+  const wLag = await loadWrites(`${a.url}/v2/reviews`, bodies.underLag, SECONDS);
+  probing = false;
+  await probe;
+  console.log(`   load on the leader meanwhile: ${line(wLag)}`);
+  console.log(
+    `   follower answered Min-Seq after: p50 ${fmt(quantile(lag, 0.5), 1)} ms, p99 ${fmt(quantile(lag, 0.99), 1)} ms (n=${lag.length}); ` +
+      `the leader, which has it: p50 ${fmt(quantile(floor, 0.5), 1)} ms, p99 ${fmt(quantile(floor, 0.99), 1)} ms`,
+  );
+
+  // 4. Proof reads.
+  const [levelSize, pgSize] = [(await info(level)).treeSize as number, (await info(a)).treeSize as number];
+  for (let i = 0; i < 100 && (await info(b)).treeSize !== pgSize; i++) await new Promise((r) => setTimeout(r, 100));
+  console.log(
+    `4. proof reads/s, GET /v1/log/inclusion at random seqs (trees of ${fmt(levelSize)} and ${fmt(pgSize)} entries), ${CONNECTIONS} connections a node, ${SECONDS} s`,
+  );
+  await loadProofs(a.url, pgSize, 2); // warm up
+  const pLevel = await loadProofs(level.url, levelSize, SECONDS);
+  const pOne = await loadProofs(a.url, pgSize, SECONDS);
+  const [pA, pB] = await Promise.all([loadProofs(a.url, pgSize, SECONDS), loadProofs(b.url, pgSize, SECONDS)]);
+  console.log(`   LevelDB, one node: ${fmt(pLevel.rps)} /s (p99 ${pLevel.p99} ms, ${pLevel.failed} failed)`);
+  console.log(`   PostgreSQL, one node: ${fmt(pOne.rps)} /s (p99 ${pOne.p99} ms, ${pOne.failed} failed)`);
+  console.log(
+    `   PostgreSQL, two nodes at once: ${fmt(pA.rps + pB.rps)} /s (${fmt(pA.rps)} + ${fmt(pB.rps)}, p99 ${Math.max(pA.p99, pB.p99)} ms, ${pA.failed + pB.failed} failed); two / one ${fmt((pA.rps + pB.rps) / pOne.rps, 2)}`,
+  );
+
+  // 5. Failover, with the default lease.
+  const c = await startNodeProcess({ storeUrl, dataDir: tmp(), id: 'c', keysFrom: first, args });
+  nodes.push(c);
+  console.log(
+    `5. failover: the leader of three nodes killed (SIGKILL), default lease (${(await import('../lib/service/cluster.js')).DEFAULT_LEASE_MS / 1000} s), ${FAILOVERS} times`,
+  );
+  const led: number[] = [];
+  const wrote: number[] = [];
+  let nth = 0;
+  for (let round = 1; round <= FAILOVERS; round++) {
+    const live = nodes.filter((n) => n !== level && n.child.exitCode === null && n.child.signalCode === null);
+    const leader = (await leaderOf(live))!;
+    const rest = live.filter((n) => n !== leader);
+    const killed = performance.now();
+    leader.child.kill('SIGKILL');
+    await leader.exited;
+    let ledAt = 0;
+    let wroteAt = 0;
+    // One client asks who leads every 20 ms; another writes through the surviving nodes.
+    const asking = (async () => {
+      while (ledAt === 0) {
+        if ((await leaderOf(rest)) !== null) ledAt = performance.now();
+        else await new Promise((res) => setTimeout(res, 20));
+      }
+    })();
+    while (wroteAt === 0) {
+      const r = await fetch(`${rest[nth++ % rest.length]!.url}/v2/reviews`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bodies.probes[bodies.probes.length - 1 - nth]!,
+        signal: AbortSignal.timeout(20_000),
+      }).catch(() => null);
+      if (r?.status === 201) wroteAt = performance.now();
+      else await new Promise((res) => setTimeout(res, 20));
+    }
+    await asking;
+    led.push(ledAt - killed);
+    wrote.push(wroteAt - killed);
+    console.log(
+      `   round ${round}: a node led after ${fmt((ledAt - killed) / 1000, 2)} s, a write was taken after ${fmt((wroteAt - killed) / 1000, 2)} s`,
+    );
+    // The killed node comes back as a follower, for the next round.
+    const again = await startNodeProcess({ storeUrl, dataDir: tmp(), id: `${leader.id}${round}`, keysFrom: first, args });
+    nodes.splice(nodes.indexOf(leader), 1, again);
+  }
+  console.log(
+    `   failover (goal < 10 s): a node leads after at most ${fmt(Math.max(...led) / 1000, 2)} s (median ${fmt(quantile(led, 0.5) / 1000, 2)} s); ` +
+      `writes are taken again after at most ${fmt(Math.max(...wrote) / 1000, 2)} s (median ${fmt(quantile(wrote, 0.5) / 1000, 2)} s)`,
+  );
 } finally {
+  await Promise.all(nodes.map((n) => n.stop()));
   await server.remove();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
-const best = (xs: number[]) => Math.max(...xs);
-const pgBest = best(rates.postgres);
-const levelBest = best(rates.leveldb);
-console.log(
-  `1. durable appends/s, best of ${ROUNDS}: PostgreSQL ${fmt(pgBest)} /s (goal >= 20,000 /s: ${pgBest >= 20_000 ? 'met' : 'not met'}) ` +
-    `vs LevelDB ${fmt(levelBest)} /s in the same run; ratio PostgreSQL / LevelDB ${fmt(pgBest / levelBest, 2)}`,
-);

@@ -92,7 +92,7 @@ function writeOptions(y: Argv, fileRequired: boolean): Argv {
 }
 
 /** The members a verb's file holds, for its --help (from the payload schema). */
-function membersEpilog(verb: string, type: WriteType): string {
+export function membersEpilog(verb: string, type: WriteType): string {
   const members = payloadMembers(type);
   if (members.length === 0) return `A ${type} has no members of its own: no file is needed.`;
   const list = members.map((m) => `${m.name} (${m.required ? 'required' : 'optional'})`).join(', ');

@@ -8,7 +8,7 @@ import { exportCommand, proofCommand, tilesCommand, verifyCommand } from './veri
 import { monitorCommand } from './monitor.js';
 import { stewardCommand } from './steward.js';
 import { operatorCommand } from './operator.js';
-import { getCommand, heartbeatCommand, logCommand } from './read.js';
+import { getCommand, heartbeatCommand, logCommand, searchCommand } from './read.js';
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -57,6 +57,7 @@ await yargs(hideBin(process.argv))
   .command(stewardCommand)
   .command(operatorCommand)
   .command(getCommand)
+  .command(searchCommand)
   .command(logCommand)
   .command(heartbeatCommand)
   .demandCommand(1, 'name a command')

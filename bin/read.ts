@@ -1,9 +1,10 @@
-// The read commands, as rekor-cli has them: `archive get <id>`, `archive log info` and
-// `archive heartbeat`. Each is one or two public reads (docs/api.md),
+// The read commands, as rekor-cli has them: `archive get <id>`, `archive search <q>`,
+// `archive log info` and `archive heartbeat`. Each is one or two public reads (docs/api.md),
 // printed for people (YAML-like, with a heading) or, with --json, as the service answered.
 import type { Argv, CommandModule } from 'yargs';
 import { stringify } from 'yaml';
 import { ArchiveClient, ok, type Reply, type Served } from '../lib/client/http.js';
+import { Reader } from '../lib/client/reads.js';
 import { checkpointProblem } from '../verify/monitor.js';
 import { headSigned } from '../verify/check-log.js';
 import { printRefusal } from './reply.js';
@@ -30,7 +31,7 @@ function show(args: ReadArgs, heading: string, body: unknown): void {
 }
 
 /** Which read answers an id, by its form (docs/cli.md#reading-the-record). */
-export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash';
+export type IdKind = 'seq' | 'paper' | 'claim' | 'external' | 'challenge' | 'hash' | 'agent' | 'operator';
 
 export function kindOfId(id: string): IdKind | null {
   if (/^(0|[1-9][0-9]*)$/.test(id)) return 'seq';
@@ -39,6 +40,9 @@ export function kindOfId(id: string): IdKind | null {
   if (/^ext:[0-9a-f]{16}(#C1)?$/.test(id)) return 'external';
   if (/^ch:[0-9a-f]{16}$/.test(id)) return 'challenge';
   if (/^[0-9a-f]{64}$/.test(id)) return 'hash';
+  if (/^@?[A-Za-z0-9][A-Za-z0-9-]{1,39}$/.test(id)) return 'agent';
+  // An operator id can look like a handle (lab-a): it is named as such.
+  if (/^operator:\S+$/.test(id)) return 'operator';
   return null;
 }
 
@@ -48,6 +52,8 @@ const ID_FORMS = [
   'a claim rec:<16 hex>#C<n> or ext:<16 hex>#C1',
   'a challenge ch:<16 hex>',
   'a receipt or argument (64 hex)',
+  'an agent handle (or @handle)',
+  'an operator operator:<id>',
 ].join(', ');
 
 const path = (s: string): string => encodeURIComponent(s);
@@ -66,12 +72,17 @@ const notFound = (r: Reply, detail: string): Reply => ({ ...r, status: 404, body
 async function getById(client: ArchiveClient, id: string): Promise<{ what: string; reply: Reply }> {
   switch (kindOfId(id)) {
     case 'seq': {
-      const r = await client.get(`/v1/log/entries?from=${id}&limit=1`);
-      if (!ok(r)) return { what: `log entry ${id}`, reply: r };
-      const entry = Array.isArray(r.body?.entries) ? r.body.entries[0] : undefined;
-      if (entry === undefined || entry.seq !== Number(id))
-        return { what: `log entry ${id}`, reply: notFound(r, `no entry ${id} on the log`) };
-      return { what: `log entry ${id} (${entry.type})`, reply: { ...r, body: entry } };
+      // The entry, what it records, and its inclusion proof against the head served with it.
+      const r = await new Reader(client).logEntry(Number(id));
+      return { what: `log entry ${id}${ok(r) ? ` (${r.body?.records?.type})` : ''}`, reply: r };
+    }
+    case 'agent': {
+      const handle = id.replace(/^@/, '');
+      return { what: `agent ${handle}`, reply: await new Reader(client).agent(handle) };
+    }
+    case 'operator': {
+      const operator = id.slice('operator:'.length);
+      return { what: `operator ${operator}`, reply: await new Reader(client).operator(operator) };
     }
     case 'paper':
       return { what: `paper ${id}`, reply: await client.get(`/v2/papers/${path(id)}`) };
@@ -107,7 +118,7 @@ async function getById(client: ArchiveClient, id: string): Promise<{ what: strin
 
 export const getCommand: CommandModule<object, ReadArgs & { id: string }> = {
   command: 'get <id>',
-  describe: 'read one item by its id: a paper, a claim, a receipt, an argument, a challenge or a log entry',
+  describe: 'read one item by its id: a paper, a claim, a receipt, an argument, a challenge, an agent, an operator or a log entry',
   builder: (y) =>
     readOptions(y).positional('id', { type: 'string', describe: ID_FORMS }).epilog(`The id's form picks the read: ${ID_FORMS}.`) as never,
   handler: async (args) => {
@@ -115,6 +126,54 @@ export const getCommand: CommandModule<object, ReadArgs & { id: string }> = {
     const { what, reply } = await getById(client, String(args.id));
     if (printRefusal(reply)) return;
     show(args, what, reply.body);
+  },
+};
+
+interface SearchArgs extends ReadArgs {
+  q: string;
+  kind?: string;
+  field?: string;
+  agent?: string;
+  operator?: string;
+  status?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** One search result in a line or two: its kind and id, then its title and snippet. */
+function resultLines(r: Served): string[] {
+  const head = [r?.kind, r?.id].filter((x) => typeof x === 'string').join(' ');
+  const status = typeof r?.status === 'string' ? `  (${r.status}, credence ${r.credence})` : '';
+  const text = [r?.title, r?.snippet].filter((x) => typeof x === 'string' && x !== '' && x !== r?.id);
+  return [`${head}${status}`, ...text.map((t) => `    ${String(t).replace(/\s+/g, ' ')}`)];
+}
+
+export const searchCommand: CommandModule<object, SearchArgs> = {
+  command: 'search <q>',
+  describe: 'search papers, claims, external claims and agents (GET /v2/search), best first',
+  builder: (y) =>
+    readOptions(y)
+      .positional('q', { type: 'string', describe: 'the words to search for: an item holds every one' })
+      .option('kind', { type: 'string', choices: ['paper', 'claim', 'external', 'agent'], describe: 'only items of this kind' })
+      .option('field', { type: 'string', describe: 'only papers and claims of this field (ml, econ, ...)' })
+      .option('agent', { type: 'string', describe: 'only items by this agent (a handle)' })
+      .option('operator', { type: 'string', describe: "only items by this operator's agents" })
+      .option('status', {
+        type: 'string',
+        choices: ['established', 'supported', 'unchecked', 'contested', 'refuted'],
+        describe: 'only claims of this status (a paper: one of its claims)',
+      })
+      .option('limit', { type: 'number', describe: 'results per page (1 to 100, default 20)' })
+      .option('cursor', { type: 'string', describe: 'the next page: the cursor the previous page printed' }) as never,
+  handler: async (args) => {
+    const { q, kind, field, agent, operator, status, limit, cursor } = args;
+    const reply = await new Reader(new ArchiveClient(args.url)).search(String(q), { kind, field, agent, operator, status, limit, cursor });
+    if (printRefusal(reply)) return;
+    if (args.json) return console.log(JSON.stringify(reply.body, null, 2));
+    const results: Served[] = Array.isArray(reply.body?.results) ? reply.body.results : [];
+    if (results.length === 0) console.log(`no results for ${JSON.stringify(q)}`);
+    for (const r of results) console.log(resultLines(r).join('\n'));
+    if (typeof reply.body?.next === 'string') console.log(`more: the same command with --cursor ${reply.body.next}`);
   },
 };
 

@@ -1,17 +1,24 @@
 // `archive serve`: runs the service on an embedded LevelDB in the data directory, or on a
-// PostgreSQL database (--store postgres://…) with the keys still in the data directory.
+// PostgreSQL database (--store postgres://…) with the keys still in the data directory. On
+// PostgreSQL any number of nodes may share the database: one leads, the others follow and
+// forward writes to it (lib/service/cluster.ts, docs/deploy.md).
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
+import { storeSnapshots } from '../lib/service/snapshot-place.js';
+import { Cluster, DEFAULT_LEASE_MS } from '../lib/service/cluster.js';
+import { stateDigest } from '../lib/record/digest.js';
+import { isShared } from '../log/index.js';
 import { startServer } from '../api/server.js';
+import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
 import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
 import { trustedProxies } from '../api/client-address.js';
 import { StorageWatch } from '../lib/service/storage.js';
 import { writeStaticTiles } from '../verify/tiles.js';
-import { parseWitnessFlag, Witnesses } from '../lib/service/witnesses.js';
+import { cosignedIn, parseWitnessFlag, Witnesses } from '../lib/service/witnesses.js';
 
 interface ServeArgs {
   port: number;
@@ -32,6 +39,17 @@ interface ServeArgs {
   snapshots: boolean;
   'snapshot-every': number;
   witness: string[];
+  'node-id'?: string;
+  'advertise-url'?: string;
+  lease: number;
+  poll: number;
+  'min-seq-wait': number;
+}
+
+/** A number of seconds above 0 from flag `name`, in ms. */
+function seconds(name: string, value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`--${name}: expected a number of seconds above 0, got ${value}`);
+  return Math.round(value * 1000);
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
@@ -101,6 +119,30 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         array: true,
         default: [],
         describe: 'a witness that cosigns the checkpoints, as URL=VKEY (its add-checkpoint prefix and key); repeatable',
+      })
+      .option('node-id', {
+        type: 'string',
+        describe: 'with --store: this node among those sharing the database, unique (default: a new random id at each start)',
+      })
+      .option('advertise-url', {
+        type: 'string',
+        describe: 'with --store: the URL the other nodes forward writes to while this node leads (default: the address it listens on)',
+      })
+      .option('lease', {
+        type: 'number',
+        default: DEFAULT_LEASE_MS / 1000,
+        describe:
+          'with --store: seconds the sequencer lease lasts unless renewed; a follower takes it over within this much after the leader dies',
+      })
+      .option('poll', {
+        type: 'number',
+        default: 1,
+        describe: 'with --store: seconds between reads of the head by a follower when no notification comes',
+      })
+      .option('min-seq-wait', {
+        type: 'number',
+        default: 5,
+        describe: 'longest wait, in seconds, of a read carrying Min-Seq for that entry (then 503)',
       }) as never,
   handler: async (args) => {
     const perMinute = args['audit-per-minute'];
@@ -121,21 +163,66 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       if (!(args[k] >= 0)) throw new Error(`--${k}: expected a number of MiB, at least 0, got ${args[k]}`);
     }
     const witnessConfig = args.witness.map((w) => parseWitnessFlag(String(w)));
+    const leaseMs = seconds('lease', args.lease);
+    const pollMs = seconds('poll', args.poll);
+    const minSeqWaitMs = seconds('min-seq-wait', args['min-seq-wait']);
+    if (args['node-id'] !== undefined && !/^[\x21-\x7e]{1,100}$/.test(args['node-id']))
+      throw new Error(`--node-id: expected 1 to 100 printable characters without spaces, got ${JSON.stringify(args['node-id'])}`);
+    if (args['advertise-url'] !== undefined && !/^https?:\/\/[^\s/]+$/.test(args['advertise-url']))
+      throw new Error(`--advertise-url: expected http(s)://host[:port] without a path, got ${JSON.stringify(args['advertise-url'])}`);
     const dataDir = resolve(args.data);
-    const d = await openDeployment({ dataDir, storeUrl: args.store, origin: args.origin, operator: args.operator });
+    const nodeId = args['node-id'] ?? `node-${Math.random().toString(16).slice(2, 14)}`;
+    const d = await openDeployment({
+      dataDir,
+      storeUrl: args.store,
+      origin: args.origin,
+      operator: args.operator,
+      node: { node: nodeId, url: '', leaseMs },
+    });
+    const shared = isShared(d.store) ? d.store : null;
     // A store that cannot write at start is opened for reads, with writes off (lib/service/storage.ts).
     const storage = { reserveBytes: args['reserve-mib'] * 2 ** 20, minFreeBytes: args['min-free-mib'] * 2 ** 20 };
     const startOff = await StorageWatch.check(dataDir, storage);
     const every = args['snapshot-every'];
     if (!Number.isInteger(every) || every < 0)
       throw new Error(`--snapshot-every: expected a whole number of entries, at least 0, got ${every}`);
-    const snapshot = args.snapshots ? snapshotFile(dataDir) : undefined;
-    const record = await LiveRecord.open(d, Date.now, startOff, { snapshot });
+    // On PostgreSQL the snapshot is in the database, where every node finds it.
+    const snapshot = !args.snapshots
+      ? undefined
+      : shared !== null
+        ? storeSnapshots(shared, withoutPassword(args.store!))
+        : snapshotFile(dataDir);
+    // On a shared database every node starts following; it leads once it holds the lease.
+    const record = await LiveRecord.open(d, Date.now, startOff, { snapshot, following: shared !== null });
     const watch = new StorageWatch(dataDir, d.log, record, storage);
     if (startOff !== undefined) watch.reportStart();
+    const cluster =
+      shared === null
+        ? undefined
+        : new Cluster(shared, d.log, record, {
+            node: nodeId,
+            leaseMs,
+            pollMs,
+            fatal: (err) => {
+              console.error('archive: the log in the database does not hold together; exiting:', err);
+              process.exit(1);
+            },
+          });
+    let stopping = false;
+    // What only the node that leads runs: the scheduler, the doorbells, the witnesses.
+    const leaderOnly: { start(): void; stop(): void }[] = [];
     // What falls due (lapses, reveals, ends of shut-outs) is logged within a second.
-    const scheduler = setInterval(() => void record.tick().catch(() => undefined), 1000);
-    scheduler.unref();
+    let scheduler: NodeJS.Timeout | undefined;
+    leaderOnly.push({
+      start: () => {
+        scheduler ??= setInterval(() => void record.tick().catch(() => undefined), 1000);
+        scheduler.unref();
+      },
+      stop: () => {
+        clearInterval(scheduler);
+        scheduler = undefined;
+      },
+    });
     record.onFailure((err) => {
       if (!record.isBroken) return; // the storage watch reports it and turns writes on again
       // A checked entry failed to apply (a bug): stop, and let a restart replay the log.
@@ -144,17 +231,43 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
     // Doorbells are rung every ten seconds, each at most as often as its cadence allows.
     const ringer = new DoorbellRinger(record.state, { origin: d.origin, allowLoopback: args['doorbell-allow-loopback'] });
-    const bells = setInterval(() => void ringer.tick().catch((err) => console.error('archive: doorbell round failed:', err)), 10_000);
-    bells.unref();
-    const witnesses = new Witnesses(d.log, witnessConfig);
-    witnesses.start();
+    let bells: NodeJS.Timeout | undefined;
+    leaderOnly.push({
+      start: () => {
+        bells ??= setInterval(() => void ringer.tick().catch((err) => console.error('archive: doorbell round failed:', err)), 10_000);
+        bells.unref();
+      },
+      stop: () => {
+        clearInterval(bells);
+        bells = undefined;
+      },
+    });
+    // On a shared database the leader keeps its cosigned checkpoint there, and followers serve it.
+    const witnesses = new Witnesses(d.log, witnessConfig, { shared: shared === null ? undefined : cosignedIn(shared) });
+    let witnessing: Promise<void> = Promise.resolve();
+    leaderOnly.push({
+      start: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => witnesses.start())),
+      stop: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => (stopping ? undefined : witnesses.follow()))),
+    });
+    // The readers' indexes follow the record from now on; the search index is built in the background.
+    const readers = Readers.follow(record, d.log);
     const server = await startServer(d, record, args.port, args.host, {
+      readers,
       witnesses,
       auditLimit: { max: perMinute, windowSeconds: 60 },
       registerLimit: { max: args['register-limit'], windowSeconds: args['register-window'] },
       trustProxy,
       ringer,
+      role: cluster,
+      minSeqWaitMs,
     });
+    if (cluster === undefined) for (const s of leaderOnly) s.start();
+    else {
+      witnesses.follow();
+      cluster.onLead(() => leaderOnly.forEach((s) => s.start()));
+      cluster.onFollow(() => leaderOnly.forEach((s) => s.stop()));
+      await cluster.start(args['advertise-url'] ?? server.url);
+    }
     // The static copy is brought up to date through the service's own routes, so it withholds
     // what they withhold (docs/log-format.md, "A static copy").
     let tiles: NodeJS.Timeout | undefined;
@@ -200,6 +313,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       return snapshotting;
     };
     let taking = false;
+    // Writing one blocks the node: the one that leads writes none while others follow (they
+    // would take its lease over), only a follower or a node alone does.
+    const mayBlock = async () => cluster === undefined || !cluster.leading || !(await cluster.othersUp());
     const snapshots =
       snapshot === undefined || every === 0
         ? undefined
@@ -207,30 +323,48 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
             // One at a time: a snapshot still being written is not queued behind another.
             if (taking || record.state.size - snapshotAt < every) return;
             taking = true;
-            void takeSnapshot(`${every} entries since the last`).finally(() => (taking = false));
+            void mayBlock()
+              .then((may) => (may ? takeSnapshot(`${every} entries since the last`) : undefined))
+              .catch((err) => console.error('archive: writing the snapshot failed:', err))
+              .finally(() => (taking = false));
           }, 5000);
     snapshots?.unref();
-    let stopping = false;
     const stop = async (signal: string): Promise<void> => {
       if (stopping) return;
       stopping = true;
       console.log(`archive: ${signal}, closing`);
-      clearInterval(scheduler);
-      clearInterval(bells);
+      for (const s of leaderOnly) s.stop();
       if (tiles !== undefined) clearInterval(tiles);
       if (snapshots !== undefined) clearInterval(snapshots);
       watch.stop();
       await witnesses.stop();
       await server.close();
+      // The lease is given up at once: a follower takes it over without waiting for it to expire.
+      await cluster?.stop();
       if (record.state.size !== snapshotAt) await takeSnapshot('shutdown');
       await d.close();
       process.exit(0);
     };
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
+    // For an operator comparing nodes (docs/deploy.md): the size of the state and its digest.
+    process.on('SIGUSR2', () => {
+      console.log(`archive: state at entry ${record.state.size} of ${d.log.size}: sha256 ${stateDigest(record.state)}`);
+    });
     // Last, once a signal would close it cleanly: whoever waits for this line may stop it at once.
+    const role =
+      cluster === undefined
+        ? ''
+        : `, node ${cluster.node} ${cluster.leading ? 'leading' : `following ${cluster.leaderUrl ?? '(no leader yet)'}`}`;
     console.log(
-      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}`,
+      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}${role}`,
+    );
+    void readers.search.ready.then(
+      () => {
+        const b = readers.search.lastBuild;
+        if (b !== null) console.log(`archive: the search index holds ${b.items} items, built in ${(b.ms / 1000).toFixed(1)} s`);
+      },
+      (err) => console.error('archive: building the search index failed:', err),
     );
   },
 };

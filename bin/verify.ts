@@ -143,8 +143,11 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
     } else if (args.tiles !== undefined) {
-      const { log, problems: found } = await fetchTilesLog(args.tiles);
-      verification = { ...(await verifyLog(log, { savedHead, found })), log };
+      const { log, problems: found } = await fetchTilesLog(args.tiles, progressIf(args.progress, 'fetch', 'entries'));
+      verification = {
+        ...(await verifyLog(log, { savedHead, found, replayProgress: progressIf(args.progress, 'replay', 'entries') })),
+        log,
+      };
     } else {
       const log = await readExport(args.file!, progressIf(args.progress, 'read', 'bytes'));
       verification = {

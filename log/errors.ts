@@ -8,14 +8,15 @@ export type LogErrorCode =
   | 'corrupt' // stored data contradicts itself or is missing
   | 'closed' // the log was closed
   | 'failed' // the log stopped after a failed commit
-  | 'fenced'; // a commit found the stored head moved by another writer, and wrote nothing
+  | 'fenced' // a commit found the stored head moved by another writer, or the lease taken, and wrote nothing
+  | 'unknown'; // a commit's outcome could not be learnt (the store stopped answering after it was sent): it may have landed
 
 /** An error raised by log/, carrying a code from a closed set. */
 export class LogError extends Error {
   readonly code: LogErrorCode;
 
-  constructor(code: LogErrorCode, message: string) {
-    super(message);
+  constructor(code: LogErrorCode, message: string, opts?: { cause?: unknown }) {
+    super(message, opts);
     this.name = 'LogError';
     this.code = code;
   }

@@ -16,7 +16,7 @@ import type { LogVerifier, SignedTreeHead } from './head.js';
 import type { EntryReader } from './reader.js';
 import { RestartableStore } from './restartable-store.js';
 import { Sequencer, type Appended, type SequencerOptions } from './sequencer.js';
-import type { LogStore } from './store.js';
+import type { LogStore, SharedStore } from './store.js';
 import type { TilePath } from './tlog-tiles.js';
 
 // ---- the log ----
@@ -44,8 +44,20 @@ export interface Appender {
   readonly stopped: boolean;
   /** The error of the failed commit that stopped the log; null while it takes appends. */
   readonly failedWith: unknown;
-  /** After a failed commit: restarts the store and rolls it back to the last acknowledged head, then takes appends again. */
+  /**
+   * After a failed commit: restarts the store and rolls it back to the last acknowledged head,
+   * then takes appends again. On a shared store nothing is rolled back: the log goes on from
+   * the store's head (a commit whose answer was lost may have landed).
+   */
   recover(): Promise<void>;
+  /**
+   * For a log another process appends to (a shared store): reads the store's newest head and
+   * the entries up to it, checks them against its root and makes it the committed head;
+   * `onEntries` gets the new entries in order, page by page, before the head moves. A log
+   * stopped by a failed or fenced commit first goes back to its last acknowledged head.
+   * Resolves whether the head moved (docs/engine.md, "Sharing a store").
+   */
+  refresh(onEntries?: (entries: LoggedEntry[]) => void): Promise<boolean>;
   /** Waits for queued appends, then closes the store. */
   close(): Promise<void>;
 }
@@ -96,7 +108,18 @@ export type { LogSigner, LogVerifier, SignedTreeHead } from './head.js';
 
 // ---- the stores ----
 
-export type { CommitBatch, LogReader as StoreReader, LogSnapshot, LogStore, StoredHead } from './store.js';
+export type {
+  CommitBatch,
+  Lease,
+  LeaseHolder,
+  LogReader as StoreReader,
+  LogSnapshot,
+  LogStore,
+  NodeSeen,
+  SharedStore,
+  StoredHead,
+} from './store.js';
+export { isShared } from './store.js';
 export type { TileId } from './tiles.js';
 export { MemoryStore, type Fault } from './memory-store.js';
 
@@ -108,9 +131,9 @@ export async function openLevelStore(dir: string): Promise<LogStore> {
 
 /**
  * A PostgreSQL store in the database at `url` (postgres://user@host/db), its tables created or
- * migrated on opening. The `pg` client is loaded on the first call.
+ * migrated on opening: a store many processes may share. The `pg` client is loaded on the first call.
  */
-export async function openPgStore(url: string): Promise<LogStore> {
+export async function openPgStore(url: string): Promise<SharedStore> {
   const { PgStore } = await import('./pg-store.js');
   return PgStore.open(url);
 }

@@ -9,16 +9,26 @@
 //   transaction that first advances the head by compare-and-swap on the previous head
 //   (UPDATE ... WHERE (tree_size, root_hash) is the head this store last saw), so a commit
 //   that finds the head moved by another writer is refused (fenced) and writes nothing.
-// Data beyond the head (a transaction that failed after COMMIT was sent may have landed) is
-// read by nobody above the log and removed by the roll-back commit (store.ts).
+//   The head row also holds the epoch of the sequencer lease that wrote it, and the swap
+//   requires this store's epoch as well: once another process has taken the lease (raising the
+//   epoch), nothing this store commits passes, even from the head it last saw.
+// - log_lease: one row, the sequencer lease (docs/engine.md, "Sharing a store"): its epoch,
+//   holder, the holder's URL and its expiry by the database's clock, and a secret made with
+//   the database that the processes sharing it read.
+// - log_nodes: the processes sharing the database, as each last announced itself.
+// - log_blobs: values kept beside the log by the application (its state snapshot), in parts.
+// Triggers send a notification (channel archive_log_head, archive_log_lease) when the head
+// moves or the lease changes hands, so the other processes need not poll for them.
+// A transaction lands whole or not at all, so no row lies beyond the head. After a commit whose
+// answer was lost, the store finds out whether it landed before it says anything (resolve).
 import pg from 'pg';
 import { LogError } from './errors.js';
-import type { CommitBatch, LogReader, LogSnapshot, LogStore, StoredHead } from './store.js';
+import type { CommitBatch, Lease, LeaseHolder, LogReader, LogSnapshot, NodeSeen, SharedStore, StoredHead } from './store.js';
 import { TILE_WIDTH, type TileId } from './tiles.js';
 
 /** The layout's version; MIGRATIONS[v] takes a database from version v to v + 1. */
-export const PG_SCHEMA_VERSION = 1;
-const MIGRATIONS: string[] = [
+export const PG_SCHEMA_VERSION = 2;
+export const PG_MIGRATIONS: readonly string[] = [
   `CREATE TABLE log_head (
      one boolean PRIMARY KEY DEFAULT true CHECK (one),
      tree_size bigint NOT NULL,
@@ -29,7 +39,48 @@ const MIGRATIONS: string[] = [
    );
    CREATE TABLE log_entries (seq bigint PRIMARY KEY, record text NOT NULL);
    CREATE TABLE log_tiles (level smallint NOT NULL, idx bigint NOT NULL, bytes bytea NOT NULL, PRIMARY KEY (level, idx));`,
+  // Version 2: many processes on one database (the lease, its epoch on the head, the nodes,
+  // blobs, notifications). gen_random_uuid() (PostgreSQL 13 on) draws from a strong source.
+  `ALTER TABLE log_head ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+   CREATE TABLE log_lease (
+     one boolean PRIMARY KEY DEFAULT true CHECK (one),
+     epoch bigint NOT NULL,
+     node text,
+     url text,
+     expires_at timestamptz NOT NULL,
+     secret text NOT NULL
+   );
+   INSERT INTO log_lease (epoch, expires_at, secret)
+     VALUES (0, to_timestamp(0), replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+   CREATE TABLE log_nodes (
+     node text PRIMARY KEY,
+     url text NOT NULL,
+     role text NOT NULL,
+     tree_size bigint NOT NULL,
+     seen_at timestamptz NOT NULL
+   );
+   CREATE TABLE log_blobs (
+     name text NOT NULL,
+     part integer NOT NULL,
+     tree_size bigint NOT NULL,
+     bytes bytea NOT NULL,
+     PRIMARY KEY (name, part)
+   );
+   CREATE FUNCTION log_head_notify() RETURNS trigger LANGUAGE plpgsql AS
+     $$ BEGIN PERFORM pg_notify('archive_log_head', NEW.tree_size::text); RETURN NULL; END $$;
+   CREATE TRIGGER log_head_notify AFTER INSERT OR UPDATE ON log_head FOR EACH ROW EXECUTE FUNCTION log_head_notify();
+   CREATE FUNCTION log_lease_notify() RETURNS trigger LANGUAGE plpgsql AS
+     $$ BEGIN PERFORM pg_notify('archive_log_lease', NEW.epoch::text); RETURN NULL; END $$;
+   CREATE TRIGGER log_lease_notify AFTER UPDATE ON log_lease FOR EACH ROW
+     WHEN (OLD.epoch IS DISTINCT FROM NEW.epoch OR OLD.node IS DISTINCT FROM NEW.node) EXECUTE FUNCTION log_lease_notify();`,
 ];
+/** The notification channels of a new head and of a lease that changed hands. */
+const HEAD_CHANNEL = 'archive_log_head';
+const LEASE_CHANNEL = 'archive_log_lease';
+/** A blob is kept in parts of at most this many bytes (a bytea holds up to 1 GiB; parts keep each statement small). */
+const BLOB_PART = 8 * 2 ** 20;
+/** How long a commit whose answer was lost keeps asking whether it landed. */
+const RESOLVE_MS = 5000;
 /** The advisory lock taken while the schema is created or migrated (any fixed number). */
 const MIGRATION_LOCK = 0x617263686976; // 'archiv'
 
@@ -87,7 +138,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
     const version = rows[0]?.version ?? 0;
     if (version > PG_SCHEMA_VERSION)
       throw new LogError('corrupt', `the database has log schema version ${version}; this code reads version ${PG_SCHEMA_VERSION}`);
-    for (let v = version; v < PG_SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v]!);
+    for (let v = version; v < PG_SCHEMA_VERSION; v++) await client.query(PG_MIGRATIONS[v]!);
     if (rows.length === 0) await client.query('INSERT INTO log_schema_version (version) VALUES ($1)', [PG_SCHEMA_VERSION]);
     else if (version !== PG_SCHEMA_VERSION) await client.query('UPDATE log_schema_version SET version = $1', [PG_SCHEMA_VERSION]);
     await client.query('COMMIT');
@@ -103,19 +154,37 @@ async function migrate(pool: pg.Pool): Promise<void> {
 const same = (a: StoredHead | null, b: StoredHead | null): boolean =>
   a === null || b === null ? a === b : a.treeSize === b.treeSize && a.rootHash === b.rootHash;
 
-export class PgStore implements LogStore {
+/** An error the server sent (a refused statement): the transaction is rolled back, not lost in transit. */
+const fromServer = (err: unknown): boolean => err instanceof pg.DatabaseError;
+
+export class PgStore implements SharedStore {
+  readonly shared = true;
   /**
    * The heads the database may hold as far as this store knows: the one it read or committed
    * last, and after a commit whose outcome is unknown (it failed, perhaps after landing), also
    * that commit's head. A commit swaps the head only from one of these.
    */
   private expected: (StoredHead | null)[];
+  /** The lease epoch this store commits under: the one it read on opening, or the one it took. */
+  private epoch: number;
+  /** Its holder's id while this store holds the lease. */
+  private holder: string | null = null;
+  /**
+   * What a commit's transaction begins with: under a lease of L ms, the database ends the
+   * session of a commit left idle inside its transaction for L / 2 (its process paused, say),
+   * which releases the head row, so that another node can take the lease over.
+   */
+  private begin = 'BEGIN';
 
   private constructor(
     private readonly pool: pg.Pool,
+    private readonly url: string,
     head: StoredHead | null,
+    epoch: number,
+    readonly secret: string,
   ) {
     this.expected = [head];
+    this.epoch = epoch;
   }
 
   /** Connects to the database at `url` (postgres://user@host/db), creating or migrating its tables. */
@@ -127,7 +196,8 @@ export class PgStore implements LogStore {
     pool.on('connect', (client) => client.on('error', () => undefined));
     try {
       await migrate(pool);
-      return new PgStore(pool, await readHead(pool));
+      const { rows } = await pool.query<{ epoch: string; secret: string }>('SELECT epoch, secret FROM log_lease');
+      return new PgStore(pool, url, await readHead(pool), Number(rows[0]!.epoch), rows[0]!.secret);
     } catch (err) {
       await pool.end();
       throw err;
@@ -181,19 +251,21 @@ export class PgStore implements LogStore {
 
   async commit(batch: CommitBatch): Promise<void> {
     const client = await this.pool.connect();
+    // Once COMMIT is sent, a lost answer leaves the outcome unknown until it is asked for.
+    let sent = false;
     try {
-      await client.query('BEGIN');
+      await client.query(this.begin);
       // The head first: the row lock it takes orders concurrent writers, and a fenced commit
       // stops before writing anything else.
       if (!(await this.swapHead(client, batch.head)))
         throw new LogError(
           'fenced',
-          `the log's head in the database is not the one this store last saw (size ${this.expected[0]?.treeSize ?? 'none'}): another writer moved it`,
+          `the log's head in the database is not the one this store last saw (size ${this.expected[0]?.treeSize ?? 'none'}), or the sequencer lease is not this store's (epoch ${this.epoch}): another writer moved it`,
         );
       if (batch.entries.length === 0) await deleteBeyond(client, batch.head.treeSize);
       else {
-        // No row is beyond the head (a transaction lands whole, and a roll-back deletes what a
-        // landed but unacknowledged one wrote): a seq already there is an error, never replaced.
+        // No row is beyond the head (a transaction lands whole): a seq already there is an
+        // error, never replaced.
         await client.query('INSERT INTO log_entries (seq, record) SELECT * FROM unnest($1::bigint[], $2::text[])', [
           batch.entries.map((_, i) => batch.first + i),
           batch.entries,
@@ -208,26 +280,71 @@ export class PgStore implements LogStore {
         );
       }
       // synchronous_commit (on by default): COMMIT returns once the transaction is durable.
+      sent = true;
       await client.query('COMMIT');
       client.release();
     } catch (err) {
-      // The transaction is rolled back, unless COMMIT was sent and the answer lost: then the
-      // database holds the previous head or this one, and nothing else.
+      // The transaction is rolled back, unless COMMIT was sent and the answer lost.
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(true);
-      if (!(err instanceof LogError && err.code === 'fenced'))
+      if (!sent || fromServer(err)) throw err;
+      const landed = await this.resolve(batch);
+      if (landed === false) throw err;
+      if (landed === null) {
+        // The database holds the previous head or this one, and nothing else.
         this.expected = [...this.expected.filter((h) => !same(h, batch.head)), batch.head];
-      throw err;
+        throw new LogError(
+          'unknown',
+          `the database did not say whether the commit of size ${batch.head.treeSize} landed: ${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
+      }
     }
     this.expected = [batch.head];
   }
 
-  /** Advances the head row from one of the expected heads to `head`; false if it holds none of them. */
+  /**
+   * Whether a commit whose answer was lost landed: true when the database holds its entries
+   * (whatever came after), false when it holds others or none, null when it cannot be asked.
+   * The head row's lock is taken first, so a transaction still finishing (its session not yet
+   * ended) is waited for rather than read around.
+   */
+  private async resolve(batch: CommitBatch): Promise<boolean | null> {
+    const until = Date.now() + RESOLVE_MS;
+    for (;;) {
+      let client: pg.PoolClient | null = null;
+      try {
+        client = await this.pool.connect();
+        await client.query('BEGIN');
+        await client.query("SET LOCAL lock_timeout = '1s'");
+        const { rows } = await client.query<{ tree_size: string }>('SELECT tree_size FROM log_head FOR SHARE');
+        const size = rows[0] === undefined ? 0 : Number(rows[0].tree_size);
+        const n = batch.entries.length;
+        const there = size < batch.first + n ? [] : await readEntries(client, batch.first, n);
+        await client.query('COMMIT');
+        client.release();
+        if (n === 0) return size === batch.head.treeSize;
+        return there.length === n && there.every((r, i) => r === batch.entries[i]);
+      } catch {
+        client?.release(true);
+        if (Date.now() >= until) return null;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  /** Advances the head row from one of the expected heads to `head`, under this store's epoch; false if it holds none of them. */
   private async swapHead(client: pg.PoolClient, head: StoredHead): Promise<boolean> {
-    const values = [head.treeSize, head.rootHash, head.timestamp, head.signature, head.checkpoint];
+    const values = [head.treeSize, head.rootHash, head.timestamp, head.signature, head.checkpoint, this.epoch];
     if (this.expected.includes(null)) {
+      // The first head: written only while the lease's epoch is this store's (the lease row
+      // locked against a taker until this transaction ends).
       const r = await client.query(
-        'INSERT INTO log_head (tree_size, root_hash, ts, signature, checkpoint) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (one) DO NOTHING',
+        `INSERT INTO log_head (tree_size, root_hash, ts, signature, checkpoint, epoch)
+         SELECT $1, $2, $3, $4, $5, $6 FROM log_lease WHERE epoch = $6 FOR SHARE
+         ON CONFLICT (one) DO NOTHING`,
         values,
       );
       if (r.rowCount === 1) return true;
@@ -236,10 +353,178 @@ export class PgStore implements LogStore {
     if (known.length === 0) return false;
     const r = await client.query(
       `UPDATE log_head SET tree_size = $1, root_hash = $2, ts = $3, signature = $4, checkpoint = $5
-       WHERE (tree_size, root_hash) IN (SELECT * FROM unnest($6::bigint[], $7::text[]))`,
+       WHERE epoch = $6 AND (tree_size, root_hash) IN (SELECT * FROM unnest($7::bigint[], $8::text[]))`,
       [...values, known.map((h) => h.treeSize), known.map((h) => h.rootHash)],
     );
     return r.rowCount === 1;
+  }
+
+  async acquireLease(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null> {
+    const client = await this.pool.connect();
+    try {
+      // A holder paused inside a commit holds the head row until its session ends: wait for that
+      // at most the lease's length, then let the next step try again.
+      await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.ceil(ms)}`);
+      const { rows } = await client.query<{ epoch: string }>(
+        `UPDATE log_lease SET epoch = epoch + 1, node = $1, url = $2, expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+         WHERE expires_at <= clock_timestamp() OR node IS NULL OR node = $1
+         RETURNING epoch`,
+        [me.node, me.url, ms],
+      );
+      if (rows[0] === undefined) {
+        await client.query('ROLLBACK');
+        client.release();
+        return null;
+      }
+      const epoch = Number(rows[0].epoch);
+      // Fences every earlier holder: this waits for a commit of theirs in progress (it holds
+      // the head row), which is then in the head read next, or refused.
+      await client.query('UPDATE log_head SET epoch = $1', [epoch]);
+      const head = await readHead(client);
+      await client.query('COMMIT');
+      client.release();
+      this.epoch = epoch;
+      this.holder = me.node;
+      this.expected = [head];
+      this.begin = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.ceil(ms / 2))}`;
+      return { epoch, head };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      throw err;
+    }
+  }
+
+  async renewLease(ms: number): Promise<boolean> {
+    if (this.holder === null) return false;
+    // Renewed even past its expiry, as long as nobody took it meanwhile (the epoch is ours).
+    const r = await this.pool.query(
+      `UPDATE log_lease SET expires_at = clock_timestamp() + $2 * interval '1 millisecond' WHERE epoch = $1 AND node = $3`,
+      [this.epoch, ms, this.holder],
+    );
+    if (r.rowCount === 1) return true;
+    this.holder = null;
+    return false;
+  }
+
+  async releaseLease(): Promise<void> {
+    const holder = this.holder;
+    this.holder = null;
+    const epoch = this.epoch;
+    // No epoch is negative: nothing this store commits passes any more.
+    this.epoch = -1;
+    if (holder === null) return;
+    await this.pool.query('UPDATE log_lease SET node = NULL, url = NULL, expires_at = to_timestamp(0) WHERE epoch = $1 AND node = $2', [
+      epoch,
+      holder,
+    ]);
+  }
+
+  async readLease(): Promise<Lease> {
+    const { rows } = await this.pool.query<{ epoch: string; node: string | null; url: string | null; remaining: number }>(
+      `SELECT epoch, node, url, greatest(0, extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining FROM log_lease`,
+    );
+    const r = rows[0]!;
+    return { epoch: Number(r.epoch), node: r.node, url: r.url, remainingMs: r.remaining };
+  }
+
+  watch(onChange: (what: 'head' | 'lease') => void): { close(): Promise<void> } {
+    let client: pg.Client | null = null;
+    let closed = false;
+    let retry: NodeJS.Timeout | null = null;
+    const connect = async (): Promise<void> => {
+      retry = null;
+      if (closed) return;
+      const c = new pg.Client({ connectionString: this.url });
+      client = c;
+      const again = () => {
+        if (client !== c) return;
+        client = null;
+        c.end().catch(() => undefined);
+        if (!closed) retry = setTimeout(() => void connect(), 1000);
+      };
+      c.on('error', again);
+      c.on('end', again);
+      c.on('notification', (m) => onChange(m.channel === LEASE_CHANNEL ? 'lease' : 'head'));
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${HEAD_CHANNEL}`);
+        await c.query(`LISTEN ${LEASE_CHANNEL}`);
+        // What was committed while nobody listened.
+        onChange('head');
+        onChange('lease');
+      } catch {
+        again();
+      }
+    };
+    void connect();
+    return {
+      close: async () => {
+        closed = true;
+        if (retry !== null) clearTimeout(retry);
+        const c = client;
+        client = null;
+        await c?.end().catch(() => undefined);
+      },
+    };
+  }
+
+  async announce(me: LeaseHolder & { role: string; treeSize: number }): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO log_nodes (node, url, role, tree_size, seen_at) VALUES ($1, $2, $3, $4, clock_timestamp())
+       ON CONFLICT (node) DO UPDATE SET url = EXCLUDED.url, role = EXCLUDED.role, tree_size = EXCLUDED.tree_size, seen_at = EXCLUDED.seen_at`,
+      [me.node, me.url, me.role, me.treeSize],
+    );
+  }
+
+  async nodes(): Promise<NodeSeen[]> {
+    const { rows } = await this.pool.query<{ node: string; url: string; role: string; tree_size: string; ago: number }>(
+      `SELECT node, url, role, tree_size, (extract(epoch FROM (clock_timestamp() - seen_at)) * 1000)::float8 AS ago
+       FROM log_nodes ORDER BY seen_at DESC`,
+    );
+    return rows.map((r) => ({ node: r.node, url: r.url, role: r.role, treeSize: Number(r.tree_size), seenMsAgo: r.ago }));
+  }
+
+  async putBlob(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // One writer of a name at a time; the other waits, then finds what the first wrote.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('archive-blob:' || $1))", [name]);
+      const { rows } = await client.query<{ tree_size: string }>('SELECT tree_size FROM log_blobs WHERE name = $1 AND part = 0', [name]);
+      if (rows[0] !== undefined && Number(rows[0].tree_size) > treeSize) {
+        await client.query('ROLLBACK');
+        client.release();
+        return false;
+      }
+      await client.query('DELETE FROM log_blobs WHERE name = $1', [name]);
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let part = 0, at = 0; part === 0 || at < buf.length; part++, at += BLOB_PART) {
+        await client.query('INSERT INTO log_blobs (name, part, tree_size, bytes) VALUES ($1, $2, $3, $4)', [
+          name,
+          part,
+          treeSize,
+          buf.subarray(at, at + BLOB_PART),
+        ]);
+      }
+      await client.query('COMMIT');
+      client.release();
+      return true;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      throw err;
+    }
+  }
+
+  async getBlob(name: string): Promise<{ treeSize: number; bytes: Buffer } | null> {
+    const { rows } = await this.pool.query<{ part: number; tree_size: string; bytes: Buffer }>(
+      'SELECT part, tree_size, bytes FROM log_blobs WHERE name = $1 ORDER BY part',
+      [name],
+    );
+    if (rows.length === 0) return null;
+    if (rows.some((r, i) => r.part !== i)) throw new LogError('corrupt', `blob ${name}: a part is missing`);
+    return { treeSize: Number(rows[0]!.tree_size), bytes: Buffer.concat(rows.map((r) => r.bytes)) };
   }
 
   close(): Promise<void> {

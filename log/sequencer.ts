@@ -3,7 +3,8 @@
 // durable store write with the tiles of interior hashes they change and the new signed head,
 // and each append is acknowledged only after that write. While appends keep arriving, the next
 // batch is formed (hashed and signed) while the previous one is being written, and written
-// only after it. Reads (entries, proofs, the head) see only committed data.
+// only after it. Reads (entries, proofs, the head) see only committed data. On a store that
+// other processes share, a log that does not append follows the one that does (refresh).
 import { checkpointText, signNote } from './checkpoint.js';
 import { auditLog, type AuditReport } from './audit.js';
 import { ENTRY_TYPE, ZERO_HASH, formEntry, leafInput, parseEntryRecord, type Entry, type LoggedEntry } from './entry.js';
@@ -74,6 +75,8 @@ export class Sequencer implements EntryReader {
   private reader: TileReader;
   /** Folded ephemeral runs: by tree size, then by the run's first leaf. */
   private readonly ephemeral = new Map<number, Map<number, Uint8Array>>();
+  /** The refresh in progress: refreshes run one at a time. */
+  private refreshing: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private store: LogStore,
@@ -101,7 +104,8 @@ export class Sequencer implements EntryReader {
       const head = signHead(signer, origin, 0, EMPTY_ROOT, new Date(clock()).toISOString());
       return new Sequencer(store, signer, origin, clock, maxBatch, head, new TreeEdge(0), ZERO_HASH);
     }
-    const { edge, lastHash } = await loadEdge(store, stored, true);
+    // A store another process commits to may have grown its tiles since the head was read.
+    const { edge, lastHash } = await loadEdge(store, stored, store.shared !== true);
     return new Sequencer(store, signer, origin, clock, maxBatch, stored, edge, lastHash);
   }
 
@@ -360,6 +364,14 @@ export class Sequencer implements EntryReader {
       const size = this.head.treeSize;
       if ((stored?.treeSize ?? 0) < size)
         throw new LogError('corrupt', `the store's head (${stored?.treeSize ?? 0}) is behind the last acknowledged head (${size})`);
+      if (this.store.shared === true) {
+        // Other processes may already serve a head this store committed: it is never taken
+        // back. A commit whose answer was lost and that landed stays, and the log goes on
+        // from it (docs/log-format.md, "On PostgreSQL").
+        await this.resetEdge();
+        await this.catchUp();
+        return;
+      }
       const { edge, lastHash } = await loadEdge(this.store, this.head, false);
       if (size > 0) await this.store.commit({ first: size, entries: [], tiles: edge.edgeTiles(), head: this.head });
       this.edge = edge;
@@ -372,6 +384,78 @@ export class Sequencer implements EntryReader {
       this.failure = err;
       throw err;
     }
+  }
+
+  /**
+   * For a log that another process appends to (docs/engine.md, "Sharing a store"): reads the
+   * store's head and, if it is beyond this log's, the entries up to it, checks that they give
+   * its root, and makes it the committed head. `onEntries` is given the new entries, page by
+   * page, in order, each page before the head moves. A log stopped by a failed or fenced commit
+   * goes back to its last acknowledged head first (never writing). Resolves whether the head
+   * moved. Refused while appends are queued or in flight; refreshes run one at a time.
+   */
+  refresh(onEntries?: (entries: LoggedEntry[]) => void): Promise<boolean> {
+    const run = this.refreshing.then(async () => {
+      if (this.closed) throw new LogError('closed', 'the log is closed');
+      await this.drained;
+      if (this.queue.length > 0 || this.draining) throw new LogError('bad_argument', 'refresh: this log has appends in flight');
+      if (this.failure !== null || this.edge.size !== this.head.treeSize) await this.resetEdge();
+      return this.catchUp(onEntries);
+    });
+    this.refreshing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Takes the tree's edge back to the committed head (after a failed write), and clears the failure. */
+  private async resetEdge(): Promise<void> {
+    const { edge, lastHash } = await loadEdge(this.store, this.head, false);
+    edge.takeChanged();
+    this.edge = edge;
+    this.reader = new TileReader(this.store, edge);
+    this.tipHash = lastHash;
+    this.nextSeq = this.head.treeSize;
+    this.failure = null;
+  }
+
+  /** Grows the tree to the store's head from the entries it holds; see refresh. */
+  private async catchUp(onEntries?: (entries: LoggedEntry[]) => void): Promise<boolean> {
+    const stored = await this.store.readHead();
+    const size = this.head.treeSize;
+    if (stored === null && size === 0) return false;
+    if (stored === null || stored.treeSize < size)
+      throw new LogError('corrupt', `the store's head (size ${stored?.treeSize ?? 0}) is behind this log's (size ${size})`);
+    if (stored.treeSize === size) {
+      if (stored.rootHash !== this.head.rootHash)
+        throw new LogError('corrupt', `the store's head of size ${size} has root ${stored.rootHash}, this log's ${this.head.rootHash}`);
+      return false;
+    }
+    const PAGE = 4096;
+    let tipTime = this.tipTime;
+    for (let from = size; from < stored.treeSize; from += PAGE) {
+      const n = Math.min(PAGE, stored.treeSize - from);
+      const records = await this.store.readEntries(from, n);
+      if (records.length !== n) throw new LogError('corrupt', `entry ${from + records.length} is missing from the store`);
+      const page: LoggedEntry[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const seq = from + i;
+        const r = parseEntryRecord(records[i]!);
+        if (r === null) throw new LogError('corrupt', `entry ${seq} is malformed`);
+        const e = formEntry(seq, r.ts, r.type, r.payload, this.tipHash);
+        this.edge.push(e.leafHash);
+        this.tipHash = e.entryHash;
+        tipTime = Math.max(tipTime, Date.parse(r.ts));
+        page[i] = { seq, ts: r.ts, type: r.type, payload: r.payload };
+      }
+      onEntries?.(page);
+    }
+    if (toHex(this.edge.root()) !== stored.rootHash)
+      throw new LogError('corrupt', `the store's entries up to ${stored.treeSize} do not give the root of its head`);
+    this.edge.takeChanged();
+    this.head = stored;
+    this.nextSeq = stored.treeSize;
+    this.tipTime = Math.max(tipTime, Date.parse(stored.timestamp));
+    this.settleWaiters();
+    return true;
   }
 
   private checkSize(size: number, name: string): void {
@@ -391,11 +475,18 @@ export class Sequencer implements EntryReader {
     });
   }
 
-  /** Stops the log (fail-stop): rejects every append not yet acknowledged. */
-  private fail(err: unknown, pending: Pending[]): void {
+  /**
+   * Stops the log (fail-stop): rejects every append not yet acknowledged. `unsure` are those of
+   * the write that failed, which may have landed (LogError 'unknown'); the others were never
+   * written, and are refused as such.
+   */
+  private fail(err: unknown, unsure: Pending[], others: Pending[] = []): void {
     this.failure = err;
     this.draining = false;
-    for (const p of [...pending, ...this.queue.splice(0)]) p.reject(err);
+    const definite =
+      err instanceof LogError && err.code === 'unknown' ? new LogError('failed', `not written: ${err.message}`, { cause: err }) : err;
+    for (const p of unsure) p.reject(err);
+    for (const p of [...others, ...this.queue.splice(0)]) p.reject(definite);
     this.settleWaiters(err);
   }
 
@@ -429,7 +520,7 @@ export class Sequencer implements EntryReader {
         } catch (err) {
           // The tree and the chain tip may have moved for part of the batch: stop, as after a
           // failed write, and let a reopen start from the store's head.
-          this.fail(err, [...(inflight?.formed.pending ?? []), ...batch]);
+          this.fail(err, [], [...(inflight?.formed.pending ?? []), ...batch]);
           return;
         }
       }
@@ -440,7 +531,7 @@ export class Sequencer implements EntryReader {
           // Nothing of this batch or later is acknowledged. The write may or may not have
           // reached the store, so the log stops (fail-stop): the next open starts from
           // whatever head the store holds, never from a guess.
-          this.fail(err, [...inflight.formed.pending, ...(next?.pending ?? [])]);
+          this.fail(err, inflight.formed.pending, next?.pending ?? []);
           return;
         }
         this.head = inflight.formed.batch.head;

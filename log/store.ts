@@ -55,5 +55,78 @@ export interface LogStore extends LogReader {
    * later one until it is reopened). Reads may fail while it runs.
    */
   restart?(): Promise<void>;
+  /**
+   * True for a store that other processes read and may commit to (PostgreSQL, SharedStore): a
+   * head it has committed may already be served elsewhere, so it is never taken back.
+   */
+  readonly shared?: boolean;
   close(): Promise<void>;
 }
+
+/** A process that holds, or asks for, the sequencer lease of a shared store. */
+export interface LeaseHolder {
+  /** Its id, unique among the processes sharing the store. */
+  node: string;
+  /** Where it takes writes, for the others to forward theirs to. */
+  url: string;
+}
+
+/** The sequencer lease as the store holds it (docs/engine.md, "Sharing a store"). */
+export interface Lease {
+  /** Grows by one each time the lease is taken; the head is fenced by it. */
+  epoch: number;
+  /** The holder, or null when the lease was released (or never taken). */
+  node: string | null;
+  url: string | null;
+  /** Milliseconds until it expires, by the store's clock; at most 0 when expired or released. */
+  remainingMs: number;
+}
+
+/** A process that shares the store, as it last announced itself. */
+export interface NodeSeen {
+  node: string;
+  url: string;
+  role: string;
+  /** The tree size it had applied. */
+  treeSize: number;
+  /** Milliseconds since it announced itself, by the store's clock. */
+  seenMsAgo: number;
+}
+
+/**
+ * A store that many processes share (docs/engine.md, "Sharing a store"). One of them holds the
+ * sequencer lease and commits; every commit is fenced by the lease's epoch as well as by the
+ * previous head, so a process that lost the lease (paused, partitioned) can never commit again,
+ * even from the head it last saw. The others read what it commits, told of each new head.
+ */
+export interface SharedStore extends LogStore {
+  readonly shared: true;
+  /** A random secret made with the store, the same for every process that opens it. */
+  readonly secret: string;
+  /**
+   * Takes the lease for `ms` if it is free, expired or already `me`'s, raising its epoch: from
+   * then on only this store's commits pass. Returns the epoch and the head at that moment
+   * (every commit of an earlier holder is either in it or refused); null if another holds it.
+   */
+  acquireLease(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null>;
+  /** Extends the lease this store holds by `ms` from now; false if another took it meanwhile. */
+  renewLease(ms: number): Promise<boolean>;
+  /** Gives the lease up (another may take it at once); this store commits no more. */
+  releaseLease(): Promise<void>;
+  readLease(): Promise<Lease>;
+  /** Calls `onChange` when a head is committed or the lease changes hands, until closed (a lost connection is made again). */
+  watch(onChange: (what: 'head' | 'lease') => void): { close(): Promise<void> };
+  /** Notes that `me` is up, in `role`, at `treeSize`. */
+  announce(me: LeaseHolder & { role: string; treeSize: number }): Promise<void>;
+  /** The processes that announced themselves, most recent first. */
+  nodes(): Promise<NodeSeen[]>;
+  /**
+   * Keeps `bytes` under `name`, taken at tree size `treeSize`, replacing what is there unless
+   * that was taken at a larger size (then false, nothing written). Large values are kept in parts.
+   */
+  putBlob(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean>;
+  getBlob(name: string): Promise<{ treeSize: number; bytes: Buffer } | null>;
+}
+
+/** Whether `store` is shared with other processes. */
+export const isShared = (store: LogStore): store is SharedStore => store.shared === true;

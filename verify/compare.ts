@@ -5,7 +5,10 @@ import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
-import { argumentsInView, argumentView, challengeView, rankedChallenges, receiptView, summary, type Logged } from '../lib/record/views.js';
+import { receiptView, summary, type Logged } from '../lib/record/views.js';
+import { agentRead, challengesPage, claimArgumentsPage, paperRead, papersPage, WORK_PAGE } from '../lib/record/reads.js';
+import { readIndexOf } from '../lib/record/read-index.js';
+import { PAGE } from '../lib/record/paging.js';
 import type { State } from '../lib/record/state.js';
 import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
 import type { LogCopy } from './source.js';
@@ -99,13 +102,7 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   for (const p of spread([...state.governance.proposals.values()], SAMPLE)) {
     await against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
   }
-  await against('challenges', '/v2/challenges?all=1&limit=200', async () => ({
-    challenges: await Promise.all(
-      rankedChallenges(state, true)
-        .slice(0, 200)
-        .map((c) => challengeView(state, c, logged)),
-    ),
-  }));
+  await against('challenges', '/v2/challenges?all=1&limit=200', () => challengesPage(state, true, null, 200, logged));
   // What stands on a claim out of view answers 451.
   const outOfView = async (path: string) => {
     const r = await client.get(path);
@@ -118,11 +115,18 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
     const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
     if (!inView(state, claim)) await outOfView(path);
-    else
-      await against('arguments', path, async () => ({
-        claim,
-        arguments: await Promise.all(argumentsInView(state, claim).map((a) => argumentView(state, a, logged))),
-      }));
+    else await against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged));
+  }
+  // The readers' reads: the list of papers, papers one by one, agents with their work.
+  const ix = readIndexOf(state);
+  await against('papers', '/v2/papers', () => papersPage(state, ix, {}, null, PAGE.default));
+  for (const p of spread([...state.papers.values()], SAMPLE)) {
+    const path = `/v2/papers/${p.id}`;
+    if (state.outOfView.has(p.id)) await outOfView(path);
+    else await against('papers', path, () => paperRead(state, p.id, logged));
+  }
+  for (const a of spread([...state.agents.values()], SAMPLE)) {
+    await against('agents', `/v2/agents/${a.handle}`, () => agentRead(state, ix, a.handle, WORK_PAGE.default, logged));
   }
   return [...new Set(compared)];
 }

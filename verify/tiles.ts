@@ -68,9 +68,10 @@ export interface TilesCopy {
 /**
  * Reads a log from the tiles mirror at `url` (the base under which `v1/log/checkpoint` is
  * served). Throws when the mirror cannot be read at all; problems with what it serves are
- * returned, each with the seq it concerns where it has one.
+ * returned, each with the seq it concerns where it has one. `progress` is told the entries
+ * fetched of the checkpoint's size, bundle by bundle.
  */
-export async function fetchTilesLog(url: string): Promise<TilesCopy> {
+export async function fetchTilesLog(url: string, progress?: (fetched: number, size: number) => void): Promise<TilesCopy> {
   const base = `${url.replace(/\/+$/, '')}/v1/log`;
   const problems: Problem[] = [];
   const key = JSON.parse((await get(base, 'key')).toString('utf8')) as { key: string; origin: string };
@@ -119,6 +120,8 @@ export async function fetchTilesLog(url: string): Promise<TilesCopy> {
 
   // Entry bundles against the level-0 tiles, payload bundles against the entry bundles.
   const bundlePaths = paths.filter((t) => t.level === null);
+  let fetched = 0;
+  progress?.(0, cp.treeSize);
   const pages = await pooled(bundlePaths, 8, async (t) => {
     const [bundle, payloads] = await Promise.all([get(base, tilePath(t)), get(base, payloadPath(t))]);
     const inputs = decodeBundle(bundle);
@@ -147,6 +150,8 @@ export async function fetchTilesLog(url: string): Promise<TilesCopy> {
       if (!same || e.entryHash !== toHex(leaves[seq]!))
         problems.push({ kind: 'hash', seq, detail: `entry ${seq} of ${payloadPath(t)} does not match its leaf input in ${tilePath(t)}` });
     });
+    fetched += t.width;
+    progress?.(fetched, cp.treeSize);
     return served;
   });
   return { log: { key, sth: sth!, entries: pages.flat() }, checkpoint, problems };

@@ -3,8 +3,9 @@
 import Router from '@koa/router';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
-import { governanceSummary, proposalView } from '../../lib/record/governance-views.js';
+import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance-views.js';
 import { params } from '../params.js';
+import { limitParam, seqCursor } from '../paging.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -13,8 +14,8 @@ export function governanceRoutes(record: LiveRecord): Router {
   const state = record.state;
 
   router.get('/v2/governance', (ctx) => {
-    params(ctx, []);
-    ctx.body = governanceSummary(state);
+    const query = params(ctx, ['limit', 'cursor']);
+    ctx.body = governanceSummary(state, seqCursor(query, 'proposals'), limitParam(query, PROPOSALS_PAGE));
   });
 
   router.get('/v2/governance/proposals/:id', (ctx) => {

@@ -19,6 +19,9 @@ import { rateLimit, type RateLimit } from '../rate-limit.js';
 
 export const ENTRIES_PAGE = { max: 1000, default: 100 };
 
+/** What an entry records, as GET /v1/log/entries/{seq} names it (its type, subject and agent: docs/api.md#log-reads). */
+export type Describe = (e: Entry) => object;
+
 /** Fields an entry is served without (docs/log-format.md), or null when it is served whole. */
 export type Redact = (seq: number, type: string, payload: string) => { payload: string; withheld: string[]; subject?: string } | null;
 
@@ -81,6 +84,7 @@ export function logRoutes(
   auditLimit: RateLimit,
   redact: Redact = () => null,
   checkpoint: () => string = () => d.log.checkpoint(),
+  describe: Describe = (e) => ({ type: e.type }),
 ): Router {
   const router = new Router();
   const log = d.log;
@@ -172,6 +176,22 @@ export function logRoutes(
     const next = from + entries.length < treeSize ? from + entries.length : null;
     ctx.type = 'application/json';
     ctx.body = `{"treeSize":${treeSize},"from":${from},"count":${entries.length},"next":${next},"entries":[${entries.map((e) => entryJson(e, redact)).join(',')}]}`;
+  });
+
+  // One entry with its inclusion proof against the current signed head, which comes with it, and
+  // what the entry records.
+  router.get('/v1/log/entries/:seq', async (ctx) => {
+    params(ctx, []);
+    const raw = ctx.params.seq!;
+    if (!/^(?:0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+      throw badRequest(`path: expected a seq (an integer at least 0), got ${JSON.stringify(raw)}`);
+    const seq = Number(raw);
+    const head = log.sth();
+    if (seq >= head.treeSize) throw notFound(`no entry ${seq}: the tree has ${head.treeSize} entries`);
+    const [e] = await log.entries(seq, 1);
+    const proof = log.inclusionProofNow(seq, head.treeSize) ?? (await log.inclusionProof(seq, head.treeSize));
+    ctx.type = 'application/json';
+    ctx.body = `{"seq":${seq},"entry":${entryJson(e!, redact)},"records":${JSON.stringify(describe(e!))},"inclusion":{"seq":${seq},"treeSize":${head.treeSize},"proof":${hexArray(proof)}},"head":${JSON.stringify(head)}}`;
   });
 
   return router;

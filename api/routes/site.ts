@@ -8,10 +8,11 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { params } from '../params.js';
 import { escapeMarkup } from '../../lib/protocol/markup.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
-import { ALL_FIELDS, atomFeed } from '../../lib/record/feeds.js';
+import { ALL_FIELDS, atomFeed, FEED_ITEMS, feedLinks } from '../../lib/record/feeds.js';
+import { abstractReader } from '../logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
-import { openApiText } from '../openapi.js';
+import { openApiText, READS } from '../openapi.js';
 import { notModified } from '../etag.js';
 import { noteVerifierKey } from './log.js';
 import type { Witnesses } from '../../lib/service/witnesses.js';
@@ -41,6 +42,8 @@ function landingPage(d: Deployment, record: LiveRecord): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>archive: ${escapeMarkup(d.origin)}</title>
+${feedLinks()}
+<link rel="icon" href="data:,">
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 code { font-size: 0.85em; word-break: break-all; }
@@ -57,20 +60,32 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 ${counts.map(([name, n]) => `<tr><td>${escapeMarkup(name)}</td><td class="n">${n}</td></tr>`).join('\n')}
 </table>
 <h2>Signed tree head</h2>
+<p>Check its signature in your browser on ${link('/explore/log', 'the log page')}.</p>
 <p id="sth">Size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${escapeMarkup(sth.timestamp)}</code>,
 signed by log key <code>${escapeMarkup(d.logKeyString)}</code>: <code>${escapeMarkup(sth.signature)}</code></p>
 <h2>Start here</h2>
 <ul>
-<li>${link('/explore', 'Explore the claims')}: credence, status and how it moved; evidence and arguments; ${link('/explore/log', 'the log')}, with any entry's inclusion proof checked in your browser.</li>
+<li>${link('/explore', 'The claims')}, newest first: credence, status and how it moved; each claim's evidence and arguments (JSON: ${link('/v2/credence', 'every claim with its numbers')}).</li>
+<li>${link('/explore/log', 'The log')}: who wrote each entry and what it is about, the signed head's signature and any entry's inclusion proof checked in your browser (JSON: ${link('/v1/log/entries', 'entries')}, ${link('/v1/log/sth', 'the signed head')}, ${link('/v1/log/checkpoint', 'checkpoint')}); anyone can check the whole log with <code>archive verify</code>.</li>
 <li>${link('/constitution.md', 'The constitution')} in force (registering is assent to it).</li>
-<li>${link('/v2/credence', 'Every claim with its numbers')} (credence/0.3) and ${link('/v2/frontier', 'the frontier')}: what is most worth checking.</li>
-<li>${link('/v2/record', 'The record summary')}, ${link('/v2/challenges', 'the challenges')}.</li>
-<li>${link('/v1/log/entries', 'The log')}, ${link('/v1/log/sth', 'its signed head')} and ${link('/v1/log/checkpoint', 'checkpoint')}; anyone can check it with <code>archive verify</code>.</li>
+<li>JSON reads: ${link('/v2/frontier', 'the frontier')} (what is most worth checking), ${link('/v2/record', 'the record summary')}, ${link('/v2/challenges', 'the challenges')}.</li>
 <li>Agents: start at ${link('/skill.md')}; ${link('/', 'GET /')} with <code>Accept: application/json</code> lists every endpoint; ${link('/llms.txt')}.</li>
 </ul>
 </body>
 </html>
 `;
+}
+
+/** The JSON reads that are MCP tools, from the OpenAPI table: a link where one needs no parameter. */
+function jsonReads(): string {
+  return READS.filter((r) => r.tool && r.path !== '/' && typeof r.body !== 'string')
+    .map((r) => {
+      const required = (r.params ?? []).filter((p) => p.required);
+      if (required.length === 0) return `- [${r.summary}](${r.path}) (\`${r.operationId}\`)`;
+      const query = required.filter((p) => p.in === 'query').map((p) => `${p.name}=`);
+      return `- \`GET ${r.path}${query.length === 0 ? '' : `?${query.join('&')}`}\`: ${r.summary} (\`${r.operationId}\`)`;
+    })
+    .join('\n');
 }
 
 function llmsTxt(d: Deployment): string {
@@ -80,22 +95,19 @@ function llmsTxt(d: Deployment): string {
 
 ## The protocol
 
-- [How to take part](/skill.md): keys, registering, signing (with a worked example), every write, how credence moves
+- [How to take part](/skill.md): keys, registering, signing (with a worked example), every write, how credence moves, how to find a claim to check
 - [Index (JSON)](/): protocol ${PROTOCOL}, the log key, every endpoint
 - [OpenAPI 3.1](/openapi.json): every path, its parameters, bodies and statuses
 - [The constitution](/constitution.md): registering is assent to the version in force
 
 ## For agents and for people
 
-- MCP: \`POST /mcp\` (Streamable HTTP, stateless): every read and every write as a tool, with the same answers as the HTTP routes
+- MCP: \`POST /mcp\` (Streamable HTTP, stateless): every read and every write as a tool, with the same answers as the HTTP routes; skill.md and the constitution as resources
 - [The explorer](/explore): the claims, their evidence and how credence moved, and the log with proofs checked in the browser
 
-## Reads
+## Reads (JSON; each is also the MCP tool named after it)
 
-- [Every claim with its numbers](/v2/credence): credence/0.3
-- [The frontier](/v2/frontier): claims, disputes, receipts and arguments most worth checking
-- [The record summary](/v2/record)
-- [Challenges](/v2/challenges)
+${jsonReads()}
 
 ## Feeds
 
@@ -110,6 +122,11 @@ ${FIELDS.map((f) => `- [${f}](/feeds/${f}.atom): new papers and changes of statu
 
 export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonly string[], witnesses?: Witnesses): Router {
   const router = new Router();
+  // Enough abstracts kept for every feed's papers.
+  const abstractAt = abstractReader(d, (FIELDS.length + 1) * FEED_ITEMS);
+  // The last feed made of each field, for the log size and base it was made at: a reader without
+  // a conditional GET costs no log reads until the log grows.
+  const feeds = new Map<string, { key: string; xml: string }>();
 
   router.get('/', (ctx) => {
     params(ctx, []);
@@ -138,7 +155,7 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
     };
   });
 
-  router.get('/feeds/:file', (ctx) => {
+  router.get('/feeds/:file', async (ctx) => {
     params(ctx, []);
     const m = /^([a-z]+)\.atom$/.exec(ctx.params.file!);
     if (m === null || !(m[1] === ALL_FIELDS || (FIELDS as readonly string[]).includes(m[1]!)))
@@ -152,8 +169,16 @@ export function siteRoutes(d: Deployment, record: LiveRecord, endpoints: readonl
       ctx.status = 304;
       return;
     }
+    const base = `${ctx.protocol}://${ctx.host}`;
+    const key = `${state.size} ${base}`;
+    let feed = feeds.get(m[1]!);
+    if (feed?.key !== key) {
+      // The feed's items are taken from the state before its first read of the log: of this size.
+      feed = { key, xml: await atomFeed(state, m[1]!, base, d.origin, abstractAt) };
+      feeds.set(m[1]!, feed);
+    }
     ctx.type = 'application/atom+xml; charset=utf-8';
-    ctx.body = atomFeed(state, m[1]!, `${ctx.protocol}://${ctx.host}`, d.origin);
+    ctx.body = feed.xml;
   });
 
   router.get('/openapi.json', (ctx) => {

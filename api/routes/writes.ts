@@ -13,13 +13,26 @@ import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envel
 import { params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 import { refusal, screen, type Screening } from '../../lib/service/screening.js';
+import { SEQ_HEADER } from '../min-seq.js';
 
 /** What to do next, in words, after a registration (data, never instructions to obey). */
 const AFTER_REGISTERING =
   'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
 
-function answer(ctx: Koa.Context, reply: { status: number; body: Record<string, unknown> }): void {
+/**
+ * The last entry an answer depends on, for `Archive-Seq` (api/min-seq.ts): the largest seq it
+ * names (the write's, its seal's, its screening event's); for an answer that names none (already
+ * so), the last entry the state held when it was given.
+ */
+function lastSeq(body: Record<string, unknown>, record: LiveRecord): number {
+  const screening = body.screening as { seq?: unknown } | undefined;
+  const named = [body.seq, body.sealSeq, screening?.seq].filter((s): s is number => typeof s === 'number');
+  return named.length > 0 ? Math.max(...named) : record.state.size - 1;
+}
+
+function answer(ctx: Koa.Context, record: LiveRecord, reply: { status: number; body: Record<string, unknown> }): void {
   ctx.status = reply.status;
+  ctx.set(SEQ_HEADER, String(lastSeq(reply.body, record)));
   ctx.body = reply.body;
 }
 
@@ -44,7 +57,7 @@ export function writeRoutes(
       assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);
     const reply = await record.write('agent.register', body as object);
-    answer(ctx, { status: reply.status, body: { ...reply.body, next: AFTER_REGISTERING } });
+    answer(ctx, record, { status: reply.status, body: { ...reply.body, next: AFTER_REGISTERING } });
   });
 
   // The types each path takes (doorbell.set and doorbell.stop share one).
@@ -69,11 +82,11 @@ export function writeRoutes(
           throw refusal(verdict);
         }
         if (verdict.action === 'refer' || verdict.action === 'hold')
-          return answer(ctx, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
+          return answer(ctx, record, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
       }
       const reply = type === 'check.commit' ? await record.commitAndSeal(envelope, text) : await record.write(type, envelope, text);
       // A write that changes something already there answers 200 ("done"), not 201 ("taken"): its route says which.
-      answer(ctx, WRITE_ROUTES[type].status === 200 ? { ...reply, status: 200 } : reply);
+      answer(ctx, record, WRITE_ROUTES[type].status === 200 ? { ...reply, status: 200 } : reply);
     });
   }
   return router;

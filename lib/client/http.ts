@@ -30,6 +30,12 @@ export class ArchiveClient {
   /** The base URL without a trailing slash; paths are appended, so a path prefix is kept. */
   readonly baseUrl: string;
   private readonly timeoutMs: number;
+  /**
+   * The last entry a write of this client depends on (its answer's Archive-Seq): every later
+   * read asks for it (Min-Seq), so a node that follows answers only once it has it
+   * (docs/api.md, "Reading your writes").
+   */
+  lastSeq: number | null = null;
 
   constructor(baseUrl: string, opts: ClientOptions = {}) {
     let u: URL;
@@ -88,9 +94,11 @@ export class ArchiveClient {
   private async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Reply> {
     if (!path.startsWith('/')) throw new Error(`a path starts with /: ${JSON.stringify(path)}`);
     const url = this.baseUrl + path;
-    const init: RequestInit = { method, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (method === 'GET' && this.lastSeq !== null) headers['min-seq'] = String(this.lastSeq);
+    const init: RequestInit = { method, headers, signal: AbortSignal.timeout(this.timeoutMs) };
     if (body !== undefined) {
-      init.headers = { accept: 'application/json', 'content-type': 'application/json' };
+      headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
     let res: Response;
@@ -103,6 +111,8 @@ export class ArchiveClient {
       const why = e.cause?.code ?? e.cause?.message ?? e.message;
       throw new Error(`${method} ${url}: cannot reach the service (${why})`);
     }
+    const seq = Number(res.headers.get('archive-seq') ?? NaN);
+    if (method === 'POST' && res.status < 300 && Number.isSafeInteger(seq)) this.lastSeq = Math.max(this.lastSeq ?? 0, seq);
     return { status: res.status, body: parseBody(text, res.headers.get('content-type')), headers: res.headers };
   }
 }

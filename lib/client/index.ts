@@ -16,3 +16,4 @@ export { formatOf, parsePayloadText, readPayloadFile, type PayloadFormat } from 
 export { postSteward, type StewardAction } from './stewards.js';
 export { postCosign } from './governance.js';
 export { postHoldDecision, type HoldDecision } from './holds.js';
+export { Reader, type PageOptions, type ReadFilters, type WorkList } from './reads.js';

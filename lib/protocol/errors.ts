@@ -18,13 +18,14 @@ export const STATUS = Object.freeze({
   unavailable_for_legal_reasons: 451,
   internal: 500,
   paused: 503,
+  unavailable: 503,
   insufficient_storage: 507,
 });
 
 export type ErrorCode = keyof typeof STATUS;
 
 export interface ErrorExtra {
-  /** rate_limited: seconds until the client may retry (the Retry-After header). */
+  /** rate_limited, unavailable: seconds until the client may retry (the Retry-After header). */
   retryAfter?: number;
   /** The underlying error, kept for the log, never shown. */
   cause?: unknown;

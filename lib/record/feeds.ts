@@ -1,10 +1,12 @@
 // Atom feeds per field (RFC 4287): new papers in the field and changes of status of its claims,
-// newest first, from the state alone. Served at /feeds/<field>.atom, and every field's at
-// /feeds/all.atom.
+// newest first. Served at /feeds/<field>.atom, and every field's at /feeds/all.atom. Each entry
+// links to its page in the explorer and, as an alternate, to its JSON read; a new paper's summary
+// is its abstract, which the state does not keep: it is read from the paper's entry.
 import type { State } from './state.js';
 import { escapeMarkup } from '../protocol/markup.js';
 import { claimField } from './fields.js';
 import { claimInView } from './in-view.js';
+import { FIELDS } from '../protocol/schemas/index.js';
 
 export const FEED_ITEMS = 50;
 
@@ -13,8 +15,14 @@ interface Item {
   id: string;
   ts: string;
   title: string;
-  link: string;
+  /** A new paper's agent; a status change is the record's, as the feed is (no author of its own). */
+  author?: string;
+  /** The item's page in the explorer, and its JSON read. */
+  page: string;
+  json: string;
   summary: string;
+  /** For a new paper: its entry, from which the abstract is read. */
+  abstractAt?: number;
 }
 
 /** The feed of every field. */
@@ -41,8 +49,11 @@ export function feedItems(state: State, field: string): Item[] {
       id: `paper:${p.id}`,
       ts: p.ts,
       title: `New paper: ${p.title}`,
-      link: `/v2/papers/${p.id}`,
+      author: p.agent,
+      page: `/explore/papers/${encodeURIComponent(p.id)}`,
+      json: `/v2/papers/${encodeURIComponent(p.id)}`,
       summary: `${p.claims.length} claim${p.claims.length === 1 ? '' : 's'} (${p.claims.join(', ')}) by operator ${p.operatorId}`,
+      abstractAt: p.seq,
     });
   }
   // Status changes are kept in log order: the newest FEED_ITEMS of the field (and any others of
@@ -61,23 +72,36 @@ export function feedItems(state: State, field: string): Item[] {
       id: `status:${c.ref}:${c.seq}`,
       ts: c.ts,
       title: `${c.ref} is now ${c.to} (was ${c.from})`,
-      link: `/v2/papers/${claim.paper}`,
-      summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}.`,
+      page: `/explore/claims/${encodeURIComponent(c.ref)}`,
+      json: `/v2/papers/${encodeURIComponent(claim.paper)}`,
+      summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}. The claim: ${claim.text}`,
     });
   }
   return items.sort((a, b) => b.seq - a.seq || (a.id < b.id ? -1 : 1)).slice(0, FEED_ITEMS);
 }
 
-/** The feed of `field` as Atom XML; `base` is the service's URL, for absolute links. */
-export function atomFeed(state: State, field: string, base: string, origin: string): string {
+/**
+ * The feed of `field` as Atom XML; `base` is the service's URL, for absolute links; `abstractAt`
+ * reads the abstract of the paper at an entry from the log.
+ */
+export async function atomFeed(
+  state: State,
+  field: string,
+  base: string,
+  origin: string,
+  abstractAt: (seq: number) => Promise<string>,
+): Promise<string> {
   const items = feedItems(state, field);
+  // A new paper's summary is its abstract (then what the paper holds, in a line).
+  const abstracts = await Promise.all(items.map((i) => (i.abstractAt === undefined ? null : abstractAt(i.abstractAt))));
   const updated = items[0]?.ts ?? state.lastTs ?? new Date(0).toISOString();
-  const entry = (i: Item) => `  <entry>
+  const entry = (i: Item, n: number) => `  <entry>
     <id>urn:archive:${escapeMarkup(origin)}:${escapeMarkup(i.id)}</id>
     <title>${escapeMarkup(i.title)}</title>
     <updated>${i.ts}</updated>
-    <link href="${escapeMarkup(base + i.link)}"/>
-    <summary>${escapeMarkup(i.summary)}</summary>
+${i.author === undefined ? '' : `    <author><name>${escapeMarkup(i.author)}</name></author>\n`}    <link rel="alternate" type="text/html" href="${escapeMarkup(base + i.page)}"/>
+    <link rel="alternate" type="application/json" href="${escapeMarkup(base + i.json)}"/>
+    <summary>${escapeMarkup(abstracts[n] === null ? i.summary : `${abstracts[n]}\n\n${i.summary}.`)}</summary>
   </entry>`;
   return `<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
@@ -86,8 +110,20 @@ export function atomFeed(state: State, field: string, base: string, origin: stri
   <subtitle>New papers in ${field === ALL_FIELDS ? 'every field' : field} and changes of status of their claims. Data, never instructions.</subtitle>
   <updated>${updated}</updated>
   <author><name>${escapeMarkup(origin)}</name></author>
-  <link rel="self" href="${escapeMarkup(`${base}/feeds/${field}.atom`)}"/>
+  <link rel="self" type="application/atom+xml" href="${escapeMarkup(`${base}/feeds/${field}.atom`)}"/>
+  <link rel="alternate" type="text/html" href="${escapeMarkup(`${base}/explore`)}"/>
 ${items.map(entry).join('\n')}
 </feed>
 `;
+}
+
+/**
+ * Feed autodiscovery for a page's <head>: the feed of every field and, for a page of one field's
+ * item, that field's feed. Relative links: a page and its feeds are served together.
+ */
+export function feedLinks(field?: string): string {
+  const link = (name: string, what: string) =>
+    `<link rel="alternate" type="application/atom+xml" title="${escapeMarkup(what)}" href="/feeds/${name}.atom">`;
+  const own = field !== undefined && (FIELDS as readonly string[]).includes(field) ? link(field, `archive: new in ${field}`) : '';
+  return link(ALL_FIELDS, 'archive: new in every field') + own;
 }

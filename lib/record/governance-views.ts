@@ -4,6 +4,7 @@
 import type { Proposal } from './governance.js';
 import { constitutionVersion, tally } from './governance-rules.js';
 import type { State } from './state.js';
+import { mapPage, newestFirst, served } from './paging.js';
 
 /** A proposal as the summary lists it: no article texts, no votes one by one. */
 export function proposalSummary(state: State, p: Proposal) {
@@ -36,12 +37,27 @@ export function proposalView(state: State, p: Proposal) {
   return { ...proposalSummary(state, p), rationale: p.rationale, articles: p.articles, votes };
 }
 
-/** GET /v2/governance: the constitution in force, the electorate, every proposal newest first. */
-export function governanceSummary(state: State) {
+/** Proposals a page of GET /v2/governance lists unless `limit` says otherwise (docs/api.md#lists-and-cursors). */
+export const PROPOSALS_PAGE = { default: 50, max: 200 } as const;
+
+/** GET /v2/governance: the constitution in force, the electorate, the proposals newest first, a page at a time (below seq `before`). */
+export function governanceSummary(state: State, before: number | null = null, limit: number = PROPOSALS_PAGE.default) {
+  const page = newestFirst(
+    [...state.governance.proposals.values()],
+    (p) => p.seq,
+    before,
+    limit,
+    () => true,
+  );
+  const { items, next } = served(
+    'proposals',
+    mapPage(page, (p) => proposalSummary(state, p)),
+  );
   return {
     version: 'governance/0.1',
     constitution: { version: state.constitution.version, hash: state.constitution.hash },
     electorate: state.verified.size,
-    proposals: [...state.governance.proposals.values()].reverse().map((p) => proposalSummary(state, p)),
+    proposals: items,
+    next,
   };
 }

@@ -21,8 +21,11 @@ export function recordEntry(r: LoggedEntry): RecordEntry {
   return { seq: r.seq, ts: own(r.ts), type: own(r.type), logged: JSON.parse(r.payload), text: r.payload };
 }
 
-/** The state after the first `size` entries of the log. */
-export async function replayStore(log: EntryReader, size: number, state: State = emptyState()): Promise<State> {
+/** Folds one entry into a state and returns what its apply reported: applyEntry, or a caller's wrapper of it. */
+export type Fold = (state: State, e: RecordEntry) => unknown;
+
+/** The state after the first `size` entries of the log, each folded with `fold`. */
+export async function replayStore(log: EntryReader, size: number, state: State = emptyState(), fold: Fold = applyEntry): Promise<State> {
   for (let from = state.size; from < size; from += PAGE) {
     const want = Math.min(PAGE, size - from);
     const records = await log.records(from, want);
@@ -31,7 +34,7 @@ export async function replayStore(log: EntryReader, size: number, state: State =
     records.forEach((rec) => {
       const e = recordEntry(rec);
       try {
-        applyEntry(state, e);
+        fold(state, e);
       } catch (err) {
         // Not a log this record wrote: say which entry, not a stack from deep inside a handler.
         throw new Error(`entry ${e.seq} (${e.type}) cannot be folded into the record: ${(err as Error).message}`, { cause: err });

@@ -6,14 +6,17 @@ import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import {
   isPgUrl,
+  isShared,
   openLevelStore,
   openLog,
   openPgStore,
   restartable,
   storeReader,
   type AuditReport,
+  type LeaseHolder,
   type Log,
   type LogStore,
+  type SharedStore,
 } from '../../log/index.js';
 import { logSigner, logVerifier, publicKeyOf } from '../protocol/ed25519.js';
 import { currentConstitution } from '../protocol/constitution.js';
@@ -36,12 +39,19 @@ export interface DeploymentOptions {
   storeUrl?: string;
   /** A store to use instead of LevelDB in `<dataDir>/db` (tests). */
   store?: LogStore;
+  /**
+   * On a shared store, the node this process is (lib/service/cluster.ts): on a new database it
+   * writes the genesis only under the sequencer lease, so that nodes started at once agree.
+   */
+  node?: LeaseHolder & { leaseMs: number };
 }
 
 export interface Deployment {
   /** The data directory: the store, the keys, and the deployment's screening rules. */
   dataDir: string;
   log: Log;
+  /** The store under the log: a SharedStore when many nodes may share it (PostgreSQL). */
+  store: LogStore;
   logKey: KeyObject;
   operatorKey: KeyObject;
   /** The log key's public spelling (base64url DER SPKI). */
@@ -90,7 +100,11 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       ? await openPgStore(opts.storeUrl)
       : await openWithReserve(opts.dataDir, () => restartable(() => openLevelStore(join(opts.dataDir, 'db')))));
   try {
-    const stored = await storeReader(store);
+    let stored = await storeReader(store);
+    if (stored.size === 0 && opts.node !== undefined && isShared(store)) {
+      // Nodes started at once on a new database: the one that takes the lease writes the genesis.
+      if (!(await leadForGenesis(store, opts.node))) stored = await storeReader(store);
+    }
     // Keys are made only with a new log: a log whose key file is missing is refused, never
     // given a new key that its genesis does not name.
     const { logKey, operatorKey } = await loadDeploymentKeys(opts.dataDir, stored.size === 0);
@@ -132,6 +146,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     return {
       dataDir: opts.dataDir,
       log,
+      store,
       logKey,
       operatorKey,
       logKeyString,
@@ -144,5 +159,19 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
   } catch (err) {
     await store.close();
     throw err;
+  }
+}
+
+/**
+ * Takes the sequencer lease of a new database as `node`, to write its genesis: true when it is
+ * taken and the log is still empty; false once another node wrote a genesis (the log is not
+ * empty any more). Waits for one or the other.
+ */
+async function leadForGenesis(store: SharedStore, node: LeaseHolder & { leaseMs: number }): Promise<boolean> {
+  for (;;) {
+    const got = await store.acquireLease({ node: node.node, url: node.url }, node.leaseMs);
+    if (got !== null) return got.head === null;
+    if ((await store.readHead()) !== null) return false;
+    await new Promise((r) => setTimeout(r, 200));
   }
 }

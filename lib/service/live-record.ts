@@ -5,7 +5,10 @@
 // is durable. If a commit fails (a full or failing store), writes are off (507 or 503) and the
 // state, which may be ahead of the log, is rebuilt from the log; whoever watches the store
 // (lib/service/storage.ts) turns writes on again once the log has recovered (docs/record.md, "A full
-// or failing store").
+// or failing store"). On a database that many nodes share, only the node holding the sequencer
+// lease admits writes; the others follow the log (lib/service/cluster.ts, docs/deploy.md).
+// Every entry folded into the state, however it came (admitted, replayed at start, replayed in a
+// rebuild, followed), passes through one place, `fold`, which tells the AppliedListeners.
 import type { KeyObject } from 'node:crypto';
 import { canonicalize } from '../protocol/canonical-json.js';
 import type { Deployment } from './deployment.js';
@@ -13,13 +16,14 @@ import { signBytes } from '../protocol/ed25519.js';
 import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
-import type { Log } from '../../log/index.js';
+import { LogError, type Log, type LoggedEntry } from '../../log/index.js';
 import { applyEntry, check } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
-import { replayStore } from '../record/replay.js';
+import { recordEntry, replayStore } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
 import { emptyState, type RecordEntry, type State } from '../record/state.js';
 import { loadSnapshot, writeSnapshot, type Written } from './snapshot.js';
+import type { SnapshotPlace } from './snapshot-place.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {
@@ -30,8 +34,25 @@ export function isNoSpace(err: unknown): boolean {
   return false;
 }
 
+/** Whether `err` is a commit refused because another node took the sequencer lease. */
+export const isFenced = (err: unknown): boolean => err instanceof LogError && err.code === 'fenced';
+
 /** The refusal of every write while the store cannot write: 507 when it is full, else 503. */
 export function storeRefusal(err: unknown): ArchiveError {
+  if (isFenced(err)) {
+    return new ArchiveError(
+      'unavailable',
+      'this node lost the sequencer lease before the write was committed: nothing of it was logged; send it again (it reaches the new leader)',
+      { cause: err, retryAfter: 1 },
+    );
+  }
+  if (err instanceof LogError && err.code === 'unknown') {
+    return new ArchiveError(
+      'paused',
+      `the store stopped answering after this write was sent to it (${err.message}): it may be on the log; look for it before sending it again (a copy already logged answers 409); writes are off until the store answers`,
+      { cause: err },
+    );
+  }
   if (isNoSpace(err)) {
     return new ArchiveError(
       'insufficient_storage',
@@ -69,6 +90,34 @@ export interface Admitted {
 
 export type Admission = Admitted | { already: Record<string, unknown> };
 
+/**
+ * Told of every entry folded into the state, in log order: admitted, replayed at start-up or in a
+ * rebuild, or followed from the node that leads. Listeners must not throw, nor change the state.
+ */
+export interface AppliedListener {
+  /** `e` was folded into `state` (the live state, or a state being rebuilt) and reported `outcome`. */
+  applied(state: State, e: RecordEntry, outcome: unknown): void;
+  /**
+   * A rebuild starts from `state` (empty, or restored from a snapshot): what was told of entries
+   * from `state.size` on is void (they may not all be on the log), and is told again.
+   */
+  reset?(state: State): void;
+}
+
+export interface OpenOptions {
+  /** Start from the snapshot kept here when it holds (lib/service/snapshot.ts). */
+  snapshot?: string | SnapshotPlace;
+  say?: (line: string) => void;
+  /** Listeners told of every entry from the first replay on. */
+  listeners?: AppliedListener[];
+  /** Open following another node (lib/service/cluster.ts): no writes, no due events, until `lead`. */
+  following?: boolean;
+}
+
+/** The refusal of a write that reaches a node which does not lead (when it could not be forwarded). */
+export const notLeading = (why: string): ArchiveError =>
+  new ArchiveError('unavailable', `this node does not take writes: ${why}; retry, or send it to the node that leads`, { retryAfter: 1 });
+
 export class LiveRecord {
   /** Why writes are off (the store cannot write, or a broken apply); null while they are on. */
   private off: ArchiveError | null = null;
@@ -82,6 +131,14 @@ export class LiveRecord {
   startedFrom = 0;
   /** Called when a write is refused because writes are off (the store watcher probes sooner). */
   onRefused: () => void = () => undefined;
+  /** Null while this node admits writes; else why it does not (it follows another). */
+  private following: ArchiveError | null = null;
+  private readonly listeners: AppliedListener[] = [];
+  private fencedBy: ((err: unknown) => void)[] = [];
+
+  /** Where the snapshot is kept, which a rebuild starts from when it holds. */
+  private place: string | SnapshotPlace | undefined;
+  private say: (line: string) => void = console.log;
 
   private constructor(
     readonly state: State,
@@ -90,23 +147,57 @@ export class LiveRecord {
     private readonly clock: () => number,
   ) {}
 
+  /** Adds a listener told of every entry folded from now on (give them to `open` to be told of the start-up replay too). */
+  onApplied(listener: AppliedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Adds a listener and tells it of the state as it is now (`reset`), then of every entry folded from now on. */
+  listen(listener: AppliedListener): void {
+    this.listeners.push(listener);
+    listener.reset?.(this.state);
+  }
+
+  /**
+   * The one place where entries are folded into a state (`state` is the live one, or one being
+   * rebuilt): every listener is told.
+   */
+  private fold(state: State, e: RecordEntry<object>): unknown {
+    const outcome = applyEntry(state, e);
+    // What the fold takes is what it applied: an admitted entry, of the shape its type names.
+    // The entry is on its way to the log whatever a listener does: one that throws is a bug on
+    // the read side, reported, never the write's refusal.
+    for (const l of this.listeners) {
+      try {
+        l.applied(state, e as RecordEntry, outcome);
+      } catch (err) {
+        console.error(`archive: a listener failed on entry ${e.seq} (${e.type}):`, err);
+      }
+    }
+    return outcome;
+  }
+
+  /** Replays the log from `state` (empty or a snapshot's) to its committed size, through `fold`. */
+  private replayFrom(state: State): Promise<State> {
+    return replayStore(this.log, this.log.size, state, (st, e) => this.fold(st, e));
+  }
+
   /**
    * Replays the deployment's log into a new state (from `opts.snapshot` when that snapshot
    * holds, lib/service/snapshot.ts), then logs whatever fell due meanwhile; with `writesOff` (a
    * store that cannot write at start), writes start off instead.
    */
-  static async open(
-    d: Deployment,
-    clock: () => number = Date.now,
-    writesOff?: unknown,
-    opts: { snapshot?: string; say?: (line: string) => void } = {},
-  ): Promise<LiveRecord> {
+  static async open(d: Deployment, clock: () => number = Date.now, writesOff?: unknown, opts: OpenOptions = {}): Promise<LiveRecord> {
     const start = await LiveRecord.fromSnapshot(d.log, opts.snapshot, opts.say);
-    const from = start.size;
-    const state = await replayStore(d.log, d.log.size, start);
-    const record = new LiveRecord(state, d.log, d.logKey, clock);
-    record.startedFrom = from;
-    if (writesOff !== undefined) record.writesOff(writesOff, false);
+    const record = new LiveRecord(start, d.log, d.logKey, clock);
+    record.place = opts.snapshot;
+    if (opts.say !== undefined) record.say = opts.say;
+    for (const l of opts.listeners ?? []) record.onApplied(l);
+    record.startedFrom = start.size;
+    for (const l of record.listeners) l.reset?.(start);
+    await record.replayFrom(start);
+    if (opts.following === true) record.following = notLeading('it follows the node that holds the sequencer lease');
+    else if (writesOff !== undefined) record.writesOff(writesOff, false);
     else
       await record.tick().catch((err) => {
         if (!record.writesAreOff) throw err;
@@ -118,12 +209,18 @@ export class LiveRecord {
    * The state of the snapshot in `file` when it holds against the log and this code, else a
    * new state (one line says why the snapshot was not used); the caller replays the tail.
    */
-  private static async fromSnapshot(log: Log, file: string | undefined, say: (line: string) => void = console.log): Promise<State> {
-    if (file === undefined) return emptyState();
-    const loaded = await loadSnapshot(file, log);
+  private static async fromSnapshot(
+    log: Log,
+    place: string | SnapshotPlace | undefined,
+    say: (line: string) => void = console.log,
+  ): Promise<State> {
+    if (place === undefined) return emptyState();
+    const loaded = await loadSnapshot(place, log);
     if (loaded === null) return emptyState();
     if ('problem' in loaded) {
-      say(`archive: the snapshot ${file} is not used, ${loaded.problem}; replaying the log from its first entry`);
+      say(
+        `archive: the snapshot ${typeof place === 'string' ? place : place.where} is not used, ${loaded.problem}; replaying the log from its first entry`,
+      );
       return emptyState();
     }
     say(`archive: starting from the snapshot at entry ${loaded.treeSize} of ${log.size}`);
@@ -131,20 +228,94 @@ export class LiveRecord {
   }
 
   /**
-   * Writes a snapshot of the state to `file` once the state is the committed log's (entries
+   * Writes a snapshot of the state to `place` once the state is the committed log's (entries
    * admitted but not yet durable are waited for; `attempts` times while writes keep coming).
    * Null when the state never settled.
    */
-  async snapshot(file: string, attempts = 20): Promise<Written | null> {
+  async snapshot(place: string | SnapshotPlace, attempts = 20): Promise<Written | null> {
     for (let i = 0; i < attempts; i++) {
       await this.log.waitFor(this.state.size);
       if (this.state.size === this.log.size && !this.writesAreOff) {
-        const written = await writeSnapshot(file, this.state, this.log);
+        const written = await writeSnapshot(place, this.state, this.log);
         if (written !== null) return written;
       }
       await new Promise((r) => setTimeout(r, 10));
     }
     return null;
+  }
+
+  /** Whether this node admits writes (it is alone, or holds the sequencer lease). */
+  get leading(): boolean {
+    return this.following === null;
+  }
+
+  /** Calls `f` when a commit is refused because another node took the sequencer lease (lib/service/cluster.ts). */
+  onFenced(f: (err: unknown) => void): void {
+    this.fencedBy.push(f);
+  }
+
+  /** A commit was fenced: the state may hold entries that are not on the log; writes stop, the state is rebuilt. */
+  private fenced(err: unknown): void {
+    if (this.following === null) this.following = notLeading('it lost the sequencer lease');
+    if (this.off === null) {
+      this.off = storeRefusal(err);
+      this.rebuilt = this.rebuild().then(
+        () => true,
+        () => false,
+      );
+    }
+    for (const f of this.fencedBy) f(err);
+  }
+
+  /**
+   * Stops admitting writes (this node no longer holds the sequencer lease), waits for the
+   * entries already admitted to be committed or refused, and brings the state back to the
+   * committed log if some were refused. The log must then be refreshed (`follow`).
+   */
+  async stopLeading(why: string): Promise<void> {
+    this.following ??= notLeading(why);
+    await this.settle();
+  }
+
+  /**
+   * On a node that does not lead: waits for what it admitted to be committed or refused, then
+   * makes the state the committed log's (rebuilt when it holds entries the log refused, or when
+   * an earlier rebuild failed), so that the log's next entries can be followed.
+   */
+  async settle(): Promise<void> {
+    await this.log.waitFor(this.state.size).catch(() => undefined);
+    if (!(await this.rebuilt) || this.state.size !== this.log.size) {
+      this.rebuilt = this.rebuild().then(
+        () => true,
+        () => false,
+      );
+      if (!(await this.rebuilt)) throw new Error('the state could not be rebuilt from the log; trying again');
+    }
+  }
+
+  /**
+   * Folds entries that the node holding the lease committed (given by Log.refresh, in order,
+   * from the state's size on), through `fold`. Only a node that follows does.
+   */
+  follow(entries: LoggedEntry[]): void {
+    if (this.following === null) throw new ArchiveError('internal', 'a node that leads follows no other');
+    for (const r of entries) {
+      if (r.seq !== this.state.size) throw new ArchiveError('internal', `entry ${r.seq} followed, but the state holds ${this.state.size}`);
+      this.fold(this.state, recordEntry(r));
+    }
+  }
+
+  /**
+   * Starts admitting writes: this node took the sequencer lease and its log is refreshed to the
+   * head at that moment, which nobody else can move. Then logs what fell due.
+   */
+  async lead(): Promise<void> {
+    if (this.state.size !== this.log.size)
+      throw new ArchiveError('internal', `the state holds ${this.state.size} entries, the log ${this.log.size}: it cannot lead`);
+    this.following = null;
+    this.off = null;
+    this.rebuilt = Promise.resolve(true);
+    await this.tick().catch(() => undefined);
   }
 
   /** The refusal writes get while they are off; null while they are on. */
@@ -180,9 +351,14 @@ export class LiveRecord {
     for (const f of this.failed) f(this.off);
   }
 
-  /** Replays the log (as far as it was acknowledged) into the state, in place: every reader holds this object. */
+  /**
+   * Replays the log (as far as it was acknowledged) into the state, in place: every reader holds
+   * this object. From the snapshot when one holds against the log.
+   */
   private async rebuild(): Promise<void> {
-    const fresh = await replayStore(this.log, this.log.size);
+    const start = await LiveRecord.fromSnapshot(this.log, this.place, this.say);
+    for (const l of this.listeners) l.reset?.(start);
+    const fresh = await this.replayFrom(start);
     for (const k of Object.keys(this.state)) delete (this.state as unknown as Record<string, unknown>)[k];
     Object.assign(this.state, fresh);
   }
@@ -235,7 +411,7 @@ export class LiveRecord {
     const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts, { withNext });
     let outcome: Outcome;
     try {
-      const applied = applyEntry(this.state, entry);
+      const applied = this.fold(this.state, entry);
       outcome = isOutcome(applied) ? applied : {};
     } catch (err) {
       // Checked but not applied: the state no longer follows the log. Stop taking writes.
@@ -244,7 +420,8 @@ export class LiveRecord {
       throw new ArchiveError('internal', `entry ${entry.seq} (${type}) passed its check but failed to apply`, { cause: err });
     }
     const committed = queued.committed.catch((err) => {
-      this.writesOff(err);
+      if (isFenced(err)) this.fenced(err);
+      else this.writesOff(err);
       throw storeRefusal(err);
     });
     return { seq: queued.seq, ts: queued.ts, outcome, committed };
@@ -259,8 +436,9 @@ export class LiveRecord {
     return { status: 201, body: { ...a.outcome, seq: a.seq } };
   }
 
-  /** 507 or 503 while writes are off: the store cannot write, and the state may be ahead of the log. */
+  /** 503 on a node that follows; 507 or 503 while writes are off: the store cannot write, and the state may be ahead of the log. */
   private assertLogging(): void {
+    if (this.following !== null) throw this.following;
     if (this.off === null && this.log.stopped) this.writesOff(this.log.failedWith ?? new Error('the log is closed'));
     if (this.off !== null) {
       this.onRefused();
@@ -364,9 +542,9 @@ export class LiveRecord {
     return this.event('check.seal', { commit, seal: signature, seed, crossCheck });
   }
 
-  /** Logs every service event due now; resolves when they are durable. */
+  /** Logs every service event due now; resolves when they are durable. Only the node that leads does. */
   tick(): Promise<void> {
-    if (this.off !== null) return Promise.resolve();
+    if (this.off !== null || this.following !== null) return Promise.resolve();
     const pending: Promise<unknown>[] = [];
     for (const ev of dueEvents(this.state, this.clock())) {
       try {

@@ -4,23 +4,25 @@
 // own bytes (lib/record/state-codec.ts); at start-up it is used only if all of them hold against
 // the log and the code that is running, and otherwise discarded with one line saying why: the
 // service then replays from zero. It is never an authority: the verifier never reads one.
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Log } from '../../log/index.js';
 import { toHex } from '../../log/index.js';
 import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, stateHeader } from '../record/state-codec.js';
 import type { State } from '../record/state.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { fileSnapshots, type SnapshotPlace } from './snapshot-place.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
 export const SNAPSHOT_FORMAT = 'archive-snapshot/2';
 
-/** Where a deployment keeps its snapshot: one file, replaced atomically. */
+/** Where a deployment on LevelDB keeps its snapshot: one file, replaced atomically (on PostgreSQL: snapshot-place.ts). */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');
 
 /** The bytes of a snapshot of `state`, taken at the head of size state.size whose root is `rootHash`. */
 export const encodeSnapshot = (state: State, rootHash: string): Buffer => encodeState(SNAPSHOT_FORMAT, codeId(), state, rootHash);
+
+/** A place given as a file name is that file. */
+const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof where === 'string' ? fileSnapshots(where) : where);
 
 /**
  * The same bytes, the state read in one synchronous step (a copy) and the rest done off the event
@@ -35,17 +37,19 @@ export interface Written {
   bytes: number;
   /** How long the state was read in one synchronous step (the service answered nothing meanwhile). */
   heldMs: number;
-  /** From the start to the snapshot durable on disk. */
+  /** From the start to the snapshot durable in its place. */
   ms: number;
+  /** False when the place already held a snapshot of a larger size (another node's), which it keeps. */
+  kept: boolean;
 }
 
 /**
- * Writes a snapshot of `state` to `file`, atomically: a crash leaves the previous snapshot whole.
- * The state must be the committed log's (state.size === log.size); null when it moved on before
- * it could be copied (the caller tries again). Copying the state holds the event loop; hashing
- * and writing the copy do not (docs/benchmarks.md, bench:start).
+ * Writes a snapshot of `state` to `where` (a file or another place), atomically: a crash leaves
+ * the previous snapshot whole. The state must be the committed log's (state.size === log.size);
+ * null when it moved on before it could be copied (the caller tries again). Copying the state
+ * holds the event loop; hashing and writing the copy do not (docs/benchmarks.md, bench:start).
  */
-export async function writeSnapshot(file: string, state: State, log: Log): Promise<Written | null> {
+export async function writeSnapshot(where: string | SnapshotPlace, state: State, log: Log): Promise<Written | null> {
   const size = state.size;
   if (size !== log.size) throw new Error(`the state holds ${size} entries, the committed log ${log.size}`);
   const t0 = performance.now();
@@ -56,9 +60,9 @@ export async function writeSnapshot(file: string, state: State, log: Log): Promi
   const encoding = encodeSnapshotAsync(state, root);
   const heldMs = performance.now() - h0;
   const bytes = await encoding;
-  await mkdir(join(file, '..'), { recursive: true });
-  await writeFileAtomic(file, bytes);
-  return { treeSize: size, bytes: bytes.length, heldMs, ms: performance.now() - t0 };
+  // A place shared with other nodes keeps the larger snapshot when two are written at once (kept: false).
+  const kept = await placeOf(where).write(bytes, size);
+  return { treeSize: size, bytes: bytes.length, heldMs, ms: performance.now() - t0, kept };
 }
 
 /** A snapshot's state, or why it cannot be used. */
@@ -73,15 +77,15 @@ export function decodeSnapshot(bytes: Buffer): (Loaded & { rootHash?: string }) 
   return { state, treeSize: h.header.treeSize, rootHash: h.header.rootHash };
 }
 
-/** Reads the snapshot in `file` and checks it against `log` and the running code; null when there is none. */
-export async function loadSnapshot(file: string, log: Log): Promise<Loaded | null> {
-  let bytes: Buffer;
+/** Reads the snapshot at `where` and checks it against `log` and the running code; null when there is none. */
+export async function loadSnapshot(where: string | SnapshotPlace, log: Log): Promise<Loaded | null> {
+  let bytes: Buffer | null;
   try {
-    bytes = await readFile(file);
+    bytes = await placeOf(where).read();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return { problem: `it cannot be read (${(err as Error).message})` };
   }
+  if (bytes === null) return null;
   const h = stateHeader(bytes, SNAPSHOT_FORMAT, codeId());
   if ('problem' in h) return h;
   const { treeSize, rootHash } = h.header;

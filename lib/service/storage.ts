@@ -16,6 +16,8 @@ export interface WatchedRecord {
   readonly refusal: ArchiveError | null;
   readonly writesAreOff: boolean;
   readonly isBroken: boolean;
+  /** False on a node that follows another (lib/service/cluster.ts): it has no writes to turn on. */
+  readonly leading: boolean;
   onRefused: () => void;
   onFailure(f: (err: ArchiveError) => void): void;
   onResume(f: () => void): void;
@@ -118,6 +120,11 @@ export class StorageWatch {
 
   /** Tries to turn writes on again; resolves whether they are on. */
   probe(): Promise<boolean> {
+    if (!this.record.leading) {
+      // It follows: whoever leads writes; this node's writes come back on when it leads again.
+      this.stop();
+      return Promise.resolve(false);
+    }
     if (!this.record.writesAreOff || this.record.isBroken) return Promise.resolve(!this.record.writesAreOff);
     this.probing ??= this.tryResume().finally(() => {
       this.probing = null;

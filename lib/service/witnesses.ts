@@ -2,8 +2,20 @@
 // checkpoint to each witness it is configured with (c2sp.org/tlog-witness add-checkpoint), at
 // most once a second, keeps the cosignatures that verify by the witness's key, and serves the
 // checkpoint with them appended. Writes never wait for a witness: a witness that fails only
-// leaves its cosignature off, and its failure is logged once per change of state.
-import { addCheckpointBody, cosignaturesOn, parseCheckpoint, parseCosignerKey, type CosignerKey, type Reader } from '../../log/index.js';
+// leaves its cosignature off, and its failure is logged once per change of state. When many
+// nodes share one database (docs/deploy.md), only the leader submits; it keeps each cosigned
+// checkpoint in the database, and the nodes that follow serve it from there once it is of their
+// own log and its cosignatures verify by the witnesses' keys they were given.
+import {
+  addCheckpointBody,
+  cosignaturesOn,
+  parseCheckpoint,
+  parseCosignerKey,
+  toHex,
+  type CosignerKey,
+  type Reader,
+  type SharedStore,
+} from '../../log/index.js';
 import { verifyRaw } from '../protocol/ed25519.js';
 
 /** One configured witness: where its add-checkpoint lives and its key. */
@@ -35,9 +47,25 @@ interface Tracked extends WitnessConfig {
   status: string;
 }
 
+/** Where the leader keeps its cosigned checkpoint for the nodes that follow (the database's blobs). */
+export interface CosignedPlace {
+  put(treeSize: number, note: string): Promise<unknown>;
+  get(): Promise<string | null>;
+}
+
+/** The blob of a shared store that holds the leader's last cosigned checkpoint. */
+export const COSIGNED_BLOB = 'checkpoint.cosigned';
+
+export const cosignedIn = (store: SharedStore): CosignedPlace => ({
+  put: (treeSize, note) => store.putBlob(COSIGNED_BLOB, treeSize, Buffer.from(note, 'utf8')),
+  get: async () => (await store.getBlob(COSIGNED_BLOB))?.bytes.toString('utf8') ?? null,
+});
+
 export interface WitnessesOptions {
   /** Least time between two rounds (default 1000 ms). */
   intervalMs?: number;
+  /** Keep each cosigned checkpoint here too (the leader), or serve the one kept here (a follower). */
+  shared?: CosignedPlace;
   /** Time a witness has to answer (default 5000 ms). */
   timeoutMs?: number;
   /** Where state changes are logged (default console.error). */
@@ -56,6 +84,7 @@ export class Witnesses {
   private lastRoundAt = 0;
   private retry = false;
   private timer: NodeJS.Timeout | null = null;
+  private readonly shared: CosignedPlace | undefined;
 
   constructor(
     private readonly log: Reader,
@@ -66,6 +95,7 @@ export class Witnesses {
     this.intervalMs = opts.intervalMs ?? 1000;
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.note = opts.note ?? ((line) => console.error(line));
+    this.shared = opts.shared;
   }
 
   /** The witnesses, as GET / lists them. */
@@ -93,6 +123,35 @@ export class Witnesses {
     await this.running;
   }
 
+  /**
+   * On a node that follows: every `intervalMs`, serves the cosigned checkpoint the leader kept
+   * in the shared place, once it is a checkpoint of this node's log (its size within the tree,
+   * its root the tree's at that size) and cosigned by witnesses this node knows. Until `stop`.
+   */
+  follow(): void {
+    if (this.tracked.length === 0 || this.shared === undefined || this.timer !== null) return;
+    const tick = () =>
+      void this.adopt().catch((err) => this.note(`archive: reading the cosigned checkpoint failed: ${(err as Error).message}`));
+    this.timer = setInterval(tick, this.intervalMs);
+    this.timer.unref();
+    tick();
+  }
+
+  private async adopt(): Promise<void> {
+    const note = await this.shared!.get();
+    if (note === null || note === this.cosigned?.note) return;
+    const text = note.slice(0, note.lastIndexOf('\n\n') + 1);
+    const cp = parseCheckpoint(text);
+    if (cp.treeSize > this.log.size || cp.treeSize === 0) return;
+    if (toHex(await this.log.rootAt(cp.treeSize)) !== toHex(cp.rootHash)) return;
+    const count = cosignaturesOn(
+      note,
+      this.tracked.map((w) => w.key),
+      verifyRaw,
+    ).length;
+    if (count > 0) this.cosigned = { size: cp.treeSize, note, count };
+  }
+
   /** Starts a round when the head moved (or a witness failed) and the last round is old enough. */
   tick(): Promise<void> {
     if (this.running !== null) return this.running;
@@ -110,6 +169,7 @@ export class Witnesses {
     const got = lines.filter((l): l is string => l !== null);
     this.retry = got.length < this.tracked.length;
     this.cosigned = { size, note: note + got.join(''), count: got.length };
+    if (got.length > 0) await this.shared?.put(size, this.cosigned.note).catch(() => undefined);
   }
 
   /** One witness's cosignature line on `note`, or null (its failure logged if it is new). */

@@ -1,12 +1,24 @@
-// The explorer's claims, a page at a time (docs/api.md, GET /explore): newest first, `limit` a
-// page, and an "Older claims" link whose `before` keeps the next page the same while claims land.
+// The explorer's pages over HTTP (docs/api.md#the-explorer): lists a page at a time and stable
+// while the record grows; a claim's page with where it comes from, why it has its status, its
+// evidence dated, linked and said to count or not; receipts' and arguments' pages; the log
+// page's who and what; the JSON one link (or one Accept) away; errors as pages for browsers.
 import t from 'tap';
-import { startService } from '../helpers/service.js';
+import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
+import { explorerRecord } from '../helpers/explorer-record.js';
 
-const claimsOn = (html: string) =>
-  [...html.matchAll(/<tr><td><a href="\/explore\/claims\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
-const olderLink = (html: string) => /<a id="older" href="([^"]+)">Older claims<\/a>/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? null;
+const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const html = async (s: TestService, path: string) => {
+  const r = await fetch(`${s.url}${path}`, { headers: { accept: BROWSER } });
+  if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+  return r.text();
+};
+const unescape = (s: string) => s.replace(/&amp;/g, '&');
+const claimsOn = (page: string) =>
+  [...page.matchAll(/<tr><td class="full"><a href="\/explore\/claims\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
+/** The href of the first pager link of `cls` in the list `id`, or null. */
+const pageLink = (page: string, id: string, cls: string) =>
+  new RegExp(`<p class="pager" id="${id}">.*?<a class="${cls}" href="([^"]+)"`).exec(page)?.[1]?.replace(/&amp;/g, '&') ?? null;
 
 t.test('pages of claims, newest first, stable while claims land', async (t) => {
   const s = await startService(t);
@@ -15,23 +27,44 @@ t.test('pages of claims, newest first, stable while claims land', async (t) => {
   for (let i = 0; i < 3; i++) published.push(...((await send(s, a, 'paper', make.paper(2))).body.claims as string[]));
   const newestFirst = [...published].reverse();
 
-  const first = await (await fetch(`${s.url}/explore?limit=4`)).text();
+  const first = await html(s, '/explore?limit=4');
   t.same(claimsOn(first), newestFirst.slice(0, 4), 'the four newest');
-  const next = olderLink(first);
+  t.equal(pageLink(first, 'claim-pages', 'newest'), null, 'the newest page links no newer one');
+  const next = pageLink(first, 'claim-pages', 'older');
   t.ok(next, 'a link to older claims');
-  const second = await (await fetch(`${s.url}${next}`)).text();
+  const second = await html(s, next!);
   t.same(claimsOn(second), newestFirst.slice(4), 'then the rest');
-  t.equal(olderLink(second), null, 'and no link past the oldest');
+  t.equal(pageLink(second, 'claim-pages', 'older'), null, 'and no link past the oldest');
+  t.equal(pageLink(second, 'claim-pages', 'newest'), '/explore?limit=4', 'but one back to the newest');
 
   await send(s, a, 'paper', make.paper(2));
-  t.same(claimsOn(await (await fetch(`${s.url}${next}`)).text()), newestFirst.slice(4), 'the same page after newer claims landed');
-  t.same(claimsOn(await (await fetch(`${s.url}/explore`)).text()).length, 8, 'the default page holds them all');
+  const again = await html(s, next!);
+  t.same(claimsOn(again), newestFirst.slice(4), 'the same page after newer claims landed');
+  const newer = pageLink(again, 'claim-pages', 'newer');
+  t.ok(newer, 'which now has a newer page between it and the newest');
+  t.same(claimsOn(await html(s, newer!)), newestFirst.slice(0, 4), 'the page it came from');
+  t.same(claimsOn(await html(s, '/explore')).length, 8, 'the default page holds them all');
 
   for (const bad of ['limit=0', 'limit=201', 'before=x', 'before=-1', 'page=2']) {
     const r = await fetch(`${s.url}/explore?${bad}`);
     t.equal(r.status, 400, bad);
     t.match(await r.json(), { error: 'bad_request' });
   }
+});
+
+t.test('statuses explained where the claims list shows them, sparklines labelled with their range', async (t) => {
+  const s = await startService(t);
+  const a = await register(s, 'alice', { operatorId: 'lab-a' });
+  const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
+  await replicate(t, s, await houseAgent(s, 'house'), ref, 'confirmed');
+  const page = await html(s, '/explore');
+  t.match(
+    page,
+    /<td class="status" data-label="status" title="credence from verified operators alone is at least 0\.6, with a confirming replication by a verified operator\.">supported<\/td>/,
+  );
+  for (const status of ['unchecked', 'supported', 'established', 'contested', 'refuted'])
+    t.match(page, `<dt>${status}</dt>`, `the legend says what ${status} means`);
+  t.match(page, /<small class="range">0\.6850–0\.8969<\/small>/, 'the range the sparkline spans');
 });
 
 t.test("a claim's page names where it comes from, and an amended claim its original test", async (t) => {
@@ -41,14 +74,16 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
   const ref = (paper.body.claims as string[])[0]!;
   const amended = await send(s, a, 'claim.amend', { claim: ref, test: 'A replication on the same setup where the ratio is above 0.8.' });
   t.equal(amended.status, 201, amended.text);
-  const html = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ref)}`)).text();
+  const page = await html(s, `/explore/claims/${encodeURIComponent(ref)}`);
   t.match(
-    html,
-    /<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate<\/i> \(<code>rec:[0-9a-f]{16}<\/code>, ml\), by <code>alice<\/code> of <code>lab-a<\/code>, entry <a href="\/explore\/log\?from=\d+">\d+<\/a>; empirical, stated confidence 0\.8\.<\/p>/,
+    page,
+    new RegExp(
+      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/v2/papers/${paper.body.id}"><code>${paper.body.id}</code></a> <small class="to-json">\\(JSON\\)</small>, ml\\), by <a href="/v2/heartbeat\\?agent=alice"><code>alice</code></a> <small class="to-json">\\(JSON\\)</small> of <code>lab-a</code>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
+    ),
   );
-  t.match(html, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
+  t.match(page, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
   t.match(
-    html,
+    page,
     /<p id="amendment">Amended at entry <a [^>]+>\d+<\/a>; before it, the test was: A result that would refute it \(empirical\)\.<\/p>/,
     'and the original one',
   );
@@ -59,31 +94,216 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
     test: 'Any published run where a larger batch lowers final accuracy.',
   });
   t.equal(ext.status, 201, ext.text);
-  const page = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ext.body.ref as string)}`)).text();
-  t.match(page, /<p id="about">An external claim, quoted from <code>doi:10\.1234\/example\.5678<\/code>, by <code>alice<\/code>/);
-  t.notMatch(page, /stated confidence/, 'an external claim states none');
+  const extPage = await html(s, `/explore/claims/${encodeURIComponent(ext.body.ref as string)}`);
+  t.match(
+    extPage,
+    /<p id="about">An external claim, quoted from <code>doi:10\.1234\/example\.5678<\/code>, by <a [^>]+><code>alice<\/code><\/a>/,
+  );
+  t.notMatch(extPage, /stated confidence/, 'an external claim states none');
 });
 
-t.test('the log page says who wrote each entry, at a time to the second', async (t) => {
+t.test(
+  "a claim's evidence: receipts dated and cross-linked, reviews with rationales, arguments linked, each said to count or not",
+  async (t) => {
+    const s = await startService(t);
+    const r = await explorerRecord(t, s);
+    const page = await html(s, `/explore/claims/${encodeURIComponent(r.claim)}`);
+    const v = s.record.state.receipts.get(r.verifiedReceipt)!;
+    const u = s.record.state.receipts.get(r.unverifiedReceipt)!;
+    const receipts = /<ul class="items" id="receipts-list">(.*?)<\/ul>/s.exec(page)![1]!;
+    t.match(
+      receipts,
+      new RegExp(
+        `<a href="/explore/receipts/${r.verifiedReceipt}"><code>${r.verifiedReceipt.slice(0, 16)}</code></a>: a replication by .*house.* of <code>op_archive</code> <small>\\(verified\\)</small>, committed <time datetime="${v.ts}" [^>]+>${v.ts.slice(0, 19).replace('T', ' ')}</time> at entry <a href="/explore/log\\?from=${v.seq}#entry-${v.seq}">${v.seq}</a>; <b>confirmed</b> at <time datetime="${v.result!.ts}"`,
+      ),
+      'the verified receipt: who, its tier, when, its entries',
+    );
+    t.match(
+      receipts,
+      new RegExp(`Cross-checked by <a href="/explore/receipts/${r.unverifiedReceipt}">.*\\(lab-b, matched\\)`),
+      'who cross-checked it',
+    );
+    t.match(
+      receipts,
+      new RegExp(`Its cross-check re-ran <a href="/explore/receipts/${r.verifiedReceipt}">.*: matched\\.`),
+      'and what the other re-ran',
+    );
+    t.match(receipts, /a verified operator: counts towards credence and status/);
+    t.match(receipts, /an operator not verified: counts towards credence, not towards status/);
+    t.match(receipts, new RegExp(`<b>failed</b> at <time datetime="${u.result!.ts}"`));
+
+    const reviews = /<ul class="items" id="reviews-list">(.*?)<\/ul>/s.exec(page)![1]!;
+    t.match(
+      reviews,
+      /Forecast <b>0\.3<\/b> by .*bob.*<blockquote class="rationale">The effect looks too large for the sample size used\.<\/blockquote>/s,
+      'a review with its rationale',
+    );
+    t.match(
+      reviews,
+      /Forecast <b>0\.7<\/b> by .*carol.*<time datetime="[^"]+"[^>]*>[0-9-]+ [0-9:]+<\/time>, entry <a href="\/explore\/log\?from=\d+#entry-\d+">/s,
+      'dated, with its entry',
+    );
+    const items = reviews.split('</li>');
+    t.match(items[0], /carol.*an operator not verified: counts towards credence, not towards status/s, "carol's review counts");
+    t.match(
+      items[1],
+      new RegExp(`bob.*its operator counts once on a claim, by its replication at entry ${u.result!.seq}: this one does not count`, 's'),
+      "bob's does not: his operator counts by its replication",
+    );
+
+    const args = /<ul class="items" id="arguments-list">(.*?)<\/ul>/s.exec(page)![1]!;
+    t.match(
+      args,
+      new RegExp(
+        `<a href="/explore/arguments/${r.argument}">refutes on logical-gap</a> by .*bob.*<b title="not settled: moves nothing yet">open</b>, 2 checks, answered`,
+      ),
+    );
+
+    // The chart: a dot per entry that moved credence, each linked to its entry and titled with it.
+    const points = s.record.state.numbers.history.get(r.claim)!;
+    t.equal((page.match(/<circle /g) ?? []).length, points.length);
+    for (const [seq, p] of points)
+      t.match(
+        page,
+        new RegExp(
+          `<a href="/explore/log\\?from=${seq}#entry-${seq}"><circle [^>]+><title>entry ${seq}, [a-z.]+ by [a-z ]+: credence ${p.toFixed(4)}</title>`,
+        ),
+      );
+    t.match(page, /<text [^>]+>log entry \(seq\)<\/text>/, 'the x axis is labelled');
+    t.match(page, /<text [^>]+>credence<\/text>/, 'and the y axis');
+  },
+);
+
+t.test("each list of a claim's page goes a page at a time, the others staying where they are", async (t) => {
   const s = await startService(t);
-  const a = await register(s, 'alice', { operatorId: 'lab-a' });
-  await send(s, a, 'paper', make.paper(1));
-  const html = await (await fetch(`${s.url}/explore/log?from=0`)).text();
-  const rows = [
-    ...html.matchAll(
-      /<tr id="entry-(\d+)"[^>]*><td class="n">\d+<\/td><td>([^<]+)<\/td><td class="who">([^<]*)<\/td><td><code title="([^"]+)">([^<]+)<\/code>/g,
-    ),
-  ];
-  t.same(
-    rows.map((r) => [r[2], r[3]]),
-    [
-      ['log.genesis', 'the service'],
-      ['agent.register', 'alice'],
-      ['paper', 'alice'],
-    ],
+  const r = await explorerRecord(t, s);
+  const path = `/explore/claims/${encodeURIComponent(r.claim)}`;
+  const ids = (page: string) => [...page.matchAll(/<li><a href="\/explore\/receipts\/([0-9a-f]{64})">/g)].map((m) => m[1]);
+  const first = await html(s, `${path}?limit=1`);
+  t.same(ids(first), [r.unverifiedReceipt], 'the newest receipt');
+  const older = pageLink(first, 'receipts-pages', 'older')!;
+  t.match(older, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?receipts=\\d+&limit=1#receipts$`));
+  const second = await html(s, older);
+  t.same(ids(second), [r.verifiedReceipt], 'then the older one');
+  t.equal(pageLink(second, 'receipts-pages', 'older'), null);
+  t.match(second, /Forecast <b>0\.7<\/b>/, 'the reviews still on their newest page');
+  const reviewsOlder = pageLink(second, 'reviews-pages', 'older')!;
+  t.match(reviewsOlder, /receipts=\d+&reviews=\d+&limit=1#reviews$/, "a review page's link keeps the receipts' page");
+  const third = await html(s, reviewsOlder);
+  t.same(ids(third), [r.verifiedReceipt]);
+  t.match(third, /Forecast <b>0\.3<\/b>/);
+  const moves = pageLink(first, 'moves-pages', 'older')!;
+  t.equal(
+    (/<table id="moves-list">.*?<\/table>/s.exec(await html(s, moves))![0].match(/<tr><td/g) ?? []).length,
+    1,
+    'a page of the entries that moved it',
   );
-  for (const r of rows)
-    t.equal(r[5], r[4]!.slice(0, 19).replace('T', ' '), `entry ${r[1]}: the ts to the second, the full one in its title`);
+  for (const bad of ['receipts=x', 'reviews=-1', 'limit=0', 'page=2']) t.equal((await fetch(`${s.url}${path}?${bad}`)).status, 400, bad);
+});
+
+t.test("a receipt's and an argument's pages", async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const u = s.record.state.receipts.get(r.unverifiedReceipt)!;
+  const receipt = await html(s, `/explore/receipts/${r.unverifiedReceipt}`);
+  t.match(receipt, /<b id="outcome">failed<\/b>/);
+  t.match(receipt, /On its claim: an operator not verified: counts towards credence, not towards status\./);
+  t.match(
+    receipt,
+    new RegExp(`Committed <time datetime="${u.ts}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${u.seq}#entry-${u.seq}">`),
+  );
+  t.match(receipt, new RegExp(`Sealed at entry <a [^>]+>${u.seal!.seq}</a>, seed <code>${u.seed}</code>`));
+  t.match(
+    receipt,
+    new RegExp(`its seal assigned it to re-run <a href="/explore/receipts/${r.verifiedReceipt}">.*<b id="cross-match">matched</b>`),
+  );
+  t.match(receipt, /sealed until another receipt cross-checks it, or 30 days after its result/);
+  t.match(receipt, /<a class="json" id="json" href="\/v2\/receipts\/[0-9a-f]{64}">JSON<\/a>/);
+  t.match(
+    await html(s, `/explore/receipts/${r.verifiedReceipt}`),
+    new RegExp(
+      `<ul class="items" id="rerun-by-list"><li><a href="/explore/receipts/${r.unverifiedReceipt}"><code>[0-9a-f]{16}</code></a> by <code>lab-b</code> <small>\\(unverified\\)</small>, entry <a [^>]+>\\d+</a>: matched, an operator not verified: shown apart</li></ul>`,
+    ),
+    'who re-ran it, and that an operator not verified is shown apart',
+  );
+  t.match(receipt, /<p id="rerun-by-none">None yet\.<\/p>/, 'nobody re-ran the other one');
+
+  const arg = await html(s, `/explore/arguments/${r.argument}`);
+  t.match(
+    arg,
+    new RegExp(
+      `<p id="argument-about">refutes <a href="/explore/claims/${encodeURIComponent(r.claim)}">.*on the grounds of <b>logical-gap</b>, by .*bob`,
+    ),
+  );
+  t.match(arg, /<p id="argument-status">Status <b>open<\/b>\. Open: not settled yet, so it moves nothing\./);
+  t.match(arg, /<blockquote id="argument-text">The claim does not follow from its premises/);
+  const checks = /<ul class="items" id="checks-list">(.*?)<\/ul>/s.exec(arg)![1]!;
+  t.match(
+    checks,
+    /<b>does not hold<\/b>, by .*house.*<blockquote class="note">The skipped case is covered by the second table\.<\/blockquote><small>a verified operator: a voice<\/small>.*<b>holds<\/b>, by .*carol.*<small>an operator not verified: no voice<\/small>/s,
+    'newest first, notes and voices',
+  );
+  t.match(
+    arg,
+    /<div id="answer"><p>By .*alice.*<time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a>:<\/p><blockquote>The second table covers the skipped case; see its last row\.<\/blockquote>/,
+  );
+  const one = await html(s, `/explore/arguments/${r.argument}?limit=1`);
+  t.match(one, /<b>does not hold<\/b>/);
+  t.notMatch(one, /<b>holds<\/b>/);
+  t.match(await html(s, pageLink(one, 'checks-pages', 'older')!), /<b>holds<\/b>, by .*carol/s, 'the older check on the next page');
+});
+
+t.test('the log page: who, what (linked to its page), when, its proof; a page at a time', async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const page = await html(s, '/explore/log?from=0&limit=200');
+  const rows = new Map(
+    [
+      ...page.matchAll(
+        /<tr id="entry-(\d+)" data-entry="[^"]+"><td class="n"><a href="\/v1\/log\/entries\?from=\1&amp;limit=1" [^>]+>\1<\/a><\/td><td class="what rest"><code>([^<]+)<\/code>(.*?)<\/td><td class="who">(.*?)<\/td><td class="at"><time datetime="([^"]+)" title="\5">([^<]+)<\/time><\/td><td class="proof"><button class="check">check inclusion<\/button> <a href="\/v1\/log\/inclusion\?seq=\1&amp;size=\d+">proof<\/a>/g,
+      ),
+    ].map((m) => [Number(m[1]), { type: m[2], what: unescape(m[3]!), who: m[4]!, ts: m[5]!, shown: m[6]! }]),
+  );
+  t.equal(rows.size, s.d.log.size, 'every entry, in full rows');
+  t.match(rows.get(0), { type: 'log.genesis', what: '', who: 'the service' });
+  t.match(rows.get(1), { type: 'operator.pairing', what: ' <code>op_archive</code>', who: 'the operator key' });
+  for (const row of rows.values()) t.equal(row.shown, row.ts.slice(11, 19), 'the time to the second, the full ts its title');
+  t.match(page, /<tr class="day"><td colspan="5">\d{4}-\d\d-\d\d<\/td><\/tr>/, 'the date where it changes');
+  // What each entry is about, linked to the item's page, its id as the write answered it.
+  const of = (type: string) => [...rows.values()].filter((x) => x.type === type).map((x) => x.what);
+  const paper = r.claim.split('#')[0]!;
+  t.match(of('paper')[0], `<a href="/v2/papers/${paper}"><code>${paper}</code></a> <small class="to-json">(JSON)</small>`);
+  t.match(of('claim.external')[0], `<a href="/explore/claims/${encodeURIComponent(r.external)}">`);
+  t.match(of('claim.amend')[0], `<a href="/explore/claims/${encodeURIComponent(r.amended)}">`);
+  t.same(
+    of('check.commit').map((w) => /receipts\/([0-9a-f]{64})/.exec(w)?.[1]),
+    [r.verifiedReceipt, r.unverifiedReceipt],
+  );
+  t.equal(of('check.seal').length, 2);
+  for (const type of ['argument.file', 'argument.check', 'argument.answer'])
+    for (const w of of(type)) t.match(w, `<a href="/explore/arguments/${r.argument}">`, `${type}: the argument`);
+  t.match(rows.get(2), {
+    type: 'agent.register',
+    who: '<a href="/v2/heartbeat?agent=house"><code>house</code></a> <small class="to-json">(JSON)</small>',
+  });
+
+  // A page at a time: later, earlier, first, latest.
+  const size = s.d.log.size;
+  const first = await html(s, '/explore/log?from=0&limit=5');
+  t.match(first, /<h1>The log: entries 0 to 4 of \d+<\/h1>/);
+  t.equal(pageLink(first, 'log-pages', 'later'), '/explore/log?from=5&limit=5');
+  t.equal(pageLink(first, 'log-pages', 'earlier'), null);
+  const later = await html(s, '/explore/log?from=5&limit=5');
+  t.equal(pageLink(later, 'log-pages', 'earlier'), '/explore/log?from=0&limit=5');
+  t.equal(pageLink(later, 'log-pages', 'latest'), '/explore/log?limit=5');
+  t.match(
+    await html(s, '/explore/log?limit=5'),
+    new RegExp(`<h1>The log: entries ${size - 5} to ${size - 1} of ${size}</h1>`),
+    'the latest page',
+  );
+  t.match(await html(s, '/explore/log'), new RegExp(`<h1>The log: entries 0 to ${size - 1} of ${size}</h1>`), 'the last 50 by default');
+  t.match(first, /<section id="head" data-key="[A-Za-z0-9_-]{59}">/, 'the log key the browser checks the head with');
+  for (const bad of ['from=999', 'limit=0', 'limit=201', 'from=x']) t.equal((await fetch(`${s.url}/explore/log?${bad}`)).status, 400, bad);
 });
 
 t.test("a claim's page says why it has its status", async (t) => {
@@ -91,8 +311,8 @@ t.test("a claim's page says why it has its status", async (t) => {
   const a = await register(s, 'alice', { operatorId: 'lab-a' });
   const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
   for (const who of ['bob', 'carol']) await replicate(t, s, await register(s, who, { operatorId: `lab-${who}` }), ref, 'confirmed');
-  const unchecked = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ref)}`)).text();
-  t.match(unchecked, /status <b>unchecked<\/b>/);
+  const unchecked = await html(s, `/explore/claims/${encodeURIComponent(ref)}`);
+  t.match(unchecked, /status <b title="not yet supported: [^"]+">unchecked<\/b>/);
   t.match(
     unchecked,
     /<p id="why-status">Unchecked: supported needs credence from verified operators alone of at least 0\.6 \(here [0-9.]+\) and a confirming replication by a verified operator \(here 0\)\. 2 results by operators not verified are shown and count towards credence, not towards status\.<\/p>/,
@@ -100,10 +320,63 @@ t.test("a claim's page says why it has its status", async (t) => {
   );
 
   await replicate(t, s, await houseAgent(s, 'house'), ref, 'confirmed');
-  const supported = await (await fetch(`${s.url}/explore/claims/${encodeURIComponent(ref)}`)).text();
-  t.match(supported, /status <b>supported<\/b>/);
+  const supported = await html(s, `/explore/claims/${encodeURIComponent(ref)}`);
+  t.match(supported, /status <b title="[^"]+">supported<\/b>/);
   t.match(
     supported,
     /<p id="why-status">Supported: credence from verified operators alone is [0-9.]+ \(at least 0\.6\), with 1 confirming replication by verified operators\. 2 results by operators not verified/,
   );
+});
+
+t.test('the JSON one link or one Accept away; errors as pages for a browser', async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const paper = r.claim.split('#')[0]!;
+  const pages: [string, string][] = [
+    ['/explore', '/v2/credence'],
+    [`/explore/claims/${encodeURIComponent(r.claim)}`, `/v2/papers/${paper}`],
+    [`/explore/claims/${encodeURIComponent(r.external)}`, `/v2/arguments?claim=${encodeURIComponent(r.external)}`],
+    [`/explore/receipts/${r.verifiedReceipt}`, `/v2/receipts/${r.verifiedReceipt}`],
+    [`/explore/arguments/${r.argument}`, `/v2/arguments/${r.argument}`],
+    ['/explore/log?from=3&limit=7', '/v1/log/entries?from=3&limit=7'],
+  ];
+  for (const [path, json] of pages) {
+    const page = await fetch(`${s.url}${path}`, { headers: { accept: BROWSER } });
+    t.equal(page.status, 200, path);
+    t.equal(page.headers.get('vary'), 'Accept', `${path}: varies with Accept`);
+    t.match(await page.text(), `<a class="json" id="json" href="${json.replace(/&/g, '&amp;')}">JSON</a>`, `${path}: links its JSON`);
+    const see = await fetch(`${s.url}${path}`, { headers: { accept: 'application/json' }, redirect: 'manual' });
+    t.equal(see.status, 303, `${path}: a client preferring JSON is sent to it`);
+    t.equal(see.headers.get('location'), json);
+    t.equal(see.headers.get('vary'), 'Accept');
+    const read = await fetch(`${s.url}${path}`, { headers: { accept: 'application/json' } });
+    t.equal(read.status, 200);
+    t.match(read.headers.get('content-type'), /^application\/json/, `${path}: followed, the JSON read`);
+  }
+
+  const landing = await (await fetch(`${s.url}/`, { headers: { accept: BROWSER } })).text();
+  t.match(landing, '<a href="/explore">The claims</a>', 'the landing page links the pages');
+  t.match(landing, '<a href="/explore/log">The log</a>');
+  t.match(landing, '(JSON: <a href="/v2/credence">every claim with its numbers</a>)', 'with their JSON beside them');
+
+  const errors: [string, number][] = [
+    ['/explore?limit=0', 400],
+    ['/explore/claims/nonsense', 400],
+    ['/explore/claims/rec:0123456789abcdef%23C1', 404],
+    ['/explore/receipts/xyz', 400],
+    [`/explore/receipts/${'0'.repeat(64)}`, 404],
+    ['/explore/arguments/xyz', 400],
+    [`/explore/arguments/${'0'.repeat(64)}`, 404],
+    ['/explore/log?from=100000', 400],
+    ['/explore/nothing', 404],
+  ];
+  for (const [path, status] of errors) {
+    const page = await fetch(`${s.url}${path}`, { headers: { accept: BROWSER } });
+    t.equal(page.status, status, path);
+    t.match(page.headers.get('content-type'), /^text\/html/, `${path}: a page for a browser`);
+    t.match(await page.text(), new RegExp(`<h1>${status} <code>`));
+    const json = await fetch(`${s.url}${path}`, { headers: { accept: 'application/json' } });
+    t.equal(json.status, status);
+    t.match(await json.json(), { error: status === 400 ? 'bad_request' : 'not_found' }, `${path}: JSON for a client`);
+  }
 });

@@ -82,6 +82,12 @@ t.test('a disk that fills under concurrent writers: 507, reads go on, nothing re
   t.equal(after.body.seq, acked + 1, 'the log goes on from the last acknowledged head');
   const fresh = await replayStore(s.d.log, s.d.log.size);
   t.equal(stateDigest(s.record.state), stateDigest(fresh), 'the live state is a fresh replay of the log');
+  // The readers' indexes were made again with the state: only what the log holds is listed or found.
+  const onTheLog = [...fresh.papers.keys()].sort();
+  t.ok(onTheLog.length < papers.length + 1, 'some papers were refused');
+  t.same((await s.get('/v2/papers?limit=200')).body.papers.map((p: any) => p.id).sort(), onTheLog, "the list of papers is the log's");
+  const found = await s.get('/v2/search?q=abstract&kind=paper&limit=100');
+  t.same(found.body.results.map((r: any) => r.id).sort(), onTheLog, 'the search finds what the log holds, no paper refused');
   const audit = await s.d.audit();
   t.ok(audit.intact, `the log audits intact: ${audit.problem ?? ''}`);
 });

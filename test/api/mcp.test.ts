@@ -1,14 +1,19 @@
 // The MCP connector, tested with the official SDK's real client over Streamable HTTP: list the
-// tools, call reads, sign a payload from the canonical_json tool and post it, and get the
-// refusals of docs/api.md#statuses-and-error-codes as tool errors.
+// tools (each an operation of the OpenAPI document, annotated, saying what it returns, with an
+// output schema where the answer is JSON), call every read and check its structured answer
+// against that schema, sign a payload from the canonical_json tool and post it, get the
+// refusals of docs/api.md#statuses-and-error-codes and arguments that do not fit as tool errors,
+// and read /skill.md and the constitution as resources.
 import t, { type Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, payloadOf, register } from '../helpers/agents.js';
+import { make, oneOfEach, payloadOf, register, send } from '../helpers/agents.js';
 import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
-import { AGENT_WRITE_TYPES } from '../../lib/record/registry.js';
-import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
+import { AGENT_WRITE_TYPES, entryTypeOf } from '../../lib/record/registry.js';
+import { MCP_TOOLS, standalone, writeToolName } from '../../api/mcp.js';
+import { READS } from '../../api/openapi.js';
 import { sortedJson } from '../helpers/by-hand.js';
 
 async function connect(t: Test, s: TestService, headers: Record<string, string> = {}): Promise<Client> {
@@ -51,6 +56,140 @@ t.test('tools: one per read and write, with the service schemas', async (t) => {
     },
     'the payload schema of the service',
   );
+});
+
+t.test('every tool: annotations that hold, a description of what it returns, an output schema for JSON', async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const { tools } = await client.listTools();
+  const doc: any = (await s.get('/openapi.json')).body;
+  const byName = new Map(tools.map((x) => [x.name, x]));
+  for (const tool of tools) {
+    t.match(tool.description, /Returns: \S/, `${tool.name}: says what it returns`);
+    t.ok(tool.title, `${tool.name}: a title`);
+    const a = tool.annotations!;
+    for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+      t.type(a[hint], 'boolean', `${tool.name}: ${hint} given`);
+  }
+  // Reads: the operations of the document's table marked as tools, by operationId and path.
+  const reads = READS.filter((r) => r.tool);
+  t.ok(reads.length >= 20);
+  for (const r of reads) {
+    const tool = byName.get(r.operationId)!;
+    t.ok(tool, `${r.operationId} is a tool`);
+    t.equal(doc.paths[r.path].get.operationId, tool.name, `${tool.name}: GET ${r.path}`);
+    t.match(
+      tool.annotations,
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      `${tool.name}: read-only`,
+    );
+    const answer = doc.paths[r.path].get.responses['200'].content['application/json'];
+    if (answer === undefined) t.equal(tool.outputSchema, undefined, `${tool.name}: text, no output schema`);
+    else t.same(tool.outputSchema, standalone(answer.schema), `${tool.name}: the output schema is the document's answer`);
+    const required = (r.params ?? []).filter((p) => p.required).map((p) => p.name);
+    t.same(tool.inputSchema.required, required, `${tool.name}: the required parameters are required arguments`);
+  }
+  t.equal(byName.get('get_skill')!.outputSchema, undefined, 'skill.md is text');
+  t.match(byName.get('get_paper')!.outputSchema, {
+    type: 'object',
+    required: ['id', 'seq', 'ts', 'agent', 'operatorId', 'tier', 'title', 'abstract', 'methods', 'artefacts', 'field'],
+  });
+  t.match(byName.get('get_log_entries')!.outputSchema, { $defs: { LogEntry: { type: 'object' } } }, 'components as $defs');
+  // Writes: never read-only; idempotent (the same signed bytes again change nothing); destructive
+  // and open-world as their descriptors say, and saying so.
+  for (const type of AGENT_WRITE_TYPES) {
+    const tool = byName.get(writeToolName(type))!;
+    const d = entryTypeOf(type)!;
+    t.match(
+      tool.annotations,
+      {
+        readOnlyHint: false,
+        idempotentHint: true,
+        destructiveHint: d.destructive !== undefined,
+        openWorldHint: d.reachesOut !== undefined,
+      },
+      tool.name,
+    );
+    if (d.destructive !== undefined) t.ok(tool.description!.includes(d.destructive), `${tool.name}: says what it ends`);
+    t.match(tool.outputSchema, { type: 'object' }, `${tool.name}: an output schema`);
+  }
+  for (const [name, destructive] of [
+    ['write_paper', false],
+    ['write_review', false],
+    ['write_key_revoke', true],
+    ['write_item_withhold', true],
+    ['write_challenge_withdraw', true],
+    ['write_claim_amend', true],
+  ] as const)
+    t.equal(byName.get(name)!.annotations!.destructiveHint, destructive, `${name}: destructive ${destructive}`);
+  t.equal(byName.get('write_doorbell_set')!.annotations!.openWorldHint, true, 'a webhook makes the service reach outside');
+  t.match(byName.get('canonical_json')!.annotations, { readOnlyHint: true, openWorldHint: false });
+  t.match(byName.get('register_agent')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+});
+
+t.test("every read tool's answer is structured content that its output schema holds", async (t) => {
+  const s = await startService(t);
+  const one = await oneOfEach(t, s);
+  const args: Record<string, Record<string, unknown>> = {
+    get_paper: { id: one.paper },
+    get_receipt: { hash: one.receipt },
+    list_arguments: { claim: one.c2 },
+    get_argument: { id: one.argument },
+    get_challenge: { id: one.challenge },
+    get_governance_proposal: { id: one.proposal },
+    get_heartbeat: { agent: 'bob' },
+    get_log_inclusion: { seq: 1 },
+    get_log_consistency: { first: 1, second: s.d.log.size },
+    get_frontier: { limit: 3 },
+    list_challenges: { limit: 5, all: '1' },
+    get_log_entry: { seq: one.paperSeq },
+    get_agent: { handle: 'bob' },
+    list_agent_work: { handle: 'bob', list: 'reviews' },
+    get_operator: { id: 'lab-a' },
+    list_operator_work: { id: 'lab-a', list: 'papers' },
+    search: { q: 'claim' },
+  };
+  const client = await connect(t, s);
+  const { tools } = await client.listTools();
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  let checked = 0;
+  for (const r of READS.filter((r) => r.tool)) {
+    const tool = tools.find((x) => x.name === r.operationId)!;
+    // The SDK's client checks structured content against the tool's output schema and throws when it does not hold.
+    const answer = await client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} });
+    t.notOk(answer.isError, `${tool.name}: ${JSON.stringify(answer.content).slice(0, 200)}`);
+    if (tool.outputSchema === undefined) {
+      t.equal(answer.structuredContent, undefined, `${tool.name}: text`);
+      continue;
+    }
+    const validate = ajv.compile(tool.outputSchema);
+    t.ok(validate(answer.structuredContent), `${tool.name}: holds under JSON Schema 2020-12 ${JSON.stringify(validate.errors)}`);
+    t.same(answer.structuredContent, json(answer), `${tool.name}: the text is the same JSON`);
+    checked++;
+  }
+  t.ok(checked >= 19, `${checked} structured answers checked`);
+  const read = await client.callTool({ name: 'get_receipt', arguments: { hash: one.receipt } });
+  t.same(read.structuredContent, (await s.get(`/v2/receipts/${one.receipt}`)).body, 'as the route answers');
+});
+
+t.test('skill.md and the constitution are resources, as their routes serve them', async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const { resources } = await client.listResources();
+  t.same(
+    resources.map((r) => [r.name, r.uri, r.mimeType]),
+    [
+      ['skill', `${s.url}/skill.md`, 'text/markdown'],
+      ['constitution', `${s.url}/constitution.md`, 'text/markdown'],
+    ],
+  );
+  for (const r of resources) {
+    t.ok(r.title && r.description, `${r.name}: a title and a description`);
+    const { contents } = await client.readResource({ uri: r.uri });
+    t.same(contents, [{ uri: r.uri, mimeType: 'text/markdown', text: await (await fetch(r.uri)).text() }], `${r.name}: as served`);
+  }
+  t.match((await client.readResource({ uri: `${s.url}/constitution.md` })).contents[0], { text: /^# / });
+  await t.rejects(client.readResource({ uri: `${s.url}/nothing.md` }), { code: -32002, message: /no resource .*nothing\.md/ });
 });
 
 t.test('reads, a signed write through canonical_json, and refusals as tool errors', async (t) => {
@@ -96,7 +235,8 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   });
   t.match(json(forged), { status: 401, error: 'unauthorized', detail: /signature: does not verify/ });
   const badId = await client.callTool({ name: 'get_paper', arguments: { id: 'nope' } });
-  t.match(json(badId), { status: 400, error: 'bad_request', detail: /path: expected a paper id/ });
+  t.equal(badId.isError, true);
+  t.match(json(badId), { status: 400, error: 'bad_request', detail: /^arguments\.id: must match pattern/ });
   const missing = await client.callTool({ name: 'get_heartbeat', arguments: { agent: 'nobody' } });
   t.match(json(missing), { status: 404, error: 'not_found' });
   // A lone surrogate never reaches a tool: the request body is refused as JSON (docs/protocol.md).
@@ -104,34 +244,39 @@ t.test('reads, a signed write through canonical_json, and refusals as tool error
   t.equal(s.d.log.size, size, 'nothing refused was written');
 });
 
-t.test("arguments of the wrong type are the tool's own invalid-params error, for every tool", async (t) => {
+t.test("arguments that do not fit are the tool's own error naming them, for every tool", async (t) => {
   const s = await startService(t);
   const client = await connect(t, s);
   const size = s.d.log.size;
+  // A tool error (isError, as MCP asks of input validation, so the model sees it and can correct
+  // the call) with the status and {error, detail} of a refusal; nothing is called.
   const cases: [string, Record<string, unknown>, RegExp][] = [
-    ['get_paper', { id: { a: 1 } }, /get_paper: arguments\.id: must be string/],
-    ['get_heartbeat', { agent: ['bob'] }, /arguments\.agent: must be string/],
-    ['get_frontier', { limit: '5' }, /arguments\.limit: must be integer/],
-    ['get_log_inclusion', {}, /arguments\.seq: required/],
-    ['get_record', { extra: 1 }, /arguments\.extra: unknown argument/],
-    ['write_paper', { payload: 'a string', signature: 'x' }, /write_paper: arguments\.payload: must be object/],
-    ['write_review', { payload: {}, signature: { s: 1 } }, /arguments\.signature: must be string/],
-    ['register_agent', { handle: { a: 1 } }, null as unknown as RegExp],
-    ['canonical_json', { payload: 'text' }, /arguments\.payload: must be object/],
+    ['get_paper', { id: { a: 1 } }, /^arguments\.id: must be string/],
+    ['get_paper', {}, /^arguments\.id: required$/],
+    ['get_heartbeat', { agent: ['bob'] }, /^arguments\.agent: must be string/],
+    ['get_frontier', { limit: '5' }, /^arguments\.limit: must be integer/],
+    ['get_frontier', { limit: 51 }, /^arguments\.limit: must be <= 50/],
+    ['get_log_inclusion', {}, /^arguments\.seq: required$/],
+    ['get_log_consistency', { first: 1 }, /^arguments\.second: required$/],
+    ['get_record', { extra: 1 }, /^arguments\.extra: unknown argument$/],
+    ['write_paper', { payload: 'a string', signature: 'x' }, /^arguments\.payload: must be object/],
+    ['write_paper', { signature: 'x' }, /^arguments\.payload: required$/],
+    ['write_review', { payload: {}, signature: { s: 1 } }, /^arguments\.signature: must be string/],
+    ['canonical_json', { payload: 'text' }, /^arguments\.payload: must be object/],
+    ['canonical_json', {}, /^arguments\.payload: required$/],
   ];
-  for (const [name, args, message] of cases) {
-    if (message === null) {
-      // A registration's body is the route's to judge: the service's own answer (the constitution first).
-      const r = await client.callTool({ name, arguments: args });
-      t.match(
-        json(r),
-        { status: 428, error: 'precondition_required', detail: /constitution: required/ },
-        `${name}: the route's own answer`,
-      );
-      continue;
-    }
-    await t.rejects(client.callTool({ name, arguments: args }), { code: -32602, message }, `${name} ${JSON.stringify(args)}`);
+  for (const [name, args, detail] of cases) {
+    const r = await client.callTool({ name, arguments: args });
+    t.equal(r.isError, true, `${name} ${JSON.stringify(args)}: a tool error`);
+    t.same(Object.keys(json(r)).sort(), ['detail', 'error', 'status']);
+    t.match(json(r), { status: 400, error: 'bad_request', detail }, `${name} ${JSON.stringify(args)}`);
+    t.equal(r.structuredContent, undefined, 'an error is not an answer of the output schema');
   }
+  // A registration's body is the route's to judge: the service's own answer (the constitution first).
+  const registration = await client.callTool({ name: 'register_agent', arguments: { handle: { a: 1 } } });
+  t.match(json(registration), { status: 428, error: 'precondition_required', detail: /constitution: required/ }, "the route's own answer");
+  // A tool that does not exist is a protocol error, as MCP has it.
+  await t.rejects(client.callTool({ name: 'get_nothing', arguments: {} }), { code: -32602, message: /no tool get_nothing/ });
   t.equal(s.d.log.size, size, 'nothing written');
 });
 
@@ -160,4 +305,49 @@ t.test('GET /mcp is not served: the server is stateless', async (t) => {
   t.equal(r.status, 405);
   t.equal(r.headers.get('allow'), 'POST');
   t.match(r.body, { error: 'method_not_allowed', detail: /POST JSON-RPC messages to \/mcp/ });
+});
+
+t.test("the readers' tools: papers, search, an agent, an operator, a log entry, pages through cursors", async (t) => {
+  const s = await startService(t);
+  const client = await connect(t, s);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await send(s, alice, 'paper', make.paper(1, { title: `Quasar lensing survey ${i}` }));
+    t.equal(r.status, 201, r.text);
+    ids.push(r.body.id);
+  }
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    t.notOk(r.isError, `${name}: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as any;
+  };
+  const first = await call('list_papers', { agent: 'alice', limit: 2 });
+  t.same(
+    first.papers.map((p: any) => p.id),
+    [ids[2], ids[1]],
+  );
+  const second = await call('list_papers', { agent: 'alice', limit: 2, cursor: first.next });
+  t.same(second, (await s.get(`/v2/papers?agent=alice&limit=2&cursor=${first.next}`)).body, 'the same body as the route');
+  t.equal(second.next, null);
+
+  const found = await call('search', { q: 'quasar', kind: 'paper', limit: 1 });
+  t.match(found, { q: 'quasar', results: [{ kind: 'paper', title: /^Quasar lensing survey/ }], next: String });
+  t.same((await call('search', { q: 'quasar', kind: 'paper', limit: 5, cursor: found.next })).results.length, 2);
+
+  t.match(await call('get_agent', { handle: 'alice', limit: 1 }), { handle: 'alice', papers: { items: [{ id: ids[2] }], next: String } });
+  t.match(await call('list_agent_work', { handle: 'alice', list: 'papers' }), { agent: 'alice', list: 'papers', items: [{}, {}, {}] });
+  t.match(await call('get_operator', { id: 'lab-a' }), { id: 'lab-a', agents: { items: [{ handle: 'alice' }] } });
+  t.match(await call('list_operator_work', { id: 'lab-a', list: 'agents' }), { operator: 'lab-a', items: [{ handle: 'alice' }] });
+  const entry = await call('get_log_entry', { seq: 1 });
+  t.match(entry, { seq: 1, records: { type: 'agent.register', subject: 'alice', agent: 'alice' }, inclusion: { seq: 1 } });
+  t.match(await call('get_credence', { limit: 2 }), { claims: [{}, {}], next: String });
+
+  const bad = await client.callTool({ name: 'list_papers', arguments: { cursor: 'nope' } });
+  t.match(json(bad), { status: 400, error: 'bad_request', detail: /^cursor: not a cursor of this list/ });
+  const missing = await client.callTool({ name: 'get_agent', arguments: { handle: 'nobody' } });
+  t.match(json(missing), { status: 404, detail: /no agent nobody/ });
+  const noQuery = await client.callTool({ name: 'search', arguments: {} });
+  t.ok(noQuery.isError, 'a missing argument is a tool error');
+  t.match(json(noQuery), { status: 400, error: 'bad_request', detail: /arguments\.q: required/ });
 });

@@ -8,36 +8,17 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
-import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { stateJson } from '../../lib/record/digest.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { verifyService } from '../../verify/verify.js';
 import { compileScreening, DEFAULT_RULES, screen } from '../../lib/service/screening.js';
-import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send, type TestAgent } from '../helpers/agents.js';
+import { startService } from '../helpers/service.js';
+import { make, register, send } from '../helpers/agents.js';
 import { refused } from '../helpers/refused.js';
+import { restore, withhold, withSteward } from '../helpers/stewards.js';
 
 const run = promisify(execFile);
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');
-
-function operatorWrite(s: TestService, path: string, payload: Record<string, unknown>) {
-  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
-  const p = { protocol: PROTOCOL, ts: new Date(s.record.now()).toISOString(), ...payload };
-  return s.post(path, { payload: p, signature: signPayload(key, p) });
-}
-
-async function withSteward(s: TestService): Promise<TestAgent> {
-  const sam = await register(s, 'sam', { operatorId: 'lab-s' });
-  const r = await operatorWrite(s, '/v2/stewards', { type: 'steward.appoint', steward: 'sam' });
-  if (r.status !== 201) throw new Error(r.text);
-  return sam;
-}
-
-const withhold = (s: TestService, a: TestAgent, subject: string, status = 'review') =>
-  send(s, a, 'item.withhold', { subject, status, reason: 'Names a private person; looking at it.' });
-const restore = (s: TestService, a: TestAgent, subject: string) =>
-  send(s, a, 'item.restore', { subject, reason: 'Looked at it: nothing out of order.' });
 
 t.test('a withheld paper: 451 on reads and writes, text served null, still verifies; restored', async (t) => {
   const s = await startService(t);
@@ -96,6 +77,8 @@ t.test('a withheld paper: 451 on reads and writes, text served null, still verif
     `/v2/arguments/${arg.body.id}`,
     `/v2/challenges/${ch.body.id}`,
     `/explore/claims/${encodeURIComponent(c1)}`,
+    `/explore/receipts/${commit.body.id}`,
+    `/explore/arguments/${arg.body.id}`,
   ]) {
     const r = await s.get(path);
     t.equal(r.status, 451, `${path}: 451`);
@@ -105,6 +88,16 @@ t.test('a withheld paper: 451 on reads and writes, text served null, still verif
       path,
     );
   }
+  // The explorer's log names its entries (the log serves their ids) but links none of its items.
+  const log = (await s.get('/explore/log?from=0&limit=200')).text;
+  t.match(log, new RegExp(`<code>paper</code> <code>${id}</code>`), "the paper's entry names it, unlinked");
+  for (const href of [
+    `/v2/papers/${id}`,
+    `/explore/claims/${encodeURIComponent(c1)}`,
+    `/explore/receipts/${commit.body.id}`,
+    `/explore/arguments/${arg.body.id}`,
+  ])
+    t.notMatch(log, `href="${href}"`, `no link to ${href}`);
   // Writes on it: 451, nothing written.
   await refused(t, s, 'a check', send(s, bob, 'check.commit', make.commit(c2)), 451, /payload.target: .* is out of view/);
   await refused(

@@ -1,8 +1,10 @@
 // The service on PostgreSQL when the database server dies (docs/log-format.md, "On PostgreSQL";
 // docs/record.md, "A full or failing store"): writes in flight and after are refused (503),
 // reads and the head keep answering, every acknowledged write is on the log and nothing refused
-// is; once the server is back, writes resume without a restart of the service, from the last
-// acknowledged head, and the state is the log's.
+// is, but for the writes of a commit sent just before the kill whose answer was lost: those are
+// answered 503 saying they may be on the log. Once the server is back, writes resume without a
+// restart of the service, from the head the database holds (never taken back), and the state is
+// the log's.
 import t from 'tap';
 import { StorageWatch } from '../../lib/service/storage.js';
 import { stateDigest } from '../../lib/record/digest.js';
@@ -37,10 +39,12 @@ t.test('a PostgreSQL server killed under concurrent writers: 503, reads go on, n
   const taken = replies.filter((r) => r.status === 201);
   const refused = replies.filter((r) => r.status !== 201);
   t.ok(refused.length >= 8, `the writes after the kill were refused (${refused.length} refused, ${taken.length} taken)`);
+  // Refused for certain, or (the commit in flight when the server died) unsure: may be on the log.
+  const unsure = (r: Reply) => /it may be on the log/.test(r.body?.detail ?? '');
   for (const r of refused) {
     t.equal(r.status, 503, r.text);
     t.equal(r.body.error, 'paused');
-    t.match(r.body.detail, /the store is failing/);
+    t.match(r.body.detail, unsure(r) ? /the store stopped answering after this write was sent to it/ : /the store is failing/);
   }
   t.equal(said.length, 1, 'one line when writes went off');
 
@@ -56,14 +60,18 @@ t.test('a PostgreSQL server killed under concurrent writers: 503, reads go on, n
   for (let i = 0; i < 200 && s.record.writesAreOff; i++) await new Promise((r) => setTimeout(r, 50));
   t.notOk(s.record.writesAreOff, 'writes are on again');
   t.match(said[1], /^archive: writes are on again/);
+  const held = (await s.get('/v1/log/sth')).body.treeSize;
+  const unsureCount = replies.filter(unsure).length;
+  t.ok(held === acked + 1 || (unsureCount > 0 && held > acked + 1), `the log is at its last acknowledged head (${held})`);
   const after = await send(s, agents[1]!, 'paper', make.paper());
   t.equal(after.status, 201, after.text);
-  t.equal(after.body.seq, acked + 1, 'the log goes on from the last acknowledged head');
+  t.equal(after.body.seq, held, 'the log goes on from the head the database holds');
 
   const size = (await s.get('/v1/log/sth')).body.treeSize;
   const logged = (await s.get(`/v1/log/entries?from=${before}&limit=${size - before}`)).text;
   papers.forEach(({ paper }, i) => {
     const isOn = logged.includes(JSON.stringify(paper.abstract).slice(1, -1));
+    if (unsure(replies[i]!)) return;
     t.equal(isOn, replies[i]!.status === 201, `paper ${i} is on the log exactly when it was acknowledged (${replies[i]!.status})`);
   });
   const fresh = await replayStore(s.d.log, s.d.log.size);

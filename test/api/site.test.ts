@@ -6,6 +6,8 @@ import { startService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
+import { READS } from '../../api/openapi.js';
+import { abstractReader } from '../../api/logged.js';
 
 t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
   const s = await startService(t);
@@ -32,7 +34,9 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
       'POST /v2/holds',
       'POST /v2/holds/decisions',
       'POST /v2/governance/votes',
-      'GET /v2/holds?limit=',
+      'GET /v2/holds?limit=&cursor=',
+      'GET /v2/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
+      'GET /v2/agents/{handle}?limit=',
     ])
       t.ok(body.endpoints.includes(e), `the index lists ${e}`);
   }
@@ -64,6 +68,9 @@ t.test('robots.txt and llms.txt', async (t) => {
   t.match(text, /^# archive \(archive\.local\)\n\n> /, 'llms.txt: a title and a summary');
   t.match(text, /^- MCP: `POST \/mcp`/m, 'llms.txt: the MCP endpoint');
   t.match(text, /\[The explorer\]\(\/explore\)/, 'llms.txt: the explorer');
+  // Every JSON read that is an MCP tool, from the OpenAPI table, with its tool's name.
+  for (const r of READS.filter((r) => r.tool && r.path !== '/' && typeof r.body !== 'string'))
+    t.match(text, new RegExp(`^- .*${r.path.replace(/[{}?.]/g, '\\$&')}.*\\(\`${r.operationId}\`\\)$`, 'm'), `llms.txt: ${r.path}`);
   // Every link it gives answers 200.
   const links = [...text.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!);
   t.ok(links.length >= 9);
@@ -96,7 +103,8 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const s = await startService(t);
   const house = await houseAgent(s, 'house');
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
-  const paper = await send(s, alice, 'paper', make.paper(1, { title: 'Loss <falls> & "rises"', field: 'ml' }));
+  const loss = make.paper(1, { title: 'Loss <falls> & "rises"', field: 'ml' });
+  const paper = await send(s, alice, 'paper', loss);
   const [c1] = paper.body.claims as [string];
   await send(s, alice, 'paper', make.paper(1, { field: 'math' }));
   await replicate(t, s, house, c1, 'confirmed');
@@ -112,7 +120,29 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
     [`${c1} is now supported (was unchecked)`, 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
     'newest first, escaped',
   );
-  t.match(xml, new RegExp(`<link href="${s.url}/v2/papers/${paper.body.id}"/>`), 'absolute links');
+  // A new paper's entry: its page and its JSON, its author, and its abstract as the summary.
+  const id = paper.body.id as string;
+  const newPaper = /<entry>(?:(?!<\/entry>)[\s\S])*New paper: Loss(?:(?!<\/entry>)[\s\S])*<\/entry>/.exec(xml)?.[0] ?? '';
+  const enc = encodeURIComponent(id);
+  t.match(newPaper, `<link rel="alternate" type="text/html" href="${s.url}/explore/papers/${enc}"/>`, "the paper's page, absolute");
+  t.match(newPaper, `<link rel="alternate" type="application/json" href="${s.url}/v2/papers/${enc}"/>`, 'its JSON one link away');
+  t.match(newPaper, '<author><name>alice</name></author>');
+  t.match(newPaper, `<summary>${loss.abstract}\n\n1 claim (${id}#C1) by operator lab-a.</summary>`, 'the abstract, then what it holds');
+  const change = /<entry>(?:(?!<\/entry>)[\s\S])*is now supported(?:(?!<\/entry>)[\s\S])*<\/entry>/.exec(xml)?.[0] ?? '';
+  t.match(
+    change,
+    `<link rel="alternate" type="text/html" href="${s.url}/explore/claims/${encodeURIComponent(c1)}"/>`,
+    "a status change: the claim's page",
+  );
+  t.match(change, /<summary>At entry \d+ the status of \S+ moved from unchecked to supported\. The claim: /);
+  t.notMatch(change, /<author>/, "a status change is the record's, as the feed is");
+
+  // Autodiscovery: the landing page and the explorer's pages name the feed in their <head>.
+  const discovery = '<link rel="alternate" type="application/atom+xml" title="archive: new in every field" href="/feeds/all.atom">';
+  for (const page of ['/', '/explore', `/explore/claims/${encodeURIComponent(c1)}`, '/explore/log']) {
+    const html = await (await fetch(`${s.url}${page}`, { headers: { accept: 'text/html' } })).text();
+    t.match(html.split('</head>')[0], discovery, `${page} names the feed in its head`);
+  }
   t.notMatch(xml, /New paper: A paper of 1 claims/, "math's paper is not in ml's feed");
   t.match(await (await fetch(`${s.url}/feeds/math.atom`)).text(), /New paper: A paper of 1 claims/);
   t.notMatch(await (await fetch(`${s.url}/feeds/astro.atom`)).text(), /<entry>/, 'a field with nothing yet');
@@ -145,6 +175,11 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const after = await fetch(`${s.url}/feeds/ml.atom`, { headers: { 'if-none-match': etag } });
   t.equal(after.status, 200, 'a new entry: a new feed');
   t.not(after.headers.get('etag'), etag);
+  t.equal(
+    (await after.text()).match(/New paper: /g)?.length,
+    2,
+    'with the new paper (the feed made at the smaller log is not served again)',
+  );
 });
 
 t.test("a browser's error is a page; an API client's stays JSON", async (t) => {
@@ -178,4 +213,16 @@ t.test("a browser's error is a page; an API client's stays JSON", async (t) => {
   });
   t.equal(write.status, 400);
   t.match(await write.json(), { error: 'bad_request' });
+});
+
+t.test("the feeds' reader of abstracts: each paper's own, whether kept or read again", async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const papers = [make.paper(1), make.paper(1), make.paper(1)];
+  const seqs: number[] = [];
+  for (const p of papers) seqs.push(s.record.state.papers.get((await send(s, alice, 'paper', p)).body.id)!.seq);
+  const abstractAt = abstractReader(s.d, 2);
+  // Two kept: the third read makes room by dropping the least recently used.
+  for (const i of [0, 1, 0, 2, 1, 0, 2, 2]) t.equal(await abstractAt(seqs[i]!), papers[i]!.abstract, `paper ${i}`);
+  await t.rejects(abstractAt(0), /entry 0 is a log\.genesis, not the paper/, 'an entry that is no paper');
 });

@@ -9,6 +9,8 @@ import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { payloadErrors } from '../../lib/record/validation.js';
 import { AGENT_WRITE_TYPES, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
+import { oneOfEach } from '../helpers/agents.js';
+import { MCP_TOOLS } from '../../api/mcp.js';
 
 /** The fenced blocks of a Markdown text that follow a line matching `after`. */
 function blockAfter(md: string, after: RegExp): string {
@@ -67,4 +69,29 @@ t.test('skill.md names the live log, and every write with an envelope the schema
     t.same(payloadErrors(type, payload), [], `${type}: the example passes the schema`);
   }
   t.equal((await s.get('/skill.md?x=1')).status, 400);
+});
+
+t.test('skill.md says how to find a claim to check, with reads that answer and tools that exist', async (t) => {
+  const s = await startService(t);
+  const one = await oneOfEach(t, s);
+  const md = (await s.get('/skill.md')).text;
+  const section = /^## 5\. Finding a claim to check\n([\s\S]*?)^## /m.exec(md)?.[1] ?? '';
+  for (const read of ['/v2/frontier', '/v2/challenges', '/v2/heartbeat', '/v2/papers/{id}', '/v2/arguments', '/v2/credence', '/explore'])
+    t.ok(section.includes(read), `it names ${read}`);
+  // Every read it names answers, filled in as an agent would; every tool it names is one.
+  const filled: Record<string, string> = {
+    '<your-handle>': 'bob',
+    '{id}': one.paper,
+    '<ref>': encodeURIComponent(one.c2),
+    '<field>': 'ml',
+  };
+  const reads = [...section.matchAll(/`(?:GET )?(\/(?:v2|feeds|explore)[^`\s]*)`/g)].map((m) => m[1]!);
+  t.ok(reads.length >= 8, `${reads.length} reads named`);
+  for (const read of reads) {
+    const url = read.replace(/<your-handle>|\{id\}|<ref>|<field>/g, (x) => filled[x]!);
+    t.equal((await fetch(`${s.url}${url}`)).status, 200, `GET ${url}`);
+  }
+  const tools = [...section.matchAll(/\(`([a-z]+_[a-z_]+)`/g)].map((m) => m[1]!);
+  t.ok(tools.length >= 5, `${tools.length} tools named`);
+  for (const tool of tools) t.ok(MCP_TOOLS.includes(tool), `${tool} is an MCP tool`);
 });

@@ -1,4 +1,4 @@
-// `archive get <id>` against a real service, through the real `bin/archive`: the read is picked by
+// `archive get <id>` and `archive search <q>` against a real service, through the real `bin/archive`: the read is picked by
 // the form of the id (paper, claim, external claim, receipt, argument, challenge, log seq), for
 // people and with --json, and refusals exit 1 with the service's {error, detail}.
 import t from 'tap';
@@ -62,13 +62,65 @@ t.test('archive get picks the read by the form of the id', async (t) => {
 
   const e = await archive(['get', '0', ...url, '--json']);
   t.equal(e.code, 0, e.stderr);
-  t.match(JSON.parse(e.stdout), { seq: 0, type: 'genesis' });
+  t.match(JSON.parse(e.stdout), {
+    seq: 0,
+    entry: { seq: 0, type: 'log.genesis' },
+    records: { type: 'log.genesis' },
+    inclusion: { seq: 0 },
+  });
+  const pe = await archive(['get', String(paper.body.seq), ...url]);
+  t.match(pe.stdout, new RegExp(`^log entry ${paper.body.seq} \\(paper\\)\n`));
+  t.match(pe.stdout, new RegExp(`subject: ${id}`));
   const beyond = await archive(['get', '999', ...url]);
   t.equal(beyond.code, 1);
-  t.match(beyond.stderr, /HTTP 400/);
-  t.match(beyond.stderr, new RegExp(`999 is beyond the tree size ${s.record.state.size}`));
+  t.match(beyond.stderr, /HTTP 404/);
+  t.match(beyond.stderr, new RegExp(`no entry 999: the tree has ${s.d.log.size} entries`));
+
+  const agent = await archive(['get', '@bob', ...url]);
+  t.equal(agent.code, 0, agent.stderr);
+  t.match(agent.stdout, /^agent bob\n/);
+  t.match(agent.stdout, /operatorId: lab-b/);
+  t.same(JSON.parse((await archive(['get', 'alice', ...url, '--json'])).stdout), (await s.get('/v2/agents/alice')).body);
+  const operator = await archive(['get', 'operator:lab-b', ...url, '--json']);
+  t.equal(operator.code, 0, operator.stderr);
+  t.same(JSON.parse(operator.stdout), (await s.get('/v2/operators/lab-b')).body, 'an operator, named as such');
+  const nobody = await archive(['get', 'nobody', ...url]);
+  t.equal(nobody.code, 1);
+  t.match(nobody.stderr, /HTTP 404/);
 
   const bad = await archive(['get', 'rec:xyz', ...url]);
   t.equal(bad.code, 1);
   t.match(bad.stderr, /"rec:xyz" is no id the record knows; give a log seq/);
+});
+
+t.test('archive search prints ranked results with snippets, and the cursor of the next page', async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  const a = await send(s, alice, 'paper', make.paper(1, { title: 'Sparse probes find the feature' }));
+  const b = await send(s, bob, 'paper', make.paper(1, { title: 'Dense probes miss the feature', field: 'neuro' }));
+  const url = ['--url', s.url];
+
+  const found = await archive(['search', 'probes', '--kind', 'paper', '--limit', '1', ...url]);
+  t.equal(found.code, 0, found.stderr);
+  const next = (await s.get('/v2/search?q=probes&kind=paper&limit=1')).body.next;
+  t.match(found.stdout, new RegExp(`^paper ${a.body.id}\n    Sparse probes find the feature\n    An abstract long enough`));
+  t.match(found.stdout, new RegExp(`more: the same command with --cursor ${next}\n$`));
+  const second = await archive(['search', 'probes', '--kind', 'paper', '--limit', '1', '--cursor', next, ...url, '--json']);
+  t.equal(second.code, 0, second.stderr);
+  t.match(JSON.parse(second.stdout), { q: 'probes', results: [{ kind: 'paper', id: b.body.id }], next: null });
+  const filtered = await archive(['search', 'probes', '--field', 'neuro', '--json', ...url]);
+  t.same(
+    JSON.parse(filtered.stdout).results.map((r: any) => r.id),
+    [b.body.id],
+  );
+  const none = await archive(['search', 'zeppelin', ...url]);
+  t.equal(none.stdout, 'no results for "zeppelin"\n');
+  const empty = await archive(['search', '', ...url]);
+  t.equal(empty.code, 1);
+  t.match(empty.stderr, /HTTP 400/);
+  t.match(empty.stderr, /q: expected words to search for/);
+  const help = await archive(['search', '--help']);
+  for (const option of ['--kind', '--field', '--agent', '--operator', '--status', '--limit', '--cursor', '--json', '--url'])
+    t.match(help.stdout, option, `--help names ${option}`);
 });

@@ -12,6 +12,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { PAYLOAD_SCHEMAS, type WriteType } from '../../lib/record/registry.js';
 import { payloadErrors } from '../../lib/record/validation.js';
 import { CLIENT_VERBS } from '../../lib/record/registry.js';
+import { membersEpilog } from '../../bin/agent.js';
 
 const HASH = 'ab'.repeat(32);
 const CLAIM = 'rec:0123456789abcdef#C1';
@@ -122,4 +123,22 @@ t.test('a YAML number where the schema wants text: a hint to quote it', async (t
   const j = await archive(['agent', 'review', ...common, '--file', json]);
   t.equal(j.code, 2);
   t.notMatch(j.stderr, /hint/, 'JSON says what it means: no hint');
+});
+
+t.test("every verb's --help names the members of its file, required or optional", async (t) => {
+  for (const [verb, type] of CLIENT_VERBS) {
+    const epilog = membersEpilog(verb, type);
+    const schema = PAYLOAD_SCHEMAS[type] as { properties: Record<string, unknown>; required: string[] };
+    const members = Object.keys(schema.properties).filter((m) => !['protocol', 'type', 'agent', 'ts'].includes(m));
+    if (members.length === 0) {
+      t.equal(epilog, `A ${type} has no members of its own: no file is needed.`, `${verb}: no file`);
+      continue;
+    }
+    for (const name of members)
+      t.match(epilog, `${name} (${schema.required.includes(name) ? 'required' : 'optional'})`, `${verb} --help: ${name}`);
+    t.match(epilog, `\`archive agent template ${verb}\` prints a commented file`, `${verb} --help: the template`);
+  }
+  // As the command line prints it (yargs wraps the epilog: read it as one line).
+  const help = (await archive(['agent', 'review', '--help'])).stdout.replace(/\s+/g, ' ');
+  t.match(help, membersEpilog('review', 'review'), 'shown by --help');
 });

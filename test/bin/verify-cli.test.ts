@@ -1,4 +1,5 @@
-// `archive verify` as a user runs it: progress of the fetch, of reading --file and of the replay on
+// `archive verify` as a user runs it: progress of the fetch (of the log, or of a tiles mirror's
+// bundles), of reading --file and of the replay on
 // stderr only when asked (--progress; a child's stderr is no terminal), and a report that says
 // sealed outputs are sealed until cross-checked, apart from what is withheld.
 import t from 'tap';
@@ -45,6 +46,12 @@ t.test('verify shows progress when asked and names sealed outputs for what they 
   t.match(offline.stderr, /^read: (\d+) of \1 bytes$/m, 'reading the file');
   t.match(offline.stderr, new RegExp(`^replay: ${size} of ${size} entries$`, 'm'));
   t.match(offline.stdout, /^ {2}1 results' outputs sealed until cross-checked/m);
+  // The tiles the service serves: fetching the entry bundles, then the replay.
+  const tiles = await archive(['verify', '--tiles', s.url, '--progress']);
+  t.equal(tiles.code, 0, tiles.stderr);
+  t.match(tiles.stderr, new RegExp(`^fetch: 0 of ${size} entries\nfetch: ${size} of ${size} entries$`, 'm'), 'fetching the bundles');
+  t.match(tiles.stderr, new RegExp(`^replay: ${size} of ${size} entries$`, 'm'));
+  t.equal((await archive(['verify', '--tiles', s.url])).stderr, '', 'none unless asked (no terminal)');
   const json = await archive(['verify', '--file', file, '--json']);
   t.match(JSON.parse(json.stdout), { ok: true, withheld: 2, sealed: 1, outOfView: 0 });
 });

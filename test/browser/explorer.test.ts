@@ -1,65 +1,133 @@
 // The explorer end to end in headless Chromium (Debian's `chromium`, installed by
-// scripts/chromium.sh when missing, driven by playwright-core): the landing page, claims with
-// credence and a chart of how it moved, a claim's evidence, a receipt, and the log with an
-// entry's inclusion proof checked in the browser, and refused when the proof is altered.
+// scripts/chromium.sh when missing, driven by playwright-core), one browser for every page:
+// each page kind at 1280 and 390 px wide, screenshots written to a temp dir
+// (archive-explorer-shots, to look at), no horizontal scroll and no console error on any page;
+// pagination clicked through; the signed head's signature and an entry's inclusion proof
+// checked in the browser, and an altered head and an altered proof refused.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startService } from '../helpers/service.js';
-import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
+import { explorerRecord } from '../helpers/explorer-record.js';
 
 const executablePath = execFileSync(join(process.cwd(), 'scripts', 'chromium.sh'), { encoding: 'utf8' }).trim();
+const SHOTS = join(tmpdir(), 'archive-explorer-shots');
 
 t.test('the explorer in a real browser', async (t) => {
   const s = await startService(t);
-  const house = await houseAgent(s, 'house');
-  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
-  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
-  const paper = await send(
-    s,
-    alice,
-    'paper',
-    make.paper(1, { claims: [{ text: 'Smaller steps <halve> the variance', confidence: 0.8, test: 'A replication where it does not' }] }),
-  );
-  const [c1] = paper.body.claims as [string];
-  const receipt = await replicate(t, s, house, c1, 'confirmed');
-  await replicate(t, s, bob, c1, 'failed');
-  await send(s, bob, 'review', { claim: c1, forecast: 0.3, rationale: 'The effect looks too large for the sample size used.' });
-
+  const r = await explorerRecord(t, s);
   const browser: Browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   t.teardown(() => browser.close());
-  const page = await browser.newPage();
+  mkdirSync(SHOTS, { recursive: true });
 
-  // The landing page: live counts and the signed head.
+  const pages: Record<string, string> = {
+    landing: '/',
+    claims: '/explore',
+    claim: `/explore/claims/${encodeURIComponent(r.claim)}`,
+    external: `/explore/claims/${encodeURIComponent(r.external)}`,
+    receipt: `/explore/receipts/${r.unverifiedReceipt}`,
+    argument: `/explore/arguments/${r.argument}`,
+    log: '/explore/log?from=0',
+    error: '/explore/claims/rec:0123456789abcdef%23C1',
+  };
+  for (const width of [1280, 390]) {
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(`${page.url()}: ${m.text()}`));
+    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+    for (const [name, path] of Object.entries(pages)) {
+      const res = await page.goto(`${s.url}${path}`);
+      t.equal(res!.status(), name === 'error' ? 404 : 200, `${name} at ${width} px`);
+      const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [
+        number,
+        number,
+      ];
+      t.ok(scrollWidth <= innerWidth, `${name} at ${width} px: no horizontal scroll (${scrollWidth} <= ${innerWidth})`);
+      await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+    // The error page's own 404 is the one error a console may show.
+    t.same(
+      errors.filter((e) => !e.includes('rec:0123456789abcdef')),
+      [],
+      `no console errors at ${width} px`,
+    );
+    await context.close();
+  }
+
+  const page: Page = await browser.newPage();
+  // The landing page: live counts, the signed head, links to the pages.
   await page.goto(`${s.url}/`);
-  t.match(await page.textContent('#counts'), /claims\s*1/);
+  t.match(await page.textContent('#counts'), /claims\s*4/);
   t.match(await page.textContent('#sth'), new RegExp(`Size ${s.d.log.size}`));
 
-  // Claims: credence, status, a chart; text escaped, never markup.
+  // Claims: credence, status, a sparkline; text escaped, never markup; clicked through a page at a time.
   await page.click('a[href="/explore"]');
-  t.equal(await page.textContent('#claims td.credence'), '0.8475');
-  t.equal(await page.textContent('#claims td.status'), 'supported');
-  t.equal(await page.locator('#claims svg.chart').count(), 1, 'a chart of credence');
   t.match(await page.textContent('#claims'), /Smaller steps <halve> the variance/, 'shown as text');
+  await page.goto(`${s.url}/explore?limit=2`);
+  const seen: string[] = [];
+  for (;;) {
+    seen.push(...(await page.locator('#claims td.full a').allTextContents()));
+    if ((await page.locator('#claim-pages a.older').count()) === 0) break;
+    await page.click('#claim-pages a.older');
+  }
+  t.same(seen, [...r.claims].reverse(), 'every claim once, newest first, over three pages');
+  await page.click('#claim-pages a.newest');
+  t.same(await page.locator('#claims td.full a').allTextContents(), [...r.claims].reverse().slice(0, 2), 'and back to the newest');
 
-  // A claim's page: the chart has a point per entry that moved it; evidence listed.
-  await page.click(`a[href="/explore/claims/${encodeURIComponent(c1)}"]`);
-  // The prior 0.685, the verified replication (0.8969), bob's failed one (0.8475); bob's review
-  // moves nothing, his operator already counts by its replication.
-  t.equal(await page.locator('svg.chart').getAttribute('data-points'), '3', 'a point per entry that moved it');
-  t.match(await page.textContent('main, body'), /entry \d+: 0\.6850 · entry \d+: 0\.8969 · entry \d+: 0\.8475/);
+  // A claim's page: the chart has a dot per entry that moved it; a list clicked through.
+  await page.goto(`${s.url}/explore/claims/${encodeURIComponent(r.claim)}`);
+  t.equal(await page.locator('svg.chart').getAttribute('data-points'), '4', 'a point per entry that moved it');
+  t.equal(await page.locator('svg.chart circle').count(), 4);
   t.match(await page.textContent('#numbers'), /credence 0\.8\d{3}/);
-  t.equal(await page.locator('#receipts li').count(), 2);
-  t.match(await page.textContent('#reviews'), /lab-b: forecast 0.3/);
-  await page.click(`a[href="/explore/receipts/${receipt}"]`);
+  t.match(await page.textContent('#reviews-list'), /The effect looks too large for the sample size used\./);
+  await page.goto(`${s.url}/explore/claims/${encodeURIComponent(r.claim)}?limit=1`);
+  await page.click('#receipts-pages a.older');
+  t.equal(await page.locator('#receipts-list > li').count(), 1);
+  t.match(await page.textContent('#receipts-list'), /confirmed/, 'the older receipt, on the next page');
+  await page.click(`#receipts-list a[href="/explore/receipts/${r.verifiedReceipt}"]`);
   t.equal(await page.textContent('#outcome'), 'confirmed');
+  await page.click('a:text("' + r.claim + '")');
+  await page.click(`a[href="/explore/arguments/${r.argument}"]`);
+  t.match(await page.textContent('#checks-list'), /The skipped case is covered by the second table\./);
 
-  // The log: an entry's inclusion proof checked in the browser against the signed head.
+  // The log: clicked through a page at a time.
+  await page.goto(`${s.url}/explore/log?from=0&limit=10`);
+  let pagesOfLog = 1;
+  while ((await page.locator('#log-pages a.later').count()) > 0) {
+    await page.click('#log-pages a.later');
+    pagesOfLog++;
+  }
+  t.equal(pagesOfLog, Math.ceil(s.d.log.size / 10), 'every page of the log');
+
+  // The head's signature and an entry's inclusion proof, checked in the browser.
   await page.goto(`${s.url}/explore/log?from=0`);
+  await page.click('#check-head');
+  await page.waitForSelector('#head .result.ok');
+  t.match(await page.textContent('#head .result'), new RegExp(`the head of size ${s.d.log.size} .* is signed by the log key`));
   await page.click('#entry-3 button.check');
   await page.waitForSelector('#entry-3 .result.ok');
-  t.match(await page.textContent('#entry-3 .result'), new RegExp(`included in the signed head of size ${s.d.log.size}`));
+  t.match(
+    await page.textContent('#entry-3 .result'),
+    new RegExp(`included in the signed head of size ${s.d.log.size} .*its signature verified with the log key`),
+  );
+  // A head altered (its timestamp) is refused: its signature does not verify.
+  await page.route('**/v1/log/sth', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.timestamp = body.timestamp.replace(/\d(?=Z$)/, (c: string) => String((Number(c) + 1) % 10));
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.click('#check-head');
+  await page.waitForSelector('#head .result.bad');
+  t.match(await page.textContent('#head .result'), /FAILED: the signature of the head of size \d+ does not verify with the log key/);
+  await page.click('#entry-4 button.check');
+  await page.waitForSelector('#entry-4 .result.bad');
+  t.match(await page.textContent('#entry-4 .result'), /FAILED: the signature of the head/, 'and no entry is checked against it');
+  await page.unroute('**/v1/log/sth');
   // An altered proof is refused.
   await page.route('**/v1/log/inclusion*', async (route) => {
     const res = await route.fetch();
@@ -67,7 +135,7 @@ t.test('the explorer in a real browser', async (t) => {
     body.proof[0] = body.proof[0].replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
     await route.fulfill({ response: res, json: body });
   });
-  await page.click('#entry-4 button.check');
-  await page.waitForSelector('#entry-4 .result.bad');
-  t.match(await page.textContent('#entry-4 .result'), /FAILED: the proof leads to/);
+  await page.click('#entry-5 button.check');
+  await page.waitForSelector('#entry-5 .result.bad');
+  t.match(await page.textContent('#entry-5 .result'), /FAILED: the proof leads to/);
 });

@@ -155,3 +155,44 @@ export async function replicate(t: Test, s: TestService, a: TestAgent, target: s
   t.equal(r.status, 201, r.text);
   return c.body.id;
 }
+
+/**
+ * One of each item a read shows, for tests that call every read: a paper of two claims, a
+ * verified and a failed replication of the first, an argument and a challenge on the second, and
+ * a proposal of amendment. Returns the ids.
+ */
+export async function oneOfEach(t: Test, s: TestService) {
+  const house = await houseAgent(s, 'house');
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  const paper = await send(s, alice, 'paper', make.paper(2));
+  const [c1, c2] = paper.body.claims as [string, string];
+  const receipt = await replicate(t, s, house, c1, 'confirmed');
+  await replicate(t, s, bob, c1, 'failed');
+  const argument = await send(s, bob, 'argument.file', make.argument(c2));
+  const review = await send(s, bob, 'review', { claim: c2, forecast: 0.4, rationale: 'Few seeds; the effect may not hold.' });
+  t.equal(review.status, 201, review.text);
+  const challenge = await send(s, bob, 'challenge.propose', {
+    claim: c2,
+    brief: 'Re-run the main table with a fresh seed and report the spread.',
+  });
+  const articles = (await s.get('/v1/constitution')).body.articles.map((a: { id: string; text: string }) =>
+    a.id === 'V' ? { ...a, text: `${a.text}\n8. A clause added.` } : a,
+  );
+  const proposal = await send(s, bob, 'governance.propose', {
+    title: 'A clause added to Article V',
+    rationale: 'A clause the amendment procedure was missing.',
+    articles,
+  });
+  t.equal(proposal.status, 201, proposal.text);
+  return {
+    paper: paper.body.id as string,
+    paperSeq: paper.body.seq as number,
+    c1,
+    c2,
+    receipt,
+    argument: argument.body.id as string,
+    challenge: challenge.body.id as string,
+    proposal: proposal.body.id as string,
+  };
+}

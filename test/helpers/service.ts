@@ -10,6 +10,9 @@ import type { LogStore } from '../../log/index.js';
 import { tempDir } from './tmp.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
+import { Cluster } from '../../lib/service/cluster.js';
+import type { SnapshotPlace } from '../../lib/service/snapshot-place.js';
+import { isShared } from '../../log/index.js';
 
 export interface Reply {
   status: number;
@@ -34,6 +37,8 @@ export interface TestService {
   tick(): Promise<void>;
   /** Closes the server and the deployment (also done at teardown). */
   stop(): Promise<void>;
+  /** With `node`: this node among those sharing the database. */
+  cluster?: Cluster;
 }
 
 async function reply(res: Response): Promise<Reply> {
@@ -59,15 +64,36 @@ export async function startService(
     /** Where the witnesses' state changes are logged (default: nowhere). */
     witnessNote?: (line: string) => void;
     /** Start from the snapshot in this file when it holds (lib/service/snapshot.ts); `say` gets the line saying so. */
-    snapshot?: string;
+    snapshot?: string | SnapshotPlace;
     say?: (line: string) => void;
+    /**
+     * One node of many on the PostgreSQL database `node.storeUrl` (lib/service/cluster.ts): it
+     * follows, takes the lease when it is free, and forwards writes while it does not lead.
+     */
+    node?: { storeUrl: string; id: string; leaseMs?: number; pollMs?: number; say?: (line: string) => void };
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
   let offset = 0;
   const clock = opts.clock ?? (() => Date.now() + offset);
-  const d = await openDeployment({ dataDir, clock, store: opts.store });
-  const record = await LiveRecord.open(d, clock, opts.writesOff, { snapshot: opts.snapshot, say: opts.say ?? (() => {}) });
+  const n = opts.node;
+  const leaseMs = n?.leaseMs ?? 2000;
+  const d = await openDeployment({
+    dataDir,
+    clock,
+    store: opts.store,
+    storeUrl: n?.storeUrl,
+    node: n === undefined ? undefined : { node: n.id, url: '', leaseMs },
+  });
+  const record = await LiveRecord.open(d, clock, opts.writesOff, {
+    snapshot: opts.snapshot,
+    say: opts.say ?? (() => {}),
+    following: n !== undefined,
+  });
+  const cluster =
+    n === undefined || !isShared(d.store)
+      ? undefined
+      : new Cluster(d.store, d.log, record, { node: n.id, leaseMs, pollMs: n.pollMs ?? 200, say: n.say ?? (() => {}) });
   const ringer = opts.ringer?.(record, clock);
   const witnesses = new Witnesses(d.log, opts.witnessedBy ?? [], { intervalMs: 0, note: opts.witnessNote ?? (() => {}) });
   // Tests register many agents from one address: no registration limit unless a test sets one.
@@ -76,11 +102,14 @@ export async function startService(
     registerLimit: opts.registerLimit === undefined ? null : opts.registerLimit,
     ringer,
     witnesses,
+    role: cluster,
   });
+  await cluster?.start(server.url);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    await cluster?.stop();
     await server.close();
     await d.close();
   };
@@ -93,6 +122,7 @@ export async function startService(
     dataDir,
     url: server.url,
     stop,
+    cluster,
     advance: (ms) => {
       offset += ms;
     },

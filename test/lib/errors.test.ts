@@ -18,6 +18,7 @@ t.test('every code maps to its status; only internal is hidden', async (t) => {
     unavailable_for_legal_reasons: 451,
     internal: 500,
     paused: 503,
+    unavailable: 503,
     insufficient_storage: 507,
   });
   for (const [code, status] of Object.entries(STATUS)) {

@@ -2,7 +2,7 @@
 // has its 50: what it serves equals the newest 50 of every paper and status change of the field.
 import t from 'tap';
 import { Fold } from '../helpers/fold.js';
-import { FEED_ITEMS, feedItems } from '../../lib/record/feeds.js';
+import { FEED_ITEMS, feedItems, feedLinks } from '../../lib/record/feeds.js';
 import { claimField } from '../../lib/record/fields.js';
 
 t.test('the feed is the newest 50 papers and status changes of its field, whatever the history', async (t) => {
@@ -31,4 +31,11 @@ t.test('the feed is the newest 50 papers and status changes of its field, whatev
     all.slice(0, FEED_ITEMS).map((i) => i.id),
     'every field: here, all of them are ml',
   );
+});
+
+t.test("feed autodiscovery: every field's feed, and the page's own field's", async (t) => {
+  const all = '<link rel="alternate" type="application/atom+xml" title="archive: new in every field" href="/feeds/all.atom">';
+  t.equal(feedLinks(), all);
+  t.equal(feedLinks('ml'), `${all}<link rel="alternate" type="application/atom+xml" title="archive: new in ml" href="/feeds/ml.atom">`);
+  t.equal(feedLinks('physics'), all, 'a field with no feed: none of its own');
 });

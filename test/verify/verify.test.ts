@@ -100,7 +100,7 @@ t.test('an honest service verifies: entries, signatures, head, seeds and draws, 
     report.withheld >= 2,
     `entries served with fields withheld are counted (${report.withheld}): outputs not yet revealed, the doorbell's address`,
   );
-  t.same(report.compared, ['credence', 'record', 'frontier', 'governance', 'challenges', 'receipts', 'arguments']);
+  t.same(report.compared, ['credence', 'record', 'frontier', 'governance', 'challenges', 'receipts', 'arguments', 'papers', 'agents']);
 
   // The same offline, from an export, and a proof of one entry with nothing but the log key.
   const dir = tempDir(t);

@@ -229,6 +229,8 @@ export const revoke = entryType({
   route: { path: '/v2/keys/revoke', signer: 'main', status: 200 },
   surface: null,
   pausable: true,
+  destructive:
+    'It retires the key for good (the main key: the agent itself); with compromisedAt, it disowns the reports the key signed since.',
   skill: {
     example: { key: 'MCowBQYDK2VwAyEAeXAmPlEcHeCkKeYfOrReCeIpTsOnLy00000000000000' },
     answers: '200 revoked, listing the reports it disowned (with compromisedAt)',
@@ -312,6 +314,8 @@ export const doorbellSet = entryType({
   route: { path: '/v2/agents/doorbell', signer: 'main', status: 200 },
   surface: null,
   pausable: true,
+  destructive: 'It replaces the doorbell in force.',
+  reachesOut: 'A webhook doorbell makes the service resolve its host and POST to it.',
   skill: {
     example: { kind: 'poll', cadence: 'daily' },
     answers: '200 set (ts within 5 minutes of the service clock)',
@@ -350,6 +354,7 @@ export const doorbellStop = entryType({
   route: { path: '/v2/agents/doorbell', signer: 'main', status: 200 },
   surface: null,
   pausable: true,
+  destructive: 'It ends the doorbell in force.',
   skill: {
     example: {},
     answers: '200 stopped',

@@ -93,6 +93,7 @@ export const withdraw = entryType({
   route: { path: '/v2/challenges/withdraw', signer: 'main', status: 200 },
   surface: 'challenges',
   pausable: true,
+  destructive: 'It closes the challenge for good.',
   skill: {
     example: { challenge: 'ch:0123456789abcdef', reason: 'Answered by a receipt.' },
     answers: "200 withdrawn; 403 not your operator's challenge; 409 closed already",

@@ -182,6 +182,7 @@ export const vote = entryType({
   route: { path: '/v2/governance/votes', signer: 'main', status: 201 },
   surface: null,
   pausable: true,
+  destructive: "It replaces the operator's earlier vote on the proposal, if it voted.",
   skill: {
     example: { proposal: EXAMPLE_HASH, vote: 'yes' },
     answers:

@@ -67,6 +67,13 @@ export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<
   readonly skill?: { readonly example: Readonly<Record<string, unknown>>; readonly answers: string };
   /** The agent client's verb for this write (`archive agent <name>`), when it has one. */
   readonly verb?: { readonly name: string; readonly describe: string };
+  /**
+   * For a write that ends, hides or replaces something in force (rather than only adding to the
+   * record), what it does, as a sentence: its MCP tool says so and is marked destructive.
+   */
+  readonly destructive?: string;
+  /** For a write that makes the service reach something outside it, what: its MCP tool is marked open-world. */
+  readonly reachesOut?: string;
   /** What the entry changed for the numbers (numbers/numbers.ts), read after `apply` with its outcome. */
   numbers?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Touched;
 }

@@ -144,6 +144,7 @@ export const withhold = entryType({
   route: { path: '/v2/withheld', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  destructive: 'It takes the item out of view for every reader until a steward restores it.',
   skill: {
     example: { subject: 'rec:0123456789abcdef', status: 'review', reason: 'Names a private person; the stewards are looking at it.' },
     answers: '201 {subject, status, entry}; 403 not a steward; 404 nothing by that id; 409 so already, or held under R1',
@@ -206,6 +207,7 @@ export const escalate = entryType({
   route: { path: '/v2/holds', signer: 'main', status: 201 },
   surface: null,
   pausable: false,
+  destructive: 'It takes the item out of view under a hazard hold that only the operator key lifts.',
   skill: {
     example: { subject: 'rec:0123456789abcdef', reason: 'Gives a synthesis route in full; for the operator to decide.' },
     answers: '201 {subject, held, entry}: an R1 hold, out of view until the operator key decides; 403 not a steward; 409 held already',
@@ -247,11 +249,6 @@ export const flag = entryType({
 /** The flags raised on an item, oldest first. */
 export function flagsOn(state: State, subject: string) {
   return state.flags.filter((f) => f.subject === subject);
-}
-
-/** GET /v2/flags: the newest `limit` flags. */
-export function flagsView(state: State, limit: number) {
-  return state.flags.slice(-limit).reverse();
 }
 
 /** The operator key's decision on an open hold (R1). */
@@ -333,22 +330,19 @@ function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
 export const screeningRefer = screened('screening.refer', false);
 export const holdPlace = screened('hold.place', true);
 
-/** GET /v2/holds: the newest `limit` holds, with the decisions on them. */
-export function holdsView(state: State, limit: number) {
-  return state.holds
-    .slice(-limit)
-    .reverse()
-    .map((h) => ({
-      subject: h.subject,
-      entry: h.entry,
-      seq: h.seq,
-      ts: h.ts,
-      by: h.by,
-      rule: h.rule,
-      reason: h.reason,
-      status: h.decision === null ? 'open' : h.decision.decision,
-      decision: h.decision,
-    }));
+/** A hold as GET /v2/holds serves it, with the decision on it. */
+export function holdItem(h: Hold) {
+  return {
+    subject: h.subject,
+    entry: h.entry,
+    seq: h.seq,
+    ts: h.ts,
+    by: h.by,
+    rule: h.rule,
+    reason: h.reason,
+    status: h.decision === null ? 'open' : h.decision.decision,
+    decision: h.decision,
+  };
 }
 
 /** The summary's `withheld`: every item out of view, in the order its entry was logged. */

@@ -307,6 +307,7 @@ export const amend = entryType({
   route: { path: '/v2/claims/amend', signer: 'main', status: 201 },
   surface: 'papers',
   pausable: true,
+  destructive: "It replaces the claim's kind or test, once and for good (the original stays on the log and is shown).",
   skill: {
     example: { claim: EXAMPLE_CLAIM, test: 'A replication on the same setup where the variance ratio is above 0.8.' },
     answers: "201 corrected; 403 not the claim's own operator; 409 corrected already, evidence landed, or nothing changes",

@@ -72,6 +72,7 @@ export const remove = entryType({
   route: { path: '/v2/stewards', signer: 'operator', status: 200 },
   surface: null,
   pausable: false,
+  destructive: 'It removes the steward.',
   check(state, e) {
     const p = e.logged.payload;
     if (!state.stewards.has(p.steward)) throw notFound(`payload.steward: ${p.steward} is not a steward`);
@@ -91,6 +92,7 @@ export const switchSet = entryType({
   route: { path: '/v2/switches', signer: 'main', status: 200 },
   surface: null,
   pausable: false,
+  destructive: 'Pausing a surface refuses its writes, for every agent, until a steward resumes it.',
   skill: {
     example: { switch: 'papers', paused: true, reason: 'A flood of duplicate papers is being looked at.' },
     answers: '200 with the switch as it now stands (stewards only: 403 for anyone else)',

@@ -1,0 +1,144 @@
+// A claim's page in the explorer: where it comes from, its numbers and why it has its status, a
+// chart of its credence with the entries that moved it, its foundations, and its evidence, each
+// list a page at a time, newest first: receipts with their dates, cross-checks and entries;
+// reviews with their rationales; arguments linked to their own pages.
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { claimScore } from '../../lib/record/numbers/served.js';
+import { argumentsInView, receiptView } from '../../lib/record/views.js';
+import { tierOf, type Claim, type State } from '../../lib/record/state.js';
+import type { EntryLookup } from '../logged.js';
+import { claimChart, type Mark } from './charts.js';
+import { aboutEntry } from './entries.js';
+import { agentLink, count, entryLink, hrefWith, itemLink, newestFirst, pager, when, type ListPage } from './shell.js';
+import { countedByOperator, evidenceCounts, STATUS_MEANING, whyStatus } from './status.js';
+
+/** The lists of a claim's page, each paged by its own `before` parameter. */
+export const CLAIM_LISTS = ['moves', 'receipts', 'reviews', 'arguments'] as const;
+export type ClaimList = (typeof CLAIM_LISTS)[number];
+
+/** Items a list of a claim's page shows unless `limit` says otherwise. */
+export const LIMIT = 20;
+
+export interface ClaimQuery {
+  before: Partial<Record<ClaimList, number>>;
+  limit: number;
+}
+
+/** The claim page's matching JSON read: its paper's, or for an external claim its arguments' (the JSON reads have no claim read of their own). */
+export const claimJson = (claim: Claim): string =>
+  claim.external ? `/v2/arguments?claim=${encodeURIComponent(claim.ref)}` : `/v2/papers/${claim.paper}`;
+
+const operatorOf = (state: State, operatorId: string): string =>
+  `<code>${h(operatorId)}</code> <small>(${tierOf(state, operatorId)})</small>`;
+
+/** Where a claim comes from: its paper (or the source of an external claim), who, when, at what stated confidence. */
+function about(state: State, claim: Claim): string {
+  const paper = claim.external ? undefined : state.papers.get(claim.paper);
+  const from =
+    paper === undefined
+      ? `An external claim, quoted from <code>${h(claim.source ?? '')}</code>`
+      : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${h(paper.field)})`;
+  const confidence = claim.confidence === null ? '' : `, stated confidence ${claim.confidence}`;
+  return `<p id="about">${from}, by ${agentLink(state, claim.agent)} of <code>${h(claim.operatorId)}</code>, entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
+}
+
+export async function claimPage(state: State, entries: EntryLookup, claim: Claim, q: ClaimQuery): Promise<string> {
+  const ref = claim.ref;
+  const c = claimScore(state, ref);
+  const path = `/explore/claims/${encodeURIComponent(ref)}`;
+  // A list's pages keep the other lists where they are.
+  const link = (list: ClaimList) => (before: number | undefined) =>
+    hrefWith(path, { ...q.before, [list]: before, limit: q.limit === LIMIT ? undefined : q.limit }, list);
+  const section = <T>(list: ClaimList, items: readonly T[], seqOf: (item: T) => number) =>
+    newestFirst(items, seqOf, q.before[list], q.limit);
+
+  const points = state.numbers.history.get(ref) ?? [];
+  const moves = section('moves', points, (p) => p[0]);
+  const moved = await Promise.all(moves.shown.map(([seq]) => entries.entry(seq)));
+  const marks: Mark[] = moves.shown.map(([seq, p], i) => {
+    const about = aboutEntry(state, moved[i]!);
+    return {
+      seq,
+      credence: p,
+      what: `${moved[i]!.type}${about.who === '' ? '' : ` by ${about.who}`}`,
+      href: `/explore/log?from=${seq}#entry-${seq}`,
+    };
+  });
+  const moveRows = marks.map(
+    (m, i) =>
+      `<tr><td class="n">${entryLink(m.seq)}</td><td>${h(m.what)}<br><small>${when(moved[i]!.ts)}</small></td><td class="n">${m.credence.toFixed(4)}</td></tr>`,
+  );
+
+  const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
+  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (row) => state.reviews.seqAt(row));
+  const inView = argumentsInView(state, ref);
+  const args = section('arguments', inView, (a) => a.seq);
+
+  const counted = countedByOperator(state, claim);
+  const receiptItems = receipts.shown.map((id) => {
+    const r = state.receipts.get(id)!;
+    const v = receiptView(state, r);
+    const counts = evidenceCounts(state, claim, r, counted);
+    const result =
+      v.outcome === null
+        ? `${v.stage}, no result yet (due ${h(v.deadline.slice(0, 10))})`
+        : `<b>${v.outcome}</b> at ${when(r.result!.ts)}, entry ${entryLink(r.result!.seq)}`;
+    const crossCheck =
+      v.crossCheck === null
+        ? ''
+        : `<br>Its cross-check re-ran ${itemLink(state, { kind: 'receipt', id: v.crossCheck.receipt })}: ${v.crossCheck.match === null ? 'no result yet' : v.crossCheck.match ? 'matched' : 'did not match'}.`;
+    const checkedBy =
+      r.crossCheckedBy.length === 0
+        ? ''
+        : `<br>Cross-checked by ${r.crossCheckedBy.map((x) => `${itemLink(state, { kind: 'receipt', id: x.receipt })} (${h(x.operatorId)}, ${x.match ? 'matched' : 'did not match'})`).join(', ')}.`;
+    return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
+  });
+
+  const reviewTexts = await Promise.all(
+    reviews.shown.map(async (row) => {
+      const e = await entries.entry(state.reviews.seqAt(row));
+      return { ts: e.ts, rationale: (JSON.parse(e.payload) as { payload: { rationale: string } }).payload.rationale };
+    }),
+  );
+  const reviewItems = reviews.shown.map((row, i) => {
+    const v = state.reviews.at(row);
+    const counts = evidenceCounts(state, claim, v, counted);
+    return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
+  });
+
+  const argTexts = await Promise.all(args.shown.map((a) => entries.logged(a.seq, 'argument.file')));
+  const argItems = args.shown.map((a, i) => {
+    const text = argTexts[i]!.text;
+    const answered = a.answer === null ? '' : ', answered';
+    return `<li><a href="/explore/arguments/${a.id}">${a.stance} on ${h(a.grounds)}</a> by ${agentLink(state, a.agent)} of ${operatorOf(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b title="${h(a.status === 'open' ? 'not settled: moves nothing yet' : `settled at entry ${a.settledSeq}`)}">${a.status}</b>, ${count(a.checks.size, 'check')}${answered}<blockquote>${h(text.length > 280 ? `${text.slice(0, 279)}…` : text)}</blockquote></li>`;
+  });
+
+  const list = (id: ClaimList, items: string[], page: ListPage<unknown>, total: number, what: string) =>
+    total === 0
+      ? `<p class="muted" id="${id}-none">None yet.</p>`
+      : `<p class="muted">${count(total, what)}${total > items.length ? `, ${items.length} shown, newest first` : ''}.</p>
+<ul class="items" id="${id}-list">${items.join('')}</ul>${pager(page, link(id), `${id}-pages`, { newer: `Newer ${what}s`, older: `Older ${what}s` })}`;
+
+  return `<p id="claim-text">${h(claim.text)}</p>
+${about(state, claim)}
+<p>Test: ${h(claim.test)}</p>
+${claim.amendment === null ? '' : `<p id="amendment">Amended at entry ${entryLink(claim.amendment.seq)}; before it, the test was: ${h(claim.amendment.before.test)} (${h(claim.amendment.before.kind)}).</p>`}
+<p id="numbers">credence <b>${c.credence.toFixed(4)}</b> (verified operators alone ${c.credenceVerified.toFixed(4)}), status <b title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</b>, prior ${c.prior.toFixed(4)}, use ${c.use}, dispute ${c.dispute}${c.cap === null ? '' : `, capped at ${c.cap}`}.</p>
+<p id="why-status">${h(whyStatus(state, claim, c.status, c.credenceVerified))}</p>
+<p class="json">JSON: ${claim.external ? '' : `<a href="${h(claimJson(claim))}">its paper</a>, `}<a href="/v2/arguments?claim=${encodeURIComponent(ref)}">its arguments</a>, <a href="/v2/credence">every claim's numbers</a>.</p>
+<h2 id="moves">Credence, entry by entry</h2>
+${claimChart(points, marks)}
+<p class="muted">${count(points.length, 'value')} of credence; the dots mark the entries listed below${points.length > moves.shown.length ? ` (${moves.shown.length} of them, newest first)` : ''}, each linked to its place in the log.</p>
+<table id="moves-list"><thead><tr><th class="n">entry</th><th>what, when (UTC)</th><th class="n">credence after</th></tr></thead><tbody>
+${moveRows.join('\n')}</tbody></table>
+${pager(moves, link('moves'), 'moves-pages', { newer: 'Later entries', older: 'Earlier entries' })}
+<h2>Foundations</h2>
+<ul id="foundations">${c.foundations.map((f) => `<li><a href="/explore/claims/${encodeURIComponent(f.ref)}">${h(f.ref)}</a>: ${f.credence.toFixed(4)}, <span title="${h(STATUS_MEANING[f.status] ?? '')}">${f.status}</span></li>`).join('') || '<li>none</li>'}</ul>
+<h2 id="receipts">Receipts</h2>
+<p class="muted">Each operator other than the author's counts once on a claim: its strongest item (replication, then rerun, then review), the latest of that kind.</p>
+${list('receipts', receiptItems, receipts, (state.receiptsByClaim.get(ref) ?? []).length, 'receipt')}
+<h2 id="reviews">Reviews</h2>
+${list('reviews', reviewItems, reviews, (state.numbers.index.reviewsByClaim.get(ref) ?? []).length, 'review')}
+<h2 id="arguments">Arguments</h2>
+${list('arguments', argItems, args, inView.length, 'argument')}`;
+}

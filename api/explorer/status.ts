@@ -1,0 +1,103 @@
+// Statuses in words, wherever the explorer shows them, from the rules of docs/credence.md#status
+// and #arguments-settlement: what each status means, why a claim has its own, and for each piece
+// of evidence whether it counts, towards what, and why not when it does not.
+import type { Claim, Receipt, Review, State } from '../../lib/record/state.js';
+import type { Item } from '../../lib/record/numbers/aggregate.js';
+import { countedItems, countingReceipt, disputedNow } from '../../lib/record/numbers/score.js';
+
+/** What each status of a claim means (docs/credence.md#status), for an empirical claim. */
+export const STATUS_MEANING: Readonly<Record<string, string>> = {
+  unchecked:
+    'not yet supported: supported needs credence from verified operators alone of at least 0.6 and a confirming replication by a verified operator.',
+  supported: 'credence from verified operators alone is at least 0.6, with a confirming replication by a verified operator.',
+  established:
+    'credence from verified operators alone is near 1 (at least 1 - 0.1 e^(-use/5)), with confirming replications by verified operators of at least two operators and two model families.',
+  contested: "verified operators' replications disagree: those confirming and those failing weigh about the same.",
+  refuted:
+    'credence from verified operators alone is at most 0.35, with a failed replication by a verified operator or an upheld refuting argument.',
+};
+
+/** The legend of statuses, for a list that shows them. */
+export function statusLegend(): string {
+  const rows = Object.entries(STATUS_MEANING).map(([s, m]) => `<dt>${s}</dt><dd>${m}</dd>`);
+  return `<dl class="legend" id="legend">${rows.join('')}</dl>
+<p><small>Status reads only what verified operators did; results by operators not verified are shown and move credence, never status. The author operator's own evidence never counts. A conceptual claim's status follows its arguments instead (the rules: <code>docs/credence.md#status</code>).</small></p>`;
+}
+
+/** The receipts of a claim with a result that counts one way or the other, by operators other than the author's. */
+const resulted = (state: State, claim: Claim): Receipt[] =>
+  (state.receiptsByClaim.get(claim.ref) ?? [])
+    .map((id) => state.receipts.get(id)!)
+    .filter((r) => r.result !== null && r.result.outcome !== 'inconclusive' && r.operatorId !== claim.operatorId);
+
+/**
+ * Why a claim has its status, in words: the status reads only what verified operators did; what
+ * the others did is shown, and counts towards credence only.
+ */
+export function whyStatus(state: State, claim: Claim, status: string, credenceVerified: number): string {
+  const results = resulted(state, claim);
+  const verified = results.filter((r) => state.verified.has(r.operatorId));
+  const confirming = verified.filter((r) => r.kind === 'replication' && r.result!.outcome === 'confirmed').length;
+  const others = results.length - verified.length;
+  const cv = credenceVerified.toFixed(4);
+  const apart =
+    others === 0
+      ? ''
+      : ` ${others} result${others === 1 ? '' : 's'} by operators not verified ${others === 1 ? 'is' : 'are'} shown and count${others === 1 ? 's' : ''} towards credence, not towards status.`;
+  if (claim.kind === 'conceptual')
+    return `A conceptual claim's status follows its arguments: refuted by an upheld counterexample or contradiction, contested while capped, supported once attacks were dismissed by checks of two verified operators (credence from verified operators alone ${cv}).`;
+  const because: Record<string, string> = {
+    refuted: `credence from verified operators alone is ${cv} (at most 0.35), with a failed replication by a verified operator or an upheld refuting argument.`,
+    contested: 'the replications by verified operators disagree: those confirming and those failing weigh about the same.',
+    established: `credence from verified operators alone is ${cv}, with confirming replications by at least two verified operators and two model families.`,
+    supported: `credence from verified operators alone is ${cv} (at least 0.6), with ${confirming} confirming replication${confirming === 1 ? '' : 's'} by verified operators.`,
+    unchecked: `supported needs credence from verified operators alone of at least 0.6 (here ${cv}) and a confirming replication by a verified operator (here ${confirming}).`,
+  };
+  return `${status[0]!.toUpperCase()}${status.slice(1)}: ${because[status] ?? ''}${apart}`;
+}
+
+/** The item each operator counts by on `claim` (docs/credence.md#evidence-items: its strongest kind, the latest of that kind), as the numbers choose it. */
+export function countedByOperator(state: State, claim: Claim): Map<string, Item> {
+  return new Map(countedItems(state, state.numbers.index, claim).map((item) => [item.operatorId, item]));
+}
+
+/**
+ * Whether (and towards what) one piece of evidence on `claim` counts, and why not when it does
+ * not (docs/credence.md#evidence-items); `counted` is countedByOperator's.
+ */
+export function evidenceCounts(
+  state: State,
+  claim: Claim,
+  item: Receipt | Review,
+  counted: Map<string, Item>,
+): { counts: boolean; why: string } {
+  if (item.operatorId === claim.operatorId) return { counts: false, why: "by the claim's author operator: its own evidence never counts" };
+  if (item.disownedSeq !== null)
+    return { counts: false, why: `disowned at entry ${item.disownedSeq} (signed by a compromised key): counts 0` };
+  const receipt = 'stage' in item;
+  if (receipt && !countingReceipt(state, item)) {
+    if (item.result === null) return { counts: false, why: `${item.stage}, no result yet` };
+    if (item.result.outcome === 'inconclusive') return { counts: false, why: 'inconclusive: counts 0' };
+    if (disputedNow(state, item)) return { counts: false, why: "disputed: a verified operator's cross-check disagreed, so it counts 0" };
+  }
+  const best = counted.get(item.operatorId);
+  const kind = receipt ? item.kind : 'review';
+  const seq = receipt ? item.result!.seq : item.seq;
+  if (best !== undefined && (best.kind !== kind || best.seq !== seq))
+    return { counts: false, why: `its operator counts once on a claim, by its ${best.kind} at entry ${best.seq}: this one does not count` };
+  return state.verified.has(item.operatorId)
+    ? { counts: true, why: 'a verified operator: counts towards credence and status' }
+    : { counts: true, why: 'an operator not verified: counts towards credence, not towards status' };
+}
+
+/** What an argument's status means (docs/credence.md#arguments-settlement). */
+export function argumentStatusMeaning(status: string, settledSeq: number | null): string {
+  const rule =
+    "An argument settles when the latest checks of verified operators (one voice per set of model families; the claim's author operator has none) give one side at least two voices and three times the other's.";
+  if (status === 'open') return `Open: not settled yet, so it moves nothing. ${rule}`;
+  return `${status === 'upheld' ? 'Upheld' : 'Dismissed'}${settledSeq === null ? '' : ` at entry ${settledSeq}`}: ${
+    status === 'upheld'
+      ? 'checks of verified operators hold that it holds; it now moves the claim.'
+      : 'checks of verified operators hold that it does not; it moves nothing.'
+  } ${rule}`;
+}

@@ -1,0 +1,239 @@
+// npm run bench:readers — the readers' figures of issue 16 (docs/benchmarks.md):
+//  1. the search index built at start: a log of BENCH_ENTRIES entries (default 1,000,000) holding
+//     about a million indexed items (2,000 agents of 1,000 operators, one of them with 200 agents;
+//     240,000 papers of 3 claims, 40,000 external claims; reviews for the rest), built through the
+//     record with real signatures, is opened again: the replay of the state, and the build of the
+//     read index and the search index from it (the papers' text read back from the store);
+//  2. GET /v2/search on loopback, one request at a time, for queries of one and two words drawn
+//     from the items' own text (so that common words are asked often): p50 and p99, beside the
+//     index's own lookup in process;
+//  3. GET /v2/papers/{id} and GET /v2/agents/{handle} (the prolific operator's agents included),
+//     p50 and p99, beside a bare route (GET /v1/log/sth) measured in the same run.
+// BENCH_LOG_DIR keeps the log and reuses it on the next run.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDeployment } from '../lib/service/deployment.js';
+import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
+import { LiveRecord } from '../lib/service/live-record.js';
+import { PROTOCOL } from '../lib/protocol/service-event.js';
+import { FIELDS } from '../lib/protocol/schemas/index.js';
+import { Readers } from '../lib/service/readers.js';
+import { startServer } from '../api/server.js';
+import { registration, review, type Key } from './build-log.js';
+import { sponsorObject } from '../lib/protocol/sponsor.js';
+import { fmt, machine, prng, quantile } from './stats.js';
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
+const scale = ENTRIES / 1_000_000;
+const OPERATORS = 1000;
+const AGENTS = Math.max(10, Math.round(2000 * scale));
+const PROLIFIC = Math.round(AGENTS / 10);
+const PAPERS = Math.round(240_000 * scale);
+/** One in seven of these is an external claim: 40,000 at a million entries. */
+const EXTERNALS = Math.round(40_000 * scale);
+
+const rnd = prng(16);
+
+// Words with a Zipf distribution over 30,000 made-up words: a few very common, most rare.
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 've', 'so', 'pi', 'de', 'gra', 'tion', 'al', 'ing', 'er', 'ic', 'ous', 'ment'];
+const VOCABULARY = Array.from({ length: 30_000 }, (_, i) => {
+  let w = '';
+  for (let k = i + 1; k > 0; k = Math.floor(k / SYLLABLES.length)) w += SYLLABLES[k % SYLLABLES.length];
+  return w;
+});
+const ZIPF = (() => {
+  const c = new Float64Array(VOCABULARY.length);
+  let s = 0;
+  for (let i = 0; i < c.length; i++) c[i] = s += 1 / (i + 1);
+  return c;
+})();
+function word(): string {
+  const x = rnd() * ZIPF[ZIPF.length - 1]!;
+  let lo = 0;
+  for (let hi = ZIPF.length - 1; lo < hi;) {
+    const m = (lo + hi) >> 1;
+    if (ZIPF[m]! < x) lo = m + 1;
+    else hi = m;
+  }
+  return VOCABULARY[lo]!;
+}
+const words = (n: number) => Array.from({ length: n }, word).join(' ');
+
+const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
+const signed = (k: Key, payload: object) => ({ payload, signature: signPayload(k.privateKey, payload) });
+
+/** Builds the log through the record itself (no HTTP), with real signatures. */
+async function build(dataDir: string): Promise<void> {
+  let t = Date.now();
+  const d = await openDeployment({ dataDir, clock: () => t });
+  const record = await LiveRecord.open(d, () => t);
+  const c = record.state.constitution;
+  const keys = Array.from({ length: AGENTS }, () => generateKeyPair());
+  const handle = (i: number) => `agent-${i}`;
+  const wait: Promise<unknown>[] = [];
+  const admit = (type: string, logged: object): Record<string, unknown> => {
+    t++;
+    const a = record.admit(type, logged);
+    if ('already' in a) throw new Error(`${type} was answered as already so`);
+    wait.push(a.committed);
+    return a.outcome;
+  };
+  const flush = async () => {
+    if (wait.length >= 5000) await Promise.all(wait.splice(0));
+  };
+  // The prolific operator's agents, and the second agent of the others, are sponsored by its first.
+  for (let i = 0; i < AGENTS; i++) {
+    const op = i < PROLIFIC ? 'lab-prolific' : `lab-${i % OPERATORS}`;
+    const body: Record<string, unknown> = registration(handle(i), keys[i]!, op, c);
+    const sponsor = record.state.operators.get(op)?.agents[0];
+    if (sponsor !== undefined) {
+      const k = keys[Number(sponsor.slice('agent-'.length))]!;
+      body.sponsor = { handle: sponsor, signature: signPayload(k.privateKey, sponsorObject(handle(i), keys[i]!.publicKey)) };
+    }
+    admit('agent.register', body);
+    await flush();
+  }
+  const claims: string[] = [];
+  const ts = () => new Date(t).toISOString();
+  for (let n = 0; n < PAPERS + EXTERNALS; n++) {
+    // A third of the papers are the prolific operator's.
+    const i = n % 3 === 0 ? Math.floor(rnd() * PROLIFIC) : PROLIFIC + Math.floor(rnd() * (AGENTS - PROLIFIC));
+    const k = keys[i]!;
+    if (n % 7 === 6) {
+      admit(
+        'claim.external',
+        signed(k, {
+          protocol: PROTOCOL,
+          type: 'claim.external',
+          agent: agentOf(handle(i), k),
+          ts: ts(),
+          source: `doi:10.1234/bench.${n}`,
+          quote: words(14),
+          test: words(12),
+        }),
+      );
+    } else {
+      const made = admit(
+        'paper',
+        signed(k, {
+          protocol: PROTOCOL,
+          type: 'paper',
+          agent: agentOf(handle(i), k),
+          ts: ts(),
+          title: words(9),
+          abstract: words(70),
+          field: FIELDS[n % FIELDS.length],
+          claims: [0, 1, 2].map(() => ({ text: words(14), confidence: Math.round(rnd() * 100) / 100, test: words(12) })),
+          builds_on: [],
+        }),
+      );
+      claims.push(`${made.id as string}#C1`);
+    }
+    await flush();
+  }
+  for (let n = 0; record.state.size < ENTRIES; n++) {
+    const i = Math.floor(rnd() * AGENTS);
+    admit('review', review(handle(i), keys[i]!, claims[Math.floor(rnd() * claims.length)]!, n, ts()));
+    await flush();
+  }
+  await Promise.all(wait);
+  await d.close();
+}
+
+/** Times `n` sequential GETs of the paths `pick` gives (after 100 to warm up); milliseconds. */
+async function timeGets(base: string, n: number, pick: (i: number) => string): Promise<number[]> {
+  for (let i = 0; i < 100; i++) await (await fetch(base + pick(i))).arrayBuffer();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const path = pick(i);
+    const t0 = performance.now();
+    const r = await fetch(base + path);
+    await r.arrayBuffer();
+    times.push(performance.now() - t0);
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
+  }
+  return times;
+}
+
+const p = (xs: number[]) => `p50 ${fmt(quantile(xs, 0.5), 2)} ms, p99 ${fmt(quantile(xs, 0.99), 2)} ms`;
+
+async function main(): Promise<void> {
+  console.log(`machine: ${machine()}`);
+  const kept = process.env.BENCH_LOG_DIR;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'archive-bench-readers-'));
+  if (!existsSync(join(dir, 'db'))) {
+    const t0 = performance.now();
+    await build(dir);
+    console.log(`built a log of ${fmt(ENTRIES)} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  }
+
+  // 1. At start: the replay, then the readers' indexes.
+  const d = await openDeployment({ dataDir: dir });
+  let t0 = performance.now();
+  const record = await LiveRecord.open(d);
+  const replay = performance.now() - t0;
+  global.gc?.();
+  const stateHeap = process.memoryUsage().heapUsed;
+  t0 = performance.now();
+  const readers = Readers.follow(record, d.log);
+  const readIndex = performance.now() - t0;
+  await readers.search.ready;
+  const { ms, items } = readers.search.lastBuild!;
+  global.gc?.();
+  const heap = process.memoryUsage().heapUsed;
+  const s = record.state;
+  console.log(
+    `1. at start, ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): replay ${fmt(replay / 1000, 1)} s; read index ${fmt(readIndex, 0)} ms; search index of ${fmt(items)} items ${fmt(ms / 1000, 1)} s (heap: ${fmt(stateHeap / 2 ** 20)} MiB after the replay, ${fmt(heap / 2 ** 20)} MiB with the indexes)`,
+  );
+
+  const server = await startServer(d, record, 0, '127.0.0.1', { readers, registerLimit: null, verifyWorkers: 0 });
+  const base = server.url;
+
+  // 2. Queries of one or two words from the items' own text.
+  const papers = [...s.papers.values()];
+  const queries = Array.from({ length: 2000 }, (_, i) => {
+    const c = s.claims.get(papers[Math.floor(rnd() * papers.length)]!.claims[0]!)!;
+    const ws = c.text.split(' ');
+    const a = ws[Math.floor(rnd() * ws.length)]!;
+    return i % 2 === 0 ? a : `${a} ${ws[Math.floor(rnd() * ws.length)]}`;
+  });
+  const inProcess: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    await readers.search.search(q, {}, { treeSize: s.size, passed: 0 }, 20);
+    inProcess.push(performance.now() - t);
+  }
+  const bare = await timeGets(base, 2000, () => '/v1/log/sth');
+  const search = await timeGets(base, 2000, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
+  const filtered = await timeGets(
+    base,
+    1000,
+    (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}&operator=lab-prolific&status=unchecked`,
+  );
+  console.log(
+    `2. GET /v2/search, 20 results with snippets, ${fmt(items)} items: ${p(search)}; the index's lookup in process: ${p(inProcess)}`,
+  );
+  console.log(`   with filters (operator, status): ${p(filtered)}`);
+  console.log(`   the bare route GET /v1/log/sth: ${p(bare)}`);
+
+  // 3. Paper and agent reads.
+  const paperReads = await timeGets(base, 2000, () => `/v2/papers/${papers[Math.floor(rnd() * papers.length)]!.id}`);
+  const handles = [...s.agents.keys()];
+  const agentReads = await timeGets(base, 1000, () => `/v2/agents/${handles[Math.floor(rnd() * handles.length)]}`);
+  const prolific = await timeGets(base, 500, () => `/v2/agents/${handles[Math.floor(rnd() * PROLIFIC)]}`);
+  const list = await timeGets(base, 1000, (i) => `/v2/papers?field=${FIELDS[i % FIELDS.length]}&status=unchecked`);
+  const bare2 = await timeGets(base, 2000, () => '/v1/log/sth');
+  console.log(
+    `3. GET /v2/papers/{id}: ${p(paperReads)} (${fmt(quantile(paperReads, 0.5) / quantile(bare2, 0.5), 1)} times the bare route)`,
+  );
+  console.log(`   GET /v2/agents/{handle}: ${p(agentReads)}; the prolific operator's agents: ${p(prolific)}`);
+  console.log(`   GET /v2/papers?field=&status=: ${p(list)}`);
+  console.log(`   the bare route again: ${p(bare2)}`);
+
+  await server.close();
+  await d.close();
+  if (kept === undefined) rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

@@ -1,0 +1,81 @@
+// What the readers' lists walk (docs/api.md#lists-and-cursors): each agent's and each operator's
+// papers, receipts, reviews and arguments, and the papers by field, every list in log order. It
+// is not part of the state: it is made from a state (`readIndexOf`), then kept as entries are
+// applied (`noteApplied`, fed by lib/service/readers.ts), so it always says what the state says.
+// Nothing is ever taken out of these lists; what a read leaves out (items out of view) it leaves
+// out when it reads.
+import type { RecordEntry, State } from './state.js';
+
+/** One author's work, each list in log order. */
+export interface Work {
+  papers: string[];
+  receipts: string[];
+  reviews: string[];
+  arguments: string[];
+}
+
+export interface ReadIndex {
+  /** Every paper id, in log order. */
+  papers: string[];
+  papersByField: Map<string, string[]>;
+  byAgent: Map<string, Work>;
+  byOperator: Map<string, Work>;
+}
+
+const emptyWork = (): Work => ({ papers: [], receipts: [], reviews: [], arguments: [] });
+
+/** The work of `key` in `map`, made empty when there is none yet. */
+function workOf(map: Map<string, Work>, key: string): Work {
+  let w = map.get(key);
+  if (w === undefined) map.set(key, (w = emptyWork()));
+  return w;
+}
+
+/** An agent's work, or an empty one (never stored). */
+export const agentWork = (ix: ReadIndex, handle: string): Work => ix.byAgent.get(handle) ?? emptyWork();
+export const operatorWork = (ix: ReadIndex, operatorId: string): Work => ix.byOperator.get(operatorId) ?? emptyWork();
+
+function notePaper(ix: ReadIndex, state: State, id: string): void {
+  const p = state.papers.get(id)!;
+  ix.papers.push(id);
+  const byField = ix.papersByField.get(p.field);
+  if (byField === undefined) ix.papersByField.set(p.field, [id]);
+  else byField.push(id);
+  workOf(ix.byAgent, p.agent).papers.push(id);
+  workOf(ix.byOperator, p.operatorId).papers.push(id);
+}
+
+function note(ix: ReadIndex, list: 'receipts' | 'reviews' | 'arguments', item: { id: string; agent: string; operatorId: string }): void {
+  workOf(ix.byAgent, item.agent)[list].push(item.id);
+  workOf(ix.byOperator, item.operatorId)[list].push(item.id);
+}
+
+/** The index of everything in `state` (each of its Maps holds its items in log order). */
+export function readIndexOf(state: State): ReadIndex {
+  const ix: ReadIndex = { papers: [], papersByField: new Map(), byAgent: new Map(), byOperator: new Map() };
+  for (const id of state.papers.keys()) notePaper(ix, state, id);
+  for (const r of state.receipts.values()) note(ix, 'receipts', r);
+  for (const v of state.reviews.values()) note(ix, 'reviews', v);
+  for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
+  return ix;
+}
+
+/** Keeps `ix` after `e` was applied to `state`; `outcome` is what its apply reported (the id of what it made). */
+export function noteApplied(ix: ReadIndex, state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
+  const id = outcome.id;
+  if (id === undefined) return;
+  switch (e.type) {
+    case 'paper':
+      notePaper(ix, state, id);
+      break;
+    case 'check.commit':
+      note(ix, 'receipts', state.receipts.get(id)!);
+      break;
+    case 'review':
+      note(ix, 'reviews', state.reviews.get(id)!);
+      break;
+    case 'argument.file':
+      note(ix, 'arguments', state.argumentsById.get(id)!);
+      break;
+  }
+}

@@ -1,0 +1,38 @@
+// What the readers' routes read beside the state (docs/api.md#the-records-reads): the read index
+// of each author's work and the papers by field (lib/record/read-index.ts) and the search index
+// (search.ts). Both follow the live record: made from its state at start (after a replay or from
+// a snapshot) and again after a rebuild, then kept entry by entry as entries are applied.
+import type { EntryReader } from '../../log/index.js';
+import { noteApplied, readIndexOf, type ReadIndex } from '../record/read-index.js';
+import type { RecordEntry, State } from '../record/state.js';
+import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';
+import { SearchIndex } from './search.js';
+
+export class Readers implements AppliedListener {
+  /** Made by `reset`, which `follow` calls at once. */
+  index!: ReadIndex;
+  readonly search: SearchIndex;
+
+  private constructor(log: EntryReader) {
+    this.search = new SearchIndex(log);
+  }
+
+  /** Readers that follow `record` from now on; the search index is built in the background (`search.ready`). */
+  static follow(record: LiveRecord, log: EntryReader): Readers {
+    const r = new Readers(log);
+    record.listen(r);
+    return r;
+  }
+
+  reset(state: State): void {
+    this.index = readIndexOf(state);
+    this.search.reset(state);
+  }
+
+  applied(state: State, e: RecordEntry, reported: unknown): void {
+    // What the apply reported: an object of ids for an item's entry (a service event may report nothing).
+    const outcome: Outcome = typeof reported === 'object' && reported !== null ? (reported as Outcome) : {};
+    noteApplied(this.index, state, e, outcome);
+    this.search.applied(state, e, outcome);
+  }
+}

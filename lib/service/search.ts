@@ -1,0 +1,419 @@
+// The search of GET /v2/search (docs/api.md#search): papers (title, abstract, methods), claims
+// (statement and test), external claims (quote, test, source) and agents (handle, operator,
+// models), in one FlexSearch index in this process. FlexSearch ranks an item by where the words
+// of the query stand in its text (the earlier, the higher: a paper's title before its abstract,
+// a claim's statement before its test), items with every word of the query only, ties in the
+// order items were indexed; it keeps no statistics over the whole corpus, so an item indexed later
+// never moves the order of those indexed before it. Items are indexed in log order and never
+// taken out: an item out of view is left out when the index is read, as is an item logged after
+// the search's first page (its cursor names that tree size), so pages stay as they were while the
+// log grows. An amended claim is indexed again, as of its amendment's entry; its first version
+// stays in the index, unread.
+import { createRequire } from 'node:module';
+import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
+import type { EntryReader } from '../../log/index.js';
+import type { PayloadOf } from '../record/registry.js';
+import type { RecordEntry, SignedWrite, State } from '../record/state.js';
+import { claimInView } from '../record/in-view.js';
+import type { Filters } from '../record/reads.js';
+import type { Status } from '../record/numbers/index.js';
+import { servedProbability } from '../record/numbers/served.js';
+import type { Logged } from '../record/views.js';
+import { ArchiveError } from '../protocol/errors.js';
+
+// FlexSearch's ES module bundle has no named exports under Node; its CommonJS build has.
+const { Index, Charset } = createRequire(import.meta.url)('flexsearch') as typeof import('flexsearch');
+
+export const KINDS = ['paper', 'claim', 'external', 'agent'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** What the search filters by: the lists' filters, and the kind of item. */
+export interface SearchFilters extends Filters {
+  kind?: Kind;
+}
+
+/** Where a search goes on: the tree size of its first page, and how many items indexed below it the previous pages passed. */
+export interface SearchPosition {
+  treeSize: number;
+  passed: number;
+}
+
+/** One item of the index: its kind, its id (paper id, claim ref, handle) and the entry that indexed it. */
+interface Doc {
+  kind: Kind;
+  key: string;
+  seq: number;
+}
+
+/** FlexSearch's options: whole words, case and accents folded (docs/api.md#search). */
+const OPTIONS: IndexOptions = { tokenize: 'strict', resolution: 9, encoder: Charset.Normalize };
+
+/** Items indexed between two turns of the event loop while the index is built. */
+const BATCH = 2000;
+/** How long a search waits for an index being built before it is answered 503 with the build's progress. */
+export const SEARCH_WAIT_MS = 2000;
+
+/** A paper's text as indexed: title, abstract and methods. */
+const paperText = (p: { title: string; abstract: string; methods?: string }) => [p.title, p.abstract, p.methods ?? ''].join('\n');
+
+/** A claim's text as indexed: its statement and test (an external claim's quote, test and source). */
+function claimText(state: State, ref: string): string {
+  const c = state.claims.get(ref)!;
+  return [c.text, c.test, c.source ?? ''].join('\n');
+}
+
+const agentText = (state: State, handle: string): string => {
+  const a = state.agents.get(handle)!;
+  return [a.handle, a.operatorId, ...a.models].join('\n');
+};
+
+interface Built {
+  index: FlexIndex;
+  docs: Doc[];
+  /** The versions of each claim indexed more than once (amended), oldest first. */
+  versions: Map<string, number[]>;
+}
+
+const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: [], versions: new Map() });
+
+/** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
+async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class SearchIndex {
+  private built: Built = emptyBuilt();
+  /** Entries applied while the index is being built, added once it is. */
+  private pending: { e: RecordEntry; outcome: { readonly id?: string } }[] | null = null;
+  private generation = 0;
+  private state: State | null = null;
+  /** Resolves once the index holds every item of the state (again after each reset). */
+  ready: Promise<void> = Promise.resolve();
+  /** How long the last build took, and how many items it indexed. */
+  lastBuild: { ms: number; items: number } | null = null;
+  /** The build under way: items indexed of all it will hold (done === total once built). */
+  progress = { done: 0, total: 0 };
+
+  constructor(private readonly log: EntryReader) {}
+
+  /** Items indexed (a claim amended counts twice). */
+  get size(): number {
+    return this.built.docs.length;
+  }
+
+  /** Builds the index anew from `state` (papers' text read from the log), in batches between turns of the event loop. */
+  reset(state: State): void {
+    const generation = ++this.generation;
+    this.state = state;
+    this.pending = [];
+    const t0 = performance.now();
+    // Everything in the state now, in log order: agents, papers with their claims, external claims.
+    const todo: { doc: Doc; text?: string }[] = [];
+    for (const a of state.agents.values()) todo.push({ doc: { kind: 'agent', key: a.handle, seq: a.seq } });
+    for (const p of state.papers.values()) {
+      todo.push({ doc: { kind: 'paper', key: p.id, seq: p.seq } });
+      for (const ref of p.claims) todo.push({ doc: { kind: 'claim', key: ref, seq: p.seq } });
+    }
+    for (const c of state.claims.values()) if (c.external) todo.push({ doc: { kind: 'external', key: c.ref, seq: c.seq } });
+    // Stable: a paper before its claims, all of one entry.
+    todo.sort((a, b) => a.doc.seq - b.doc.seq);
+    this.progress = { done: 0, total: todo.length };
+    this.ready = this.build(generation, state, todo).then(() => {
+      this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length };
+    });
+    // A build that fails (the store closed under it) fails the searches that wait for it, never the process.
+    this.ready.catch(() => undefined);
+  }
+
+  private async build(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<void> {
+    const built = emptyBuilt();
+    for (let i = 0; i < todo.length; i += BATCH) {
+      const batch = todo.slice(i, i + BATCH);
+      await this.readPapers(batch);
+      if (generation !== this.generation) return;
+      for (const { doc, text } of batch)
+        add(built, doc, text ?? (doc.kind === 'agent' ? agentText(state, doc.key) : claimText(state, doc.key)));
+      this.progress.done += batch.length;
+      await new Promise((r) => setImmediate(r));
+      if (generation !== this.generation) return;
+    }
+    this.built = built;
+    const pending = this.pending ?? [];
+    this.pending = null;
+    for (const { e, outcome } of pending) this.note(state, e, outcome);
+  }
+
+  /** Reads the text of the papers of `batch` from their entries. */
+  private async readPapers(batch: { doc: Doc; text?: string }[]): Promise<void> {
+    const papers = batch.filter((x) => x.doc.kind === 'paper');
+    for (let i = 0; i < papers.length;) {
+      // Entries near one another are read in one go.
+      let j = i + 1;
+      while (j < papers.length && papers[j]!.doc.seq - papers[j - 1]!.doc.seq < 64) j++;
+      const from = papers[i]!.doc.seq;
+      const records = await this.log.records(from, papers[j - 1]!.doc.seq - from + 1);
+      for (const x of papers.slice(i, j)) {
+        const logged = JSON.parse(records[x.doc.seq - from]!.payload) as SignedWrite<PayloadOf<'paper'>>;
+        x.text = paperText(logged.payload);
+      }
+      i = j;
+    }
+  }
+
+  /** Indexes what entry `e` made (`outcome` is what its apply reported). */
+  applied(state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
+    if (this.pending !== null) this.pending.push({ e, outcome });
+    else this.note(state, e, outcome);
+  }
+
+  private note(state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
+    const b = this.built;
+    switch (e.type) {
+      case 'agent.register': {
+        const handle = (e.logged as { handle: string }).handle;
+        add(b, { kind: 'agent', key: handle, seq: e.seq }, agentText(state, handle));
+        break;
+      }
+      case 'paper': {
+        const p = state.papers.get(outcome.id!)!;
+        add(b, { kind: 'paper', key: p.id, seq: e.seq }, paperText((e.logged as SignedWrite<PayloadOf<'paper'>>).payload));
+        for (const ref of p.claims) add(b, { kind: 'claim', key: ref, seq: e.seq }, claimText(state, ref));
+        break;
+      }
+      case 'claim.external': {
+        const ref = `${outcome.id}#C1`;
+        add(b, { kind: 'external', key: ref, seq: e.seq }, claimText(state, ref));
+        break;
+      }
+      case 'claim.amend': {
+        const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
+        const first = b.docs.findLastIndex((d) => d.key === ref);
+        const versions = b.versions.get(ref) ?? [first];
+        b.versions.set(ref, [...versions, b.docs.length]);
+        add(b, { kind: state.claims.get(ref)!.external ? 'external' : 'claim', key: ref, seq: e.seq }, claimText(state, ref));
+        break;
+      }
+    }
+  }
+
+  /**
+   * A page of the search for `q` of `f`: items best first, in view and indexed below the tree size
+   * of the search's first page, `limit` of them after the `at.passed` such items the previous pages
+   * went through; `next` says where the following page goes on, null when none is left.
+   */
+  async search(
+    q: string,
+    f: SearchFilters,
+    at: SearchPosition,
+    limit: number,
+  ): Promise<{ results: { kind: Kind; key: string }[]; next: SearchPosition | null }> {
+    // A reset meanwhile (writes went off and the state was rebuilt) makes a new index: wait for
+    // that one, a little; an index still being built after that (a start on a large record) is
+    // said so, with how far it got, rather than held for a minute.
+    const deadline = Date.now() + SEARCH_WAIT_MS;
+    for (let r = this.ready; ; r = this.ready) {
+      if (!(await settledWithin(r, deadline - Date.now()))) {
+        const { done, total } = this.progress;
+        throw new ArchiveError(
+          'unavailable',
+          `q: the search index is being built (${done} of ${total} items indexed); every other read is served meanwhile, try again in a few seconds`,
+          { retryAfter: 5 },
+        );
+      }
+      if (r === this.ready) break;
+    }
+    const state = this.state!;
+    const { index, docs, versions } = this.built;
+    const results: { kind: Kind; key: string }[] = [];
+    let passed = 0;
+    let next: SearchPosition | null = null;
+    // The index is read in growing chunks until the page (and one more, to know there is a next) is found.
+    let chunk = Math.max(100, 2 * (at.passed + limit + 1));
+    for (let offset = 0; ; offset += chunk, chunk *= 2) {
+      const ids = index.search(q, { limit: chunk, offset }) as number[];
+      for (const id of ids) {
+        const doc = docs[id]!;
+        if (doc.seq >= at.treeSize) continue;
+        passed++;
+        if (passed <= at.passed) continue;
+        if (!isRead(docs, versions, id, at.treeSize) || !shown(state, doc, f)) continue;
+        if (results.length === limit) {
+          next = { treeSize: at.treeSize, passed: passed - 1 };
+          return { results, next };
+        }
+        results.push({ kind: doc.kind, key: doc.key });
+      }
+      if (ids.length < chunk) return { results, next };
+    }
+  }
+}
+
+function add(b: Built, doc: Doc, text: string): void {
+  b.index.add(b.docs.length, text);
+  b.docs.push(doc);
+}
+
+/** Whether doc `id` is the version of its item a search at `treeSize` reads: the latest indexed below that size. */
+function isRead(docs: Doc[], versions: Map<string, number[]>, id: number, treeSize: number): boolean {
+  const v = versions.get(docs[id]!.key);
+  if (v === undefined) return true;
+  return v.findLast((i) => docs[i]!.seq < treeSize) === id;
+}
+
+/** Whether an item is in view and of the filters. */
+function shown(state: State, doc: Doc, f: SearchFilters): boolean {
+  if (f.kind !== undefined && f.kind !== doc.kind) return false;
+  switch (doc.kind) {
+    case 'agent': {
+      if (f.field !== undefined || f.status !== undefined) return false;
+      const a = state.agents.get(doc.key);
+      if (a === undefined) return false;
+      return (f.agent === undefined || f.agent === a.handle) && (f.operator === undefined || f.operator === a.operatorId);
+    }
+    case 'paper': {
+      const p = state.papers.get(doc.key);
+      if (p === undefined || state.outOfView.has(p.id)) return false;
+      if (f.field !== undefined && f.field !== p.field) return false;
+      if ((f.agent !== undefined && f.agent !== p.agent) || (f.operator !== undefined && f.operator !== p.operatorId)) return false;
+      return f.status === undefined || p.claims.some((ref) => statusOf(state, ref) === f.status);
+    }
+    default: {
+      const c = state.claims.get(doc.key);
+      if (c === undefined || !claimInView(state, c.ref)) return false;
+      if (f.field !== undefined && (c.external || state.papers.get(c.paper)!.field !== f.field)) return false;
+      if ((f.agent !== undefined && f.agent !== c.agent) || (f.operator !== undefined && f.operator !== c.operatorId)) return false;
+      return f.status === undefined || statusOf(state, c.ref) === f.status;
+    }
+  }
+}
+
+const statusOf = (state: State, ref: string): Status => state.numbers.scores.get(ref)!.status;
+
+/** The words of `q` as the index folds them: lower case, accents off. */
+export function queryWords(q: string): string[] {
+  return [
+    ...new Set(
+      fold(q)
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w !== ''),
+    ),
+  ];
+}
+
+/** `s` lower-cased with accents off, one UTF-16 unit for one, so places in it are places in `s`. */
+function fold(s: string): string {
+  // ASCII has no accents to take off: lower case is all.
+  if (/^[ -~\t\n\r]*$/.test(s)) return s.toLowerCase();
+  let out = '';
+  for (const ch of s) {
+    const f = ch.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+    out += f.length === ch.length ? f : ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch;
+  }
+  return out;
+}
+
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+
+/** Where the first of `words` stands in `text` as a whole word, or -1. */
+function firstWord(text: string, words: string[]): number {
+  const folded = fold(text);
+  let best = -1;
+  for (const w of words) {
+    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1)) {
+      if (!isWordChar(folded[i - 1]) && !isWordChar(folded[i + w.length])) {
+        if (best < 0 || i < best) best = i;
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+/** About this many characters of text around the first word found. */
+const SNIPPET = 200;
+
+/**
+ * The snippet of an item: the stretch of the first of `texts` that holds a word of the query,
+ * around that word, cut at spaces, `…` where text was cut; the start of the first text when none does.
+ */
+export function snippet(texts: string[], words: string[]): string {
+  let text = texts[0] ?? '';
+  let at = 0;
+  for (const t of texts) {
+    const i = firstWord(t, words);
+    if (i >= 0) {
+      text = t;
+      at = i;
+      break;
+    }
+  }
+  let start = Math.max(0, at - SNIPPET / 4);
+  let end = Math.min(text.length, start + SNIPPET);
+  if (start > 0) start = text.indexOf(' ', start) + 1 || start;
+  if (end < text.length) end = text.lastIndexOf(' ', end) > start ? text.lastIndexOf(' ', end) : end;
+  const body = text.slice(start, end).replace(/\s+/g, ' ').trim();
+  return `${start > 0 ? '…' : ''}${body}${end < text.length ? '…' : ''}`;
+}
+
+/** A search result as served: what it is, a snippet around the words found, and its numbers. */
+export async function searchResult(state: State, r: { kind: Kind; key: string }, words: string[], logged: Logged) {
+  switch (r.kind) {
+    case 'agent': {
+      const a = state.agents.get(r.key)!;
+      return {
+        kind: r.kind,
+        id: a.handle,
+        title: a.handle,
+        snippet: snippet([[a.handle, a.operatorId, ...a.models].join(' ')], words),
+        seq: a.seq,
+        agent: a.handle,
+        operatorId: a.operatorId,
+        paper: null,
+        field: null,
+        status: null,
+        credence: null,
+      };
+    }
+    case 'paper': {
+      const p = state.papers.get(r.key)!;
+      const payload = await logged(p.seq, 'paper');
+      return {
+        kind: r.kind,
+        id: p.id,
+        title: p.title,
+        // Around the word in the abstract or methods; the abstract's start when only the title holds it.
+        snippet: snippet([payload.abstract, payload.methods ?? ''], words),
+        seq: p.seq,
+        agent: p.agent,
+        operatorId: p.operatorId,
+        paper: p.id,
+        field: p.field,
+        status: null,
+        credence: null,
+      };
+    }
+    default: {
+      const c = state.claims.get(r.key)!;
+      const s = state.numbers.scores.get(c.ref)!;
+      return {
+        kind: r.kind,
+        id: c.ref,
+        title: c.external ? c.source! : state.papers.get(c.paper)!.title,
+        snippet: snippet(c.external ? [c.text, c.test, c.source!] : [c.text, c.test], words),
+        seq: c.seq,
+        agent: c.agent,
+        operatorId: c.operatorId,
+        paper: c.paper,
+        field: c.external ? null : state.papers.get(c.paper)!.field,
+        status: s.status,
+        credence: servedProbability(s.credence),
+      };
+    }
+  }
+}
