@@ -70,7 +70,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   );
 
   const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
-  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (id) => state.reviews.get(id)!.seq);
+  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (row) => state.reviews.seqAt(row));
   const inView = argumentsInView(state, ref);
   const args = section('arguments', inView, (a) => a.seq);
 
@@ -95,13 +95,13 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   });
 
   const reviewTexts = await Promise.all(
-    reviews.shown.map(async (id) => {
-      const e = await entries.entry(state.reviews.get(id)!.seq);
+    reviews.shown.map(async (row) => {
+      const e = await entries.entry(state.reviews.seqAt(row));
       return { ts: e.ts, rationale: (JSON.parse(e.payload) as { payload: { rationale: string } }).payload.rationale };
     }),
   );
-  const reviewItems = reviews.shown.map((id, i) => {
-    const v = state.reviews.get(id)!;
+  const reviewItems = reviews.shown.map((row, i) => {
+    const v = state.reviews.at(row);
     const counts = evidenceCounts(state, claim, v, counted);
     return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorOf(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });
