@@ -110,9 +110,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       })
       .option('snapshot-every', {
         type: 'number',
-        default: 0,
+        default: 100_000,
         describe:
-          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); writing blocks the service (about 15 s at 1,000,000 entries)',
+          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); serving pauses while the state is copied (about 0.3 to 0.5 s at 1,000,000 entries)',
       })
       .option('witness', {
         type: 'string',
@@ -303,7 +303,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           const s = await record.snapshot(snapshot);
           if (s === null) return;
           snapshotAt = s.treeSize;
-          console.log(`archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms`);
+          console.log(
+            `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms (serving paused ${Math.round(s.heldMs)} ms)`,
+          );
         } catch (err) {
           console.error('archive: writing the snapshot failed:', err);
         }

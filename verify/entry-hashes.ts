@@ -25,7 +25,14 @@ export function entryHashes(e: ServedEntry, seq: number): EntryHashes {
   if (e.entryHash !== toHex(leaf))
     problems.push(`entryHash does not recompute from the leaf fields (served ${e.entryHash}, recomputed ${toHex(leaf)})`);
   if (isWithheld(e)) return { leaf, text: null, payloadOk: null, problems };
-  const text = canonicalize(e.payload);
+  let text: string;
+  try {
+    text = canonicalize(e.payload);
+  } catch (err) {
+    // A payload with no canonical JSON (a number out of range, a lone surrogate): it hashes to nothing.
+    problems.push(`payloadHash does not recompute: the payload served has no canonical JSON (${(err as Error).message})`);
+    return { leaf, text: null, payloadOk: false, problems };
+  }
   const payloadOk = sha256TextHex(text) === e.payloadHash;
   if (!payloadOk) problems.push(`payloadHash does not recompute from the payload served (${e.type})`);
   return { leaf, text, payloadOk, problems };

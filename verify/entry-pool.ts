@@ -22,7 +22,9 @@ export interface EntryChecks {
  * Checks the hashes and signature of every entry from `first` on, on workers; `onDispatched`
  * runs on the main thread meanwhile (the replay), given `batch(id)`: the result of batch `id`
  * (entries first + id*BATCH onward) when its worker is done with it. The leaves returned are
- * those of the entries checked.
+ * those of the entries checked. `lines`, when given, are the entries' lines as read (an export
+ * file's): the workers get them as they are, since writing each entry's JSON again took the main
+ * thread about 11 µs an entry; an entry without one is written from the entry.
  */
 export async function checkEntriesOnWorkers(
   entries: ServedEntry[],
@@ -30,6 +32,7 @@ export async function checkEntriesOnWorkers(
   onDispatched?: (batch: (id: number) => Promise<BatchResult>) => unknown,
   workers = availableParallelism(),
   first = 0,
+  lines?: readonly string[],
 ): Promise<EntryChecks> {
   const pool = Array.from(
     { length: Math.max(1, workers) },
@@ -53,7 +56,8 @@ export async function checkEntriesOnWorkers(
     // is free to replay while they work.
     for (let id = 0; id < total; id++) {
       const from = first + id * BATCH;
-      pool[id % pool.length]!.postMessage({ id, from, lines: entries.slice(from, from + BATCH).map((e) => JSON.stringify(e)) });
+      const batch = entries.slice(from, from + BATCH).map((e, i) => lines?.[from + i] ?? JSON.stringify(e));
+      pool[id % pool.length]!.postMessage({ id, from, lines: batch });
     }
     await onDispatched?.((id) => batches[id]!);
     const results = await finished;

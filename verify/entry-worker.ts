@@ -43,11 +43,11 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
     hashMs += t1 - t0;
     for (const detail of wrong) problems.push({ kind: 'hash', seq, detail });
     // Withheld fields: the payload hash commits to text the verifier does not see.
-    if (text === null) {
+    if (payloadOk === null) {
       withheld++;
       return;
     }
-    if (!payloadOk || keys === null) return;
+    if (!payloadOk || text === null || keys === null) return;
     const why = signatureProblem(e.type, text, keys, isEvent);
     signatureMs += performance.now() - t1;
     if (why !== null) problems.push({ kind: 'signature', seq, detail: `${e.type}: ${why}` });

@@ -12,7 +12,7 @@ import { codeId } from '../lib/protocol/code-id.js';
 import { encodeState, readState, stateHeader } from '../lib/record/state-codec.js';
 import type { State } from '../lib/record/state.js';
 
-export const REPLAY_FORMAT = 'archive-verify-replay/1';
+export const REPLAY_FORMAT = 'archive-verify-replay/2';
 
 /** Where `--state FILE` keeps the replay. */
 export const replayFile = (stateFile: string): string => `${stateFile}.replay`;

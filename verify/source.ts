@@ -28,6 +28,11 @@ export interface LogCopy {
   key: { key: string; origin: string };
   sth: SignedTreeHead;
   entries: ServedEntry[];
+  /**
+   * Each entry's line as read from an export file, when the copy was read from one: handed to
+   * the verifier's workers as it is (entry-pool.ts), rather than written again from the entry.
+   */
+  lines?: string[];
 }
 
 export const EXPORT_FORMAT = 'archive-export/1';
@@ -86,6 +91,7 @@ export async function readExport(path: string, progress?: (read: number, size: n
   const lines = createInterface({ input, crlfDelay: Infinity });
   let header: Served = null;
   const entries: ServedEntry[] = [];
+  const kept: string[] = [];
   let n = 0;
   for await (const line of lines) {
     n++;
@@ -100,9 +106,12 @@ export async function readExport(path: string, progress?: (read: number, size: n
     if (header === null) {
       if (value?.format !== EXPORT_FORMAT) throw new Error(`${path}:1: not an export (expected {"format":"${EXPORT_FORMAT}", ...})`);
       header = value;
-    } else entries.push(value);
+    } else {
+      entries.push(value);
+      kept.push(line);
+    }
   }
   if (header === null) throw new Error(`${path}: empty`);
   progress?.(size, size);
-  return { key: header.key, sth: header.sth, entries };
+  return { key: header.key, sth: header.sth, entries, lines: kept };
 }

@@ -178,6 +178,7 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
     },
     undefined,
     first,
+    log.lines,
   );
   for (const p of checks.problems) problems.add(p.kind, p.seq, p.detail);
   const { leaves, withheld } = checks;

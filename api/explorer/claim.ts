@@ -52,13 +52,13 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const points = state.numbers.history.get(ref) ?? [];
   const moves = section('moves', points, (p) => p[0]);
   const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
-  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (id) => state.reviews.get(id)!.seq);
+  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (row) => state.reviews.seqAt(row));
   const inView = argumentsInView(state, ref);
   const args = section('arguments', inView, (a) => a.seq);
   // Every entry the page shows, asked for at once: read together (api/logged.ts).
   const [moved, reviewEntries, argTexts] = await Promise.all([
     Promise.all(moves.shown.map(([seq]) => entries.entry(seq))),
-    Promise.all(reviews.shown.map((id) => entries.entry(state.reviews.get(id)!.seq))),
+    Promise.all(reviews.shown.map((row) => entries.entry(state.reviews.seqAt(row)))),
     Promise.all(args.shown.map((a) => entries.logged(a.seq, 'argument.file'))),
   ]);
   const marks: Mark[] = moves.shown.map(([seq, p], i) => {
@@ -77,7 +77,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
 
   const counted = countedByOperator(state, claim, [
     ...receipts.shown.map((id) => state.receipts.get(id)!.operatorId),
-    ...reviews.shown.map((id) => state.reviews.get(id)!.operatorId),
+    ...reviews.shown.map((row) => state.reviews.operatorAt(row)),
   ]);
   const receiptItems = receipts.shown.map((id) => {
     const r = state.receipts.get(id)!;
@@ -102,8 +102,8 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
     ts: e.ts,
     rationale: (JSON.parse(e.payload) as { payload: { rationale: string } }).payload.rationale,
   }));
-  const reviewItems = reviews.shown.map((id, i) => {
-    const v = state.reviews.get(id)!;
+  const reviewItems = reviews.shown.map((row, i) => {
+    const v = state.reviews.at(row);
     const counts = evidenceCounts(state, claim, v, counted);
     return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
   });

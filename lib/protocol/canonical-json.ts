@@ -39,6 +39,16 @@ function describe(v: unknown): string {
  * The detail names the JSON path, e.g. `payload.claims[0].text: lone surrogate`.
  */
 export function assertJson(value: unknown, what = ''): void {
+  jsonInOrder(value, what);
+}
+
+/**
+ * assertJson, and whether every object's members are already in canonical order (Object.keys
+ * sorted by UTF-16 code units): then JSON.stringify writes the canonical text itself, since it
+ * writes members in that order and numbers and strings as RFC 8785 does.
+ */
+function jsonInOrder(value: unknown, what: string): boolean {
+  let inOrder = true;
   const segments: (string | number)[] = [];
   const fail = (reason: string): never => {
     throw new ArchiveError('bad_request', `${jsonPath(what, segments)}: ${reason}`);
@@ -67,7 +77,10 @@ export function assertJson(value: unknown, what = ''): void {
         }
         const proto = Object.getPrototypeOf(v);
         if (proto !== Object.prototype && proto !== null) fail(`not a JSON value (${describe(v)})`);
+        let last: string | null = null;
         for (const key of Object.keys(v)) {
+          if (last !== null && !(last < key)) inOrder = false;
+          last = key;
           segments.push(key);
           if (!wellFormed(key)) fail('lone surrogate in member name');
           walk((v as Record<string, unknown>)[key], depth + 1);
@@ -80,12 +93,13 @@ export function assertJson(value: unknown, what = ''): void {
     }
   };
   walk(value, 0);
+  return inOrder;
 }
 
 /** RFC 8785 canonical JSON text of `value`; refuses (400) anything that is not plain JSON. */
 export function canonicalize(value: unknown, what = ''): string {
-  assertJson(value, what);
-  return stringify(value);
+  // A value parsed from canonical text (every logged payload) has its members in order already.
+  return jsonInOrder(value, what) ? JSON.stringify(value) : stringify(value);
 }
 
 /** UTF-8 bytes of the canonical JSON of `value`: what is hashed and signed. */

@@ -27,8 +27,17 @@ function plain(value: unknown): unknown {
 /** The state as canonical JSON, without the scheduler's queues. */
 export function stateJson(state: State): string {
   // The numbers' indexes are derived from the rest; the scores are the numbers themselves.
-  const { due: _due, numbers, ...rest } = state;
-  return canonicalize(plain({ ...rest, scores: numbers.scores }));
+  // What is kept as columns (review-store.ts, reports.ts, replays.ts) is read as the Maps it stands for.
+  const { due: _due, numbers, reviews, reportsByKey, seen, ...rest } = state;
+  return canonicalize(
+    plain({
+      ...rest,
+      reviews: new Map(reviews.entries()),
+      reportsByKey: reportsByKey.asMap(reviews),
+      seen: seen.asMap(),
+      scores: numbers.scores,
+    }),
+  );
 }
 
 /** SHA-256 of stateJson. */

@@ -7,6 +7,7 @@ import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../protocol/ids.js';
 import { sha256TextHex } from '../../log/index.js';
 import { payloadOf, type RecordEntry, type State } from './state.js';
+import { tsMs } from './columns.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
 export const TS_WINDOW_MS = 10 * 60 * 1000;
@@ -71,7 +72,7 @@ export function knownSignedHash(e: RecordEntry, hash: string): void {
 /** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
 export function assertFreshAndNew(state: State, e: RecordEntry): void {
   const ts = payloadOf(e)?.ts;
-  const skew = typeof ts === 'string' ? Date.parse(ts) - Date.parse(e.ts) : NaN;
+  const skew = typeof ts === 'string' ? tsMs(ts) - tsMs(e.ts) : NaN;
   const window = tsWindow(e.type);
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
@@ -85,61 +86,14 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
     throw conflict(`payload: these signed bytes (SHA-256 ${hash}) are on the log already at entry ${seen.seq}; an envelope counts once`);
 }
 
-/**
- * The index's entries in log order with their times in ms, derived from `state.seen` (and made
- * again from it when missing: a state restored from elsewhere). Pruning reads this queue, never
- * the Map from its front: V8 keeps a Map's deleted slots until it grows again and an iteration
- * from the front walks them, so pruning by iterating would cost the size of the window per entry.
- */
-interface SeenQueue {
-  keys: string[];
-  times: number[];
-  seqs: number[];
-  head: number;
-}
-const queues = new WeakMap<State['seen'], SeenQueue>();
-
-function queueOf(seen: State['seen']): SeenQueue {
-  let q = queues.get(seen);
-  if (q === undefined) {
-    q = { keys: [], times: [], seqs: [], head: 0 };
-    for (const [key, s] of seen) {
-      q.keys.push(key);
-      q.times.push(Date.parse(s.ts));
-      q.seqs.push(s.seq);
-    }
-    queues.set(seen, q);
-  }
-  return q;
-}
-
 /** Notes a signed write in the index, last in log order. */
 export function noteSigned(state: State, e: RecordEntry): void {
-  const key = signedHash(e);
-  const q = queueOf(state.seen);
-  state.seen.delete(key);
-  state.seen.set(key, { seq: e.seq, ts: e.ts });
-  q.keys.push(key);
-  q.times.push(Date.parse(e.ts));
-  q.seqs.push(e.seq);
+  state.seen.note(signedHash(e), e.seq, e.ts);
 }
 
 /** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before `ts`. */
 export function pruneSeen(state: State, ts: string): void {
-  const cutoff = Date.parse(ts) - SEEN_FOR_MS;
-  const q = queueOf(state.seen);
-  let h = q.head;
-  for (; h < q.keys.length && q.times[h]! < cutoff; h++) {
-    // A key noted again later is in the queue twice: only its latest noting removes it.
-    if (state.seen.get(q.keys[h]!)?.seq === q.seqs[h]) state.seen.delete(q.keys[h]!);
-  }
-  if (h > 1024 && h * 2 > q.keys.length) {
-    q.keys.splice(0, h);
-    q.times.splice(0, h);
-    q.seqs.splice(0, h);
-    h = 0;
-  }
-  q.head = h;
+  state.seen.prune(tsMs(ts) - SEEN_FOR_MS);
 }
 
 /** 409 when a write to `slot` is not signed later than the write that set it last. */

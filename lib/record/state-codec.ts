@@ -2,10 +2,18 @@
 // (lib/service/snapshot.ts) and the verifier's saved replay (verify/saved-state.ts). One header line
 // of JSON (the format, the folding code's identity, the SHA-256 and length of what follows, and
 // whatever the caller binds it to), then the state by V8's structured clone, which keeps Maps,
-// Sets and arrays. Pure: the caller reads and writes the bytes.
-import { createHash } from 'node:crypto';
+// Sets, arrays and typed arrays (written as their raw bytes). What the state keeps as columns
+// (columns.ts) is written as the columns themselves, and their indexes are built again when read.
+// Pure: the caller reads and writes the bytes.
+import { createHash, webcrypto } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import type { State } from './state.js';
+import { Reviews, type ReviewsData } from './review-store.js';
+import { Reports, type ReportsData } from './reports.js';
+import { SeenIndex, type SeenData } from './seen-index.js';
+import { History, type HistoryData } from './numbers/history.js';
+import { ReportPairs, type ReportPairsData } from './numbers/report-pairs.js';
+import type { Numbers } from './numbers/index.js';
 
 export interface StateHeader {
   format: string;
@@ -19,29 +27,89 @@ export interface StateHeader {
   bytes: number;
 }
 
+/** The state as it is written: the stores of columns as their data (`pack`). */
+interface Written extends Omit<State, 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+  reviews: ReviewsData;
+  reportsByKey: ReportsData;
+  seen: SeenData;
+  numbers: Omit<Numbers, 'history' | 'tallies'> & {
+    history: HistoryData;
+    tallies: Omit<Numbers['tallies'], 'pairs'> & { pairs: ReportPairsData };
+  };
+}
+
 /**
- * The state as it is written: everything but the claims' kept evidence aggregates (objects with
- * methods, which a structured clone does not keep). A restored state builds each again from the
- * claim's items when it next scores the claim, which gives the very same numbers
- * (docs/credence.md#how-the-service-keeps-them).
+ * The state as it is written: the stores of columns as their columns, and everything else but
+ * the claims' kept evidence aggregates (objects with methods, which a structured clone does not
+ * keep). A restored state builds each aggregate again from the claim's items when it next scores
+ * the claim, which gives the very same numbers (docs/credence.md#how-the-service-keeps-them).
  */
-export function writtenState(state: State): object {
+export function writtenState(state: State): Written {
   const n = state.numbers;
-  return { ...state, numbers: { ...n, aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set() } } };
+  return {
+    ...state,
+    reviews: state.reviews.pack(),
+    reportsByKey: state.reportsByKey.pack(),
+    seen: state.seen.pack(),
+    numbers: {
+      ...n,
+      history: n.history.pack(),
+      tallies: { ...n.tallies, pairs: n.tallies.pairs.pack() },
+      aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set() },
+    },
+  };
+}
+
+/** The state written by `writtenState`, its stores of columns made again. */
+function restoredState(w: Written): State {
+  const n = w.numbers;
+  return {
+    ...w,
+    reviews: Reviews.unpack(w.reviews),
+    reportsByKey: Reports.unpack(w.reportsByKey),
+    seen: SeenIndex.unpack(w.seen),
+    numbers: {
+      ...n,
+      history: History.unpack(n.history),
+      tallies: { ...n.tallies, pairs: ReportPairs.unpack(n.tallies.pairs) },
+    },
+  };
 }
 
 /** The bytes of `state` under a header of `format` with `extra` members (bound to the head of size state.size whose root is `rootHash`). */
 export function encodeState<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Buffer {
   const body = serialize(writtenState(state));
-  const header: StateHeader & Partial<E> = {
-    ...(extra ?? ({} as E)),
-    format,
-    code,
-    treeSize: state.size,
-    rootHash,
-    sha256: createHash('sha256').update(body).digest('hex'),
-    bytes: body.length,
-  };
+  return framed(format, code, state.size, rootHash, body, createHash('sha256').update(body).digest('hex'), extra);
+}
+
+/**
+ * encodeState, reading the state in one synchronous step (its structured clone, a copy made at
+ * about the speed of memory for the columns) and hashing the copy on libuv's thread pool
+ * (WebCrypto), so that the state may move on meanwhile and the event loop is not held for the hash.
+ */
+export async function encodeStateAsync<E extends object>(
+  format: string,
+  code: string,
+  state: State,
+  rootHash: string,
+  extra?: E,
+): Promise<Buffer> {
+  const size = state.size;
+  const body = serialize(writtenState(state));
+  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
+  return framed(format, code, size, rootHash, body, sha256, extra);
+}
+
+function framed<E extends object>(
+  format: string,
+  code: string,
+  treeSize: number,
+  rootHash: string,
+  body: Buffer,
+  sha256: string,
+  extra: E | undefined,
+): Buffer {
+  const header: StateHeader & Partial<E> = { ...(extra ?? ({} as E)), format, code, treeSize, rootHash, sha256, bytes: body.length };
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]);
 }
 
@@ -72,7 +140,7 @@ export function stateHeader<E extends object>(
 export function readState(body: Buffer, treeSize: number): State | { problem: string } {
   let state: State;
   try {
-    state = deserialize(body) as State;
+    state = restoredState(deserialize(body) as Written);
   } catch (err) {
     return { problem: `its state cannot be read (${(err as Error).message})` };
   }

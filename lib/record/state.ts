@@ -1,6 +1,12 @@
 // The record's state: everything the log says so far, folded entry by entry (apply.ts). It is
-// plain data: Maps and arrays keyed by ids, changed in place by apply, never by anything else.
+// data changed in place by apply, never by anything else: Maps and arrays keyed by ids, and for
+// what the log holds once per entry (reviews, the reports per key, the replay index, the numbers'
+// per-review indexes) compact stores of columns (columns.ts; docs/record.md, "How the state is kept").
 import { emptyNumbers, type Numbers } from './numbers/index.js';
+import { Reviews } from './review-store.js';
+export type { Review } from './review-store.js';
+import { Reports } from './reports.js';
+import { SeenIndex } from './seen-index.js';
 import { emptyGovernance, type Governance } from './governance.js';
 import type { Registration } from '../protocol/schemas/index.js';
 import type { bundleSchema, Static } from '../protocol/schemas/shared.js';
@@ -213,18 +219,6 @@ export interface Finding {
   seq: number;
 }
 
-export interface Review {
-  id: string;
-  seq: number;
-  claim: string;
-  agent: string;
-  operatorId: string;
-  forecast: number;
-  models: string[];
-  signerKey: string;
-  disownedSeq: number | null;
-}
-
 export interface ArgumentCheck {
   agent: string;
   operatorId: string;
@@ -345,7 +339,8 @@ export interface State {
   /** Receipts in commit order, per claim. */
   receiptsByClaim: Map<string, string[]>;
   findings: Finding[];
-  reviews: Map<string, Review>;
+  /** Every review, by id (a Map's reads: `get`, `has`, `size`, iteration) and by row (`at`, review-store.ts). */
+  reviews: Reviews;
   argumentsById: Map<string, Argument>;
   argumentsByClaim: Map<string, string[]>;
   challenges: Map<string, Challenge>;
@@ -355,8 +350,8 @@ export interface State {
   /** Dismissed attacks per `${claim} ${operatorId}` since the last shut-out. */
   dismissedAttacks: Map<string, number>;
   shutOuts: Map<string, ShutOut>;
-  /** Reports (check.commit, check.result, review) per signing key, for disowning. */
-  reportsByKey: Map<string, { type: string; id: string; seq: number; ts: string }[]>;
+  /** Reports (check.commit, check.result, review) per signing key, for disowning (reports.ts). */
+  reportsByKey: Reports;
   /** What falls due, in the order it falls due (entry times never go backwards). */
   due: { unsealed: DueQueue; lapse: DueQueue; reveal: DueQueue; shutOutEnd: DueQueue; close: DueQueue };
   /** Stewards appointed by the operator key, and the switches they set (types/stewards.ts). */
@@ -378,7 +373,7 @@ export interface State {
    * Signed writes logged in the last 2 windows of log time, by SHA-256 of their signed bytes,
    * in log order: a copy is refused (replays.ts, docs/record.md "Replays and last-writer-wins").
    */
-  seen: Map<string, { seq: number; ts: string }>;
+  seen: SeenIndex;
   /** The entry that set each last-writer-wins slot last, with its payload ts (replays.ts). */
   slots: Map<string, { seq: number; ts: string }>;
 }
@@ -406,7 +401,7 @@ export function emptyState(): State {
     receipts: new Map(),
     receiptsByClaim: new Map(),
     findings: [],
-    reviews: new Map(),
+    reviews: new Reviews(),
     argumentsById: new Map(),
     argumentsByClaim: new Map(),
     challenges: new Map(),
@@ -414,7 +409,7 @@ export function emptyState(): State {
     proposalsByOperator: new Map(),
     dismissedAttacks: new Map(),
     shutOuts: new Map(),
-    reportsByKey: new Map(),
+    reportsByKey: new Reports(),
     due: { unsealed: queue(), lapse: queue(), reveal: queue(), shutOutEnd: queue(), close: queue() },
     stewards: new Map(),
     switches: new Map(),
@@ -424,7 +419,7 @@ export function emptyState(): State {
     holds: [],
     flags: [],
     numbers: emptyNumbers(),
-    seen: new Map(),
+    seen: new SeenIndex(),
     slots: new Map(),
   };
 }

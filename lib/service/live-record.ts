@@ -22,7 +22,7 @@ import { drawCrossCheck } from '../record/types/checks.js';
 import { recordEntry, replayStore } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
 import { emptyState, type RecordEntry, type State } from '../record/state.js';
-import { loadSnapshot, writeSnapshot } from './snapshot.js';
+import { loadSnapshot, writeSnapshot, type Written } from './snapshot.js';
 import type { SnapshotPlace } from './snapshot-place.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
@@ -232,10 +232,7 @@ export class LiveRecord {
    * admitted but not yet durable are waited for; `attempts` times while writes keep coming).
    * Null when the state never settled.
    */
-  async snapshot(
-    place: string | SnapshotPlace,
-    attempts = 20,
-  ): Promise<{ treeSize: number; bytes: number; ms: number; kept: boolean } | null> {
+  async snapshot(place: string | SnapshotPlace, attempts = 20): Promise<Written | null> {
     for (let i = 0; i < attempts; i++) {
       await this.log.waitFor(this.state.size);
       if (this.state.size === this.log.size && !this.writesAreOff) {

@@ -33,7 +33,15 @@ t.test('serve --tiles-dir keeps the copy current', async (t) => {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  t.teardown(() => void p.kill('SIGTERM'));
+  // Its directories are removed after it: wait until it has exited (it writes a snapshot as it closes).
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        if (p.exitCode !== null || p.signalCode !== null) return resolve();
+        p.once('exit', () => resolve());
+        p.kill('SIGTERM');
+      }),
+  );
   const url = await new Promise<string>((resolve) =>
     createInterface({ input: p.stdout }).on('line', (line) => {
       const m = / at (http:\/\/\S+),/.exec(line);

@@ -1,6 +1,8 @@
 // lib/protocol/canonical-json.ts: RFC 8785 (JCS), docs/protocol.md. Vectors: fixtures/crypto/jcs.json
 // (cyberphone/json-canonicalization plus edge cases) and jcs-es6-numbers-10k.txt.
 import t from 'tap';
+import fc from 'fast-check';
+import stringify from 'fast-json-stable-stringify';
 import { MAX_DEPTH, canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
 import { parseJson } from '../../lib/protocol/strict-json.js';
 import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
@@ -92,4 +94,19 @@ t.test('nesting is bounded, so a cycle or a deep value cannot overflow the stack
   const cycle: Record<string, unknown> = {};
   cycle.self = cycle;
   t.throws(() => canonicalize(cycle), { code: 'bad_request', detail: /nested deeper/ });
+});
+
+t.test('members already in order are written by JSON.stringify: the same text as sorting them, for any JSON', async (t) => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const canonical = stringify(v);
+      // As drawn (members in any order), and as parsed back from canonical text (in order).
+      return canonicalize(v) === canonical && canonicalize(JSON.parse(canonical)) === canonical;
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass('held for 3,000 random values');
+  // Array-index member names come first in a JavaScript object, whatever their canonical place.
+  t.equal(canonicalize(JSON.parse('{"10":1,"9":2,"a":3}')), '{"10":1,"9":2,"a":3}');
+  t.equal(canonicalize({ b: 1, a: { d: [1, { f: 0, e: -0 }], c: 'x' } }), '{"a":{"c":"x","d":[1,{"e":0,"f":0}]},"b":1}');
 });

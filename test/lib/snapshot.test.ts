@@ -14,7 +14,7 @@ import { applyEntry } from '../../lib/record/apply.js';
 import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
 import { frontier } from '../../lib/record/numbers/frontier.js';
-import { decodeSnapshot, encodeSnapshot, snapshotFile } from '../../lib/service/snapshot.js';
+import { decodeSnapshot, encodeSnapshot, encodeSnapshotAsync, snapshotFile } from '../../lib/service/snapshot.js';
 import { writtenState } from '../../lib/record/state-codec.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
@@ -58,6 +58,22 @@ for (const name of ['concurrency', 'governance', 'replay', 'fold']) {
     }
   });
 }
+
+t.test('a snapshot written while serving is the state when its writing began, whatever lands meanwhile', async (t) => {
+  const { start, log } = fixture('fold');
+  const k = Math.floor(log.length / 2);
+  const state = replayEntries(log.slice(0, k), start());
+  const atK = stateDigest(state);
+  const encoding = encodeSnapshotAsync(state, 'root');
+  // The state moves on while the copy is hashed.
+  for (const e of log.slice(k)) applyEntry(state, e);
+  const bytes = await encoding;
+  t.same(bytes, encodeSnapshot(replayEntries(log.slice(0, k), start()), 'root'), 'the same bytes as a snapshot taken at that size');
+  const decoded = decodeSnapshot(bytes);
+  if ('problem' in decoded) throw new Error(decoded.problem);
+  t.equal(decoded.treeSize, k);
+  t.equal(stateDigest(decoded.state), atK, 'the state at that size');
+});
 
 async function workload(s: TestService, n: number): Promise<void> {
   const a = await register(s, `writer-${n}`);

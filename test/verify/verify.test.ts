@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -108,6 +108,27 @@ t.test('an honest service verifies: entries, signatures, head, seeds and draws, 
   await writeExport(file, await fetchLog(new ArchiveClient(s.url)));
   const offline = await verifyLog(await readExport(file));
   t.same(offline.report.problems, [], 'the export verifies offline');
+  // An export's entries reach the checks as the lines of the file: a line altered there is caught,
+  // a number beyond what JSON's doubles hold as well (its payload has no canonical JSON).
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const at = lines.findIndex((l) => l.includes('"type":"review"'));
+  const seq = (JSON.parse(lines[at]!) as ServedEntry).seq;
+  lines[at] = lines[at]!.replace(/"forecast":[0-9.]+/, '"forecast":1e400');
+  writeFileSync(file, lines.join('\n'));
+  const problems = (await verifyLog(await readExport(file))).report.problems;
+  t.ok(
+    problems.some(
+      (p) =>
+        p.kind === 'hash' &&
+        p.seq === seq &&
+        /payloadHash does not recompute: the payload served has no canonical JSON .*not a finite number/.test(p.detail),
+    ),
+    'a number out of range: a problem of its entry (hash), not a failed run',
+  );
+  t.ok(
+    problems.some((p) => p.kind === 'rules' && p.seq === seq),
+    'and the replay refuses it',
+  );
   const bundle = await fetchProof(new ArchiveClient(s.url), 3);
   t.equal(proofProblem(bundle, s.d.logKeyString), null, 'the proof bundle verifies with the log key');
   t.match(

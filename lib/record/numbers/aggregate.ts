@@ -6,6 +6,8 @@
 import { ExactSum } from './exact-sum.js';
 import { evidenceStep, familyFactorOf, type ItemKind } from './rules.js';
 
+const NO_FAMILIES: string[] = [];
+
 /** One counted item: an operator's strongest kind, of that kind its latest. */
 export interface Item {
   operatorId: string;
@@ -38,19 +40,28 @@ export interface Evidence {
 const SUMS = ['vRec', 'vRev', 'uRec', 'uRev', 's', 'f', 'sRep', 'fRep'] as const;
 type SumName = (typeof SUMS)[number];
 
-/** An item as counted: its weight (tier times family factor) and the terms it adds to the sums. */
-interface Counted extends Item {
-  terms: [SumName, number][];
-}
+const KINDS: readonly ItemKind[] = ['review', 'rerun', 'replication'];
+const FAVOURS = 4;
+const VERIFIED = 8;
 
 /**
- * A claim's counted items in seq order (a Map keyed by operator: re-inserting moves an item to
- * the end, and an item that starts counting always has the latest seq), the exact sums of their
- * terms, and per direction how many verified items have each family set (the family factors of
- * later items).
+ * A claim's counted items (one per operator) and the exact sums of their terms, and per direction
+ * how many verified items have each family set (the family factors of later items). Each item is
+ * a slot of parallel arrays (no object per item: a claim may hold a hundred thousand): its kind
+ * and flags, seq, families, and the two terms it added (w * e to its evidence sum, mass * w to
+ * s or f, and to sRep or fRep for a replication), which it takes back when replaced.
  */
 export class EvidenceAggregate {
-  readonly items = new Map<string, Counted>();
+  /** Operator to its item's slot. */
+  private readonly slots = new Map<string, number>();
+  /** Per slot: the kind's index in KINDS, with FAVOURS and VERIFIED set as they apply. */
+  private readonly flags: number[] = [];
+  private readonly seqs: number[] = [];
+  private readonly families: string[][] = [];
+  private readonly evidenceTerm: number[] = [];
+  private readonly massTerm: number[] = [];
+  /** Slots freed by replaced items, used again first. */
+  private readonly free: number[] = [];
   private readonly sums = new Map<SumName, ExactSum>(SUMS.map((n) => [n, new ExactSum()]));
   /** Per direction (0 against, 1 for): family-set key to [families, verified items with them]. */
   private readonly familySets: [Map<string, [string[], number]>, Map<string, [string[], number]>] = [new Map(), new Map()];
@@ -73,11 +84,12 @@ export class EvidenceAggregate {
    * later items change): the caller rebuilds the aggregate instead.
    */
   offer(item: Item, kindRank: (k: ItemKind) => number): boolean {
-    const cur = this.items.get(item.operatorId);
+    const cur = this.slots.get(item.operatorId);
     if (cur !== undefined) {
-      if (kindRank(item.kind) < kindRank(cur.kind)) return true;
-      if (cur.verified && cur.families.length > 0 && this.lastOperator !== cur.operatorId) return false;
-      this.drop(cur);
+      const f = this.flags[cur]!;
+      if (kindRank(item.kind) < kindRank(KINDS[f & 3]!)) return true;
+      if (f & VERIFIED && this.families[cur]!.length > 0 && this.lastOperator !== item.operatorId) return false;
+      this.drop(item.operatorId, cur);
     }
     this.append(item);
     return true;
@@ -88,42 +100,64 @@ export class EvidenceAggregate {
     const dir = item.favours ? 1 : 0;
     const w = item.t * familyFactorOf(item.families, this.familySets[dir].values());
     const { e, mass } = evidenceStep(item.kind, item.favours);
-    const terms: [SumName, number][] = [];
-    if (item.kind === 'review') terms.push([item.verified ? 'vRev' : 'uRev', w * e]);
-    else terms.push([item.verified ? 'vRec' : 'uRec', w * e]);
-    if (item.verified) {
-      terms.push([item.favours ? 's' : 'f', mass * w]);
-      if (item.kind === 'replication') terms.push([item.favours ? 'sRep' : 'fRep', mass * w]);
-    }
-    for (const [n, x] of terms) this.sums.get(n)!.add(x);
-    this.noteSets(item, 1);
-    this.items.delete(item.operatorId);
-    this.items.set(item.operatorId, { ...item, terms });
+    const flags = KINDS.indexOf(item.kind) | (item.favours ? FAVOURS : 0) | (item.verified ? VERIFIED : 0);
+    this.terms(flags, w * e, mass * w, 1);
+    this.noteSets(item.kind, item.favours, item.verified, item.families, 1);
+    const was = this.slots.get(item.operatorId);
+    if (was !== undefined) this.release(item.operatorId, was);
+    const slot = this.free.pop() ?? this.flags.length;
+    this.flags[slot] = flags;
+    this.seqs[slot] = item.seq;
+    this.families[slot] = item.families;
+    this.evidenceTerm[slot] = w * e;
+    this.massTerm[slot] = mass * w;
+    this.slots.set(item.operatorId, slot);
     this.lastSeq = item.seq;
     this.lastOperator = item.operatorId;
   }
 
-  /** Removes a counted item whose removal changes no other item's factor. */
-  private drop(c: Counted): void {
-    for (const [n, x] of c.terms) this.sums.get(n)!.remove(x);
-    this.noteSets(c, -1);
-    this.items.delete(c.operatorId);
-    if (this.lastOperator === c.operatorId) this.lastOperator = null;
+  /** Adds (`by` 1) or takes back (-1) an item's terms: w * e to its evidence sum; if verified, mass * w to s or f, and for a replication to sRep or fRep. */
+  private terms(flags: number, evidence: number, mass: number, by: 1 | -1): void {
+    const kind = KINDS[flags & 3]!;
+    const favours = (flags & FAVOURS) !== 0;
+    const verified = (flags & VERIFIED) !== 0;
+    const add = (n: SumName, x: number) => (by === 1 ? this.sums.get(n)!.add(x) : this.sums.get(n)!.remove(x));
+    if (kind === 'review') add(verified ? 'vRev' : 'uRev', evidence);
+    else add(verified ? 'vRec' : 'uRec', evidence);
+    if (verified) {
+      add(favours ? 's' : 'f', mass);
+      if (kind === 'replication') add(favours ? 'sRep' : 'fRep', mass);
+    }
   }
 
-  private noteSets(item: Item, by: 1 | -1): void {
-    if (!item.verified) return;
-    if (item.families.length > 0) {
-      const sets = this.familySets[item.favours ? 1 : 0];
-      const key = item.families.join('\n');
+  /** Removes a counted item whose removal changes no other item's factor. */
+  private drop(operatorId: string, slot: number): void {
+    const f = this.flags[slot]!;
+    this.terms(f, this.evidenceTerm[slot]!, this.massTerm[slot]!, -1);
+    this.noteSets(KINDS[f & 3]!, (f & FAVOURS) !== 0, (f & VERIFIED) !== 0, this.families[slot]!, -1);
+    this.release(operatorId, slot);
+    if (this.lastOperator === operatorId) this.lastOperator = null;
+  }
+
+  private release(operatorId: string, slot: number): void {
+    this.slots.delete(operatorId);
+    this.families[slot] = NO_FAMILIES;
+    this.free.push(slot);
+  }
+
+  private noteSets(kind: ItemKind, favours: boolean, verified: boolean, families: string[], by: 1 | -1): void {
+    if (!verified) return;
+    if (families.length > 0) {
+      const sets = this.familySets[favours ? 1 : 0];
+      const key = families.join('\n');
       const cur = sets.get(key);
       const n = (cur?.[1] ?? 0) + by;
       if (n === 0) sets.delete(key);
-      else sets.set(key, [item.families, n]);
+      else sets.set(key, [families, n]);
     }
-    if (item.kind === 'replication' && item.favours) {
+    if (kind === 'replication' && favours) {
       this.confirming += by;
-      for (const fam of item.families) {
+      for (const fam of families) {
         const n = (this.repFamilies.get(fam) ?? 0) + by;
         if (n === 0) this.repFamilies.delete(fam);
         else this.repFamilies.set(fam, n);

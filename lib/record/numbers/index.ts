@@ -2,6 +2,8 @@
 // operator's claims and reports in log order. Derived from the entries alone, kept as they land.
 
 import type { EvidenceAggregate } from './aggregate.js';
+import { History } from './history.js';
+import { ReportPairs } from './report-pairs.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
@@ -39,8 +41,8 @@ export interface NumbersIndex {
   /** Every claim's place in log order (claims of one paper in claim order). */
   ordinal: Map<string, number>;
   refs: string[];
-  /** Reviews per claim, in log order. */
-  reviewsByClaim: Map<string, string[]>;
+  /** Reviews per claim, in log order: their rows in state.reviews (review-store.ts). */
+  reviewsByClaim: Map<string, number[]>;
   /** Receipts per claim, in the order of their results (check.result entries). */
   resultsByClaim: Map<string, string[]>;
   /** Foundation ref to the papers relying on it (for `use`). */
@@ -51,7 +53,8 @@ export interface NumbersIndex {
   claimsByOperator: Map<string, string[]>;
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
-  reviewsByOperator: Map<string, string[]>;
+  /** An operator's reviews, their rows in state.reviews. */
+  reviewsByOperator: Map<string, number[]>;
   checksByOperator: Map<string, Set<string>>;
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
   papersByOperator: Map<string, string[]>;
@@ -115,8 +118,8 @@ export interface OperatorTally {
   disputes: number;
   byRound: Map<number, number>;
   sources: Map<string, number>;
-  /** Per claim: the operator's reviews of it in log order, its checks of the claim's arguments, and what they count. */
-  claims: Map<string, ClaimTally>;
+  /** The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on each): what each counts is in the report pairs. */
+  claims: number[];
   reports: number;
   right: number;
 }
@@ -127,18 +130,12 @@ export interface ReceiptTally {
   checkers: string[];
 }
 
-export interface ClaimTally {
-  reviews: string[];
-  /** Null until the operator checks an argument of the claim. */
-  checks: Set<string> | null;
-  reports: number;
-  right: number;
-}
-
 /** The tallies of every operator, and how many operators are verified in each round from 1 on. */
 export interface VerificationTallies {
   operators: Map<string, OperatorTally>;
   rounds: Map<number, number>;
+  /** Per operator and claim it reported on: its latest review, its checks, what they count (report-pairs.ts). */
+  pairs: ReportPairs;
 }
 
 /** Claims per chunk of the served credence body (served.ts caches it chunk by chunk). */
@@ -206,8 +203,8 @@ export interface Numbers {
   chunkVersion: number[];
   /** Every change of a claim's status, in log order: the entry that moved it (for the feeds). */
   statusChanges: StatusChange[];
-  /** Each claim's credence as it moved: [entry seq, credence] at each entry that changed it. */
-  history: Map<string, [number, number][]>;
+  /** Each claim's credence as it moved: [entry seq, credence] at each entry that changed it (`history.get(ref)`). */
+  history: History;
   /** The entry being folded. */
   at: { seq: number; ts: string };
   /** What verification by the record reads of each operator, kept as entries land (verification.ts). */
@@ -230,7 +227,7 @@ export const emptyNumbers = (): Numbers => ({
   version: 0,
   chunkVersion: [],
   statusChanges: [],
-  history: new Map(),
+  history: new History(),
   at: { seq: 0, ts: '' },
-  tallies: { operators: new Map(), rounds: new Map() },
+  tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
 });

@@ -34,19 +34,19 @@ export function keptEvidence(state: State, claim: Claim): Evidence {
   const reviews = ix.reviewsByClaim.get(claim.ref) ?? [];
   const results = ix.resultsByClaim.get(claim.ref) ?? [];
   while (agg.reviewsRead < reviews.length || agg.resultsRead < results.length) {
-    const v = agg.reviewsRead < reviews.length ? state.reviews.get(reviews[agg.reviewsRead]!)! : undefined;
+    const v = agg.reviewsRead < reviews.length ? reviews[agg.reviewsRead]! : -1;
     const r = agg.resultsRead < results.length ? state.receipts.get(results[agg.resultsRead]!)! : undefined;
     let item: Item;
     let rerun = false;
-    if (r !== undefined && (v === undefined || r.result!.seq < v.seq)) {
+    if (r !== undefined && (v < 0 || r.result!.seq < state.reviews.seqAt(v))) {
       agg.resultsRead++;
       if (!countingReceipt(state, r) || r.operatorId === claim.operatorId) continue;
       item = receiptItem(state, r);
       rerun = countsAsRerun(state, claim, r);
     } else {
       agg.reviewsRead++;
-      if (v!.disownedSeq !== null || v!.operatorId === claim.operatorId) continue;
-      item = reviewItem(state, v!);
+      if (state.reviews.disownedAt(v) !== null || state.reviews.operatorAt(v) === claim.operatorId) continue;
+      item = reviewItem(state, v);
     }
     if (item.seq <= agg.lastSeq || !agg.offer(item, rank)) {
       agg = build(state, claim);

@@ -150,9 +150,7 @@ function setScore(state: State, ref: string, s: Score): void {
   const n = state.numbers;
   const ord = n.index.ordinal.get(ref)!;
   n.scores.set(ref, s);
-  let points = n.history.get(ref);
-  if (points === undefined) n.history.set(ref, (points = []));
-  if (points.length === 0 || points[points.length - 1]![1] !== s.credence) points.push([n.at.seq, s.credence]);
+  n.history.note(ref, n.at.seq, s.credence);
   const r = n.ranks;
   r.value[ord] = valueOfChecking(s.use, s.credence);
   r.worth[ord] = s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0;
@@ -181,7 +179,7 @@ function claimsReading(state: State, op: string): string[] {
   for (const id of ix.receiptsByOperator.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
   for (const id of ix.crossCheckedBy.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
   // The claims it reviewed (or checked arguments of), once each however many reports it filed on them.
-  refs.push(...(state.numbers.tallies.operators.get(op)?.claims.keys() ?? []));
+  for (const ord of state.numbers.tallies.operators.get(op)?.claims ?? []) refs.push(ix.refs[ord]!);
   for (const id of ix.papersByOperator.get(op) ?? []) {
     for (const ref of state.papers.get(id)!.claims) refs.push(...foundationsOf(state, state.claims.get(ref)!));
   }

@@ -2,7 +2,7 @@
 // of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
 // changes nothing. numbers.ts decides which claims to score when an entry lands.
 import { familiesOf } from '../../protocol/families.js';
-import { tierOf, type Argument, type Claim, type Receipt, type Review, type State } from '../state.js';
+import { tierOf, type Argument, type Claim, type Receipt, type State } from '../state.js';
 import type { NumbersIndex } from './index.js';
 import type { Evidence, Item } from './aggregate.js';
 import { exactSum } from './exact-sum.js';
@@ -52,17 +52,19 @@ export function countingReceipt(state: State, r: Receipt): boolean {
   return r.result !== null && r.result.outcome !== 'inconclusive' && r.disownedSeq === null && !disputedNow(state, r);
 }
 
-/** A review's item (counting unless disowned). */
-export function reviewItem(state: State, v: Review): Item {
-  const tier = tierOf(state, v.operatorId);
+/** The item of the review at `row` in state.reviews (counting unless disowned). */
+export function reviewItem(state: State, row: number): Item {
+  const v = state.reviews;
+  const operatorId = v.operatorAt(row);
+  const tier = tierOf(state, operatorId);
   return {
-    operatorId: v.operatorId,
+    operatorId,
     kind: 'review',
-    favours: v.forecast >= 0.5,
+    favours: v.forecastAt(row) >= 0.5,
     verified: tier === 'verified',
     t: TIER_WEIGHT[tier],
-    families: familiesOfItem(v.models),
-    seq: v.seq,
+    families: familiesOfItem(v.modelsAt(row)),
+    seq: v.seqAt(row),
   };
 }
 
@@ -96,10 +98,9 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim, only?
     const r = state.receipts.get(id)!;
     if ((only === undefined || only.has(r.operatorId)) && countingReceipt(state, r)) offer(receiptItem(state, r));
   }
-  for (const id of ix.reviewsByClaim.get(claim.ref) ?? []) {
-    const v = state.reviews.get(id)!;
-    if ((only === undefined || only.has(v.operatorId)) && v.disownedSeq === null) offer(reviewItem(state, v));
-  }
+  for (const row of ix.reviewsByClaim.get(claim.ref) ?? [])
+    if ((only === undefined || only.has(state.reviews.operatorAt(row))) && state.reviews.disownedAt(row) === null)
+      offer(reviewItem(state, row));
   return [...best.values()].sort((a, b) => a.seq - b.seq);
 }
 

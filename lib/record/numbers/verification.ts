@@ -4,7 +4,7 @@
 // claims with at least 80 % right. A verified operator whose receipt two verified operators
 // dispute loses the status from that entry on. The fold runs this after every entry.
 import type { State, VerifiedBy } from '../state.js';
-import type { ClaimTally, NumbersIndex, OperatorTally, ReceiptTally } from './index.js';
+import type { NumbersIndex, OperatorTally, ReceiptTally } from './index.js';
 
 export type { VerifiedBy };
 
@@ -49,21 +49,22 @@ export function receiptsEarned(state: State, ix: NumbersIndex, op: string): { re
 export function reportsEarned(state: State, ix: NumbersIndex, op: string): { reports: number; right: number } {
   let reports = 0;
   let right = 0;
-  const latest = new Map<string, string>();
-  for (const id of ix.reviewsByOperator.get(op) ?? []) {
-    const v = state.reviews.get(id)!;
-    if (v.disownedSeq === null) latest.set(v.claim, id);
-    else if (latest.get(v.claim) === id) latest.delete(v.claim);
+  const reviews = state.reviews;
+  const latest = new Map<string, number>();
+  for (const row of ix.reviewsByOperator.get(op) ?? []) {
+    const claim = reviews.claimAt(row);
+    if (reviews.disownedAt(row) === null) latest.set(claim, row);
+    else if (latest.get(claim) === row) latest.delete(claim);
   }
   const resolvedOf = (ref: string) => {
     const c = state.claims.get(ref)!;
     return c.operatorId === op ? null : (state.numbers.scores.get(ref)?.resolved ?? null);
   };
-  for (const [claim, id] of latest) {
+  for (const [claim, row] of latest) {
     const res = resolvedOf(claim);
     if (res === null) continue;
     reports++;
-    if (state.reviews.get(id)!.forecast >= 0.5 === (res === 1)) right++;
+    if (reviews.forecastAt(row) >= 0.5 === (res === 1)) right++;
   }
   for (const argId of ix.checksByOperator.get(op) ?? []) {
     const a = state.argumentsById.get(argId)!;
@@ -81,7 +82,7 @@ function tallyOf(state: State, op: string): OperatorTally {
   const all = state.numbers.tallies.operators;
   let t = all.get(op);
   if (t === undefined) {
-    t = { receipts: new Map(), disputes: 0, byRound: new Map(), sources: new Map(), claims: new Map(), reports: 0, right: 0 };
+    t = { receipts: new Map(), disputes: 0, byRound: new Map(), sources: new Map(), claims: [], reports: 0, right: 0 };
     all.set(op, t);
   }
   return t;
@@ -122,26 +123,24 @@ export function noteReceipt(state: State, id: string): void {
   t.receipts.set(id, now);
 }
 
-/** A review by `op` was filed: it becomes its latest of the claim. */
-export function noteReview(state: State, op: string, id: string): void {
-  const claim = state.reviews.get(id)!.claim;
-  claimTally(state, op, claim).reviews.push(id);
+/** A review by `op` was filed (`row`, its row in state.reviews): it becomes its latest of the claim. */
+export function noteReview(state: State, op: string, row: number): void {
+  const claim = state.reviews.claimAt(row);
+  state.numbers.tallies.pairs.noteReview(pairOf(state, op, claim), row);
   noteReports(state, op, claim);
 }
 
 /** A check by `op` of argument `id` was filed (the first or one replacing its earlier one). */
 export function noteArgumentCheck(state: State, op: string, id: string): void {
   const claim = state.argumentsById.get(id)!.claim;
-  const c = claimTally(state, op, claim);
-  (c.checks ??= new Set()).add(id);
+  state.numbers.tallies.pairs.noteCheck(pairOf(state, op, claim), id);
   noteReports(state, op, claim);
 }
 
-function claimTally(state: State, op: string, claim: string): ClaimTally {
-  const t = tallyOf(state, op);
-  let c = t.claims.get(claim);
-  if (c === undefined) t.claims.set(claim, (c = { reviews: [], checks: null, reports: 0, right: 0 }));
-  return c;
+/** The report pair of `op` and `claim` (report-pairs.ts), made when new: the claim joins the operator's claims. */
+function pairOf(state: State, op: string, claim: string): number {
+  const ord = state.numbers.index.ordinal.get(claim)!;
+  return state.numbers.tallies.pairs.rowOf(op, ord, () => tallyOf(state, op).claims.push(ord));
 }
 
 /**
@@ -150,38 +149,40 @@ function claimTally(state: State, op: string, claim: string): ClaimTally {
  * claim's resolution moved.
  */
 export function noteReports(state: State, op: string, claim: string): void {
+  const pairs = state.numbers.tallies.pairs;
+  const row = pairs.find(op, state.numbers.index.ordinal.get(claim)!);
+  if (row < 0) return;
   const t = tallyOf(state, op);
-  const c = t.claims.get(claim);
-  if (c === undefined) return;
-  t.reports -= c.reports;
-  t.right -= c.right;
-  c.reports = 0;
-  c.right = 0;
+  const was = pairs.counted(row);
+  t.reports -= was.reports;
+  t.right -= was.right;
+  let reports = 0;
+  let right = 0;
   const res = state.claims.get(claim)!.operatorId === op ? null : (state.numbers.scores.get(claim)?.resolved ?? null);
   if (res !== null) {
-    for (let i = c.reviews.length - 1; i >= 0; i--) {
-      const v = state.reviews.get(c.reviews[i]!)!;
-      if (v.disownedSeq !== null) continue;
-      c.reports++;
-      if (v.forecast >= 0.5 === (res === 1)) c.right++;
+    for (const r of pairs.reviews(row)) {
+      if (state.reviews.disownedAt(r) !== null) continue;
+      reports++;
+      if (state.reviews.forecastAt(r) >= 0.5 === (res === 1)) right++;
       break;
     }
-    for (const argId of c.checks ?? []) {
+    for (const argId of pairs.checked(row)) {
       const a = state.argumentsById.get(argId)!;
       if (a.stance === 'qualifies') continue;
       const forClaim = (a.stance === 'supports') === a.checks.get(op)!.holds;
-      c.reports++;
-      if (forClaim === (res === 1)) c.right++;
+      reports++;
+      if (forClaim === (res === 1)) right++;
     }
   }
-  t.reports += c.reports;
-  t.right += c.right;
+  pairs.setCounted(row, reports, right);
+  t.reports += reports;
+  t.right += right;
 }
 
 /** The operators with reports on `claim` (its reviewers, the checkers of its arguments): after its resolution moved, their reports count anew. */
 export function noteResolution(state: State, claim: string): string[] {
   const ops = new Set<string>();
-  for (const id of state.numbers.index.reviewsByClaim.get(claim) ?? []) ops.add(state.reviews.get(id)!.operatorId);
+  for (const row of state.numbers.index.reviewsByClaim.get(claim) ?? []) ops.add(state.reviews.operatorAt(row));
   for (const id of state.argumentsByClaim.get(claim) ?? []) {
     for (const c of state.argumentsById.get(id)!.checks.values()) ops.add(c.operatorId);
   }

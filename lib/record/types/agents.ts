@@ -5,7 +5,7 @@ import { sha256TextHex } from '../../../log/index.js';
 import { doorbellUrlProblem } from '../../protocol/doorbell-address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
-import { DAY, pushTo, tierOf, type RecordEntry, type State } from '../state.js';
+import { DAY, tierOf, type RecordEntry, type State } from '../state.js';
 import { noteAwaiting, untouched } from '../numbers/numbers.js';
 import { noteReceipt, noteReports } from '../numbers/verification.js';
 import { entryType, registrationType, serviceEvent } from './handler.js';
@@ -258,18 +258,26 @@ export const revoke = entryType({
     const disowned: { type: string; id: string; seq: number }[] = [];
     if (p.compromisedAt !== undefined) {
       const from = Date.parse(p.compromisedAt);
-      const reports = state.reportsByKey.get(p.key) ?? [];
+      const reports = state.reportsByKey;
+      const refs = reports.refs(p.key);
       // Reports are kept in log order, whose entry ts never go back: the first at or after `from` is found by halving.
       let lo = 0;
-      for (let hi = reports.length; lo < hi;) {
+      for (let hi = refs.length; lo < hi;) {
         const mid = (lo + hi) >> 1;
-        if (Date.parse(reports[mid]!.ts) < from) lo = mid + 1;
+        if (reports.time(refs[mid]!, state.reviews) < from) lo = mid + 1;
         else hi = mid;
       }
-      for (const r of reports.slice(lo)) {
-        const item = r.type === 'review' ? state.reviews.get(r.id) : state.receipts.get(r.id);
-        if (item === undefined || item.disownedSeq !== null) continue;
-        item.disownedSeq = e.seq;
+      for (const ref of refs.slice(lo)) {
+        const r = reports.report(ref, state.reviews);
+        if (ref >= 0) {
+          // A review, named by its row.
+          if (state.reviews.disownedAt(ref) !== null) continue;
+          state.reviews.disown(ref, e.seq);
+        } else {
+          const item = state.receipts.get(r.id);
+          if (item === undefined || item.disownedSeq !== null) continue;
+          item.disownedSeq = e.seq;
+        }
         disowned.push({ type: r.type, id: r.id, seq: r.seq });
       }
     }
@@ -374,7 +382,7 @@ export const doorbellStop = entryType({
   },
 });
 
-/** Records a report (check.commit, check.result, review) under the key that signed it. */
+/** Records a report other than a review (check.commit, check.result) under the key that signed it; a review is noted by its row (types/reviews.ts). */
 export function noteReport(state: State, key: string, type: string, id: string, e: RecordEntry): void {
-  pushTo(state.reportsByKey, key, { type, id, seq: e.seq, ts: e.ts });
+  state.reportsByKey.note(key, { type, id, seq: e.seq, ts: e.ts });
 }

@@ -5,7 +5,6 @@ import { authorizeSigner } from '../signer.js';
 import { resolvedNow, untouched } from '../numbers/numbers.js';
 import { pushTo } from '../state.js';
 import { entryType } from './handler.js';
-import { noteReport } from './agents.js';
 import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
 import { signedHash } from '../replays.js';
@@ -55,33 +54,40 @@ export const review = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const id = signedHash(e);
-    state.reviews.set(id, {
+    const claim = state.claims.get(p.claim)!;
+    // The state's own strings (the claim's ref, the agent's key) rather than the payload's: each is
+    // interned by the reviews (review-store.ts), and a string the state holds has its hash already.
+    const key = p.agent.publicKey === agent.mainKey ? agent.mainKey : (agent.checkKeys.get(p.agent.publicKey)?.key ?? p.agent.publicKey);
+    const row = state.reviews.add({
       id,
       seq: e.seq,
-      claim: p.claim,
+      ts: e.ts,
+      claim: claim.ref,
       agent: agent.handle,
       operatorId: agent.operatorId,
       forecast: p.forecast,
       models: p.models ?? [],
-      signerKey: p.agent.publicKey,
-      disownedSeq: null,
+      signerKey: key,
     });
-    state.claims.get(p.claim)!.evidence++;
-    noteReport(state, p.agent.publicKey, e.type, id, e);
+    claim.evidence++;
+    state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },
-  numbers(state, _e, outcome) {
+  numbers(state) {
     const ix = state.numbers.index;
     const t = untouched();
     t.evidence = 'appended';
-    const v = state.reviews.get(outcome.id)!;
-    pushTo(ix.reviewsByClaim, v.claim, v.id);
-    pushTo(ix.reviewsByOperator, v.operatorId, v.id);
-    noteReview(state, v.operatorId, v.id);
-    t.claims.push(v.claim);
+    // The review apply just added: the last row.
+    const row = state.reviews.size - 1;
+    const claim = state.reviews.claimAt(row);
+    const op = state.reviews.operatorAt(row);
+    pushTo(ix.reviewsByClaim, claim, row);
+    pushTo(ix.reviewsByOperator, op, row);
+    noteReview(state, op, row);
+    t.claims.push(claim);
     // A report counts towards verification only on a resolved claim; if this review changes
     // the claim's resolution, its reporters (this operator among them) are looked at then.
-    if (resolvedNow(state, v.claim)) t.operators.push(v.operatorId);
+    if (resolvedNow(state, claim)) t.operators.push(op);
     return t;
   },
 });

@@ -1,0 +1,45 @@
+// bench:start's child for the heap figure (issue 15, part 2): opens the record of a data dir as
+// `archive serve` does (LiveRecord.open, from the snapshot or from zero), collects the garbage,
+// and prints what the process then holds: V8's heap in use, the array buffers (where the
+// columns of the state live), and the resident set. It imports the record's code from the dist
+// directory it is given, so the same script measures the code of another commit built elsewhere.
+//   node --expose-gc dist/bench/start-heap.js <dist root> <data dir> <zero|snapshot>
+const [root, dataDir, mode] = process.argv.slice(2) as [string, string, 'zero' | 'snapshot'];
+
+interface Deployment {
+  close(): Promise<void>;
+}
+const { openDeployment } = (await import(`${root}/lib/service/deployment.js`)) as {
+  openDeployment(o: { dataDir: string }): Promise<Deployment>;
+};
+const { LiveRecord } = (await import(`${root}/lib/service/live-record.js`)) as {
+  LiveRecord: {
+    open(d: Deployment, clock: () => number, off: unknown, o: { snapshot?: string; say?: (l: string) => void }): Promise<unknown>;
+  };
+};
+const { snapshotFile } = (await import(`${root}/lib/service/snapshot.js`)) as { snapshotFile(dir: string): string };
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with --expose-gc');
+const d = await openDeployment({ dataDir });
+const lines: string[] = [];
+const t0 = performance.now();
+const record = await LiveRecord.open(d, Date.now, undefined, {
+  snapshot: mode === 'snapshot' ? snapshotFile(dataDir) : undefined,
+  say: (l) => lines.push(l),
+});
+const seconds = (performance.now() - t0) / 1000;
+for (let i = 0; i < 4; i++) gc();
+const m = process.memoryUsage();
+const mib = (n: number) => n / 2 ** 20;
+console.log(
+  JSON.stringify({
+    seconds,
+    heapMiB: mib(m.heapUsed),
+    arrayBuffersMiB: mib(m.arrayBuffers),
+    rssMiB: mib(m.rss),
+    lines,
+    held: record !== null,
+  }),
+);
+await d.close();

@@ -1,0 +1,261 @@
+// Compact storage for what the state holds once per entry (docs/record.md, "How the state is
+// kept"): growable typed columns, an open-addressing index of rows, 64-hex ids held as 32 bytes,
+// interned strings, and entry times held as numbers. A million reviews held as objects keyed by
+// hex strings cost about a kilobyte each; as columns they cost under a hundred bytes, and a
+// snapshot writes and reads them as raw bytes.
+
+/** The columns' kinds, over plain ArrayBuffers. */
+export type Ints = Int32Array<ArrayBuffer>;
+export type Floats = Float64Array<ArrayBuffer>;
+export type Bytes = Uint8Array<ArrayBuffer>;
+/** A typed array that `grow` can replace by a larger copy. */
+type Column = Ints | Floats | Bytes;
+
+/** `a`, or a copy of it at least twice as long, so that index `n - 1` fits. */
+export function grow<T extends Column>(a: T, n: number): T {
+  if (n <= a.length) return a;
+  const b = new (a.constructor as new (length: number) => T)(Math.max(n, a.length * 2, 16));
+  b.set(a);
+  return b;
+}
+
+/** A copy of the first `n` items of `a` with room to grow (a restored column owns its bytes, not the snapshot's). */
+export function owned<T extends Column>(a: T, n: number): T {
+  const b = new (a.constructor as new (length: number) => T)(Math.max(16, n + (n >> 2)));
+  b.set(a.subarray(0, n));
+  return b;
+}
+
+/**
+ * An open-addressing index of rows (linear probing, at most half full): the caller says where a
+ * row hashes and which row it is looking for, so the index holds nothing but row numbers.
+ */
+export class RowIndex {
+  /** Row + 1 per slot; 0 is an empty slot. */
+  private slots = new Int32Array(16);
+  private mask = 15;
+  size = 0;
+
+  constructor(private readonly hashOf: (row: number) => number) {}
+
+  /** The row whose hash is `hash` and for which `is` says yes, or -1. */
+  find(hash: number, is: (row: number) => boolean): number {
+    const { slots, mask } = this;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const r = slots[i]!;
+      if (r === 0) return -1;
+      if (is(r - 1)) return r - 1;
+    }
+  }
+
+  /** Indexes `row` (not indexed yet). */
+  insert(row: number): void {
+    if ((this.size + 1) * 2 > this.slots.length) this.resize(this.slots.length * 2);
+    this.place(row);
+    this.size++;
+  }
+
+  /** Takes `row` (indexed) out of the index, moving back the rows probed past it (no tombstones). */
+  remove(row: number): void {
+    const { slots, mask } = this;
+    let i = this.hashOf(row) & mask;
+    while (slots[i] !== row + 1) i = (i + 1) & mask;
+    for (let j = (i + 1) & mask; slots[j] !== 0; j = (j + 1) & mask) {
+      const home = this.hashOf(slots[j]! - 1) & mask;
+      // The row at j may move to i if its home slot is not cyclically within (i, j].
+      if (i <= j ? home <= i || home > j : home <= i && home > j) {
+        slots[i] = slots[j]!;
+        i = j;
+      }
+    }
+    slots[i] = 0;
+    this.size--;
+  }
+
+  /** Indexes exactly `rows`, afresh. */
+  rebuild(rows: Iterable<number>, count: number): void {
+    let cap = 16;
+    while (cap < count * 2) cap *= 2;
+    this.slots = new Int32Array(cap);
+    this.mask = cap - 1;
+    this.size = 0;
+    for (const row of rows) {
+      this.place(row);
+      this.size++;
+    }
+  }
+
+  private resize(cap: number): void {
+    const old = this.slots;
+    this.slots = new Int32Array(cap);
+    this.mask = cap - 1;
+    for (const r of old) if (r !== 0) this.place(r - 1);
+  }
+
+  private place(row: number): void {
+    const { slots, mask } = this;
+    let i = this.hashOf(row) & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = row + 1;
+  }
+}
+
+const HEX = '0123456789abcdef';
+/** The value of a lowercase hex digit's char code, or -1. */
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
+
+/**
+ * SHA-256 ids (64 lowercase hex) by row, each held as its 32 bytes, with an index from id to row.
+ * Only the canonical spelling is an id: a lookup of anything else finds nothing, as a Map keyed
+ * by the hex string would.
+ */
+export class HexIds {
+  private bytes = new Uint8Array(16 * 32);
+  count = 0;
+  private readonly probe = new Uint8Array(32);
+  private readonly index = new RowIndex((row) => this.hashAt(row));
+
+  /** The row of `hex`, or -1. */
+  find(hex: string): number {
+    if (!this.parse(hex)) return -1;
+    const p = this.probe;
+    const b = this.bytes;
+    return this.index.find(hashOf(p, 0), (row) => {
+      const o = row * 32;
+      for (let k = 0; k < 32; k++) if (b[o + k] !== p[k]) return false;
+      return true;
+    });
+  }
+
+  /** Appends `hex` (a SHA-256 in lowercase hex) as the next row and indexes it; returns its row. */
+  push(hex: string): number {
+    if (!this.parse(hex)) throw new Error(`expected 64 lowercase hex digits, got ${JSON.stringify(hex)}`);
+    const row = this.count++;
+    this.bytes = grow(this.bytes, this.count * 32);
+    this.bytes.set(this.probe, row * 32);
+    this.index.insert(row);
+    return row;
+  }
+
+  /** Takes `row` out of the index (its bytes stay until `shift`). */
+  unindex(row: number): void {
+    this.index.remove(row);
+  }
+
+  /** Drops the first `n` rows (row n becomes row 0) and indexes the rows `live` keeps. */
+  shift(n: number, live: (row: number) => boolean): void {
+    this.bytes.copyWithin(0, n * 32, this.count * 32);
+    this.count -= n;
+    const rows: number[] = [];
+    for (let r = 0; r < this.count; r++) if (live(r)) rows.push(r);
+    this.index.rebuild(rows, rows.length);
+  }
+
+  /** The id of `row`, as 64 lowercase hex. */
+  hex(row: number): string {
+    const b = this.bytes;
+    let s = '';
+    for (let k = row * 32, end = k + 32; k < end; k++) s += HEX[b[k]! >> 4]! + HEX[b[k]! & 15]!;
+    return s;
+  }
+
+  /** The bytes of the first `count` rows, and the ids restored from them (every row indexed unless `live` says otherwise). */
+  pack(): Bytes {
+    return this.bytes.subarray(0, this.count * 32);
+  }
+
+  static unpack(bytes: Bytes, live: (row: number) => boolean = () => true): HexIds {
+    const ids = new HexIds();
+    ids.count = bytes.length / 32;
+    ids.bytes = owned(bytes, bytes.length);
+    const rows: number[] = [];
+    for (let r = 0; r < ids.count; r++) if (live(r)) rows.push(r);
+    ids.index.rebuild(rows, rows.length);
+    return ids;
+  }
+
+  private hashAt(row: number): number {
+    return hashOf(this.bytes, row * 32);
+  }
+
+  /** Parses `hex` into the probe; false unless it is exactly 64 lowercase hex digits. */
+  private parse(hex: string): boolean {
+    if (hex.length !== 64) return false;
+    const p = this.probe;
+    for (let k = 0; k < 32; k++) {
+      const hi = hex.charCodeAt(2 * k);
+      const lo = hex.charCodeAt(2 * k + 1);
+      const h = hi < 128 ? NIBBLE[hi]! : -1;
+      const l = lo < 128 ? NIBBLE[lo]! : -1;
+      if (h < 0 || l < 0) return false;
+      p[k] = (h << 4) | l;
+    }
+    return true;
+  }
+}
+
+/** A SHA-256's first four bytes: uniform already, so they are the index's hash. */
+const hashOf = (b: Uint8Array, o: number): number => (b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!;
+
+/** Strings by number: each distinct string held once, and the number it was given. */
+export class Interned {
+  private readonly numbers = new Map<string, number>();
+  constructor(readonly list: string[] = []) {
+    list.forEach((s, i) => this.numbers.set(s, i));
+  }
+  /** The number of `s`, given it if new. */
+  of(s: string): number {
+    let n = this.numbers.get(s);
+    if (n === undefined) {
+      n = this.list.length;
+      this.list.push(s);
+      this.numbers.set(s, n);
+    }
+    return n;
+  }
+  /** The number of `s`, or -1 when it has none. */
+  find(s: string): number {
+    return this.numbers.get(s) ?? -1;
+  }
+  at(n: number): string {
+    return this.list[n]!;
+  }
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The time of a ts spelled as the log spells it (`YYYY-MM-DDTHH:MM:SS.mmmZ`, docs/log-format.md;
+ * years 1000 to 9999), which `new Date(ms).toISOString()` spells back exactly: milliseconds since
+ * the epoch, read without Date.parse. NaN for any other spelling, whose string the state keeps.
+ */
+export function isoMs(ts: string): number {
+  if (ts.length !== 24) return NaN;
+  const d = (i: number): number => {
+    const c = ts.charCodeAt(i) - 48;
+    return c >= 0 && c <= 9 ? c : NaN;
+  };
+  const sep = (i: number, c: string) => ts[i] === c;
+  if (!(sep(4, '-') && sep(7, '-') && sep(10, 'T') && sep(13, ':') && sep(16, ':') && sep(19, '.') && sep(23, 'Z'))) return NaN;
+  const year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+  const month = d(5) * 10 + d(6);
+  const day = d(8) * 10 + d(9);
+  const hour = d(11) * 10 + d(12);
+  const minute = d(14) * 10 + d(15);
+  const second = d(17) * 10 + d(18);
+  const milli = d(20) * 100 + d(21) * 10 + d(22);
+  if (!(year >= 1000 && month >= 1 && month <= 12 && hour <= 23 && minute <= 59 && second <= 59 && milli >= 0)) return NaN;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (!(day >= 1 && day <= (month === 2 && leap ? 29 : DAYS[month - 1]!))) return NaN;
+  return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
+/** Date.parse(ts), read without it when the ts is spelled as the log spells it. */
+export function tsMs(ts: string): number {
+  const ms = isoMs(ts);
+  return Number.isNaN(ms) ? Date.parse(ts) : ms;
+}
+
+/** The ts of a time that `isoMs` read. */
+export const isoTs = (ms: number): string => new Date(ms).toISOString();

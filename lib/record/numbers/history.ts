@@ -1,0 +1,66 @@
+// Each claim's credence as it moved (the explorer's charts): [entry seq, credence] at each entry
+// that changed it. Held as three columns over every point of every claim in the order they were
+// noted, each point naming the claim's point before it (columns.ts): no object per point.
+import { grow, owned, type Ints, type Floats } from '../columns.js';
+
+/** What the snapshot writes (state-codec.ts). */
+export interface HistoryData {
+  seq: Ints;
+  credence: Floats;
+  prev: Ints;
+  refs: string[];
+  last: number[];
+}
+
+export class History {
+  private seq = new Int32Array(16);
+  private credence = new Float64Array(16);
+  /** The claim's point before this one, or -1. */
+  private prev = new Int32Array(16);
+  private n = 0;
+  /** Each claim's latest point. */
+  private last = new Map<string, number>();
+
+  /** Notes the claim's credence after entry `seq`, if it moved (a claim's first score is always noted). */
+  note(ref: string, seq: number, credence: number): void {
+    const last = this.last.get(ref);
+    if (last !== undefined && this.credence[last] === credence) return;
+    const i = this.n++;
+    this.seq = grow(this.seq, this.n);
+    this.credence = grow(this.credence, this.n);
+    this.prev = grow(this.prev, this.n);
+    this.seq[i] = seq;
+    this.credence[i] = credence;
+    this.prev[i] = last ?? -1;
+    this.last.set(ref, i);
+  }
+
+  /** The claim's points, oldest first: [entry seq, credence]; undefined for a claim never scored. */
+  get(ref: string): [number, number][] | undefined {
+    let i = this.last.get(ref);
+    if (i === undefined) return undefined;
+    const points: [number, number][] = [];
+    for (; i >= 0; i = this.prev[i]!) points.push([this.seq[i]!, this.credence[i]!]);
+    return points.reverse();
+  }
+
+  pack(): HistoryData {
+    return {
+      seq: this.seq.subarray(0, this.n),
+      credence: this.credence.subarray(0, this.n),
+      prev: this.prev.subarray(0, this.n),
+      refs: [...this.last.keys()],
+      last: [...this.last.values()],
+    };
+  }
+
+  static unpack(d: HistoryData): History {
+    const h = new History();
+    h.n = d.seq.length;
+    h.seq = owned(d.seq, h.n);
+    h.credence = owned(d.credence, h.n);
+    h.prev = owned(d.prev, h.n);
+    d.refs.forEach((ref, i) => h.last.set(ref, d.last[i]!));
+    return h;
+  }
+}

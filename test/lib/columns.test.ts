@@ -1,0 +1,140 @@
+// The compact stores of the state (lib/record/columns.ts, docs/record.md "How the state is kept")
+// against the plain structures they replace, on random operations: the replay index against a
+// Map of hash to {seq, ts} pruned as replays.ts once pruned it (rows noted again, odd ts
+// spellings, restores from the packed form half way), the row index against a Set under
+// inserts and removals, 64-hex ids found only by their canonical spelling, and entry times read
+// without Date.parse exactly when the ts spells back.
+import t from 'tap';
+import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import { HexIds, isoMs, isoTs, RowIndex, tsMs } from '../../lib/record/columns.js';
+import { SeenIndex } from '../../lib/record/seen-index.js';
+
+const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
+
+t.test('entry times: the log spelling is read without Date.parse and spelled back; any other is NaN', async (t) => {
+  fc.assert(
+    fc.property(fc.integer({ min: Date.parse('1000-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') }), (ms) => {
+      const ts = new Date(ms).toISOString();
+      return isoMs(ts) === ms && tsMs(ts) === ms && isoTs(ms) === ts && Date.parse(ts) === ms;
+    }),
+    { numRuns: 5000 },
+  );
+  t.pass('5,000 random times from year 1000 to 9999 read and spelled back');
+  for (const odd of [
+    '2030-01-01T00:00:00Z',
+    '2030-01-01T00:00:00.0000Z',
+    '2030-02-30T00:00:00.000Z',
+    '2031-02-29T00:00:00.000Z',
+    '2030-13-01T00:00:00.000Z',
+    '2030-01-01T24:00:00.000Z',
+    '2030-01-01 00:00:00.000Z',
+    '0999-01-01T00:00:00.000Z',
+    '+02030-01-01T00:00:00.000Z',
+    '2030-01-01T00:00:00.000z',
+    'not a time at all, 24 ch',
+  ]) {
+    t.ok(Number.isNaN(isoMs(odd)), `${odd}: not the log's spelling`);
+    t.ok(Object.is(tsMs(odd), Date.parse(odd)), `${odd}: read as Date.parse reads it`);
+  }
+  t.equal(isoMs('2032-02-29T12:00:00.000Z'), Date.parse('2032-02-29T12:00:00.000Z'), 'a leap day');
+});
+
+t.test('64-hex ids: found by their canonical spelling only', async (t) => {
+  const ids = new HexIds();
+  const all = Array.from({ length: 3000 }, (_, i) => hash(i));
+  t.ok(
+    all.every((h, i) => ids.push(h) === i),
+    'each pushed at the next row',
+  );
+  t.ok(
+    all.every((h, i) => ids.find(h) === i && ids.hex(i) === h),
+    'every id at its row, spelled back',
+  );
+  t.equal(ids.find(all[7]!.toUpperCase()), -1, 'upper case is another string');
+  t.equal(ids.find(all[7]!.slice(1)), -1);
+  t.equal(ids.find(`${all[7]!.slice(0, 63)}g`), -1);
+  t.equal(ids.find(hash(-1)), -1, 'an id never pushed');
+  t.throws(() => ids.push('xyz'), /expected 64 lowercase hex digits/);
+  const back = HexIds.unpack(ids.pack(), (row) => row % 2 === 0);
+  t.equal(back.find(all[10]!), 10);
+  t.equal(back.find(all[11]!), -1, 'a row not kept live is not indexed');
+});
+
+t.test('the row index: the rows a Set holds, under random inserts and removals', async (t) => {
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat({ max: 300 })), { maxLength: 2000 }), (ops) => {
+      const keys = Array.from({ length: 301 }, (_, i) => (i * 2654435761) % 97); // many collisions
+      const index = new RowIndex((row) => keys[row]!);
+      const model = new Set<number>();
+      for (const [add, row] of ops) {
+        if (add && !model.has(row)) {
+          index.insert(row);
+          model.add(row);
+        } else if (!add && model.has(row)) {
+          index.remove(row);
+          model.delete(row);
+        }
+      }
+      for (let row = 0; row <= 300; row++) if (index.find(keys[row]!, (r) => r === row) >= 0 !== model.has(row)) return false;
+      return index.size === model.size;
+    }),
+    { numRuns: 300 },
+  );
+  t.pass('held for every random sequence');
+});
+
+t.test('the replay index: what the Map of the plain state held, in log order, pruned the same', async (t) => {
+  const step = fc.oneof(
+    {
+      arbitrary: fc.record({ k: fc.constant('note' as const), h: fc.nat({ max: 60 }), dt: fc.nat({ max: 90_000 }), odd: fc.boolean() }),
+      weight: 8,
+    },
+    { arbitrary: fc.record({ k: fc.constant('prune' as const), back: fc.nat({ max: 600_000 }), at: fc.option(fc.nat()) }), weight: 3 },
+    { arbitrary: fc.constant({ k: 'restore' as const }), weight: 1 },
+  );
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 400 }), (steps) => {
+      let seen = new SeenIndex();
+      // The plain state's index and its queue, as replays.ts kept them before the columns.
+      const map = new Map<string, { seq: number; ts: string }>();
+      let queue: { key: string; time: number; seq: number }[] = [];
+      let now = Date.parse('2030-01-01T00:00:00.000Z');
+      let seq = 0;
+      for (const s of steps) {
+        if (s.k === 'note') {
+          now += s.dt;
+          // An odd spelling: Date.parse reads it, the string is kept as it was.
+          const ts = s.odd
+            ? new Date(now)
+                .toISOString()
+                .replace('.000Z', 'Z')
+                .replace(/\.(\d\d\d)Z$/, '.$1000Z')
+            : new Date(now).toISOString();
+          const key = hash(s.h);
+          seen.note(key, seq, ts);
+          map.delete(key);
+          map.set(key, { seq, ts });
+          queue.push({ key, time: Date.parse(ts), seq });
+          seq++;
+        } else if (s.k === 'prune') {
+          // A cutoff at exactly a noted write's time, or anywhere.
+          const cutoff = s.at !== null && queue.length > 0 ? queue[s.at % queue.length]!.time : now - s.back;
+          seen.prune(cutoff);
+          let h = 0;
+          for (; h < queue.length && queue[h]!.time < cutoff; h++)
+            if (map.get(queue[h]!.key)?.seq === queue[h]!.seq) map.delete(queue[h]!.key);
+          queue = queue.slice(h);
+        } else {
+          seen = SeenIndex.unpack(seen.pack());
+          queue = [...map].map(([key, v]) => ({ key, time: Date.parse(v.ts), seq: v.seq }));
+        }
+        if (seen.size !== map.size) return false;
+      }
+      const got = seen.asMap();
+      return JSON.stringify([...got]) === JSON.stringify([...map]) && [...map.keys()].every((k) => seen.get(k)?.seq === map.get(k)!.seq);
+    }),
+    { numRuns: 300 },
+  );
+  t.pass('held for every random sequence');
+});
