@@ -1,9 +1,12 @@
 // bench:start's child for the heap figure (issue 15, part 2): opens the record of a data dir as
-// `archive serve` does (LiveRecord.open, from the snapshot or from zero), collects the garbage,
-// and prints what the process then holds: V8's heap in use, the array buffers (where the
-// columns of the state live), and the resident set. It imports the record's code from the dist
+// `archive serve` does (LiveRecord.open, from the snapshot or from zero, with the readers'
+// indexes when the code has them), collects the garbage, and prints what the process then
+// holds: V8's heap in use, the array buffers (where the columns of the state live), and the
+// resident set. It imports the record's code from the dist
 // directory it is given, so the same script measures the code of another commit built elsewhere.
 //   node --expose-gc dist/bench/start-heap.js <dist root> <data dir> <zero|snapshot>
+import { existsSync } from 'node:fs';
+
 const [root, dataDir, mode] = process.argv.slice(2) as [string, string, 'zero' | 'snapshot'];
 
 interface Deployment {
@@ -28,6 +31,15 @@ const record = await LiveRecord.open(d, Date.now, undefined, {
   snapshot: mode === 'snapshot' ? snapshotFile(dataDir) : undefined,
   say: (l) => lines.push(l),
 });
+// The readers' indexes follow the record in `archive serve` (lib/service/readers.ts): they are part
+// of what a service holds after start, counted here for the code that has them.
+const readersJs = `${root}/lib/service/readers.js`;
+if (existsSync(readersJs)) {
+  const { Readers } = (await import(readersJs)) as {
+    Readers: { follow(record: unknown, log: unknown): { search: { ready: Promise<void> } } };
+  };
+  await Readers.follow(record, (d as unknown as { log: unknown }).log).search.ready;
+}
 const seconds = (performance.now() - t0) / 1000;
 for (let i = 0; i < 4; i++) gc();
 const m = process.memoryUsage();

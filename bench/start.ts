@@ -255,9 +255,11 @@ async function main(): Promise<void> {
     const code = codes.at(-1)!;
     const running = await serve(code, dir, ['--register-limit', '1000000']);
     const written = { n: 0 };
-    const late = writesFor(running.url, 3000, written).catch(() => undefined);
+    const late = writesFor(running.url, 60_000, written).catch(() => undefined);
     // (A log reused from an earlier run keeps that run's late agents: this run's are named by its pid.)
-    await new Promise((r) => setTimeout(r, 1500));
+    // Killed half a second after the first registration landed, writes still under way.
+    for (const end = Date.now() + 30_000; written.n === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 500));
     await stop(running, 'SIGKILL');
     await late;
     if (written.n === 0) throw new Error('no registration landed before the SIGKILL: the restart would replay nothing');

@@ -3,6 +3,7 @@
 // scaled to the range they move in and labelled with it. `points` are [seq, credence], one per
 // entry after which the claim's credence changed (lib/record/numbers/numbers.ts), in log order.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import type { History } from '../../lib/record/numbers/history.js';
 
 export type Points = readonly (readonly [seq: number, credence: number])[];
 
@@ -138,4 +139,26 @@ export function claimChart(points: Points, marks: readonly Mark[]): string {
 <text x="${(left + W - right) / 2}" y="${H - 4}" text-anchor="middle">log entry (seq)</text>
 <text transform="translate(13 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle">credence</text>
 <path d="${stepPath(points, x, y, W - right)}" fill="none" stroke="#247" stroke-width="1.5"/>${dots}</svg>`;
+}
+
+/** Sparklines kept drawn, per history (a rebuilt state has a new one), the least recently drawn dropped first. */
+const SPARKLINES_KEPT = 5000;
+const drawn = new WeakMap<History, Map<string, { latest: number; svg: string }>>();
+
+/**
+ * The sparkline of claim `ref` from `history`, drawn again only when a point was noted since it
+ * was last drawn: a hot claim's thousands of points are read once per change, not once per view
+ * of the claims list.
+ */
+export function claimSparkline(history: History, ref: string): string {
+  const latest = history.latest(ref);
+  if (latest === undefined) return '';
+  let kept = drawn.get(history);
+  if (kept === undefined) drawn.set(history, (kept = new Map()));
+  const hit = kept.get(ref);
+  kept.delete(ref);
+  const svg = hit !== undefined && hit.latest === latest ? hit.svg : sparkline(history.get(ref)!);
+  kept.set(ref, { latest, svg });
+  if (kept.size > SPARKLINES_KEPT) kept.delete(kept.keys().next().value!);
+  return svg;
 }

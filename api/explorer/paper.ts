@@ -6,7 +6,7 @@
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { paperRead } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
-import { sparkline } from './charts.js';
+import { claimSparkline } from './charts.js';
 import { agentLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine } from './work.js';
 
@@ -43,7 +43,7 @@ function parentLi(state: State, p: Parent): string {
 export function paperPage(state: State, p: PaperRead): string {
   const claims = p.claims.map(
     (c) =>
-      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${itemLink(state, { kind: 'claim', id: c.ref })}: ${h(c.text)}<br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${sparkline(state.numbers.history.get(c.ref) ?? [])}</li>`,
+      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${itemLink(state, { kind: 'claim', id: c.ref })}: ${h(c.text)}<br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${claimSparkline(state.numbers.history, c.ref)}</li>`,
   );
   const amendments = p.amendments.map(
     (a) =>

@@ -15,7 +15,7 @@ import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertArgumentInView, assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 import { entryLookup } from '../logged.js';
-import { sparkline } from '../explorer/charts.js';
+import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
 import { agentLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
 import { STATUS_MEANING, statusLegend } from '../explorer/status.js';
@@ -62,7 +62,7 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
       const rows = refs.map((ref) => {
         const c = claimScore(state, ref);
         const text = state.claims.get(ref)!.text;
-        return `<tr><td class="full"><a href="/explore/claims/${encodeURIComponent(ref)}"><code>${h(ref)}</code></a><br>${h(text)}</td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${sparkline(state.numbers.history.get(ref) ?? [])}</td></tr>`;
+        return `<tr><td class="full"><a href="/explore/claims/${encodeURIComponent(ref)}"><code>${h(ref)}</code></a><br>${h(text)}</td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
       });
       const s = summary(state);
       const sth = d.log.sth();

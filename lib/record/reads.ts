@@ -195,15 +195,15 @@ async function workItems(
       return mapPage(page, (id) => receiptItem(state, get(id)));
     }
     case 'reviews': {
-      const get = (id: string) => state.reviews.get(id)!;
+      const reviews = state.reviews;
       const page = newestFirst(
         work.reviews,
-        (id) => get(id).seq,
+        (row) => reviews.seqAt(row),
         before,
         limit,
-        (id) => claimInView(state, get(id).claim),
+        (row) => claimInView(state, reviews.claimAt(row)),
       );
-      return mapPageAsync(page, (id) => reviewItem(get(id), logged));
+      return mapPageAsync(page, (row) => reviewItem(reviews.at(row), logged));
     }
     case 'arguments': {
       const get = (id: string) => state.argumentsById.get(id)!;

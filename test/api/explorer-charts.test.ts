@@ -1,7 +1,8 @@
 // The explorer's charts (api/explorer/charts.ts): a sparkline spans the range its claim moved in
 // and says it; a claim's chart has whole-entry ticks and a linked, titled dot per mark.
 import t from 'tap';
-import { claimChart, sparkline, thin, ticks } from '../../api/explorer/charts.js';
+import { claimChart, claimSparkline, sparkline, thin, ticks } from '../../api/explorer/charts.js';
+import { History } from '../../lib/record/numbers/history.js';
 
 /** The y coordinates a path visits (M x,y; V y). */
 const ys = (svg: string): number[] => {
@@ -35,6 +36,24 @@ t.test('a sparkline is scaled to the range it moves in, and labelled with it', a
     ]),
   );
   t.ok(Math.abs(small[0]! - small[1]!) > 1, 'a move of 0.001 is over a pixel');
+});
+
+t.test("the claims list's sparkline is drawn again when its claim moved, and only then", async (t) => {
+  const history = new History();
+  t.equal(claimSparkline(history, 'rec:0000000000000001#C1'), '', 'a claim never scored: no chart');
+  history.note('rec:0000000000000001#C1', 3, 0.5);
+  history.note('rec:0000000000000001#C1', 7, 0.4);
+  history.note('rec:0000000000000002#C1', 8, 0.7);
+  const first = claimSparkline(history, 'rec:0000000000000001#C1');
+  t.equal(first, sparkline(history.get('rec:0000000000000001#C1')!), "the claim's own points");
+  t.equal(claimSparkline(history, 'rec:0000000000000001#C1'), first, 'drawn again the same');
+  history.note('rec:0000000000000002#C1', 9, 0.8);
+  t.equal(claimSparkline(history, 'rec:0000000000000001#C1'), first, "another claim's move leaves it as it was");
+  history.note('rec:0000000000000001#C1', 12, 0.6);
+  const moved = claimSparkline(history, 'rec:0000000000000001#C1');
+  t.equal(moved, sparkline(history.get('rec:0000000000000001#C1')!), 'a point noted: drawn from every point');
+  t.match(moved, '3 values, between 0.4000–0.6000');
+  t.equal(claimSparkline(new History(), 'rec:0000000000000001#C1'), '', "another state's history draws its own");
 });
 
 t.test('ticks are whole entries, both ends included', async (t) => {

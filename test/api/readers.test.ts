@@ -404,9 +404,14 @@ t.test('the search index is made again at start, from the log or from a snapshot
   const snapshot = `${dataDir}/state.snapshot`;
   const s = await startService(t, { dataDir, snapshot });
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
   const p = await send(s, alice, 'paper', make.paper(1, { title: 'Axion searches with haloscopes', abstract: abstract('axions') }));
+  const early = await send(s, bob, 'review', { claim: `${p.body.id}#C1`, forecast: 0.3, rationale: 'Written before the snapshot was taken.' });
+  t.equal(early.status, 201, early.text);
   t.ok(await s.record.snapshot(snapshot));
   const late = await send(s, alice, 'paper', make.paper(1, { title: 'Axion dark matter bounds', abstract: abstract('bounds') }));
+  const after = await send(s, bob, 'review', { claim: `${late.body.id}#C1`, forecast: 0.6, rationale: 'Written after the snapshot was taken.' });
+  t.equal(after.status, 201, after.text);
   await s.stop();
   const lines: string[] = [];
   const again = await startService(t, { dataDir, snapshot, say: (l) => lines.push(l) });
@@ -418,6 +423,15 @@ t.test('the search index is made again at start, from the log or from a snapshot
     'both: the word first in each, in the order indexed',
   );
   t.match((await again.get('/v2/papers')).body.papers, [{ id: late.body.id }, { id: p.body.id }], 'the read index too');
+  for (const path of ['/v2/agents/bob/reviews', '/v2/operators/lab-b/reviews'])
+    t.match(
+      (await again.get(path)).body.items,
+      [
+        { id: after.body.id, rationale: 'Written after the snapshot was taken.' },
+        { id: early.body.id, rationale: 'Written before the snapshot was taken.' },
+      ],
+      `${path}: the reviews of the snapshot's state and of the entries replayed after it`,
+    );
 });
 
 t.test('GET /v1/log/entries/{seq}: the entry, its proof against the head it comes with, and what it records', async (t) => {

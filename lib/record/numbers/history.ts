@@ -35,6 +35,11 @@ export class History {
     this.last.set(ref, i);
   }
 
+  /** Where the claim's latest point is held (it changes with each point noted), or undefined for a claim never scored. */
+  latest(ref: string): number | undefined {
+    return this.last.get(ref);
+  }
+
   /** The claim's points, oldest first: [entry seq, credence]; undefined for a claim never scored. */
   get(ref: string): [number, number][] | undefined {
     let i = this.last.get(ref);
