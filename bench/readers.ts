@@ -4,6 +4,8 @@
 //     240,000 papers of 3 claims, 40,000 external claims; reviews for the rest), built through the
 //     record with real signatures, is opened again: the replay of the state, and the build of the
 //     read index and the search index from it (the papers' text read back from the store);
+//     then the search index's snapshot written as the service writes it (how long the event loop
+//     was held at most), and an index restored from it;
 //  2. GET /v2/search on loopback, one request at a time, for queries of one and two words drawn
 //     from the items' own text (so that common words are asked often): p50 and p99, beside the
 //     index's own lookup in process;
@@ -19,6 +21,9 @@ import { LiveRecord } from '../lib/service/live-record.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { Readers } from '../lib/service/readers.js';
+import { SearchIndex } from '../lib/service/search.js';
+import { savedSearch, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startServer } from '../api/server.js';
 import { registration, review, type Key } from './build-log.js';
 import { sponsorObject } from '../lib/protocol/sponsor.js';
@@ -185,6 +190,29 @@ async function main(): Promise<void> {
   const s = record.state;
   console.log(
     `1. at start, ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): replay ${fmt(replay / 1000, 1)} s; read index ${fmt(readIndex, 0)} ms; search index of ${fmt(items)} items ${fmt(ms / 1000, 1)} s (heap: ${fmt(stateHeap / 2 ** 20)} MiB after the replay, ${fmt(heap / 2 ** 20)} MiB with the indexes)`,
+  );
+
+  // 1b. The search index's snapshot (lib/service/search-snapshot.ts): written as the service
+  // writes it (the longest the event loop was held meanwhile), then an index restored from it.
+  const snapFile = join(mkdtempSync(join(tmpdir(), 'archive-bench-search-')), 'search.snapshot');
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  t0 = performance.now();
+  const written = await writeSearchSnapshot(snapFile, (await readers.search.save())!, d.log, t0);
+  delay.disable();
+  t0 = performance.now();
+  const restored = new SearchIndex(
+    d.log,
+    savedSearch(snapFile, d.log, (l) => console.log(l)),
+  );
+  restored.reset(record.state);
+  await restored.ready;
+  const restoreMs = performance.now() - t0;
+  if (restored.lastBuild?.from !== written.treeSize || restored.size !== readers.search.size)
+    throw new Error('the index was not restored from its snapshot');
+  rmSync(snapFile, { force: true });
+  console.log(
+    `1b. the search index's snapshot: ${fmt(written.bytes / 2 ** 20)} MiB written in ${fmt(written.ms / 1000, 1)} s (the event loop held at most ${fmt(delay.max / 1e6, 0)} ms at a time); an index restored from it in ${fmt(restoreMs / 1000, 1)} s, against ${fmt(ms / 1000, 1)} s to build it`,
   );
 
   const server = await startServer(d, record, 0, '127.0.0.1', { readers, registerLimit: null, verifyWorkers: 0 });

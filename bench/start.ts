@@ -258,7 +258,7 @@ async function main(): Promise<void> {
     const late = writesFor(running.url, 60_000, written).catch(() => undefined);
     // (A log reused from an earlier run keeps that run's late agents: this run's are named by its pid.)
     // Killed half a second after the first registration landed, writes still under way.
-    for (const end = Date.now() + 30_000; written.n === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    for (const end = Date.now() + 30_000; written.n === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 500));
     await stop(running, 'SIGKILL');
     await late;

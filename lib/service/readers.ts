@@ -6,20 +6,23 @@ import type { EntryReader } from '../../log/index.js';
 import { noteApplied, readIndexOf, type ReadIndex } from '../record/read-index.js';
 import type { RecordEntry, State } from '../record/state.js';
 import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';
-import { SearchIndex } from './search.js';
+import { SearchIndex, type SavedSearchSource } from './search.js';
 
 export class Readers implements AppliedListener {
   /** Made by `reset`, which `follow` calls at once. */
   index!: ReadIndex;
   readonly search: SearchIndex;
 
-  private constructor(log: EntryReader) {
-    this.search = new SearchIndex(log);
+  private constructor(log: EntryReader, saved?: SavedSearchSource) {
+    this.search = new SearchIndex(log, saved);
   }
 
-  /** Readers that follow `record` from now on; the search index is built in the background (`search.ready`). */
-  static follow(record: LiveRecord, log: EntryReader): Readers {
-    const r = new Readers(log);
+  /**
+   * Readers that follow `record` from now on; the search index is made in the background
+   * (`search.ready`), from `saved` (lib/service/search-snapshot.ts) when it holds.
+   */
+  static follow(record: LiveRecord, log: EntryReader, saved?: SavedSearchSource): Readers {
+    const r = new Readers(log, saved);
     record.listen(r);
     return r;
   }

@@ -13,6 +13,8 @@ import { createRequire } from 'node:module';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
 import type { EntryReader } from '../../log/index.js';
 import type { PayloadOf } from '../record/registry.js';
+import { recordEntry } from '../record/replay.js';
+import { entrySubject } from '../record/subject.js';
 import type { RecordEntry, SignedWrite, State } from '../record/state.js';
 import { claimInView } from '../record/in-view.js';
 import type { Filters } from '../record/reads.js';
@@ -39,7 +41,7 @@ export interface SearchPosition {
 }
 
 /** One item of the index: its kind, its id (paper id, claim ref, handle) and the entry that indexed it. */
-interface Doc {
+export interface Doc {
   kind: Kind;
   key: string;
   seq: number;
@@ -76,6 +78,26 @@ interface Built {
 
 const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: [], versions: new Map() });
 
+/**
+ * The index as it held the items of the log's first `treeSize` entries: FlexSearch's own export
+ * (its chunks, key and JSON text), and the items by their number in it (lib/service/search-snapshot.ts
+ * keeps it, bound to the head of that size).
+ */
+export interface SavedSearch {
+  treeSize: number;
+  chunks: [key: string, data: string][];
+  docs: Doc[];
+  versions: [key: string, docs: number[]][];
+}
+
+/** Where a saved index is read from at a reset: the latest kept, checked against the log, if its size is at most `maxSize`; null when none can be used. */
+export type SavedSearchSource = (maxSize: number) => Promise<SavedSearch | null>;
+
+/** Entries read from the log at a time when the index is brought from a saved size to the state's. */
+const TAIL_PAGE = 1000;
+/** The entry types that add items to the index (note). */
+const INDEXED = new Set(['agent.register', 'paper', 'claim.external', 'claim.amend']);
+
 /** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
 async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -95,12 +117,15 @@ export class SearchIndex {
   private state: State | null = null;
   /** Resolves once the index holds every item of the state (again after each reset). */
   ready: Promise<void> = Promise.resolve();
-  /** How long the last build took, and how many items it indexed. */
-  lastBuild: { ms: number; items: number } | null = null;
+  /** How long the last build took, how many items it indexed, and the saved index it started from (its tree size), if any. */
+  lastBuild: { ms: number; items: number; from: number | null } | null = null;
   /** The build under way: items indexed of all it will hold (done === total once built). */
   progress = { done: 0, total: 0 };
 
-  constructor(private readonly log: EntryReader) {}
+  constructor(
+    private readonly log: EntryReader,
+    private readonly saved?: SavedSearchSource,
+  ) {}
 
   /** Items indexed (a claim amended counts twice). */
   get size(): number {
@@ -124,11 +149,85 @@ export class SearchIndex {
     // Stable: a paper before its claims, all of one entry.
     todo.sort((a, b) => a.doc.seq - b.doc.seq);
     this.progress = { done: 0, total: todo.length };
-    this.ready = this.build(generation, state, todo).then(() => {
-      this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length };
+    this.ready = this.start(generation, state, todo).then((from) => {
+      this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length, from };
     });
     // A build that fails (the store closed under it) fails the searches that wait for it, never the process.
     this.ready.catch(() => undefined);
+  }
+
+  /**
+   * Makes the index of `state`: from a saved index when one holds (its entries since read from
+   * the log), else built from the state. Returns the saved index's tree size, or null.
+   */
+  private async start(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<number | null> {
+    const size = state.size;
+    const saved = this.saved === undefined ? null : await this.saved(size);
+    if (generation !== this.generation) return null;
+    if (saved !== null && (await this.restore(generation, state, size, saved))) return saved.treeSize;
+    if (generation !== this.generation) return null;
+    await this.build(generation, state, todo);
+    return null;
+  }
+
+  /**
+   * The index of `saved`, then the items of the entries [saved.treeSize, size) read from the log,
+   * then what was applied meanwhile. False if it was given up (a reset meanwhile).
+   */
+  private async restore(generation: number, state: State, size: number, saved: SavedSearch): Promise<boolean> {
+    const built: Built = { index: new Index(OPTIONS), docs: saved.docs, versions: new Map(saved.versions) };
+    this.progress = { done: 0, total: saved.docs.length };
+    for (const [key, data] of saved.chunks) {
+      built.index.import(key, data);
+      await new Promise((r) => setImmediate(r));
+      if (generation !== this.generation) return false;
+    }
+    this.progress.done = saved.docs.length;
+    for (let from = saved.treeSize; from < size; from += TAIL_PAGE) {
+      const records = await this.log.records(from, Math.min(TAIL_PAGE, size - from));
+      if (generation !== this.generation) return false;
+      for (const r of records) {
+        if (!INDEXED.has(r.type)) continue;
+        const e = recordEntry(r);
+        const made = madeBy(state, e);
+        if (made !== null) note(built, state, e, made);
+      }
+    }
+    this.built = built;
+    this.flush(state);
+    return true;
+  }
+
+  /** Adds what was applied while the index was being made or saved, and indexes as entries come from now on. */
+  private flush(state: State): void {
+    const pending = this.pending ?? [];
+    this.pending = null;
+    for (const { e, outcome } of pending) note(this.built, state, e, outcome);
+  }
+
+  /**
+   * The index as it holds the items of the state's entries now, for a snapshot; null while it is
+   * being made or saved. Entries applied meanwhile are indexed once it is read (between turns of
+   * the event loop, chunk by chunk: the service answers meanwhile).
+   */
+  async save(): Promise<SavedSearch | null> {
+    if (this.pending !== null || this.state === null) return null;
+    const generation = this.generation;
+    const state = this.state;
+    const treeSize = state.size;
+    this.pending = [];
+    try {
+      const chunks: [string, string][] = [];
+      await this.built.index.export(async (key: string, data: string) => {
+        chunks.push([key, data]);
+        await new Promise((r) => setImmediate(r));
+      });
+      if (generation !== this.generation) return null;
+      const { docs, versions } = this.built;
+      return { treeSize, chunks, docs: docs.slice(), versions: [...versions].map(([k, v]) => [k, v.slice()]) };
+    } finally {
+      if (generation === this.generation) this.flush(state);
+    }
   }
 
   private async build(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<void> {
@@ -144,9 +243,7 @@ export class SearchIndex {
       if (generation !== this.generation) return;
     }
     this.built = built;
-    const pending = this.pending ?? [];
-    this.pending = null;
-    for (const { e, outcome } of pending) this.note(state, e, outcome);
+    this.flush(state);
   }
 
   /** Reads the text of the papers of `batch` from their entries. */
@@ -169,37 +266,7 @@ export class SearchIndex {
   /** Indexes what entry `e` made (`outcome` is what its apply reported). */
   applied(state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
     if (this.pending !== null) this.pending.push({ e, outcome });
-    else this.note(state, e, outcome);
-  }
-
-  private note(state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
-    const b = this.built;
-    switch (e.type) {
-      case 'agent.register': {
-        const handle = (e.logged as { handle: string }).handle;
-        add(b, { kind: 'agent', key: handle, seq: e.seq }, agentText(state, handle));
-        break;
-      }
-      case 'paper': {
-        const p = state.papers.get(outcome.id!)!;
-        add(b, { kind: 'paper', key: p.id, seq: e.seq }, paperText((e.logged as SignedWrite<PayloadOf<'paper'>>).payload));
-        for (const ref of p.claims) add(b, { kind: 'claim', key: ref, seq: e.seq }, claimText(state, ref));
-        break;
-      }
-      case 'claim.external': {
-        const ref = `${outcome.id}#C1`;
-        add(b, { kind: 'external', key: ref, seq: e.seq }, claimText(state, ref));
-        break;
-      }
-      case 'claim.amend': {
-        const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
-        const first = b.docs.findLastIndex((d) => d.key === ref);
-        const versions = b.versions.get(ref) ?? [first];
-        b.versions.set(ref, [...versions, b.docs.length]);
-        add(b, { kind: state.claims.get(ref)!.external ? 'external' : 'claim', key: ref, seq: e.seq }, claimText(state, ref));
-        break;
-      }
-    }
+    else note(this.built, state, e, outcome);
   }
 
   /**
@@ -257,6 +324,56 @@ export class SearchIndex {
 function add(b: Built, doc: Doc, text: string): void {
   b.index.add(b.docs.length, text);
   b.docs.push(doc);
+}
+
+/** Indexes what entry `e` made (`outcome` is what its apply reported). */
+function note(b: Built, state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
+  switch (e.type) {
+    case 'agent.register': {
+      const handle = (e.logged as { handle: string }).handle;
+      add(b, { kind: 'agent', key: handle, seq: e.seq }, agentText(state, handle));
+      break;
+    }
+    case 'paper': {
+      const p = state.papers.get(outcome.id!)!;
+      add(b, { kind: 'paper', key: p.id, seq: e.seq }, paperText((e.logged as SignedWrite<PayloadOf<'paper'>>).payload));
+      for (const ref of p.claims) add(b, { kind: 'claim', key: ref, seq: e.seq }, claimText(state, ref));
+      break;
+    }
+    case 'claim.external': {
+      const ref = `${outcome.id}#C1`;
+      add(b, { kind: 'external', key: ref, seq: e.seq }, claimText(state, ref));
+      break;
+    }
+    case 'claim.amend': {
+      const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
+      const first = b.docs.findLastIndex((d) => d.key === ref);
+      const versions = b.versions.get(ref) ?? [first];
+      b.versions.set(ref, [...versions, b.docs.length]);
+      add(b, { kind: state.claims.get(ref)!.external ? 'external' : 'claim', key: ref, seq: e.seq }, claimText(state, ref));
+      break;
+    }
+  }
+}
+
+/**
+ * What an entry of the log made, as its apply reported it (the id of its paper or external
+ * claim), read from the entry alone: for the entries after a saved index. Null when the state
+ * holds nothing of it.
+ */
+function madeBy(state: State, e: RecordEntry): { id?: string } | null {
+  const logged = e.logged as Record<string, unknown>;
+  switch (e.type) {
+    case 'agent.register':
+      return state.agents.has(logged.handle as string) ? {} : null;
+    case 'claim.amend':
+      return state.claims.has((e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim) ? {} : null;
+    default: {
+      const id = entrySubject(state, e.seq, e.type, logged)?.id;
+      if (e.type === 'paper') return id !== undefined && state.papers.has(id) ? { id } : null;
+      return id !== undefined && state.claims.has(id) ? { id: id.slice(0, -'#C1'.length) } : null;
+    }
+  }
 }
 
 /** Whether doc `id` is the version of its item a search at `treeSize` reads: the latest indexed below that size. */

@@ -1,6 +1,6 @@
-// Where a deployment keeps the snapshot of its record's state (docs/log-format.md, "Snapshots of
-// the record's state"): a file under the data directory, or, when the log is in PostgreSQL, the
-// same database, where every node of the deployment finds it. The snapshot's bytes are opaque
+// Where a deployment keeps the snapshot of its record's state, and of its search index
+// (docs/log-format.md, "Snapshots of the record's state"): a file under the data directory, or,
+// when the log is in PostgreSQL, the same database, where every node of the deployment finds it. The snapshot's bytes are opaque
 // here (lib/service/snapshot.ts makes and checks them).
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -36,13 +36,15 @@ export function fileSnapshots(file: string): SnapshotPlace {
   };
 }
 
-/** The blob SNAPSHOT_BLOB of a shared store (table log_blobs), written in one transaction. */
+/** The blob of the state's snapshot in a shared store (the search index's: SEARCH_BLOB). */
 export const SNAPSHOT_BLOB = 'state.snapshot';
+export const SEARCH_BLOB = 'search.snapshot';
 
-export function storeSnapshots(store: SharedStore, where: string): SnapshotPlace {
+/** The blob `name` of a shared store (table log_blobs), written in one transaction. */
+export function storeSnapshots(store: SharedStore, where: string, name = SNAPSHOT_BLOB): SnapshotPlace {
   return {
-    where: `${where} (table log_blobs, ${SNAPSHOT_BLOB})`,
-    read: async () => (await store.getBlob(SNAPSHOT_BLOB))?.bytes ?? null,
-    write: (bytes, treeSize) => store.putBlob(SNAPSHOT_BLOB, treeSize, bytes),
+    where: `${where} (table log_blobs, ${name})`,
+    read: async () => (await store.getBlob(name))?.bytes ?? null,
+    write: (bytes, treeSize) => store.putBlob(name, treeSize, bytes),
   };
 }

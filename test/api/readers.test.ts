@@ -406,11 +406,19 @@ t.test('the search index is made again at start, from the log or from a snapshot
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
   const bob = await register(s, 'bob', { operatorId: 'lab-b' });
   const p = await send(s, alice, 'paper', make.paper(1, { title: 'Axion searches with haloscopes', abstract: abstract('axions') }));
-  const early = await send(s, bob, 'review', { claim: `${p.body.id}#C1`, forecast: 0.3, rationale: 'Written before the snapshot was taken.' });
+  const early = await send(s, bob, 'review', {
+    claim: `${p.body.id}#C1`,
+    forecast: 0.3,
+    rationale: 'Written before the snapshot was taken.',
+  });
   t.equal(early.status, 201, early.text);
   t.ok(await s.record.snapshot(snapshot));
   const late = await send(s, alice, 'paper', make.paper(1, { title: 'Axion dark matter bounds', abstract: abstract('bounds') }));
-  const after = await send(s, bob, 'review', { claim: `${late.body.id}#C1`, forecast: 0.6, rationale: 'Written after the snapshot was taken.' });
+  const after = await send(s, bob, 'review', {
+    claim: `${late.body.id}#C1`,
+    forecast: 0.6,
+    rationale: 'Written after the snapshot was taken.',
+  });
   t.equal(after.status, 201, after.text);
   await s.stop();
   const lines: string[] = [];

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tempDir } from '../helpers/tmp.js';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 
@@ -66,4 +67,53 @@ t.test('serve --snapshot-every: a snapshot as the log grows, and a restart after
   second.p.kill('SIGTERM');
   await new Promise((r) => second.p.once('exit', r));
   t.match(second.lines.join('\n'), new RegExp(`snapshot at entry ${size} \\(shutdown\\)`), 'and a snapshot at the clean shutdown');
+});
+
+t.test('serve: the search index starts from its snapshot and the entries since, and a damaged one is not used', async (t) => {
+  const data = tempDir(t);
+  const agents = async (url: string): Promise<string[]> => {
+    const r = await fetch(`${url}/v2/search?q=agent&kind=agent&limit=50`);
+    t.equal(r.status, 200);
+    return ((await r.json()) as { results: { id: string }[] }).results.map((x) => x.id).sort();
+  };
+  const all = Array.from({ length: 7 }, (_, i) => `agent-${i}`);
+  const first = await serve(t, data, ['--snapshot-every', '3']);
+  await registerSome(first.url, 0, 4);
+  await until("the search index's snapshot", () =>
+    first.lines.some((l) => /search index snapshot at entry \d+ \(3 entries since the last\)/.test(l)),
+  );
+  const at = Number(/search index snapshot at entry (\d+)/.exec(first.lines.find((l) => l.includes('search index snapshot'))!)![1]);
+  await registerSome(first.url, 4, 3);
+  t.same(await agents(first.url), all);
+  first.p.kill('SIGKILL');
+  await new Promise((r) => first.p.once('exit', r));
+
+  const second = await serve(t, data, []);
+  await until('the search index', () => second.lines.some((l) => l.includes('the search index holds')));
+  t.match(
+    second.lines.join('\n'),
+    new RegExp(`the search index holds \\d+ items, from its snapshot at entry ${at} and the entries since`),
+    'the index from its snapshot',
+  );
+  t.same(await agents(second.url), all, 'the agents registered after the snapshot are found too');
+  second.p.kill('SIGTERM');
+  await new Promise((r) => second.p.once('exit', r));
+  t.match(second.lines.join('\n'), /search index snapshot at entry \d+ \(shutdown\)/, 'and one written at the clean shutdown');
+
+  // A byte of the index changed: the snapshot is not used, the index is built from the state.
+  const file = `${data}/snapshots/search.snapshot`;
+  const bytes = readFileSync(file);
+  bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 1;
+  writeFileSync(file, bytes);
+  const third = await serve(t, data, []);
+  await until('the search index', () => third.lines.some((l) => l.includes('the search index holds')));
+  const text = third.lines.join('\n');
+  t.match(
+    text,
+    /the search index's snapshot .*search\.snapshot is not used, its state does not hash to its digest; indexing the state's items/,
+  );
+  t.match(text, /the search index holds \d+ items, built in/);
+  t.same(await agents(third.url), all);
+  third.p.kill('SIGTERM');
+  await new Promise((r) => third.p.once('exit', r));
 });

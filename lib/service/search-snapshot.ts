@@ -1,0 +1,106 @@
+// Snapshots of the search index (docs/log-format.md, "Snapshots of the record's state"): a cache,
+// like the state's, that lets a service start with its search ready in seconds rather than
+// indexing every paper, claim and agent again (a minute at a million items). One header line of
+// JSON, as the state's (format, code, treeSize, rootHash, sha256, bytes), then the index
+// serialized with V8's structured clone: FlexSearch's own export of it, and the items by their
+// number in it. Bound to the head it was taken at, to this code (the search's code and
+// FlexSearch's: they decide what an index holds) and to its own SHA-256; at start it is
+// used only if all of them hold against the log and the running code, and otherwise discarded
+// with one line saying why: the index is then built from the state. The entries logged after it
+// are read from the log and indexed.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import { toHex, type Log } from '../../log/index.js';
+import { framedAsync, stateHeader } from '../record/state-codec.js';
+import type { SavedSearch, SavedSearchSource } from './search.js';
+import { fileSnapshots, type SnapshotPlace } from './snapshot-place.js';
+
+/** The format's name; a snapshot of another format is discarded, never migrated. */
+export const SEARCH_FORMAT = 'archive-search/1';
+
+/** Where a deployment on LevelDB keeps its search index's snapshot (on PostgreSQL: the blob SEARCH_BLOB). */
+export const searchSnapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'search.snapshot');
+
+let code: string | undefined;
+
+/** SHA-256 over the search's compiled code and the FlexSearch build it loads. */
+export function searchCodeId(): string {
+  if (code !== undefined) return code;
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const flexsearch = createRequire(import.meta.url).resolve('flexsearch');
+  code = createHash('sha256')
+    .update(readFileSync(join(here, 'search.js')))
+    .update(readFileSync(flexsearch))
+    .digest('hex');
+  return code;
+}
+
+const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof where === 'string' ? fileSnapshots(where) : where);
+
+/** The bytes of `saved`, whose tree's root at its size is `rootHash`. */
+export function encodeSearch(saved: SavedSearch, rootHash: string): Promise<Buffer> {
+  const body = serialize({ chunks: saved.chunks, docs: saved.docs, versions: saved.versions });
+  return framedAsync(SEARCH_FORMAT, searchCodeId(), saved.treeSize, rootHash, body);
+}
+
+/** What writing the search index's snapshot took. */
+export interface SearchWritten {
+  treeSize: number;
+  items: number;
+  bytes: number;
+  ms: number;
+}
+
+/** Writes `saved` (SearchIndex.save) to `where`, atomically, bound to the log's root at its size. */
+export async function writeSearchSnapshot(where: string | SnapshotPlace, saved: SavedSearch, log: Log, t0: number): Promise<SearchWritten> {
+  const bytes = await encodeSearch(saved, toHex(await log.rootAt(saved.treeSize)));
+  await placeOf(where).write(bytes, saved.treeSize);
+  return { treeSize: saved.treeSize, items: saved.docs.length, bytes: bytes.length, ms: performance.now() - t0 };
+}
+
+/** The index a body that `stateHeader` accepted holds, or why it cannot be read. */
+function readSearch(body: Buffer, treeSize: number): SavedSearch | { problem: string } {
+  try {
+    const b = deserialize(body) as Omit<SavedSearch, 'treeSize'>;
+    if (!Array.isArray(b.chunks) || !Array.isArray(b.docs) || !Array.isArray(b.versions)) throw new Error('members are missing');
+    return { treeSize, chunks: b.chunks, docs: b.docs, versions: b.versions };
+  } catch (err) {
+    return { problem: `its index cannot be read (${(err as Error).message})` };
+  }
+}
+
+/** The saved index at `place` if it holds against `log`, this code and a state of `maxSize` entries; null when there is none. */
+async function loadSearch(place: SnapshotPlace, log: Log, maxSize: number): Promise<SavedSearch | { problem: string } | null> {
+  let bytes: Buffer | null;
+  try {
+    bytes = await place.read();
+  } catch (err) {
+    return { problem: `it cannot be read (${(err as Error).message})` };
+  }
+  if (bytes === null) return null;
+  const h = stateHeader(bytes, SEARCH_FORMAT, searchCodeId());
+  if ('problem' in h) return h;
+  const { treeSize, rootHash } = h.header;
+  if (treeSize > maxSize) return { problem: `it was taken at size ${treeSize}, beyond the state's ${maxSize} entries` };
+  if (toHex(await log.rootAt(treeSize)) !== rootHash)
+    return { problem: `its head (size ${treeSize}, root ${rootHash}) is not a prefix of this log` };
+  return readSearch(h.body, treeSize);
+}
+
+/**
+ * Where a search index starts from: the snapshot at `where` when it holds against `log` and this
+ * code and is of a size at most the state's; `say` gets one line when one is there but is not used.
+ */
+export function savedSearch(where: string | SnapshotPlace, log: Log, say: (line: string) => void): SavedSearchSource {
+  const place = placeOf(where);
+  return async (maxSize) => {
+    const loaded = await loadSearch(place, log, maxSize);
+    if (loaded === null || !('problem' in loaded)) return loaded;
+    say(`archive: the search index's snapshot ${place.where} is not used, ${loaded.problem}; indexing the state's items`);
+    return null;
+  };
+}
