@@ -23,7 +23,7 @@ import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { Readers } from '../lib/service/readers.js';
 import { SearchIndex } from '../lib/service/search.js';
 import { savedSearch, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startServer } from '../api/server.js';
 import { registration, review, type Key } from './build-log.js';
 import { sponsorObject } from '../lib/protocol/sponsor.js';
@@ -196,10 +196,15 @@ async function main(): Promise<void> {
   // writes it (the longest the event loop was held meanwhile), then an index restored from it.
   const snapFile = join(mkdtempSync(join(tmpdir(), 'archive-bench-search-')), 'search.snapshot');
   const delay = monitorEventLoopDelay({ resolution: 5 });
+  const gcs: number[] = [];
+  const gcWatch = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => e.duration)));
+  gcWatch.observe({ entryTypes: ['gc'] });
   delay.enable();
   t0 = performance.now();
   const written = await writeSearchSnapshot(snapFile, (await readers.search.save())!, d.log, t0);
   delay.disable();
+  await new Promise((r) => setImmediate(r));
+  gcWatch.disconnect();
   t0 = performance.now();
   const restored = new SearchIndex(
     d.log,
@@ -212,7 +217,7 @@ async function main(): Promise<void> {
     throw new Error('the index was not restored from its snapshot');
   rmSync(snapFile, { force: true });
   console.log(
-    `1b. the search index's snapshot: ${fmt(written.bytes / 2 ** 20)} MiB written in ${fmt(written.ms / 1000, 1)} s (the event loop held at most ${fmt(delay.max / 1e6, 0)} ms at a time); an index restored from it in ${fmt(restoreMs / 1000, 1)} s, against ${fmt(ms / 1000, 1)} s to build it`,
+    `1b. the search index's snapshot: ${fmt(written.bytes / 2 ** 20)} MiB written in ${fmt(written.ms / 1000, 1)} s (the event loop held at most ${fmt(delay.max / 1e6, 0)} ms at a time; the garbage collector's longest pause meanwhile ${fmt(Math.max(0, ...gcs), 0)} ms, ${fmt(gcs.reduce((a, b) => a + b, 0), 0)} ms in all); an index restored from it in ${fmt(restoreMs / 1000, 1)} s, against ${fmt(ms / 1000, 1)} s to build it`,
   );
 
   const server = await startServer(d, record, 0, '127.0.0.1', { readers, registerLimit: null, verifyWorkers: 0 });

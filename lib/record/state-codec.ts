@@ -100,10 +100,17 @@ export async function encodeStateAsync<E extends object>(
   return framed(format, code, size, rootHash, body, sha256, extra);
 }
 
-/** `body` under a header of `format` and `code`, bound to the head of size `treeSize` whose root is `rootHash` (its SHA-256 computed off the event loop). */
-export async function framedAsync(format: string, code: string, treeSize: number, rootHash: string, body: Buffer): Promise<Buffer> {
+/** `body` under a header of `format` and `code` (and `extra` members), bound to the head of size `treeSize` whose root is `rootHash` (its SHA-256 computed off the event loop). */
+export async function framedAsync<E extends object>(
+  format: string,
+  code: string,
+  treeSize: number,
+  rootHash: string,
+  body: Buffer,
+  extra?: E,
+): Promise<Buffer> {
   const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
-  return framed(format, code, treeSize, rootHash, body, sha256, undefined);
+  return framed(format, code, treeSize, rootHash, body, sha256, extra);
 }
 
 function framed<E extends object>(

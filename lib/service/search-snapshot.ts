@@ -1,9 +1,8 @@
 // Snapshots of the search index (docs/log-format.md, "Snapshots of the record's state"): a cache,
 // like the state's, that lets a service start with its search ready in seconds rather than
 // indexing every paper, claim and agent again (a minute at a million items). One header line of
-// JSON, as the state's (format, code, treeSize, rootHash, sha256, bytes), then the index in
-// frames serialized with V8's structured clone: the items by their number in it (as columns),
-// and FlexSearch's own export of it, chunk by chunk. Bound to the head it was taken at, to this code (the search's code and
+// JSON, as the state's (format, code, treeSize, rootHash, sha256, bytes, and items), then the
+// index's parts as SearchIndex.save serialized them (lib/service/search.ts), each after its length. Bound to the head it was taken at, to this code (the search's code and
 // FlexSearch's: they decide what an index holds) and to its own SHA-256; at start it is
 // used only if all of them hold against the log and the running code, and otherwise discarded
 // with one line saying why: the index is then built from the state. The entries logged after it
@@ -13,10 +12,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deserialize, serialize } from 'node:v8';
 import { toHex, type Log } from '../../log/index.js';
 import { framedAsync, stateHeader } from '../record/state-codec.js';
-import { KINDS, type Doc, type SavedSearch, type SavedSearchSource } from './search.js';
+import type { SavedSearch, SavedSearchSource } from './search.js';
 import { fileSnapshots, type SnapshotPlace } from './snapshot-place.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
@@ -41,58 +39,18 @@ export function searchCodeId(): string {
 
 const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof where === 'string' ? fileSnapshots(where) : where);
 
-/** The items as columns: V8 writes typed arrays and one string as their bytes, where a million objects take seconds. */
-interface DocColumns {
-  kinds: Uint8Array;
-  seqs: Int32Array;
-  /** The items' ids, one a line (no id holds a line break). */
-  keys: string;
-}
-
-function docColumns(docs: Doc[]): DocColumns {
-  const kinds = new Uint8Array(docs.length);
-  const seqs = new Int32Array(docs.length);
-  const keys: string[] = [];
-  docs.forEach((d, i) => {
-    kinds[i] = KINDS.indexOf(d.kind);
-    seqs[i] = d.seq;
-    keys.push(d.key);
-  });
-  return { kinds, seqs, keys: keys.join('\n') };
-}
-
-function docsOf(c: DocColumns): Doc[] {
-  const keys = c.keys === '' ? [] : c.keys.split('\n');
-  if (keys.length !== c.kinds.length || keys.length !== c.seqs.length) throw new Error('its items do not line up');
-  return keys.map((key, i) => {
-    const kind = KINDS[c.kinds[i]!];
-    if (kind === undefined) throw new Error(`an item of an unknown kind (${c.kinds[i]})`);
-    return { kind, key, seq: c.seqs[i]! };
-  });
-}
-
-const turn = () => new Promise((r) => setImmediate(r));
-
 /**
- * The bytes of `saved`, whose tree's root at its size is `rootHash`. The body is a run of frames,
- * each a 4-byte big-endian length and a V8-serialized value: first the items and the versions,
- * then each chunk of FlexSearch's export, serialized one per turn of the event loop (a million
- * items' index in one call would hold it for seconds).
+ * The bytes of `saved`, whose tree's root at its size is `rootHash`: the header line, then its
+ * parts (SearchIndex.save), each a 4-byte big-endian length and its bytes.
  */
-export async function encodeSearch(saved: SavedSearch, rootHash: string): Promise<Buffer> {
+export function encodeSearch(saved: SavedSearch, rootHash: string): Promise<Buffer> {
   const frames: Buffer[] = [];
-  const frame = (value: unknown) => {
-    const v = serialize(value);
+  for (const part of saved.parts) {
     const n = Buffer.alloc(4);
-    n.writeUInt32BE(v.length);
-    frames.push(n, v);
-  };
-  frame({ docs: docColumns(saved.docs), versions: saved.versions, chunks: saved.chunks.length });
-  for (const chunk of saved.chunks) {
-    await turn();
-    frame(chunk);
+    n.writeUInt32BE(part.length);
+    frames.push(n, part);
   }
-  return framedAsync(SEARCH_FORMAT, searchCodeId(), saved.treeSize, rootHash, Buffer.concat(frames));
+  return framedAsync(SEARCH_FORMAT, searchCodeId(), saved.treeSize, rootHash, Buffer.concat(frames), { items: saved.items });
 }
 
 /** What writing the search index's snapshot took. */
@@ -107,37 +65,22 @@ export interface SearchWritten {
 export async function writeSearchSnapshot(where: string | SnapshotPlace, saved: SavedSearch, log: Log, t0: number): Promise<SearchWritten> {
   const bytes = await encodeSearch(saved, toHex(await log.rootAt(saved.treeSize)));
   await placeOf(where).write(bytes, saved.treeSize);
-  return { treeSize: saved.treeSize, items: saved.docs.length, bytes: bytes.length, ms: performance.now() - t0 };
+  return { treeSize: saved.treeSize, items: saved.items, bytes: bytes.length, ms: performance.now() - t0 };
 }
 
-/** The index a body that `stateHeader` accepted holds (its frames read one per turn of the event loop), or why it cannot be read. */
-async function readSearch(body: Buffer, treeSize: number): Promise<SavedSearch | { problem: string }> {
-  try {
-    let at = 0;
-    const next = (): unknown => {
-      if (at + 4 > body.length) throw new Error('it ends before its last frame');
-      const n = body.readUInt32BE(at);
-      if (at + 4 + n > body.length) throw new Error('it ends within a frame');
-      const v = deserialize(body.subarray(at + 4, at + 4 + n));
-      at += 4 + n;
-      return v;
-    };
-    const head = next() as { docs: DocColumns; versions: SavedSearch['versions']; chunks: number };
-    if (typeof head?.docs?.keys !== 'string' || !Array.isArray(head.versions) || !Number.isSafeInteger(head.chunks))
-      throw new Error('members are missing');
-    const chunks: SavedSearch['chunks'] = [];
-    for (let i = 0; i < head.chunks; i++) {
-      await turn();
-      const c = next();
-      if (!Array.isArray(c) || typeof c[0] !== 'string' || typeof c[1] !== 'string')
-        throw new Error(`chunk ${i} is not a key and its text`);
-      chunks.push(c as [string, string]);
-    }
-    if (at !== body.length) throw new Error('bytes follow its last frame');
-    return { treeSize, chunks, docs: docsOf(head.docs), versions: head.versions };
-  } catch (err) {
-    return { problem: `its index cannot be read (${(err as Error).message})` };
+/** The parts of a body that `stateHeader` accepted, or why they cannot be read. */
+function partsOf(body: Buffer, treeSize: number, items: unknown): SavedSearch | { problem: string } {
+  if (!Number.isSafeInteger(items)) return { problem: 'its header names no number of items' };
+  const parts: Buffer[] = [];
+  for (let at = 0; at < body.length;) {
+    if (at + 4 > body.length) return { problem: 'its index ends within a part' };
+    const n = body.readUInt32BE(at);
+    if (at + 4 + n > body.length) return { problem: 'its index ends within a part' };
+    parts.push(body.subarray(at + 4, at + 4 + n));
+    at += 4 + n;
   }
+  if (parts.length === 0) return { problem: 'its index holds nothing' };
+  return { treeSize, items: items as number, parts };
 }
 
 /** The saved index at `place` if it holds against `log`, this code and a state of `maxSize` entries; null when there is none. */
@@ -155,7 +98,7 @@ async function loadSearch(place: SnapshotPlace, log: Log, maxSize: number): Prom
   if (treeSize > maxSize) return { problem: `it was taken at size ${treeSize}, beyond the state's ${maxSize} entries` };
   if (toHex(await log.rootAt(treeSize)) !== rootHash)
     return { problem: `its head (size ${treeSize}, root ${rootHash}) is not a prefix of this log` };
-  return readSearch(h.body, treeSize);
+  return partsOf(h.body, treeSize, (h.header as { items?: unknown }).items);
 }
 
 /**
@@ -164,10 +107,15 @@ async function loadSearch(place: SnapshotPlace, log: Log, maxSize: number): Prom
  */
 export function savedSearch(where: string | SnapshotPlace, log: Log, say: (line: string) => void): SavedSearchSource {
   const place = placeOf(where);
-  return async (maxSize) => {
-    const loaded = await loadSearch(place, log, maxSize);
-    if (loaded === null || !('problem' in loaded)) return loaded;
-    say(`archive: the search index's snapshot ${place.where} is not used, ${loaded.problem}; indexing the state's items`);
-    return null;
+  const discard = (why: string) =>
+    say(`archive: the search index's snapshot ${place.where} is not used, ${why}; indexing the state's items`);
+  return {
+    load: async (maxSize) => {
+      const loaded = await loadSearch(place, log, maxSize);
+      if (loaded === null || !('problem' in loaded)) return loaded;
+      discard(loaded.problem);
+      return null;
+    },
+    discard,
   };
 }

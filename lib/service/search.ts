@@ -10,6 +10,7 @@
 // log grows. An amended claim is indexed again, as of its amendment's entry; its first version
 // stays in the index, unread.
 import { createRequire } from 'node:module';
+import { deserialize, serialize } from 'node:v8';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
 import type { EntryReader } from '../../log/index.js';
 import type { PayloadOf } from '../record/registry.js';
@@ -79,19 +80,100 @@ interface Built {
 const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: [], versions: new Map() });
 
 /**
- * The index as it held the items of the log's first `treeSize` entries: FlexSearch's own export
- * (its chunks, key and JSON text), and the items by their number in it (lib/service/search-snapshot.ts
- * keeps it, bound to the head of that size).
+ * The index as it held the items of the log's first `treeSize` entries, in parts serialized with
+ * V8's structured clone (lib/service/search-snapshot.ts keeps them, bound to the head of that
+ * size): first the items (as columns) and the versions of amended claims, then FlexSearch's
+ * map from each word to its items, some words a part. Each part is serialized in its own turn of
+ * the event loop, at most about PART_IDS items' numbers in one.
  */
 export interface SavedSearch {
   treeSize: number;
-  chunks: [key: string, data: string][];
-  docs: Doc[];
-  versions: [key: string, docs: number[]][];
+  items: number;
+  parts: Buffer[];
 }
 
-/** Where a saved index is read from at a reset: the latest kept, checked against the log, if its size is at most `maxSize`; null when none can be used. */
-export type SavedSearchSource = (maxSize: number) => Promise<SavedSearch | null>;
+/** Where a saved index is read from at a reset (lib/service/search-snapshot.ts). */
+export interface SavedSearchSource {
+  /** The latest kept, checked against the log, if its size is at most `maxSize`; null when none can be used (it says why). */
+  load(maxSize: number): Promise<SavedSearch | null>;
+  /** Says that the index it gave cannot be used, and why. */
+  discard(why: string): void;
+}
+
+/** Items' numbers in one part of a saved index (a word found in every item is one part of its own). */
+const PART_IDS = 250_000;
+
+/**
+ * FlexSearch's index as it holds its words: `map` from each (encoded) word to its items in 9
+ * slots of rank, `reg` the items. Not its public interface: its own export writes the same as
+ * JSON text, in chunks too large to write while serving (one of a million items' most common
+ * words takes seconds). The FlexSearch build is part of the saved index's `code`, so a saved
+ * index is read only by the build that wrote it; `inner` refuses an index of another shape.
+ */
+type Slots = (number[] | undefined)[];
+interface Inner {
+  map: Map<string, Slots>;
+  reg: Set<number>;
+  ctx: Map<string, unknown>;
+}
+
+function inner(index: FlexIndex): Inner {
+  const i = index as unknown as Partial<Inner> & { fastupdate?: boolean };
+  if (!(i.map instanceof Map) || !(i.reg instanceof Set) || !(i.ctx instanceof Map) || i.ctx.size > 0 || i.fastupdate !== false)
+    throw new Error('the FlexSearch index is not of the shape a saved index holds');
+  return i as Inner;
+}
+
+/** The head part: the items as columns (a typed array and one string: V8 writes them as bytes, a million objects take seconds), the versions, the items registered. */
+interface HeadPart {
+  kinds: Uint8Array;
+  seqs: Int32Array;
+  /** The items' ids, one a line (no id holds a line break). */
+  keys: string;
+  versions: [key: string, docs: number[]][];
+  reg: Int32Array;
+}
+
+function headPart(b: Built): HeadPart {
+  const kinds = new Uint8Array(b.docs.length);
+  const seqs = new Int32Array(b.docs.length);
+  const keys: string[] = [];
+  b.docs.forEach((d, i) => {
+    kinds[i] = KINDS.indexOf(d.kind);
+    seqs[i] = d.seq;
+    keys.push(d.key);
+  });
+  return { kinds, seqs, keys: keys.join('\n'), versions: [...b.versions], reg: Int32Array.from(inner(b.index).reg) };
+}
+
+/** The index the parts of a saved index hold; throws on parts of another shape. */
+async function fromParts(parts: Buffer[], turn: () => Promise<boolean>): Promise<Built | null> {
+  const head = deserialize(parts[0]!) as HeadPart;
+  if (
+    !(head.kinds instanceof Uint8Array) ||
+    !(head.seqs instanceof Int32Array) ||
+    typeof head.keys !== 'string' ||
+    !Array.isArray(head.versions)
+  )
+    throw new Error('its first part is not its items');
+  const keys = head.keys === '' ? [] : head.keys.split('\n');
+  if (keys.length !== head.kinds.length || keys.length !== head.seqs.length) throw new Error('its items do not line up');
+  const docs = keys.map((key, i): Doc => {
+    const kind = KINDS[head.kinds[i]!];
+    if (kind === undefined) throw new Error(`an item of an unknown kind (${head.kinds[i]})`);
+    return { kind, key, seq: head.seqs[i]! };
+  });
+  const index = new Index(OPTIONS);
+  const { map, reg } = inner(index);
+  for (const id of head.reg) reg.add(id);
+  for (const part of parts.slice(1)) {
+    if (!(await turn())) return null;
+    const words = deserialize(part) as [string, Slots][];
+    if (!Array.isArray(words)) throw new Error('a part is not words');
+    for (const [word, slots] of words) map.set(word, slots);
+  }
+  return { index, docs, versions: new Map(head.versions) };
+}
 
 /** Entries read from the log at a time when the index is brought from a saved size to the state's. */
 const TAIL_PAGE = 1000;
@@ -162,7 +244,7 @@ export class SearchIndex {
    */
   private async start(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<number | null> {
     const size = state.size;
-    const saved = this.saved === undefined ? null : await this.saved(size);
+    const saved = this.saved === undefined ? null : await this.saved.load(size);
     if (generation !== this.generation) return null;
     if (saved !== null && (await this.restore(generation, state, size, saved))) return saved.treeSize;
     if (generation !== this.generation) return null;
@@ -175,14 +257,19 @@ export class SearchIndex {
    * then what was applied meanwhile. False if it was given up (a reset meanwhile).
    */
   private async restore(generation: number, state: State, size: number, saved: SavedSearch): Promise<boolean> {
-    const built: Built = { index: new Index(OPTIONS), docs: saved.docs, versions: new Map(saved.versions) };
-    this.progress = { done: 0, total: saved.docs.length };
-    for (const [key, data] of saved.chunks) {
-      built.index.import(key, data);
-      await new Promise((r) => setImmediate(r));
-      if (generation !== this.generation) return false;
+    this.progress = { done: 0, total: saved.items };
+    let built: Built | null;
+    try {
+      built = await fromParts(saved.parts, async () => {
+        await new Promise((r) => setImmediate(r));
+        return generation === this.generation;
+      });
+    } catch (err) {
+      this.saved?.discard(`its index cannot be read (${(err as Error).message})`);
+      return false;
     }
-    this.progress.done = saved.docs.length;
+    if (built === null) return false;
+    this.progress.done = saved.items;
     for (let from = saved.treeSize; from < size; from += TAIL_PAGE) {
       const records = await this.log.records(from, Math.min(TAIL_PAGE, size - from));
       if (generation !== this.generation) return false;
@@ -215,16 +302,23 @@ export class SearchIndex {
     const generation = this.generation;
     const state = this.state;
     const treeSize = state.size;
+    const b = this.built;
     this.pending = [];
     try {
-      const chunks: [string, string][] = [];
-      await this.built.index.export(async (key: string, data: string) => {
-        chunks.push([key, data]);
+      const parts = [serialize(headPart(b))];
+      let words: [string, Slots][] = [];
+      let ids = 0;
+      for (const [word, slots] of inner(b.index).map) {
+        words.push([word, slots]);
+        for (const slot of slots) ids += slot?.length ?? 0;
+        if (ids < PART_IDS) continue;
+        parts.push(serialize(words));
+        [words, ids] = [[], 0];
         await new Promise((r) => setImmediate(r));
-      });
-      if (generation !== this.generation) return null;
-      const { docs, versions } = this.built;
-      return { treeSize, chunks, docs: docs.slice(), versions: [...versions].map(([k, v]) => [k, v.slice()]) };
+        if (generation !== this.generation) return null;
+      }
+      if (words.length > 0) parts.push(serialize(words));
+      return { treeSize, items: b.docs.length, parts };
     } finally {
       if (generation === this.generation) this.flush(state);
     }

@@ -11,7 +11,8 @@ import { make, register, send } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Readers } from '../../lib/service/readers.js';
 import { SearchIndex } from '../../lib/service/search.js';
-import { savedSearch, writeSearchSnapshot } from '../../lib/service/search-snapshot.js';
+import { encodeSearch, savedSearch, writeSearchSnapshot } from '../../lib/service/search-snapshot.js';
+import { toHex } from '../../log/index.js';
 
 const abstract = (topic: string) => `We study ${topic} across many settings and report what holds and what does not, with data.`;
 const WORDS = ['axion', 'haloscope', 'plasma', 'turbulence', 'zebrafish', 'nothing', 'carol', 'lab', 'transformers', 'sheared', 'finds'];
@@ -88,6 +89,26 @@ t.test('an index from its snapshot and the entries since answers as the index th
     t.equal(built.lastBuild!.from, null, `${name}: built from the state`);
     t.same(await built.search('plasma', {}, at, 50), await readers!.search.search('plasma', {}, at, 50));
   }
+
+  // Whole, of this code and log, but its parts are not an index: not used either.
+  const garbage = join(tempDir(t), 'garbage.snapshot');
+  writeFileSync(
+    garbage,
+    await encodeSearch(
+      { treeSize: written.treeSize, items: 1, parts: [Buffer.from('not an index')] },
+      toHex(await s.d.log.rootAt(written.treeSize)),
+    ),
+  );
+  const told: string[] = [];
+  const fallback = new SearchIndex(
+    s.d.log,
+    savedSearch(garbage, s.d.log, (l) => told.push(l)),
+  );
+  fallback.reset(s.record.state);
+  await fallback.ready;
+  t.match(told, [/garbage\.snapshot is not used, its index cannot be read \(.+\); indexing the state's items/]);
+  t.equal(fallback.lastBuild!.from, null, 'built from the state');
+  t.same(await fallback.search('plasma', {}, at, 50), await readers!.search.search('plasma', {}, at, 50));
 
   // Taken at a size beyond the state's (a state of another history, say): not used.
   const said: string[] = [];
