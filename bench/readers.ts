@@ -217,7 +217,10 @@ async function main(): Promise<void> {
     throw new Error('the index was not restored from its snapshot');
   rmSync(snapFile, { force: true });
   console.log(
-    `1b. the search index's snapshot: ${fmt(written.bytes / 2 ** 20)} MiB written in ${fmt(written.ms / 1000, 1)} s (the event loop held at most ${fmt(delay.max / 1e6, 0)} ms at a time; the garbage collector's longest pause meanwhile ${fmt(Math.max(0, ...gcs), 0)} ms, ${fmt(gcs.reduce((a, b) => a + b, 0), 0)} ms in all); an index restored from it in ${fmt(restoreMs / 1000, 1)} s, against ${fmt(ms / 1000, 1)} s to build it`,
+    `1b. the search index's snapshot: ${fmt(written.bytes / 2 ** 20)} MiB written in ${fmt(written.ms / 1000, 1)} s (the event loop held at most ${fmt(delay.max / 1e6, 0)} ms at a time; the garbage collector's longest pause meanwhile ${fmt(Math.max(0, ...gcs), 0)} ms, ${fmt(
+      gcs.reduce((a, b) => a + b, 0),
+      0,
+    )} ms in all); an index restored from it in ${fmt(restoreMs / 1000, 1)} s, against ${fmt(ms / 1000, 1)} s to build it`,
   );
 
   const server = await startServer(d, record, 0, '127.0.0.1', { readers, registerLimit: null, verifyWorkers: 0 });

@@ -107,7 +107,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('snapshots', {
         type: 'boolean',
         default: true,
-        describe: 'start from the snapshot of the state under --data when it holds (and the search index from its own), and write them (--no-snapshots: always replay and index)',
+        describe:
+          'start from the snapshot of the state under --data when it holds (and the search index from its own), and write them (--no-snapshots: always replay and index)',
       })
       .option('snapshot-every', {
         type: 'number',
