@@ -2,11 +2,12 @@
 // like the state's, that lets a service start with its search ready in seconds rather than
 // indexing every paper, claim and agent again (a minute at a million items). One header line of
 // JSON, as the state's (format, code, treeSize, rootHash, sha256, bytes, and items), then the
-// index's parts as SearchIndex.save serialized them (lib/service/search.ts), each after its length. Bound to the head it was taken at, to this code (the search's code and
-// FlexSearch's: they decide what an index holds) and to its own SHA-256; at start it is
-// used only if all of them hold against the log and the running code, and otherwise discarded
-// with one line saying why: the index is then built from the state. The entries logged after it
-// are read from the log and indexed.
+// index's parts as SearchIndex.save serialized them (lib/service/search.ts), each after its
+// length. Bound to the head it was taken at, to this code (the search's and FlexSearch's: they
+// decide what an index holds) and to its own SHA-256; at start it is used only if all of them
+// hold against the log and the running code, and otherwise discarded with one line saying why:
+// the index is then built from the state. The entries logged after it are read from the log and
+// indexed.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
