@@ -10,6 +10,7 @@
 // log grows. An amended claim is indexed again, as of its amendment's entry; its first version
 // stays in the index, unread.
 import { createRequire } from 'node:module';
+import { grow, owned, type Bytes, type Ints } from '../record/columns.js';
 import { deserialize, serialize } from 'node:v8';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
 import type { EntryReader } from '../../log/index.js';
@@ -70,14 +71,72 @@ const agentText = (state: State, handle: string): string => {
   return [a.handle, a.operatorId, ...a.models].join('\n');
 };
 
+/**
+ * The items of the index by their number in it, as columns: each one's kind and entry in typed
+ * arrays, its id in an array of strings (a million items as objects would cost a million objects
+ * in the heap, and seconds to write into a snapshot).
+ */
+class Docs {
+  private kinds = new Uint8Array(16);
+  private seqs = new Int32Array(16);
+  private keys: string[] = [];
+
+  get length(): number {
+    return this.keys.length;
+  }
+
+  push(d: Doc): void {
+    const n = this.keys.length;
+    this.kinds = grow(this.kinds, n + 1);
+    this.seqs = grow(this.seqs, n + 1);
+    this.kinds[n] = KINDS.indexOf(d.kind);
+    this.seqs[n] = d.seq;
+    this.keys.push(d.key);
+  }
+
+  at(id: number): Doc {
+    return { kind: KINDS[this.kinds[id]!]!, key: this.keys[id]!, seq: this.seqs[id]! };
+  }
+  keyAt(id: number): string {
+    return this.keys[id]!;
+  }
+  seqAt(id: number): number {
+    return this.seqs[id]!;
+  }
+
+  /** The id of the last item of key `key`, or -1. */
+  lastOf(key: string): number {
+    return this.keys.lastIndexOf(key);
+  }
+
+  /** Copies of the columns (the ids one a line: no id holds a line break). */
+  pack(): { kinds: Uint8Array; seqs: Int32Array; keys: string } {
+    const n = this.keys.length;
+    return { kinds: this.kinds.slice(0, n), seqs: this.seqs.slice(0, n), keys: this.keys.join('\n') };
+  }
+
+  static unpack(c: { kinds: unknown; seqs: unknown; keys: unknown }): Docs {
+    if (!(c.kinds instanceof Uint8Array) || !(c.seqs instanceof Int32Array) || typeof c.keys !== 'string')
+      throw new Error('its first part is not its items');
+    const keys = c.keys === '' ? [] : c.keys.split('\n');
+    if (keys.length !== c.kinds.length || keys.length !== c.seqs.length) throw new Error('its items do not line up');
+    for (const k of c.kinds) if (k >= KINDS.length) throw new Error(`an item of an unknown kind (${k})`);
+    const d = new Docs();
+    d.kinds = owned(c.kinds as Bytes, keys.length);
+    d.seqs = owned(c.seqs as Ints, keys.length);
+    d.keys = keys;
+    return d;
+  }
+}
+
 interface Built {
   index: FlexIndex;
-  docs: Doc[];
+  docs: Docs;
   /** The versions of each claim indexed more than once (amended), oldest first. */
   versions: Map<string, number[]>;
 }
 
-const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: [], versions: new Map() });
+const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: new Docs(), versions: new Map() });
 
 /**
  * The index as it held the items of the log's first `treeSize` entries, in parts serialized with
@@ -124,27 +183,14 @@ function inner(index: FlexIndex): Inner {
   return i as Inner;
 }
 
-/** The head part: the items as columns (a typed array and one string: V8 writes them as bytes, a million objects take seconds), the versions, the items registered. */
+/** The head part: the items as columns (Docs.pack), the versions, and the items FlexSearch registered. */
 interface HeadPart {
-  kinds: Uint8Array;
-  seqs: Int32Array;
-  /** The items' ids, one a line (no id holds a line break). */
-  keys: string;
+  docs: ReturnType<Docs['pack']>;
   versions: [key: string, docs: number[]][];
   reg: Int32Array;
 }
 
-function headPart(b: Built): HeadPart {
-  const kinds = new Uint8Array(b.docs.length);
-  const seqs = new Int32Array(b.docs.length);
-  const keys: string[] = [];
-  b.docs.forEach((d, i) => {
-    kinds[i] = KINDS.indexOf(d.kind);
-    seqs[i] = d.seq;
-    keys.push(d.key);
-  });
-  return { kinds, seqs, keys: keys.join('\n'), versions: [...b.versions], reg: Int32Array.from(inner(b.index).reg) };
-}
+const headPart = (b: Built): HeadPart => ({ docs: b.docs.pack(), versions: [...b.versions], reg: Int32Array.from(inner(b.index).reg) });
 
 /**
  * Some words of FlexSearch's map: the words, how many items each has in each of its 9 slots, and
@@ -197,20 +243,9 @@ function wordsOf(part: WordsPart): [string, Slots][] {
 /** The index the parts of a saved index hold; throws on parts of another shape. */
 async function fromParts(parts: Buffer[], turn: () => Promise<boolean>): Promise<Built | null> {
   const head = deserialize(parts[0]!) as HeadPart;
-  if (
-    !(head.kinds instanceof Uint8Array) ||
-    !(head.seqs instanceof Int32Array) ||
-    typeof head.keys !== 'string' ||
-    !Array.isArray(head.versions)
-  )
+  if (typeof head !== 'object' || head === null || !Array.isArray(head.versions) || !(head.reg instanceof Int32Array))
     throw new Error('its first part is not its items');
-  const keys = head.keys === '' ? [] : head.keys.split('\n');
-  if (keys.length !== head.kinds.length || keys.length !== head.seqs.length) throw new Error('its items do not line up');
-  const docs = keys.map((key, i): Doc => {
-    const kind = KINDS[head.kinds[i]!];
-    if (kind === undefined) throw new Error(`an item of an unknown kind (${head.kinds[i]})`);
-    return { kind, key, seq: head.seqs[i]! };
-  });
+  const docs = Docs.unpack(head.docs ?? {});
   const index = new Index(OPTIONS);
   const { map, reg } = inner(index);
   for (const id of head.reg) reg.add(id);
@@ -445,11 +480,12 @@ export class SearchIndex {
     for (let offset = 0; ; offset += chunk, chunk *= 2) {
       const ids = index.search(q, { limit: chunk, offset }) as number[];
       for (const id of ids) {
-        const doc = docs[id]!;
-        if (doc.seq >= at.treeSize) continue;
+        if (docs.seqAt(id) >= at.treeSize) continue;
         passed++;
         if (passed <= at.passed) continue;
-        if (!isRead(docs, versions, id, at.treeSize) || !shown(state, doc, f)) continue;
+        if (!isRead(docs, versions, id, at.treeSize)) continue;
+        const doc = docs.at(id);
+        if (!shown(state, doc, f)) continue;
         if (results.length === limit) {
           next = { treeSize: at.treeSize, passed: passed - 1 };
           return { results, next };
@@ -487,7 +523,7 @@ function note(b: Built, state: State, e: RecordEntry, outcome: { readonly id?: s
     }
     case 'claim.amend': {
       const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
-      const first = b.docs.findLastIndex((d) => d.key === ref);
+      const first = b.docs.lastOf(ref);
       const versions = b.versions.get(ref) ?? [first];
       b.versions.set(ref, [...versions, b.docs.length]);
       add(b, { kind: state.claims.get(ref)!.external ? 'external' : 'claim', key: ref, seq: e.seq }, claimText(state, ref));
@@ -517,10 +553,10 @@ function madeBy(state: State, e: RecordEntry): { id?: string } | null {
 }
 
 /** Whether doc `id` is the version of its item a search at `treeSize` reads: the latest indexed below that size. */
-function isRead(docs: Doc[], versions: Map<string, number[]>, id: number, treeSize: number): boolean {
-  const v = versions.get(docs[id]!.key);
+function isRead(docs: Docs, versions: Map<string, number[]>, id: number, treeSize: number): boolean {
+  const v = versions.get(docs.keyAt(id));
   if (v === undefined) return true;
-  return v.findLast((i) => docs[i]!.seq < treeSize) === id;
+  return v.findLast((i) => docs.seqAt(i) < treeSize) === id;
 }
 
 /** Whether an item is in view and of the filters. */
