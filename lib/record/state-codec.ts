@@ -5,7 +5,7 @@
 // Sets, arrays and typed arrays (written as their raw bytes). What the state keeps as columns
 // (columns.ts) is written as the columns themselves, and their indexes are built again when read.
 // Pure: the caller reads and writes the bytes.
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from './review-store.js';
@@ -84,8 +84,9 @@ export function encodeState<E extends object>(format: string, code: string, stat
 
 /**
  * encodeState, reading the state in one synchronous step (its structured clone, a copy made at
- * about the speed of memory for the columns) and hashing the copy on libuv's thread pool
- * (WebCrypto), so that the state may move on meanwhile and the event loop is not held for the hash.
+ * about the speed of memory for the columns), then hashing the copy and putting it under its
+ * header a slice at a time between turns of the event loop (framedInTurns), so that the state
+ * may move on meanwhile and the service answers while the bytes are made.
  */
 export async function encodeStateAsync<E extends object>(
   format: string,
@@ -96,21 +97,52 @@ export async function encodeStateAsync<E extends object>(
 ): Promise<Buffer> {
   const size = state.size;
   const body = serialize(writtenState(state));
-  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
-  return framed(format, code, size, rootHash, body, sha256, extra);
+  return framedInTurns(format, code, size, rootHash, [body], extra);
 }
 
-/** `body` under a header of `format` and `code` (and `extra` members), bound to the head of size `treeSize` whose root is `rootHash` (its SHA-256 computed off the event loop). */
-export async function framedAsync<E extends object>(
+/** Bytes hashed or copied in one turn of the event loop: a few milliseconds' work. */
+const SLICE = 4 * 2 ** 20;
+const turn = () => new Promise((r) => setImmediate(r));
+
+/** Each slice of at most SLICE bytes of `chunks`, in order, a turn of the event loop after each. */
+async function eachSlice(chunks: readonly Uint8Array[], f: (slice: Uint8Array) => void): Promise<void> {
+  for (const c of chunks)
+    for (let at = 0; at < c.length; at += SLICE) {
+      f(c.subarray(at, at + SLICE));
+      await turn();
+    }
+}
+
+/**
+ * The body made of `chunks`, in order, under a header of `format` and `code` (and `extra`
+ * members), bound to the head of size `treeSize` whose root is `rootHash`. Hashed, then copied
+ * into one buffer, a slice at a time between turns of the event loop: a snapshot of a hundred
+ * MiB joined or hashed in one call would hold the service for most of a second.
+ */
+export async function framedInTurns<E extends object>(
   format: string,
   code: string,
   treeSize: number,
   rootHash: string,
-  body: Buffer,
+  chunks: readonly Uint8Array[],
   extra?: E,
 ): Promise<Buffer> {
-  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
-  return framed(format, code, treeSize, rootHash, body, sha256, extra);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  await eachSlice(chunks, (slice) => {
+    hash.update(slice);
+    bytes += slice.length;
+  });
+  const header: StateHeader & Partial<E> = { ...(extra ?? ({} as E)), format, code, treeSize, rootHash, sha256: hash.digest('hex'), bytes };
+  const line = Buffer.from(`${JSON.stringify(header)}\n`);
+  const out = Buffer.allocUnsafe(line.length + bytes);
+  line.copy(out, 0);
+  let at = line.length;
+  await eachSlice(chunks, (slice) => {
+    out.set(slice, at);
+    at += slice.length;
+  });
+  return out;
 }
 
 function framed<E extends object>(

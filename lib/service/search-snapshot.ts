@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toHex, type Log } from '../../log/index.js';
-import { framedAsync, stateHeader } from '../record/state-codec.js';
+import { framedInTurns, stateHeader } from '../record/state-codec.js';
 import type { SavedSearch, SavedSearchSource } from './search.js';
 import { fileSnapshots, type SnapshotPlace } from './snapshot-place.js';
 
@@ -51,7 +51,7 @@ export function encodeSearch(saved: SavedSearch, rootHash: string): Promise<Buff
     n.writeUInt32BE(part.length);
     frames.push(n, part);
   }
-  return framedAsync(SEARCH_FORMAT, searchCodeId(), saved.treeSize, rootHash, Buffer.concat(frames), { items: saved.items });
+  return framedInTurns(SEARCH_FORMAT, searchCodeId(), saved.treeSize, rootHash, frames, { items: saved.items });
 }
 
 /** What writing the search index's snapshot took. */
