@@ -8,7 +8,8 @@
 // taken out: an item out of view is left out when the index is read, as is an item logged after
 // the search's first page (its cursor names that tree size), so pages stay as they were while the
 // log grows. An amended claim is indexed again, as of its amendment's entry; its first version
-// stays in the index, unread.
+// stays in the index, unread. The index saves itself for a snapshot (`save`, kept by
+// search-snapshot.ts) and starts from one when it holds, indexing the entries logged since.
 import { createRequire } from 'node:module';
 import { grow, owned, type Bytes, type Ints } from '../record/columns.js';
 import { deserialize, serialize } from 'node:v8';
@@ -43,7 +44,7 @@ export interface SearchPosition {
 }
 
 /** One item of the index: its kind, its id (paper id, claim ref, handle) and the entry that indexed it. */
-export interface Doc {
+interface Doc {
   kind: Kind;
   key: string;
   seq: number;
@@ -142,8 +143,8 @@ const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: new Docs(), 
  * The index as it held the items of the log's first `treeSize` entries, in parts serialized with
  * V8's structured clone (lib/service/search-snapshot.ts keeps them, bound to the head of that
  * size): first the items (as columns) and the versions of amended claims, then FlexSearch's
- * map from each word to its items, some words a part (as columns too). Each part is serialized in its own turn of
- * the event loop, at most about PART_IDS items' numbers in one.
+ * map from each word to its items, some words a part (as columns too). Each part is serialized
+ * in its own turn of the event loop, at most about PART_IDS items' numbers in one.
  */
 export interface SavedSearch {
   treeSize: number;
