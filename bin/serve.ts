@@ -114,7 +114,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         default: 100_000,
         describe:
-          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); serving pauses while the state is copied (about 0.2 to 0.25 s at 1,000,000 entries)',
+          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); serving pauses while the state is copied (about 0.15 to 0.25 s at 1,000,000 entries)',
       })
       .option('witness', {
         type: 'string',
