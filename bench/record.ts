@@ -7,7 +7,6 @@
 //  3. replay of a 1,000,000-entry log with every signature re-verified, beside the signature
 //     floor (node:crypto Ed25519 verifications/s on all cores, measured in the same run), and
 //     without signatures (what a start-up does): entries/s, and memory.
-import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -20,45 +19,13 @@ import { replayVerified } from '../lib/service/verified-replay.js';
 import { replayStore } from '../lib/record/replay.js';
 import { sha256TextHex } from '../log/index.js';
 import { fmt, machine, signatureFloor } from './stats.js';
-import type { Served } from '../lib/client/http.js';
 
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const REPLAY_ENTRIES = Number(process.env.BENCH_REPLAY ?? 1_000_000);
 const HOT_REVIEWS = Number(process.env.BENCH_HOT ?? 100_000);
-const CONNECTIONS = 64;
 
 import { buildLog, paper, registration, review, type Key } from './build-log.js';
-
-async function post(url: string, body: unknown): Promise<Served> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await r.json();
-  if (r.status >= 300) throw new Error(`${url}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function load(url: string, bodies: string[], seconds: number) {
-  let i = 0;
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies[i++ % bodies.length] }),
-      },
-    ],
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    failed: result.non2xx + result.errors,
-    total: result.requests.total,
-    sent: i,
-  };
-}
+import { CONNECTIONS, loadPosts as load, reviewersOn, signedReviews as signed } from './http-load.js';
 
 /** Starts the service (and the bare route beside it) on `dataDir`; returns their URLs, the time the service took to start, and how to stop it. */
 async function startService(dataDir: string) {
@@ -94,9 +61,7 @@ async function writesBesideFloor(service: string, bare: string, bodies: string[]
 function signedReviews(reviewers: Key[], claim: string, from: number): string[] {
   const n = Math.ceil(HTTP_SECONDS * 8000) + 20000;
   const t0 = performance.now();
-  const bodies = Array.from({ length: n }, (_, j) =>
-    JSON.stringify(review(`reviewer-${j % reviewers.length}`, reviewers[j % reviewers.length]!, claim, from + j)),
-  );
+  const bodies = signed({ keys: reviewers, claim }, from, n);
   console.log(`signed ${fmt(n)} review envelopes in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   return bodies;
 }
@@ -105,16 +70,9 @@ async function httpWrites(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-record-'));
   const { service, bare, stop } = await startService(dataDir);
   try {
-    const { version, hash } = (await (await fetch(`${service}/v1/constitution`)).json()) as { version: string; hash: string };
-    const constitution = { version, hash };
     // 100 reviewers of 100 operators and one author; reviews are signed before the run.
-    const author = generateKeyPair();
-    await post(`${service}/v2/agents/register`, registration('author', author, 'lab-author', constitution));
-    const claim = (await post(`${service}/v2/papers`, paper('author', author, 0))).claims[0];
-    const reviewers = Array.from({ length: 100 }, () => generateKeyPair());
-    for (const [i, k] of reviewers.entries())
-      await post(`${service}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, constitution));
-    await writesBesideFloor(service, bare, signedReviews(reviewers, claim, 0), 'on a new claim');
+    const { keys, claim } = await reviewersOn(service);
+    await writesBesideFloor(service, bare, signedReviews(keys, claim, 0), 'on a new claim');
   } finally {
     await stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -26,11 +26,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openDeployment, type Deployment } from '../lib/service/deployment.js';
-import { generateKeyPair } from '../lib/protocol/ed25519.js';
 import type { Served } from '../lib/client/http.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startNodeProcess, type NodeProcess } from '../test/helpers/node-process.js';
-import { paper, registration, review, type Key } from './build-log.js';
+import { CONNECTIONS, loadPosts, reviewersOn, signedReviews } from './http-load.js';
 import { fmt, machine, quantile } from './stats.js';
 
 const N = Number(process.env.BENCH_ENTRIES ?? 300_000);
@@ -38,7 +37,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FAILOVERS = Number(process.env.BENCH_FAILOVERS ?? 3);
 const WRITERS = 4000;
-const CONNECTIONS = 64;
 
 /** A signed review's envelope as logged: 561 bytes for i of 6 digits. */
 const payload = (i: number) =>
@@ -58,30 +56,11 @@ async function appendAll(d: Deployment, n: number): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-async function post(url: string, body: unknown): Promise<Served> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await r.json();
-  if (r.status >= 300) throw new Error(`${url}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** Writes loaded with autocannon: requests/s, p99, and how many were not taken. */
 async function loadWrites(url: string, bodies: string[], seconds: number) {
-  let i = 0;
-  const r = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies[i++ % bodies.length] }),
-      },
-    ],
-  });
-  if (i > bodies.length) console.log('   warning: bodies were reused; repeats answer 409 and count as failed');
-  return { rps: r.requests.average, p99: r.latency.p99, failed: r.non2xx + r.errors, total: r.requests.total };
+  const w = await loadPosts(url, bodies, seconds);
+  if (w.sent > bodies.length) console.log('   warning: bodies were reused; repeats answer 409 and count as failed');
+  return w;
 }
 
 /** Inclusion proofs at random seqs of a tree of `size`: requests/s. */
@@ -99,24 +78,6 @@ async function loadProofs(url: string, size: number, seconds: number) {
   });
   return { rps: r.requests.average, p99: r.latency.p99, failed: r.non2xx + r.errors };
 }
-
-/** A deployment's author and reviewers, registered through `url`, and a claim to review. */
-async function reviewers(url: string): Promise<{ keys: Key[]; claim: string }> {
-  const { version, hash } = (await (await fetch(`${url}/v1/constitution`)).json()) as { version: string; hash: string };
-  const author = generateKeyPair();
-  await post(`${url}/v2/agents/register`, registration('author', author, 'lab-author', { version, hash }));
-  const claim = (await post(`${url}/v2/papers`, paper('author', author, 0))).claims[0];
-  const keys = Array.from({ length: 100 }, () => generateKeyPair());
-  for (const [i, k] of keys.entries())
-    await post(`${url}/v2/agents/register`, registration(`reviewer-${i}`, k, `lab-${i}`, { version, hash }));
-  return { keys, claim };
-}
-
-/** `n` review envelopes of `claim` by the reviewers in turn, numbered from `from`. */
-const signed = (r: { keys: Key[]; claim: string }, from: number, n: number): string[] =>
-  Array.from({ length: n }, (_, j) =>
-    JSON.stringify(review(`reviewer-${j % r.keys.length}`, r.keys[j % r.keys.length]!, r.claim, from + j)),
-  );
 
 const info = async (n: NodeProcess): Promise<Served> => (await fetch(`${n.url}/v1/node`, { signal: AbortSignal.timeout(1000) })).json();
 
@@ -167,20 +128,20 @@ try {
   const b = await startNodeProcess({ storeUrl, dataDir: tmp(), id: 'b', keysFrom: first, args });
   nodes.push(a, b);
   const perRun = Math.ceil(SECONDS * 6000) + 10_000;
-  const [onLevel, onPg] = await Promise.all([reviewers(level.url), reviewers(a.url)]);
+  const [onLevel, onPg] = await Promise.all([reviewersOn(level.url), reviewersOn(a.url)]);
   const t0 = performance.now();
   const bodies = {
-    level: signed(onLevel, 0, perRun),
-    leader: signed(onPg, 0, perRun),
-    follower: signed(onPg, perRun, perRun),
-    underLag: signed(onPg, 2 * perRun, perRun),
-    probes: signed(onPg, 3 * perRun, 20_000),
+    level: signedReviews(onLevel, 0, perRun),
+    leader: signedReviews(onPg, 0, perRun),
+    follower: signedReviews(onPg, perRun, perRun),
+    underLag: signedReviews(onPg, 2 * perRun, perRun),
+    probes: signedReviews(onPg, 3 * perRun, 20_000),
   };
   console.log(`   (signed ${fmt(4 * perRun + 20_000)} review envelopes in ${fmt((performance.now() - t0) / 1000, 1)} s)`);
 
   // 2. Signed writes over HTTP.
   console.log(`2. signed writes/s over HTTP, POST /v2/reviews, autocannon ${CONNECTIONS} connections, ${SECONDS} s each`);
-  await loadWrites(`${a.url}/v2/reviews`, signed(onPg, 4 * perRun, 15_000), 2); // warm up
+  await loadWrites(`${a.url}/v2/reviews`, signedReviews(onPg, 4 * perRun, 15_000), 2); // warm up
   const wLevel = await loadWrites(`${level.url}/v2/reviews`, bodies.level, SECONDS);
   const wLeader = await loadWrites(`${a.url}/v2/reviews`, bodies.leader, SECONDS);
   const wFollower = await loadWrites(`${b.url}/v2/reviews`, bodies.follower, SECONDS);
