@@ -7,7 +7,8 @@ import t from 'tap';
 import pg from 'pg';
 import { PgStore } from '../../log/pg-store.js';
 import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch, StoredHead } from '../../log/store.js';
+import type { CommitBatch } from '../../log/store.js';
+import { batch as commitBatch, head } from './store-conformance.js';
 import type { LoggedEntry } from '../../log/entry.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { testSigner } from '../helpers/signer.js';
@@ -16,24 +17,8 @@ const server = await startPostgres(t);
 const ORIGIN = 'test.example/lease';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function head(treeSize: number, root = 'ab'): StoredHead {
-  return {
-    treeSize,
-    rootHash: root.repeat(32),
-    timestamp: '2026-01-01T00:00:00.000Z',
-    signature: `sig${treeSize}`,
-    checkpoint: `cp${treeSize}\n`,
-  };
-}
-
-function batch(first: number, n: number, root = 'ab'): CommitBatch {
-  return {
-    first,
-    entries: Array.from({ length: n }, (_, i) => `entry ${first + i}\n{"n":${first + i}}`),
-    tiles: [],
-    head: head(first + n, root),
-  };
-}
+/** A commit of entries [first, first + n), under a head whose root is `root` repeated. */
+const batch = (first: number, n: number, root = 'ab'): CommitBatch => commitBatch(first, n, [], root);
 
 async function count(url: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });

@@ -7,31 +7,16 @@ import pg from 'pg';
 import { auditLog } from '../../log/audit.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION, PgStore } from '../../log/pg-store.js';
 import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch, StoredHead } from '../../log/store.js';
+import type { CommitBatch } from '../../log/store.js';
+import { batch as commitBatch, head } from './store-conformance.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { testSigner } from '../helpers/signer.js';
 
 const server = await startPostgres(t);
 const ORIGIN = 'test.example/pg';
 
-function head(treeSize: number, root = 'ab'): StoredHead {
-  return {
-    treeSize,
-    rootHash: root.repeat(32),
-    timestamp: '2026-01-01T00:00:00.000Z',
-    signature: `sig${treeSize}`,
-    checkpoint: `cp${treeSize}\n`,
-  };
-}
-
-function batch(first: number, n: number, root = 'ab'): CommitBatch {
-  return {
-    first,
-    entries: Array.from({ length: n }, (_, i) => `entry ${first + i}\n{"n":${first + i}}`),
-    tiles: [{ id: { level: 0, index: 0 }, bytes: new TextEncoder().encode(`tile at ${first + n}`) }],
-    head: head(first + n, root),
-  };
-}
+/** A commit of entries [first, first + n) with one tile, under a head whose root is `root` repeated. */
+const batch = (first: number, n: number, root = 'ab'): CommitBatch => commitBatch(first, n, [[0, 0, `tile at ${first + n}`]], root);
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });

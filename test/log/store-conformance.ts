@@ -12,22 +12,24 @@ export interface StoreFactory {
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : Buffer.from(b).toString());
 
-function head(treeSize: number): StoredHead {
+/** A head of `treeSize` whose root is `root` repeated (the stores keep it as given). */
+export function head(treeSize: number, root = 'ab'): StoredHead {
   return {
     treeSize,
-    rootHash: 'ab'.repeat(32),
+    rootHash: root.repeat(32),
     timestamp: '2026-01-01T00:00:00.000Z',
     signature: `sig${treeSize}`,
     checkpoint: `cp${treeSize}\n`,
   };
 }
 
-function batch(first: number, n: number, tiles: [number, number, string][] = []): CommitBatch {
+/** A commit of entries [first, first + n) with `tiles` ([level, index, text]), under a head whose root is `root` repeated. */
+export function batch(first: number, n: number, tiles: [number, number, string][] = [], root = 'ab'): CommitBatch {
   return {
     first,
     entries: Array.from({ length: n }, (_, i) => `entry ${first + i}\n{"n":${first + i}}`),
     tiles: tiles.map(([level, index, v]) => ({ id: { level, index }, bytes: bytes(v) })),
-    head: head(first + n),
+    head: head(first + n, root),
   };
 }
 
