@@ -3,7 +3,7 @@
 // even one from the very head the database holds, and nothing of it is written), notifications
 // of new heads and of the lease changing hands, blobs, and a log that follows another's commits
 // (Sequencer.refresh): the same head, entries, proofs and tiles. On a real server.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import pg from 'pg';
 import { PgStore } from '../../log/pg-store.js';
 import { Sequencer } from '../../log/sequencer.js';
@@ -20,6 +20,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A commit of entries [first, first + n), under a head whose root is `root` repeated. */
 const batch = (first: number, n: number, root = 'ab'): CommitBatch => commitBatch(first, n, [], root);
 
+/** Two stores of one new database, closed when the test ends. */
+async function twoStores(t: Test): Promise<{ url: string; a: PgStore; b: PgStore }> {
+  const url = await server.createDatabase();
+  const a = await PgStore.open(url);
+  const b = await PgStore.open(url);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  return { url, a, b };
+}
+
 async function count(url: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -33,13 +45,7 @@ async function count(url: string): Promise<number> {
 t.test(
   'one holder at a time; taken over once expired; the old holder is fenced even from the head it saw, and writes nothing',
   async (t) => {
-    const url = await server.createDatabase();
-    const a = await PgStore.open(url);
-    const b = await PgStore.open(url);
-    t.teardown(async () => {
-      await a.close();
-      await b.close();
-    });
+    const { url, a, b } = await twoStores(t);
     t.equal(a.secret, b.secret, 'every store of the database reads the same secret');
     t.match(a.secret, /^[0-9a-f]{64}$/);
 
@@ -209,13 +215,7 @@ t.test('watch: told of each new head and of the lease changing hands; a dropped 
 });
 
 t.test('blobs: kept whole in parts; a blob of a smaller tree size does not replace a larger one', async (t) => {
-  const url = await server.createDatabase();
-  const a = await PgStore.open(url);
-  const b = await PgStore.open(url);
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const { a, b } = await twoStores(t);
   t.equal(await a.getBlob('x'), null);
   const big = Buffer.alloc(20 * 2 ** 20 + 5);
   for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
@@ -234,13 +234,7 @@ t.test('blobs: kept whole in parts; a blob of a smaller tree size does not repla
 t.test(
   'a holder paused inside a commit (its transaction left open on the head row) does not keep the lease from being taken',
   async (t) => {
-    const url = await server.createDatabase();
-    const a = await PgStore.open(url);
-    const b = await PgStore.open(url);
-    t.teardown(async () => {
-      await a.close();
-      await b.close();
-    });
+    const { url, a, b } = await twoStores(t);
     await a.acquireLease({ node: 'a', url: 'http://a' }, 400);
     await a.commit(batch(0, 1));
     // A commit of a's that swapped the head and was then paused (SIGSTOP): its transaction, begun as
