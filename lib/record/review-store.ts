@@ -39,19 +39,8 @@ export interface ReviewsData {
   odd: [number, string][];
 }
 
-/** What a new review's row is made of. */
-export interface NewReview {
-  id: string;
-  seq: number;
-  /** Its entry's ts. */
-  ts: string;
-  claim: string;
-  agent: string;
-  operatorId: string;
-  forecast: number;
-  models: string[];
-  signerKey: string;
-}
+/** What a new review's row is made of: the review, not yet disowned, and its entry's ts. */
+export type NewReview = Omit<Review, 'disownedSeq'> & { ts: string };
 
 const NONE: string[] = [];
 
