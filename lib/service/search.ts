@@ -302,18 +302,9 @@ export class SearchIndex {
     this.state = state;
     this.pending = [];
     const t0 = performance.now();
-    // Everything in the state now, in log order: agents, papers with their claims, external claims.
-    const todo: { doc: Doc; text?: string }[] = [];
-    for (const a of state.agents.values()) todo.push({ doc: { kind: 'agent', key: a.handle, seq: a.seq } });
-    for (const p of state.papers.values()) {
-      todo.push({ doc: { kind: 'paper', key: p.id, seq: p.seq } });
-      for (const ref of p.claims) todo.push({ doc: { kind: 'claim', key: ref, seq: p.seq } });
-    }
-    for (const c of state.claims.values()) if (c.external) todo.push({ doc: { kind: 'external', key: c.ref, seq: c.seq } });
-    // Stable: a paper before its claims, all of one entry.
-    todo.sort((a, b) => a.doc.seq - b.doc.seq);
-    this.progress = { done: 0, total: todo.length };
-    this.ready = this.start(generation, state, todo).then((from) => {
+    // Every agent, paper and claim (a paper's or external) is one item.
+    this.progress = { done: 0, total: state.agents.size + state.papers.size + state.claims.size };
+    this.ready = this.start(generation, state).then((from) => {
       this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length, from };
     });
     // A build that fails (the store closed under it) fails the searches that wait for it, never the process.
@@ -324,12 +315,15 @@ export class SearchIndex {
    * Makes the index of `state`: from a saved index when one holds (its entries since read from
    * the log), else built from the state. Returns the saved index's tree size, or null.
    */
-  private async start(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<number | null> {
+  private async start(generation: number, state: State): Promise<number | null> {
+    // The state's size now: what is applied from here on waits in `pending`.
     const size = state.size;
     const saved = this.saved === undefined ? null : await this.saved.load(size);
     if (generation !== this.generation) return null;
     if (saved !== null && (await this.restore(generation, state, size, saved))) return saved.treeSize;
     if (generation !== this.generation) return null;
+    const todo = itemsOf(state, size);
+    this.progress = { done: 0, total: todo.length };
     await this.build(generation, state, todo);
     return null;
   }
@@ -496,6 +490,24 @@ export class SearchIndex {
       if (ids.length < chunk) return { results, next };
     }
   }
+}
+
+/**
+ * The items of the state's first `size` entries, in log order: agents, papers with their claims,
+ * external claims (the state holds them all still: nothing is taken out of its maps; those of
+ * later entries wait in `pending`).
+ */
+function itemsOf(state: State, size: number): { doc: Doc; text?: string }[] {
+  const todo: { doc: Doc; text?: string }[] = [];
+  const keep = (doc: Doc) => doc.seq < size && todo.push({ doc });
+  for (const a of state.agents.values()) keep({ kind: 'agent', key: a.handle, seq: a.seq });
+  for (const p of state.papers.values()) {
+    keep({ kind: 'paper', key: p.id, seq: p.seq });
+    for (const ref of p.claims) keep({ kind: 'claim', key: ref, seq: p.seq });
+  }
+  for (const c of state.claims.values()) if (c.external) keep({ kind: 'external', key: c.ref, seq: c.seq });
+  // Stable: a paper before its claims, all of one entry.
+  return todo.sort((a, b) => a.doc.seq - b.doc.seq);
 }
 
 function add(b: Built, doc: Doc, text: string): void {
