@@ -14,9 +14,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toHex, type Log } from '../../log/index.js';
-import { framedInTurns, stateHeader } from '../record/state-codec.js';
+import { readBound } from './snapshot.js';
+import { framedInTurns } from '../record/state-codec.js';
 import type { SavedSearch, SavedSearchSource } from './search.js';
-import { fileSnapshots, type SnapshotPlace } from './snapshot-place.js';
+import { placeOf, type SnapshotPlace } from './snapshot-place.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
 export const SEARCH_FORMAT = 'archive-search/1';
@@ -37,8 +38,6 @@ export function searchCodeId(): string {
     .digest('hex');
   return code;
 }
-
-const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof where === 'string' ? fileSnapshots(where) : where);
 
 /**
  * The bytes of `saved`, whose tree's root at its size is `rootHash`: the header line, then its
@@ -86,20 +85,9 @@ function partsOf(body: Buffer, treeSize: number, items: unknown): SavedSearch | 
 
 /** The saved index at `place` if it holds against `log`, this code and a state of `maxSize` entries; null when there is none. */
 async function loadSearch(place: SnapshotPlace, log: Log, maxSize: number): Promise<SavedSearch | { problem: string } | null> {
-  let bytes: Buffer | null;
-  try {
-    bytes = await place.read();
-  } catch (err) {
-    return { problem: `it cannot be read (${(err as Error).message})` };
-  }
-  if (bytes === null) return null;
-  const h = stateHeader(bytes, SEARCH_FORMAT, searchCodeId());
-  if ('problem' in h) return h;
-  const { treeSize, rootHash } = h.header;
-  if (treeSize > maxSize) return { problem: `it was taken at size ${treeSize}, beyond the state's ${maxSize} entries` };
-  if (toHex(await log.rootAt(treeSize)) !== rootHash)
-    return { problem: `its head (size ${treeSize}, root ${rootHash}) is not a prefix of this log` };
-  return partsOf(h.body, treeSize, (h.header as { items?: unknown }).items);
+  const h = await readBound(place, log, SEARCH_FORMAT, searchCodeId(), { size: maxSize, of: "the state's" });
+  if (h === null || 'problem' in h) return h;
+  return partsOf(h.body, h.header.treeSize, h.header.items);
 }
 
 /**

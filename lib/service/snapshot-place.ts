@@ -16,6 +16,9 @@ export interface SnapshotPlace {
   write(bytes: Buffer, treeSize: number): Promise<boolean>;
 }
 
+/** A place given as a file name is that file. */
+export const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof where === 'string' ? fileSnapshots(where) : where);
+
 /** One file, replaced atomically: a crash while writing leaves the previous one whole. */
 export function fileSnapshots(file: string): SnapshotPlace {
   return {

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { Log } from '../../log/index.js';
 import { toHex } from '../../log/index.js';
 import { codeId } from '../protocol/code-id.js';
-import { encodeState, encodeStateAsync, readState, stateHeader } from '../record/state-codec.js';
+import { encodeState, encodeStateAsync, readState, stateHeader, type StateHeader } from '../record/state-codec.js';
 import type { State } from '../record/state.js';
-import { fileSnapshots, type SnapshotPlace } from './snapshot-place.js';
+import { placeOf, type SnapshotPlace } from './snapshot-place.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
 export const SNAPSHOT_FORMAT = 'archive-snapshot/2';
@@ -20,9 +20,6 @@ export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshot
 
 /** The bytes of a snapshot of `state`, taken at the head of size state.size whose root is `rootHash`. */
 export const encodeSnapshot = (state: State, rootHash: string): Buffer => encodeState(SNAPSHOT_FORMAT, codeId(), state, rootHash);
-
-/** A place given as a file name is that file. */
-const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof where === 'string' ? fileSnapshots(where) : where);
 
 /**
  * The same bytes, the state read in one synchronous step (a copy) and the rest done off the event
@@ -77,8 +74,18 @@ export function decodeSnapshot(bytes: Buffer): (Loaded & { rootHash?: string }) 
   return { state, treeSize: h.header.treeSize, rootHash: h.header.rootHash };
 }
 
-/** Reads the snapshot at `where` and checks it against `log` and the running code; null when there is none. */
-export async function loadSnapshot(where: string | SnapshotPlace, log: Log): Promise<Loaded | null> {
+/**
+ * The header and body of what `where` keeps, if they are of `format` and `code`, whole, and of a
+ * head of size at most `max.size` (`max.of` names whose size, for the problem) that is a prefix of
+ * `log`; why not otherwise; null when nothing is kept. What every snapshot checks before it is read.
+ */
+export async function readBound(
+  where: string | SnapshotPlace,
+  log: Log,
+  format: string,
+  code: string,
+  max: { size: number; of: string },
+): Promise<{ header: StateHeader & Record<string, unknown>; body: Buffer } | { problem: string } | null> {
   let bytes: Buffer | null;
   try {
     bytes = await placeOf(where).read();
@@ -86,13 +93,20 @@ export async function loadSnapshot(where: string | SnapshotPlace, log: Log): Pro
     return { problem: `it cannot be read (${(err as Error).message})` };
   }
   if (bytes === null) return null;
-  const h = stateHeader(bytes, SNAPSHOT_FORMAT, codeId());
+  const h = stateHeader<Record<string, unknown>>(bytes, format, code);
   if ('problem' in h) return h;
   const { treeSize, rootHash } = h.header;
-  if (treeSize > log.size) return { problem: `it was taken at size ${treeSize}, beyond the log's ${log.size} entries` };
+  if (treeSize > max.size) return { problem: `it was taken at size ${treeSize}, beyond ${max.of} ${max.size} entries` };
   if (toHex(await log.rootAt(treeSize)) !== rootHash)
     return { problem: `its head (size ${treeSize}, root ${rootHash}) is not a prefix of this log` };
-  const state = readState(h.body, treeSize);
+  return h;
+}
+
+/** Reads the snapshot at `where` and checks it against `log` and the running code; null when there is none. */
+export async function loadSnapshot(where: string | SnapshotPlace, log: Log): Promise<Loaded | null> {
+  const h = await readBound(where, log, SNAPSHOT_FORMAT, codeId(), { size: log.size, of: "the log's" });
+  if (h === null || 'problem' in h) return h;
+  const state = readState(h.body, h.header.treeSize);
   if ('problem' in state) return state;
-  return { state, treeSize };
+  return { state, treeSize: h.header.treeSize };
 }
