@@ -14,9 +14,11 @@ import {
   type WitnessEndpoint,
 } from '../verify/monitor.js';
 import { addCheckpoint, loadOrCreateWitnessKey, witnessPolicy } from '../verify/witness.js';
+import { parsePinnedKey } from '../verify/log-key.js';
 
 interface MonitorArgs {
   url: string;
+  key?: string;
   state: string;
   peer: string[];
   interval: number;
@@ -52,6 +54,11 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
     y
       .option('url', { type: 'string', default: 'http://127.0.0.1:8080', describe: 'base URL of the service to follow' })
       .option('state', { type: 'string', demandOption: true, describe: 'file keeping the pinned log key and the last verified head' })
+      .option('key', {
+        type: 'string',
+        describe:
+          'pin the log key (the key or the vkey, as GET /v1/log/key spells them); without it the key the service publishes on the first round is pinned',
+      })
       .option('peer', {
         type: 'string',
         array: true,
@@ -79,10 +86,12 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
         if (!(a.interval > 0)) throw new Error('--interval: expected a number of seconds above 0');
         if (a['witness-key'] !== undefined && a.listen === undefined) throw new Error('--witness-key goes with --listen');
         witnessPolicy(a.witness, a['witness-quorum']);
+        if (a.key !== undefined) parsePinnedKey(a.key);
         return true;
       }) as never,
   handler: async (args) => {
     let current: MonitorState | null = readState(args.state);
+    const pinned = args.key === undefined ? undefined : parsePinnedKey(args.key);
     const policy = witnessPolicy(args.witness, args['witness-quorum']);
     let witness: WitnessEndpoint | undefined;
     if (args['witness-key'] !== undefined) {
@@ -118,7 +127,7 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
     for (;;) {
       let worst: Finding['kind'] = 'ok';
       try {
-        const { state, findings } = await monitorRound({ url: args.url, peers: args.peer, policy }, current);
+        const { state, findings } = await monitorRound({ url: args.url, peers: args.peer, policy, pinned }, current);
         for (const f of findings) {
           print(f, args.json);
           if (f.kind === 'split' || f.kind === 'inconsistent' || f.kind === 'unwitnessed') worst = f.kind;

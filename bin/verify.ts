@@ -11,6 +11,7 @@ import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import { loadReplay, replayFile, saveReplay, type Resume } from '../verify/saved-state.js';
 import type { SignedTreeHead } from '../log/index.js';
 import { witnessPolicy } from '../verify/witness.js';
+import { describeTrust, parsePinnedKey, vkeyOf } from '../verify/log-key.js';
 
 /**
  * Progress of one stage on stderr: on a terminal one rewritten line, else (when asked for with
@@ -72,7 +73,11 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         describe: 'base URL of a C2SP tlog-tiles mirror (a static copy written by archive tiles, or the service): check it and its entries',
       })
       .option('proof', { type: 'string', describe: 'a proof bundle (archive proof) to check with --key alone' })
-      .option('key', { type: 'string', describe: 'the log key (as GET /v1/log/key spells it), for --proof' })
+      .option('key', {
+        type: 'string',
+        describe:
+          'pin the log key (the key or the vkey, as GET /v1/log/key spells them): every source must publish it and be signed by it; without it the key is taken from the source on first use',
+      })
       .option('state', {
         type: 'string',
         describe:
@@ -99,20 +104,29 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         if (given.length !== 1) throw new Error('give exactly one of --url, --file, --proof, --tiles');
         if (a.proof !== undefined && a.key === undefined) throw new Error('--proof needs --key (the log key)');
         if (a.cache !== undefined && a.url === undefined) throw new Error('--cache goes with --url');
+        if (a.key !== undefined) parsePinnedKey(a.key);
         return true;
       }) as never,
   handler: async (args) => {
+    const pinned = args.key === undefined ? undefined : parsePinnedKey(args.key);
     if (args.proof !== undefined) {
       const bundle = JSON.parse(readFileSync(args.proof, 'utf8')) as ProofBundle;
-      const why = proofProblem(bundle, args.key!);
+      const why = proofProblem(bundle, pinned!);
+      const logKey = { key: pinned!.key, vkey: vkeyOf(pinned!.origin ?? bundle.origin, pinned!.key), pinned: true };
       if (args.json)
         console.log(
-          JSON.stringify({ ok: why === null, seq: bundle.entry?.seq ?? null, treeSize: bundle.sth?.treeSize ?? null, problem: why }),
+          JSON.stringify({
+            ok: why === null,
+            seq: bundle.entry?.seq ?? null,
+            treeSize: bundle.sth?.treeSize ?? null,
+            logKey,
+            problem: why,
+          }),
         );
       else
         console.log(
           why === null
-            ? `OK: entry ${bundle.entry.seq} is in the log of size ${bundle.sth.treeSize} signed by ${args.key}`
+            ? `OK: entry ${bundle.entry.seq} is in the log of size ${bundle.sth.treeSize} signed by ${describeTrust(logKey)}`
             : `PROBLEM: ${why}`,
         );
       process.exitCode = why === null ? 0 : 1;
@@ -140,18 +154,19 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         replayProgress: progressIf(args.progress, 'replay', 'entries'),
         policy: witnessPolicy(args.witness, args['witness-quorum']),
         resume,
+        pinned,
       });
       if (args.cache !== undefined) await writeExport(args.cache, verification.log);
     } else if (args.tiles !== undefined) {
-      const { log, problems: found } = await fetchTilesLog(args.tiles, progressIf(args.progress, 'fetch', 'entries'));
+      const { log, problems: found } = await fetchTilesLog(args.tiles, progressIf(args.progress, 'fetch', 'entries'), pinned);
       verification = {
-        ...(await verifyLog(log, { savedHead, found, replayProgress: progressIf(args.progress, 'replay', 'entries') })),
+        ...(await verifyLog(log, { savedHead, found, replayProgress: progressIf(args.progress, 'replay', 'entries'), pinned })),
         log,
       };
     } else {
       const log = await readExport(args.file!, progressIf(args.progress, 'read', 'bytes'));
       verification = {
-        ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries'), resume: resume() })),
+        ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries'), resume: resume(), pinned })),
         log,
       };
     }
@@ -204,8 +219,22 @@ export const proofCommand: CommandModule<object, ProofArgs> = {
     if (!Number.isSafeInteger(args.seq) || args.seq < 0) throw new Error(`--seq: expected an integer at least 0, got ${args.seq}`);
     const bundle = await fetchProof(new ArchiveClient(args.url), args.seq);
     const text = `${JSON.stringify(bundle, null, 2)}\n`;
-    if (args.out === undefined) process.stdout.write(text);
-    else writeFileSync(args.out, text);
+    if (args.out === undefined) {
+      process.stdout.write(text);
+      return;
+    }
+    writeFileSync(args.out, text);
+    // What it wrote, as export does: the entry, the head its proof ends at, and the key to check it with.
+    console.log(
+      JSON.stringify({
+        out: args.out,
+        seq: bundle.entry.seq,
+        treeSize: bundle.sth.treeSize,
+        rootHash: bundle.sth.rootHash,
+        origin: bundle.origin,
+        check: `archive verify --proof ${args.out} --key <the log key>`,
+      }),
+    );
   },
 };
 

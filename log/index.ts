@@ -162,6 +162,7 @@ export {
   checkpointText,
   openNote,
   parseCheckpoint,
+  parseVerifierKey,
   verifierKey,
   type Checkpoint,
   type NoteSigner,

@@ -29,6 +29,7 @@ import {
 import type { LogCopy, ServedEntry } from './source.js';
 import { isWithheld } from './entry-hashes.js';
 import type { Problems } from './report.js';
+import { pinProblem, type PinnedKey } from './log-key.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -53,20 +54,28 @@ export function operatorKeyOf(log: LogCopy): string {
   return log.entries[0]?.payload?.event?.operatorKey ?? '';
 }
 
-/** The log key, from the genesis, which must name the published key; null when it cannot be had. */
-export function genesisKey(log: LogCopy, problems: Problems): string | null {
+/**
+ * The log key every signature and head is checked against: the pinned key when one is given
+ * (verify/log-key.ts), else the genesis's, which must name the published key; null when it
+ * cannot be had. A published key, origin or genesis that is not the pinned one is a `key` problem.
+ */
+export function genesisKey(log: LogCopy, problems: Problems, pinned?: PinnedKey): string | null {
+  const pin = pinProblem(pinned, log.key, 'the source');
+  if (pin !== null) problems.add('key', null, pin);
   const first = log.entries[0];
-  if (first === undefined) return log.key.key;
+  if (first === undefined) return pinned?.key ?? log.key.key;
   try {
     const g = parseGenesis(first.type, canonicalize(first.payload)).event;
-    if (g.logKey !== log.key.key)
+    if (pin === null && pinned !== undefined && g.logKey !== pinned.key)
+      problems.add('key', 0, `the genesis names log key ${g.logKey}; the pinned key (--key) is ${pinned.key}`);
+    else if (g.logKey !== log.key.key)
       problems.add('signature', 0, `the genesis names log key ${g.logKey}, the service publishes ${log.key.key}`);
     if (g.origin !== log.key.origin)
       problems.add('signature', 0, `the genesis names origin ${g.origin}, the service publishes ${log.key.origin}`);
-    return g.logKey;
+    return pinned?.key ?? g.logKey;
   } catch (err) {
     problems.add('signature', 0, (err as Error).message);
-    return null;
+    return pinned?.key ?? null;
   }
 }
 

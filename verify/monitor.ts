@@ -11,6 +11,7 @@ import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { checkpointText, fromHex, openNote, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
 import { headSigned } from './check-log.js';
 import { logVerifier } from '../lib/protocol/ed25519.js';
+import { pinProblem, vkeyOf, type PinnedKey } from './log-key.js';
 import { checkpointPath, witnessed, type WitnessAnswer, type WitnessPolicy, type WitnessRecord } from './witness.js';
 
 export const GOSSIP_FORMAT = 'archive-monitor/1';
@@ -117,6 +118,8 @@ export interface RoundOptions {
   peers: string[];
   /** Witness keys and quorum a head's checkpoint must be cosigned by. */
   policy?: WitnessPolicy | null;
+  /** The log key pinned with --key: the service must publish it from the first round on. */
+  pinned?: PinnedKey;
 }
 
 /**
@@ -132,13 +135,13 @@ export async function monitorRound(
   const findings: Finding[] = [];
   const key = await getJson(client, '/v1/log/key');
   const sth: SignedTreeHead = await getJson(client, '/v1/log/sth');
-  const logKey = saved?.logKey ?? key.key;
-  if (key.key !== logKey) {
-    findings.push({
-      kind: 'inconsistent',
-      detail: `the service now publishes log key ${key.key}; this monitor pinned ${logKey}`,
-      evidence: [sth],
-    });
+  if (saved !== null && opts.pinned !== undefined && saved.logKey !== opts.pinned.key)
+    throw new Error(`the state file pinned log key ${saved.logKey}; --key names ${opts.pinned.key}`);
+  const logKey = saved?.logKey ?? opts.pinned?.key ?? key.key;
+  const pin = pinProblem(opts.pinned ?? { key: logKey, origin: saved?.origin ?? null }, key, 'the service');
+  if (pin !== null) {
+    const detail = opts.pinned !== undefined ? pin : `${pin.replace(' (--key)', '')} (pinned on this monitor's first round)`;
+    findings.push({ kind: 'inconsistent', detail, evidence: [sth] });
     return { state: null, findings };
   }
   if (!headSigned(sth, logKey)) {
@@ -206,9 +209,12 @@ export async function monitorRound(
     }
   }
   const state: MonitorState = { format: GOSSIP_FORMAT, url: client.baseUrl, origin: key.origin, logKey, sth, checkedAt: now.toISOString() };
+  const trust = `log key ${logKey} (vkey ${vkeyOf(key.origin, logKey)})`;
+  const how =
+    opts.pinned !== undefined ? 'pinned with --key' : saved === null ? 'taken from the service on first use' : 'pinned on first use';
   findings.push({
     kind: 'ok',
-    detail: `head ${sth.treeSize} ${sth.rootHash} verified${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}`,
+    detail: `head ${sth.treeSize} ${sth.rootHash} verified by ${trust}, ${how}${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}`,
   });
   for (const peer of opts.peers) findings.push(await comparePeer(state, peer));
   return { state, findings };

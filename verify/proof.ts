@@ -7,6 +7,7 @@ import { fromHex, verifyInclusion, type SignedTreeHead } from '../log/index.js';
 import { entryHashes } from './entry-hashes.js';
 import { headSigned } from './check-log.js';
 import type { ServedEntry } from './source.js';
+import type { PinnedKey } from './log-key.js';
 
 export const PROOF_FORMAT = 'archive-proof/1';
 
@@ -33,11 +34,13 @@ export async function fetchProof(client: ArchiveClient, seq: number): Promise<Pr
   return { format: PROOF_FORMAT, origin: key.origin, entry: page.entries[0], inclusion, sth };
 }
 
-/** Why the bundle does not hold under `logKey`, or null when it does. */
-export function proofProblem(b: ProofBundle, logKey: string): string | null {
+/** Why the bundle does not hold under the pinned key, or null when it does. */
+export function proofProblem(b: ProofBundle, pinned: PinnedKey): string | null {
   if (b?.format !== PROOF_FORMAT) return `not a proof bundle (expected format ${PROOF_FORMAT})`;
   const e = b.entry;
-  if (!headSigned(b.sth, logKey)) return `the head of size ${b.sth.treeSize} is not signed by the log key`;
+  if (pinned.origin !== null && b.origin !== pinned.origin)
+    return `the bundle is of origin ${b.origin}; the pinned vkey (--key) names ${pinned.origin}`;
+  if (!headSigned(b.sth, pinned.key)) return `the head of size ${b.sth.treeSize} is not signed by the pinned key ${pinned.key}`;
   if (b.inclusion.seq !== e.seq || b.inclusion.treeSize !== b.sth.treeSize) return 'the inclusion proof is not for this entry and head';
   const { leaf, problems } = entryHashes(e, e.seq);
   if (problems.length > 0) return problems[0]!;

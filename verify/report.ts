@@ -1,5 +1,6 @@
 // What a verification found: the first problem of each kind (by seq where it has one), how many
 // entries were checked and how many were served with fields withheld.
+import { describeTrust, type TrustedKey } from './log-key.js';
 
 export type ProblemKind =
   /** seq order or prevHash links */
@@ -8,6 +9,8 @@ export type ProblemKind =
   | 'hash'
   /** a write's or a service event's signature */
   | 'signature'
+  /** the source's log key, origin or genesis is not the key pinned with --key */
+  | 'key'
   /** the signed tree head: its signature, its size or its root */
   | 'head'
   /** a head saved by an earlier run that the new one does not extend */
@@ -28,6 +31,8 @@ export interface Problem {
 export interface Report {
   ok: boolean;
   origin: string;
+  /** The log key the entries, heads and checkpoint were checked against, and whether --key pinned it. */
+  logKey: TrustedKey;
   treeSize: number;
   rootHash: string;
   entries: number;
@@ -68,7 +73,7 @@ export class Problems {
 
 /** The report as lines for a terminal. */
 export function formatReport(r: Report, counts: Map<ProblemKind, number>): string {
-  const lines = [`log ${r.origin}: ${r.entries} entries, head ${r.treeSize} ${r.rootHash}`];
+  const lines = [`log ${r.origin}: ${r.entries} entries, head ${r.treeSize} ${r.rootHash}`, `  checked against ${describeTrust(r.logKey)}`];
   // Sealed outputs are the ordinary case, not something hidden: say so (docs/record.md#what-served-entries-withhold).
   if (r.sealed > 0)
     lines.push(`  ${r.sealed} results' outputs sealed until cross-checked (their hashes checked; the outputs are served once revealed)`);

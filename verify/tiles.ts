@@ -18,10 +18,10 @@ import {
   tilePath,
   toHex,
   treeTiles,
-  verifierKey,
   type SignedTreeHead,
   type TilePath,
 } from '../log/index.js';
+import { vkeyOf, type PinnedKey } from './log-key.js';
 import type { Problem } from './report.js';
 import type { LogCopy, ServedEntry } from './source.js';
 
@@ -71,7 +71,11 @@ export interface TilesCopy {
  * returned, each with the seq it concerns where it has one. `progress` is told the entries
  * fetched of the checkpoint's size, bundle by bundle.
  */
-export async function fetchTilesLog(url: string, progress?: (fetched: number, size: number) => void): Promise<TilesCopy> {
+export async function fetchTilesLog(
+  url: string,
+  progress?: (fetched: number, size: number) => void,
+  pinned?: PinnedKey,
+): Promise<TilesCopy> {
   const base = `${url.replace(/\/+$/, '')}/v1/log`;
   const problems: Problem[] = [];
   const key = JSON.parse((await get(base, 'key')).toString('utf8')) as { key: string; origin: string };
@@ -83,7 +87,8 @@ export async function fetchTilesLog(url: string, progress?: (fetched: number, si
     sth = JSON.parse((await get(base, 'sth')).toString('utf8')) as SignedTreeHead;
     if (checkpoint.split('\n')[1] === String(sth.treeSize)) break;
   }
-  const vkey = verifierKey(key.origin, Buffer.from(key.key, 'base64url').subarray(12));
+  // Pinned, the checkpoint must be signed by the pinned key (verifyLog names a published key that is not it).
+  const vkey = vkeyOf(pinned?.origin ?? key.origin, pinned?.key ?? key.key);
   const note = openNote(checkpoint, vkey, noteVerify);
   if (!note.verified) problems.push({ kind: 'head', seq: null, detail: `the checkpoint is not signed by ${vkey}` });
   const cp = parseCheckpoint(note.text);

@@ -12,6 +12,7 @@ import { compareReads } from './compare.js';
 import { Problems, type Problem, type Report } from './report.js';
 import { fetchLog, type LogCopy, type ServedEntry } from './source.js';
 import { witnessed, type WitnessPolicy } from './witness.js';
+import { vkeyOf, type PinnedKey, type TrustedKey } from './log-key.js';
 
 /** Under a witness policy: the checkpoint holds the quorum, and the entries give its root at its size. */
 function checkWitnessed(
@@ -58,6 +59,8 @@ export interface VerifyOptions {
    * the entries after it are checked and replayed, and the tree is grown from its subtrees.
    */
   resume?: Resume;
+  /** The log key pinned with --key: every signature, head and checkpoint is checked against it, and the source must publish it. */
+  pinned?: PinnedKey;
 }
 
 export interface Verification {
@@ -146,11 +149,17 @@ function withheldBy(entries: readonly ServedEntry[]): { sealed: number; outOfVie
   return { sealed, outOfView };
 }
 
+/** The key the report names: the pinned one, else the genesis's (or the published one when there is none to read). */
+function trusted(log: LogCopy, logKey: string | null, pinned: PinnedKey | undefined): TrustedKey {
+  const key = logKey ?? log.key.key;
+  return { key, vkey: vkeyOf(pinned?.origin ?? log.key.origin, key), pinned: pinned !== undefined };
+}
+
 export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise<Verification> {
   const started = performance.now();
   const problems = new Problems();
   for (const p of opts.found ?? []) problems.add(p.kind, p.seq, p.detail);
-  const logKey = genesisKey(log, problems);
+  const logKey = genesisKey(log, problems, opts.pinned);
   checkChain(log, problems);
   const resume = opts.resume;
   // A witness policy checks the cosigned size against every leaf: it needs a full run.
@@ -196,6 +205,7 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
     report: {
       ok: list.length === 0,
       origin: log.key.origin,
+      logKey: trusted(log, logKey, opts.pinned),
       treeSize: log.sth.treeSize,
       rootHash: log.sth.rootHash,
       entries: log.entries.length,
@@ -232,6 +242,7 @@ export async function verifyService(
     policy?: WitnessPolicy | null;
     /** A saved replay to resume from, read afresh for each attempt (a replay changes the state it is given). */
     resume?: () => Resume | undefined;
+    pinned?: PinnedKey;
   } = {},
 ): Promise<Verification & { log: LogCopy }> {
   let witness: { policy: WitnessPolicy; checkpoint: string } | undefined;
@@ -242,7 +253,14 @@ export async function verifyService(
   let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
   for (let attempt = 1; ; attempt++) {
     const resume = opts.resume?.();
-    const v = await verifyLog(log, { client, savedHead: opts.savedHead, replayProgress: opts.replayProgress, witness, resume });
+    const v = await verifyLog(log, {
+      client,
+      savedHead: opts.savedHead,
+      replayProgress: opts.replayProgress,
+      witness,
+      resume,
+      pinned: opts.pinned,
+    });
     if (v.report.ok || !v.problems.has('numbers') || attempt >= (opts.attempts ?? 3)) return { ...v, log };
     const head = await client.get('/v1/log/sth');
     if (head.status !== 200 || head.body?.treeSize === log.sth.treeSize) return { ...v, log };

@@ -1,0 +1,63 @@
+// The log key an auditor trusts (docs/cli.md, "archive verify"): pinned with --key, spelled as
+// GET /v1/log/key spells it (the key, base64url of its DER SPKI, or the vkey, the C2SP note
+// verifier key `origin+keyid+base64`), or else taken from the source on first use. A source
+// whose published key, genesis or head is another key's is refused with a line naming both.
+import { encodeBase64url } from '../lib/protocol/base64url.js';
+import { SPKI_PREFIX, parsePublicKey } from '../lib/protocol/ed25519.js';
+import { parseVerifierKey, verifierKey } from '../log/index.js';
+
+/** A key given with --key: the key's spelling, and the origin when a vkey named it. */
+export interface PinnedKey {
+  key: string;
+  origin: string | null;
+}
+
+/** The key a report was checked against, and whether it was pinned or taken from the source. */
+export interface TrustedKey {
+  key: string;
+  vkey: string;
+  pinned: boolean;
+}
+
+/** Parses --key: a vkey (it holds '+') or a key; throws naming --key when it is neither. */
+export function parsePinnedKey(s: string): PinnedKey {
+  if (s.includes('+')) {
+    let parsed;
+    try {
+      parsed = parseVerifierKey(s);
+    } catch (err) {
+      throw new Error(`--key: not a verifier key (${(err as Error).message})`);
+    }
+    const spki = new Uint8Array(SPKI_PREFIX.length + 32);
+    spki.set(SPKI_PREFIX);
+    spki.set(parsed.rawPublicKey, SPKI_PREFIX.length);
+    return { key: encodeBase64url(spki), origin: parsed.name };
+  }
+  try {
+    return { key: parsePublicKey(s, '--key').spelling, origin: null };
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (give the key or the vkey, as GET /v1/log/key spells them)`);
+  }
+}
+
+/** The vkey of `key` (base64url DER SPKI) under `origin`: the note verifier key of the log's checkpoints. */
+export function vkeyOf(origin: string, key: string): string {
+  return verifierKey(origin, Buffer.from(key, 'base64url').subarray(SPKI_PREFIX.length));
+}
+
+/** How a report names the key it checked against. */
+export function describeTrust(t: TrustedKey): string {
+  return `log key ${t.key} (vkey ${t.vkey}), ${t.pinned ? 'pinned with --key' : 'taken from the source on first use (give --key to pin it)'}`;
+}
+
+/**
+ * Why a source's published key and origin are not the pinned ones, or null when they are (or
+ * nothing is pinned). `where` names the source ("the service", "the mirror", "the export").
+ */
+export function pinProblem(pinned: PinnedKey | undefined, published: { key: string; origin: string }, where: string): string | null {
+  if (pinned === undefined) return null;
+  if (published.key !== pinned.key) return `${where} publishes log key ${published.key}; the pinned key (--key) is ${pinned.key}`;
+  if (pinned.origin !== null && published.origin !== pinned.origin)
+    return `${where} publishes origin ${published.origin}; the pinned vkey (--key) names ${pinned.origin}`;
+  return null;
+}
