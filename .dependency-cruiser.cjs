@@ -5,18 +5,31 @@ module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
     {
-      name: 'log-front-door',
-      comment: 'Nothing above log/ imports a file of log/ other than log/index.ts.',
+      name: 'engine-by-its-name',
+      comment: 'The engine (log/, the package tlog-engine) is imported by its package name only, never by a path into log/.',
       severity: 'error',
-      from: { pathNot: '^(log|test/log|bench/log)' },
-      to: { path: '^log/', pathNot: '^log/index\\.ts$' },
+      from: { pathNot: '^log/' },
+      to: { path: '^log/' },
     },
     {
-      name: 'log-stands-alone',
-      comment: 'log/ is the standalone Merkle log: it imports nothing of the project above it.',
+      name: 'engine-stands-alone',
+      comment: 'log/ is a package of its own: it imports nothing outside itself but its declared dependencies and Node.',
       severity: 'error',
       from: { path: '^log/' },
-      to: { path: '^(lib|api|verify|bin|examples)/' },
+      to: { pathNot: '^log/|^node_modules/', dependencyTypesNot: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'type-only'] },
+    },
+    {
+      name: 'engine-imports-no-application',
+      severity: 'error',
+      from: { path: '^log/' },
+      to: { path: '^(lib|api|verify|bin|bench|examples|test)/' },
+    },
+    {
+      name: 'examples-need-the-engine-alone',
+      comment: 'Each example is a package that depends on the engine by its name and on nothing else of this repository.',
+      severity: 'warn',
+      from: { path: '^examples/([^/]+)/' },
+      to: { path: '^(lib|api|verify|bin|bench|test|log)/|^examples/', pathNot: '^examples/$1/' },
     },
     {
       name: 'protocol-below-the-record',

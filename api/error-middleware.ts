@@ -4,7 +4,7 @@
 import type Koa from 'koa';
 import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
 import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
-import { LogError } from '../log/index.js';
+import { LogError } from 'tlog-engine';
 import { escapeMarkup as h } from '../lib/protocol/markup.js';
 import { navigation } from './explorer/shell.js';
 

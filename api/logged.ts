@@ -7,7 +7,7 @@ import type { Deployment } from '../lib/service/deployment.js';
 import type { Logged } from '../lib/record/views.js';
 import type { SignedWrite } from '../lib/record/state.js';
 import type { PayloadOf } from '../lib/record/registry.js';
-import type { LoggedEntry, Reader } from '../log/index.js';
+import type { LoggedEntry, Reader } from 'tlog-engine';
 
 export interface EntryLookup {
   /** The entry at `seq` as the log holds it: seq, ts, type and the logged object's text. */

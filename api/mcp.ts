@@ -29,7 +29,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS, REGISTER_PATH, WRITE_ROUTES, type WriteType } from '../lib/record/registry.js';
-import { sha256TextHex } from '../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';

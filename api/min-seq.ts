@@ -5,7 +5,7 @@
 // milliseconds), and otherwise answers 503 `unavailable` naming how far it is.
 import type Koa from 'koa';
 import { ArchiveError, badRequest } from '../lib/protocol/errors.js';
-import type { Reader } from '../log/index.js';
+import type { Reader } from 'tlog-engine';
 
 export const MIN_SEQ_HEADER = 'min-seq';
 export const SEQ_HEADER = 'Archive-Seq';

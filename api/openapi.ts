@@ -14,7 +14,7 @@ import { CREDENCE_PAGE } from './routes/numbers.js';
 import { QUERY_MAX, SEARCH_PAGE } from './reader-query.js';
 import { KINDS } from '../lib/service/search.js';
 import { EARLIER } from './routes/earlier.js';
-import { sha256TextHex } from '../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 
 type Schema = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import { badRequest } from '../lib/protocol/errors.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { STATUSES, type Filters } from '../lib/record/reads.js';
 import { cursor } from '../lib/record/paging.js';
-import { sha256TextHex } from '../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { KINDS, queryWords, type SearchFilters, type SearchPosition } from '../lib/service/search.js';
 import { oneOfParam, optionalParam, type Query } from './params.js';
 import { cursorParam, limitParam, numbers } from './paging.js';

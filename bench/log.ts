@@ -5,9 +5,9 @@
 //   4. audit of 1,000,000 entries (s)
 //   5. hashing work against the machine's raw SHA-256 speed, measured in the same run
 //   6. bytes written per byte of entry records appended, at 1 entry per commit and in batches
-//      of up to 1,000, for the store's layout, the layout before issue 12, and raw LevelDB
+//      of up to 1,000, for the store's layout and raw LevelDB
 // Options: BENCH_ENTRIES (default 1000000), BENCH_HTTP_SECONDS (default 10),
-// BENCH_SINGLE (entries appended one per commit, default 20000; the old layout gets at most 5000).
+// BENCH_SINGLE (entries appended one per commit, default 20000).
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { hash } from 'node:crypto';
@@ -18,8 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Level } from 'level';
 import { openDeployment, type Deployment } from '../lib/service/deployment.js';
-import { LevelStore } from '../log/level-store.js';
-import { OldLayoutStore } from './log-old-layout-store.js';
+import { openLevelStore } from 'tlog-engine';
 import { fmt, machine, quantile } from './stats.js';
 
 const N = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
@@ -94,18 +93,17 @@ interface Written {
 }
 
 /**
- * Appends n entries through a deployment (new or old layout), counting the bytes written from the
- * first append until the store has been closed and opened again: opening writes what the
- * write-ahead log holds into a table, so the flush of the last memtable is counted too.
+ * Appends n entries through a deployment, counting the bytes written from the first append until
+ * the store has been closed and opened again: opening writes what the write-ahead log holds into
+ * a table, so the flush of the last memtable is counted too.
  */
-async function appendWritten(n: number, pad: number, writers: number, layout: 'new' | 'old'): Promise<Written> {
+async function appendWritten(n: number, pad: number, writers: number): Promise<Written> {
   const dataDir = tempDir();
-  const store = layout === 'old' ? new OldLayoutStore(await LevelStore.open(join(dataDir, 'db'))) : undefined;
-  const d = await openDeployment({ dataDir, store });
+  const d = await openDeployment({ dataDir });
   const w0 = wchar();
   const s = await appendAll(d, n, pad, writers);
   await d.close();
-  await (await LevelStore.open(join(dataDir, 'db'))).close();
+  await (await openLevelStore(join(dataDir, 'db'))).close();
   const ratio = (wchar() - w0) / recordBytes(n, pad);
   rmSync(dataDir, { recursive: true, force: true });
   return { perSecond: n / s, ratio };
@@ -146,19 +144,15 @@ console.log(`machine: ${machine()}`);
   const size = record(0, PAD).length;
   const show = (w: Written) => `${fmt(w.ratio, 2)} (${fmt(w.perSecond)} entries/s)`;
   const oneRaw = await rawWritten(SINGLE, PAD, 1);
-  const oneNew = await appendWritten(SINGLE, PAD, 1, 'new');
-  // The old layout writes about 86 KiB a commit: 5,000 entries are 19 bundles, enough for its average.
-  const oldN = Math.min(SINGLE, 5000);
-  const oneOld = await appendWritten(oldN, PAD, 1, 'old');
+  const oneNew = await appendWritten(SINGLE, PAD, 1);
   console.log(
-    `bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB floor ${show(oneRaw)}; old layout (${fmt(oldN)} entries) ${show(oneOld)}`,
+    `bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB floor ${show(oneRaw)}`,
   );
   const bigN = N - 1;
   const bigRaw = await rawWritten(bigN, PAD, 1000);
-  const bigNew = await appendWritten(bigN, PAD, WRITERS, 'new');
-  const bigOld = await appendWritten(bigN, PAD, WRITERS, 'old');
+  const bigNew = await appendWritten(bigN, PAD, WRITERS);
   console.log(
-    `bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}; old layout ${show(bigOld)}`,
+    `bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}`,
   );
 }
 

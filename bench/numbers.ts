@@ -17,7 +17,7 @@ import { applyEntry } from '../lib/record/apply.js';
 import { drawCrossCheck } from '../lib/record/types/checks.js';
 import { emptyState, type RecordEntry, type State } from '../lib/record/state.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
-import { sha256TextHex } from '../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { numbersRoutes } from '../api/routes/numbers.js';
 import { errorMiddleware } from '../api/error-middleware.js';
 import { fmt, machine, prng, quantile } from './stats.js';

@@ -17,7 +17,7 @@ import { generateKeyPair } from '../lib/protocol/ed25519.js';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { replayVerified } from '../lib/service/verified-replay.js';
 import { replayStore } from '../lib/record/replay.js';
-import { sha256TextHex } from '../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { fmt, machine, signatureFloor } from './stats.js';
 
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);

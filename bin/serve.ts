@@ -10,7 +10,7 @@ import { SEARCH_BLOB, storeSnapshots } from '../lib/service/snapshot-place.js';
 import { savedSearch, searchSnapshotFile, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
 import { Cluster, DEFAULT_LEASE_MS } from '../lib/service/cluster.js';
 import { stateDigest } from '../lib/record/digest.js';
-import { isShared } from '../log/index.js';
+import { isShared } from 'tlog-engine';
 import { startServer } from '../api/server.js';
 import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';

@@ -9,7 +9,7 @@ import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
 import { loadReplay, replayFile, saveReplay, type Resume } from '../verify/saved-state.js';
-import type { SignedTreeHead } from '../log/index.js';
+import type { SignedTreeHead } from 'tlog-engine';
 import { witnessPolicy } from '../verify/witness.js';
 import { describeTrust, parsePinnedKey, vkeyOf } from '../verify/log-key.js';
 

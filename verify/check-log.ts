@@ -25,7 +25,7 @@ import {
   verifyHeadSignature,
   type SignedTreeHead,
   type Subtree,
-} from '../log/index.js';
+} from 'tlog-engine';
 import type { LogCopy, ServedEntry } from './source.js';
 import { isWithheld } from './entry-hashes.js';
 import type { Problems } from './report.js';

@@ -4,7 +4,7 @@
 // whose published key, genesis or head is another key's is refused with a line naming both.
 import { encodeBase64url } from '../lib/protocol/base64url.js';
 import { SPKI_PREFIX, parsePublicKey } from '../lib/protocol/ed25519.js';
-import { parseVerifierKey, verifierKey } from '../log/index.js';
+import { parseVerifierKey, verifierKey } from 'tlog-engine';
 
 /** A key given with --key: the key's spelling, and the origin when a vkey named it. */
 export interface PinnedKey {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
-import { checkpointText, fromHex, openNote, toHex, verifyConsistency, type SignedTreeHead } from '../log/index.js';
+import { checkpointText, fromHex, openNote, toHex, verifyConsistency, type SignedTreeHead } from 'tlog-engine';
 import { headSigned } from './check-log.js';
 import { logVerifier } from '../lib/protocol/ed25519.js';
 import { pinProblem, vkeyOf, type PinnedKey } from './log-key.js';

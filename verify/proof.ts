@@ -3,7 +3,7 @@
 // with nothing but the log key: the entry's hashes, the proof to the head's root, the head's
 // signature.
 import { ArchiveClient } from '../lib/client/http.js';
-import { fromHex, verifyInclusion, type SignedTreeHead } from '../log/index.js';
+import { fromHex, verifyInclusion, type SignedTreeHead } from 'tlog-engine';
 import { entryHashes } from './entry-hashes.js';
 import { headSigned } from './check-log.js';
 import type { ServedEntry } from './source.js';

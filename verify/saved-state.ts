@@ -7,7 +7,7 @@
 // bound to the code that did it and to its own bytes' SHA-256; a replay that does not hold is set
 // aside and the run verifies everything. The service's snapshots are never read.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { fromHex, toHex, rootFromSubtrees, type Subtree } from '../log/index.js';
+import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
 import { encodeState, readState, stateHeader } from '../lib/record/state-codec.js';
 import type { State } from '../lib/record/state.js';

@@ -5,7 +5,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
-import type { SignedTreeHead } from '../log/index.js';
+import type { SignedTreeHead } from 'tlog-engine';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
 
 /** An entry as `/v1/log/entries` serves it; `payload` is the logged object (withheld fields null). */

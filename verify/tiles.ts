@@ -20,7 +20,7 @@ import {
   treeTiles,
   type SignedTreeHead,
   type TilePath,
-} from '../log/index.js';
+} from 'tlog-engine';
 import { vkeyOf, type PinnedKey } from './log-key.js';
 import type { Problem } from './report.js';
 import type { LogCopy, ServedEntry } from './source.js';

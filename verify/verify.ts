@@ -3,7 +3,7 @@
 // (compare.ts). Returns the report; the caller decides what to print and how to exit.
 import { ArchiveClient } from '../lib/client/http.js';
 import type { State } from '../lib/record/state.js';
-import { appendToRange, fromHex, toHex, verifyConsistency, type SignedTreeHead, type Subtree } from '../log/index.js';
+import { appendToRange, fromHex, toHex, verifyConsistency, type SignedTreeHead, type Subtree } from 'tlog-engine';
 import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
 import { BATCH, checkEntriesOnWorkers } from './entry-pool.js';
 import type { Resume } from './saved-state.js';

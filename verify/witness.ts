@@ -17,7 +17,7 @@ import {
   type Checkpoint,
   type Cosignature,
   type CosignerKey,
-} from '../log/index.js';
+} from 'tlog-engine';
 import {
   generateKeyPair,
   logVerifier,

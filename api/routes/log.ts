@@ -13,7 +13,7 @@ import {
   type Entry,
   type Reader,
   type TilePath,
-} from '../../log/index.js';
+} from 'tlog-engine';
 import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 

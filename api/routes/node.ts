@@ -2,7 +2,7 @@
 // takes writes, and how far this node has the log and has folded it into its state. For load
 // balancers' health checks and for operators comparing nodes (docs/deploy.md).
 import Router from '@koa/router';
-import type { Reader } from '../../log/index.js';
+import type { Reader } from 'tlog-engine';
 import { params } from '../params.js';
 import type { NodeRole } from '../forward.js';
 

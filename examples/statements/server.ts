@@ -15,7 +15,7 @@ import { logRoutes, type ServedLog } from '../../api/routes/log.js';
 import { logSigner, logVerifier, publicKeyOf } from '../../lib/protocol/ed25519.js';
 import { ArchiveError } from '../../lib/protocol/errors.js';
 import { loadOrCreateKey } from '../../lib/service/keystore.js';
-import { LogError, openLevelStore, openLog, restartable, storeReader, type Log } from '../../log/index.js';
+import { LogError, openLevelStore, openLog, restartable, storeReader, type Log } from 'tlog-engine';
 import { admitStatement, STATEMENT } from './rule.js';
 
 export const STATEMENTS_ORIGIN = 'statements.local';

@@ -17,7 +17,7 @@ import {
   verifyInclusion,
   ZERO_HASH,
   type SignedTreeHead,
-} from '../../log/index.js';
+} from 'tlog-engine';
 import { statementProblem } from './rule.js';
 
 /** An entry as GET /v1/log/entries serves it. */

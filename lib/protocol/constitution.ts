@@ -6,7 +6,7 @@
 // Registration acknowledges the constitution in force by that {version, hash}.
 import shipped1 from '../../constitution/constitution-1.json' with { type: 'json' };
 import { canonicalize } from './canonical-json.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 
 export interface Article {
   id: string;

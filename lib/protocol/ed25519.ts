@@ -17,7 +17,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { Point } from '@noble/ed25519';
-import { bytesEqual, type LogSigner, type LogVerifier } from '../../log/index.js';
+import { bytesEqual, type LogSigner, type LogVerifier } from 'tlog-engine';
 import { decodeBase64url, encodeBase64url } from './base64url.js';
 import { canonicalBytes } from './canonical-json.js';
 import { ArchiveError } from './errors.js';

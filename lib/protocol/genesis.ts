@@ -2,7 +2,7 @@
 // operator key (which signs pairing requests and exercises the reserved powers), the
 // deployment's operator id and the log's origin, so a verifier that trusts entry 0 can check
 // every later head and event.
-import type { EntryReader } from '../../log/index.js';
+import type { EntryReader } from 'tlog-engine';
 import { PROTOCOL, verifyEvent, type ServiceEvent, type SignedEvent } from './service-event.js';
 
 export const GENESIS = 'log.genesis';

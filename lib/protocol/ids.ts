@@ -1,7 +1,7 @@
 // Identifiers (docs/record.md#identifiers): every id is a hash of the canonical JSON of what it names,
 // so anyone can recompute it from the log.
 import { canonicalize } from './canonical-json.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 
 const hashOf = (value: unknown): string => sha256TextHex(canonicalize(value));
 

@@ -3,7 +3,7 @@
 // become arrays of [key, value] sorted by key; the scheduler's
 // queues are left out (they are derived from the rest and say how far the scheduler has looked).
 import { canonicalize } from '../protocol/canonical-json.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import type { State } from './state.js';
 
 function plain(value: unknown): unknown {

@@ -1,7 +1,7 @@
 // Rebuilding the state from the log: every entry, in order, through the same apply as live
 // writes. Replay trusts the log it is given (the service's own store, whose hashes the audit
 // checks); the offline verifier checks each entry and its signature as well.
-import type { EntryReader, LoggedEntry } from '../../log/index.js';
+import type { EntryReader, LoggedEntry } from 'tlog-engine';
 import { applyEntry } from './apply.js';
 import { emptyState, type RecordEntry, type State } from './state.js';
 

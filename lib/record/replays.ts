@@ -5,7 +5,7 @@
 // that sets a slot must be signed later than the write that set the slot last.
 import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../protocol/ids.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { payloadOf, type RecordEntry, type State } from './state.js';
 import { tsMs } from './columns.js';
 

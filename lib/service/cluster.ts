@@ -8,7 +8,7 @@
 // leads from there. The leader renews the lease every third of its length; if it cannot, or
 // finds it taken, or a commit of its own is fenced, it stops admitting and follows.
 import { randomBytes } from 'node:crypto';
-import type { Lease, Log, SharedStore } from '../../log/index.js';
+import type { Lease, Log, SharedStore } from 'tlog-engine';
 import type { LiveRecord } from './live-record.js';
 
 export interface ClusterOptions {

@@ -17,7 +17,7 @@ import {
   type Log,
   type LogStore,
   type SharedStore,
-} from '../../log/index.js';
+} from 'tlog-engine';
 import { logSigner, logVerifier, publicKeyOf } from '../protocol/ed25519.js';
 import { currentConstitution } from '../protocol/constitution.js';
 import { GENESIS, genesisEvent, readGenesis } from '../protocol/genesis.js';

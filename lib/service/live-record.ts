@@ -16,7 +16,7 @@ import { signBytes } from '../protocol/ed25519.js';
 import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
-import { LogError, type Log, type LoggedEntry } from '../../log/index.js';
+import { LogError, type Log, type LoggedEntry } from 'tlog-engine';
 import { applyEntry, check } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
 import { recordEntry, replayStore } from '../record/replay.js';

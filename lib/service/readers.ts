@@ -2,7 +2,7 @@
 // of each author's work and the papers by field (lib/record/read-index.ts) and the search index
 // (search.ts). Both follow the live record: made from its state at start (after a replay or from
 // a snapshot) and again after a rebuild, then kept entry by entry as entries are applied.
-import type { EntryReader } from '../../log/index.js';
+import type { EntryReader } from 'tlog-engine';
 import { noteApplied, readIndexOf, type ReadIndex } from '../record/read-index.js';
 import type { RecordEntry, State } from '../record/state.js';
 import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';

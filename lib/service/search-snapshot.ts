@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toHex, type Log } from '../../log/index.js';
+import { toHex, type Log } from 'tlog-engine';
 import { readBound } from './snapshot.js';
 import { framedInTurns } from '../record/state-codec.js';
 import type { SavedSearch, SavedSearchSource } from './search.js';

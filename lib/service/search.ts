@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { grow, owned, type Bytes, type Ints } from '../record/columns.js';
 import { deserialize, serialize } from 'node:v8';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
-import type { EntryReader } from '../../log/index.js';
+import type { EntryReader } from 'tlog-engine';
 import type { PayloadOf } from '../record/registry.js';
 import { recordEntry } from '../record/replay.js';
 import { entrySubject } from '../record/subject.js';

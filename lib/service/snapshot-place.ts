@@ -4,7 +4,7 @@
 // here (lib/service/snapshot.ts makes and checks them).
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { SharedStore } from '../../log/index.js';
+import type { SharedStore } from 'tlog-engine';
 import { writeFileAtomic } from './atomic-file.js';
 
 export interface SnapshotPlace {

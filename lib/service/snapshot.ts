@@ -5,8 +5,8 @@
 // the log and the code that is running, and otherwise discarded with one line saying why: the
 // service then replays from zero. It is never an authority: the verifier never reads one.
 import { join } from 'node:path';
-import type { Log } from '../../log/index.js';
-import { toHex } from '../../log/index.js';
+import type { Log } from 'tlog-engine';
+import { toHex } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, stateHeader, type StateHeader } from '../record/state-codec.js';
 import type { State } from '../record/state.js';

@@ -9,7 +9,7 @@
 import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveError } from '../protocol/errors.js';
-import type { Log } from '../../log/index.js';
+import type { Log } from 'tlog-engine';
 
 /** What the watch needs of the live record (lib/service/live-record.ts), which opens the store through this file. */
 export interface WatchedRecord {

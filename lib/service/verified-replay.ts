@@ -2,7 +2,7 @@
 // per CPU) while the main thread folds the pages already checked into the state, in order.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { EntryReader, LoggedEntry } from '../../log/index.js';
+import type { EntryReader, LoggedEntry } from 'tlog-engine';
 import { readGenesis } from '../protocol/genesis.js';
 import { applyEntry } from '../record/apply.js';
 import { recordEntry } from '../record/replay.js';

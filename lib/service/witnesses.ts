@@ -15,7 +15,7 @@ import {
   type CosignerKey,
   type Reader,
   type SharedStore,
-} from '../../log/index.js';
+} from 'tlog-engine';
 import { verifyRaw } from '../protocol/ed25519.js';
 
 /** One configured witness: where its add-checkpoint lives and its key. */

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayStore } from '../../lib/record/replay.js';
 import { storeSnapshots } from '../../lib/service/snapshot-place.js';
-import { openPgStore } from '../../log/index.js';
+import { openPgStore } from 'tlog-engine';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
 import { make, register, registration, send } from '../helpers/agents.js';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';

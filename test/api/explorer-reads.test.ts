@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { Readers } from '../../lib/service/readers.js';
-import type { EntryReader } from '../../log/index.js';
+import type { EntryReader } from 'tlog-engine';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, oneOfEach, register, replicate, send, type TestAgent } from '../helpers/agents.js';
 import { verifiedOperators } from '../helpers/electorate.js';

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { fromHex, headMessage, verifyConsistency, verifyInclusion } from '../../log/index.js';
+import { fromHex, headMessage, verifyConsistency, verifyInclusion } from 'tlog-engine';
 import { verifySignature } from '../../lib/protocol/ed25519.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { signPayload } from '../../lib/protocol/ed25519.js';
 
 /** Appends `n` entries the record knows: pairing requests signed by the operator key. */

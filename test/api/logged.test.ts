@@ -2,7 +2,7 @@
 // together, those near one another in one range of the store, each answered with its own entry.
 import t from 'tap';
 import { entryLookup, LONGEST, NEAR, ranges } from '../../api/logged.js';
-import type { Reader } from '../../log/index.js';
+import type { Reader } from 'tlog-engine';
 import { startService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 

@@ -9,7 +9,7 @@ import t from 'tap';
 import { StorageWatch } from '../../lib/service/storage.js';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayStore } from '../../lib/record/replay.js';
-import { openPgStore } from '../../log/index.js';
+import { openPgStore } from 'tlog-engine';
 import { startService, type Reply } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 import { startPostgres } from '../helpers/postgres.js';

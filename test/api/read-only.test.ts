@@ -1,7 +1,7 @@
 // After a failed write the archive is read-only: every write answers 503 and the failure is
 // reported once (the serve command exits on it, so a restart replays the log).
 import t from 'tap';
-import { MemoryStore } from '../../log/index.js';
+import { MemoryStore } from 'tlog-engine';
 import { startService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send, type TestAgent } from '../helpers/agents.js';
-import { MemoryStore } from '../../log/index.js';
+import { MemoryStore } from 'tlog-engine';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -3,9 +3,9 @@
 // the note verifier key.
 import t from 'tap';
 import { createHash, verify as edVerify, createPublicKey } from 'node:crypto';
-import { decodeBundle, fromHex, openNote, rootFromLeafHashes, toHex, verifierKey } from '../../log/index.js';
+import { decodeBundle, fromHex, openNote, rootFromLeafHashes, toHex, verifierKey } from 'tlog-engine';
 import { signPayload } from '../../lib/protocol/ed25519.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { startService, type TestService } from '../helpers/service.js';
 
 async function appendN(s: TestService, n: number, from = 0) {

@@ -14,7 +14,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayStore } from '../../lib/record/replay.js';
 import { monitorRound, serveGossip, type Finding, type MonitorState } from '../../verify/monitor.js';
-import { openPgStore, storeReader, verifyHeadSignature } from '../../log/index.js';
+import { openPgStore, storeReader, verifyHeadSignature } from 'tlog-engine';
 import { startPostgres } from '../helpers/postgres.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/node-process.js';
 import { archive } from '../helpers/cli.js';

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
 import { generateKeyPair, sign } from '../../lib/protocol/ed25519.js';
-import { entryHashes, toHex } from '../../log/index.js';
+import { entryHashes, toHex } from 'tlog-engine';
 import { startStatementServer } from '../../examples/statements/server.js';
 import {
   consistencyHolds,

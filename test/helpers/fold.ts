@@ -9,7 +9,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
 import { isRefusal } from '../../lib/record/refusal.js';
 import { toArchiveError } from '../../api/error-middleware.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 
 export interface ReceiptOptions {
   kind?: 'replication' | 'rerun';

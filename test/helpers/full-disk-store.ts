@@ -2,15 +2,7 @@
 // ENOSPC, as LevelDB's own writes do on a full disk. `land` makes the first failing commit
 // reach the store all the same (LevelDB may keep a write whose sync failed), so tests can
 // check that nothing refused stays on the log.
-import {
-  openLevelStore,
-  restartable,
-  type CommitBatch,
-  type LogSnapshot,
-  type LogStore,
-  type StoredHead,
-  type TileId,
-} from '../../log/index.js';
+import { openLevelStore, restartable, type CommitBatch, type LogSnapshot, type LogStore, type StoredHead, type TileId } from 'tlog-engine';
 
 export class FullDiskStore implements LogStore {
   full = false;

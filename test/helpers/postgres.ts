@@ -1,4 +1,4 @@
-// A real PostgreSQL server for tests and benchmarks: Debian's binaries (scripts/postgres.sh
+// A real PostgreSQL server for tests and benchmarks: Debian's binaries (log/scripts/postgres.sh
 // installs them when missing), a cluster made by initdb in a temporary directory, listening on a
 // free loopback port and on a unix socket in that directory; no system service is used. As
 // root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const SCRIPT = fileURLToPath(new URL('../../../scripts/postgres.sh', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../../log/scripts/postgres.sh', import.meta.url));
 
 export interface PgServer {
   /** The URL of database `db` on this server. */

@@ -6,13 +6,13 @@ import { startServer, type RunningServer } from '../../api/server.js';
 import type { AppOptions } from '../../api/app.js';
 import { openDeployment, type Deployment } from '../../lib/service/deployment.js';
 import { LiveRecord } from '../../lib/service/live-record.js';
-import type { LogStore } from '../../log/index.js';
+import type { LogStore } from 'tlog-engine';
 import { tempDir } from './tmp.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
 import { Cluster } from '../../lib/service/cluster.js';
 import type { SnapshotPlace } from '../../lib/service/snapshot-place.js';
-import { isShared, type EntryReader } from '../../log/index.js';
+import { isShared, type EntryReader } from 'tlog-engine';
 import type { Readers } from '../../lib/service/readers.js';
 
 export interface Reply {

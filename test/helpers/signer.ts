@@ -1,6 +1,6 @@
 // A throw-away log key for tests of the log layer.
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import type { LogSigner, LogVerifier } from '../../log/index.js';
+import type { LogSigner, LogVerifier } from 'tlog-engine';
 
 export function testSigner(): { signer: LogSigner; verify: LogVerifier } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signPayload } from '../../lib/protocol/ed25519.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { startService, type TestService } from '../helpers/service.js';
 import { serveStatic } from '../helpers/static-server.js';
 import { tempDir } from '../helpers/tmp.js';

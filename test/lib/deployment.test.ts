@@ -6,7 +6,7 @@ import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/protoco
 import { parseGenesis } from '../../lib/protocol/genesis.js';
 import { loadDeploymentKeys } from '../../lib/service/keystore.js';
 import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/service/screening.js';
-import { openLevelStore, openLog } from '../../log/index.js';
+import { openLevelStore, openLog } from 'tlog-engine';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 

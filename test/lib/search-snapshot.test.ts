@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { Readers } from '../../lib/service/readers.js';
 import { SearchIndex } from '../../lib/service/search.js';
 import { encodeSearch, savedSearch, writeSearchSnapshot } from '../../lib/service/search-snapshot.js';
-import { toHex } from '../../log/index.js';
+import { toHex } from 'tlog-engine';
 
 const abstract = (topic: string) => `We study ${topic} across many settings and report what holds and what does not, with data.`;
 const WORDS = ['axion', 'haloscope', 'plasma', 'turbulence', 'zebrafish', 'nothing', 'carol', 'lab', 'transformers', 'sheared', 'finds'];

@@ -3,8 +3,7 @@
 import t from 'tap';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../../lib/protocol/ed25519.js';
-import { MemoryStore } from '../../log/memory-store.js';
-import { Sequencer } from '../../log/sequencer.js';
+import { MemoryStore, openLog } from 'tlog-engine';
 import { fixtureJson } from '../helpers/fixtures.js';
 
 const ex = fixtureJson('log/worked-example.json');
@@ -45,9 +44,9 @@ t.test('every hash and signature recomputes from the definitions', async (t) => 
 t.test('the sequencer writes exactly these entries, head and checkpoint', async (t) => {
   const key = privateKeyFromSeed(Buffer.from(ex.logKeySeedHex, 'hex'));
   let now = Date.parse('2026-11-22T09:00:00.000Z');
-  const log = await Sequencer.open({
+  const log = await openLog({
     store: new MemoryStore(),
-    signer: { publicKey: rawPublicKey(key), sign: (m) => signBytes(key, m) },
+    signer: { publicKey: rawPublicKey(key), sign: (m: Uint8Array) => signBytes(key, m) },
     origin: ex.origin,
     clock: () => now,
   });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { signPayload } from '../../lib/protocol/ed25519.js';
-import { sha256TextHex } from '../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 import { serveStatic } from '../helpers/static-server.js';

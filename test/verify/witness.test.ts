@@ -19,14 +19,7 @@ import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchLog } from '../../verify/source.js';
 import { monitorRound, readState } from '../../verify/monitor.js';
 import { witnessPolicy } from '../../verify/witness.js';
-import {
-  addCheckpointBody,
-  cosignatureLine,
-  cosignaturesOn,
-  cosignedMessage,
-  cosignerVerifierKey,
-  parseCosignerKey,
-} from '../../log/index.js';
+import { addCheckpointBody, cosignatureLine, cosignaturesOn, cosignedMessage, cosignerVerifierKey, parseCosignerKey } from 'tlog-engine';
 
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 // Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
 import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } from '../refusal.js';
 import { parsePublicKey, verifyPayload } from '../../protocol/ed25519.js';
-import { sha256TextHex } from '../../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 import { doorbellUrlProblem } from '../../protocol/doorbell-address.js';
 import { authorizeMain } from '../signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';

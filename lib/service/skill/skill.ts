@@ -8,7 +8,7 @@ import { DAILY_QUOTA } from '../../record/types/challenges.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../../record/types/agents.js';
 import { PROTOCOL } from '../../protocol/service-event.js';
 import { ENTRY_TYPES } from '../../record/registry.js';
-import { sha256TextHex } from '../../../log/index.js';
+import { sha256TextHex } from 'tlog-engine';
 
 /** The example key's 32-byte seed: public on purpose. Never sign anything real with it. */
 export const EXAMPLE_SEED_HEX = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';

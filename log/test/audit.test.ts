@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
-import { auditLog } from '../../log/audit.js';
-import { headMessage } from '../../log/head.js';
-import { BUNDLE_SIZE, LevelStore, levelKeys, storedHead } from '../../log/level-store.js';
-import { Sequencer } from '../../log/sequencer.js';
-import type { TileId } from '../../log/tiles.js';
-import { testSigner } from '../helpers/signer.js';
-import { tempDir } from '../helpers/tmp.js';
+import { auditLog } from '../src/audit.js';
+import { headMessage } from '../src/head.js';
+import { BUNDLE_SIZE, LevelStore, levelKeys, storedHead } from '../src/level-store.js';
+import { Sequencer } from '../src/sequencer.js';
+import type { TileId } from '../src/tiles.js';
+import { testSigner } from './helpers/signer.js';
+import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'audit.example/log';
 const { signer, verify } = testSigner();

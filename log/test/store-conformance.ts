@@ -1,6 +1,6 @@
 // One conformance suite that every LogStore implementation runs (STYLE.md practice 2).
 import type { Test } from 'tap';
-import type { CommitBatch, LogStore, StoredHead } from '../../log/store.js';
+import type { CommitBatch, LogStore, StoredHead } from '../src/store.js';
 
 export interface StoreFactory {
   /** A new, empty store. */

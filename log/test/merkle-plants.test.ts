@@ -8,10 +8,10 @@
 // right; only their hash and consistency proof come from the reference (test/log/reference.ts).
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { bitCeil } from '../../log/bits.js';
-import { toHex } from '../../log/hash.js';
-import { EMPTY_ROOT, applyPlan, consistencyPlan, hashLeaf, inclusionPlan, rootFromLeafHashes } from '../../log/merkle.js';
-import { fixtureJson } from '../helpers/fixtures.js';
+import { bitCeil } from '../src/bits.js';
+import { toHex } from '../src/hash.js';
+import { EMPTY_ROOT, applyPlan, consistencyPlan, hashLeaf, inclusionPlan, rootFromLeafHashes } from '../src/merkle.js';
+import { fixtureJson } from './helpers/fixtures.js';
 import { mthOf, refSubtreeProof } from './reference.js';
 
 const N = 130;

@@ -1,7 +1,7 @@
 // log/merkle.ts against public vectors: the CT reference tree, transparency-dev's corrupted
 // proof probes, the draft-ietf-plants byte tree (derived proofs) and a real Tessera log.
 import t from 'tap';
-import { fromHex, toHex } from '../../log/hash.js';
+import { fromHex, toHex } from '../src/hash.js';
 import {
   EMPTY_ROOT,
   applyPlan,
@@ -15,8 +15,8 @@ import {
   verifyInclusion,
   type NodeId,
   type ProofPlan,
-} from '../../log/merkle.js';
-import { fixtureJson } from '../helpers/fixtures.js';
+} from '../src/merkle.js';
+import { fixtureJson } from './helpers/fixtures.js';
 
 const hexes = (xs: string[]): Uint8Array[] => xs.map((x) => fromHex(x));
 const hexList = (xs: Uint8Array[]): string[] => xs.map(toHex);

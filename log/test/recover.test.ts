@@ -2,15 +2,15 @@
 // failed write"): the refused entries are rolled back, whatever tile and bundle boundaries they
 // crossed, and the log goes on with other entries, audits intact and opens again.
 import t from 'tap';
-import { auditLog } from '../../log/audit.js';
-import { LevelStore } from '../../log/level-store.js';
-import { MemoryStore } from '../../log/memory-store.js';
-import { PgStore } from '../../log/pg-store.js';
-import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch, LogStore } from '../../log/store.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { testSigner } from '../helpers/signer.js';
-import { tempDir } from '../helpers/tmp.js';
+import { auditLog } from '../src/audit.js';
+import { LevelStore } from '../src/level-store.js';
+import { MemoryStore } from '../src/memory-store.js';
+import { PgStore } from '../src/pg-store.js';
+import { Sequencer } from '../src/sequencer.js';
+import type { CommitBatch, LogStore } from '../src/store.js';
+import { startPostgres } from './helpers/postgres.js';
+import { testSigner } from './helpers/signer.js';
+import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'test.example/recover';
 

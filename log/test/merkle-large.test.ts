@@ -2,7 +2,7 @@
 // leaves all hash alike except a few "special" ones: any subtree hash is then computable
 // lazily (see sparseMth), and the path from a special leaf has a distinct hash at every level.
 import t from 'tap';
-import { toHex } from '../../log/hash.js';
+import { toHex } from '../src/hash.js';
 import {
   applyPlan,
   consistencyPlan,
@@ -12,7 +12,7 @@ import {
   verifyConsistency,
   verifyInclusion,
   type ProofPlan,
-} from '../../log/merkle.js';
+} from '../src/merkle.js';
 import { coverage, refLeaf, refPath, refProof, sparseMth } from './reference.js';
 
 const MAX = Number.MAX_SAFE_INTEGER; // 2^53 - 1

@@ -1,15 +1,15 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { ZERO_HASH } from '../../log/entry.js';
-import { fromHex, toHex } from '../../log/hash.js';
-import { verifyHeadSignature } from '../../log/head.js';
-import { LevelStore } from '../../log/level-store.js';
-import { MemoryStore } from '../../log/memory-store.js';
-import { rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../log/merkle.js';
-import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch } from '../../log/store.js';
-import { testSigner } from '../helpers/signer.js';
-import { tempDir } from '../helpers/tmp.js';
+import { ZERO_HASH } from '../src/entry.js';
+import { fromHex, toHex } from '../src/hash.js';
+import { verifyHeadSignature } from '../src/head.js';
+import { LevelStore } from '../src/level-store.js';
+import { MemoryStore } from '../src/memory-store.js';
+import { rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../src/merkle.js';
+import { Sequencer } from '../src/sequencer.js';
+import type { CommitBatch } from '../src/store.js';
+import { testSigner } from './helpers/signer.js';
+import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'test.example/log';
 

@@ -13,8 +13,8 @@ import {
   shiftRight,
   siblingIndex,
   trailingZeros,
-} from '../../log/bits.js';
-import { LogError } from '../../log/errors.js';
+} from '../src/bits.js';
+import { LogError } from '../src/errors.js';
 
 const MAX = Number.MAX_SAFE_INTEGER; // 2^53 - 1
 

@@ -1,7 +1,7 @@
 // Every inclusion (index, size) and consistency (first, second) pair for sizes 1..300: the
 // plan-built proof equals the naive RFC 6962 reference, verifies, and fails once damaged.
 import t from 'tap';
-import { toHex } from '../../log/hash.js';
+import { toHex } from '../src/hash.js';
 import {
   EMPTY_ROOT,
   applyPlan,
@@ -13,7 +13,7 @@ import {
   verifyConsistency,
   verifyInclusion,
   type ProofPlan,
-} from '../../log/merkle.js';
+} from '../src/merkle.js';
 import { coverage, mthOf, refLeaf, refPath, refProof } from './reference.js';
 
 const N = 300;

@@ -4,13 +4,13 @@
 // and the versioned schema. On a real PostgreSQL server (test/helpers/postgres.ts).
 import t from 'tap';
 import pg from 'pg';
-import { auditLog } from '../../log/audit.js';
-import { PG_MIGRATIONS, PG_SCHEMA_VERSION, PgStore } from '../../log/pg-store.js';
-import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch } from '../../log/store.js';
+import { auditLog } from '../src/audit.js';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION, PgStore } from '../src/pg-store.js';
+import { Sequencer } from '../src/sequencer.js';
+import type { CommitBatch } from '../src/store.js';
 import { batch as commitBatch, head } from './store-conformance.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { testSigner } from '../helpers/signer.js';
+import { startPostgres } from './helpers/postgres.js';
+import { testSigner } from './helpers/signer.js';
 
 const server = await startPostgres(t);
 const ORIGIN = 'test.example/pg';

@@ -5,13 +5,13 @@
 // (Sequencer.refresh): the same head, entries, proofs and tiles. On a real server.
 import t, { type Test } from 'tap';
 import pg from 'pg';
-import { PgStore } from '../../log/pg-store.js';
-import { Sequencer } from '../../log/sequencer.js';
-import type { CommitBatch } from '../../log/store.js';
+import { PgStore } from '../src/pg-store.js';
+import { Sequencer } from '../src/sequencer.js';
+import type { CommitBatch } from '../src/store.js';
 import { batch as commitBatch, head } from './store-conformance.js';
-import type { LoggedEntry } from '../../log/entry.js';
-import { startPostgres } from '../helpers/postgres.js';
-import { testSigner } from '../helpers/signer.js';
+import type { LoggedEntry } from '../src/entry.js';
+import { startPostgres } from './helpers/postgres.js';
+import { testSigner } from './helpers/signer.js';
 
 const server = await startPostgres(t);
 const ORIGIN = 'test.example/lease';

@@ -3,9 +3,9 @@
 // again after a close.
 import t from 'tap';
 import { join } from 'node:path';
-import { MemoryStore, openLevelStore, openLog, storeReader, type CommitBatch } from '../../log/index.js';
-import { testSigner } from '../helpers/signer.js';
-import { tempDir } from '../helpers/tmp.js';
+import { MemoryStore, openLevelStore, openLog, storeReader, type CommitBatch } from '../src/index.js';
+import { testSigner } from './helpers/signer.js';
+import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'test.example/front-door';
 

@@ -11,10 +11,10 @@ import {
   signNote,
   verifierKey,
   type NoteVerifier,
-} from '../../log/checkpoint.js';
-import { toHex } from '../../log/hash.js';
-import { applyPlan, consistencyPlan, hashLeaf, rootFromLeafHashes, verifyConsistency } from '../../log/merkle.js';
-import { fixtureJson } from '../helpers/fixtures.js';
+} from '../src/checkpoint.js';
+import { toHex } from '../src/hash.js';
+import { applyPlan, consistencyPlan, hashLeaf, rootFromLeafHashes, verifyConsistency } from '../src/merkle.js';
+import { fixtureJson } from './helpers/fixtures.js';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
