@@ -7,7 +7,7 @@ import type { Deployment } from '../lib/service/deployment.js';
 import type { Logged } from '../lib/record/views.js';
 import type { SignedWrite } from '../lib/record/state.js';
 import type { PayloadOf } from '../lib/record/registry.js';
-import type { LoggedEntry, Reader } from 'tlog-engine';
+import type { LoggedEntry, RecordLog } from '../lib/protocol/log-entry.js';
 
 export interface EntryLookup {
   /** The entry at `seq` as the log holds it: seq, ts, type and the logged object's text. */
@@ -44,7 +44,7 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-export function entryLookup(log: Reader): EntryLookup {
+export function entryLookup(log: RecordLog): EntryLookup {
   // The entries asked for in one turn of the event loop (a page's reviews, its moves, its
   // arguments) are gathered and read together: sorted, those near one another in one range,
   // IN_FLIGHT ranges at a time, rather than one store read per entry.

@@ -5,13 +5,13 @@
 // milliseconds), and otherwise answers 503 `unavailable` naming how far it is.
 import type Koa from 'koa';
 import { ArchiveError, badRequest } from '../lib/protocol/errors.js';
-import type { Reader } from 'tlog-engine';
+import type { RecordLog } from '../lib/protocol/log-entry.js';
 
 export const MIN_SEQ_HEADER = 'min-seq';
 export const SEQ_HEADER = 'Archive-Seq';
 
 /** Resolves whether `log` (and `applied()`) reach `size` entries within `ms`. */
-export async function reaches(log: Reader, applied: () => number, size: number, ms: number): Promise<boolean> {
+export async function reaches(log: RecordLog, applied: () => number, size: number, ms: number): Promise<boolean> {
   const has = () => log.size >= size && applied() >= size;
   if (has()) return true;
   const until = Date.now() + ms;
@@ -29,7 +29,7 @@ export async function reaches(log: Reader, applied: () => number, size: number, 
   return has();
 }
 
-export function minSeq(log: Reader, applied: () => number, waitMs: number): Koa.Middleware {
+export function minSeq(log: RecordLog, applied: () => number, waitMs: number): Koa.Middleware {
   return async (ctx, next) => {
     const raw = ctx.get(MIN_SEQ_HEADER);
     if (raw === '' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();

@@ -16,7 +16,8 @@ import { generateKeyPair, signBytes, signPayload } from '../lib/protocol/ed25519
 import { genesisEvent } from '../lib/protocol/genesis.js';
 import { PROTOCOL, signEvent } from '../lib/protocol/service-event.js';
 import { paperId } from '../lib/protocol/ids.js';
-import { entryHashes, headMessage, rootFromLeafHashes, toHex, ZERO_HASH, type SignedTreeHead } from 'tlog-engine';
+import { headMessage, rootFromLeafHashes, toHex, type SignedTreeHead } from 'tlog-engine';
+import { entryHashes, ZERO_HASH } from '../lib/protocol/log-entry.js';
 import { EXPORT_FORMAT, readExport } from '../verify/source.js';
 import { verifyLog } from '../verify/verify.js';
 import { loadReplay, saveReplay } from '../verify/saved-state.js';

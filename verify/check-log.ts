@@ -17,16 +17,9 @@ import { applyEntry, check } from '../lib/record/apply.js';
 import { knownSignedHash } from '../lib/record/replays.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
-import {
-  ZERO_HASH,
-  rootFromLeafHashes,
-  rootFromSubtrees,
-  toHex,
-  verifyHeadSignature,
-  type SignedTreeHead,
-  type Subtree,
-} from 'tlog-engine';
+import { rootFromLeafHashes, rootFromSubtrees, toHex, verifyHeadSignature, type SignedTreeHead, type Subtree } from 'tlog-engine';
 import type { LogCopy, ServedEntry } from './source.js';
+import { ZERO_HASH } from '../lib/protocol/log-entry.js';
 import { isWithheld } from './entry-hashes.js';
 import type { Problems } from './report.js';
 import { pinProblem, type PinnedKey } from './log-key.js';

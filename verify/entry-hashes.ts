@@ -2,7 +2,8 @@
 // payload hash from the payload unless fields were withheld. Shared by the verifier's workers
 // and the proof bundle's check.
 import { canonicalize } from '../lib/protocol/canonical-json.js';
-import { hashLeafText, leafInput, sha256TextHex, toHex } from 'tlog-engine';
+import { sha256TextHex, toHex } from 'tlog-engine';
+import { hashLeafText, leafInput } from '../lib/protocol/log-entry.js';
 import type { ServedEntry } from './source.js';
 
 /** Whether the entry was served with fields withheld (its payload hash cannot be recomputed). */

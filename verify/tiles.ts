@@ -10,7 +10,6 @@ import {
   TILE_HASHES,
   bytesEqual,
   decodeBundle,
-  hashLeafText,
   openNote,
   parseCheckpoint,
   rootFromLeafHashes,
@@ -22,6 +21,7 @@ import {
   type TilePath,
 } from 'tlog-engine';
 import { vkeyOf, type PinnedKey } from './log-key.js';
+import { hashLeafText } from '../lib/protocol/log-entry.js';
 import type { Problem } from './report.js';
 import type { LogCopy, ServedEntry } from './source.js';
 

@@ -3,17 +3,8 @@
 // These are the engine's routes: any application on the log mounts them (docs/engine.md).
 import Router from '@koa/router';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
-import {
-  TilePathError,
-  parseTilePath,
-  tileIndexPath,
-  tilePath,
-  verifierKey,
-  type AuditReport,
-  type Entry,
-  type Reader,
-  type TilePath,
-} from 'tlog-engine';
+import { TilePathError, parseTilePath, tileIndexPath, tilePath, verifierKey, type AuditReport, type TilePath } from 'tlog-engine';
+import type { Entry, RecordLog } from '../../lib/protocol/log-entry.js';
 import { intParam, params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 
@@ -49,7 +40,7 @@ function hexArray(hashes: Uint8Array[]): string {
 
 /** What the log routes serve: a log's reads, its key and origin, and its audit. A Deployment is one. */
 export interface ServedLog {
-  log: Reader;
+  log: RecordLog;
   /** The log key's public spelling (base64url DER SPKI). */
   logKeyString: string;
   origin: string;

@@ -2,11 +2,11 @@
 // takes writes, and how far this node has the log and has folded it into its state. For load
 // balancers' health checks and for operators comparing nodes (docs/deploy.md).
 import Router from '@koa/router';
-import type { Reader } from 'tlog-engine';
+import type { RecordLog } from '../../lib/protocol/log-entry.js';
 import { params } from '../params.js';
 import type { NodeRole } from '../forward.js';
 
-export function nodeRoutes(log: Reader, applied: () => number, role: NodeRole | undefined): Router {
+export function nodeRoutes(log: RecordLog, applied: () => number, role: NodeRole | undefined): Router {
   const router = new Router();
   router.get('/v1/node', (ctx) => {
     params(ctx, []);

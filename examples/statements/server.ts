@@ -15,19 +15,20 @@ import { logRoutes, type ServedLog } from '../../api/routes/log.js';
 import { logSigner, logVerifier, publicKeyOf } from '../../lib/protocol/ed25519.js';
 import { ArchiveError } from '../../lib/protocol/errors.js';
 import { loadOrCreateKey } from '../../lib/service/keystore.js';
-import { LogError, openLevelStore, openLog, restartable, storeReader, type Log } from 'tlog-engine';
+import { LogError, openLevelStore, restartable, storeReader } from 'tlog-engine';
+import { RECORD_FRAMING, RecordLog } from '../../lib/protocol/log-entry.js';
 import { admitStatement, STATEMENT } from './rule.js';
 
 export const STATEMENTS_ORIGIN = 'statements.local';
 
 /** The statement log of a data directory: `<dataDir>/db` (LevelDB) and `<dataDir>/keys/log.key`. */
 export interface StatementLog extends ServedLog {
-  log: Log;
+  log: RecordLog;
   close(): Promise<void>;
 }
 
 export async function openStatementLog(dataDir: string, opts: { origin?: string; clock?: () => number } = {}): Promise<StatementLog> {
-  const store = await restartable(() => openLevelStore(join(dataDir, 'db')));
+  const store = await restartable(() => openLevelStore(join(dataDir, 'db'), { framing: RECORD_FRAMING }));
   try {
     // The key is made only with a new log, as the record's deployment does (lib/service/keystore.ts).
     const isNew = (await storeReader(store)).size === 0;
@@ -35,7 +36,7 @@ export async function openStatementLog(dataDir: string, opts: { origin?: string;
     const logKey = await loadOrCreateKey(join(dataDir, 'keys', 'log.key'), isNew);
     const logKeyString = publicKeyOf(logKey);
     const origin = opts.origin ?? STATEMENTS_ORIGIN;
-    const log = await openLog({ store, signer: logSigner(logKey), origin, ...(opts.clock ? { clock: opts.clock } : {}) });
+    const log = await RecordLog.open({ store, signer: logSigner(logKey), origin, ...(opts.clock ? { clock: opts.clock } : {}) });
     return { log, logKeyString, origin, audit: () => log.audit(logVerifier(logKeyString)), close: () => log.close() };
   } catch (err) {
     await store.close();

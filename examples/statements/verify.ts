@@ -7,7 +7,6 @@ import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { logVerifier, parsePublicKey } from '../../lib/protocol/ed25519.js';
 import {
   checkpointText,
-  entryHashes,
   fromHex,
   openNote,
   rootFromLeafHashes,
@@ -15,10 +14,10 @@ import {
   verifyConsistency,
   verifyHeadSignature,
   verifyInclusion,
-  ZERO_HASH,
   type SignedTreeHead,
 } from 'tlog-engine';
 import { statementProblem } from './rule.js';
+import { entryHashes, ZERO_HASH } from '../../lib/protocol/log-entry.js';
 
 /** An entry as GET /v1/log/entries serves it. */
 export interface ServedEntry {

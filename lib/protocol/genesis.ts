@@ -2,7 +2,7 @@
 // operator key (which signs pairing requests and exercises the reserved powers), the
 // deployment's operator id and the log's origin, so a verifier that trusts entry 0 can check
 // every later head and event.
-import type { EntryReader } from 'tlog-engine';
+import type { RecordReader } from './log-entry.js';
 import { PROTOCOL, verifyEvent, type ServiceEvent, type SignedEvent } from './service-event.js';
 
 export const GENESIS = 'log.genesis';
@@ -57,7 +57,7 @@ export function parseGenesis(type: string, payloadText: string): SignedEvent<Gen
 }
 
 /** Entry 0 of the log `reader` reads as its genesis event; throws as parseGenesis does. */
-export async function readGenesis(reader: EntryReader): Promise<GenesisEvent> {
+export async function readGenesis(reader: RecordReader): Promise<GenesisEvent> {
   const [first] = await reader.records(0, 1);
   return parseGenesis(first?.type ?? '', first?.payload ?? '').event;
 }

@@ -1,7 +1,7 @@
 // Rebuilding the state from the log: every entry, in order, through the same apply as live
 // writes. Replay trusts the log it is given (the service's own store, whose hashes the audit
 // checks); the offline verifier checks each entry and its signature as well.
-import type { EntryReader, LoggedEntry } from 'tlog-engine';
+import type { LoggedEntry, RecordReader } from '../protocol/log-entry.js';
 import { applyEntry } from './apply.js';
 import { emptyState, type RecordEntry, type State } from './state.js';
 
@@ -25,7 +25,7 @@ export function recordEntry(r: LoggedEntry): RecordEntry {
 export type Fold = (state: State, e: RecordEntry) => unknown;
 
 /** The state after the first `size` entries of the log, each folded with `fold`. */
-export async function replayStore(log: EntryReader, size: number, state: State = emptyState(), fold: Fold = applyEntry): Promise<State> {
+export async function replayStore(log: RecordReader, size: number, state: State = emptyState(), fold: Fold = applyEntry): Promise<State> {
   for (let from = state.size; from < size; from += PAGE) {
     const want = Math.min(PAGE, size - from);
     const records = await log.records(from, want);

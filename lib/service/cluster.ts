@@ -8,7 +8,8 @@
 // leads from there. The leader renews the lease every third of its length; if it cannot, or
 // finds it taken, or a commit of its own is fenced, it stops admitting and follows.
 import { randomBytes } from 'node:crypto';
-import type { Lease, Log, SharedStore } from 'tlog-engine';
+import type { Lease, SharedStore } from 'tlog-engine';
+import type { RecordLog } from '../protocol/log-entry.js';
 import type { LiveRecord } from './live-record.js';
 
 export interface ClusterOptions {
@@ -55,7 +56,7 @@ export class Cluster {
 
   constructor(
     private readonly store: SharedStore,
-    private readonly log: Log,
+    private readonly log: RecordLog,
     private readonly record: LiveRecord,
     opts: ClusterOptions,
   ) {

@@ -8,16 +8,14 @@ import {
   isPgUrl,
   isShared,
   openLevelStore,
-  openLog,
   openPgStore,
   restartable,
-  storeReader,
   type AuditReport,
   type LeaseHolder,
-  type Log,
   type LogStore,
   type SharedStore,
 } from 'tlog-engine';
+import { RECORD_FRAMING, RecordLog, recordReader } from '../protocol/log-entry.js';
 import { logSigner, logVerifier, publicKeyOf } from '../protocol/ed25519.js';
 import { currentConstitution } from '../protocol/constitution.js';
 import { GENESIS, genesisEvent, readGenesis } from '../protocol/genesis.js';
@@ -49,7 +47,7 @@ export interface DeploymentOptions {
 export interface Deployment {
   /** The data directory: the store, the keys, and the deployment's screening rules. */
   dataDir: string;
-  log: Log;
+  log: RecordLog;
   /** The store under the log: a SharedStore when many nodes may share it (PostgreSQL). */
   store: LogStore;
   logKey: KeyObject;
@@ -98,12 +96,14 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
     opts.store ??
     (opts.storeUrl !== undefined
       ? await openPgStore(opts.storeUrl)
-      : await openWithReserve(opts.dataDir, () => restartable(() => openLevelStore(join(opts.dataDir, 'db')))));
+      : await openWithReserve(opts.dataDir, () =>
+          restartable(() => openLevelStore(join(opts.dataDir, 'db'), { framing: RECORD_FRAMING })),
+        ));
   try {
-    let stored = await storeReader(store);
+    let stored = await recordReader(store);
     if (stored.size === 0 && opts.node !== undefined && isShared(store)) {
       // Nodes started at once on a new database: the one that takes the lease writes the genesis.
-      if (!(await leadForGenesis(store, opts.node))) stored = await storeReader(store);
+      if (!(await leadForGenesis(store, opts.node))) stored = await recordReader(store);
     }
     // Keys are made only with a new log: a log whose key file is missing is refused, never
     // given a new key that its genesis does not name.
@@ -131,7 +131,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       origin = g.origin;
       operator = g.operator;
     }
-    const log = await openLog({ store, signer: logSigner(logKey), origin, clock });
+    const log = await RecordLog.open({ store, signer: logSigner(logKey), origin, clock });
     if (log.size === 0) {
       const event = genesisEvent(
         new Date(clock()).toISOString(),

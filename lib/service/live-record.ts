@@ -16,7 +16,8 @@ import { signBytes } from '../protocol/ed25519.js';
 import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
-import { LogError, type Log, type LoggedEntry } from 'tlog-engine';
+import { LogError } from 'tlog-engine';
+import type { LoggedEntry, RecordLog } from '../protocol/log-entry.js';
 import { applyEntry, check } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
 import { recordEntry, replayStore } from '../record/replay.js';
@@ -142,7 +143,7 @@ export class LiveRecord {
 
   private constructor(
     readonly state: State,
-    private readonly log: Log,
+    private readonly log: RecordLog,
     private readonly logKey: KeyObject,
     private readonly clock: () => number,
   ) {}
@@ -210,7 +211,7 @@ export class LiveRecord {
    * new state (one line says why the snapshot was not used); the caller replays the tail.
    */
   private static async fromSnapshot(
-    log: Log,
+    log: RecordLog,
     place: string | SnapshotPlace | undefined,
     say: (line: string) => void = console.log,
   ): Promise<State> {

@@ -2,7 +2,7 @@
 // of each author's work and the papers by field (lib/record/read-index.ts) and the search index
 // (search.ts). Both follow the live record: made from its state at start (after a replay or from
 // a snapshot) and again after a rebuild, then kept entry by entry as entries are applied.
-import type { EntryReader } from 'tlog-engine';
+import type { RecordReader } from '../protocol/log-entry.js';
 import { noteApplied, readIndexOf, type ReadIndex } from '../record/read-index.js';
 import type { RecordEntry, State } from '../record/state.js';
 import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';
@@ -13,7 +13,7 @@ export class Readers implements AppliedListener {
   index!: ReadIndex;
   readonly search: SearchIndex;
 
-  private constructor(log: EntryReader, saved?: SavedSearchSource) {
+  private constructor(log: RecordReader, saved?: SavedSearchSource) {
     this.search = new SearchIndex(log, saved);
   }
 
@@ -21,7 +21,7 @@ export class Readers implements AppliedListener {
    * Readers that follow `record` from now on; the search index is made in the background
    * (`search.ready`), from `saved` (lib/service/search-snapshot.ts) when it holds.
    */
-  static follow(record: LiveRecord, log: EntryReader, saved?: SavedSearchSource): Readers {
+  static follow(record: LiveRecord, log: RecordReader, saved?: SavedSearchSource): Readers {
     const r = new Readers(log, saved);
     record.listen(r);
     return r;

@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toHex, type Log } from 'tlog-engine';
+import { toHex } from 'tlog-engine';
+import type { RecordLog } from '../protocol/log-entry.js';
 import { readBound } from './snapshot.js';
 import { framedInTurns } from '../record/state-codec.js';
 import type { SavedSearch, SavedSearchSource } from './search.js';
@@ -62,7 +63,12 @@ export interface SearchWritten {
 }
 
 /** Writes `saved` (SearchIndex.save) to `where`, atomically, bound to the log's root at its size. */
-export async function writeSearchSnapshot(where: string | SnapshotPlace, saved: SavedSearch, log: Log, t0: number): Promise<SearchWritten> {
+export async function writeSearchSnapshot(
+  where: string | SnapshotPlace,
+  saved: SavedSearch,
+  log: RecordLog,
+  t0: number,
+): Promise<SearchWritten> {
   const bytes = await encodeSearch(saved, toHex(await log.rootAt(saved.treeSize)));
   await placeOf(where).write(bytes, saved.treeSize);
   return { treeSize: saved.treeSize, items: saved.items, bytes: bytes.length, ms: performance.now() - t0 };
@@ -84,7 +90,7 @@ function partsOf(body: Buffer, treeSize: number, items: unknown): SavedSearch | 
 }
 
 /** The saved index at `place` if it holds against `log`, this code and a state of `maxSize` entries; null when there is none. */
-async function loadSearch(place: SnapshotPlace, log: Log, maxSize: number): Promise<SavedSearch | { problem: string } | null> {
+async function loadSearch(place: SnapshotPlace, log: RecordLog, maxSize: number): Promise<SavedSearch | { problem: string } | null> {
   const h = await readBound(place, log, SEARCH_FORMAT, searchCodeId(), { size: maxSize, of: "the state's" });
   if (h === null || 'problem' in h) return h;
   return partsOf(h.body, h.header.treeSize, h.header.items);
@@ -94,7 +100,7 @@ async function loadSearch(place: SnapshotPlace, log: Log, maxSize: number): Prom
  * Where a search index starts from: the snapshot at `where` when it holds against `log` and this
  * code and is of a size at most the state's; `say` gets one line when one is there but is not used.
  */
-export function savedSearch(where: string | SnapshotPlace, log: Log, say: (line: string) => void): SavedSearchSource {
+export function savedSearch(where: string | SnapshotPlace, log: RecordLog, say: (line: string) => void): SavedSearchSource {
   const place = placeOf(where);
   const discard = (why: string) =>
     say(`archive: the search index's snapshot ${place.where} is not used, ${why}; indexing the state's items`);

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { grow, owned, type Bytes, type Ints } from '../record/columns.js';
 import { deserialize, serialize } from 'node:v8';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
-import type { EntryReader } from 'tlog-engine';
+import type { RecordReader } from '../protocol/log-entry.js';
 import type { PayloadOf } from '../record/registry.js';
 import { recordEntry } from '../record/replay.js';
 import { entrySubject } from '../record/subject.js';
@@ -287,7 +287,7 @@ export class SearchIndex {
   progress = { done: 0, total: 0 };
 
   constructor(
-    private readonly log: EntryReader,
+    private readonly log: RecordReader,
     private readonly saved?: SavedSearchSource,
   ) {}
 

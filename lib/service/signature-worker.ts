@@ -1,6 +1,6 @@
 // A worker thread of the verified replay: checks the signatures of pages of entries.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { LoggedEntry } from 'tlog-engine';
+import type { LoggedEntry } from '../protocol/log-entry.js';
 import { SERVICE_EVENTS } from '../record/registry.js';
 import { signatureProblem, type LogKeys } from '../record/entry-signature.js';
 

@@ -5,7 +5,7 @@
 // the log and the code that is running, and otherwise discarded with one line saying why: the
 // service then replays from zero. It is never an authority: the verifier never reads one.
 import { join } from 'node:path';
-import type { Log } from 'tlog-engine';
+import type { RecordLog } from '../protocol/log-entry.js';
 import { toHex } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, stateHeader, type StateHeader } from '../record/state-codec.js';
@@ -46,7 +46,7 @@ export interface Written {
  * null when it moved on before it could be copied (the caller tries again). Copying the state
  * holds the event loop; hashing and writing the copy do not (docs/benchmarks.md, bench:start).
  */
-export async function writeSnapshot(where: string | SnapshotPlace, state: State, log: Log): Promise<Written | null> {
+export async function writeSnapshot(where: string | SnapshotPlace, state: State, log: RecordLog): Promise<Written | null> {
   const size = state.size;
   if (size !== log.size) throw new Error(`the state holds ${size} entries, the committed log ${log.size}`);
   const t0 = performance.now();
@@ -81,7 +81,7 @@ export function decodeSnapshot(bytes: Buffer): (Loaded & { rootHash?: string }) 
  */
 export async function readBound(
   where: string | SnapshotPlace,
-  log: Log,
+  log: RecordLog,
   format: string,
   code: string,
   max: { size: number; of: string },
@@ -103,7 +103,7 @@ export async function readBound(
 }
 
 /** Reads the snapshot at `where` and checks it against `log` and the running code; null when there is none. */
-export async function loadSnapshot(where: string | SnapshotPlace, log: Log): Promise<Loaded | null> {
+export async function loadSnapshot(where: string | SnapshotPlace, log: RecordLog): Promise<Loaded | null> {
   const h = await readBound(where, log, SNAPSHOT_FORMAT, codeId(), { size: log.size, of: "the log's" });
   if (h === null || 'problem' in h) return h;
   const state = readState(h.body, h.header.treeSize);

@@ -9,7 +9,7 @@
 import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveError } from '../protocol/errors.js';
-import type { Log } from 'tlog-engine';
+import type { RecordLog } from '../protocol/log-entry.js';
 
 /** What the watch needs of the live record (lib/service/live-record.ts), which opens the store through this file. */
 export interface WatchedRecord {
@@ -75,7 +75,7 @@ export class StorageWatch {
 
   constructor(
     private readonly dataDir: string,
-    private readonly log: Log,
+    private readonly log: RecordLog,
     private readonly record: WatchedRecord,
     private readonly opts: StorageOptions = {},
   ) {

@@ -2,7 +2,7 @@
 // per CPU) while the main thread folds the pages already checked into the state, in order.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { EntryReader, LoggedEntry } from 'tlog-engine';
+import type { LoggedEntry, RecordReader } from '../protocol/log-entry.js';
 import { readGenesis } from '../protocol/genesis.js';
 import { applyEntry } from '../record/apply.js';
 import { recordEntry } from '../record/replay.js';
@@ -52,7 +52,7 @@ class Pool {
 }
 
 /** Replays the first `size` entries of `log`, verifying each signature first. */
-export async function replayVerified(log: EntryReader, size: number, opts: { workers?: number } = {}): Promise<VerifiedReplay> {
+export async function replayVerified(log: RecordReader, size: number, opts: { workers?: number } = {}): Promise<VerifiedReplay> {
   const state = emptyState();
   if (size === 0) return { state, problem: null };
   let genesis;

@@ -13,10 +13,10 @@ import {
   parseCosignerKey,
   toHex,
   type CosignerKey,
-  type Reader,
   type SharedStore,
 } from 'tlog-engine';
 import { verifyRaw } from '../protocol/ed25519.js';
+import type { RecordLog } from '../protocol/log-entry.js';
 
 /** One configured witness: where its add-checkpoint lives and its key. */
 export interface WitnessConfig {
@@ -87,7 +87,7 @@ export class Witnesses {
   private readonly shared: CosignedPlace | undefined;
 
   constructor(
-    private readonly log: Reader,
+    private readonly log: RecordLog,
     witnesses: WitnessConfig[],
     opts: WitnessesOptions = {},
   ) {

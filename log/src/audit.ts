@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { checkPage, type PageCheck } from './audit-page.js';
 import { checkpointText, openNote } from './checkpoint.js';
-import { ZERO_HASH, parseEntryRecord } from './entry.js';
+import { NO_LEAF, fullCodec, type Codec, type LeafCodec } from './codec.js';
 import { bytesEqual, toHex } from './hash.js';
 import { verifyHeadSignature, type LogVerifier } from './head.js';
 import type { LogReader, LogStore } from './store.js';
@@ -31,8 +31,12 @@ export interface AuditOptions {
   /** Checks a raw signature by the log key. */
   verify: LogVerifier;
   origin: string;
+  /** The name of the checkpoint's note key (default: the origin). */
+  keyName?: string;
   /** The log key's raw 32 bytes: the checkpoint's note key. */
   publicKey: Uint8Array;
+  /** The log's codec (codec.ts): how a stored entry's leaf is formed. */
+  codec?: LeafCodec;
   /** Entries read per store call. */
   page?: number;
 }
@@ -49,6 +53,8 @@ export async function auditLog(opts: AuditOptions): Promise<AuditReport> {
 
 async function auditView(store: LogReader, opts: AuditOptions): Promise<AuditReport> {
   const { verify, origin, publicKey } = opts;
+  const keyName = opts.keyName ?? origin;
+  const codec = fullCodec(opts.codec);
   const page = opts.page ?? 8192;
   const head = await store.readHead();
   const bad = (seq: number | null, detail: string, size = head?.treeSize ?? 0): AuditReport => ({
@@ -63,7 +69,7 @@ async function auditView(store: LogReader, opts: AuditOptions): Promise<AuditRep
   if (!verifyHeadSignature(head, verify)) return bad(null, 'head signature does not verify with the log key');
 
   const edge = new TreeEdge(0);
-  const pool = head.treeSize >= 4 * page && availableParallelism() > 1 ? new CheckWorker() : null;
+  const pool = head.treeSize >= 4 * page && availableParallelism() > 1 && codec.module !== undefined ? new CheckWorker(codec.module) : null;
   const pages: Promise<PageCheck>[] = [];
   try {
     // Pages are read in order and checked ahead (on worker threads for a large log), each
@@ -71,7 +77,7 @@ async function auditView(store: LogReader, opts: AuditOptions): Promise<AuditRep
     // order, and the stored tiles compared, so a wrong stored hash is found at its own seq
     // before any page that was chained to it is trusted.
     let nextRead = 0;
-    let lastRead: Promise<string[]> = Promise.resolve([]);
+    let lastRead: Promise<Uint8Array[]> = Promise.resolve([]);
     const readAhead = () => {
       while (pages.length < 4 && nextRead < head.treeSize) {
         const from = nextRead;
@@ -83,10 +89,10 @@ async function auditView(store: LogReader, opts: AuditOptions): Promise<AuditRep
         // With a pool, every other page is checked here: this thread would otherwise wait.
         const inline = pool === null || (from / page) % 2 === 1;
         pages.push(
-          Promise.all([before, records, storedLeafHash(store, from - 1)]).then(([prevRecords, r, prevHash]) => {
-            const prevTs = prevRecords.length > 0 ? (parseEntryRecord(prevRecords[prevRecords.length - 1]!)?.ts ?? null) : null;
-            if (r.length < n) return missing(from, r, n, prevHash, prevTs);
-            return inline ? checkPage(from, r, prevHash, prevTs) : pool.check(from, r, prevHash, prevTs);
+          Promise.all([before, records, storedLeafHash(store, from - 1)]).then(([prevRecords, r, prev]) => {
+            const last = prevRecords.length > 0 ? prevRecords[prevRecords.length - 1]! : null;
+            if (r.length < n) return missing(codec, from, r, n, prev, last);
+            return inline ? checkPage(codec, from, r, prev, last) : pool.check(from, r, prev, last);
           }),
         );
       }
@@ -114,23 +120,22 @@ async function auditView(store: LogReader, opts: AuditOptions): Promise<AuditRep
   if (mismatch !== null) return bad(mismatch.seq, mismatch.detail);
   const root = edge.root();
   if (toHex(root) !== head.rootHash) return bad(null, 'head rootHash does not match the entries');
-  if (!checkpointHolds(head.checkpoint, checkpointText(origin, head.treeSize, root), origin, publicKey, verify)) {
+  if (!checkpointHolds(head.checkpoint, checkpointText(origin, head.treeSize, root), keyName, publicKey, verify)) {
     return bad(null, 'checkpoint does not match the head or its signature does not verify');
   }
   return { intact: true, problem: null, treeSize: head.treeSize };
 }
 
-/** The entry hash stored for `seq` (64 zeros before seq 0, and where none is stored). */
-async function storedLeafHash(store: LogReader, seq: number): Promise<string> {
-  if (seq < 0) return ZERO_HASH;
+/** The leaf hash stored for `seq` (zeros before seq 0, and where none is stored). */
+async function storedLeafHash(store: LogReader, seq: number): Promise<Uint8Array> {
+  if (seq < 0) return NO_LEAF;
   const [tile] = await store.getTiles([{ level: 0, index: Math.floor(seq / TILE_WIDTH) }]);
-  const h = tile === undefined ? undefined : tileHash(tile, 0, seq % TILE_WIDTH);
-  return h === undefined ? ZERO_HASH : toHex(h);
+  return (tile === undefined ? undefined : tileHash(tile, 0, seq % TILE_WIDTH)) ?? NO_LEAF;
 }
 
-/** A page the store returned short: the records it has, and the first missing seq. */
-function missing(from: number, records: string[], n: number, prevHash: string, prevTs: string | null): PageCheck {
-  const r = checkPage(from, records, prevHash, prevTs);
+/** A page the store returned short: the entries it has, and the first missing seq. */
+function missing(codec: Codec, from: number, records: Uint8Array[], n: number, prev: Uint8Array, last: Uint8Array | null): PageCheck {
+  const r = checkPage(codec, from, records, prev, last);
   return r.problem !== null ? r : { ...r, problem: { seq: from + records.length, detail: `entry missing (of ${n} read)` } };
 }
 
@@ -139,13 +144,14 @@ function missing(from: number, records: string[], n: number, prevHash: string, p
  * checked inline and at most four are read ahead. If the worker fails, every check fails.
  */
 class CheckWorker {
-  private readonly w = new Worker(new URL('./audit-worker.js', import.meta.url));
+  private readonly w: Worker;
   private readonly waiting = new Map<number, { resolve(r: PageCheck): void; reject(e: unknown): void }>();
   private failure: unknown = null;
   private closing = false;
   private nextId = 0;
 
-  constructor() {
+  constructor(codec: { url: string; name: string }) {
+    this.w = new Worker(new URL('./audit-worker.js', import.meta.url), { workerData: codec });
     this.w.on('message', (m: PageCheck & { id: number }) => {
       const p = this.waiting.get(m.id);
       this.waiting.delete(m.id);
@@ -161,12 +167,12 @@ class CheckWorker {
     this.w.on('exit', (code) => fail(new Error(`the audit's worker thread exited (code ${code})`)));
   }
 
-  check(from: number, records: string[], prevHash: string, prevTs: string | null): Promise<PageCheck> {
+  check(from: number, records: Uint8Array[], prev: Uint8Array, before: Uint8Array | null): Promise<PageCheck> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.w.postMessage({ id, from, records, prevHash, prevTs });
+      this.w.postMessage({ id, from, records, prev, before });
     });
   }
 

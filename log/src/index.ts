@@ -11,11 +11,11 @@
 // LevelDB and the PostgreSQL client are loaded only when a store of theirs is opened, so a
 // verifier that imports this file loads no store.
 import type { AuditReport } from './audit.js';
-import type { Entry, LoggedEntry } from './entry.js';
 import type { LogVerifier, SignedTreeHead } from './head.js';
-import type { EntryReader } from './reader.js';
+import type { EntryReader, StoredEntry } from './reader.js';
 import { RestartableStore } from './restartable-store.js';
-import { Sequencer, type Appended, type SequencerOptions } from './sequencer.js';
+import { Sequencer, type Appended, type LeafEntry, type SequencerOptions } from './sequencer.js';
+import type { Framing } from './framing.js';
 import type { LogStore, SharedStore } from './store.js';
 import type { TilePath } from './tlog-tiles.js';
 
@@ -23,23 +23,20 @@ import type { TilePath } from './tlog-tiles.js';
 
 /** Writes to the log. Entries are committed in batches; each is acknowledged only once durable. */
 export interface Appender {
-  /** Appends one entry (`payload`: canonical JSON text); resolves once it and a head including it are durable. */
-  append(type: string, payload: string): Promise<Appended>;
+  /** Appends one entry; resolves once it and a head including it are durable. */
+  append(data: Uint8Array): Promise<Appended>;
   /**
-   * Queues one entry and gives its seq and ts at once, so the caller can fold it into its own
-   * state in log order; `committed` resolves when it is durable. `withNext`: committed in one
-   * atomic batch with the entry queued right after it.
+   * Queues one entry and gives its seq, time and stored bytes at once, so the caller can fold it
+   * into its own state in log order; `committed` resolves when it is durable. `time`: the
+   * entry's time in ms, no earlier than the last entry's (default: the clock's). `withNext`:
+   * committed in one atomic batch with the entry queued right after it.
    */
   enqueue(
-    type: string,
-    payload: string,
-    ts?: string,
-    opts?: { withNext?: boolean },
-  ): { seq: number; ts: string; committed: Promise<Appended> };
-  /** The ts the next entry queued now would get. */
-  nextTs(): string;
-  /** The seq the next entry queued will get. */
-  readonly nextSeqNumber: number;
+    data: Uint8Array,
+    opts?: { time?: number; withNext?: boolean },
+  ): { seq: number; time: number; stored: Uint8Array; committed: Promise<Appended> };
+  /** The seq and time the next entry queued now would get. */
+  next(): { seq: number; time: number };
   /** Whether the log takes no appends: stopped after a failed commit, or closed. */
   readonly stopped: boolean;
   /** The error of the failed commit that stopped the log; null while it takes appends. */
@@ -57,7 +54,7 @@ export interface Appender {
    * stopped by a failed or fenced commit first goes back to its last acknowledged head.
    * Resolves whether the head moved (docs/engine.md, "Sharing a store").
    */
-  refresh(onEntries?: (entries: LoggedEntry[]) => void): Promise<boolean>;
+  refresh(onEntries?: (entries: StoredEntry[]) => void): Promise<boolean>;
   /** Waits for queued appends, then closes the store. */
   close(): Promise<void>;
 }
@@ -73,8 +70,8 @@ export interface Reader extends EntryReader {
   checkpoint(): string;
   /** Resolves once the committed tree holds `size` entries; rejects if the log stops or closes first. */
   waitFor(size: number): Promise<void>;
-  /** Committed entries with their hashes, as the log serves them. */
-  entries(from: number, count: number): Promise<Entry[]>;
+  /** Committed entries with their leaf hashes (the tree's, as stored) and the leaf hash before each. */
+  entries(from: number, count: number): Promise<LeafEntry[]>;
   inclusionProof(seq: number, size?: number): Promise<Uint8Array[]>;
   /** The proof if every hash it needs is in memory, else null (no read, no wait). */
   inclusionProofNow(seq: number, size?: number): Uint8Array[] | null;
@@ -100,7 +97,8 @@ export function openLog(opts: LogOptions): Promise<Log> {
   return Sequencer.open(opts);
 }
 
-export type { Appended, AuditReport, Entry, EntryReader, LoggedEntry };
+export type { Appended, AuditReport, EntryReader, LeafEntry, StoredEntry };
+export { NO_LEAF, type Chained, type LeafCodec, type Sequenced } from './codec.js';
 export type { AuditProblem } from './audit.js';
 export { storeReader } from './reader.js';
 export { LogError, type LogErrorCode } from './errors.js';
@@ -123,11 +121,16 @@ export { isShared } from './store.js';
 export type { TileId } from './tiles.js';
 export { MemoryStore, type Fault } from './memory-store.js';
 
-/** A LevelDB store in `dir` (made if missing). LevelDB is loaded on the first call. */
-export async function openLevelStore(dir: string): Promise<LogStore> {
+/**
+ * A LevelDB store in `dir` (made if missing). LevelDB is loaded on the first call. `framing`: how
+ * a new store joins the entries it keeps under one key (default: length-prefixed); an existing
+ * store keeps its own, and refuses another.
+ */
+export async function openLevelStore(dir: string, opts: { framing?: Framing } = {}): Promise<LogStore> {
   const { LevelStore } = await import('./level-store.js');
-  return LevelStore.open(dir);
+  return LevelStore.open(dir, opts);
 }
+export { lengthPrefixed, textLines, type Framing } from './framing.js';
 
 /**
  * A PostgreSQL store in the database at `url` (postgres://user@host/db), its tables created or
@@ -143,9 +146,9 @@ export function isPgUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
-/** A store at `location`: PostgreSQL for a postgres:// URL, else a LevelDB directory. */
-export function openStore(location: string): Promise<LogStore> {
-  return isPgUrl(location) ? openPgStore(location) : openLevelStore(location);
+/** A store at `location`: PostgreSQL for a postgres:// URL, else a LevelDB directory (made with `framing` if new). */
+export function openStore(location: string, opts: { framing?: Framing } = {}): Promise<LogStore> {
+  return isPgUrl(location) ? openPgStore(location) : openLevelStore(location, opts);
 }
 
 /** A store that `LogStore.restart` can close and open again in place, with `open`. */
@@ -155,9 +158,16 @@ export function restartable(open: () => Promise<LogStore>): Promise<LogStore & {
 
 // ---- verifying what a log serves ----
 
-export { ZERO_HASH, entryHashes, hashLeafText, leafInput, type LeafFields } from './entry.js';
 export { headMessage, verifyHeadSignature } from './head.js';
-export { appendToRange, rootFromLeafHashes, rootFromSubtrees, verifyConsistency, verifyInclusion, type Subtree } from './merkle.js';
+export {
+  appendToRange,
+  hashLeaf,
+  rootFromLeafHashes,
+  rootFromSubtrees,
+  verifyConsistency,
+  verifyInclusion,
+  type Subtree,
+} from './merkle.js';
 export {
   checkpointText,
   openNote,
@@ -193,4 +203,4 @@ export {
   type Cosignature,
   type CosignerKey,
 } from './cosignature.js';
-export { bytesEqual, fromHex, sha256TextHex, toHex } from './hash.js';
+export { bytesEqual, fromHex, sha256, sha256TextHex, toHex } from './hash.js';

@@ -3,16 +3,18 @@
 // layout (docs/log-format.md, "How the service stores the log"):
 // - entries: key 'b', the bundle index (8 bytes big-endian) and, for a piece that does not start
 //   the bundle, the offset of its first entry in the bundle (1 byte); the value is the piece's
-//   records joined by newlines (a record is itself two lines: "<ts> <type>", payload). A bundle
-//   of 256 entries is one piece when one commit wrote it all, else the pieces the commits wrote.
+//   stored entries joined by the store's framing (framing.ts). A bundle of 256 entries is one
+//   piece when one commit wrote it all, else the pieces the commits wrote.
 // - tiles: key 't', the tile level (1 byte) and the tile index (8 bytes big-endian) for the
 //   tile's bytes from width 0 (a tile that one commit completed: the whole tile); what it gained
 //   in a later commit, from width w, under the same key followed by w (1 byte).
-// - the head, key 'h', packed (below); the layout's version, key 'v'.
+// - the head, key 'h', packed (below); the layout's version, key 'v'; the framing's name, key
+//   'f' (a store without it was made before framings, when entries were two lines: 'lines:2').
 // Few large writes instead of one per entry is what makes durable appends fast under load:
 // LevelDB's cost is mostly per operation, and a batch of many entries writes whole bundles.
 import { Level } from 'level';
 import { LogError } from './errors.js';
+import { framingNamed, lengthPrefixed, textLines, type Framing } from './framing.js';
 import type { CommitBatch, LogReader, LogSnapshot, LogStore, StoredHead } from './store.js';
 import { TILE_WIDTH, growTile, tileGrowth, tileWidth, type TileId } from './tiles.js';
 
@@ -21,6 +23,9 @@ export const BUNDLE_SIZE = 256;
 const TILE = 0x74; // 't'
 const HEAD = Buffer.from('h');
 const VERSION = Buffer.from('v');
+const FRAMING = Buffer.from('f');
+/** The framing of a store made before the key 'f' was written. */
+const FRAMING_BEFORE = textLines(2);
 /**
  * Version 2: bundles and growing tiles stored as pieces, each written once. A store without the
  * key is version 1, whose partial bundle and partial tiles were rewritten whole at every commit:
@@ -45,14 +50,6 @@ function bundleKey(index: number, offset = 0): Buffer {
   writeIndex(k, 1, index);
   if (offset !== 0) k[9] = offset;
   return k;
-}
-
-/** A piece's value as records; each record is its two lines joined again. */
-function splitBundle(value: string): string[] {
-  const lines = value.split('\n');
-  const out: string[] = [];
-  for (let i = 0; i + 1 < lines.length; i += 2) out.push(`${lines[i]}\n${lines[i + 1]}`);
-  return out;
 }
 
 /** The key of tile `t` (its bytes from width 0), or of its growth from width `from`. */
@@ -140,20 +137,18 @@ async function readHead(db: Db, snapshot: Snapshot | undefined): Promise<StoredH
   return v === undefined ? null : decodeHead(v);
 }
 
-async function readEntries(db: Db, snapshot: Snapshot | undefined, from: number, count: number): Promise<string[]> {
+async function readEntries(db: Db, framing: Framing, snapshot: Snapshot | undefined, from: number, count: number): Promise<Uint8Array[]> {
   if (count <= 0) return [];
   const first = Math.floor(from / BUNDLE_SIZE);
   const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
-  const pieces = await db
-    .iterator<Buffer, string>({ gte: bundleKey(first), lt: bundleKey(last + 1), valueEncoding: 'utf8', snapshot })
-    .all();
-  const out: string[] = [];
+  const pieces = await db.iterator({ gte: bundleKey(first), lt: bundleKey(last + 1), snapshot }).all();
+  const out: Uint8Array[] = [];
   let next = first * BUNDLE_SIZE;
   for (const [key, value] of pieces) {
     const start = readIndex(key, 1) * BUNDLE_SIZE + (key.length === 10 ? key[9]! : 0);
     // Pieces are contiguous: stop at a gap.
     if (start !== next) break;
-    const records = splitBundle(value);
+    const records = framing.split(value);
     for (let i = Math.max(0, from - start); i < records.length && out.length < count; i++) out.push(records[i]!);
     next = start + records.length;
     if (out.length === count) break;
@@ -221,13 +216,19 @@ export class LevelStore implements LogStore {
 
   private constructor(
     private readonly db: Db,
+    /** How the entries of a bundle piece are joined. */
+    readonly framing: Framing,
     edges: Map<number, EdgeTile>,
   ) {
     this.edges = edges;
   }
 
-  /** Opens (creating if needed) the LevelDB store in `dir`. */
-  static async open(dir: string): Promise<LevelStore> {
+  /**
+   * Opens (creating if needed) the LevelDB store in `dir`. `framing`: how a new store joins the
+   * entries of a bundle (default: length-prefixed); an existing store opens with the framing it
+   * was made with, and refuses another.
+   */
+  static async open(dir: string, opts: { framing?: Framing } = {}): Promise<LevelStore> {
     const db: Db = new Level<Buffer, Buffer>(dir, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
@@ -237,10 +238,25 @@ export class LevelStore implements LogStore {
     await db.open();
     try {
       const version = (await db.get(VERSION))?.toString('utf8');
-      if (version === undefined) await db.put(VERSION, Buffer.from(FORMAT), { sync: true } as never);
-      else if (version !== FORMAT)
-        throw new LogError('corrupt', `the store in ${dir} has layout version ${version}; this code reads version ${FORMAT}`);
-      return new LevelStore(db, await readEdgeTiles(db));
+      let framing: Framing;
+      if (version === undefined && (await db.get(HEAD)) !== undefined) {
+        // Layout version 1, made before framings: its entries are two lines each.
+        framing = FRAMING_BEFORE;
+        if (opts.framing !== undefined && opts.framing.name !== framing.name)
+          throw new LogError('bad_argument', `the store in ${dir} frames its entries as ${framing.name}, not ${opts.framing.name}`);
+        await db.put(VERSION, Buffer.from(FORMAT), { sync: true } as never);
+      } else if (version === undefined) {
+        framing = opts.framing ?? lengthPrefixed;
+        await db.batch().put(VERSION, Buffer.from(FORMAT)).put(FRAMING, Buffer.from(framing.name)).write({ sync: true });
+      } else {
+        if (version !== FORMAT)
+          throw new LogError('corrupt', `the store in ${dir} has layout version ${version}; this code reads version ${FORMAT}`);
+        const named = (await db.get(FRAMING))?.toString('utf8');
+        framing = named === undefined ? FRAMING_BEFORE : framingNamed(named);
+        if (opts.framing !== undefined && opts.framing.name !== framing.name)
+          throw new LogError('bad_argument', `the store in ${dir} frames its entries as ${framing.name}, not ${opts.framing.name}`);
+      }
+      return new LevelStore(db, framing, await readEdgeTiles(db));
     } catch (err) {
       await db.close();
       throw err;
@@ -251,8 +267,8 @@ export class LevelStore implements LogStore {
     return readHead(this.db, undefined);
   }
 
-  readEntries(from: number, count: number): Promise<string[]> {
-    return readEntries(this.db, undefined, from, count);
+  readEntries(from: number, count: number): Promise<Uint8Array[]> {
+    return readEntries(this.db, this.framing, undefined, from, count);
   }
 
   getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
@@ -265,7 +281,7 @@ export class LevelStore implements LogStore {
     const snap = db.snapshot();
     const reader: LogReader = {
       readHead: () => readHead(db, snap),
-      readEntries: (from, count) => readEntries(db, snap, from, count),
+      readEntries: (from, count) => readEntries(db, this.framing, snap, from, count),
       getTiles: (ids) => getTiles(db, snap, ids),
     };
     return { ...reader, close: () => snap.close() };
@@ -281,13 +297,12 @@ export class LevelStore implements LogStore {
     // a refused commit left beyond that head is deleted in the same batch, so no later piece
     // grows on it and the last tile of each level is again the head's.
     if (batch.entries.length === 0) await this.deleteBeyond(b, batch);
-    const utf8 = { valueEncoding: 'utf8' } as const;
     // Entries: one piece per bundle the batch touches, keyed by where it starts.
     for (let i = 0; i < batch.entries.length;) {
       const seq = batch.first + i;
       const offset = seq % BUNDLE_SIZE;
       const n = Math.min(BUNDLE_SIZE - offset, batch.entries.length - i);
-      b.put(bundleKey((seq - offset) / BUNDLE_SIZE, offset), batch.entries.slice(i, i + n).join('\n') as never, utf8);
+      b.put(bundleKey((seq - offset) / BUNDLE_SIZE, offset), this.framing.join(batch.entries.slice(i, i + n)) as Buffer);
       i += n;
     }
     // Tiles: what a tile gained since what is stored of it. Bytes that are not a growth of the
@@ -361,6 +376,6 @@ export class LevelStore implements LogStore {
   }
 }
 
-export const levelKeys = { bundle: bundleKey, tile: tileKey, head: HEAD, version: VERSION };
+export const levelKeys = { bundle: bundleKey, tile: tileKey, head: HEAD, version: VERSION, framing: FRAMING };
 /** The head's stored form, for tests that alter it and for tools. */
 export const storedHead = { encode: encodeHead, decode: decodeHead };

@@ -7,7 +7,7 @@ export type Fault = 'before-write' | 'after-write';
 
 export class MemoryStore implements LogStore {
   /** The stored data, exposed so tests can corrupt it. */
-  readonly entries = new Map<number, string>();
+  readonly entries = new Map<number, Uint8Array>();
   readonly tiles = new Map<string, Uint8Array>();
   head: StoredHead | null = null;
   private faults: Fault[] = [];
@@ -44,9 +44,9 @@ export class MemoryStore implements LogStore {
     return this.head === null ? null : { ...this.head };
   }
 
-  async readEntries(from: number, count: number): Promise<string[]> {
+  async readEntries(from: number, count: number): Promise<Uint8Array[]> {
     this.checkOpen();
-    const out: string[] = [];
+    const out: Uint8Array[] = [];
     for (let s = from; s < from + count; s++) {
       const v = this.entries.get(s);
       if (v === undefined) break;

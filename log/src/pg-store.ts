@@ -1,8 +1,8 @@
 // The PostgreSQL LogStore. The layout (docs/log-format.md, "How the service stores the log"):
 // - log_schema_version: one row, the layout's version; the store creates and migrates the
 //   tables itself when it opens, under an advisory lock so that nodes opening at once agree.
-// - log_entries (seq, record): one row per entry record, written by one multi-row insert per
-//   commit (unnest of two arrays: one statement, one round trip, whatever the batch's size).
+// - log_entries (seq, record): one row per stored entry (bytea), written by one multi-row insert
+//   per commit (unnest of two arrays: one statement, one round trip, whatever the batch's size).
 // - log_tiles (level, idx, bytes): one row per tile of interior hashes, written whole (one
 //   multi-row insert per commit).
 // - log_head: one row, the signed head. It is the commit point: every commit runs in one
@@ -27,7 +27,7 @@ import type { CommitBatch, Lease, LeaseHolder, LogReader, LogSnapshot, NodeSeen,
 import { TILE_WIDTH, type TileId } from './tiles.js';
 
 /** The layout's version; MIGRATIONS[v] takes a database from version v to v + 1. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 export const PG_MIGRATIONS: readonly string[] = [
   `CREATE TABLE log_head (
      one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -73,6 +73,9 @@ export const PG_MIGRATIONS: readonly string[] = [
      $$ BEGIN PERFORM pg_notify('archive_log_lease', NEW.epoch::text); RETURN NULL; END $$;
    CREATE TRIGGER log_lease_notify AFTER UPDATE ON log_lease FOR EACH ROW
      WHEN (OLD.epoch IS DISTINCT FROM NEW.epoch OR OLD.node IS DISTINCT FROM NEW.node) EXECUTE FUNCTION log_lease_notify();`,
+  // Version 3: stored entries are the application's bytes (codec.ts), not text; a version-2
+  // record's text becomes its UTF-8 bytes, the same bytes.
+  `ALTER TABLE log_entries ALTER COLUMN record TYPE bytea USING convert_to(record, 'UTF8');`,
 ];
 /** The notification channels of a new head and of a lease that changed hands. */
 const HEAD_CHANNEL = 'archive_log_head';
@@ -102,13 +105,13 @@ async function readHead(db: Queryable): Promise<StoredHead | null> {
   return { treeSize: Number(r.tree_size), rootHash: r.root_hash, timestamp: r.ts, signature: r.signature, checkpoint: r.checkpoint };
 }
 
-async function readEntries(db: Queryable, from: number, count: number): Promise<string[]> {
+async function readEntries(db: Queryable, from: number, count: number): Promise<Uint8Array[]> {
   if (count <= 0) return [];
-  const { rows } = await db.query<{ seq: string; record: string }>(
+  const { rows } = await db.query<{ seq: string; record: Buffer }>(
     'SELECT seq, record FROM log_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq',
     [from, from + count],
   );
-  const out: string[] = [];
+  const out: Uint8Array[] = [];
   // Entries are contiguous: stop at a gap.
   for (const r of rows) {
     if (Number(r.seq) !== from + out.length) break;
@@ -208,7 +211,7 @@ export class PgStore implements SharedStore {
     return readHead(this.pool);
   }
 
-  readEntries(from: number, count: number): Promise<string[]> {
+  readEntries(from: number, count: number): Promise<Uint8Array[]> {
     return readEntries(this.pool, from, count);
   }
 
@@ -266,9 +269,9 @@ export class PgStore implements SharedStore {
       else {
         // No row is beyond the head (a transaction lands whole): a seq already there is an
         // error, never replaced.
-        await client.query('INSERT INTO log_entries (seq, record) SELECT * FROM unnest($1::bigint[], $2::text[])', [
+        await client.query('INSERT INTO log_entries (seq, record) SELECT * FROM unnest($1::bigint[], $2::bytea[])', [
           batch.entries.map((_, i) => batch.first + i),
-          batch.entries,
+          batch.entries.map((e) => Buffer.from(e.buffer, e.byteOffset, e.byteLength)),
         ]);
       }
       if (batch.tiles.length > 0) {
@@ -326,7 +329,7 @@ export class PgStore implements SharedStore {
         await client.query('COMMIT');
         client.release();
         if (n === 0) return size === batch.head.treeSize;
-        return there.length === n && there.every((r, i) => r === batch.entries[i]);
+        return there.length === n && there.every((r, i) => Buffer.compare(r, batch.entries[i]!) === 0);
       } catch {
         client?.release(true);
         if (Date.now() >= until) return null;

@@ -69,7 +69,7 @@ export class RestartableStore implements LogStore {
     return this.use((s) => s.readHead());
   }
 
-  readEntries(from: number, count: number): Promise<string[]> {
+  readEntries(from: number, count: number): Promise<Uint8Array[]> {
     return this.use((s) => s.readEntries(from, count));
   }
 

@@ -7,25 +7,27 @@
 // other processes share, a log that does not append follows the one that does (refresh).
 import { checkpointText, signNote } from './checkpoint.js';
 import { auditLog, type AuditReport } from './audit.js';
-import { ENTRY_TYPE, ZERO_HASH, formEntry, leafInput, parseEntryRecord, type Entry, type LoggedEntry } from './entry.js';
+import { NO_LEAF, fullCodec, type Codec, type LeafCodec } from './codec.js';
 import { LogError } from './errors.js';
-import { sha256TextHex, toHex } from './hash.js';
+import { toHex } from './hash.js';
 import { headMessage, type LogSigner, type LogVerifier, type SignedTreeHead } from './head.js';
-import { EMPTY_ROOT, applyPlan, consistencyPlan, inclusionPlan, rangeNodes, rootFromSubtrees, type ProofPlan } from './merkle.js';
-import { readRecords, type EntryReader } from './reader.js';
+import { EMPTY_ROOT, applyPlan, hashLeaf, consistencyPlan, inclusionPlan, rangeNodes, rootFromSubtrees, type ProofPlan } from './merkle.js';
+import { readRecords, type EntryReader, type StoredEntry } from './reader.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
 import { TileReader } from './tile-reader.js';
 import { TILE_HEIGHT, TILE_WIDTH, decodeTile, type TileId } from './tiles.js';
 import { TreeEdge } from './tree-edge.js';
 import { encodeBundle, tileInTree, type TilePath } from './tlog-tiles.js';
 
-const utf8 = new TextEncoder();
-
 export interface SequencerOptions {
   store: LogStore;
   signer: LogSigner;
-  /** The log's origin: the first line of its checkpoints and the name of its note key. */
+  /** The log's origin: the first line of its checkpoints, and the name of its note key unless `keyName` says otherwise. */
   origin: string;
+  /** The name of the note key that signs the checkpoints (default: the origin). */
+  keyName?: string;
+  /** What is stored and hashed for what is appended (codec.ts); default: the appended bytes, as they are. */
+  codec?: LeafCodec;
   /** Milliseconds since the epoch; injected so tests control time. */
   clock?: () => number;
   /** Most entries in one commit. */
@@ -34,17 +36,25 @@ export interface SequencerOptions {
 
 export interface Appended {
   seq: number;
-  ts: string;
-  entryHash: string;
+  /** The entry's time, milliseconds since the epoch. */
+  time: number;
+  /** Its leaf hash, lowercase hex. */
+  leafHash: string;
   /** The tree size of the head that first includes the entry. */
   treeSize: number;
 }
 
+/** A committed entry with its hashes: its stored bytes, its leaf hash and the leaf hash before it. */
+export interface LeafEntry extends StoredEntry {
+  leafHash: Uint8Array;
+  /** The leaf hash of the entry before (32 zero bytes for entry 0). */
+  prev: Uint8Array;
+}
+
 interface Pending {
   seq: number;
-  ts: string;
-  type: string;
-  payload: string;
+  time: number;
+  stored: Uint8Array;
   /** Committed in the same batch as the entry queued after it. */
   withNext: boolean;
   resolve(a: Appended): void;
@@ -67,8 +77,8 @@ export class Sequencer implements EntryReader {
   private closed = false;
   /** Set when a commit fails: the log takes no appends until `recover` succeeds (fail-stop). */
   private failure: unknown = null;
-  /** The tip of the formed (perhaps not yet committed) tree: last entry hash. */
-  private tipHash: string;
+  /** The tip of the formed (perhaps not yet committed) tree: its last leaf hash. */
+  private tipHash: Uint8Array;
   /** Seq and time of the last entry queued (perhaps not yet formed). */
   private nextSeq: number;
   private tipTime: number;
@@ -82,11 +92,13 @@ export class Sequencer implements EntryReader {
     private store: LogStore,
     private readonly signer: LogSigner,
     readonly origin: string,
+    private readonly keyName: string,
+    private readonly codec: Codec,
     private readonly clock: () => number,
     private readonly maxBatch: number,
     private head: StoredHead,
     private edge: TreeEdge,
-    lastHash: string,
+    lastHash: Uint8Array,
   ) {
     this.tipHash = lastHash;
     this.nextSeq = head.treeSize;
@@ -97,16 +109,18 @@ export class Sequencer implements EntryReader {
   /** Opens the log at its last committed head. */
   static async open(opts: SequencerOptions): Promise<Sequencer> {
     const { store, signer, origin } = opts;
+    const keyName = opts.keyName ?? origin;
+    const codec = fullCodec(opts.codec);
     const clock = opts.clock ?? Date.now;
     const maxBatch = opts.maxBatch ?? 1000;
     const stored = await store.readHead();
     if (stored === null) {
-      const head = signHead(signer, origin, 0, EMPTY_ROOT, new Date(clock()).toISOString());
-      return new Sequencer(store, signer, origin, clock, maxBatch, head, new TreeEdge(0), ZERO_HASH);
+      const head = signHead(signer, origin, keyName, 0, EMPTY_ROOT, new Date(clock()).toISOString());
+      return new Sequencer(store, signer, origin, keyName, codec, clock, maxBatch, head, new TreeEdge(0), NO_LEAF);
     }
     // A store another process commits to may have grown its tiles since the head was read.
     const { edge, lastHash } = await loadEdge(store, stored, store.shared !== true);
-    return new Sequencer(store, signer, origin, clock, maxBatch, stored, edge, lastHash);
+    return new Sequencer(store, signer, origin, keyName, codec, clock, maxBatch, stored, edge, lastHash);
   }
 
   /** The latest committed signed tree head. */
@@ -125,49 +139,47 @@ export class Sequencer implements EntryReader {
     return this.head.treeSize;
   }
 
-  /**
-   * Appends one entry: `payload` is the canonical JSON text of the logged object. Resolves once
-   * the entry and a head including it are durable.
-   */
-  append(type: string, payload: string): Promise<Appended> {
+  /** Appends one entry; resolves once the entry and a head including it are durable. */
+  append(data: Uint8Array): Promise<Appended> {
     try {
-      return this.enqueue(type, payload).committed;
+      return this.enqueue(data).committed;
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
   /**
-   * Queues one entry and gives its seq and ts at once (synchronously), so a caller can fold it
-   * into its own state in log order before it is durable; `committed` resolves when it is.
-   * Entries are logged in the order they are queued. `ts`, when given, must be a ts as the log
-   * writes it and no earlier than the last entry's (see nextTs). Throws if the log is closed or
-   * stopped. `withNext`: the entry is committed in one atomic batch with the entry queued right
-   * after it (queue that one in the same synchronous step), so a crash keeps both or neither.
+   * Queues one entry and gives its seq and time at once (synchronously), with what the codec
+   * stores for it, so a caller can fold it into its own state in log order before it is
+   * durable; `committed` resolves when it is. Entries are logged in the order they are queued.
+   * `time`, when given, is the entry's time in milliseconds, no earlier than the last entry's
+   * (see next); by default the clock's, or the last entry's if later. Throws if the log is
+   * closed or stopped, or the codec refuses the data (then nothing is queued). `withNext`: the
+   * entry is committed in one atomic batch with the entry queued right after it (queue that one
+   * in the same synchronous step), so a crash keeps both or neither.
    */
   enqueue(
-    type: string,
-    payload: string,
-    ts?: string,
-    opts: { withNext?: boolean } = {},
-  ): { seq: number; ts: string; committed: Promise<Appended> } {
+    data: Uint8Array,
+    opts: { time?: number; withNext?: boolean } = {},
+  ): { seq: number; time: number; stored: Uint8Array; committed: Promise<Appended> } {
     if (this.closed) throw new LogError('closed', 'the log is closed');
     if (this.failure !== null) throw new LogError('failed', 'the log stopped after a failed commit; recover it');
-    if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
-    if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
-    if (ts !== undefined) {
-      const t = Date.parse(ts);
-      if (!(t >= this.tipTime) || new Date(t).toISOString() !== ts)
-        throw new LogError('bad_argument', `ts ${ts} is not an ISO time from ${this.nextTs()} on`);
-      this.tipTime = t;
+    if (!(data instanceof Uint8Array)) throw new LogError('bad_argument', 'an entry is appended as bytes (a Uint8Array)');
+    let time: number;
+    if (opts.time !== undefined) {
+      if (!Number.isSafeInteger(opts.time) || opts.time < this.tipTime)
+        throw new LogError('bad_argument', `time ${opts.time} is not a whole number of milliseconds from ${this.tipTime} on`);
+      time = opts.time;
     } else {
       // Entry times never go backwards, even if the clock does.
-      this.tipTime = Math.max(this.clock(), this.tipTime);
+      time = Math.max(this.clock(), this.tipTime);
     }
-    const seq = this.nextSeq++;
-    const at = new Date(this.tipTime).toISOString();
+    const seq = this.nextSeq;
+    const stored = this.codec.stored(data, { seq, time });
+    this.nextSeq++;
+    this.tipTime = time;
     const committed = new Promise<Appended>((resolve, reject) => {
-      this.queue.push({ seq, ts: at, type, payload, withNext: opts.withNext === true, resolve, reject });
+      this.queue.push({ seq, time, stored, withNext: opts.withNext === true, resolve, reject });
     });
     if (opts.withNext === true) {
       // The entry to go with it is queued next, in this same step; drain after it (or, should it
@@ -176,17 +188,12 @@ export class Sequencer implements EntryReader {
         if (!this.draining && this.queue.length > 0) this.drain();
       });
     } else if (!this.draining) this.drain();
-    return { seq, ts: at, committed };
+    return { seq, time, stored, committed };
   }
 
-  /** The ts the next entry queued now would get: the clock, or the last entry's ts if later. */
-  nextTs(): string {
-    return new Date(Math.max(this.clock(), this.tipTime)).toISOString();
-  }
-
-  /** The seq the next entry queued will get. */
-  get nextSeqNumber(): number {
-    return this.nextSeq;
+  /** The seq and time the next entry queued now would get: the clock's time, or the last entry's if later. */
+  next(): { seq: number; time: number } {
+    return { seq: this.nextSeq, time: Math.max(this.clock(), this.tipTime) };
   }
 
   /** Whether the log stopped after a failed commit (fail-stop) or was closed. */
@@ -205,45 +212,41 @@ export class Sequencer implements EntryReader {
     return new Promise((resolve, reject) => this.waiters.push({ size, resolve, reject }));
   }
 
-  /** Committed entries [from, from + count) as appended (no hashes), clipped to the tree. */
-  records(from: number, count: number): Promise<LoggedEntry[]> {
+  /** Committed entries [from, from + count) as stored (no hashes), clipped to the tree. */
+  records(from: number, count: number): Promise<StoredEntry[]> {
     return readRecords(this.store, from, Math.min(count, this.size - from));
   }
 
   /**
-   * The audit (docs/log-format.md, "The audit") of a snapshot of the store: every entry,
-   * stored hash, the root and the signed head and checkpoint, checked with `verify`.
+   * The audit (docs/engine.md, "The audit") of a snapshot of the store: every entry, stored
+   * hash, the root and the signed head and checkpoint, checked with `verify`.
    */
   audit(verify: LogVerifier): Promise<AuditReport> {
-    return auditLog({ store: this.store, verify, origin: this.origin, publicKey: this.signer.publicKey });
+    return auditLog({
+      store: this.store,
+      verify,
+      origin: this.origin,
+      keyName: this.keyName,
+      publicKey: this.signer.publicKey,
+      codec: this.codec,
+    });
   }
 
   /**
-   * Committed entries [from, from + count), clipped to the tree. The entry hashes (and so each
-   * prevHash) are the tree's stored leaf hashes; payloadHash is recomputed from the payload.
+   * Committed entries [from, from + count) with their leaf hashes, clipped to the tree. The leaf
+   * hashes are the tree's stored ones, not recomputed.
    */
-  async entries(from: number, count: number): Promise<Entry[]> {
+  async entries(from: number, count: number): Promise<LeafEntry[]> {
     const n = Math.min(count, this.size - from);
     if (n <= 0) return [];
     const first = Math.max(0, from - 1);
     const leaves = Array.from({ length: from + n - first }, (_, i) => ({ level: 0, index: first + i }));
     const [records, hashes] = await Promise.all([this.store.readEntries(from, n), this.reader.nodes(leaves)]);
     if (records.length !== n) throw new LogError('corrupt', `entry ${from + records.length} is missing from the store`);
-    const hex = hashes.map(toHex);
-    return records.map((record, i) => {
-      const r = parseEntryRecord(record);
-      if (r === null) throw new LogError('corrupt', `entry ${from + i} is malformed`);
+    return records.map((bytes, i) => {
       const seq = from + i;
       const k = seq - first;
-      return {
-        seq,
-        ts: r.ts,
-        type: r.type,
-        payloadHash: sha256TextHex(r.payload),
-        prevHash: seq === 0 ? ZERO_HASH : hex[k - 1]!,
-        entryHash: hex[k]!,
-        payload: r.payload,
-      };
+      return { seq, bytes, leafHash: hashes[k]!, prev: seq === 0 ? NO_LEAF : hashes[k - 1]! };
     });
   }
 
@@ -263,7 +266,7 @@ export class Sequencer implements EntryReader {
   async entryBundle(t: TilePath): Promise<Uint8Array | null> {
     if (t.level !== null || !tileInTree(t, this.size)) return null;
     const entries = await this.entries(t.index * TILE_WIDTH, t.width);
-    return encodeBundle(entries.map((e) => utf8.encode(leafInput(e))));
+    return encodeBundle(entries.map((e) => this.codec.leaf(e.bytes, e)));
   }
 
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */
@@ -394,7 +397,7 @@ export class Sequencer implements EntryReader {
    * goes back to its last acknowledged head first (never writing). Resolves whether the head
    * moved. Refused while appends are queued or in flight; refreshes run one at a time.
    */
-  refresh(onEntries?: (entries: LoggedEntry[]) => void): Promise<boolean> {
+  refresh(onEntries?: (entries: StoredEntry[]) => void): Promise<boolean> {
     const run = this.refreshing.then(async () => {
       if (this.closed) throw new LogError('closed', 'the log is closed');
       await this.drained;
@@ -418,7 +421,7 @@ export class Sequencer implements EntryReader {
   }
 
   /** Grows the tree to the store's head from the entries it holds; see refresh. */
-  private async catchUp(onEntries?: (entries: LoggedEntry[]) => void): Promise<boolean> {
+  private async catchUp(onEntries?: (entries: StoredEntry[]) => void): Promise<boolean> {
     const stored = await this.store.readHead();
     const size = this.head.treeSize;
     if (stored === null && size === 0) return false;
@@ -430,21 +433,17 @@ export class Sequencer implements EntryReader {
       return false;
     }
     const PAGE = 4096;
-    let tipTime = this.tipTime;
     for (let from = size; from < stored.treeSize; from += PAGE) {
       const n = Math.min(PAGE, stored.treeSize - from);
       const records = await this.store.readEntries(from, n);
       if (records.length !== n) throw new LogError('corrupt', `entry ${from + records.length} is missing from the store`);
-      const page: LoggedEntry[] = new Array(n);
+      const page: StoredEntry[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const seq = from + i;
-        const r = parseEntryRecord(records[i]!);
-        if (r === null) throw new LogError('corrupt', `entry ${seq} is malformed`);
-        const e = formEntry(seq, r.ts, r.type, r.payload, this.tipHash);
-        this.edge.push(e.leafHash);
-        this.tipHash = e.entryHash;
-        tipTime = Math.max(tipTime, Date.parse(r.ts));
-        page[i] = { seq, ts: r.ts, type: r.type, payload: r.payload };
+        const hash = hashLeaf(this.leafOf(records[i]!, seq, this.tipHash));
+        this.edge.push(hash);
+        this.tipHash = hash;
+        page[i] = { seq, bytes: records[i]! };
       }
       onEntries?.(page);
     }
@@ -453,9 +452,19 @@ export class Sequencer implements EntryReader {
     this.edge.takeChanged();
     this.head = stored;
     this.nextSeq = stored.treeSize;
-    this.tipTime = Math.max(tipTime, Date.parse(stored.timestamp));
+    // A head is signed no earlier than its last entry's time.
+    this.tipTime = Math.max(this.tipTime, Date.parse(stored.timestamp));
     this.settleWaiters();
     return true;
+  }
+
+  /** The codec's leaf input of a stored entry; a refusal is the store's corruption. */
+  private leafOf(stored: Uint8Array, seq: number, prev: Uint8Array): Uint8Array {
+    try {
+      return this.codec.leaf(stored, { seq, prev });
+    } catch (err) {
+      throw new LogError('corrupt', `entry ${seq} is malformed: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   private checkSize(size: number, name: string): void {
@@ -556,22 +565,22 @@ export class Sequencer implements EntryReader {
   /** Hashes and signs a batch on top of the formed tip; moves the tip, not the committed head. */
   private form(pending: Pending[]): Formed {
     const first = this.edge.size;
-    const entries: string[] = [];
+    const entries: Uint8Array[] = [];
     const acks: Appended[] = [];
     const treeSize = first + pending.length;
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
       const seq = first + i;
       if (p.seq !== seq) throw new LogError('corrupt', `entry queued as ${p.seq} would be logged as ${seq}`);
-      const e = formEntry(seq, p.ts, p.type, p.payload, this.tipHash);
-      entries.push(e.record);
-      this.edge.push(e.leafHash);
-      acks.push({ seq, ts: p.ts, entryHash: e.entryHash, treeSize });
-      this.tipHash = e.entryHash;
+      const hash = hashLeaf(this.codec.leaf(p.stored, { seq, prev: this.tipHash }));
+      entries.push(p.stored);
+      this.edge.push(hash);
+      acks.push({ seq, time: p.time, leafHash: toHex(hash), treeSize });
+      this.tipHash = hash;
     }
     // The head is signed no earlier than its last entry.
-    const ts = new Date(Math.max(this.clock(), Date.parse(pending[pending.length - 1]!.ts))).toISOString();
-    const head = signHead(this.signer, this.origin, treeSize, this.edge.root(), ts);
+    const ts = new Date(Math.max(this.clock(), pending[pending.length - 1]!.time)).toISOString();
+    const head = signHead(this.signer, this.origin, this.keyName, treeSize, this.edge.root(), ts);
     return { pending, acks, batch: { first, entries, tiles: this.edge.takeChanged(), head } };
   }
 }
@@ -583,9 +592,9 @@ export class Sequencer implements EntryReader {
  * reached the store) and is cut back to the head's width (a stored tile is a correct prefix of
  * every later one, tiles.ts).
  */
-async function loadEdge(store: LogStore, head: StoredHead, exact: boolean): Promise<{ edge: TreeEdge; lastHash: string }> {
+async function loadEdge(store: LogStore, head: StoredHead, exact: boolean): Promise<{ edge: TreeEdge; lastHash: Uint8Array }> {
   const size = head.treeSize;
-  if (size === 0) return { edge: new TreeEdge(0), lastHash: ZERO_HASH };
+  if (size === 0) return { edge: new TreeEdge(0), lastHash: NO_LEAF };
   // The growing tile of each tile level: the one holding the last complete level-8k node.
   // It holds exactly the level-8k nodes the head's tree has, no more: its width.
   const ids: TileId[] = [];
@@ -613,7 +622,7 @@ async function loadEdge(store: LogStore, head: StoredHead, exact: boolean): Prom
   const frontier = frontierIds.map((id, i) => ({ level: id.level, hash: hashes[i]! }));
   const edge = TreeEdge.resume(size, frontier, edgeTiles);
   if (toHex(edge.root()) !== head.rootHash) throw new LogError('corrupt', 'stored tiles do not give the root of the stored head');
-  return { edge, lastHash: toHex(last!) };
+  return { edge, lastHash: last! };
 }
 
 /** The first leaf of a plan's ephemeral run: its leftmost (largest) subtree, last in the run. */
@@ -622,10 +631,10 @@ function runStart(plan: ProofPlan): number {
   return largest.index * 2 ** largest.level;
 }
 
-/** Signs the head of the tree `size` with root `root` at `timestamp`, and its checkpoint. */
-function signHead(signer: LogSigner, origin: string, size: number, root: Uint8Array, timestamp: string): StoredHead {
+/** Signs the head of the tree `size` with root `root` at `timestamp`, and its checkpoint with the note key `keyName`. */
+function signHead(signer: LogSigner, origin: string, keyName: string, size: number, root: Uint8Array, timestamp: string): StoredHead {
   const rootHash = toHex(root);
   const signature = Buffer.from(signer.sign(headMessage({ rootHash, timestamp, treeSize: size }))).toString('base64url');
-  const checkpoint = signNote(checkpointText(origin, size, root), origin, signer.publicKey, (m) => signer.sign(m));
+  const checkpoint = signNote(checkpointText(origin, size, root), keyName, signer.publicKey, (m) => signer.sign(m));
   return { treeSize: size, rootHash, timestamp, signature, checkpoint };
 }

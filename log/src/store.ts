@@ -23,8 +23,8 @@ export interface StoredHead {
 export interface CommitBatch {
   /** Seq of the first entry. */
   first: number;
-  /** Entry records (see entry.ts) for seqs first, first + 1, ... */
-  entries: string[];
+  /** Stored entries (codec.ts) for seqs first, first + 1, ... */
+  entries: Uint8Array[];
   /** Tiles of interior hashes (see tiles.ts) the batch completed or grew, whole. */
   tiles: { id: TileId; bytes: Uint8Array }[];
   head: StoredHead;
@@ -34,8 +34,8 @@ export interface CommitBatch {
 export interface LogReader {
   /** The last committed head; null for a log that has never committed. */
   readHead(): Promise<StoredHead | null>;
-  /** Entry records [from, from + count), in order; fewer if the store ends first. */
-  readEntries(from: number, count: number): Promise<string[]>;
+  /** Stored entries [from, from + count), in order; fewer if the store ends first. */
+  readEntries(from: number, count: number): Promise<Uint8Array[]>;
   /** Stored tiles, undefined where there is none. */
   getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]>;
 }

@@ -7,15 +7,22 @@ import { Sequencer } from '../src/sequencer.js';
 import type { TileId } from '../src/tiles.js';
 import { testSigner } from './helpers/signer.js';
 import { tempDir } from './helpers/tmp.js';
+import { textLines } from '../src/framing.js';
+import { bytes, timedCodec } from './helpers/text.js';
 
 const ORIGIN = 'audit.example/log';
 const { signer, verify } = testSigner();
 
+// The logs audited here store entries as two lines of text, "<time> test.entry" and the data,
+// with the rule that times never go back (helpers/text.ts, timedCodec).
+const codec = timedCodec;
+
 /** A LevelDB log of `n` entries, closed, ready for tampering; returns its directory. */
 async function makeLog(t: Test, n: number): Promise<string> {
   const dir = join(tempDir(t), 'db');
-  const log = await Sequencer.open({ store: await LevelStore.open(dir), signer, origin: ORIGIN, maxBatch: 16 });
-  await Promise.all(Array.from({ length: n }, (_, i) => log.append('test.entry', `{"n":${i},"text":"entry number ${i}"}`)));
+  const store = await LevelStore.open(dir, { framing: textLines(2) });
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 16, codec });
+  await Promise.all(Array.from({ length: n }, (_, i) => log.append(bytes(`{"n":${i},"text":"entry number ${i}"}`))));
   await log.close();
   return dir;
 }
@@ -57,7 +64,7 @@ async function editTile(dir: string, id: TileId, fn: (tile: Buffer) => Buffer) {
 async function audit(dir: string) {
   const store = await LevelStore.open(dir);
   try {
-    return await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page: 10 });
+    return await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page: 10, codec });
   } finally {
     await store.close();
   }
@@ -125,10 +132,10 @@ t.test('an entry stored beyond the head is caught', async (t) => {
 t.test('a malformed stored record and a time going back are caught at their seq', async (t) => {
   const dir = await makeLog(t, 45);
   await editBundle(dir, 33, (r, i) => (r[i] = r[i]!.replace(/^(\S+) /, '$1  ')));
-  t.same((await audit(dir)).problem, { seq: 33, detail: 'stored entry is malformed' });
+  t.same((await audit(dir)).problem, { seq: 33, detail: 'stored entry is malformed: not "<time> test.entry"' });
   const dir2 = await makeLog(t, 45);
   await editBundle(dir2, 38, (r, i) => (r[i] = r[i]!.replace(/^\d{4}/, '1999')));
-  t.same((await audit(dir2)).problem, { seq: 38, detail: 'ts is earlier than the entry before it' });
+  t.same((await audit(dir2)).problem, { seq: 38, detail: 'time is earlier than the entry before it' });
 });
 
 t.test('pages checked on worker threads and inline find the same first problem', async (t) => {
@@ -136,7 +143,7 @@ t.test('pages checked on worker threads and inline find the same first problem',
   await editBundle(dir, 250, (r, i) => (r[i] = r[i]!.replace('entry number 250', 'entry number 205')));
   for (const page of [8, 16, 64, 1000]) {
     const store = await LevelStore.open(dir);
-    const report = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page });
+    const report = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page, codec });
     await store.close();
     t.same(report.problem, { seq: 250, detail: 'entry does not match its stored entry hash' }, `page ${page}`);
   }
@@ -146,8 +153,8 @@ t.test('an audit running while appends commit sees one consistent head and finds
   const dir = join(tempDir(t), 'db');
   const store = await LevelStore.open(dir);
   const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 7 });
-  await Promise.all(Array.from({ length: 300 }, (_, i) => log.append('test.entry', `{"n":${i}}`)));
-  const appending = Promise.all(Array.from({ length: 400 }, (_, i) => log.append('test.entry', `{"n":${300 + i}}`)));
+  await Promise.all(Array.from({ length: 300 }, (_, i) => log.append(bytes(`{"n":${i}}`))));
+  const appending = Promise.all(Array.from({ length: 400 }, (_, i) => log.append(bytes(`{"n":${300 + i}}`))));
   const report = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey, page: 16 });
   await appending;
   t.equal(report.intact, true, JSON.stringify(report.problem));

@@ -1,6 +1,7 @@
 // A failed commit that reached the store all the same, then recovery (docs/log-format.md, "A
 // failed write"): the refused entries are rolled back, whatever tile and bundle boundaries they
 // crossed, and the log goes on with other entries, audits intact and opens again.
+import { bytes, str } from './helpers/text.js';
 import t from 'tap';
 import { auditLog } from '../src/audit.js';
 import { LevelStore } from '../src/level-store.js';
@@ -66,14 +67,14 @@ for (const kind of ['memory', 'leveldb', 'postgres'] as const) {
       const store = landing(await open());
       const log = await Sequencer.open({ store, signer, origin: ORIGIN, maxBatch: 100_000 });
       const text = (i: number, tag: string) => `{"n":${i},"tag":"${tag}"}`;
-      await Promise.all(Array.from({ length: before - 1 }, (_, i) => log.append('test.entry', text(i, 'kept'))));
+      await Promise.all(Array.from({ length: before - 1 }, (_, i) => log.append(bytes(text(i, 'kept')))));
       // The last kept entry's commit is held while the refused ones queue, so they form one
       // batch, which reaches the store and is then reported failed.
       let release!: () => void;
       store.gate = new Promise((resolve) => (release = resolve));
-      const last = log.append('test.entry', text(before - 1, 'kept'));
+      const last = log.append(bytes(text(before - 1, 'kept')));
       store.landAndFail = true;
-      const refusedAppends = Array.from({ length: refused }, (_, i) => log.append('test.entry', text(before + i, 'refused')));
+      const refusedAppends = Array.from({ length: refused }, (_, i) => log.append(bytes(text(before + i, 'refused'))));
       release();
       await last;
       const head = log.sth();
@@ -89,10 +90,10 @@ for (const kind of ['memory', 'leveldb', 'postgres'] as const) {
       t.equal(log.size, before);
       // Go on past the refused entries' extent, with other entries.
       const more = refused + 300;
-      await Promise.all(Array.from({ length: more }, (_, i) => log.append('test.entry', text(before + i, 'new'))));
+      await Promise.all(Array.from({ length: more }, (_, i) => log.append(bytes(text(before + i, 'new')))));
       const entries = await log.entries(before, more);
       t.ok(
-        entries.every((e, i) => e.payload === text(before + i, 'new')),
+        entries.every((e, i) => str(e.bytes) === text(before + i, 'new')),
         'the entries after recovery are the new ones',
       );
       const audit = await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey });
@@ -107,7 +108,7 @@ for (const kind of ['memory', 'leveldb', 'postgres'] as const) {
         t.equal(again.sth().rootHash, root);
         const reread = await again.entries(before, more);
         t.ok(
-          reread.every((e, i) => e.payload === text(before + i, 'new')),
+          reread.every((e, i) => str(e.bytes) === text(before + i, 'new')),
           'the new entries after a reopen',
         );
         await again.close();

@@ -12,6 +12,8 @@ import { testSigner } from './helpers/signer.js';
 import { startPostgres } from './helpers/postgres.js';
 import { tempDir } from './helpers/tmp.js';
 import { storeConformance } from './store-conformance.js';
+import { textLines } from '../src/framing.js';
+import { bytes, twoLines } from './helpers/text.js';
 
 const dirs = new WeakMap<LogStore, string>();
 
@@ -29,6 +31,24 @@ storeConformance(t, 'LevelStore', {
     dirs.set(again, dir);
     return again;
   },
+});
+
+// Framed as lines: each entry two lines of text, joined by newlines (an application's choice, framing.ts).
+storeConformance(t, 'LevelStore (lines:2)', {
+  async create(t) {
+    const dir = join(tempDir(t), 'db');
+    const store = await LevelStore.open(dir, { framing: textLines(2) });
+    dirs.set(store, dir);
+    return store;
+  },
+  async reopen(_t, store) {
+    const dir = dirs.get(store)!;
+    await store.close();
+    const again = await LevelStore.open(dir);
+    dirs.set(again, dir);
+    return again;
+  },
+  entry: (seq) => bytes(`2026-01-01T00:00:00.000Z entry\n{"n":${seq}}`),
 });
 
 // One PostgreSQL server for this file, a new database for each test.
@@ -63,7 +83,12 @@ storeConformance(t, 'MemoryStore', {
 
 t.test('MemoryStore: injected faults fail the commit before or after the write', async (t) => {
   const store = new MemoryStore();
-  const batch = { first: 0, entries: ['e'], tiles: [], head: { treeSize: 1, rootHash: '', timestamp: '', signature: '', checkpoint: '' } };
+  const batch = {
+    first: 0,
+    entries: [bytes('e')],
+    tiles: [],
+    head: { treeSize: 1, rootHash: '', timestamp: '', signature: '', checkpoint: '' },
+  };
   store.injectFault('before-write');
   await t.rejects(store.commit(batch), /before write/);
   t.equal(await store.readHead(), null, 'nothing written');
@@ -90,12 +115,12 @@ function walBytes(dir: string): number {
 
 /** Appends entries [from, to) one commit each to both logs; returns the bytes of the records. */
 async function appendEach(logs: Sequencer[], from: number, to: number): Promise<number> {
-  let bytes = 0;
+  let n = 0;
   for (let i = from; i < to; i++) {
-    for (const log of logs) await log.append('test.entry', record(i));
-    bytes += Buffer.byteLength(`${new Date(clock()).toISOString()} test.entry\n${record(i)}`);
+    for (const log of logs) await log.append(bytes(record(i)));
+    n += (await logs[0]!.records(i, 1))[0]!.bytes.length;
   }
-  return bytes;
+  return n;
 }
 
 /** Checks `store` holds what `reference` holds: head, every entry, every tile of the tree. */
@@ -150,12 +175,22 @@ t.test('LevelStore: a store in the old layout (partial bundle and tiles rewritte
   const dir = join(tempDir(t), 'db');
   // 300 entries in commits of up to 7, laid out as the old code did: every bundle whole under its
   // 9-byte key (the last one partial), every tile whole (the growing ones partial), the head.
+  // Its entries were two lines each, the only framing it knew (framing.ts, textLines).
   const reference = new MemoryStore();
-  const memory = await Sequencer.open({ store: reference, signer, origin: ORIGIN, clock, maxBatch: 7 });
-  await Promise.all(Array.from({ length: 300 }, (_, i) => memory.append('test.entry', record(i))));
+  const memory = await Sequencer.open({ store: reference, signer, origin: ORIGIN, clock, maxBatch: 7, codec: twoLines });
+  await Promise.all(Array.from({ length: 300 }, (_, i) => memory.append(bytes(record(i)))));
   const old = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   const records = await reference.readEntries(0, 300);
-  for (let b = 0; b * 256 < 300; b++) await old.put(levelKeys.bundle(b), Buffer.from(records.slice(b * 256, b * 256 + 256).join('\n')));
+  for (let b = 0; b * 256 < 300; b++)
+    await old.put(
+      levelKeys.bundle(b),
+      Buffer.from(
+        records
+          .slice(b * 256, b * 256 + 256)
+          .map((r) => Buffer.from(r).toString())
+          .join('\n'),
+      ),
+    );
   for (const [k, bytes] of reference.tiles) {
     const [lvl, index] = k.split('/').map(Number);
     await old.put(levelKeys.tile({ level: lvl!, index: index! }), Buffer.from(bytes));
@@ -166,7 +201,8 @@ t.test('LevelStore: a store in the old layout (partial bundle and tiles rewritte
   let store = await LevelStore.open(dir);
   await sameAs(t, store, reference);
   t.equal((await store.raw.get(levelKeys.version))?.toString(), '2', 'the store now records its layout version');
-  const log = await Sequencer.open({ store, signer, origin: ORIGIN, clock });
+  t.equal(store.framing.name, 'lines:2', 'and reads its entries as the two lines they were');
+  const log = await Sequencer.open({ store, signer, origin: ORIGIN, clock, codec: twoLines });
   const wal = walBytes(dir);
   // On through the partial bundle and tile 0/1 to the next ones, one entry per commit.
   const recordBytes = await appendEach([log, memory], 300, 600);
@@ -177,6 +213,26 @@ t.test('LevelStore: a store in the old layout (partial bundle and tiles rewritte
   store = await LevelStore.open(dir);
   await sameAs(t, store, reference);
   t.same(await auditLog({ store, verify, origin: ORIGIN, publicKey: signer.publicKey }), { intact: true, problem: null, treeSize: 600 });
+  await store.close();
+});
+
+t.test('LevelStore: a store keeps the framing it was made with, and refuses another', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  let store = await LevelStore.open(dir);
+  t.equal(store.framing.name, 'uvarint', 'by default, length-prefixed');
+  await store.close();
+  await t.rejects(LevelStore.open(dir, { framing: textLines(2) }), {
+    code: 'bad_argument',
+    message: /frames its entries as uvarint, not lines:2/,
+  });
+  store = await LevelStore.open(dir);
+  t.equal(store.framing.name, 'uvarint', 'opened without a framing: its own');
+  await store.close();
+  const lines = join(tempDir(t), 'db');
+  store = await LevelStore.open(lines, { framing: textLines(2) });
+  await store.close();
+  store = await LevelStore.open(lines);
+  t.equal(store.framing.name, 'lines:2');
   await store.close();
 });
 

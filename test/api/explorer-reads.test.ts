@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { Readers } from '../../lib/service/readers.js';
-import type { EntryReader } from 'tlog-engine';
+import type { RecordReader } from '../../lib/protocol/log-entry.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, oneOfEach, register, replicate, send, type TestAgent } from '../helpers/agents.js';
 import { verifiedOperators } from '../helpers/electorate.js';
@@ -462,7 +462,7 @@ t.test('while the search index is being built, the search page says so; then it 
   const s = await startService(t, {
     dataDir: first.dataDir,
     readersFrom: (record, log) =>
-      Readers.follow(record, { records: async (from, count) => (await gate, log.records(from, count)) } satisfies EntryReader),
+      Readers.follow(record, { records: async (from, count) => (await gate, log.records(from, count)) } satisfies RecordReader),
   });
   const r = await get(s, '/explore/search?q=tokamak');
   t.equal(r.status, 503);

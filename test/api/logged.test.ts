@@ -2,7 +2,7 @@
 // together, those near one another in one range of the store, each answered with its own entry.
 import t from 'tap';
 import { entryLookup, LONGEST, NEAR, ranges } from '../../api/logged.js';
-import type { Reader } from 'tlog-engine';
+import type { RecordLog } from '../../lib/protocol/log-entry.js';
 import { startService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 
@@ -33,7 +33,7 @@ t.test("a page's entries asked for together are read in one store read, each ans
   const seqs: number[] = [];
   for (let i = 0; i < 5; i++) seqs.push((await send(s, a, 'paper', make.paper(1, { title: `Paper number ${i}` }))).body.seq as number);
   const reads: [number, number][] = [];
-  const spy = Object.create(s.d.log) as Reader;
+  const spy = Object.create(s.d.log) as RecordLog;
   spy.records = (from, count) => {
     reads.push([from, count]);
     return s.d.log.records(from, count);

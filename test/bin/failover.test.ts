@@ -14,7 +14,8 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { stateDigest } from '../../lib/record/digest.js';
 import { replayStore } from '../../lib/record/replay.js';
 import { monitorRound, serveGossip, type Finding, type MonitorState } from '../../verify/monitor.js';
-import { openPgStore, storeReader, verifyHeadSignature } from 'tlog-engine';
+import { openPgStore, verifyHeadSignature } from 'tlog-engine';
+import { recordReader } from '../../lib/protocol/log-entry.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/node-process.js';
 import { archive } from '../helpers/cli.js';
@@ -261,7 +262,7 @@ t.test(
       }),
     );
     const store = await openPgStore(storeUrl);
-    const reader0 = await storeReader(store);
+    const reader0 = await recordReader(store);
     const replayed = stateDigest(await replayStore(reader0, reader0.size));
     await store.close();
     t.equal(reader0.size, size, 'the database holds that head');

@@ -5,7 +5,8 @@
 import t from 'tap';
 import { canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
 import { generateKeyPair, sign } from '../../lib/protocol/ed25519.js';
-import { entryHashes, toHex } from 'tlog-engine';
+import { toHex } from 'tlog-engine';
+import { entryHashes } from '../../lib/protocol/log-entry.js';
 import { startStatementServer } from '../../examples/statements/server.js';
 import {
   consistencyHolds,

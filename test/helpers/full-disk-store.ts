@@ -46,7 +46,7 @@ export class FullDiskStore implements LogStore {
     return this.inner.readHead();
   }
 
-  readEntries(from: number, count: number): Promise<string[]> {
+  readEntries(from: number, count: number): Promise<Uint8Array[]> {
     return this.inner.readEntries(from, count);
   }
 

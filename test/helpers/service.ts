@@ -12,7 +12,8 @@ import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
 import { Cluster } from '../../lib/service/cluster.js';
 import type { SnapshotPlace } from '../../lib/service/snapshot-place.js';
-import { isShared, type EntryReader } from 'tlog-engine';
+import { isShared } from 'tlog-engine';
+import type { RecordReader } from '../../lib/protocol/log-entry.js';
 import type { Readers } from '../../lib/service/readers.js';
 
 export interface Reply {
@@ -73,7 +74,7 @@ export async function startService(
      */
     node?: { storeUrl: string; id: string; leaseMs?: number; pollMs?: number; say?: (line: string) => void };
     /** The readers' indexes, made over the record and its log (default: the app's own). */
-    readersFrom?: (record: LiveRecord, log: EntryReader) => Readers;
+    readersFrom?: (record: LiveRecord, log: RecordReader) => Readers;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);

@@ -6,7 +6,8 @@ import { generateKeyPair, privateKeyToPem, publicKeyOf } from '../../lib/protoco
 import { parseGenesis } from '../../lib/protocol/genesis.js';
 import { loadDeploymentKeys } from '../../lib/service/keystore.js';
 import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/service/screening.js';
-import { openLevelStore, openLog } from 'tlog-engine';
+import { openLevelStore } from 'tlog-engine';
+import { RECORD_FRAMING, RecordLog } from '../../lib/protocol/log-entry.js';
 import { testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -52,7 +53,7 @@ t.test('a store whose entry 0 is not a genesis is refused', async (t) => {
   const dataDir = tempDir(t);
   await loadDeploymentKeys(dataDir, true);
   const { signer } = testSigner();
-  const log = await openLog({ store: await openLevelStore(join(dataDir, 'db')), signer, origin: 'x' });
+  const log = await RecordLog.open({ store: await openLevelStore(join(dataDir, 'db'), { framing: RECORD_FRAMING }), signer, origin: 'x' });
   await log.append('test.entry', '{"n":0}');
   await log.close();
   await t.rejects(openDeployment({ dataDir }), /does not hold an archive\/0\.2 log: entry 0 is not a genesis event/);

@@ -3,7 +3,8 @@
 import t from 'tap';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../../lib/protocol/ed25519.js';
-import { MemoryStore, openLog } from 'tlog-engine';
+import { MemoryStore } from 'tlog-engine';
+import { RecordLog } from '../../lib/protocol/log-entry.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 
 const ex = fixtureJson('log/worked-example.json');
@@ -44,7 +45,7 @@ t.test('every hash and signature recomputes from the definitions', async (t) => 
 t.test('the sequencer writes exactly these entries, head and checkpoint', async (t) => {
   const key = privateKeyFromSeed(Buffer.from(ex.logKeySeedHex, 'hex'));
   let now = Date.parse('2026-11-22T09:00:00.000Z');
-  const log = await openLog({
+  const log = await RecordLog.open({
     store: new MemoryStore(),
     signer: { publicKey: rawPublicKey(key), sign: (m: Uint8Array) => signBytes(key, m) },
     origin: ex.origin,

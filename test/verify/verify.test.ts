@@ -19,7 +19,8 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
 import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchProof, proofProblem } from '../../verify/proof.js';
-import { hashLeafText, headMessage, leafInput, sha256TextHex, toHex, ZERO_HASH } from 'tlog-engine';
+import { headMessage, sha256TextHex, toHex } from 'tlog-engine';
+import { hashLeafText, leafInput, ZERO_HASH } from '../../lib/protocol/log-entry.js';
 
 const run = promisify(execFile);
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');
