@@ -141,7 +141,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   const selfToken = opts.role?.secret ?? randomBytes(32).toString('base64url');
   app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
   const applied = () => record.state.size;
-  app.use(minSeq(d.log, applied, opts.minSeqWaitMs ?? 5000));
+  app.use(minSeq(record.engineReplica, d.log, opts.minSeqWaitMs ?? 5000));
   if (opts.role !== undefined) {
     const writePaths = new Set([REGISTER_PATH, ...Object.values(WRITE_ROUTES).map((r) => r.path)]);
     app.use(forwardWrites(opts.role, writePaths, { waitMs: opts.forwardWaitMs ?? 10_000, timeoutMs: opts.forwardTimeoutMs ?? 30_000 }));

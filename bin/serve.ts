@@ -8,9 +8,8 @@ import { LiveRecord } from '../lib/service/live-record.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
 import { SEARCH_BLOB, storeSnapshots } from '../lib/service/snapshot-place.js';
 import { savedSearch, searchSnapshotFile, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
-import { Cluster, DEFAULT_LEASE_MS } from '../lib/service/cluster.js';
+import { DEFAULT_LEASE_MS, RecordCluster, isSharedDb } from '../lib/service/cluster.js';
 import { stateDigest } from '../lib/record/digest.js';
-import { isShared } from 'tlog-engine';
 import { startServer } from '../api/server.js';
 import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
@@ -181,7 +180,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       operator: args.operator,
       node: { node: nodeId, url: '', leaseMs },
     });
-    const shared = isShared(d.store) ? d.store : null;
+    const shared = isSharedDb(d.store) ? d.store : null;
     // A store that cannot write at start is opened for reads, with writes off (lib/service/storage.ts).
     const storage = { reserveBytes: args['reserve-mib'] * 2 ** 20, minFreeBytes: args['min-free-mib'] * 2 ** 20 };
     const startOff = await StorageWatch.check(dataDir, storage);
@@ -192,13 +191,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const snapshot = !args.snapshots
       ? undefined
       : shared !== null
-        ? storeSnapshots(shared, withoutPassword(args.store!))
+        ? storeSnapshots(shared.blobs, withoutPassword(args.store!))
         : snapshotFile(dataDir);
     // And beside it the search index's (written after each of the state's).
     const searchSnapshot = !args.snapshots
       ? undefined
       : shared !== null
-        ? storeSnapshots(shared, withoutPassword(args.store!), SEARCH_BLOB)
+        ? storeSnapshots(shared.blobs, withoutPassword(args.store!), SEARCH_BLOB)
         : searchSnapshotFile(dataDir);
     // On a shared database every node starts following; it leads once it holds the lease.
     const record = await LiveRecord.open(d, Date.now, startOff, { snapshot, following: shared !== null });
@@ -207,7 +206,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const cluster =
       shared === null
         ? undefined
-        : new Cluster(shared, d.log, record, {
+        : new RecordCluster(shared, record, {
             node: nodeId,
             leaseMs,
             pollMs,
@@ -251,7 +250,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       },
     });
     // On a shared database the leader keeps its cosigned checkpoint there, and followers serve it.
-    const witnesses = new Witnesses(d.log, witnessConfig, { shared: shared === null ? undefined : cosignedIn(shared) });
+    const witnesses = new Witnesses(d.log, witnessConfig, { shared: shared === null ? undefined : cosignedIn(shared.blobs) });
     let witnessing: Promise<void> = Promise.resolve();
     leaderOnly.push({
       start: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => witnesses.start())),
@@ -305,26 +304,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       tiles = setInterval(() => void update(), args['tiles-every'] * 1000);
       tiles.unref();
     }
-    // A snapshot of the state every `every` entries, and at a clean shutdown (docs/log-format.md, "Snapshots").
-    let snapshotAt = record.startedFrom;
-    let snapshotting: Promise<unknown> = Promise.resolve();
-    const takeSnapshot = (why: string) => {
-      if (snapshot === undefined) return Promise.resolve();
-      snapshotting = snapshotting.then(async () => {
-        try {
-          const s = await record.snapshot(snapshot);
-          if (s === null) return;
-          snapshotAt = s.treeSize;
-          console.log(
-            `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms (serving paused ${Math.round(s.heldMs)} ms)`,
-          );
-        } catch (err) {
-          console.error('archive: writing the snapshot failed:', err);
-        }
-        await saveSearch(why);
-      });
-      return snapshotting;
-    };
     // The search index's snapshot, after the state's (none while the index is still being made).
     let searchAt = -1;
     const saveSearch = async (why: string): Promise<void> => {
@@ -342,37 +321,36 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         console.error("archive: writing the search index's snapshot failed:", err);
       }
     };
-    let taking = false;
-    // Writing one blocks the node: the one that leads writes none while others follow (they
-    // would take its lease over), only a follower or a node alone does.
-    const mayBlock = async () => cluster === undefined || !cluster.leading || !(await cluster.othersUp());
+    // A snapshot of the state every `every` entries, and at a clean shutdown (docs/log-format.md,
+    // "Snapshots"), each followed by the search index's. Writing one blocks the node: the one that
+    // leads writes none while others follow (they would take its lease over), only a follower or a
+    // node alone does.
     const snapshots =
-      snapshot === undefined || every === 0
+      snapshot === undefined
         ? undefined
-        : setInterval(() => {
-            // One at a time: a snapshot still being written is not queued behind another.
-            if (taking || record.state.size - snapshotAt < every) return;
-            taking = true;
-            void mayBlock()
-              .then((may) => (may ? takeSnapshot(`${every} entries since the last`) : undefined))
-              .catch((err) => console.error('archive: writing the snapshot failed:', err))
-              .finally(() => (taking = false));
-          }, 5000);
-    snapshots?.unref();
+        : record.engineReplica.keepSnapshots({
+            every,
+            mayBlock: async () => cluster === undefined || !cluster.leading || !(await cluster.othersUp()),
+            after: saveSearch,
+            written: (s, why) =>
+              console.log(
+                `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms (serving paused ${Math.round(s.heldMs)} ms)`,
+              ),
+            failed: (err) => console.error('archive: writing the snapshot failed:', err),
+          });
     const stop = async (signal: string): Promise<void> => {
       if (stopping) return;
       stopping = true;
       console.log(`archive: ${signal}, closing`);
       for (const s of leaderOnly) s.stop();
       if (tiles !== undefined) clearInterval(tiles);
-      if (snapshots !== undefined) clearInterval(snapshots);
+      snapshots?.stop();
       watch.stop();
       await witnesses.stop();
       await server.close();
       // The lease is given up at once: a follower takes it over without waiting for it to expire.
       await cluster?.stop();
-      if (record.state.size !== snapshotAt) await takeSnapshot('shutdown');
-      else await (snapshotting = snapshotting.then(() => saveSearch('shutdown')));
+      await snapshots?.flush('shutdown');
       await d.close();
       process.exit(0);
     };

@@ -149,7 +149,7 @@ export const RECORD_FRAMING = textLines(2);
 const encoder = new TextEncoder();
 
 /** The data the record appends for an entry: "<type>\n<payload>" (the codec adds the ts). */
-function entryData(type: string, payload: string): Uint8Array {
+export function entryData(type: string, payload: string): Uint8Array {
   if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
   if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
   return encoder.encode(`${type}\n${payload}`);

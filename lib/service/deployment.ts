@@ -169,7 +169,7 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
  */
 async function leadForGenesis(store: SharedStore, node: LeaseHolder & { leaseMs: number }): Promise<boolean> {
   for (;;) {
-    const got = await store.acquireLease({ node: node.node, url: node.url }, node.leaseMs);
+    const got = await store.lease.acquire({ node: node.node, url: node.url }, node.leaseMs);
     if (got !== null) return got.head === null;
     if ((await store.readHead()) !== null) return false;
     await new Promise((r) => setTimeout(r, 200));

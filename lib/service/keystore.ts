@@ -6,7 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { syncDir, writeFileAtomic } from './atomic-file.js';
+import { syncDir, writeFileAtomic } from 'tlog-engine';
 import { generateKeyPair, privateKeyFromPem, privateKeyToPem } from '../protocol/ed25519.js';
 
 export interface DeploymentKeys {

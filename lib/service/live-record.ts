@@ -1,30 +1,29 @@
-// The record as the service runs it: the state replayed from the log, and the one path by which
-// anything new gets onto the log. A write is checked against the state, queued on the log and
+// The record as the service runs it: the engine's Replica of the record's state machine (the
+// fold in log order before the answer, the rebuild after a failed commit, snapshots, following
+// another node), and what only the record knows: its refusals, its service events, seals, what
+// falls due, and screened writes. A write is checked against the state, queued on the log and
 // applied, all in one synchronous step, so writes are admitted one at a time in log order and two
 // racing writes can never both pass a uniqueness or quota check; the reply waits until the entry
 // is durable. If a commit fails (a full or failing store), writes are off (507 or 503) and the
 // state, which may be ahead of the log, is rebuilt from the log; whoever watches the store
 // (lib/service/storage.ts) turns writes on again once the log has recovered (docs/record.md, "A full
 // or failing store"). On a database that many nodes share, only the node holding the sequencer
-// lease admits writes; the others follow the log (lib/service/cluster.ts, docs/deploy.md).
-// Every entry folded into the state, however it came (admitted, replayed at start, replayed in a
-// rebuild, followed), passes through one place, `fold`, which tells the AppliedListeners.
+// lease admits writes; the others follow the log (the engine's Cluster, docs/deploy.md).
 import type { KeyObject } from 'node:crypto';
+import { LogError, Replica, type SnapshotPlace, type SnapshotWritten, type StateMachine, type StoredEntry } from 'tlog-engine';
 import { canonicalize } from '../protocol/canonical-json.js';
 import type { Deployment } from './deployment.js';
 import { signBytes } from '../protocol/ed25519.js';
 import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
-import { LogError } from 'tlog-engine';
-import type { LoggedEntry, RecordLog } from '../protocol/log-entry.js';
+import { entryData, parseStored, type RecordLog } from '../protocol/log-entry.js';
 import { applyEntry, check } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
-import { recordEntry, replayStore } from '../record/replay.js';
+import { recordEntry } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
 import { emptyState, type RecordEntry, type State } from '../record/state.js';
-import { loadSnapshot, writeSnapshot, type Written } from './snapshot.js';
-import type { SnapshotPlace } from './snapshot-place.js';
+import { recordSnapshots } from './snapshot.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {
@@ -111,7 +110,7 @@ export interface OpenOptions {
   say?: (line: string) => void;
   /** Listeners told of every entry from the first replay on. */
   listeners?: AppliedListener[];
-  /** Open following another node (lib/service/cluster.ts): no writes, no due events, until `lead`. */
+  /** Open following another node (the engine's Cluster): no writes, no due events, until `lead`. */
   following?: boolean;
 }
 
@@ -119,87 +118,88 @@ export interface OpenOptions {
 export const notLeading = (why: string): ArchiveError =>
   new ArchiveError('unavailable', `this node does not take writes: ${why}; retry, or send it to the node that leads`, { retryAfter: 1 });
 
+/** One entry of the log, read back, as the entry the record folds. */
+const decodeEntry = (stored: StoredEntry): RecordEntry => {
+  const r = parseStored(stored.bytes);
+  return recordEntry({ seq: stored.seq, ts: r.ts, type: r.type, payload: r.payload });
+};
+
+/** The record's state machine, as the engine's Replica runs it. */
+export const recordMachine: StateMachine<State, RecordEntry<object>> = {
+  init: emptyState,
+  decode: decodeEntry,
+  apply: (state, e) => applyEntry(state, e),
+  // Every reader holds the one state object: a rebuild refills it in place.
+  replace: (into, from) => {
+    for (const k of Object.keys(into)) delete (into as unknown as Record<string, unknown>)[k];
+    Object.assign(into, from);
+  },
+  snapshot: recordSnapshots,
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 export class LiveRecord {
-  /** Why writes are off (the store cannot write, or a broken apply); null while they are on. */
-  private off: ArchiveError | null = null;
-  /** Set when a checked entry failed to apply (a bug): writes stay off for good. */
-  private broken = false;
-  /** The rebuild of the state from the log started when writes went off. */
-  private rebuilt: Promise<boolean> = Promise.resolve(true);
-  private failed: ((err: ArchiveError) => void)[] = [];
-  private resumed: (() => void)[] = [];
-  /** The size of the snapshot the state started from (0: replayed from the first entry). */
-  startedFrom = 0;
-  /** Called when a write is refused because writes are off (the store watcher probes sooner). */
-  onRefused: () => void = () => undefined;
-  /** Null while this node admits writes; else why it does not (it follows another). */
-  private following: ArchiveError | null = null;
-  private readonly listeners: AppliedListener[] = [];
-  private fencedBy: ((err: unknown) => void)[] = [];
-
-  /** Where the snapshot is kept, which a rebuild starts from when it holds. */
-  private place: string | SnapshotPlace | undefined;
-  private say: (line: string) => void = console.log;
-
   private constructor(
-    readonly state: State,
+    private readonly replica: Replica<State, RecordEntry<object>>,
     private readonly log: RecordLog,
     private readonly logKey: KeyObject,
     private readonly clock: () => number,
   ) {}
 
+  /** The state: every entry of the log folded, and those admitted but not yet durable. */
+  get state(): State {
+    return this.replica.state;
+  }
+
+  /** The size of the snapshot the state started from (0: replayed from the first entry). */
+  get startedFrom(): number {
+    return this.replica.startedFrom;
+  }
+
+  /** Called when a write is refused because writes are off (the store watcher probes sooner). */
+  set onRefused(f: () => void) {
+    this.replica.onRefused = f;
+  }
+
+  /** The engine's replica this record runs on (the engine's Cluster follows and leads with it). */
+  get engineReplica(): Replica<unknown, unknown> {
+    return this.replica as unknown as Replica<unknown, unknown>;
+  }
+
   /** Adds a listener told of every entry folded from now on (give them to `open` to be told of the start-up replay too). */
   onApplied(listener: AppliedListener): void {
-    this.listeners.push(listener);
+    this.replica.onApplied(listener as never);
   }
 
   /** Adds a listener and tells it of the state as it is now (`reset`), then of every entry folded from now on. */
   listen(listener: AppliedListener): void {
-    this.listeners.push(listener);
-    listener.reset?.(this.state);
-  }
-
-  /**
-   * The one place where entries are folded into a state (`state` is the live one, or one being
-   * rebuilt): every listener is told.
-   */
-  private fold(state: State, e: RecordEntry<object>): unknown {
-    const outcome = applyEntry(state, e);
-    // What the fold takes is what it applied: an admitted entry, of the shape its type names.
-    // The entry is on its way to the log whatever a listener does: one that throws is a bug on
-    // the read side, reported, never the write's refusal.
-    for (const l of this.listeners) {
-      try {
-        l.applied(state, e as RecordEntry, outcome);
-      } catch (err) {
-        console.error(`archive: a listener failed on entry ${e.seq} (${e.type}):`, err);
-      }
-    }
-    return outcome;
-  }
-
-  /** Replays the log from `state` (empty or a snapshot's) to its committed size, through `fold`. */
-  private replayFrom(state: State): Promise<State> {
-    return replayStore(this.log, this.log.size, state, (st, e) => this.fold(st, e));
+    this.replica.listen(listener as never);
   }
 
   /**
    * Replays the deployment's log into a new state (from `opts.snapshot` when that snapshot
-   * holds, lib/service/snapshot.ts), then logs whatever fell due meanwhile; with `writesOff` (a
-   * store that cannot write at start), writes start off instead.
+   * holds), then logs whatever fell due meanwhile; with `writesOff` (a store that cannot write
+   * at start), writes start off instead.
    */
   static async open(d: Deployment, clock: () => number = Date.now, writesOff?: unknown, opts: OpenOptions = {}): Promise<LiveRecord> {
-    const start = await LiveRecord.fromSnapshot(d.log, opts.snapshot, opts.say);
-    const record = new LiveRecord(start, d.log, d.logKey, clock);
-    record.place = opts.snapshot;
-    if (opts.say !== undefined) record.say = opts.say;
-    for (const l of opts.listeners ?? []) record.onApplied(l);
-    record.startedFrom = start.size;
-    for (const l of record.listeners) l.reset?.(start);
-    await record.replayFrom(start);
-    if (opts.following === true) record.following = notLeading('it follows the node that holds the sequencer lease');
-    else if (writesOff !== undefined) record.writesOff(writesOff, false);
-    else
+    const say = opts.say ?? ((line: string) => console.log(line));
+    const replica = await Replica.open<State, RecordEntry<object>>({
+      log: d.log.engine,
+      machine: recordMachine,
+      snapshots: opts.snapshot,
+      listeners: (opts.listeners ?? []) as never,
+      following: opts.following,
+      writesOff: writesOff === undefined ? undefined : { cause: writesOff },
+      errors: {
+        stopped: (cause) => (isArchiveError(cause) ? cause : storeRefusal(cause)),
+        notLeading,
+        broken: (seq, cause) => new ArchiveError('internal', `entry ${seq} passed its check but failed to apply`, { cause }),
+      },
+      say: (line) => say(`archive: ${line}`),
+    });
+    const record = new LiveRecord(replica, d.log, d.logKey, clock);
+    if (opts.following !== true && writesOff === undefined)
       await record.tick().catch((err) => {
         if (!record.writesAreOff) throw err;
       });
@@ -207,131 +207,53 @@ export class LiveRecord {
   }
 
   /**
-   * The state of the snapshot in `file` when it holds against the log and this code, else a
-   * new state (one line says why the snapshot was not used); the caller replays the tail.
-   */
-  private static async fromSnapshot(
-    log: RecordLog,
-    place: string | SnapshotPlace | undefined,
-    say: (line: string) => void = console.log,
-  ): Promise<State> {
-    if (place === undefined) return emptyState();
-    const loaded = await loadSnapshot(place, log);
-    if (loaded === null) return emptyState();
-    if ('problem' in loaded) {
-      say(
-        `archive: the snapshot ${typeof place === 'string' ? place : place.where} is not used, ${loaded.problem}; replaying the log from its first entry`,
-      );
-      return emptyState();
-    }
-    say(`archive: starting from the snapshot at entry ${loaded.treeSize} of ${log.size}`);
-    return loaded.state;
-  }
-
-  /**
    * Writes a snapshot of the state to `place` once the state is the committed log's (entries
    * admitted but not yet durable are waited for; `attempts` times while writes keep coming).
    * Null when the state never settled.
    */
-  async snapshot(place: string | SnapshotPlace, attempts = 20): Promise<Written | null> {
-    for (let i = 0; i < attempts; i++) {
-      await this.log.waitFor(this.state.size);
-      if (this.state.size === this.log.size && !this.writesAreOff) {
-        const written = await writeSnapshot(place, this.state, this.log);
-        if (written !== null) return written;
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    return null;
+  snapshot(place: string | SnapshotPlace, attempts = 20): Promise<SnapshotWritten | null> {
+    return this.replica.snapshot(place, attempts);
   }
 
   /** Whether this node admits writes (it is alone, or holds the sequencer lease). */
   get leading(): boolean {
-    return this.following === null;
+    return this.replica.leading;
   }
 
-  /** Calls `f` when a commit is refused because another node took the sequencer lease (lib/service/cluster.ts). */
+  /** Calls `f` when a commit is refused because another node took the sequencer lease. */
   onFenced(f: (err: unknown) => void): void {
-    this.fencedBy.push(f);
+    this.replica.onFenced(f);
   }
 
-  /** A commit was fenced: the state may hold entries that are not on the log; writes stop, the state is rebuilt. */
-  private fenced(err: unknown): void {
-    if (this.following === null) this.following = notLeading('it lost the sequencer lease');
-    if (this.off === null) {
-      this.off = storeRefusal(err);
-      this.rebuilt = this.rebuild().then(
-        () => true,
-        () => false,
-      );
-    }
-    for (const f of this.fencedBy) f(err);
+  /** Stops admitting writes (this node no longer holds the sequencer lease); see the engine's Replica. */
+  stopLeading(why: string): Promise<void> {
+    return this.replica.stopLeading(why);
   }
 
-  /**
-   * Stops admitting writes (this node no longer holds the sequencer lease), waits for the
-   * entries already admitted to be committed or refused, and brings the state back to the
-   * committed log if some were refused. The log must then be refreshed (`follow`).
-   */
-  async stopLeading(why: string): Promise<void> {
-    this.following ??= notLeading(why);
-    await this.settle();
+  /** Waits for what this node admitted to be committed or refused, then makes the state the committed log's. */
+  settle(): Promise<void> {
+    return this.replica.settle();
   }
 
-  /**
-   * On a node that does not lead: waits for what it admitted to be committed or refused, then
-   * makes the state the committed log's (rebuilt when it holds entries the log refused, or when
-   * an earlier rebuild failed), so that the log's next entries can be followed.
-   */
-  async settle(): Promise<void> {
-    await this.log.waitFor(this.state.size).catch(() => undefined);
-    if (!(await this.rebuilt) || this.state.size !== this.log.size) {
-      this.rebuilt = this.rebuild().then(
-        () => true,
-        () => false,
-      );
-      if (!(await this.rebuilt)) throw new Error('the state could not be rebuilt from the log; trying again');
-    }
-  }
-
-  /**
-   * Folds entries that the node holding the lease committed (given by Log.refresh, in order,
-   * from the state's size on), through `fold`. Only a node that follows does.
-   */
-  follow(entries: LoggedEntry[]): void {
-    if (this.following === null) throw new ArchiveError('internal', 'a node that leads follows no other');
-    for (const r of entries) {
-      if (r.seq !== this.state.size) throw new ArchiveError('internal', `entry ${r.seq} followed, but the state holds ${this.state.size}`);
-      this.fold(this.state, recordEntry(r));
-    }
-  }
-
-  /**
-   * Starts admitting writes: this node took the sequencer lease and its log is refreshed to the
-   * head at that moment, which nobody else can move. Then logs what fell due.
-   */
+  /** Starts admitting writes (this node took the sequencer lease), then logs what fell due. */
   async lead(): Promise<void> {
-    if (this.state.size !== this.log.size)
-      throw new ArchiveError('internal', `the state holds ${this.state.size} entries, the log ${this.log.size}: it cannot lead`);
-    this.following = null;
-    this.off = null;
-    this.rebuilt = Promise.resolve(true);
+    this.replica.lead();
     await this.tick().catch(() => undefined);
   }
 
   /** The refusal writes get while they are off; null while they are on. */
   get refusal(): ArchiveError | null {
-    return this.off;
+    return this.replica.refusal as ArchiveError | null;
   }
 
   /** Whether writes are off. */
   get writesAreOff(): boolean {
-    return this.off !== null;
+    return this.replica.writesAreOff;
   }
 
   /** Whether writes are off for good (a bug: a checked entry failed to apply). */
   get isBroken(): boolean {
-    return this.broken;
+    return this.replica.isBroken;
   }
 
   /**
@@ -339,52 +261,22 @@ export class LiveRecord {
    * `rebuild`: the state may hold entries the log refused (not so at start).
    */
   writesOff(err: unknown, rebuild = true): void {
-    if (this.off !== null) return;
-    this.off = isArchiveError(err) ? err : storeRefusal(err);
-    // The state may hold entries that were refused: rebuild it from the log (reads go on
-    // meanwhile from the state as it is).
-    if (rebuild) {
-      this.rebuilt = this.rebuild().then(
-        () => true,
-        () => false,
-      );
-    }
-    for (const f of this.failed) f(this.off);
+    this.replica.writesOff(err, rebuild);
   }
 
-  /**
-   * Replays the log (as far as it was acknowledged) into the state, in place: every reader holds
-   * this object. From the snapshot when one holds against the log.
-   */
-  private async rebuild(): Promise<void> {
-    const start = await LiveRecord.fromSnapshot(this.log, this.place, this.say);
-    for (const l of this.listeners) l.reset?.(start);
-    const fresh = await this.replayFrom(start);
-    for (const k of Object.keys(this.state)) delete (this.state as unknown as Record<string, unknown>)[k];
-    Object.assign(this.state, fresh);
-  }
-
-  /**
-   * Turns writes on again once the log takes appends (after `Sequencer.recover`): the state is
-   * the log's, rebuilt if need be. Throws, leaving writes off, if it cannot be.
-   */
-  async resume(): Promise<void> {
-    if (this.off === null) return;
-    if (this.broken) throw this.off;
-    if (this.log.stopped) throw new Error('the log does not take appends yet');
-    if (!(await this.rebuilt) || this.state.size !== this.log.size) await this.rebuild();
-    this.off = null;
-    for (const f of this.resumed) f();
+  /** Turns writes on again once the log takes appends (after the engine's recover); throws, leaving writes off, if it cannot. */
+  resume(): Promise<void> {
+    return this.replica.resume();
   }
 
   /** Calls `f` each time writes go off (with the refusal writes get). */
   onFailure(f: (err: ArchiveError) => void): void {
-    this.failed.push(f);
+    this.replica.onFailure(f as (err: Error) => void);
   }
 
   /** Calls `f` each time writes come back on. */
   onResume(f: () => void): void {
-    this.resumed.push(f);
+    this.replica.onResume(f);
   }
 
   /** The time the state machine never reads: the service's clock, in ms. */
@@ -399,37 +291,20 @@ export class LiveRecord {
    * same synchronous step.
    */
   admit(type: string, logged: object, text?: string, withNext = false): Admission {
-    this.assertLogging();
-    const entry: RecordEntry<object> = {
-      seq: this.log.nextSeqNumber,
-      ts: this.log.nextTs(),
-      type,
-      logged,
-      ...(text === undefined ? {} : { text }),
-    };
-    const verdict = check(this.state, entry);
-    if (verdict !== undefined) return verdict;
-    const queued = this.log.enqueue(type, text ?? canonicalize(logged), entry.ts, { withNext });
-    let outcome: Outcome;
-    try {
-      const applied = this.fold(this.state, entry);
-      outcome = isOutcome(applied) ? applied : {};
-    } catch (err) {
-      // Checked but not applied: the state no longer follows the log. Stop taking writes.
-      this.broken = true;
-      this.writesOff(new ArchiveError('paused', 'the archive is read-only: an entry failed to apply; it must restart', { cause: err }));
-      throw new ArchiveError('internal', `entry ${entry.seq} (${type}) passed its check but failed to apply`, { cause: err });
-    }
-    const committed = queued.committed.catch((err) => {
-      if (isFenced(err)) this.fenced(err);
-      else this.writesOff(err);
-      throw storeRefusal(err);
-    });
-    return { seq: queued.seq, ts: queued.ts, outcome, committed };
+    const a = this.replica.admit(
+      (state, at) => {
+        const entry: RecordEntry<object> = { seq: at.seq, ts: iso(at.time), type, logged, ...(text === undefined ? {} : { text }) };
+        const verdict = check(state, entry);
+        if (verdict !== undefined) return verdict;
+        return { data: entryData(type, text ?? canonicalize(logged)), entry };
+      },
+      { withNext },
+    );
+    if ('already' in a) return a as { already: Record<string, unknown> };
+    return { seq: a.seq, ts: a.entry.ts, outcome: isOutcome(a.outcome) ? a.outcome : {}, committed: a.committed };
   }
 
-  /** Admits a write, waits until it is durable, and returns its reply. */
-  /** `text`, when given, is the canonical JSON of `logged` (the caller made it already). */
+  /** Admits a write, waits until it is durable, and returns its reply. `text`, when given, is the canonical JSON of `logged`. */
   async write(type: string, logged: object, text?: string): Promise<{ status: 200 | 201; body: Record<string, unknown> }> {
     const a = await this.afterDue(() => this.admit(type, logged, text));
     if ('already' in a) return { status: 200, body: a.already };
@@ -437,19 +312,9 @@ export class LiveRecord {
     return { status: 201, body: { ...a.outcome, seq: a.seq } };
   }
 
-  /** 503 on a node that follows; 507 or 503 while writes are off: the store cannot write, and the state may be ahead of the log. */
-  private assertLogging(): void {
-    if (this.following !== null) throw this.following;
-    if (this.off === null && this.log.stopped) this.writesOff(this.log.failedWith ?? new Error('the log is closed'));
-    if (this.off !== null) {
-      this.onRefused();
-      throw this.off;
-    }
-  }
-
   /** Throws the typed error that would refuse this write now; admits nothing. */
   assertAdmissible(type: string, logged: object): void {
-    this.assertLogging();
+    this.replica.assertWritable();
     check(this.state, { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged });
   }
 
@@ -545,7 +410,7 @@ export class LiveRecord {
 
   /** Logs every service event due now; resolves when they are durable. Only the node that leads does. */
   tick(): Promise<void> {
-    if (this.off !== null || this.following !== null) return Promise.resolve();
+    if (this.replica.writesAreOff || !this.replica.leading) return Promise.resolve();
     const pending: Promise<unknown>[] = [];
     for (const ev of dueEvents(this.state, this.clock())) {
       try {

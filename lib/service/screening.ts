@@ -9,7 +9,7 @@
 // The rules are policy, not protocol: what the record means depends only on the events logged.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from './atomic-file.js';
+import { writeFileAtomicSync } from 'tlog-engine';
 import { outOfView } from '../protocol/errors.js';
 import { eachText } from '../record/registry.js';
 

@@ -13,12 +13,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toHex } from 'tlog-engine';
+import { frameSnapshot, placeOf, readBound, toHex, type SnapshotPlace } from 'tlog-engine';
 import type { RecordLog } from '../protocol/log-entry.js';
-import { readBound } from './snapshot.js';
-import { framedInTurns } from '../record/state-codec.js';
 import type { SavedSearch, SavedSearchSource } from './search.js';
-import { placeOf, type SnapshotPlace } from './snapshot-place.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
 export const SEARCH_FORMAT = 'archive-search/1';
@@ -51,7 +48,7 @@ export function encodeSearch(saved: SavedSearch, rootHash: string): Promise<Buff
     n.writeUInt32BE(part.length);
     frames.push(n, part);
   }
-  return framedInTurns(SEARCH_FORMAT, searchCodeId(), saved.treeSize, rootHash, frames, { items: saved.items });
+  return frameSnapshot({ format: SEARCH_FORMAT, code: searchCodeId(), treeSize: saved.treeSize, rootHash }, frames, { items: saved.items });
 }
 
 /** What writing the search index's snapshot took. */
@@ -91,7 +88,10 @@ function partsOf(body: Buffer, treeSize: number, items: unknown): SavedSearch | 
 
 /** The saved index at `place` if it holds against `log`, this code and a state of `maxSize` entries; null when there is none. */
 async function loadSearch(place: SnapshotPlace, log: RecordLog, maxSize: number): Promise<SavedSearch | { problem: string } | null> {
-  const h = await readBound(place, log, SEARCH_FORMAT, searchCodeId(), { size: maxSize, of: "the state's" });
+  const h = await readBound<{ items: number }>(place, (n) => log.rootAt(n), SEARCH_FORMAT, searchCodeId(), {
+    size: maxSize,
+    of: "the state's",
+  });
   if (h === null || 'problem' in h) return h;
   return partsOf(h.body, h.header.treeSize, h.header.items);
 }

@@ -6,15 +6,7 @@
 // nodes share one database (docs/deploy.md), only the leader submits; it keeps each cosigned
 // checkpoint in the database, and the nodes that follow serve it from there once it is of their
 // own log and its cosignatures verify by the witnesses' keys they were given.
-import {
-  addCheckpointBody,
-  cosignaturesOn,
-  parseCheckpoint,
-  parseCosignerKey,
-  toHex,
-  type CosignerKey,
-  type SharedStore,
-} from 'tlog-engine';
+import { addCheckpointBody, cosignaturesOn, parseCheckpoint, parseCosignerKey, toHex, type CosignerKey, type BlobStore } from 'tlog-engine';
 import { verifyRaw } from '../protocol/ed25519.js';
 import type { RecordLog } from '../protocol/log-entry.js';
 
@@ -56,9 +48,9 @@ export interface CosignedPlace {
 /** The blob of a shared store that holds the leader's last cosigned checkpoint. */
 export const COSIGNED_BLOB = 'checkpoint.cosigned';
 
-export const cosignedIn = (store: SharedStore): CosignedPlace => ({
-  put: (treeSize, note) => store.putBlob(COSIGNED_BLOB, treeSize, Buffer.from(note, 'utf8')),
-  get: async () => (await store.getBlob(COSIGNED_BLOB))?.bytes.toString('utf8') ?? null,
+export const cosignedIn = (blobs: BlobStore): CosignedPlace => ({
+  put: (treeSize, note) => blobs.put(COSIGNED_BLOB, treeSize, Buffer.from(note, 'utf8')),
+  get: async () => (await blobs.get(COSIGNED_BLOB))?.bytes.toString('utf8') ?? null,
 });
 
 export interface WitnessesOptions {

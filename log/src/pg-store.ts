@@ -23,7 +23,19 @@
 // answer was lost, the store finds out whether it landed before it says anything (resolve).
 import pg from 'pg';
 import { LogError } from './errors.js';
-import type { CommitBatch, Lease, LeaseHolder, LogReader, LogSnapshot, NodeSeen, SharedStore, StoredHead } from './store.js';
+import type {
+  BlobStore,
+  CommitBatch,
+  Lease,
+  LeaseHolder,
+  LogReader,
+  LogSnapshot,
+  Membership,
+  NodeSeen,
+  SequencerLease,
+  SharedStore,
+  StoredHead,
+} from './store.js';
 import { TILE_WIDTH, type TileId } from './tiles.js';
 
 /** The layout's version; MIGRATIONS[v] takes a database from version v to v + 1. */
@@ -162,6 +174,20 @@ const fromServer = (err: unknown): boolean => err instanceof pg.DatabaseError;
 
 export class PgStore implements SharedStore {
   readonly shared = true;
+  /** The sequencer lease (store.ts): its row in log_lease, and the epoch on the head row. */
+  readonly lease: SequencerLease = {
+    acquire: (me, ms) => this.acquireLease(me, ms),
+    renew: (ms) => this.renewLease(ms),
+    release: () => this.releaseLease(),
+    read: () => this.readLease(),
+  };
+  /** Values kept beside the log (table log_blobs), such as an application's snapshot. */
+  readonly blobs: BlobStore = {
+    put: (name, treeSize, bytes) => this.putBlob(name, treeSize, bytes),
+    get: (name) => this.getBlob(name),
+  };
+  /** The processes sharing the database (table log_nodes) and the secret made with it. */
+  readonly members: Membership;
   /**
    * The heads the database may hold as far as this store knows: the one it read or committed
    * last, and after a commit whose outcome is unknown (it failed, perhaps after landing), also
@@ -184,10 +210,11 @@ export class PgStore implements SharedStore {
     private readonly url: string,
     head: StoredHead | null,
     epoch: number,
-    readonly secret: string,
+    secret: string,
   ) {
     this.expected = [head];
     this.epoch = epoch;
+    this.members = { secret, announce: (me) => this.announce(me), nodes: () => this.nodes() };
   }
 
   /** Connects to the database at `url` (postgres://user@host/db), creating or migrating its tables. */
@@ -362,7 +389,7 @@ export class PgStore implements SharedStore {
     return r.rowCount === 1;
   }
 
-  async acquireLease(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null> {
+  private async acquireLease(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null> {
     const client = await this.pool.connect();
     try {
       // A holder paused inside a commit holds the head row until its session ends: wait for that
@@ -398,7 +425,7 @@ export class PgStore implements SharedStore {
     }
   }
 
-  async renewLease(ms: number): Promise<boolean> {
+  private async renewLease(ms: number): Promise<boolean> {
     if (this.holder === null) return false;
     // Renewed even past its expiry, as long as nobody took it meanwhile (the epoch is ours).
     const r = await this.pool.query(
@@ -410,7 +437,7 @@ export class PgStore implements SharedStore {
     return false;
   }
 
-  async releaseLease(): Promise<void> {
+  private async releaseLease(): Promise<void> {
     const holder = this.holder;
     this.holder = null;
     const epoch = this.epoch;
@@ -423,7 +450,7 @@ export class PgStore implements SharedStore {
     ]);
   }
 
-  async readLease(): Promise<Lease> {
+  private async readLease(): Promise<Lease> {
     const { rows } = await this.pool.query<{ epoch: string; node: string | null; url: string | null; remaining: number }>(
       `SELECT epoch, node, url, greatest(0, extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining FROM log_lease`,
     );
@@ -472,7 +499,7 @@ export class PgStore implements SharedStore {
     };
   }
 
-  async announce(me: LeaseHolder & { role: string; treeSize: number }): Promise<void> {
+  private async announce(me: LeaseHolder & { role: string; treeSize: number }): Promise<void> {
     await this.pool.query(
       `INSERT INTO log_nodes (node, url, role, tree_size, seen_at) VALUES ($1, $2, $3, $4, clock_timestamp())
        ON CONFLICT (node) DO UPDATE SET url = EXCLUDED.url, role = EXCLUDED.role, tree_size = EXCLUDED.tree_size, seen_at = EXCLUDED.seen_at`,
@@ -480,7 +507,7 @@ export class PgStore implements SharedStore {
     );
   }
 
-  async nodes(): Promise<NodeSeen[]> {
+  private async nodes(): Promise<NodeSeen[]> {
     const { rows } = await this.pool.query<{ node: string; url: string; role: string; tree_size: string; ago: number }>(
       `SELECT node, url, role, tree_size, (extract(epoch FROM (clock_timestamp() - seen_at)) * 1000)::float8 AS ago
        FROM log_nodes ORDER BY seen_at DESC`,
@@ -488,7 +515,7 @@ export class PgStore implements SharedStore {
     return rows.map((r) => ({ node: r.node, url: r.url, role: r.role, treeSize: Number(r.tree_size), seenMsAgo: r.ago }));
   }
 
-  async putBlob(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean> {
+  private async putBlob(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -520,7 +547,7 @@ export class PgStore implements SharedStore {
     }
   }
 
-  async getBlob(name: string): Promise<{ treeSize: number; bytes: Buffer } | null> {
+  private async getBlob(name: string): Promise<{ treeSize: number; bytes: Buffer } | null> {
     const { rows } = await this.pool.query<{ part: number; tree_size: string; bytes: Buffer }>(
       'SELECT part, tree_size, bytes FROM log_blobs WHERE name = $1 ORDER BY part',
       [name],

@@ -82,6 +82,47 @@ export interface Lease {
   remainingMs: number;
 }
 
+/**
+ * The sequencer lease of a shared store: one process at a time holds it and commits. Taking it
+ * raises its epoch, and every commit is fenced by the epoch as well as by the previous head, so
+ * a process that lost the lease (paused, partitioned) can never commit again, even from the head
+ * it last saw.
+ */
+export interface SequencerLease {
+  /**
+   * Takes the lease for `ms` if it is free, expired or already `me`'s, raising its epoch: from
+   * then on only this store's commits pass. Returns the epoch and the head at that moment
+   * (every commit of an earlier holder is either in it or refused); null if another holds it.
+   */
+  acquire(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null>;
+  /** Extends the lease this store holds by `ms` from now; false if another took it meanwhile. */
+  renew(ms: number): Promise<boolean>;
+  /** Gives the lease up (another may take it at once); this store commits no more. */
+  release(): Promise<void>;
+  read(): Promise<Lease>;
+}
+
+/**
+ * A store that many processes share (docs/engine.md, "Sharing a store"). One of them holds the
+ * sequencer lease and commits; the others read what it commits, told of each new head.
+ */
+export interface SharedStore extends LogStore {
+  readonly shared: true;
+  readonly lease: SequencerLease;
+  /** Calls `onChange` when a head is committed or the lease changes hands, until closed (a lost connection is made again). */
+  watch(onChange: (what: 'head' | 'lease') => void): { close(): Promise<void> };
+}
+
+/** Values kept beside a shared log, such as an application's snapshot, each under a name and the tree size it was taken at. */
+export interface BlobStore {
+  /**
+   * Keeps `bytes` under `name`, taken at tree size `treeSize`, replacing what is there unless
+   * that was taken at a larger size (then false, nothing written). Large values are kept in parts.
+   */
+  put(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean>;
+  get(name: string): Promise<{ treeSize: number; bytes: Buffer } | null>;
+}
+
 /** A process that shares the store, as it last announced itself. */
 export interface NodeSeen {
   node: string;
@@ -93,39 +134,14 @@ export interface NodeSeen {
   seenMsAgo: number;
 }
 
-/**
- * A store that many processes share (docs/engine.md, "Sharing a store"). One of them holds the
- * sequencer lease and commits; every commit is fenced by the lease's epoch as well as by the
- * previous head, so a process that lost the lease (paused, partitioned) can never commit again,
- * even from the head it last saw. The others read what it commits, told of each new head.
- */
-export interface SharedStore extends LogStore {
-  readonly shared: true;
+/** The processes sharing a store, as each announces itself, and a secret they share. */
+export interface Membership {
   /** A random secret made with the store, the same for every process that opens it. */
   readonly secret: string;
-  /**
-   * Takes the lease for `ms` if it is free, expired or already `me`'s, raising its epoch: from
-   * then on only this store's commits pass. Returns the epoch and the head at that moment
-   * (every commit of an earlier holder is either in it or refused); null if another holds it.
-   */
-  acquireLease(me: LeaseHolder, ms: number): Promise<{ epoch: number; head: StoredHead | null } | null>;
-  /** Extends the lease this store holds by `ms` from now; false if another took it meanwhile. */
-  renewLease(ms: number): Promise<boolean>;
-  /** Gives the lease up (another may take it at once); this store commits no more. */
-  releaseLease(): Promise<void>;
-  readLease(): Promise<Lease>;
-  /** Calls `onChange` when a head is committed or the lease changes hands, until closed (a lost connection is made again). */
-  watch(onChange: (what: 'head' | 'lease') => void): { close(): Promise<void> };
   /** Notes that `me` is up, in `role`, at `treeSize`. */
   announce(me: LeaseHolder & { role: string; treeSize: number }): Promise<void>;
   /** The processes that announced themselves, most recent first. */
   nodes(): Promise<NodeSeen[]>;
-  /**
-   * Keeps `bytes` under `name`, taken at tree size `treeSize`, replacing what is there unless
-   * that was taken at a larger size (then false, nothing written). Large values are kept in parts.
-   */
-  putBlob(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean>;
-  getBlob(name: string): Promise<{ treeSize: number; bytes: Buffer } | null>;
 }
 
 /** Whether `store` is shared with other processes. */

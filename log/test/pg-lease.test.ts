@@ -47,21 +47,21 @@ t.test(
   'one holder at a time; taken over once expired; the old holder is fenced even from the head it saw, and writes nothing',
   async (t) => {
     const { url, a, b } = await twoStores(t);
-    t.equal(a.secret, b.secret, 'every store of the database reads the same secret');
-    t.match(a.secret, /^[0-9a-f]{64}$/);
+    t.equal(a.members.secret, b.members.secret, 'every store of the database reads the same secret');
+    t.match(a.members.secret, /^[0-9a-f]{64}$/);
 
-    const got = await a.acquireLease({ node: 'a', url: 'http://a' }, 400);
+    const got = await a.lease.acquire({ node: 'a', url: 'http://a' }, 400);
     t.same(got, { epoch: 1, head: null }, 'a takes the free lease');
     await a.commit(batch(0, 3));
-    t.equal(await b.acquireLease({ node: 'b', url: 'http://b' }, 60_000), null, 'b cannot while it is held');
-    t.match(await b.readLease(), { epoch: 1, node: 'a', url: 'http://a' });
-    t.ok((await b.readLease()).remainingMs > 0, 'and it is live');
-    t.equal(await a.renewLease(400), true, 'a renews it');
+    t.equal(await b.lease.acquire({ node: 'b', url: 'http://b' }, 60_000), null, 'b cannot while it is held');
+    t.match(await b.lease.read(), { epoch: 1, node: 'a', url: 'http://a' });
+    t.ok((await b.lease.read()).remainingMs > 0, 'and it is live');
+    t.equal(await a.lease.renew(400), true, 'a renews it');
 
     // a stops renewing (paused): once it expires, b takes it, and reads the head a left.
     await sleep(500);
-    t.equal((await b.readLease()).remainingMs, 0, 'expired');
-    const taken = await b.acquireLease({ node: 'b', url: 'http://b' }, 60_000);
+    t.equal((await b.lease.read()).remainingMs, 0, 'expired');
+    const taken = await b.lease.acquire({ node: 'b', url: 'http://b' }, 60_000);
     t.same(taken, { epoch: 2, head: head(3) }, 'b takes it with a higher epoch, at the head a committed');
 
     // a wakes up: its commit from the very head the database holds is fenced, and writes nothing.
@@ -69,17 +69,17 @@ t.test(
     t.same(await b.readHead(), head(3));
     t.equal(await count(url), 3, 'none of its entries');
     await t.rejects(a.commit({ first: 3, entries: [], tiles: [], head: head(3) }), { code: 'fenced' }, 'nor rewrite the head');
-    t.equal(await a.renewLease(400), false, 'nor renew the lease');
-    t.equal(await a.acquireLease({ node: 'a', url: 'http://a' }, 400), null, 'nor take it back while b holds it');
+    t.equal(await a.lease.renew(400), false, 'nor renew the lease');
+    t.equal(await a.lease.acquire({ node: 'a', url: 'http://a' }, 400), null, 'nor take it back while b holds it');
 
     await b.commit(batch(3, 2));
     t.same(await a.readHead(), head(5), 'the new holder commits');
 
     // Released, the lease is free at once; the releaser commits no more.
-    await b.releaseLease();
-    t.match(await a.readLease(), { epoch: 2, node: null, url: null, remainingMs: 0 });
+    await b.lease.release();
+    t.match(await a.lease.read(), { epoch: 2, node: null, url: null, remainingMs: 0 });
     await t.rejects(b.commit(batch(5, 1)), { code: 'fenced' }, 'a released lease fences its last holder');
-    t.match(await a.acquireLease({ node: 'a', url: 'http://a' }, 400), { epoch: 3, head: head(5) });
+    t.match(await a.lease.acquire({ node: 'a', url: 'http://a' }, 400), { epoch: 3, head: head(5) });
   },
 );
 
@@ -87,12 +87,12 @@ t.test('a log whose lease was taken stops at its first commit (fenced), and the 
   const url = await server.createDatabase();
   const { signer } = testSigner();
   const storeA = await PgStore.open(url);
-  await storeA.acquireLease({ node: 'a', url: 'http://a' }, 200);
+  await storeA.lease.acquire({ node: 'a', url: 'http://a' }, 200);
   const a = await Sequencer.open({ store: storeA, signer, origin: ORIGIN });
   await Promise.all(Array.from({ length: 50 }, (_, i) => a.append(bytes(`{"n":${i}}`))));
   await sleep(300);
   const storeB = await PgStore.open(url);
-  t.ok(await storeB.acquireLease({ node: 'b', url: 'http://b' }, 60_000));
+  t.ok(await storeB.lease.acquire({ node: 'b', url: 'http://b' }, 60_000));
   const b = await Sequencer.open({ store: storeB, signer, origin: ORIGIN });
   t.equal(b.size, 50);
   const refused = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => a.append(bytes(`{"late":${i}}`))));
@@ -112,7 +112,7 @@ t.test('a log that follows: each refresh reads what the leader committed, checks
   const url = await server.createDatabase();
   const { signer } = testSigner();
   const leaderStore = await PgStore.open(url);
-  await leaderStore.acquireLease({ node: 'l', url: 'http://l' }, 60_000);
+  await leaderStore.lease.acquire({ node: 'l', url: 'http://l' }, 60_000);
   const leader = await Sequencer.open({ store: leaderStore, signer, origin: ORIGIN });
   const follower = await Sequencer.open({ store: await PgStore.open(url), signer, origin: ORIGIN });
   t.teardown(async () => {
@@ -149,9 +149,9 @@ t.test('a log that follows: each refresh reads what the leader committed, checks
   t.equal(await follow(), false, 'nothing new');
 
   // A follower that leads next appends from that head: its entries chain on the leader's.
-  await leaderStore.releaseLease();
+  await leaderStore.lease.release();
   const followerStore = (follower as unknown as { store: PgStore }).store;
-  t.ok(await followerStore.acquireLease({ node: 'f', url: 'http://f' }, 60_000));
+  t.ok(await followerStore.lease.acquire({ node: 'f', url: 'http://f' }, 60_000));
   const next = await follower.append(bytes('{"after":1}'));
   t.equal(next.seq, size);
   t.equal(await leader.refresh(), true, 'and the former leader follows it');
@@ -197,10 +197,10 @@ t.test('watch: told of each new head and of the lease changing hands; a dropped 
   told.length = 0;
   await a.commit(batch(0, 2));
   t.equal(await until('head', 1), 1, 'a commit');
-  await a.acquireLease({ node: 'a', url: 'http://a' }, 60_000);
+  await a.lease.acquire({ node: 'a', url: 'http://a' }, 60_000);
   t.ok((await until('lease', 1)) >= 1, 'the lease taken');
   told.length = 0;
-  await a.renewLease(60_000);
+  await a.lease.renew(60_000);
   await a.commit(batch(2, 1));
   await until('head', 1);
   t.equal(told.filter((x) => x === 'lease').length, 0, 'a renewal is not told');
@@ -219,26 +219,26 @@ t.test('watch: told of each new head and of the lease changing hands; a dropped 
 
 t.test('blobs: kept whole in parts; a blob of a smaller tree size does not replace a larger one', async (t) => {
   const { a, b } = await twoStores(t);
-  t.equal(await a.getBlob('x'), null);
+  t.equal(await a.blobs.get('x'), null);
   const big = Buffer.alloc(20 * 2 ** 20 + 5);
   for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
-  t.equal(await a.putBlob('x', 100, big), true);
-  const got = await b.getBlob('x');
+  t.equal(await a.blobs.put('x', 100, big), true);
+  const got = await b.blobs.get('x');
   t.equal(got!.treeSize, 100);
   t.ok(got!.bytes.equals(big), 'read back whole from its parts');
-  t.equal(await b.putBlob('x', 99, Buffer.from('older')), false, 'an older one is not kept');
-  t.ok((await a.getBlob('x'))!.bytes.equals(big));
-  t.equal(await b.putBlob('x', 120, Buffer.from('newer')), true);
-  t.same(await a.getBlob('x'), { treeSize: 120, bytes: Buffer.from('newer') }, 'a newer one replaces it, every part');
-  t.equal(await b.putBlob('empty', 1, Buffer.alloc(0)), true);
-  t.same(await a.getBlob('empty'), { treeSize: 1, bytes: Buffer.alloc(0) });
+  t.equal(await b.blobs.put('x', 99, Buffer.from('older')), false, 'an older one is not kept');
+  t.ok((await a.blobs.get('x'))!.bytes.equals(big));
+  t.equal(await b.blobs.put('x', 120, Buffer.from('newer')), true);
+  t.same(await a.blobs.get('x'), { treeSize: 120, bytes: Buffer.from('newer') }, 'a newer one replaces it, every part');
+  t.equal(await b.blobs.put('empty', 1, Buffer.alloc(0)), true);
+  t.same(await a.blobs.get('empty'), { treeSize: 1, bytes: Buffer.alloc(0) });
 });
 
 t.test(
   'a holder paused inside a commit (its transaction left open on the head row) does not keep the lease from being taken',
   async (t) => {
     const { url, a, b } = await twoStores(t);
-    await a.acquireLease({ node: 'a', url: 'http://a' }, 400);
+    await a.lease.acquire({ node: 'a', url: 'http://a' }, 400);
     await a.commit(batch(0, 1));
     // A commit of a's that swapped the head and was then paused (SIGSTOP): its transaction, begun as
     // the store begins its commits, holds the head row and says nothing more.
@@ -249,7 +249,7 @@ t.test(
     await paused.query('UPDATE log_head SET ts = ts');
     await sleep(450);
     const t0 = Date.now();
-    const got = await b.acquireLease({ node: 'b', url: 'http://b' }, 60_000);
+    const got = await b.lease.acquire({ node: 'b', url: 'http://b' }, 60_000);
     t.match(got, { epoch: 2, head: head(1) }, 'b takes it');
     t.ok(Date.now() - t0 < 2000, `once the database ended the paused session (${Date.now() - t0} ms)`);
     await t.rejects(paused.query('COMMIT'), 'the paused commit cannot finish');

@@ -169,7 +169,7 @@ t.test('a database of version 1 is migrated: its log is kept (entries as bytes),
     [0, 1, 2].map((n) => `entry ${n}\n{"n":${n}}`),
     'its entries, their text now the same bytes (version 3)',
   );
-  t.match(await store.readLease(), { epoch: 0, node: null, url: null, remainingMs: 0 }, 'a lease nobody holds');
+  t.match(await store.lease.read(), { epoch: 0, node: null, url: null, remainingMs: 0 }, 'a lease nobody holds');
   await store.commit(batch(3, 2));
   t.same(await store.readHead(), head(5), 'commits go on from it');
   await store.close();

@@ -168,7 +168,7 @@ t.test('a leader whose lease was taken (it stopped renewing): its next commit is
   const storeUrl = await server.createDatabase();
   const dataDir = tempDir(t);
   const storeA = await openPgStore(storeUrl);
-  t.ok(await storeA.acquireLease({ node: 'a', url: '' }, 300));
+  t.ok(await storeA.lease.acquire({ node: 'a', url: '' }, 300));
   const a = await startService(t, { dataDir, store: storeA });
   const alice = await register(a, 'alice');
   const b = await startService(t, { dataDir, node: { storeUrl, id: 'b' } });
@@ -200,7 +200,7 @@ t.test('on PostgreSQL the snapshot is kept in the database: another node starts 
   for (let i = 0; i < 5; i++) t.equal((await send(a, alice, 'paper', make.paper())).status, 201);
   const store = await openPgStore(storeUrl);
   t.teardown(() => store.close());
-  const place = storeSnapshots(store, 'db');
+  const place = storeSnapshots(store.blobs, 'db');
   const written = await a.record.snapshot(place);
   t.match(written, { treeSize: a.d.log.size, kept: true });
   const lines: string[] = [];
@@ -234,8 +234,8 @@ t.test(
       await storeA.close();
       await storeB.close();
     });
-    const wa = new Witnesses(a.d.log, [config], { intervalMs: 20, shared: cosignedIn(storeA), note: () => {} });
-    const wb = new Witnesses(b.d.log, [config], { intervalMs: 20, shared: cosignedIn(storeB), note: () => {} });
+    const wa = new Witnesses(a.d.log, [config], { intervalMs: 20, shared: cosignedIn(storeA.blobs), note: () => {} });
+    const wb = new Witnesses(b.d.log, [config], { intervalMs: 20, shared: cosignedIn(storeB.blobs), note: () => {} });
     t.teardown(async () => {
       await wa.stop();
       await wb.stop();
@@ -250,10 +250,10 @@ t.test(
 
     // A note that is not a checkpoint of this log, or not cosigned by a known witness, is not served.
     const stranger = await startService(t, { store: await openPgStore(await server.createDatabase()) });
-    await cosignedIn(storeA).put(1_000_000, `${stranger.d.log.checkpoint()}— w.test/witness AAAA\n`);
+    await cosignedIn(storeA.blobs).put(1_000_000, `${stranger.d.log.checkpoint()}— w.test/witness AAAA\n`);
     await sleep(100);
     t.equal(wb.checkpoint(), cosigned, 'a checkpoint of another log is not taken');
-    await cosignedIn(storeA).put(2_000_000, a.d.log.checkpoint());
+    await cosignedIn(storeA.blobs).put(2_000_000, a.d.log.checkpoint());
     await sleep(100);
     t.equal(wb.checkpoint(), cosigned, 'nor one without a cosignature it can verify');
   },

@@ -10,9 +10,8 @@ import type { LogStore } from 'tlog-engine';
 import { tempDir } from './tmp.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
-import { Cluster } from '../../lib/service/cluster.js';
-import type { SnapshotPlace } from '../../lib/service/snapshot-place.js';
-import { isShared } from 'tlog-engine';
+import { RecordCluster, isSharedDb } from '../../lib/service/cluster.js';
+import type { SnapshotPlace } from 'tlog-engine';
 import type { RecordReader } from '../../lib/protocol/log-entry.js';
 import type { Readers } from '../../lib/service/readers.js';
 
@@ -40,7 +39,7 @@ export interface TestService {
   /** Closes the server and the deployment (also done at teardown). */
   stop(): Promise<void>;
   /** With `node`: this node among those sharing the database. */
-  cluster?: Cluster;
+  cluster?: RecordCluster;
 }
 
 async function reply(res: Response): Promise<Reply> {
@@ -95,9 +94,9 @@ export async function startService(
     following: n !== undefined,
   });
   const cluster =
-    n === undefined || !isShared(d.store)
+    n === undefined || !isSharedDb(d.store)
       ? undefined
-      : new Cluster(d.store, d.log, record, { node: n.id, leaseMs, pollMs: n.pollMs ?? 200, say: n.say ?? (() => {}) });
+      : new RecordCluster(d.store, record, { node: n.id, leaseMs, pollMs: n.pollMs ?? 200, say: n.say ?? (() => {}) });
   const ringer = opts.ringer?.(record, clock);
   const witnesses = new Witnesses(d.log, opts.witnessedBy ?? [], { intervalMs: 0, note: opts.witnessNote ?? (() => {}) });
   // Tests register many agents from one address: no registration limit unless a test sets one.

@@ -165,7 +165,7 @@ t.test('a snapshot half written by a crash leaves the previous one in use', asyn
   const taken = await s.record.snapshot(file);
   await workload(s, 2);
   await s.stop();
-  // What a crash mid-write leaves: the temporary file beside the snapshot, cut short (atomic-file.ts).
+  // What a crash mid-write leaves: the temporary file beside the snapshot, cut short (the engine's writeFileAtomic).
   writeFileSync(`${file}.tmp`, readFileSync(file).subarray(0, 500));
   const lines: string[] = [];
   const again = await startService(t, { dataDir, snapshot: file, say: (l) => lines.push(l) });

@@ -1,7 +1,7 @@
-// Files made once and then trusted (the deployment's keys, screening.json) are written
-// atomically (docs/protocol.md, "First start"): to a temporary file beside the target, synced,
-// renamed over the target's name, and the directory synced. A crash leaves either no file or
-// the whole file, and at worst a temporary file, which the next start removes.
+// Files a log keeps beside its store (its key, a snapshot) are written atomically: to a temporary
+// file beside the target, synced, renamed over the target's name, and the directory synced. A
+// crash leaves either no file or the whole file, and at worst a temporary file, which the next
+// write removes.
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
