@@ -27,9 +27,16 @@ module.exports = {
     {
       name: 'examples-need-the-engine-alone',
       comment: 'Each example is a package that depends on the engine by its name and on nothing else of this repository.',
-      severity: 'warn',
-      from: { path: '^examples/([^/]+)/' },
+      severity: 'error',
+      from: { path: '^examples/([^/]+)/', pathNot: '^examples/statements/' },
       to: { path: '^(lib|api|verify|bin|bench|test|log)/|^examples/', pathNot: '^examples/$1/' },
+    },
+    {
+      name: 'examples-need-the-engine-alone-soon',
+      comment: "examples/statements still imports the record's code until it is rewritten as a package of its own: a warning until then.",
+      severity: 'warn',
+      from: { path: '^examples/statements/' },
+      to: { path: '^(lib|api|verify|bin|bench|test|log)/|^examples/', pathNot: '^examples/statements/' },
     },
     {
       name: 'protocol-below-the-record',
@@ -72,7 +79,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules)/' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
