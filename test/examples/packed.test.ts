@@ -5,7 +5,7 @@
 // outside its folder.
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -98,6 +98,20 @@ t.test('the engine packs alone, and each example passes its own tests from a cop
     [],
     'no tests',
   );
+
+  // The README's quick start, exactly as written, in a new package with only the tarball installed.
+  await t.test("log/README.md's quick start runs as written against the packed engine", async (t) => {
+    const readme = readFileSync(join(ROOT, 'log', 'README.md'), 'utf8');
+    const block = /## Quick start[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    t.ok(block !== undefined, 'the README has a js block under "Quick start"');
+    t.ok(block!.trimEnd().split('\n').length <= 40, 'of at most 40 lines');
+    const dir = tempDir(t, 'tlog-quickstart-');
+    writeFileSync(join(dir, 'package.json'), '{"name":"quickstart","private":true,"type":"module"}\n');
+    await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, env: npmEnv(), timeout: 600_000 });
+    writeFileSync(join(dir, 'quickstart.mjs'), block!);
+    const out = await run(process.execPath, ['quickstart.mjs'], { cwd: dir, timeout: 60_000 });
+    t.match(out.stdout, /^entry 1 of 3: included \(checkpoint signed by example\.com\/log\+[0-9a-f]{8}\+\S+\)$/m, 'it prints what the README says');
+  });
 
   const examples = readdirSync(join(ROOT, 'examples')).filter((d) => existsSync(join(ROOT, 'examples', d, 'package.json')));
   t.ok(examples.includes('sumdb'), 'the examples include sumdb');
