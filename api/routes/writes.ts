@@ -15,9 +15,9 @@ import { rateLimit, type RateLimit } from '../rate-limit.js';
 import { refusal, screen, type Screening } from '../../lib/service/screening.js';
 import { SEQ_HEADER } from '../min-seq.js';
 
-/** What to do next, in words, after a registration (data, never instructions to obey). */
-const AFTER_REGISTERING =
-  'Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=<handle> shows what is owed.';
+/** What to do next, in words, after `handle` registered (data, never instructions to obey). */
+const afterRegistering = (handle: string): string =>
+  `Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=${encodeURIComponent(handle)} shows what is owed.`;
 
 /**
  * The last entry an answer depends on, for `Archive-Seq` (api/min-seq.ts): the largest seq it
@@ -57,7 +57,7 @@ export function writeRoutes(
       assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);
     const reply = await record.write('agent.register', body as object);
-    answer(ctx, record, { status: reply.status, body: { ...reply.body, next: AFTER_REGISTERING } });
+    answer(ctx, record, { status: reply.status, body: { ...reply.body, next: afterRegistering(String(reply.body.handle)) } });
   });
 
   // The types each path takes (doorbell.set and doorbell.stop share one).

@@ -100,7 +100,10 @@ function conditions(s: Schema): string[] {
   const all = (s.allOf ?? []) as { if: Schema; then: Schema }[];
   return all.map((rule) => {
     const needs = requiredOf(rule.then);
-    const more = Object.entries(props(rule.then)).map(([name, p]) => `${name} ${describeSchema(p)}`);
+    // A member the rule only names (`true`: its schema is the object's) says nothing more.
+    const more = Object.entries(props(rule.then))
+      .filter(([, p]) => typeof p === 'object')
+      .map(([name, p]) => `${name} ${describeSchema(p)}`);
     return `when ${condition(rule.if)}, then ${[...(needs.length > 0 ? [`${needs.join(' and ')} required`] : []), ...more].join('; ')}`;
   });
 }

@@ -1,9 +1,9 @@
 // The MCP connector, tested with the official SDK's real client over Streamable HTTP: list the
-// tools (each an operation of the OpenAPI document, annotated, saying what it returns, with an
-// output schema where the answer is JSON), call every read and check its structured answer
-// against that schema, sign a payload from the canonical_json tool and post it, get the
-// refusals of docs/api.md#statuses-and-error-codes and arguments that do not fit as tool errors,
-// and read /skill.md and the constitution as resources.
+// tools (each an operation of the OpenAPI document, titled, annotated, saying what it does and
+// returns, the whole list small enough for a model's context), call every read and check its
+// structured answer against the document's response schema, sign a payload from the
+// canonical_json tool and post it, get the refusals of docs/api.md#statuses-and-error-codes and
+// arguments that do not fit as tool errors, and read /skill.md and the constitution as resources.
 import t, { type Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,8 +11,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, oneOfEach, payloadOf, register, send } from '../helpers/agents.js';
 import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
-import { AGENT_WRITE_TYPES, entryTypeOf } from '../../lib/record/registry.js';
-import { MCP_TOOLS, standalone, writeToolName } from '../../api/mcp.js';
+import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS } from '../../lib/record/registry.js';
+import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
 import { READS } from '../../api/openapi.js';
 import { sortedJson } from '../helpers/by-hand.js';
 
@@ -46,31 +46,114 @@ t.test('tools: one per read and write, with the service schemas', async (t) => {
     t.ok(names.includes(name), `stewardship: ${name}`);
   for (const name of ['write_hold_release', 'write_hold_reject'])
     t.notOk(names.includes(name), `R1 is signed off the site, by the operator key: no ${name}`);
-  const paper = tools.find((x) => x.name === 'write_paper')!;
-  t.match(
-    paper.inputSchema,
-    {
-      type: 'object',
-      required: ['payload', 'signature'],
-      properties: { payload: { properties: { claims: { minItems: 1, maxItems: 5 } } } },
-    },
-    'the payload schema of the service',
-  );
+  // A write tool's payload is the payload schema's shape: every member, the same required ones,
+  // the same values to choose from, the same conditions; its words and bounds are the skill's.
+  const paper = tools.find((x) => x.name === 'write_paper')!.inputSchema as any;
+  const schema = PAYLOAD_SCHEMAS.paper as any;
+  t.same(paper.required, ['payload', 'signature']);
+  t.same(Object.keys(paper.properties.payload.properties), Object.keys(schema.properties), 'every member');
+  t.same(paper.properties.payload.required, schema.required);
+  t.same(paper.properties.payload.properties.field, { enum: schema.properties.field.enum });
+  const parent = paper.properties.payload.properties.builds_on.items;
+  t.same(parent.required, ['id', 'rel']);
+  t.same(parent.allOf[0].if.properties.rel.enum, ['extends', 'method'], 'the conditions');
+  t.same(parent.allOf[0].then.required, ['basis', 'note']);
 });
 
-t.test('every tool: annotations that hold, a description of what it returns, an output schema for JSON', async (t) => {
+t.test('tools/list: at most 40 KB as a client receives it, every tool titled and described, a write usable from it', async (t) => {
+  const s = await startService(t);
+  // The answer's bytes, as the client's transport receives them.
+  const bodies: string[] = [];
+  const client = new Client({ name: 'archive-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+      fetch: async (url, init) => {
+        const r = await fetch(url, init);
+        bodies.push(await r.clone().text());
+        return r;
+      },
+    }),
+  );
+  t.teardown(() => client.close());
+  const before = bodies.length;
+  const { tools } = await client.listTools();
+  const answer = bodies.slice(before).find((b) => b.includes('"tools"'))!;
+  const bytes = Buffer.byteLength(answer, 'utf8');
+  t.ok(bytes <= 40 * 1024, `tools/list is ${bytes} bytes`);
+  t.same(JSON.parse(answer).result.tools, tools, 'the answer measured is the list the client read');
+  t.equal(
+    tools.length,
+    READS.filter((r) => r.tool).length + AGENT_WRITE_TYPES.length + 2,
+    'every read, every write, register_agent, canonical_json',
+  );
+  t.same(tools.map((x) => x.name).sort(), [...MCP_TOOLS].sort());
+
+  for (const tool of tools) {
+    const { title, description } = tool;
+    t.match(title, /^[A-Z][a-z]+ /, `${tool.name}: a title that says what it does (${title})`);
+    t.notMatch(title, /^[a-z]+(\.[a-z]+)+$/, `${tool.name}: not a bare type`);
+    t.match(description, /^[A-Z].*\.$/s, `${tool.name}: a sentence`);
+    // a/an as the next word sounds (an initialism such as R1 is read by its letters), and the
+    // tool's action, not an envelope's type.
+    t.notMatch(description, /\ba [aeioAEIO]|\ban [b-df-gj-np-tv-z]/, `${tool.name}: "a" and "an" where they belong`);
+    t.notMatch(description, /envelope/, `${tool.name}: what it does, not the envelope it takes`);
+    if (tool.name.startsWith('write_') || tool.name === 'register_agent')
+      t.ok(description!.startsWith(title!), `${tool.name}: says what it does first`);
+    else if (tool.name !== 'canonical_json') t.match(description, /^Returns [a-z]/, `${tool.name}: says what it returns`);
+    t.match(description, /Returns:? \S/, `${tool.name}: says what it returns`);
+    t.equal(tool.outputSchema, undefined, `${tool.name}: no output schema (the OpenAPI document describes the answer)`);
+  }
+  t.equal(tools.find((x) => x.name === 'write_argument_file')!.title, 'File an argument on a claim');
+
+  // A write, end to end, from what tools/list gives: a review, its payload built to the tool's
+  // schema (its members, and the values of an enum from the schema), signed over canonical_json.
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const [claim] = (await send(s, alice, 'paper', make.paper(1))).body.claims as [string];
+  const carol = await register(s, 'carol', { operatorId: 'lab-c' });
+  const tool = tools.find((x) => x.name === 'write_argument_file')!;
+  const members = (tool.inputSchema.properties as any).payload.properties;
+  const payload = payloadOf(s, carol, 'argument.file', {
+    claim,
+    stance: members.stance.enum[0],
+    grounds: members.grounds.enum[0],
+    text: 'The claim holds only for the one dataset it was run on; the instance below is a second dataset where it fails.',
+    instance: { text: 'The same method on the held-out split gives the opposite sign.' },
+    confidence: 0.6,
+  });
+  t.same(
+    Object.keys(payload).filter((k) => !(k in members)),
+    [],
+    'every member the payload has, the tool names',
+  );
+  const canonical = (await client.callTool({ name: 'canonical_json', arguments: { payload } })).structuredContent as any;
+  const signature = sign(carol.privateKey, new TextEncoder().encode(canonical.canonical));
+  const size = s.d.log.size;
+  const written = await client.callTool({ name: tool.name, arguments: { payload, signature } });
+  t.notOk(written.isError, JSON.stringify(written.content));
+  t.match(written.structuredContent, { id: /^[0-9a-f]{64}$/ });
+  t.equal(s.d.log.size, size + 1, 'on the log');
+  t.match((await s.get(`/v2/arguments/${(written.structuredContent as any).id}`)).body, { stance: 'refutes', grounds: 'counterexample' });
+  // Without the instance a counterexample needs: the route's refusal, naming the member.
+  const { instance: _instance, ...bare } = payload as Record<string, unknown>;
+  const refused = await client.callTool({ name: tool.name, arguments: { payload: bare, signature: signPayload(carol.privateKey, bare) } });
+  t.match(json(refused), { status: 400, error: 'bad_request', detail: /instance/ });
+});
+
+t.test('every tool: annotations that hold (MCP defaults where a hint is not given)', async (t) => {
   const s = await startService(t);
   const client = await connect(t, s);
   const { tools } = await client.listTools();
   const doc: any = (await s.get('/openapi.json')).body;
   const byName = new Map(tools.map((x) => [x.name, x]));
-  for (const tool of tools) {
-    t.match(tool.description, /Returns: \S/, `${tool.name}: says what it returns`);
-    t.ok(tool.title, `${tool.name}: a title`);
-    const a = tool.annotations!;
-    for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
-      t.type(a[hint], 'boolean', `${tool.name}: ${hint} given`);
-  }
+  // The hints as a client reads them: MCP's defaults are readOnlyHint false, destructiveHint true,
+  // idempotentHint false, openWorldHint true.
+  const hints = (name: string) => ({
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+    ...byName.get(name)!.annotations,
+  });
   // Reads: the operations of the document's table marked as tools, by operationId and path.
   const reads = READS.filter((r) => r.tool);
   t.ok(reads.length >= 20);
@@ -78,40 +161,28 @@ t.test('every tool: annotations that hold, a description of what it returns, an 
     const tool = byName.get(r.operationId)!;
     t.ok(tool, `${r.operationId} is a tool`);
     t.equal(doc.paths[r.path].get.operationId, tool.name, `${tool.name}: GET ${r.path}`);
-    t.match(
-      tool.annotations,
-      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      `${tool.name}: read-only`,
-    );
-    const answer = doc.paths[r.path].get.responses['200'].content['application/json'];
-    if (answer === undefined) t.equal(tool.outputSchema, undefined, `${tool.name}: text, no output schema`);
-    else t.same(tool.outputSchema, standalone(answer.schema), `${tool.name}: the output schema is the document's answer`);
+    t.equal(tool.title, r.tool!.title);
+    t.match(hints(tool.name), { readOnlyHint: true, openWorldHint: false }, `${tool.name}: read-only, this record only`);
     const required = (r.params ?? []).filter((p) => p.required).map((p) => p.name);
-    t.same(tool.inputSchema.required, required, `${tool.name}: the required parameters are required arguments`);
+    t.same(tool.inputSchema.required ?? [], required, `${tool.name}: the required parameters are required arguments`);
   }
-  t.equal(byName.get('get_skill')!.outputSchema, undefined, 'skill.md is text');
-  t.match(byName.get('get_paper')!.outputSchema, {
-    type: 'object',
-    required: ['id', 'seq', 'ts', 'agent', 'operatorId', 'tier', 'title', 'abstract', 'methods', 'artefacts', 'field'],
-  });
-  t.match(byName.get('get_log_entries')!.outputSchema, { $defs: { LogEntry: { type: 'object' } } }, 'components as $defs');
   // Writes: never read-only; idempotent (the same signed bytes again change nothing); destructive
   // and open-world as their descriptors say, and saying so.
   for (const type of AGENT_WRITE_TYPES) {
     const tool = byName.get(writeToolName(type))!;
     const d = entryTypeOf(type)!;
-    t.match(
-      tool.annotations,
+    t.same(
+      hints(tool.name),
       {
         readOnlyHint: false,
-        idempotentHint: true,
         destructiveHint: d.destructive !== undefined,
+        idempotentHint: true,
         openWorldHint: d.reachesOut !== undefined,
       },
       tool.name,
     );
+    t.type(tool.annotations!.destructiveHint, 'boolean', `${tool.name}: destructive or not, said`);
     if (d.destructive !== undefined) t.ok(tool.description!.includes(d.destructive), `${tool.name}: says what it ends`);
-    t.match(tool.outputSchema, { type: 'object' }, `${tool.name}: an output schema`);
   }
   for (const [name, destructive] of [
     ['write_paper', false],
@@ -121,13 +192,13 @@ t.test('every tool: annotations that hold, a description of what it returns, an 
     ['write_challenge_withdraw', true],
     ['write_claim_amend', true],
   ] as const)
-    t.equal(byName.get(name)!.annotations!.destructiveHint, destructive, `${name}: destructive ${destructive}`);
-  t.equal(byName.get('write_doorbell_set')!.annotations!.openWorldHint, true, 'a webhook makes the service reach outside');
-  t.match(byName.get('canonical_json')!.annotations, { readOnlyHint: true, openWorldHint: false });
-  t.match(byName.get('register_agent')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    t.equal(hints(name).destructiveHint, destructive, `${name}: destructive ${destructive}`);
+  t.equal(hints('write_doorbell_set').openWorldHint, true, 'a webhook makes the service reach outside');
+  t.match(hints('canonical_json'), { readOnlyHint: true, openWorldHint: false });
+  t.match(hints('register_agent'), { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
 });
 
-t.test("every read tool's answer is structured content that its output schema holds", async (t) => {
+t.test("every read tool's answer is structured content that the document's response schema holds", async (t) => {
   const s = await startService(t);
   const one = await oneOfEach(t, s);
   const args: Record<string, Record<string, unknown>> = {
@@ -150,21 +221,22 @@ t.test("every read tool's answer is structured content that its output schema ho
     search: { q: 'claim' },
   };
   const client = await connect(t, s);
-  const { tools } = await client.listTools();
+  const doc: any = (await s.get('/openapi.json')).body;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'openapi', components: doc.components });
   let checked = 0;
   for (const r of READS.filter((r) => r.tool)) {
-    const tool = tools.find((x) => x.name === r.operationId)!;
-    // The SDK's client checks structured content against the tool's output schema and throws when it does not hold.
-    const answer = await client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} });
-    t.notOk(answer.isError, `${tool.name}: ${JSON.stringify(answer.content).slice(0, 200)}`);
-    if (tool.outputSchema === undefined) {
-      t.equal(answer.structuredContent, undefined, `${tool.name}: text`);
+    const answer = await client.callTool({ name: r.operationId, arguments: args[r.operationId] ?? {} });
+    t.notOk(answer.isError, `${r.operationId}: ${JSON.stringify(answer.content).slice(0, 200)}`);
+    const media = doc.paths[r.path].get.responses['200'].content['application/json'];
+    if (media === undefined) {
+      t.equal(answer.structuredContent, undefined, `${r.operationId}: text`);
       continue;
     }
-    const validate = ajv.compile(tool.outputSchema);
-    t.ok(validate(answer.structuredContent), `${tool.name}: holds under JSON Schema 2020-12 ${JSON.stringify(validate.errors)}`);
-    t.same(answer.structuredContent, json(answer), `${tool.name}: the text is the same JSON`);
+    const schema = JSON.parse(JSON.stringify(media.schema).replace(/"#\/components\/schemas\//g, '"openapi#/components/schemas/'));
+    const validate = ajv.compile(schema);
+    t.ok(validate(answer.structuredContent), `${r.operationId}: holds under JSON Schema 2020-12 ${JSON.stringify(validate.errors)}`);
+    t.same(answer.structuredContent, json(answer), `${r.operationId}: the text is the same JSON`);
     checked++;
   }
   t.ok(checked >= 19, `${checked} structured answers checked`);

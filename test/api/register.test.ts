@@ -37,7 +37,10 @@ t.test('a registration: 201 {handle, operatorId, tier, seq, next}, the body logg
   const e = await entry(s, r.body.seq);
   t.equal(e.type, 'agent.register');
   t.same(e.payload, body, 'the logged object is the body as sent');
-  const hb = await s.get('/v2/heartbeat?agent=Alice-Bot');
+  // `next` names the agent's own heartbeat, a read that answers as it is written.
+  const heartbeat = /GET (\/v2\/heartbeat\?agent=\S+) /.exec(r.body.next)?.[1];
+  t.equal(heartbeat, '/v2/heartbeat?agent=Alice-Bot', 'next carries the handle');
+  const hb = await s.get(heartbeat!);
   t.match(hb.body, { agent: 'Alice-Bot', operatorId: 'agent:alice-bot', tier: 'unverified', retired: false });
   t.equal((await s.get('/v2/record')).body.agents, 1);
   // The new key signs at once.

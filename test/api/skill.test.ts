@@ -7,7 +7,10 @@ import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { startService } from '../helpers/service.js';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { payloadErrors } from '../../lib/record/validation.js';
-import { AGENT_WRITE_TYPES, WRITE_ROUTES } from '../../lib/record/registry.js';
+import { AGENT_WRITE_TYPES, PAYLOAD_SCHEMAS, WRITE_ROUTES, WRITE_TYPES } from '../../lib/record/registry.js';
+import { REGISTRATION_SCHEMA } from '../../lib/protocol/schemas/index.js';
+import { generateKeyPair } from '../../lib/protocol/ed25519.js';
+import { register, registration } from '../helpers/agents.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { oneOfEach } from '../helpers/agents.js';
 import { MCP_TOOLS } from '../../api/mcp.js';
@@ -94,4 +97,164 @@ t.test('skill.md says how to find a claim to check, with reads that answer and t
   const tools = [...section.matchAll(/\(`([a-z]+_[a-z_]+)`/g)].map((m) => m[1]!);
   t.ok(tools.length >= 5, `${tools.length} tools named`);
   for (const tool of tools) t.ok(MCP_TOOLS.includes(tool), `${tool} is an MCP tool`);
+});
+
+/** The text of a part of skill.md: from its heading (the first whose text begins `start`) to the next heading of its level or above. */
+function part(md: string, start: string): string {
+  const heading = new RegExp(`^(#+) ${start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm').exec(md);
+  if (heading === null) return '';
+  const next = new RegExp(`\n#{1,${heading[1]!.length}} `, 'g');
+  next.lastIndex = heading.index + heading[0].length;
+  const end = next.exec(md);
+  return md.slice(heading.index, end === null ? md.length : end.index);
+}
+
+type Schema = Record<string, any>;
+
+/** The keywords by which a schema makes a rule conditional; the test knows how to find two in the text. */
+const CONDITIONAL = ['if', 'then', 'else', 'not', 'oneOf', 'anyOf', 'dependentRequired', 'dependentSchemas', 'dependencies'];
+
+t.test("skill.md states every member, enum value and conditional rule of every write's schema", async (t) => {
+  const s = await startService(t);
+  const md = (await s.get('/skill.md')).text;
+  const schemas: [string, string, Schema, boolean][] = [
+    ['registration', '2. Registering', REGISTRATION_SCHEMA, false],
+    ...WRITE_TYPES.map((type): [string, string, Schema, boolean] => [
+      type,
+      `\`${type}\`: POST ${WRITE_ROUTES[type].path} (`,
+      PAYLOAD_SCHEMAS[type],
+      true,
+    ]),
+  ];
+  let values = 0;
+  let rules = 0;
+  for (const [name, heading, schema, signed] of schemas) {
+    const text = part(md, heading);
+    t.ok(text.length > 0, `${name}: a part of its own (${heading})`);
+    if (signed) t.ok(text.includes(`${schema.description}.`), `${name}: says what it does (${schema.description})`);
+    const lines = text.split('\n');
+    const walk = (x: unknown, at: string, root: boolean): void => {
+      if (Array.isArray(x)) return x.forEach((v, i) => walk(v, `${at}/${i}`, false));
+      if (x === null || typeof x !== 'object') return;
+      const o = x as Schema;
+      for (const k of Object.keys(o)) {
+        if (k.startsWith('x-') || k === 'properties') continue;
+        if (CONDITIONAL.includes(k) && !((k === 'if' || k === 'then') && /\/allOf\/\d+$/.test(at)) && k !== 'not')
+          t.fail(`${name}${at}: a conditional (${k}) this test cannot find in the text: teach it`);
+      }
+      for (const v of o.enum ?? []) {
+        t.ok(text.includes(`\`${JSON.stringify(v)}\``), `${name}${at}: the value ${JSON.stringify(v)}`);
+        values++;
+      }
+      if ('const' in o && !(root && /^\/properties\/(protocol|type)$/.test(at))) {
+        t.ok(text.includes(`\`${JSON.stringify(o.const)}\``), `${name}${at}: the value ${JSON.stringify(o.const)}`);
+        values++;
+      }
+      for (const [i, rule] of (o.allOf ?? []).entries()) {
+        // One line names every member the condition reads, with its values, and every member it requires.
+        const words = [
+          ...Object.entries<Schema>(rule.if.properties).flatMap(([m, c]) => [
+            `\`${m}\``,
+            ...(c.enum ?? ('const' in c ? [c.const] : [])).map((v: unknown) => `\`${JSON.stringify(v)}\``),
+            ...(c.pattern === undefined ? [] : [`\`${c.pattern}\``]),
+          ]),
+          ...(rule.then.required ?? []).map((m: string) => `\`${m}\``),
+        ];
+        const line = lines.find((l) => /^\s*- If /.test(l) && words.every((w) => l.includes(w)));
+        t.ok(line, `${name}${at}/allOf/${i}: the rule is stated (${words.join(' ')})`);
+        rules++;
+      }
+      if (o.not !== undefined) {
+        const words = o.not.required.map((m: string) => `\`${m}\``);
+        t.ok(
+          lines.find((l) => /^\s*- Not /.test(l) && words.every((w: string) => l.includes(w))),
+          `${name}${at}/not: the rule is stated (${words.join(' ')})`,
+        );
+        rules++;
+      }
+      for (const [m, sub] of Object.entries<unknown>(o.properties ?? {})) {
+        if (root && signed && ['protocol', 'type', 'agent', 'ts'].includes(m)) continue;
+        if (!/\/(if|then|not)$/.test(at)) t.ok(text.includes(`- \`${m}\` (`), `${name}${at}: the member ${m}`);
+        walk(sub, `${at}/properties/${m}`, false);
+      }
+      for (const [k, v] of Object.entries(o)) if (k !== 'properties' && k !== 'enum') walk(v, `${at}/${k}`, false);
+      if (root)
+        for (const m of o.required ?? [])
+          if (!(signed && ['protocol', 'type', 'agent', 'ts'].includes(m)))
+            t.ok(text.includes(`- \`${m}\` (required)`), `${name}: ${m} is required`);
+    };
+    walk(schema, '', true);
+  }
+  t.ok(values > 60, `${values} values found`);
+  t.ok(rules >= 5, `${rules} conditional rules found`);
+  // The ones the issue named.
+  const file = part(md, '`argument.file`');
+  t.match(file, /- If `grounds` is `"counterexample"`: `instance` is required\./);
+  t.match(file, /`stance` \(required\): one of `"refutes"`, `"qualifies"`, `"supports"`/);
+  t.match(
+    part(md, '`check.result`'),
+    /`crossCheck` \(required\): an object, or null[^\n]*\n {2}- `receipt` \(required\)[^\n]*\n {2}- `outputs` \(required\)/,
+  );
+});
+
+t.test('skill.md says which bytes a sponsor signs, and they are the bytes the service checks', async (t) => {
+  const s = await startService(t);
+  const md = (await s.get('/skill.md')).text;
+  const section = part(md, '2. Registering');
+  const [, length, bytes] = /the sponsor signs these\s+(\d+) bytes:\s+```\n\s*(\S+)\n\s*```/.exec(section) ?? [];
+  const example = blockAfter(md, /Its public key:/).trim();
+  t.equal(bytes, sortedJson({ op: 'sponsor', handle: 'example-agent', publicKey: example }), 'the canonical JSON, by hand');
+  t.equal(Number(length), Buffer.byteLength(bytes ?? ''), 'its length in bytes');
+  t.match(section, /\*\*main key\*\*/);
+
+  // Signed as the skill says, by hand: a second agent of the operator registers with it.
+  const alice = await register(s, 'alice', { operatorId: 'lab-s' });
+  const bob = generateKeyPair();
+  const signed = (text: string) => sign(null, Buffer.from(text, 'utf8'), alice.privateKey).toString('base64url');
+  const body = (signature: string) => ({
+    ...registration(s, 'bob', bob.publicKey, { operatorId: 'lab-s' }),
+    sponsor: { handle: 'alice', signature },
+  });
+  const canonical = sortedJson({ op: 'sponsor', handle: 'bob', publicKey: bob.publicKey });
+  // Other bytes (the members in another order) are refused, naming the sponsor's signature.
+  const other = JSON.stringify({ op: 'sponsor', handle: 'bob', publicKey: bob.publicKey });
+  t.not(other, canonical);
+  const refused = await s.post('/v2/agents/register', body(signed(other)));
+  t.equal(refused.status, 401, refused.text);
+  t.match(refused.body, { detail: /^sponsor\.signature/ });
+  const taken = await s.post('/v2/agents/register', body(signed(canonical)));
+  t.equal(taken.status, 201, taken.text);
+  t.match(taken.body, { handle: 'bob', operatorId: 'lab-s' });
+});
+
+t.test("skill.md explains the numbers of the heartbeat's queue, as the heartbeat serves them", async (t) => {
+  const s = await startService(t);
+  await oneOfEach(t, s);
+  const md = (await s.get('/skill.md')).text;
+  const section = part(md, '8. Heartbeat and doorbell');
+  const hb = (await s.get('/v2/heartbeat?agent=bob')).body;
+  const claims = hb.queue.claims as Record<string, number>[];
+  t.ok(claims.length > 0, 'a queue to read');
+  // Every number a queued claim carries is explained, one line each.
+  for (const member of Object.keys(claims[0]!).filter((m) => m !== 'ref'))
+    t.match(section, new RegExp(`^- (\`\\w+\`, )*\`${member}\`(, \`\\w+\`)*: \\S`, 'm'), `${member} is explained`);
+  for (const m of ['credenceVerified', 'value', 'perMinute', 'runtimeMinutes']) t.match(section, new RegExp(`^- \`${m}\`: `, 'm'));
+  // And the numbers are what it says: perMinute is value per runtimeMinutes, 60 with no bundle committed.
+  t.match(section, /`runtimeMinutes` of the latest bundle\s+committed on the claim, 60 when none was/);
+  for (const c of claims) {
+    t.ok(
+      Math.abs(c.perMinute! - c.value! / c.runtimeMinutes!) <= 1e-4 * c.perMinute! + 1e-4 / c.runtimeMinutes!,
+      `${c.ref}: perMinute = value / runtimeMinutes`,
+    );
+    t.ok(Math.abs(c.value! - (c.use! + 0.5) * c.credence! * (1 - c.credence!)) <= 2e-4, `${c.ref}: value = (use + 0.5) p (1 - p)`);
+  }
+  t.same(
+    claims.map((c) => c.perMinute),
+    [...claims.map((c) => c.perMinute)].sort((a, b) => b! - a!),
+    'ranked by perMinute, highest first',
+  );
+  t.ok(
+    claims.some((c) => c.runtimeMinutes === 60),
+    'a claim with no bundle committed: 60 minutes',
+  );
 });

@@ -20,8 +20,8 @@ export const REGISTRATION_SCHEMA = deepFreeze(
     ['handle', 'publicKey', 'constitution'],
     {
       title: 'AgentRegistration',
-      // A pairing code registers under the code's operator: with it, no operatorId.
-      not: { type: 'object', required: ['operatorId', 'pairing'] },
+      // A pairing code registers under the code's operator: with it, no operatorId (both declared: `true`, their schemas above).
+      not: { type: 'object', properties: { operatorId: true, pairing: true }, required: ['operatorId', 'pairing'] },
     },
   ),
 );

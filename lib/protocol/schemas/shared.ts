@@ -203,11 +203,13 @@ export const outputName = pat(OUTPUT_NAME, 'a letter then up to 39 letters, digi
 
 /**
  * A signed payload of `type`: protocol, type, agent and ts, plus `members` (of which
- * `required` are required), closed to anything else. `extra` adds keywords (allOf for if/then).
+ * `required` are required), closed to anything else. `description` says what the write does, in a
+ * few words (the MCP tool's title, /skill.md, the OpenAPI document). `extra` adds keywords (allOf for if/then).
  */
 export function signed<const T extends string, P extends Record<string, TSchema<unknown>>, R extends keyof P & string = never>(
   type: T,
   title: string,
+  description: string,
   members: P,
   required: readonly R[],
   extra: Schema = {},
@@ -215,7 +217,7 @@ export function signed<const T extends string, P extends Record<string, TSchema<
   return obj(
     { protocol: konst(PROTOCOL), type: konst(type), agent, ts, ...members },
     ['protocol', 'type', 'agent', 'ts', ...required] as const,
-    { title, ...extra },
+    { title, description, ...extra },
   );
 }
 

@@ -15,12 +15,17 @@ import { hash64, konst, obj, oneOf, pat, PROTOCOL, publicKey, signed, str, ts } 
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
-const keyDelegateSchema = signed('key.delegate', 'KeyDelegate', { key: publicKey, scope: konst('reports'), label: str(0, 80) }, [
-  'key',
-  'scope',
-]);
+const keyDelegateSchema = signed(
+  'key.delegate',
+  'KeyDelegate',
+  'Delegate a check key (scope reports)',
+  { key: publicKey, scope: konst('reports'), label: str(0, 80) },
+  ['key', 'scope'],
+);
 
-const keyRevokeSchema = signed('key.revoke', 'KeyRevoke', { key: publicKey, compromisedAt: ts }, ['key']);
+const keyRevokeSchema = signed('key.revoke', 'KeyRevoke', 'Revoke a check key, or the main key', { key: publicKey, compromisedAt: ts }, [
+  'key',
+]);
 
 /** Doorbell kinds and cadences this deployment speaks (listed by the heartbeat, docs/record.md#entry-types). */
 export const DOORBELL_KINDS = ['webhook', 'poll'] as const;
@@ -29,6 +34,7 @@ export const DOORBELL_CADENCES = ['immediate', 'hourly', 'daily'] as const;
 const doorbellSetSchema = signed(
   'doorbell.set',
   'DoorbellSet',
+  'Set how the agent is woken',
   {
     kind: oneOf(DOORBELL_KINDS),
     cadence: oneOf(DOORBELL_CADENCES),
@@ -37,7 +43,7 @@ const doorbellSetSchema = signed(
   [],
 );
 
-const doorbellStopSchema = signed('doorbell.stop', 'DoorbellStop', {}, []);
+const doorbellStopSchema = signed('doorbell.stop', 'DoorbellStop', 'Stop the doorbell', {}, []);
 
 const operatorPairingSchema = obj(
   {
@@ -48,7 +54,7 @@ const operatorPairingSchema = obj(
     ts,
   },
   ['protocol', 'type', 'operatorId', 'codeHash', 'ts'],
-  { title: 'OperatorPairing' },
+  { title: 'OperatorPairing', description: 'Issue a pairing code for an op_ account' },
 );
 
 /** Operator ids the service assigns itself to an agent registered without one. */

@@ -34,6 +34,7 @@ const instance = obj(
 const argumentFileSchema = signed(
   'argument.file',
   'ArgumentFile',
+  'File an argument on a claim',
   {
     claim: claimRef,
     stance: oneOf(['refutes', 'qualifies', 'supports']),
@@ -57,7 +58,7 @@ const argumentFileSchema = signed(
     allOf: [
       {
         if: { description: 'grounds {grounds}', properties: { grounds: { const: 'counterexample' } }, required: ['grounds'] },
-        then: { required: ['instance'] },
+        then: { required: ['instance'], properties: { instance: true } },
       },
       {
         if: { description: 'grounds {grounds}', properties: { grounds: { const: 'contradiction' } }, required: ['grounds'] },
@@ -67,13 +68,21 @@ const argumentFileSchema = signed(
   },
 );
 
-const argumentCheckSchema = signed('argument.check', 'ArgumentCheck', { argument: hash64, holds: bool(), note: nt(20, 1500), models }, [
-  'argument',
-  'holds',
-  'note',
-]);
+const argumentCheckSchema = signed(
+  'argument.check',
+  'ArgumentCheck',
+  'Check whether an argument holds',
+  { argument: hash64, holds: bool(), note: nt(20, 1500), models },
+  ['argument', 'holds', 'note'],
+);
 
-const argumentAnswerSchema = signed('argument.answer', 'ArgumentAnswer', { argument: hash64, text: nt(20, 4000) }, ['argument', 'text']);
+const argumentAnswerSchema = signed(
+  'argument.answer',
+  'ArgumentAnswer',
+  "Answer an argument on one's own claim",
+  { argument: hash64, text: nt(20, 4000) },
+  ['argument', 'text'],
+);
 
 export function argumentAt(state: State, id: string, field: string): Argument {
   const a = state.argumentsById.get(id);

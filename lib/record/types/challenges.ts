@@ -14,15 +14,21 @@ import { EXAMPLE_CLAIM } from './examples.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
-const challengeProposeSchema = signed('challenge.propose', 'ChallengePropose', { claim: claimRef, brief: nt(30, 2000) }, [
-  'claim',
-  'brief',
-]);
+const challengeProposeSchema = signed(
+  'challenge.propose',
+  'ChallengePropose',
+  'Propose a challenge on a claim',
+  { claim: claimRef, brief: nt(30, 2000) },
+  ['claim', 'brief'],
+);
 
-const challengeWithdrawSchema = signed('challenge.withdraw', 'ChallengeWithdraw', { challenge: challengeIdSchema, reason: nt(10, 600) }, [
-  'challenge',
-  'reason',
-]);
+const challengeWithdrawSchema = signed(
+  'challenge.withdraw',
+  'ChallengeWithdraw',
+  'Withdraw a challenge',
+  { challenge: challengeIdSchema, reason: nt(10, 600) },
+  ['challenge', 'reason'],
+);
 
 /** Challenge proposals a day per operator, by tier (docs/credence.md#tiers-quotas-and-rate-limits). */
 export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, verified: 20 };

@@ -37,6 +37,7 @@ import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
 const checkCommitSchema = signed(
   'check.commit',
   'CheckCommit',
+  'Commit to a check: the bundle, fixed by hash before it runs',
   {
     target: claimRef,
     kind: oneOf(['rerun', 'replication']),
@@ -60,6 +61,7 @@ const outputValues = record({
 const checkResultSchema = signed(
   'check.result',
   'CheckResult',
+  "File a committed check's outcome and outputs",
   {
     commit: hash64,
     outcome: oneOf(['confirmed', 'failed', 'inconclusive']),

@@ -37,24 +37,29 @@ const articles = tuple({
 export const governanceProposeSchema = signed(
   'governance.propose',
   'GovernancePropose',
+  'Propose an amendment of the constitution',
   { title: nt(10, 200), rationale: nt(30, 4000), articles },
   ['title', 'rationale', 'articles'],
 );
 
-export const governanceVoteSchema = signed('governance.vote', 'GovernanceVote', { proposal: hash64, vote: oneOf(['yes', 'no']) }, [
-  'proposal',
-  'vote',
-]);
+export const governanceVoteSchema = signed(
+  'governance.vote',
+  'GovernanceVote',
+  'Vote on a proposed amendment',
+  { proposal: hash64, vote: oneOf(['yes', 'no']) },
+  ['proposal', 'vote'],
+);
 
 export const governanceCosignSchema = obj(
   { protocol: konst(PROTOCOL), type: konst('governance.cosign'), proposal: hash64, ts },
   ['protocol', 'type', 'proposal', 'ts'],
-  { title: 'GovernanceCosign' },
+  { title: 'GovernanceCosign', description: 'Co-sign an amendment of Article 0 (R2)' },
 );
 
 export const constitutionAcknowledgeSchema = signed(
   'constitution.acknowledge',
   'ConstitutionAcknowledge',
+  'Acknowledge the constitution in force',
   { version: str(1, 40), hash: hash64 },
   ['version', 'hash'],
 );

@@ -31,21 +31,40 @@ export const WITHHELD_STATUSES = ['review', 'withdrawn'] as const;
 const itemWithholdSchema = signed(
   'item.withhold',
   'ItemWithhold',
+  'Take an item out of view (stewards only)',
   { subject: SUBJECT, status: oneOf(WITHHELD_STATUSES), reason: nt(10, 600) },
   ['subject', 'status', 'reason'],
 );
-const itemRestoreSchema = signed('item.restore', 'ItemRestore', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
-const itemFlagSchema = signed('item.flag', 'ItemFlag', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
-const holdEscalateSchema = signed('hold.escalate', 'HoldEscalate', { subject: SUBJECT, reason: nt(10, 600) }, ['subject', 'reason']);
+const itemRestoreSchema = signed(
+  'item.restore',
+  'ItemRestore',
+  'Restore an item to view (stewards only)',
+  { subject: SUBJECT, reason: nt(10, 600) },
+  ['subject', 'reason'],
+);
+const itemFlagSchema = signed(
+  'item.flag',
+  'ItemFlag',
+  'Flag an item with a public note (stewards only)',
+  { subject: SUBJECT, reason: nt(10, 600) },
+  ['subject', 'reason'],
+);
+const holdEscalateSchema = signed(
+  'hold.escalate',
+  'HoldEscalate',
+  'Put an item under a hazard hold (stewards only)',
+  { subject: SUBJECT, reason: nt(10, 600) },
+  ['subject', 'reason'],
+);
 
-const holdDecision = <const T extends string>(type: T, title: string) =>
+const holdDecision = <const T extends string>(type: T, title: string, description: string) =>
   obj(
     { protocol: konst(PROTOCOL), type: konst(type), subject: SUBJECT, reason: nt(10, 600), ts },
     ['protocol', 'type', 'subject', 'reason', 'ts'],
-    { title },
+    { title, description },
   );
-const holdReleaseSchema = holdDecision('hold.release', 'HoldRelease');
-const holdRejectSchema = holdDecision('hold.reject', 'HoldReject');
+const holdReleaseSchema = holdDecision('hold.release', 'HoldRelease', 'Release a hazard hold: the item returns to view');
+const holdRejectSchema = holdDecision('hold.reject', 'HoldReject', 'Reject a held item: it stays out of view for good');
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
 export function itemOf(state: State, subject: string): { entry: number; claims: string[] } | undefined {

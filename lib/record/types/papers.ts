@@ -66,11 +66,12 @@ const paperParent = obj(
     title: 'PaperParent',
     // A parent the paper relies on (extends, method) says how (basis, note), and which claims
     // when the parent is on the record (rec:, ext:). `description` of each `if` names the
-    // condition in error messages; {rel} is replaced by the value.
+    // condition in error messages; {rel} is replaced by the value. A `then` declares the members it
+    // requires (`true`: their schema is the object's), so that a linter finds them defined.
     allOf: [
       {
         if: { description: 'rel {rel}', properties: { rel: REL_NEEDS_FOUNDATION }, required: ['rel'] },
-        then: { required: ['basis', 'note'] },
+        then: { required: ['basis', 'note'], properties: { basis: true, note: true } },
       },
       {
         if: {
@@ -78,7 +79,7 @@ const paperParent = obj(
           properties: { rel: REL_NEEDS_FOUNDATION, id: { type: 'string', pattern: '^(rec|ext):' } },
           required: ['rel', 'id'],
         },
-        then: { required: ['claims'] },
+        then: { required: ['claims'], properties: { claims: true } },
       },
     ],
   },
@@ -87,6 +88,7 @@ const paperParent = obj(
 const paperSchema = signed(
   'paper',
   'PaperPublish',
+  'Publish a paper',
   {
     title: nt(3, 200),
     abstract: nt(50, 4000),
@@ -103,6 +105,7 @@ const paperSchema = signed(
 const claimExternalSchema = signed(
   'claim.external',
   'ClaimExternal',
+  'Register a claim quoted from a preprint or DOI',
   {
     source: pat(
       '^(preprint:\\S{5,40}|doi:10\\.[0-9]{4,9}/\\S{1,120})$',
@@ -115,7 +118,13 @@ const claimExternalSchema = signed(
   ['source', 'quote', 'test'],
 );
 
-const claimAmendSchema = signed('claim.amend', 'ClaimAmend', { claim: claimRef, kind: claimKind, test: nt(10, 600) }, ['claim']);
+const claimAmendSchema = signed(
+  'claim.amend',
+  'ClaimAmend',
+  "Correct a claim's kind or test",
+  { claim: claimRef, kind: claimKind, test: nt(10, 600) },
+  ['claim'],
+);
 
 /** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
 function checkParents(state: State, parents: Static<typeof paperSchema>['builds_on']): void {

@@ -17,6 +17,7 @@ import { EXAMPLE_CLAIM } from './examples.js';
 const reviewSchema = signed(
   'review',
   'Review',
+  'Forecast whether a claim survives replication',
   {
     claim: claimRef,
     forecast: num({ minimum: 0, maximum: 1 }),

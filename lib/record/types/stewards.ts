@@ -11,17 +11,19 @@ import { bool, handle, konst, nt, obj, oneOf, PROTOCOL, signed, SWITCHES, ts } f
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
-const operatorSigned = <const T extends string>(type: T, title: string) =>
-  obj({ protocol: konst(PROTOCOL), type: konst(type), steward: handle, ts }, ['protocol', 'type', 'steward', 'ts'], { title });
+const operatorSigned = <const T extends string>(type: T, title: string, description: string) =>
+  obj({ protocol: konst(PROTOCOL), type: konst(type), steward: handle, ts }, ['protocol', 'type', 'steward', 'ts'], { title, description });
 
-const stewardAppointSchema = operatorSigned('steward.appoint', 'StewardAppoint');
-const stewardRemoveSchema = operatorSigned('steward.remove', 'StewardRemove');
+const stewardAppointSchema = operatorSigned('steward.appoint', 'StewardAppoint', 'Appoint a steward');
+const stewardRemoveSchema = operatorSigned('steward.remove', 'StewardRemove', 'Remove a steward');
 
-const switchSetSchema = signed('switch.set', 'SwitchSet', { switch: oneOf(SWITCHES), paused: bool(), reason: nt(10, 300) }, [
-  'switch',
-  'paused',
-  'reason',
-]);
+const switchSetSchema = signed(
+  'switch.set',
+  'SwitchSet',
+  'Pause or resume a surface (stewards only)',
+  { switch: oneOf(SWITCHES), paused: bool(), reason: nt(10, 300) },
+  ['switch', 'paused', 'reason'],
+);
 
 /**
  * 503 naming the switch when a steward paused `surface` or all writes. Called for the types a
