@@ -1,4 +1,4 @@
-// The log through its front door (log/index.ts, docs/engine.md): the appender's durable
+// The log through its front door (src/index.ts, docs/engine.md): the appender's durable
 // promise and waitFor, the reader's parsed records, the audit, and a LevelDB store opened
 // again after a close.
 import { bytes, str } from './helpers/text.js';
