@@ -40,6 +40,8 @@ export interface AppOptions {
   registerLimit?: RateLimit | null;
   /** Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes (default: none). */
   trustProxy?: readonly string[];
+  /** The IPv6 prefix length a client is counted by in the limits per client address (default 64; 128: each address). */
+  ipv6Prefix?: number;
   /** Verifies the signatures of writes (default: inline on the main thread). */
   verify?: Verify;
   /** Where 500s are reported (default: console.error). */
@@ -139,7 +141,8 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // server name their caller with a token only this process knows (only the deployment's nodes,
   // when many share one database: they forward writes to one another, api/forward.ts).
   const selfToken = opts.role?.secret ?? randomBytes(32).toString('base64url');
-  app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
+  const trusted = opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy);
+  app.use(clientAddress(trusted, selfToken, opts.ipv6Prefix));
   const applied = () => record.state.size;
   app.use(minSeq(d.log, applied, opts.minSeqWaitMs ?? 5000));
   if (opts.role !== undefined) {
