@@ -14,6 +14,7 @@ import { constitutionRoutes } from './routes/constitution.js';
 import type { LiveRecord } from '../lib/service/live-record.js';
 import { servedEntry } from '../lib/record/withheld.js';
 import type { RateLimit } from './rate-limit.js';
+import { Cursors } from './paging.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
 import { explorerRoutes } from './routes/explorer.js';
@@ -159,11 +160,13 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   );
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
-  app.use(recordRoutes(d, record, opts.ringer).routes());
+  // Every list's cursors, under a key drawn from the log key: every node takes every node's (api/paging.ts).
+  const cursors = Cursors.of(d.logKey);
+  app.use(recordRoutes(d, record, cursors, opts.ringer).routes());
   const readers = opts.readers ?? Readers.follow(record, d.log);
-  app.use(readerRoutes(d, record, readers).routes());
-  app.use(governanceRoutes(record).routes());
-  app.use(numbersRoutes(record.state).routes());
+  app.use(readerRoutes(d, record, readers, cursors).routes());
+  app.use(governanceRoutes(record, cursors).routes());
+  app.use(numbersRoutes(record.state, cursors).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
   app.use(
@@ -178,7 +181,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(siteRoutes(d, record, ENDPOINTS, opts.witnesses).routes());
   app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());
-  app.use(explorerReaderRoutes(d, record, readers).routes());
+  app.use(explorerReaderRoutes(d, record, readers, cursors).routes());
   app.use(earlierRoutes().routes());
   return app;
 }
