@@ -169,6 +169,14 @@ function altered(c: string): [string, string][] {
     ['the position -1', at(1, -1)],
     ['the position 1.5', at(1, 1.5)],
     ['the position 1e300', at(1, 1e300)],
+    // The search's second number, and the challenges': how far it went, the seq of the last.
+    ...(typeof body[2] === 'number'
+      ? ([
+          ['its second number -1', at(2, -1)],
+          ['its second number 1.5', at(2, 1.5)],
+          ['its second number 1e300', at(2, 1e300)],
+        ] as [string, string][])
+      : []),
     ['a bit of the tag flipped', flip(0)],
     ['a bit of the body flipped', flip(bytes.length - 2)],
     ['cut short', c.slice(0, -2)],
