@@ -14,6 +14,7 @@ import { constitutionRoutes } from './routes/constitution.js';
 import type { LiveRecord } from '../lib/service/live-record.js';
 import { servedEntry } from '../lib/record/withheld.js';
 import type { RateLimit } from './rate-limit.js';
+import { Cursors } from './paging.js';
 import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
 import { explorerRoutes } from './routes/explorer.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   registerLimit?: RateLimit | null;
   /** Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes (default: none). */
   trustProxy?: readonly string[];
+  /** The IPv6 prefix length a client is counted by in the limits per client address (default 64; 128: each address). */
+  ipv6Prefix?: number;
   /** Verifies the signatures of writes (default: inline on the main thread). */
   verify?: Verify;
   /** Where 500s are reported (default: console.error). */
@@ -139,7 +142,8 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // server name their caller with a token only this process knows (only the deployment's nodes,
   // when many share one database: they forward writes to one another, api/forward.ts).
   const selfToken = opts.role?.secret ?? randomBytes(32).toString('base64url');
-  app.use(clientAddress(opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy), selfToken));
+  const trusted = opts.trustProxy === undefined || opts.trustProxy.length === 0 ? null : trustedProxies(opts.trustProxy);
+  app.use(clientAddress(trusted, selfToken, opts.ipv6Prefix));
   const applied = () => record.state.size;
   app.use(minSeq(record.engineReplica, d.log, opts.minSeqWaitMs ?? 5000));
   if (opts.role !== undefined) {
@@ -156,11 +160,13 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   );
   app.use(log.routes());
   app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
-  app.use(recordRoutes(d, record, opts.ringer).routes());
+  // Every list's cursors, under a key drawn from the log key: every node takes every node's (api/paging.ts).
+  const cursors = Cursors.of(d.logKey);
+  app.use(recordRoutes(d, record, cursors, opts.ringer).routes());
   const readers = opts.readers ?? Readers.follow(record, d.log);
-  app.use(readerRoutes(d, record, readers).routes());
-  app.use(governanceRoutes(record).routes());
-  app.use(numbersRoutes(record.state).routes());
+  app.use(readerRoutes(d, record, readers, cursors).routes());
+  app.use(governanceRoutes(record, cursors).routes());
+  app.use(numbersRoutes(record.state, cursors).routes());
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
   app.use(
@@ -175,7 +181,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(siteRoutes(d, record, ENDPOINTS, opts.witnesses).routes());
   app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());
-  app.use(explorerReaderRoutes(d, record, readers).routes());
+  app.use(explorerReaderRoutes(d, record, readers, cursors).routes());
   app.use(earlierRoutes().routes());
   return app;
 }

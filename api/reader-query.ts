@@ -4,11 +4,10 @@
 import { badRequest } from '../lib/protocol/errors.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { STATUSES, type Filters } from '../lib/record/reads.js';
-import { cursor } from '../lib/record/paging.js';
 import { sha256TextHex } from 'tlog-engine';
 import { KINDS, queryWords, type SearchFilters, type SearchPosition } from '../lib/service/search.js';
 import { oneOfParam, optionalParam, type Query } from './params.js';
-import { cursorParam, limitParam, numbers } from './paging.js';
+import { isSeq, limitParam, places, type Cursors } from './paging.js';
 
 export const HANDLE = /^[A-Za-z0-9][A-Za-z0-9-]{1,39}$/;
 export const OPERATOR = /^\S{2,80}$/;
@@ -38,7 +37,7 @@ export function filtersOf(query: Query): Filters {
 
 /** The search's cursor: the tree size of its first page, how many items below it were passed, and which search (a hash of the words and filters). */
 const searchCursor = (at: unknown[]): at is [number, number, string] =>
-  at.length === 3 && numbers(2)(at.slice(0, 2)) && typeof at[2] === 'string';
+  at.length === 3 && isSeq(at[0]) && isSeq(at[1]) && typeof at[2] === 'string';
 
 /** A search as asked: its words, filters, page size and where its page starts. */
 export interface SearchAsked {
@@ -54,7 +53,7 @@ export interface SearchAsked {
 }
 
 /** The parameters of a search (`q` required; 400 naming the one that is wrong). */
-export function searchAsked(query: Query): SearchAsked {
+export function searchAsked(query: Query, cursors: Cursors): SearchAsked {
   const q = query.get('q');
   if (q === undefined) throw badRequest('q: required');
   if (Array.isArray(q)) throw badRequest('q: given more than once');
@@ -69,11 +68,11 @@ export function searchAsked(query: Query): SearchAsked {
   const which = sha256TextHex(
     JSON.stringify([q, f.kind ?? null, f.field ?? null, f.agent ?? null, f.operator ?? null, f.status ?? null]),
   ).slice(0, 12);
-  const at = cursorParam(query, 'search', searchCursor);
+  const at = cursors.read(query, places.search, 'search', searchCursor);
   if (at !== null && at[2] !== which) throw badRequest('cursor: a cursor of a search for other words or filters');
   return { q, words, f, limit, at: at === null ? null : { treeSize: at[0], passed: at[1] }, which };
 }
 
 /** The cursor of the page after one of search `s`, or null. */
-export const searchNext = (s: SearchAsked, next: SearchPosition | null): string | null =>
-  next === null ? null : cursor('search', next.treeSize, next.passed, s.which);
+export const searchNext = (cursors: Cursors, s: SearchAsked, next: SearchPosition | null): string | null =>
+  next === null ? null : cursors.mint(places.search)('search', next.treeSize, next.passed, s.which);

@@ -20,6 +20,8 @@ import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { sha256TextHex } from 'tlog-engine';
 import { numbersRoutes } from '../api/routes/numbers.js';
 import { errorMiddleware } from '../api/error-middleware.js';
+import { Cursors } from '../api/paging.js';
+import { generateKeyPairSync } from 'node:crypto';
 import { fmt, machine, prng, quantile } from './stats.js';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 100_000);
@@ -304,7 +306,7 @@ async function main(): Promise<void> {
   // 2 and 3. Reads over HTTP.
   const app = new Koa();
   app.use(errorMiddleware(() => undefined));
-  app.use(numbersRoutes(s).routes());
+  app.use(numbersRoutes(s, Cursors.of(generateKeyPairSync('ed25519').privateKey)).routes());
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

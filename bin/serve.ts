@@ -15,7 +15,7 @@ import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';
 import { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { REGISTER_LIMIT } from '../api/app.js';
-import { trustedProxies } from '../api/client-address.js';
+import { IPV6_PREFIX, trustedProxies } from '../api/client-address.js';
 import { StorageWatch } from '../lib/service/storage.js';
 import { writeStaticTiles } from '../verify/tiles.js';
 import { cosignedIn, parseWitnessFlag, Witnesses } from '../lib/service/witnesses.js';
@@ -31,6 +31,7 @@ interface ServeArgs {
   'register-limit': number;
   'register-window': number;
   'trust-proxy': string[];
+  'ipv6-prefix': number;
   'doorbell-allow-loopback': boolean;
   'reserve-mib': number;
   'min-free-mib': number;
@@ -78,6 +79,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         array: true,
         default: [],
         describe: 'proxies (addresses or CIDR prefixes, comma-separated or repeated) whose X-Forwarded-For names the client',
+      })
+      .option('ipv6-prefix', {
+        type: 'number',
+        default: IPV6_PREFIX,
+        describe: 'the IPv6 prefix length the limits per client address count a client by (128: each address)',
       })
       .option('doorbell-allow-loopback', {
         type: 'boolean',
@@ -153,6 +159,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       if (!Number.isInteger(args[flag]) || args[flag] < 1)
         throw new Error(`--${flag}: expected a whole number at least 1, got ${args[flag]}`);
     }
+    const ipv6Prefix = args['ipv6-prefix'];
+    if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128)
+      throw new Error(`--ipv6-prefix: expected a prefix length, a whole number 1 to 128, got ${ipv6Prefix}`);
     const trustProxy = args['trust-proxy']
       .flatMap((s) => String(s).split(','))
       .map((s) => s.trim())
@@ -268,6 +277,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       auditLimit: { max: perMinute, windowSeconds: 60 },
       registerLimit: { max: args['register-limit'], windowSeconds: args['register-window'] },
       trustProxy,
+      ipv6Prefix,
       ringer,
       role: cluster,
       minSeqWaitMs,

@@ -8,7 +8,7 @@ import { frontier } from '../lib/record/numbers/frontier.js';
 import { receiptView, summary, type Logged } from '../lib/record/views.js';
 import { agentRead, challengesPage, claimArgumentsPage, paperRead, papersPage, WORK_PAGE } from '../lib/record/reads.js';
 import { readIndexOf } from '../lib/record/read-index.js';
-import { PAGE } from '../lib/record/paging.js';
+import { PAGE, type Mint } from '../lib/record/paging.js';
 import type { State } from '../lib/record/state.js';
 import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
 import type { LogCopy } from './source.js';
@@ -17,8 +17,16 @@ import type { Problems } from './report.js';
 /** At most this many receipts, and this many claims' arguments, are read one by one (evenly spread). */
 export const SAMPLE = 200;
 
-/** The first path at which `a` and `b` differ, or null when they are the same JSON. */
+/**
+ * A list's cursor is opaque, authenticated by a key the service keeps (docs/api.md#lists-and-cursors):
+ * the replay puts this mark where the service serves one, and a served cursor there is taken as it is.
+ */
+const CURSOR = '(the cursor of a next page)';
+const opaque: Mint = () => CURSOR;
+
+/** The first path at which `a` (served) and `b` (from the log) differ, or null when they are the same JSON. */
 export function firstDifference(a: unknown, b: unknown, path = ''): string | null {
+  if (b === CURSOR) return typeof a === 'string' && a !== '' ? null : `${path}: served ${JSON.stringify(a)}, the log gives ${CURSOR}`;
   if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
     return canonicalize(a ?? null) === canonicalize(b ?? null)
       ? null
@@ -98,11 +106,11 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   }
   await against('record', '/v2/record', () => summary(state));
   await against('frontier', '/v2/frontier?limit=50', () => frontier(state, 50));
-  await against('governance', '/v2/governance', () => governanceSummary(state));
+  await against('governance', '/v2/governance', () => governanceSummary(state, opaque));
   for (const p of spread([...state.governance.proposals.values()], SAMPLE)) {
     await against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
   }
-  await against('challenges', '/v2/challenges?all=1&limit=200', () => challengesPage(state, true, null, 200, logged));
+  await against('challenges', '/v2/challenges?all=1&limit=200', () => challengesPage(state, true, null, 200, logged, opaque));
   // What stands on a claim out of view answers 451.
   const outOfView = async (path: string) => {
     const r = await client.get(path);
@@ -115,18 +123,18 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
   for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
     const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
     if (!inView(state, claim)) await outOfView(path);
-    else await against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged));
+    else await against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged, opaque));
   }
   // The readers' reads: the list of papers, papers one by one, agents with their work.
   const ix = readIndexOf(state);
-  await against('papers', '/v2/papers', () => papersPage(state, ix, {}, null, PAGE.default));
+  await against('papers', '/v2/papers', () => papersPage(state, ix, {}, null, PAGE.default, opaque));
   for (const p of spread([...state.papers.values()], SAMPLE)) {
     const path = `/v2/papers/${p.id}`;
     if (state.outOfView.has(p.id)) await outOfView(path);
     else await against('papers', path, () => paperRead(state, p.id, logged));
   }
   for (const a of spread([...state.agents.values()], SAMPLE)) {
-    await against('agents', `/v2/agents/${a.handle}`, () => agentRead(state, ix, a.handle, WORK_PAGE.default, logged));
+    await against('agents', `/v2/agents/${a.handle}`, () => agentRead(state, ix, a.handle, WORK_PAGE.default, logged, opaque));
   }
   return [...new Set(compared)];
 }

@@ -264,18 +264,30 @@ export interface WitnessEndpoint {
 /** Largest add-checkpoint body read: 63 proof lines and a note with 100 signatures fit well within. */
 const MAX_BODY = 64 * 1024;
 
-function readBody(req: IncomingMessage): Promise<string | null> {
+/**
+ * What is dropped of a body over MAX_BODY before the connection is cut: a client still sending
+ * when the witness answers and closes would be reset, and could lose the answer (docs/log-format.md).
+ */
+const MAX_DROPPED = 1024 * 1024;
+
+/**
+ * The request's body: its text; `too large` when over MAX_BODY, once the rest of it was read and
+ * dropped (so the 413 reaches a client that is still sending); `flood` when even that is over
+ * MAX_DROPPED, as soon as it is.
+ */
+function readBody(req: IncomingMessage): Promise<string | 'too large' | 'flood'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        resolve(null);
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= MAX_BODY) chunks.push(c);
+      else if (size > MAX_BODY + MAX_DROPPED) {
+        req.pause();
+        resolve('flood');
+      }
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY ? 'too large' : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }
@@ -301,7 +313,12 @@ export async function serveGossip(
       if (req.method !== 'POST') return reply(res, 405, 'text/plain; charset=utf-8', 'add-checkpoint takes POST\n');
       readBody(req).then(
         (body) => {
-          if (body === null) return reply(res, 413, 'text/plain; charset=utf-8', `the body is over ${MAX_BODY} bytes\n`);
+          if (body === 'too large' || body === 'flood') {
+            // Answered in full, then the connection is closed; a flood is cut once the answer is written.
+            res.shouldKeepAlive = false;
+            if (body === 'flood') res.once('finish', () => req.socket.destroy());
+            return reply(res, 413, 'text/plain; charset=utf-8', `the body is over ${MAX_BODY} bytes\n`);
+          }
           let answer: WitnessAnswer;
           try {
             answer = witness.add(body);

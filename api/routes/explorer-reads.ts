@@ -18,7 +18,7 @@ import { challengeView } from '../../lib/record/views.js';
 import { proposalView } from '../../lib/record/governance-views.js';
 import { KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
 import { oneOfParam, params, type Query } from '../params.js';
-import { limitParam, seqCursor } from '../paging.js';
+import { limitParam, places, type Cursors } from '../paging.js';
 import { entryLookup } from '../logged.js';
 import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, SEARCH_PAGE, searchAsked, searchNext } from '../reader-query.js';
 import { hrefWith, page, respond } from '../explorer/shell.js';
@@ -44,20 +44,25 @@ const asLink = (query: Query, names: readonly string[]): Record<string, string |
   Object.fromEntries(names.map((n) => [n, query.get(n) as string | undefined]));
 
 /** Where each list of an agent's or operator's page starts: its cursor, in the parameter of the list's name (400 naming it). */
-function listsPlace(query: Query, lists: readonly OperatorList[]): ListsPlace & { before: Partial<Record<OperatorList, number>> } {
-  const cursors: ListsPlace['cursors'] = {};
+function listsPlace(
+  query: Query,
+  cursors: Cursors,
+  place: string,
+  lists: readonly OperatorList[],
+): ListsPlace & { before: Partial<Record<OperatorList, number>> } {
+  const given: ListsPlace['cursors'] = {};
   const before: Partial<Record<OperatorList, number>> = {};
   for (const list of lists) {
-    const at = seqCursor(query, list, list);
+    const at = cursors.seq(query, place, list, list);
     if (at === null) continue;
     before[list] = at;
-    cursors[list] = query.get(list) as string;
+    given[list] = query.get(list) as string;
   }
   const limit = limitParam(query, WORK_PAGE);
-  return { cursors, before, limit: limit === WORK_PAGE.default ? undefined : limit };
+  return { cursors: given, before, limit: limit === WORK_PAGE.default ? undefined : limit };
 }
 
-export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers: Readers): Router {
+export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers: Readers, cursors: Cursors): Router {
   const router = new Router();
   const state = record.state;
   const { logged } = entryLookup(d.log);
@@ -65,13 +70,14 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
   router.get('/explore/papers', async (ctx) => {
     const query = dropEmpty(params(ctx, [...FILTERS, 'limit', 'cursor']), FILTERS);
     const f = filtersOf(query);
-    const before = seqCursor(query, 'papers');
+    const place = places.papers(f);
+    const before = cursors.seq(query, place, 'papers');
     const limit = limitParam(query);
     const json = hrefWith('/v2/papers', asLink(query, [...FILTERS, 'limit', 'cursor']));
     await respond(ctx, json, () =>
       page(
         'Papers',
-        papersList(state, f, papersPage(state, readers.index, f, before, limit), {
+        papersList(state, f, papersPage(state, readers.index, f, before, limit, cursors.mint(place)), {
           cursor: query.get('cursor') as string | undefined,
           limit: limit === PAGE.default ? undefined : limit,
         }),
@@ -97,7 +103,8 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
     const query = params(ctx, [...WORK_LISTS, 'limit']);
     const handle = ctx.params.handle!;
     if (!HANDLE.test(handle)) throw badRequest(`path: expected a handle, got ${JSON.stringify(handle)}`);
-    const place = listsPlace(query, WORK_LISTS);
+    const mint = cursors.mint(places.agent(handle));
+    const place = listsPlace(query, cursors, places.agent(handle), WORK_LISTS);
     if (!state.agents.has(handle)) throw notFound(`no agent ${handle} on the record`);
     const json = hrefWith(`/v2/agents/${handle}`, { limit: place.limit });
     await respond(ctx, json, async () => {
@@ -105,8 +112,8 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       const work = agentWork(readers.index, handle);
       // A list paged on goes on from its cursor; the others are the read's first pages.
       const [a, ...later] = await Promise.all([
-        agentRead(state, readers.index, handle, limit, logged),
-        ...WORK_LISTS.map((l) => (place.before[l] === undefined ? null : workPage(state, work, l, place.before[l], limit, logged))),
+        agentRead(state, readers.index, handle, limit, logged, mint),
+        ...WORK_LISTS.map((l) => (place.before[l] === undefined ? null : workPage(state, work, l, place.before[l], limit, logged, mint))),
       ]);
       const view = a!;
       const lists = Object.fromEntries(WORK_LISTS.map((l, i) => [l, later[i] ?? view[l]])) as Record<(typeof WORK_LISTS)[number], Served>;
@@ -118,18 +125,19 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
     const query = params(ctx, [...OPERATOR_LISTS, 'limit']);
     const id = ctx.params.id!;
     if (!OPERATOR.test(id)) throw badRequest(`path: expected ${OPERATOR_FORM}, got ${JSON.stringify(id)}`);
-    const place = listsPlace(query, OPERATOR_LISTS);
+    const mint = cursors.mint(places.operator(id));
+    const place = listsPlace(query, cursors, places.operator(id), OPERATOR_LISTS);
     if (!state.operators.has(id)) throw notFound(`no operator ${id} on the record`);
     const json = hrefWith(`/v2/operators/${encodeURIComponent(id)}`, { limit: place.limit });
     await respond(ctx, json, async () => {
       const limit = place.limit ?? WORK_PAGE.default;
       const work = operatorWork(readers.index, id);
       const [o, ...later] = await Promise.all([
-        operatorRead(state, readers.index, id, limit, logged),
+        operatorRead(state, readers.index, id, limit, logged, mint),
         ...OPERATOR_LISTS.map((l) => {
           const before = place.before[l];
           if (before === undefined) return null;
-          return l === 'agents' ? agentsPage(state, id, before, limit) : workPage(state, work, l, before, limit, logged);
+          return l === 'agents' ? agentsPage(state, id, before, limit, mint) : workPage(state, work, l, before, limit, logged, mint);
         }),
       ]);
       const view = o!;
@@ -158,7 +166,7 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       );
       return;
     }
-    const asked = searchAsked(query);
+    const asked = searchAsked(query, cursors);
     const json = hrefWith('/v2/search', asLink(query, names));
     const title = `Search: ${asked.q}`;
     // At start the index is built in the background: a search waits a little for it (lib/service/search.ts),
@@ -180,10 +188,14 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       }
       const shown = await Promise.all(found.results.map((r) => searchResult(state, r, asked.words, logged)));
       const limit = asked.limit === SEARCH_PAGE.default ? undefined : asked.limit;
-      return page(title, `${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(asked, found.next), limit)}`, {
-        json,
-        q: asked.q,
-      });
+      return page(
+        title,
+        `${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(cursors, asked, found.next), limit)}`,
+        {
+          json,
+          q: asked.q,
+        },
+      );
     });
     if (building) {
       ctx.status = 503;

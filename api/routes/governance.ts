@@ -5,17 +5,18 @@ import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
 import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance-views.js';
 import { params } from '../params.js';
-import { limitParam, seqCursor } from '../paging.js';
+import { limitParam, places, type Cursors } from '../paging.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 
-export function governanceRoutes(record: LiveRecord): Router {
+export function governanceRoutes(record: LiveRecord, cursors: Cursors): Router {
   const router = new Router();
   const state = record.state;
 
   router.get('/v2/governance', (ctx) => {
     const query = params(ctx, ['limit', 'cursor']);
-    ctx.body = governanceSummary(state, seqCursor(query, 'proposals'), limitParam(query, PROPOSALS_PAGE));
+    const before = cursors.seq(query, places.governance, 'proposals');
+    ctx.body = governanceSummary(state, cursors.mint(places.governance), before, limitParam(query, PROPOSALS_PAGE));
   });
 
   router.get('/v2/governance/proposals/:id', (ctx) => {

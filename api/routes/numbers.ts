@@ -10,12 +10,12 @@ import { frontier } from '../../lib/record/numbers/frontier.js';
 import { intParam, params } from '../params.js';
 import { notModified } from '../etag.js';
 import { credencePage } from '../../lib/record/reads.js';
-import { seqCursor } from '../paging.js';
+import { places, type Cursors } from '../paging.js';
 
 /** A page of GET /v2/credence: 1 to 1,000 claims, 200 when only `cursor` is given. */
 export const CREDENCE_PAGE = { default: 200, max: 1000 } as const;
 
-export function numbersRoutes(state: State): Router {
+export function numbersRoutes(state: State, cursors: Cursors): Router {
   const router = new Router();
 
   router.get('/v2/credence', (ctx) => {
@@ -23,7 +23,7 @@ export function numbersRoutes(state: State): Router {
     // With `limit` or `cursor`, a page of the claims in log order (docs/api.md#lists-and-cursors).
     if (query.size > 0) {
       const limit = intParam(query, 'limit', { min: 1, max: CREDENCE_PAGE.max, default: CREDENCE_PAGE.default });
-      ctx.body = credencePage(state, seqCursor(query, 'credence'), limit);
+      ctx.body = credencePage(state, cursors.seq(query, places.credence, 'credence'), limit, cursors.mint(places.credence));
       return;
     }
     // One state per tree size: the tree size names the numbers.

@@ -10,11 +10,11 @@ import { agentRead, agentsPage, operatorRead, papersPage, WORK_LISTS, WORK_PAGE,
 import { agentWork, operatorWork } from '../../lib/record/read-index.js';
 import { searchResult } from '../../lib/service/search.js';
 import { params } from '../params.js';
-import { limitParam, seqCursor } from '../paging.js';
+import { limitParam, places, type Cursors } from '../paging.js';
 import { loggedReader } from '../logged.js';
 import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, searchAsked, searchNext } from '../reader-query.js';
 
-export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers): Router {
+export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers, cursors: Cursors): Router {
   const router = new Router();
   const state = record.state;
   const logged = loggedReader(d);
@@ -22,7 +22,8 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
   router.get('/v2/papers', (ctx) => {
     const query = params(ctx, [...FILTERS, 'limit', 'cursor']);
     const f = filtersOf(query);
-    ctx.body = papersPage(state, readers.index, f, seqCursor(query, 'papers'), limitParam(query));
+    const place = places.papers(f);
+    ctx.body = papersPage(state, readers.index, f, cursors.seq(query, place, 'papers'), limitParam(query), cursors.mint(place));
   });
 
   router.get('/v2/agents/:handle', async (ctx) => {
@@ -30,7 +31,7 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
     const handle = ctx.params.handle!;
     if (!HANDLE.test(handle)) throw badRequest(`path: expected a handle, got ${JSON.stringify(handle)}`);
     const limit = limitParam(query, WORK_PAGE);
-    const view = await agentRead(state, readers.index, handle, limit, logged);
+    const view = await agentRead(state, readers.index, handle, limit, logged, cursors.mint(places.agent(handle)));
     if (view === undefined) throw notFound(`no agent ${handle} on the record`);
     ctx.body = view;
   });
@@ -41,16 +42,18 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
     if (!HANDLE.test(handle)) throw badRequest(`path: expected a handle, got ${JSON.stringify(handle)}`);
     const list = listOf(ctx.params.list!, WORK_LISTS);
     const limit = limitParam(query, WORK_PAGE);
-    const before = seqCursor(query, list);
+    const place = places.agent(handle);
+    const before = cursors.seq(query, place, list);
     if (!state.agents.has(handle)) throw notFound(`no agent ${handle} on the record`);
-    ctx.body = { agent: handle, list, ...(await workPage(state, agentWork(readers.index, handle), list, before, limit, logged)) };
+    const page = await workPage(state, agentWork(readers.index, handle), list, before, limit, logged, cursors.mint(place));
+    ctx.body = { agent: handle, list, ...page };
   });
 
   router.get('/v2/operators/:id', async (ctx) => {
     const query = params(ctx, ['limit']);
     const id = ctx.params.id!;
     if (!OPERATOR.test(id)) throw badRequest(`path: expected ${OPERATOR_FORM}, got ${JSON.stringify(id)}`);
-    const view = await operatorRead(state, readers.index, id, limitParam(query, WORK_PAGE), logged);
+    const view = await operatorRead(state, readers.index, id, limitParam(query, WORK_PAGE), logged, cursors.mint(places.operator(id)));
     if (view === undefined) throw notFound(`no operator ${id} on the record`);
     ctx.body = view;
   });
@@ -61,23 +64,25 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
     if (!OPERATOR.test(id)) throw badRequest(`path: expected ${OPERATOR_FORM}, got ${JSON.stringify(id)}`);
     const list = listOf(ctx.params.list!, ['agents', ...WORK_LISTS] as const);
     const limit = limitParam(query, WORK_PAGE);
-    const before = seqCursor(query, list);
+    const place = places.operator(id);
+    const before = cursors.seq(query, place, list);
     if (!state.operators.has(id)) throw notFound(`no operator ${id} on the record`);
+    const mint = cursors.mint(place);
     const page =
       list === 'agents'
-        ? agentsPage(state, id, before, limit)
-        : await workPage(state, operatorWork(readers.index, id), list, before, limit, logged);
+        ? agentsPage(state, id, before, limit, mint)
+        : await workPage(state, operatorWork(readers.index, id), list, before, limit, logged, mint);
     ctx.body = { operator: id, list, ...page };
   });
 
   router.get('/v2/search', async (ctx) => {
     const query = params(ctx, ['q', ...FILTERS, 'kind', 'limit', 'cursor']);
-    const asked = searchAsked(query);
+    const asked = searchAsked(query, cursors);
     const { results, next } = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
     ctx.body = {
       q: asked.q,
       results: await Promise.all(results.map((r) => searchResult(state, r, asked.words, logged))),
-      next: searchNext(asked, next),
+      next: searchNext(cursors, asked, next),
     };
   });
 

@@ -4,7 +4,7 @@
 import type { Proposal } from './governance.js';
 import { constitutionVersion, tally } from './governance-rules.js';
 import type { State } from './state.js';
-import { mapPage, newestFirst, served } from './paging.js';
+import { mapPage, newestFirst, served, type Mint } from './paging.js';
 
 /** A proposal as the summary lists it: no article texts, no votes one by one. */
 export function proposalSummary(state: State, p: Proposal) {
@@ -41,7 +41,7 @@ export function proposalView(state: State, p: Proposal) {
 export const PROPOSALS_PAGE = { default: 50, max: 200 } as const;
 
 /** GET /v2/governance: the constitution in force, the electorate, the proposals newest first, a page at a time (below seq `before`). */
-export function governanceSummary(state: State, before: number | null = null, limit: number = PROPOSALS_PAGE.default) {
+export function governanceSummary(state: State, mint: Mint, before: number | null = null, limit: number = PROPOSALS_PAGE.default) {
   const page = newestFirst(
     [...state.governance.proposals.values()],
     (p) => p.seq,
@@ -50,6 +50,7 @@ export function governanceSummary(state: State, before: number | null = null, li
     () => true,
   );
   const { items, next } = served(
+    mint,
     'proposals',
     mapPage(page, (p) => proposalSummary(state, p)),
   );

@@ -2,8 +2,9 @@
 // order and only ever grows at its end, so a page is named by the seq of its last item: the
 // next page starts just past it, and whatever is logged meanwhile lands where the reader is not.
 // Items a list leaves out (out of view, or not of the filter asked) are skipped as it walks.
-// A page is served with `next`, an opaque cursor: base64url of a small JSON array, the list's name
-// and where the next page starts (api/paging.ts reads it back, refusing any other).
+// A page is served with `next`, an opaque cursor made by a `Mint` the caller gives: the service's
+// authenticates the list's name and where the next page starts, and binds them to the list's
+// place (api/paging.ts, which reads them back and refuses any other).
 
 /** A page: its items, and the seq from which the next page goes on (null: this was the last). */
 export interface Page<T> {
@@ -14,14 +15,12 @@ export interface Page<T> {
 /** `limit` of the lists that have no default of their own: 1 to 200, 50 when absent (docs/api.md#lists-and-cursors). */
 export const PAGE = { default: 50, max: 200 } as const;
 
-/** The cursor of list `list` whose page starts at `at`. */
-export function cursor(list: string, ...at: (number | string)[]): string {
-  return Buffer.from(JSON.stringify([list, ...at])).toString('base64url');
-}
+/** Makes the cursor of list `list` whose next page starts at `at` (api/paging.ts). */
+export type Mint = (list: string, ...at: (number | string)[]) => string;
 
 /** A page as served: its items and the cursor of the page after it (null on the last page). */
-export function served<T>(list: string, page: Page<T>): { items: T[]; next: string | null } {
-  return { items: page.items, next: page.next === null ? null : cursor(list, page.next) };
+export function served<T>(mint: Mint, list: string, page: Page<T>): { items: T[]; next: string | null } {
+  return { items: page.items, next: page.next === null ? null : mint(list, page.next) };
 }
 
 /** The index of the first id of `ids` (seq ascending) whose seq is at least `seq`. */

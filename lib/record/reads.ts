@@ -7,7 +7,7 @@ import type { Status } from './numbers/index.js';
 import { claimNumbers, claimScore, operatorCalibration } from './numbers/served.js';
 import { argumentInView, claimInView } from './in-view.js';
 import { agentWork, operatorWork, type ReadIndex, type Work } from './read-index.js';
-import { mapPage, mapPageAsync, newestFirst, oldestFirst, served, cursor, type Page } from './paging.js';
+import { mapPage, mapPageAsync, newestFirst, oldestFirst, served, type Mint, type Page } from './paging.js';
 import { argumentsInView, argumentView, challengeView, paperView, rankedChallenges, type Logged } from './views.js';
 import { tierOf, type Agent, type Argument, type Receipt, type RecordEntry, type Review, type State } from './state.js';
 import { claimValue } from './numbers/served.js';
@@ -80,7 +80,7 @@ export function paperOf(state: State, id: string, f: Filters): boolean {
 }
 
 /** The papers of `f`, newest first, below seq `before`: walked along the shortest list that holds them all. */
-export function papersPage(state: State, ix: ReadIndex, f: Filters, before: number | null, limit: number) {
+export function papersPage(state: State, ix: ReadIndex, f: Filters, before: number | null, limit: number, mint: Mint) {
   const lists = [ix.papers];
   if (f.field !== undefined) lists.push(ix.papersByField.get(f.field) ?? []);
   if (f.agent !== undefined) lists.push(agentWork(ix, f.agent).papers);
@@ -94,6 +94,7 @@ export function papersPage(state: State, ix: ReadIndex, f: Filters, before: numb
     (id) => paperOf(state, id, f),
   );
   const { items, next } = served(
+    mint,
     'papers',
     mapPage(page, (id) => paperItem(state, id)),
   );
@@ -159,8 +160,8 @@ export const WORK_LISTS = ['papers', 'receipts', 'reviews', 'arguments'] as cons
 export type WorkList = (typeof WORK_LISTS)[number];
 
 /** A page of one list of `work`, newest first, items out of view left out, as served: `{items, next}`. */
-export async function workPage(state: State, work: Work, list: WorkList, before: number | null, limit: number, logged: Logged) {
-  return served<unknown>(list, await workItems(state, work, list, before, limit, logged));
+export async function workPage(state: State, work: Work, list: WorkList, before: number | null, limit: number, logged: Logged, mint: Mint) {
+  return served<unknown>(mint, list, await workItems(state, work, list, before, limit, logged));
 }
 
 async function workItems(
@@ -243,13 +244,13 @@ function verification(state: State, operatorId: string) {
 }
 
 /** The first page of each list of `work`. */
-async function workPages(state: State, work: Work, limit: number, logged: Logged) {
-  const [papers, receipts, reviews, args] = await Promise.all(WORK_LISTS.map((l) => workPage(state, work, l, null, limit, logged)));
+async function workPages(state: State, work: Work, limit: number, logged: Logged, mint: Mint) {
+  const [papers, receipts, reviews, args] = await Promise.all(WORK_LISTS.map((l) => workPage(state, work, l, null, limit, logged, mint)));
   return { papers: papers!, receipts: receipts!, reviews: reviews!, arguments: args! };
 }
 
 /** An agent: who, its operator's tier and calibration, its keys' history, and the first page of each list of its work. */
-export async function agentRead(state: State, ix: ReadIndex, handle: string, limit: number, logged: Logged) {
+export async function agentRead(state: State, ix: ReadIndex, handle: string, limit: number, logged: Logged, mint: Mint) {
   const a = state.agents.get(handle);
   if (a === undefined) return undefined;
   const bell = a.doorbell;
@@ -267,12 +268,12 @@ export async function agentRead(state: State, ix: ReadIndex, handle: string, lim
     keys: keyHistory(a),
     // Never the address (docs/record.md#doorbells).
     doorbell: bell === null ? null : { kind: bell.kind, cadence: bell.cadence, status: bell.status, seq: bell.seq },
-    ...(await workPages(state, agentWork(ix, handle), limit, logged)),
+    ...(await workPages(state, agentWork(ix, handle), limit, logged, mint)),
   };
 }
 
 /** An operator's agents, newest first, as served: `{items, next}`. */
-export function agentsPage(state: State, operatorId: string, before: number | null, limit: number) {
+export function agentsPage(state: State, operatorId: string, before: number | null, limit: number, mint: Mint) {
   const agents = state.operators.get(operatorId)?.agents ?? [];
   const page = newestFirst(
     agents,
@@ -282,6 +283,7 @@ export function agentsPage(state: State, operatorId: string, before: number | nu
     () => true,
   );
   return served(
+    mint,
     'agents',
     mapPage(page, (h) => agentItem(state.agents.get(h)!)),
   );
@@ -290,7 +292,7 @@ export function agentsPage(state: State, operatorId: string, before: number | nu
 const agentItem = (a: Agent) => ({ handle: a.handle, models: a.models, seq: a.seq, retiredSeq: a.retiredSeq });
 
 /** An operator: its tier, what verified it, its calibration, its agents and the first page of each list of its work. */
-export async function operatorRead(state: State, ix: ReadIndex, operatorId: string, limit: number, logged: Logged) {
+export async function operatorRead(state: State, ix: ReadIndex, operatorId: string, limit: number, logged: Logged, mint: Mint) {
   const op = state.operators.get(operatorId);
   if (op === undefined) return undefined;
   return {
@@ -299,8 +301,8 @@ export async function operatorRead(state: State, ix: ReadIndex, operatorId: stri
     seq: op.seq,
     calibration: operatorCalibration(state, op.id),
     ...verification(state, op.id),
-    agents: agentsPage(state, op.id, null, limit),
-    ...(await workPages(state, operatorWork(ix, op.id), limit, logged)),
+    agents: agentsPage(state, op.id, null, limit, mint),
+    ...(await workPages(state, operatorWork(ix, op.id), limit, logged, mint)),
   };
 }
 
@@ -351,20 +353,28 @@ function subjectOf(e: RecordEntry, p: Record<string, unknown>): string | null {
  * GET /v2/challenges: ranked by their claim's value of checking, ties oldest first; a page goes on
  * after the (value, seq) of the last challenge of the page before it, in the ranking as it stands.
  */
-export async function challengesPage(state: State, all: boolean, after: [number, number] | null, limit: number, logged: Logged) {
+export async function challengesPage(
+  state: State,
+  all: boolean,
+  after: [number, number] | null,
+  limit: number,
+  logged: Logged,
+  mint: Mint,
+) {
   const ranked = rankedChallenges(state, all).map((c) => ({ c, v: claimValue(state, c.claim) }));
   const start = after === null ? 0 : ranked.findIndex((x) => x.v < after[0] || (x.v === after[0] && x.c.seq > after[1]));
   const page = start < 0 ? [] : ranked.slice(start, start + limit);
   const last = page[page.length - 1];
   return {
     challenges: await Promise.all(page.map((x) => challengeView(state, x.c, logged))),
-    next: last !== undefined && start + limit < ranked.length ? cursor('challenges', last.v, last.c.seq) : null,
+    next: last !== undefined && start + limit < ranked.length ? mint('challenges', last.v, last.c.seq) : null,
   };
 }
 
 /** GET /v2/flags: stewards' flags, newest first. */
-export function flagsPage(state: State, before: number | null, limit: number) {
+export function flagsPage(state: State, before: number | null, limit: number, mint: Mint) {
   const { items, next } = served(
+    mint,
     'flags',
     newestFirst(
       state.flags,
@@ -378,7 +388,7 @@ export function flagsPage(state: State, before: number | null, limit: number) {
 }
 
 /** GET /v2/holds: hazard holds with the decisions on them, newest first. */
-export function holdsPage(state: State, before: number | null, limit: number) {
+export function holdsPage(state: State, before: number | null, limit: number, mint: Mint) {
   const page = newestFirst(
     state.holds,
     (h) => h.seq,
@@ -386,12 +396,12 @@ export function holdsPage(state: State, before: number | null, limit: number) {
     limit,
     () => true,
   );
-  const { items, next } = served('holds', mapPage(page, holdItem));
+  const { items, next } = served(mint, 'holds', mapPage(page, holdItem));
   return { holds: items, next };
 }
 
 /** GET /v2/arguments?claim=: the arguments on a claim in view, oldest first. */
-export async function claimArgumentsPage(state: State, claim: string, after: number | null, limit: number, logged: Logged) {
+export async function claimArgumentsPage(state: State, claim: string, after: number | null, limit: number, logged: Logged, mint: Mint) {
   const page = oldestFirst(
     argumentsInView(state, claim),
     (a) => a.seq,
@@ -399,12 +409,12 @@ export async function claimArgumentsPage(state: State, claim: string, after: num
     limit,
     () => true,
   );
-  const { items, next } = served('claim-arguments', await mapPageAsync(page, (a) => argumentView(state, a, logged)));
+  const { items, next } = served(mint, 'claim-arguments', await mapPageAsync(page, (a) => argumentView(state, a, logged)));
   return { claim, arguments: items, next };
 }
 
 /** GET /v2/credence with `limit`: claims in view in log order, a page at a time (the cursor names a place in that order). */
-export function credencePage(state: State, after: number | null, limit: number) {
+export function credencePage(state: State, after: number | null, limit: number, mint: Mint) {
   const { refs, ordinal } = state.numbers.index;
   const page = oldestFirst(
     refs,
@@ -414,6 +424,7 @@ export function credencePage(state: State, after: number | null, limit: number) 
     (ref) => claimInView(state, ref),
   );
   const { items, next } = served(
+    mint,
     'credence',
     mapPage(page, (ref) => claimScore(state, ref)),
   );

@@ -2,7 +2,8 @@
 // fold, so the live service, a replay after a restart and the verifier agree. A signed write's
 // payload ts must lie within the window of its entry's ts; its signed bytes must not be on the
 // log already (an index of the signed writes of the last 2 windows of log time); and a write
-// that sets a slot must be signed later than the write that set the slot last.
+// that sets a slot must be signed later than the write that set the slot last, whose time is
+// never later than its entry's log ts.
 import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../protocol/ids.js';
 import { sha256TextHex } from 'tlog-engine';
@@ -96,18 +97,29 @@ export function pruneSeen(state: State, ts: string): void {
   state.seen.prune(tsMs(ts) - SEEN_FOR_MS);
 }
 
-/** 409 when a write to `slot` is not signed later than the write that set it last. */
+/**
+ * A slot write's time: the earlier of its payload ts and its entry's ts. A write may be signed
+ * up to a window ahead of its entry, but it holds its slot only from the log time it was taken
+ * at: a ts ahead of the log locks the slot against nobody who writes after it.
+ */
+export function slotTime(e: RecordEntry): string {
+  const ts = payloadOf(e)?.ts ?? '';
+  return Date.parse(ts) > Date.parse(e.ts) ? e.ts : ts;
+}
+
+/** 409 when a write to `slot` is not signed later than the time of the write that set it last (slotTime). */
 export function assertLater(state: State, slot: string, e: RecordEntry): void {
   const last = state.slots.get(slot);
   const ts = payloadOf(e)?.ts ?? '';
   if (last !== undefined && !(Date.parse(ts) > Date.parse(last.ts))) {
     throw conflict(
-      `payload.ts: ${ts} is not later than ${last.ts}, the ts of entry ${last.seq}, which set ${slot} last; an older write never overwrites a newer one`,
+      `payload.ts: ${ts} is not later than ${last.ts}, the time of entry ${last.seq}, which set ${slot} last ` +
+        `(the earlier of its payload ts and its ts); an older write never overwrites a newer one`,
     );
   }
 }
 
-/** Keeps the payload ts of the write that set `slot`. */
+/** Keeps the time (slotTime) of the write that set `slot`. */
 export function noteSlot(state: State, slot: string, e: RecordEntry): void {
-  state.slots.set(slot, { seq: e.seq, ts: payloadOf(e)?.ts ?? '' });
+  state.slots.set(slot, { seq: e.seq, ts: slotTime(e) });
 }

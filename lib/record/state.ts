@@ -374,7 +374,7 @@ export interface State {
    * in log order: a copy is refused (replays.ts, docs/record.md "Replays and last-writer-wins").
    */
   seen: SeenIndex;
-  /** The entry that set each last-writer-wins slot last, with its payload ts (replays.ts). */
+  /** The entry that set each last-writer-wins slot last, with its time: the earlier of its payload ts and its ts (replays.ts). */
   slots: Map<string, { seq: number; ts: string }>;
 }
 

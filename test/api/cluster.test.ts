@@ -104,6 +104,17 @@ t.test('a follower forwards writes and says which entry holds them; its reads an
     t.equal(y.status, 200, `${path}: ${y.text.slice(0, 200)}`);
     t.equal(y.text, x.text, `${path} is the leader's`);
   }
+  // A list's cursor made by one node pages on at the other (docs/api.md#lists-and-cursors).
+  for (const [from, to] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    const first = await from.get('/v2/credence?limit=1');
+    t.type(first.body.next, 'string');
+    const there = await to.get(`/v2/credence?limit=1&cursor=${first.body.next}`);
+    t.equal(there.status, 200, there.text);
+    t.same(there.body, (await from.get(`/v2/credence?limit=1&cursor=${first.body.next}`)).body, "the other node's next page");
+  }
   const audit = await b.get('/v1/log/audit');
   t.same(audit.body, { intact: true, problem: null, treeSize: size }, 'the audit from the follower');
   t.equal(stateDigest(b.record.state), stateDigest(a.record.state), 'the same state');

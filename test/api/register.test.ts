@@ -419,3 +419,58 @@ t.test('behind a trusted proxy, X-Forwarded-For names the client', async (t) => 
   t.equal((await from('203.0.113.6, 127.0.0.1', 'via-b2')).status, 201);
   t.equal((await from('203.0.113.6, 127.0.0.1', 'via-b3')).status, 429, 'through two proxies: still 203.0.113.6');
 });
+
+t.test('behind a trusted proxy, one IPv6 client is one client however it is spelled, and a /64 is one client', async (t) => {
+  const s = await startService(t, { registerLimit: { max: 2, windowSeconds: 600 }, trustProxy: ['127.0.0.1'] });
+  let n = 0;
+  const from = async (xff: string) => (await s.post('/v2/agents/register', fresh(s, `v6-${n++}`), { 'x-forwarded-for': xff })).status;
+
+  // Five spellings of 2001:db8:a::1 (case, zeros written out, no compression, a zone id, brackets): one count.
+  const spellings = [
+    '2001:db8:a::1',
+    '2001:DB8:A::1',
+    '2001:0db8:000a:0000:0000:0000:0000:0001',
+    '2001:db8:a:0:0:0:0:1%eth0',
+    '[2001:db8:a::1]',
+  ];
+  const spelled: number[] = [];
+  for (const xff of spellings) spelled.push(await from(xff));
+  t.same(spelled, [201, 201, 429, 429, 429], 'two taken, then 429 for every other spelling');
+
+  // Ten addresses of one /64: one count.
+  const subnet = Array.from({ length: 10 }, (_, i) => `2001:db8:b:c::${(i + 1).toString(16)}`);
+  const statuses: number[] = [];
+  for (const xff of subnet) statuses.push(await from(xff));
+  t.same(statuses, [201, 201, 429, 429, 429, 429, 429, 429, 429, 429], 'ten addresses of 2001:db8:b:c::/64 share two registrations');
+  // Another /64 has its own count, even the next one.
+  t.equal(await from('2001:db8:b:d::1'), 201, 'another /64');
+  t.equal(await from('2001:db8:b:d:ffff:ffff:ffff:ffff'), 201, 'the same other /64');
+  t.equal(await from('2001:db8:b:d::2'), 429);
+
+  // An IPv4-mapped IPv6 address is the IPv4 address it maps.
+  const v4 = ['203.0.113.7', '::ffff:203.0.113.7', '::FFFF:cb00:7107'];
+  const v4statuses: number[] = [];
+  for (const xff of v4) v4statuses.push(await from(xff));
+  t.same(v4statuses, [201, 201, 429], '203.0.113.7 in three spellings: one count');
+  t.equal(await from('203.0.113.8'), 201, 'IPv4 addresses are not grouped');
+});
+
+t.test("the IPv6 prefix a client is counted by is the deployment's (ipv6Prefix), and the audit counts the same way", async (t) => {
+  const s = await startService(t, {
+    registerLimit: { max: 1, windowSeconds: 600 },
+    auditLimit: { max: 1, windowSeconds: 60 },
+    trustProxy: ['127.0.0.1'],
+    ipv6Prefix: 48,
+  });
+  let n = 0;
+  const register = async (xff: string) => (await s.post('/v2/agents/register', fresh(s, `p48-${n++}`), { 'x-forwarded-for': xff })).status;
+  t.equal(await register('2001:db8:1:1::1'), 201);
+  t.equal(await register('2001:db8:1:ffff::1'), 429, 'another /64 of the same /48');
+  t.equal(await register('2001:db8:2::1'), 201, 'another /48');
+
+  const audit = async (xff: string) => (await fetch(`${s.url}/v1/log/audit`, { headers: { 'x-forwarded-for': xff } })).status;
+  t.equal(await audit('2001:db8:5::1'), 200);
+  t.equal(await audit('2001:0DB8:0005:0::1'), 429, 'the same address spelled otherwise');
+  t.equal(await audit('2001:db8:5:77::9'), 429, 'the same /48');
+  t.equal(await audit('2001:db8:6::1'), 200, 'another /48');
+});

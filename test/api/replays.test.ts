@@ -53,7 +53,8 @@ const onLogAt = (seq: number) =>
   new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${seq}; an envelope counts once$`);
 const olderThan = (seq: number) =>
   new RegExp(
-    `^payload\\.ts: \\S+ is not later than \\S+, the ts of entry ${seq}, which set .+ last; an older write never overwrites a newer one$`,
+    `^payload\\.ts: \\S+ is not later than \\S+, the time of entry ${seq}, which set .+ last \\(the earlier of its payload ts and its ts\\); ` +
+      'an older write never overwrites a newer one$',
   );
 
 t.test('every write type: the same envelope twice is refused 409 naming its entry; an older one never overwrites a newer', async (t) => {
@@ -335,4 +336,62 @@ t.test('a log that holds a replay fails the verifier, naming the entry', async (
       `doorbell.set: conflict: payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${r.body.seq}`,
     ),
   });
+});
+
+t.test('a future-dated write holds its slot no later than its own entry: the operator key and later writers still win', async (t) => {
+  const s = await startService(t);
+  const sign = signer(s);
+  const ahead = new Date(s.record.now() + 9 * 60_000 + 50_000).toISOString();
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const sam = await register(s, 'sam', { operatorId: 'lab-s' });
+  const tess = await register(s, 'tess', { operatorId: 'lab-t' });
+  for (const steward of ['sam', 'tess']) t.equal((await post(s, sign.operator('steward.appoint', { steward }))).status, 201);
+  const paper = (await post(s, sign.by(alice, 'paper', make.paper(1)))).body;
+
+  // sam escalates with a ts 9m50s ahead; the operator key's release, signed now, is taken.
+  s.advance(1000);
+  const escalated = await post(s, sign.by(sam, 'hold.escalate', { subject: paper.id, reason: 'A hazard the operator must judge.' }, ahead));
+  t.equal(escalated.status, 201, escalated.text);
+  s.advance(1000);
+  const released = await post(s, sign.operator('hold.release', { subject: paper.id, reason: 'Judged: no hazard in it.' }));
+  t.equal(released.status, 201, released.text);
+  t.notOk(s.record.state.outOfView.has(paper.id), 'the paper is back in view');
+
+  // sam pauses a switch 9m50s ahead and is removed: tess, writing now, resumes it.
+  const pause = { switch: 'papers', paused: true, reason: 'A pause dated ten minutes ahead.' };
+  t.equal((await post(s, sign.by(sam, 'switch.set', pause, ahead))).status, 200);
+  s.advance(1000);
+  t.equal((await post(s, sign.operator('steward.remove', { steward: 'sam' }))).status, 200);
+  s.advance(1000);
+  const resumed = await post(s, sign.by(tess, 'switch.set', { switch: 'papers', paused: false, reason: 'Resumed by another steward.' }));
+  t.equal(resumed.status, 200, resumed.text);
+  t.equal(s.record.state.switches.get('papers')!.paused, false, 'the switch is resumed');
+
+  // The operator key's own appointment 9m50s ahead does not keep it from removing the steward a moment later.
+  t.equal((await post(s, sign.operator('steward.appoint', { steward: 'sam' }, ahead))).status, 201);
+  s.advance(1000);
+  t.equal((await post(s, sign.operator('steward.remove', { steward: 'sam' }))).status, 200);
+  t.notOk(s.record.state.stewards.has('sam'));
+
+  const held = await post(
+    s,
+    sign.by(tess, 'switch.set', { switch: 'checks', paused: true, reason: 'Checks paused ahead of time.' }, ahead),
+  );
+  t.equal(held.status, 200, held.text);
+  // A write signed before the future-dated one's entry is still older than it: refused, naming that entry's log ts.
+  const heldSeq = s.record.state.switches.get('checks')!.seq;
+  const heldTs = (await s.get(`/v1/log/entries/${heldSeq}`)).body.entry.ts as string;
+  t.ok(Date.parse(heldTs) < Date.parse(ahead), 'the entry is logged before its payload ts');
+  await refused(
+    t,
+    s,
+    'a write signed before the entry that set the slot',
+    post(s, sign.by(tess, 'switch.set', { switch: 'checks', paused: false, reason: 'Signed a second too early.' }, 1000)),
+    409,
+    new RegExp(`^payload\\.ts: \\S+ is not later than ${heldTs}, the time of entry ${heldSeq}, which set switch checks last`),
+  );
+  t.equal(s.record.state.switches.get('checks')!.paused, true, 'the switch stays paused');
+
+  // The verifier folds the same rule.
+  t.same((await verifyLog(await fetchLog(new ArchiveClient(s.url)))).report.problems, [], 'the log verifies');
 });

@@ -317,3 +317,22 @@ t.test('a service that takes writes while it is verified: the new entries are fe
   t.same(v.report.problems, [], 'verified at the later head');
   t.equal(v.report.treeSize, before + 1, 'which includes the new paper');
 });
+
+t.test("a list longer than a page: the service's cursor is taken as it is, and a next page left out is caught", async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  for (let i = 0; i < 51; i++) t.equal((await send(s, alice, 'paper', make.paper(1))).status, 201);
+  t.type((await s.get('/v2/papers')).body.next, 'string', 'GET /v2/papers has a next page');
+  const v = await verifyService(new ArchiveClient(s.url));
+  t.same(v.report.problems, [], 'the served cursor stands where the replay has one');
+  t.ok(v.report.compared.includes('papers'));
+
+  // A service that says there is no next page when there is one.
+  const url = await lyingProxy(t, s.url, (path, body) =>
+    path === '/v2/papers' ? JSON.stringify({ ...JSON.parse(body), next: null }) : body,
+  );
+  const lied = await verifyService(new ArchiveClient(url));
+  t.match(lied.report.problems, [
+    { kind: 'numbers', detail: /^GET \/v2\/papers: next: served null, the log gives \(the cursor of a next page\)$/ },
+  ]);
+});

@@ -6,6 +6,7 @@
 // Also the cosignature bytes, built here from the text of c2sp.org/tlog-cosignature.
 import t, { type Test } from 'tap';
 import { cpSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -260,4 +261,50 @@ t.test('three witnesses, an honest service and a fork: no witness cosigns both s
   const impostor = signNote(text, honest.d.origin, otherRaw, (m) => cryptoSign(null, m, other.privateKey));
   t.equal((await addCheckpoint(w.url, addCheckpointBody(cosignedSize, [], impostor))).status, 403, 'not signed by the log key');
   t.equal((await fetch(`${w.url}/add-checkpoint`)).status, 405);
+
+  // Over 64 KiB, by one byte, with a length or chunked: 413 with its body, then the connection closes.
+  for (const chunked of [false, true]) {
+    const r = await rawPost(`${w.url}/add-checkpoint`, Buffer.alloc(64 * 1024 + 1, 'a'), chunked);
+    t.equal(r.status, 413, `${chunked ? 'chunked' : 'with a length'}: 413`);
+    t.equal(r.body, 'the body is over 65536 bytes\n', 'with its body');
+    t.equal(r.connection, 'close', 'Connection: close');
+    t.ok(r.closed, 'and the connection is closed after the answer');
+  }
+  t.equal((await addCheckpoint(w.url, 'nonsense')).status, 400, 'the witness answers on');
 });
+
+/** POSTs `body` over a connection of its own; the answer, and whether the server closed the connection after it. */
+function rawPost(
+  url: string,
+  body: Buffer,
+  chunked: boolean,
+): Promise<{ status: number; body: string; connection: string | undefined; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    const req = httpRequest(url, {
+      method: 'POST',
+      agent,
+      headers: chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const answer = { status: res.statusCode!, body: Buffer.concat(chunks).toString(), connection: res.headers.connection };
+        const socket = res.socket;
+        const done = (closed: boolean) => {
+          agent.destroy();
+          resolve({ ...answer, closed });
+        };
+        if (socket.destroyed || socket.readableEnded) return done(true);
+        const timer = setTimeout(() => done(false), 2000);
+        socket.once('close', () => (clearTimeout(timer), done(true)));
+        socket.once('end', () => (clearTimeout(timer), done(true)));
+      });
+    });
+    if (chunked) for (let i = 0; i < body.length; i += 4096) req.write(body.subarray(i, i + 4096));
+    else req.write(body);
+    req.end();
+  });
+}

@@ -23,7 +23,8 @@ export interface Handler<Logged = unknown, Outcome = unknown> {
   apply(state: State, e: RecordEntry<Logged>): Outcome;
   /**
    * For a last-writer-wins write: the slot it sets (read after `check` passed, before `apply`).
-   * A write to a slot must be signed later than the write that set it last (docs/record.md).
+   * A write to a slot must be signed later than the time of the write that set it last: the earlier of that
+   * write's payload ts and its entry's ts (docs/record.md).
    */
   slot?(state: State, e: RecordEntry<Logged>): string;
 }
