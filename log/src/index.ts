@@ -169,7 +169,6 @@ export {
   ed25519Verify,
   generateLogKey,
   isMissingKeyFile,
-  keyFileTemp,
   loadOrCreateKeyFile,
   logKeySpellings,
   logKeyString,

@@ -154,7 +154,7 @@ export function parseLogKey(s: string): { publicKey: Uint8Array; name: string | 
 }
 
 /** The temporary file beside `path` that a key is written to before it is renamed to `path`. */
-export const keyFileTemp = (path: string): string => `${path}.tmp`;
+const keyFileTemp = (path: string): string => `${path}.tmp`;
 
 /**
  * Writes `key` to `path` as PKCS#8 PEM with mode 0600, atomically and durably (the file and its

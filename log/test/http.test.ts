@@ -195,6 +195,9 @@ t.test('a codec of its own, under another prefix, with every hook', async (t) =>
   const log = await openTestLog(t, chained);
   let audits = 0;
   let guarded = 0;
+  // The audit runs until released, once both requests below have reached it.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
   const router = logRouter(log, {
     prefix: '/log',
     checkpoint: async () => `${log.checkpoint()}\u2014 witness.example AAAA\n`,
@@ -202,7 +205,7 @@ t.test('a codec of its own, under another prefix, with every hook', async (t) =>
     describe: (e) => ({ words: str(e.bytes).split(' ').length }),
     audit: async () => {
       audits++;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await released;
       return log.audit(logVerifier(log.publicKey));
     },
     auditGuard: async (ctx, next) => {
@@ -241,7 +244,10 @@ t.test('a codec of its own, under another prefix, with every hook', async (t) =>
   t.same(one.entry, { n: 9, text: '9 entry 9', prev: toHex(leaves[8]!) });
   t.ok(verifyInclusion(9, 20, leaves[9]!, fromHexes(one.inclusion.proof), Buffer.from(one.head.rootHash, 'hex')));
 
-  const [a, b] = await Promise.all([get('/log/audit'), get('/log/audit')]);
+  const both = Promise.all([get('/log/audit'), get('/log/audit')]);
+  while (guarded < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  release();
+  const [a, b] = await both;
   t.same(
     [a.json, b.json],
     [
