@@ -2,9 +2,10 @@
 // the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail}; anything else is a bug, logged and
 // answered 500 without detail.
 import type Koa from 'koa';
-import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
+import { ArchiveError, STATUS, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
 import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
 import { LogError } from 'tlog-engine';
+import { LogHttpError } from 'tlog-engine/http';
 import { escapeMarkup as h } from '../lib/protocol/markup.js';
 import { navigation } from './explorer/shell.js';
 
@@ -26,6 +27,9 @@ const REFUSAL_CODES: Readonly<Record<RefusalCode, ErrorCode>> = Object.freeze({
 export function toArchiveError(err: unknown): ArchiveError {
   if (isArchiveError(err)) return err;
   if (isRefusal(err)) return new ArchiveError(REFUSAL_CODES[err.code], err.detail, { retryAfter: err.retryAfter, cause: err });
+  // The refusals of the engine's log router (api/routes/log.ts): 400, 404, or a guard's.
+  if (err instanceof LogHttpError && err.expose && err.code in STATUS)
+    return new ArchiveError(err.code as ErrorCode, err.detail, { retryAfter: err.retryAfter, cause: err });
   if (err instanceof LogError) {
     if (err.code === 'out_of_range') return new ArchiveError('not_found', err.message);
     if (err.code === 'bad_argument') return new ArchiveError('bad_request', err.message);

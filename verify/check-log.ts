@@ -12,12 +12,19 @@
 //              or cross-check draw is not the rule's, or any write the rules refuse, is caught
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { parseGenesis } from '../lib/protocol/genesis.js';
-import { logVerifier } from '../lib/protocol/ed25519.js';
 import { applyEntry, check } from '../lib/record/apply.js';
 import { knownSignedHash } from '../lib/record/replays.js';
 import { emptyState, type State } from '../lib/record/state.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
-import { rootFromLeafHashes, rootFromSubtrees, toHex, verifyHeadSignature, type SignedTreeHead, type Subtree } from 'tlog-engine';
+import {
+  logVerifier,
+  rootFromLeafHashes,
+  rootFromSubtrees,
+  toHex,
+  verifyHeadSignature,
+  type SignedTreeHead,
+  type Subtree,
+} from 'tlog-engine';
 import type { LogCopy, ServedEntry } from './source.js';
 import { ZERO_HASH } from '../lib/protocol/log-entry.js';
 import { isWithheld } from './entry-hashes.js';

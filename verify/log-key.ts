@@ -2,9 +2,7 @@
 // GET /v1/log/key spells it (the key, base64url of its DER SPKI, or the vkey, the C2SP note
 // verifier key `origin+keyid+base64`), or else taken from the source on first use. A source
 // whose published key, genesis or head is another key's is refused with a line naming both.
-import { encodeBase64url } from '../lib/protocol/base64url.js';
-import { SPKI_PREFIX, parsePublicKey } from '../lib/protocol/ed25519.js';
-import { parseVerifierKey, verifierKey } from 'tlog-engine';
+import { logKeyString, parseLogKey, parseLogKeyString, verifierKey } from 'tlog-engine';
 
 /** A key given with --key: the key's spelling, and the origin when a vkey named it. */
 export interface PinnedKey {
@@ -19,30 +17,21 @@ export interface TrustedKey {
   pinned: boolean;
 }
 
-/** Parses --key: a vkey (it holds '+') or a key; throws naming --key when it is neither. */
+/** Parses --key with the engine's parseLogKey: a vkey (it holds '+') or a key; throws naming --key when it is neither. */
 export function parsePinnedKey(s: string): PinnedKey {
-  if (s.includes('+')) {
-    let parsed;
-    try {
-      parsed = parseVerifierKey(s);
-    } catch (err) {
-      throw new Error(`--key: not a verifier key (${(err as Error).message})`);
-    }
-    const spki = new Uint8Array(SPKI_PREFIX.length + 32);
-    spki.set(SPKI_PREFIX);
-    spki.set(parsed.rawPublicKey, SPKI_PREFIX.length);
-    return { key: encodeBase64url(spki), origin: parsed.name };
-  }
+  let parsed;
   try {
-    return { key: parsePublicKey(s, '--key').spelling, origin: null };
+    parsed = parseLogKey(s);
   } catch (err) {
-    throw new Error(`${(err as Error).message} (give the key or the vkey, as GET /v1/log/key spells them)`);
+    const what = s.includes('+') ? 'not a verifier key' : 'not a log key';
+    throw new Error(`--key: ${what} (${(err as Error).message}; give the key or the vkey, as GET /v1/log/key spells them)`);
   }
+  return { key: logKeyString(parsed.publicKey), origin: parsed.name };
 }
 
 /** The vkey of `key` (base64url DER SPKI) under `origin`: the note verifier key of the log's checkpoints. */
 export function vkeyOf(origin: string, key: string): string {
-  return verifierKey(origin, Buffer.from(key, 'base64url').subarray(SPKI_PREFIX.length));
+  return verifierKey(origin, parseLogKeyString(key));
 }
 
 /** How a report names the key it checked against. */

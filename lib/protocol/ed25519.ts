@@ -17,7 +17,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { Point } from '@noble/ed25519';
-import { bytesEqual, type LogSigner, type LogVerifier } from 'tlog-engine';
+import { bytesEqual } from 'tlog-engine';
 import { decodeBase64url, encodeBase64url } from './base64url.js';
 import { canonicalBytes } from './canonical-json.js';
 import { ArchiveError } from './errors.js';
@@ -194,23 +194,6 @@ export function privateKeyFromPem(pem: string): KeyObject {
   return k;
 }
 
-/** Signs with the log key for the log layer, which holds no key of its own. */
-export function logSigner(logKey: KeyObject): LogSigner {
-  return { publicKey: rawPublicKey(logKey), sign: (m) => signBytes(logKey, m) };
-}
-
-/** Verifies raw signatures by the log key `key` (its public spelling). */
-export function logVerifier(key: string): LogVerifier {
-  return (m, sig) => verifySignature(key, m, Buffer.from(sig).toString('base64url'));
-}
-
-/** Verifies an Ed25519 signature by a raw 32-byte public key (for signed notes and cosignatures); false on any malformed input. */
-export function verifyRaw(rawPublicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (rawPublicKey.length !== 32 || signature.length !== 64) return false;
-  try {
-    const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, rawPublicKey]), format: 'der', type: 'spki' });
-    return cryptoVerify(null, message, key, signature);
-  } catch {
-    return false;
-  }
-}
+// The log key's signer and verifier, and verification by a raw key (signed notes, cosignatures),
+// are the engine's (docs/engine.md, "Keys").
+export { logSigner, logVerifier, ed25519Verify as verifyRaw } from 'tlog-engine';

@@ -22,6 +22,7 @@ import {
   type AuditReport,
   type Chained,
   type LeafCodec,
+  type LeafEntry,
   type Log,
   type LogOptions,
   type LogVerifier,
@@ -155,6 +156,21 @@ export function entryData(type: string, payload: string): Uint8Array {
   return encoder.encode(`${type}\n${payload}`);
 }
 
+/** An entry of the engine's log, with its hashes, as the record serves it; throws when its stored bytes are not an entry. */
+export function servedEntryOf(e: LeafEntry): Entry {
+  const b = view(e.bytes);
+  const { nl, ts, type } = headEnd(b);
+  return {
+    seq: e.seq,
+    ts,
+    type,
+    payloadHash: toHex(sha256(b.subarray(nl + 1))),
+    prevHash: toHex(e.prev),
+    entryHash: toHex(e.leafHash),
+    payload: b.toString('utf8', nl + 1),
+  };
+}
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The engine's log, as the record reads and writes it: entries of a type and a canonical JSON payload, with a ts. */
@@ -230,19 +246,7 @@ export class RecordLog {
 
   /** Committed entries with their hashes, as the log serves them. */
   async entries(from: number, count: number): Promise<Entry[]> {
-    return (await this.engine.entries(from, count)).map((e) => {
-      const b = view(e.bytes);
-      const { nl, ts, type } = headEnd(b);
-      return {
-        seq: e.seq,
-        ts,
-        type,
-        payloadHash: toHex(sha256(b.subarray(nl + 1))),
-        prevHash: toHex(e.prev),
-        entryHash: toHex(e.leafHash),
-        payload: b.toString('utf8', nl + 1),
-      };
-    });
+    return (await this.engine.entries(from, count)).map(servedEntryOf);
   }
 
   /** Follows a log another process appends to (the engine's refresh); `onEntries` gets the new entries parsed. */

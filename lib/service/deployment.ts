@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import {
   isPgUrl,
   isShared,
+  logSigner,
+  logVerifier,
   openLevelStore,
   openPgStore,
   restartable,
@@ -16,7 +18,7 @@ import {
   type SharedStore,
 } from 'tlog-engine';
 import { RECORD_FRAMING, RecordLog, recordReader } from '../protocol/log-entry.js';
-import { logSigner, logVerifier, publicKeyOf } from '../protocol/ed25519.js';
+import { publicKeyOf } from '../protocol/ed25519.js';
 import { currentConstitution } from '../protocol/constitution.js';
 import { GENESIS, genesisEvent, readGenesis } from '../protocol/genesis.js';
 import { loadDeploymentKeys } from './keystore.js';
@@ -47,6 +49,7 @@ export interface DeploymentOptions {
 export interface Deployment {
   /** The data directory: the store, the keys, and the deployment's screening rules. */
   dataDir: string;
+  /** The record's view of the log; `log.engine` is the engine's Log (its reads are what /v1/log serves). */
   log: RecordLog;
   /** The store under the log: a SharedStore when many nodes may share it (PostgreSQL). */
   store: LogStore;

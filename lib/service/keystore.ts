@@ -3,11 +3,10 @@
 // seeds and service events; the operator key exercises the reserved powers.
 // Keys are written atomically (docs/protocol.md, "First start"): a first start killed at any
 // point leaves each key whole or absent, and the next start finishes it.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { syncDir, writeFileAtomic } from 'tlog-engine';
-import { generateKeyPair, privateKeyFromPem, privateKeyToPem } from '../protocol/ed25519.js';
+import { isMissingKeyFile, loadOrCreateKeyFile, syncDir } from 'tlog-engine';
 
 export interface DeploymentKeys {
   logKey: KeyObject;
@@ -15,33 +14,22 @@ export interface DeploymentKeys {
 }
 
 /**
- * Loads the key in `file`. When `create` (the log is still empty, so no genesis names a key),
- * a missing key is made, and a key file that holds no whole key (left empty or cut short by an
- * older version killed while writing it) is replaced: nothing ever trusted it.
+ * Loads the key in `file` (the engine's key file: docs/engine.md, "Keys"). When `create` (the log
+ * is still empty, so no genesis names a key), a missing key is made, and a key file that holds no
+ * whole key (left empty or cut short by an older version killed while writing it) is replaced:
+ * nothing ever trusted it.
  */
 export async function loadOrCreateKey(file: string, create: boolean): Promise<KeyObject> {
-  let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    return await loadOrCreateKeyFile(file, {
+      create,
+      onReplace: () =>
+        console.error(`archive: ${file} holds no whole key (a first start was cut short) and no log names it: making it again`),
+    });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read key ${file}: ${(err as Error).message}`);
-    if (!create) throw new Error(`key ${file} is missing, and this data directory already holds a log`);
-    return makeKey(file);
+    if (isMissingKeyFile(err)) throw new Error(`key ${file} is missing, and this data directory already holds a log`, { cause: err });
+    throw err;
   }
-  try {
-    return privateKeyFromPem(text);
-  } catch (err) {
-    if (!create) throw new Error(`cannot read key ${file}: ${(err as Error).message}`);
-    console.error(`archive: ${file} holds no whole key (a first start was cut short) and no log names it: making it again`);
-    return makeKey(file);
-  }
-}
-
-async function makeKey(file: string): Promise<KeyObject> {
-  const { privateKey } = generateKeyPair();
-  // Synced (file and directory) before the genesis that names the key is committed.
-  await writeFileAtomic(file, privateKeyToPem(privateKey), 0o600);
-  return privateKey;
 }
 
 /** The deployment's two keys under `<dataDir>/keys/`; missing ones are made when `create`. */

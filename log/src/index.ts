@@ -5,11 +5,14 @@
 //                 (entries, records, proofs, heads, the audit) over one store
 //   the stores    openStore, openLevelStore, openPgStore, MemoryStore, restartable, and the
 //                 LogStore contract every store meets
+//   the log key   an Ed25519 key for a log: made, kept in a file, its signer and verifier, its
+//                 public key spelled as a key or a vkey and parsed back (keys.ts)
 //   verifying     what a client needs to check what a log serves: leaf hashes, roots,
 //                 proofs, head signatures, checkpoints; and SHA-256 and hex
 //
 // LevelDB and the PostgreSQL client are loaded only when a store of theirs is opened, so a
-// verifier that imports this file loads no store.
+// verifier that imports this file loads no store. The log's reads over HTTP are the subpath
+// tlog-engine/http (http.ts): this file loads no Koa.
 import type { AuditReport } from './audit.js';
 import type { EntryReader, StoredEntry } from './reader.js';
 import type { Log } from './log.js';
@@ -92,6 +95,27 @@ export function openStore(location: string, opts: { framing?: Framing } = {}): P
 export function restartable(open: () => Promise<LogStore>): Promise<LogStore & { restart(): Promise<void> }> {
   return RestartableStore.open(open);
 }
+
+// ---- the log key ----
+
+export {
+  ed25519Verify,
+  generateLogKey,
+  isMissingKeyFile,
+  loadOrCreateKeyFile,
+  logKeySpellings,
+  logKeyString,
+  logSigner,
+  logVerifier,
+  parseLogKey,
+  parseLogKeyString,
+  privateKeyFromPem,
+  privateKeyToPem,
+  rawPublicKey,
+  readKeyFile,
+  writeKeyFile,
+  type KeyFileOptions,
+} from './keys.js';
 
 // ---- verifying what a log serves ----
 

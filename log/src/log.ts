@@ -47,6 +47,10 @@ export interface Appender {
 /** Reads of the committed log: nothing a reader sees is ever taken back. */
 export interface Reader extends EntryReader {
   readonly origin: string;
+  /** The log key's raw 32-byte Ed25519 public key (keys.ts spells it). */
+  readonly publicKey: Uint8Array;
+  /** The name of the note key that signs its checkpoints (the origin unless `openLog` was given another). */
+  readonly keyName: string;
   /** Size of the committed tree. */
   readonly size: number;
   /** The latest committed signed tree head. */

@@ -92,7 +92,7 @@ export class Sequencer implements EntryReader {
     private store: LogStore,
     private readonly signer: LogSigner,
     readonly origin: string,
-    private readonly keyName: string,
+    readonly keyName: string,
     private readonly codec: Codec,
     private readonly clock: () => number,
     private readonly maxBatch: number,
@@ -121,6 +121,11 @@ export class Sequencer implements EntryReader {
     // A store another process commits to may have grown its tiles since the head was read.
     const { edge, lastHash } = await loadEdge(store, stored, store.shared !== true);
     return new Sequencer(store, signer, origin, keyName, codec, clock, maxBatch, stored, edge, lastHash);
+  }
+
+  /** The log key's raw 32-byte Ed25519 public key: what signs its heads and checkpoints. */
+  get publicKey(): Uint8Array {
+    return this.signer.publicKey;
   }
 
   /** The latest committed signed tree head. */
