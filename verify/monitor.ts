@@ -16,7 +16,6 @@ import {
   type MonitorState as EngineState,
   type WitnessPolicy,
 } from 'tlog-engine';
-import { serveGossip as engineServeGossip } from 'tlog-engine/servers';
 import { pinProblem, type PinnedKey } from './log-key.js';
 import type { WitnessAnswer, WitnessRecord } from './witness.js';
 
@@ -99,14 +98,16 @@ export interface WitnessEndpoint {
 /**
  * Serves `GET /head`: the latest head this monitor verified (404 before its first). As a
  * witness, also `POST /add-checkpoint` (c2sp.org/tlog-witness) and
- * `GET /<sha256(origin) hex>/checkpoint`.
+ * `GET /<sha256(origin) hex>/checkpoint`. The engine's servers are loaded only here, so a round
+ * alone loads no server code.
  */
-export function serveGossip(
+export async function serveGossip(
   port: number,
   host: string,
   current: () => MonitorState | null,
   witness?: WitnessEndpoint,
 ): Promise<{ server: Server; url: string }> {
+  const { serveGossip: engineServeGossip } = await import('tlog-engine/servers');
   return engineServeGossip(
     port,
     host,
