@@ -11,8 +11,11 @@ import type { WitnessEndpoint } from './witness/endpoint.js';
 /** Largest add-checkpoint body read: 63 proof lines and a note with 100 signatures fit well within. */
 export const MAX_ADD_CHECKPOINT_BODY = 64 * 1024;
 
-/** How much of a body over the limit is read (and dropped) after the 413, before the connection is cut. */
-const DRAIN_LIMIT = 16 * MAX_ADD_CHECKPOINT_BODY;
+/**
+ * What is read and dropped of a body over the limit before the connection is cut: a client still
+ * sending when the witness answers and closes would be reset, and could lose the answer.
+ */
+const MAX_DROPPED = 1024 * 1024;
 
 const TEXT = 'text/plain; charset=utf-8';
 const CHECKPOINT_PATH = /^\/([0-9a-f]{64})\/checkpoint$/;
@@ -23,38 +26,32 @@ function reply(res: ServerResponse, status: number, type: string, body: string, 
 }
 
 /**
- * The body of `req` as text, or null when it is over MAX_ADD_CHECKPOINT_BODY (by its
- * Content-Length or as it arrives). Past the limit nothing more is kept; what still arrives is
- * read and dropped (so the 413 reaches the client), up to DRAIN_LIMIT, then the connection is cut.
+ * The body of `req` as text; 'too large' when it is over MAX_ADD_CHECKPOINT_BODY, once the rest
+ * of it was read and dropped (so the 413 reaches a client that is still sending); 'flood' as soon
+ * as even that is over MAX_DROPPED.
  */
-function readBody(req: IncomingMessage): Promise<string | null> {
+function readBody(req: IncomingMessage): Promise<string | 'too large' | 'flood'> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = declared > MAX_ADD_CHECKPOINT_BODY;
-    if (over) resolve(null);
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (over) {
-        if (size > DRAIN_LIMIT) req.destroy();
-        return;
+      if (size <= MAX_ADD_CHECKPOINT_BODY) chunks.push(c);
+      else if (size > MAX_ADD_CHECKPOINT_BODY + MAX_DROPPED) {
+        req.pause();
+        resolve('flood');
       }
-      if (size > MAX_ADD_CHECKPOINT_BODY) {
-        over = true;
-        chunks.length = 0;
-        resolve(null);
-      } else chunks.push(c);
     });
-    req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_ADD_CHECKPOINT_BODY ? 'too large' : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }
 
 /**
  * Handles the tlog-witness requests of `witness` (c2sp.org/tlog-witness): POST /add-checkpoint
- * (405 for another method, 413 with a line for a body over 64 KiB, 500 when the witness could
- * not keep what it cosigned: nothing was cosigned) and GET /<hex SHA-256 of an origin>/checkpoint,
+ * (405 for another method; 413 with a line and Connection: close for a body over 64 KiB, once
+ * the rest is read and dropped, up to 1 MiB more; 500 when the witness could not keep what it
+ * cosigned: nothing was cosigned) and GET /<hex SHA-256 of an origin>/checkpoint,
  * the last checkpoint cosigned for that log. Returns false for any other request, left unanswered.
  */
 export function handleWitness(witness: WitnessEndpoint, req: IncomingMessage, res: ServerResponse): boolean {
@@ -66,7 +63,12 @@ export function handleWitness(witness: WitnessEndpoint, req: IncomingMessage, re
     }
     readBody(req).then(
       (body) => {
-        if (body === null) return reply(res, 413, TEXT, `the body is over ${MAX_ADD_CHECKPOINT_BODY} bytes\n`);
+        if (body === 'too large' || body === 'flood') {
+          // Answered in full, then the connection is closed; a flood is cut once the answer is written.
+          res.shouldKeepAlive = false;
+          if (body === 'flood') res.once('finish', () => req.socket.destroy());
+          return reply(res, 413, TEXT, `the body is over ${MAX_ADD_CHECKPOINT_BODY} bytes\n`);
+        }
         let answer;
         try {
           answer = witness.add(body);
