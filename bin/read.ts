@@ -5,7 +5,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { stringify } from 'yaml';
 import { ArchiveClient, ok, type Reply, type Served } from '../lib/client/http.js';
 import { Reader } from '../lib/client/reads.js';
-import { checkpointProblem } from '../verify/monitor.js';
+import { checkpointProblem } from 'tlog-engine';
 import { headSigned } from '../verify/check-log.js';
 import { printRefusal } from './reply.js';
 

@@ -9,6 +9,7 @@ export type LogErrorCode =
   | 'closed' // the log was closed
   | 'failed' // the log stopped after a failed commit
   | 'fenced' // a commit found the stored head moved by another writer, or the lease taken, and wrote nothing
+  | 'unavailable' // a log, witness or mirror read over HTTP gave no answer, or not the one the protocol promises
   | 'unknown'; // a commit's outcome could not be learnt (the store stopped answering after it was sent): it may have landed
 
 /** An error raised by log/, carrying a code from a closed set. */

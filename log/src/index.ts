@@ -9,6 +9,12 @@
 //                 public key spelled as a key or a vkey and parsed back (keys.ts)
 //   verifying     what a client needs to check what a log serves: leaf hashes, roots,
 //                 proofs, head signatures, checkpoints; and SHA-256 and hex
+//   the client    a log's reads over HTTP (LogClient), proofs and heads checked, a tiles
+//                 client, a static tiles mirror, and a monitor that gossips heads
+//   witnesses     cosignatures, a witness policy, the witness side of add-checkpoint, a
+//                 witness key, and the client that has a log's checkpoints cosigned
+//
+// The HTTP servers (a witness's, a monitor's gossip) are apart, in tlog-engine/servers.
 //
 // LevelDB and the PostgreSQL client are loaded only when a store of theirs is opened, so a
 // verifier that imports this file loads no store. The log's reads over HTTP are the subpath
@@ -136,6 +142,7 @@ export {
   parseVerifierKey,
   verifierKey,
   type Checkpoint,
+  type NoteKey,
   type NoteSigner,
   type NoteVerifier,
 } from './checkpoint.js';
@@ -192,3 +199,46 @@ export {
   type SnapshotPlace,
 } from './snapshot.js';
 export { syncDir, writeFileAtomic, writeFileAtomicSync } from './atomic-file.js';
+
+// ---- the client side ----
+
+export { LogClient, checkedUrl, type LogClientOptions, type PublishedKey } from './client/log-client.js';
+export { consistent, included, type TreeHead } from './client/proofs.js';
+export { checkpointProblem, headSigned } from './client/heads.js';
+export {
+  leafMatches,
+  readEntryBundle,
+  readHashTiles,
+  readTiles,
+  readTilesHead,
+  type TiledLog,
+  type TilesHead,
+  type TilesProblem,
+  type TilesTrust,
+} from './client/tiles.js';
+export { writeMirror, type MirrorOptions } from './client/mirror.js';
+export { MONITOR_FORMAT, readMonitorState, writeMonitorState, type MonitorState } from './client/monitor-state.js';
+export { comparePeer, monitorRound, type Finding, type RoundOptions, type TrustedKey } from './client/monitor.js';
+
+// ---- witnesses ----
+
+export { witnessPolicy, witnessed, type WitnessPolicy, type WitnessedLog } from './witness/policy.js';
+export {
+  TLOG_SIZE_TYPE,
+  addCheckpoint,
+  checkpointPath,
+  type WitnessAnswer,
+  type WitnessKey,
+  type WitnessRecord,
+  type WitnessedLogs,
+} from './witness/cosigner.js';
+export { loadOrCreateWitnessKey, readWitnessKey, witnessKey } from './witness/witness-key.js';
+export { WITNESS_STATE_FORMAT, fileWitness, type WitnessEndpoint } from './witness/endpoint.js';
+export {
+  Witnesses,
+  witnessConfig,
+  type CosignedLog,
+  type CosignedPlace,
+  type WitnessConfig,
+  type WitnessesOptions,
+} from './witness/witnesses.js';
