@@ -12,7 +12,7 @@ import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { feedLinks } from '../../lib/record/feeds.js';
 
 const STYLE = `*, ::before, ::after { box-sizing: border-box; }
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: anywhere; }
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: break-word; }
 header { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; }
 header nav a { margin-right: 1rem; } a.json, .json a { font-size: 0.8em; } header a.json { margin-left: auto; }
 form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; }
@@ -26,7 +26,8 @@ mark { background: #fff1a8; color: inherit; padding: 0 0.05em; }
 .kind { font-size: 0.75em; text-transform: uppercase; letter-spacing: 0.03em; color: #555; border: 1px solid #ccc; border-radius: 3px; padding: 0 0.25em; }
 .notice { background: #fff8e1; border: 1px solid #ecd48a; padding: 0.5rem 0.8rem; }
 h1 { font-size: 1.35rem; margin: 0.8rem 0 0.4rem; } h2 { font-size: 1.1rem; margin: 1.4rem 0 0.4rem; }
-code { font-size: 0.85em; word-break: break-all; } small, .muted { color: #666; }
+code { font-size: 0.85em; display: inline-block; max-width: 100%; } small, .muted { color: #666; }
+code.name { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; vertical-align: bottom; } time, .range { white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; }
 td, th { padding: 0.25rem 0.6rem 0.25rem 0; text-align: left; vertical-align: top; border-bottom: 1px solid #eee; }
 th { font-weight: 600; font-size: 0.9em; }
@@ -45,7 +46,7 @@ button { font: inherit; font-size: 0.85em; }
   table.reflow thead { display: none; }
   table.reflow tr { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.1rem 0.8rem; border-bottom: 1px solid #ddd; padding: 0.35rem 0; }
   table.reflow tr.day { display: block; }
-  table.reflow td { display: block; border: 0; padding: 0; text-align: left; }
+  table.reflow td { display: block; border: 0; padding: 0; text-align: left; min-width: 0; max-width: 100%; }
   table.reflow td.full { flex: 1 1 100%; } table.reflow td.rest { flex: 1 1 calc(100% - 3.5rem); }
   table.reflow td[data-label]::before { content: attr(data-label) " "; color: #666; }
 }`;
@@ -207,7 +208,10 @@ export function itemLink(
   text = s.kind === 'receipt' || s.kind === 'argument' || s.kind === 'proposal' ? s.id.slice(0, 16) : s.id,
 ): string {
   const to = itemHref(state, s);
-  return to === null ? `<code>${h(text)}</code>` : `<a href="${h(to)}"><code>${h(text)}</code></a>`;
+  // Names stay on one line (cut short with an ellipsis, in full as the title, only when wider than the screen).
+  const code =
+    s.kind === 'agent' || s.kind === 'operator' ? `<code class="name" title="${h(text)}">${h(text)}</code>` : `<code>${h(text)}</code>`;
+  return to === null ? code : `<a href="${h(to)}">${code}</a>`;
 }
 
 /** An agent by handle, linked to its page. */
