@@ -27,7 +27,9 @@ mark { background: #fff1a8; color: inherit; padding: 0 0.05em; }
 .notice { background: #fff8e1; border: 1px solid #ecd48a; padding: 0.5rem 0.8rem; }
 h1 { font-size: 1.35rem; margin: 0.8rem 0 0.4rem; } h2 { font-size: 1.1rem; margin: 1.4rem 0 0.4rem; }
 code { font-size: 0.85em; display: inline-block; max-width: 100%; } small, .muted { color: #666; }
-code.name { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; vertical-align: bottom; } time, .range { white-space: nowrap; }
+a[href^="/explore/agents/"] code, a[href^="/explore/operators/"] code {
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; vertical-align: bottom; }
+time, .range { white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; }
 td, th { padding: 0.25rem 0.6rem 0.25rem 0; text-align: left; vertical-align: top; border-bottom: 1px solid #eee; }
 th { font-weight: 600; font-size: 0.9em; }
@@ -208,10 +210,7 @@ export function itemLink(
   text = s.kind === 'receipt' || s.kind === 'argument' || s.kind === 'proposal' ? s.id.slice(0, 16) : s.id,
 ): string {
   const to = itemHref(state, s);
-  // Names stay on one line (cut short with an ellipsis, in full as the title, only when wider than the screen).
-  const code =
-    s.kind === 'agent' || s.kind === 'operator' ? `<code class="name" title="${h(text)}">${h(text)}</code>` : `<code>${h(text)}</code>`;
-  return to === null ? code : `<a href="${h(to)}">${code}</a>`;
+  return to === null ? `<code>${h(text)}</code>` : `<a href="${h(to)}"><code>${h(text)}</code></a>`;
 }
 
 /** An agent by handle, linked to its page. */

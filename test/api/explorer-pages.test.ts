@@ -52,7 +52,7 @@ t.test('pages of claims, newest first, stable while claims land', async (t) => {
   }
 });
 
-t.test('statuses explained where the claims list shows them, sparklines labelled with their range', async (t) => {
+t.test('statuses explained where the claims list shows them, sparklines labelled with their current value and range', async (t) => {
   const s = await startService(t);
   const a = await register(s, 'alice', { operatorId: 'lab-a' });
   const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
@@ -64,7 +64,7 @@ t.test('statuses explained where the claims list shows them, sparklines labelled
   );
   for (const status of ['unchecked', 'supported', 'established', 'contested', 'refuted'])
     t.match(page, `<dt>${status}</dt>`, `the legend says what ${status} means`);
-  t.match(page, /<small class="range">0\.6850–0\.8969<\/small>/, 'the range the sparkline spans');
+  t.match(page, /<small class="range">now <b class="now">0\.8969<\/b>, moved 0\.6850–0\.8969<\/small>/, 'the current value and the range');
 });
 
 t.test("a claim's page names where it comes from, and an amended claim its original test", async (t) => {
