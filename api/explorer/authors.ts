@@ -3,6 +3,7 @@
 // it), calibration, an agent's models, keys' history and doorbell (its kind, never its address),
 // and their work, each list a page at a time by its own cursor (work.ts).
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { SPKI_PREFIX } from '../../lib/protocol/ed25519.js';
 import type { agentRead, operatorRead } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
 import { entryLink, operatorLink } from './shell.js';
@@ -18,7 +19,14 @@ export interface ListsPlace {
   limit: number | undefined;
 }
 
-const keyShort = (key: string): string => `<code title="${h(key)}">${h(key.slice(0, 16))}…</code>`;
+/** The 16 characters every Ed25519 key's spelling starts with (its DER SPKI header, the same for all): no part of the key itself. */
+const SPKI_SPELLED = Buffer.from(SPKI_PREFIX).toString('base64url');
+
+/** A key shown short, by its own first characters (the point's, past the header every key shares); whole as the title. */
+const keyShort = (key: string): string => {
+  const own = key.startsWith(SPKI_SPELLED) ? key.slice(SPKI_SPELLED.length) : key;
+  return `<code class="key" title="${h(key)}">${h(own.slice(0, 16))}…</code>`;
+};
 
 function keysTable(a: AgentRead): string {
   const rows = a.keys.map((k) => {

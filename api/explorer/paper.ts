@@ -7,7 +7,7 @@ import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { paperRead } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
 import { claimSparkline } from './charts.js';
-import { agentLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, claimLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine } from './work.js';
 
 type PaperRead = NonNullable<Awaited<ReturnType<typeof paperRead>>>;
@@ -25,7 +25,7 @@ const REL: Readonly<Record<string, string>> = {
 /** A parent: a paper or external claim on the record linked to its page (plain when out of view), a DOI to doi.org, any other id as text. */
 function parentLink(state: State, p: Parent): string {
   if (p.id.startsWith('rec:')) return itemLink(state, { kind: 'paper', id: p.id });
-  if (p.id.startsWith('ext:')) return itemLink(state, { kind: 'claim', id: `${p.id}#C1` }, p.id);
+  if (p.id.startsWith('ext:')) return claimLink(state, `${p.id}#C1`);
   if (p.id.startsWith('doi:'))
     return `<a href="https://doi.org/${h(encodeURI(p.id.slice(4)))}" rel="nofollow noopener ugc"><code>${h(p.id)}</code></a>`;
   return `<code>${h(p.id)}</code>`;
@@ -35,7 +35,7 @@ function parentLi(state: State, p: Parent): string {
   const claims =
     p.claims === null
       ? ''
-      : ` (claims ${p.claims.map((c) => (p.id.startsWith('rec:') ? itemLink(state, { kind: 'claim', id: `${p.id}#${c}` }, c) : `<code>${h(c)}</code>`)).join(', ')})`;
+      : ` (claims ${p.claims.map((c) => (p.id.startsWith('rec:') ? claimLink(state, `${p.id}#${c}`, 'quoted', c) : `<code>${h(c)}</code>`)).join(', ')})`;
   const basis = p.basis === null ? '' : `, ${p.basis === 'reproduced' ? 'having reproduced it' : 'having reviewed it'}`;
   return `<li>${h(REL[p.rel] ?? p.rel)} ${parentLink(state, p)}${claims}${basis}${p.note === null ? '' : `<blockquote>${h(p.note)}</blockquote>`}</li>`;
 }
@@ -43,7 +43,7 @@ function parentLi(state: State, p: Parent): string {
 export function paperPage(state: State, p: PaperRead): string {
   const claims = p.claims.map(
     (c) =>
-      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${itemLink(state, { kind: 'claim', id: c.ref })}: ${h(c.text)}<br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${claimSparkline(state.numbers.history, c.ref)}</li>`,
+      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${claimLink(state, c.ref, 'whole')} <small><code>${h(c.ref)}</code></small><br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${claimSparkline(state.numbers.history, c.ref)}</li>`,
   );
   const amendments = p.amendments.map(
     (a) =>

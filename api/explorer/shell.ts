@@ -203,12 +203,31 @@ export function itemHref(state: State, s: Subject): string | null {
   }
 }
 
-/** An item as a link to its page, or as plain text when it has none to show (not on the record, or out of view). */
-export function itemLink(
-  state: State,
-  s: Subject,
-  text = s.kind === 'receipt' || s.kind === 'argument' || s.kind === 'proposal' ? s.id.slice(0, 16) : s.id,
-): string {
+/** A claim's statement named within a sentence is cut short past this many characters (whole on its page and in the link's title). */
+const CLAIM_SHORT = 160;
+
+/**
+ * A claim as the explorer names it: by its statement, linked to its page, its ref the link's
+ * title (a claim is never titled by its id). `quoted` within a sentence (cut short when long),
+ * `whole` where the claim is the item listed. Out of view (or not on the record) it has no
+ * statement to show: its ref (or `plain`), as plain text.
+ */
+export function claimLink(state: State, ref: string, form: 'quoted' | 'whole' = 'quoted', plain = ref): string {
+  const to = itemHref(state, { kind: 'claim', id: ref });
+  if (to === null) return `<code>${h(plain)}</code>`;
+  const text = state.claims.get(ref)!.text;
+  if (form === 'whole') return `<a class="claim" href="${h(to)}" title="${h(ref)}">${h(text)}</a>`;
+  const short = text.length > CLAIM_SHORT ? `${text.slice(0, CLAIM_SHORT - 1).trimEnd()}…` : text;
+  return `<a class="claim" href="${h(to)}" title="${h(short === text ? ref : `${ref}: ${text}`)}">“${h(short)}”</a>`;
+}
+
+/**
+ * An item as a link to its page, or as plain text when it has none to show (not on the record,
+ * or out of view); a claim by its statement (claimLink) unless `text` is given.
+ */
+export function itemLink(state: State, s: Subject, given?: string): string {
+  if (s.kind === 'claim' && given === undefined) return claimLink(state, s.id);
+  const text = given ?? (s.kind === 'receipt' || s.kind === 'argument' || s.kind === 'proposal' ? s.id.slice(0, 16) : s.id);
   const to = itemHref(state, s);
   return to === null ? `<code>${h(text)}</code>` : `<a href="${h(to)}"><code>${h(text)}</code></a>`;
 }

@@ -6,7 +6,7 @@
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/reads.js';
 import type { State, Tier } from '../../lib/record/state.js';
-import { agentLink, count, entryLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, claimLink, count, entryLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 
 type PaperItem = ReturnType<typeof paperItem>;
@@ -42,9 +42,7 @@ const author = (state: State, by: By, x: { agent: string; operatorId: string }):
 
 /** A paper as a list shows it: title linked to its page, field, who, when, its claims' numbers. */
 export function paperLi(state: State, p: PaperItem, by: By): string {
-  const claims = p.claims.map(
-    (c) => `${itemLink(state, { kind: 'claim', id: c.ref }, c.ref.slice(c.ref.indexOf('#') + 1))} ${claimNumbersLine(c)}`,
-  );
+  const claims = p.claims.map((c) => `${claimLink(state, c.ref)} ${claimNumbersLine(c)}`);
   return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(<a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a>)</small>${author(state, by, p)}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
 }
 

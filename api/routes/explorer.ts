@@ -17,7 +17,7 @@ import { assertArgumentInView, assertClaimInView, claimInView } from '../../lib/
 import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
-import { agentLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
+import { agentLink, claimLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
 import { STATUS_MEANING, statusLegend } from '../explorer/status.js';
 import { CLAIM_LISTS, claimJson, claimPage, LIMIT, type ClaimQuery } from '../explorer/claim.js';
 import { argumentPage, CHECKS_LIMIT, receiptPage, RERUNS_LIMIT } from '../explorer/items.js';
@@ -61,8 +61,7 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
       });
       const rows = refs.map((ref) => {
         const c = claimScore(state, ref);
-        const text = state.claims.get(ref)!.text;
-        return `<tr><td class="full"><a href="/explore/claims/${encodeURIComponent(ref)}"><code>${h(ref)}</code></a><br>${h(text)}</td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
+        return `<tr><td class="full">${claimLink(state, ref, 'whole')} <small><code>${h(ref)}</code></small></td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
       });
       const s = summary(state);
       const sth = d.log.sth();
@@ -91,7 +90,7 @@ ${statusLegend()}`,
     const q: ClaimQuery = { before: {}, limit: intParam(query, 'limit', { min: 1, max: 200, default: LIMIT }) };
     for (const list of CLAIM_LISTS) if (query.has(list)) q.before[list] = intParam(query, list, { min: 0 });
     const json = claimJson(claim);
-    await respond(ctx, json, async () => page(ref, await claimPage(state, entries, claim, q), { json }));
+    await respond(ctx, json, async () => page(claim.text, await claimPage(state, entries, claim, q), { json }));
   });
 
   router.get('/explore/receipts/:id', async (ctx) => {

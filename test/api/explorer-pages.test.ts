@@ -15,7 +15,7 @@ const html = async (s: TestService, path: string) => {
 };
 const unescape = (s: string) => s.replace(/&amp;/g, '&');
 const claimsOn = (page: string) =>
-  [...page.matchAll(/<tr><td class="full"><a href="\/explore\/claims\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
+  [...page.matchAll(/<tr><td class="full"><a class="claim" href="\/explore\/claims\/([^"]+)"/g)].map((m) => decodeURIComponent(m[1]!));
 /** The href of the first pager link of `cls` in the list `id`, or null. */
 const pageLink = (page: string, id: string, cls: string) =>
   new RegExp(`<p class="pager" id="${id}">.*?<a class="${cls}" href="([^"]+)"`).exec(page)?.[1]?.replace(/&amp;/g, '&') ?? null;
@@ -232,7 +232,7 @@ t.test("a receipt's and an argument's pages", async (t) => {
   t.match(
     arg,
     new RegExp(
-      `<p id="argument-about">refutes <a href="/explore/claims/${encodeURIComponent(r.claim)}">.*on the grounds of <b>logical-gap</b>, by .*bob`,
+      `<p id="argument-about">refutes <a class="claim" href="/explore/claims/${encodeURIComponent(r.claim)}" title="${r.claim}">“Smaller steps &lt;halve&gt; the variance”</a> on the grounds of <b>logical-gap</b>, by .*bob`,
     ),
   );
   t.match(arg, /<p id="argument-status">Status <b>open<\/b>\. Open: not settled yet, so it moves nothing\./);
@@ -277,8 +277,15 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   const of = (type: string) => [...rows.values()].filter((x) => x.type === type).map((x) => x.what);
   const paper = r.claim.split('#')[0]!;
   t.match(of('paper')[0], `<a href="/explore/papers/${paper}"><code>${paper}</code></a>`);
-  t.match(of('claim.external')[0], `<a href="/explore/claims/${encodeURIComponent(r.external)}">`);
-  t.match(of('claim.amend')[0], `<a href="/explore/claims/${encodeURIComponent(r.amended)}">`);
+  t.match(
+    of('claim.external')[0],
+    `<a class="claim" href="/explore/claims/${encodeURIComponent(r.external)}" title="${r.external}">“Larger batch sizes never reduce final accuracy.”</a>`,
+    'a claim named by its statement',
+  );
+  t.match(
+    of('claim.amend')[0],
+    `<a class="claim" href="/explore/claims/${encodeURIComponent(r.amended)}" title="${r.amended}">“The effect holds`,
+  );
   t.same(
     of('check.commit').map((w) => /receipts\/([0-9a-f]{64})/.exec(w)?.[1]),
     [r.verifiedReceipt, r.unverifiedReceipt],
@@ -308,6 +315,46 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   t.match(await html(s, '/explore/log'), new RegExp(`<h1>The log: entries 0 to ${size - 1} of ${size}</h1>`), 'the last 50 by default');
   t.match(first, /<section id="head" data-key="[A-Za-z0-9_-]{59}">/, 'the log key the browser checks the head with');
   for (const bad of ['from=999', 'limit=0', 'limit=201', 'from=x']) t.equal((await fetch(`${s.url}/explore/log?${bad}`)).status, 400, bad);
+});
+
+t.test('every page names a claim by its statement, never by its id alone', async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const { bob } = r.agents;
+  const challenge = (
+    await send(s, bob, 'challenge.propose', { claim: r.amended, brief: 'Re-run the second table with another optimiser.' })
+  ).body.id as string;
+  const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const pages = [
+    '/explore',
+    `/explore/claims/${encodeURIComponent(r.claim)}`,
+    `/explore/receipts/${r.unverifiedReceipt}`,
+    `/explore/arguments/${r.argument}`,
+    `/explore/challenges/${challenge}`,
+    '/explore/agents/bob',
+    '/explore/operators/lab-b',
+    `/explore/papers/${r.paper}`,
+    '/explore/papers',
+    '/explore/log?from=0&limit=200',
+  ];
+  for (const path of pages) {
+    const page = await html(s, path);
+    const links = [...page.matchAll(/<a [^>]*href="\/explore\/claims\/([^"#?]+)"[^>]*>(.*?)<\/a>/g)];
+    if (!path.startsWith('/explore/claims/')) t.ok(links.length > 0, `${path} links claims`);
+    for (const [, ref, inner] of links) {
+      const text = s.record.state.claims.get(decodeURIComponent(ref!))!.text;
+      t.equal(inner!.replace(/^“(.*)”$/, '$1'), escaped(text), `${path}: ${decodeURIComponent(ref!)} named by its statement`);
+    }
+  }
+  const claim = await html(s, `/explore/claims/${encodeURIComponent(r.claim)}`);
+  t.match(claim, '<title>Smaller steps &lt;halve&gt; the variance</title>', "a claim's page is titled by its statement");
+  t.match(claim, '<h1>Smaller steps &lt;halve&gt; the variance</h1>');
+  t.match(claim, `<p id="claim-id"><small>Claim <code>${r.claim}</code></small></p>`, 'its id beside it');
+  t.match(
+    await html(s, `/explore/claims/${encodeURIComponent(r.external)}`),
+    '<h1>Larger batch sizes never reduce final accuracy.</h1>',
+    'an external claim by its quote',
+  );
 });
 
 t.test("a claim's page says why it has its status", async (t) => {

@@ -100,7 +100,11 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
     '<ul id="artefacts"><li><a href="https://example.org/data?a=1&amp;b=&quot;2&quot;" rel="nofollow noopener ugc">https://example.org/data?a=1&amp;b=&quot;2&quot;</a></li></ul>',
   );
   const claims = /<ul class="items" id="claims-list">(.*?)<\/ul>/s.exec(page)![1]!;
-  t.match(claims, `<a href="/explore/claims/${encodeURIComponent(c1)}"><code>${c1}</code></a>: Claim number 1 holds`);
+  t.match(
+    claims,
+    `<li id="claim-C1"><a class="claim" href="/explore/claims/${encodeURIComponent(c1)}" title="${c1}">Claim number 1 holds</a> <small><code>${c1}</code></small>`,
+    'a claim titled by its statement, its ref beside it',
+  );
   t.match(
     claims,
     /empirical, stated confidence 0\.8; test: A replication where the ratio is above 0\.8 on the same setup\. \(amended at entry/,
@@ -108,15 +112,18 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(claims, /<span class="status" title="[^"]+">supported<\/span> 0\.\d{4}, 1 receipt, 0 arguments <span class="spark"><svg/);
   t.match(
     page,
-    /<ul id="amendments-list"><li><a href="\/explore\/claims\/[^"]+"><code>[^<]+<\/code><\/a>, amended at entry <a [^>]+>\d+<\/a>: the test was <q>A result that would refute it<\/q> \(empirical\); it is <q>A replication where the ratio is above 0\.8 on the same setup\.<\/q> \(empirical\)\.<\/li><\/ul>/,
+    /<ul id="amendments-list"><li><a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>, amended at entry <a [^>]+>\d+<\/a>: the test was <q>A result that would refute it<\/q> \(empirical\); it is <q>A replication where the ratio is above 0\.8 on the same setup\.<\/q> \(empirical\)\.<\/li><\/ul>/,
     'both versions of the amended claim',
   );
   const parents = /<ul id="builds-on-list">(.*?)<\/ul>/s.exec(page)![1]!;
   t.match(
     parents,
-    `<li>extends <a href="/explore/papers/${parent.body.id}"><code>${parent.body.id}</code></a> (claims <a href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}"><code>C2</code></a>), having reproduced it<blockquote>A note of twenty characters or more &lt;script&gt;`,
+    `<li>extends <a href="/explore/papers/${parent.body.id}"><code>${parent.body.id}</code></a> (claims <a class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>), having reproduced it<blockquote>A note of twenty characters or more &lt;script&gt;`,
   );
-  t.match(parents, `<li>has as background <a href="/explore/claims/${encodeURIComponent(ext.body.ref as string)}">`);
+  t.match(
+    parents,
+    `<li>has as background <a class="claim" href="/explore/claims/${encodeURIComponent(ext.body.ref as string)}" title="${ext.body.ref}">“`,
+  );
   t.match(
     parents,
     '<li>refutes <a href="https://doi.org/10.5555/some.paper" rel="nofollow noopener ugc"><code>doi:10.5555/some.paper</code></a>',
@@ -239,6 +246,10 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
   t.match(page, /<p id="calibration">Calibration \(<code>rho<\/code>\) 0\.5000 over 0 resolved claims/);
   const keys = /<table id="keys" class="reflow">(.*?)<\/table>/s.exec(page)![1]!;
   t.match(keys, /<td data-label="role">main key<\/td>.*<td data-label="status">in force<\/td>/s);
+  // A key shown short by its own characters, not by the header every Ed25519 key starts with.
+  const main = s.record.state.agents.get('bob')!.mainKey;
+  t.match(keys, `<code class="key" title="${main}">${main.slice(16, 32)}…</code>`, 'the main key by the start of its point');
+  t.notMatch(keys, />MCowBQYDK2VwAyEA/, 'not by the prefix every key shares');
   t.match(
     keys,
     /check key \(reports\) <q>laptop &lt;script&gt;.*revoked at entry <a [^>]+>\d+<\/a>/s,
@@ -252,7 +263,7 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
   t.match(page, `<ul class="items" id="receipts-list"><li><a href="/explore/receipts/${r.receipt}">`);
   t.match(
     page,
-    /Forecast <b>0\.6<\/b> on <a href="\/explore\/claims\/[^"]+"><code>[^<]+<\/code><\/a>, <time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a><blockquote class="rationale">Rationale 2: &lt;script&gt;/,
+    /Forecast <b>0\.6<\/b> on <a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>, <time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a><blockquote class="rationale">Rationale 2: &lt;script&gt;/,
   );
   t.notMatch(page, /<script>alert/);
   t.match(page, `<a href="/explore/arguments/${r.argument}"><code>refutes on logical-gap</code></a>`);
@@ -529,7 +540,7 @@ t.test("a challenge's page and a proposal's page; links from elsewhere go to pag
   t.match(
     ch,
     new RegExp(
-      `<p id="challenge-about">A challenge to check <a href="/explore/claims/${encodeURIComponent(one.c2)}">.* proposed by <a href="/explore/agents/bob">`,
+      `<p id="challenge-about">A challenge to check <a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" title="${one.c2}">“${s.record.state.claims.get(one.c2)!.text}”</a> .* proposed by <a href="/explore/agents/bob">`,
     ),
   );
   t.match(ch, '<blockquote id="brief">Re-run the main table with a fresh seed and report the spread.</blockquote>');
