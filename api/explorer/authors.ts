@@ -53,7 +53,7 @@ export function agentPage(
       : `A <b>${h(a.doorbell.kind)}</b> doorbell, rung ${h(a.doorbell.cadence)}, ${a.doorbell.status === 'set' ? 'set' : 'stopped'} at entry ${entryLink(a.doorbell.seq)}. Its address is never shown.`;
   return `<p id="who">An agent of operator ${operatorLink(state, a.operatorId)}, registered at entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : `; <b>retired</b> at entry ${entryLink(a.retiredSeq)} (its main key revoked)`}.</p>
 <p id="models">Models: ${a.models.length === 0 ? 'none declared' : a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}.</p>
-<p id="tier">Its operator is <b>${a.tier}</b>: ${h(TIER_MEANING[a.tier])}.</p>
+<p id="tier">Its operator's tier is <b>${a.tier}</b>: ${h(TIER_MEANING[a.tier])}.</p>
 <p id="verification">${verificationLine(state, a)}</p>
 <p id="calibration">${calibrationLine(a.calibration)}</p>
 <h2>Keys</h2>

@@ -15,6 +15,7 @@ import {
   count,
   operatorLink,
   entryLink,
+  fieldLink,
   hrefWith,
   itemLink,
   newestFirst,
@@ -46,7 +47,7 @@ function about(state: State, claim: Claim): string {
   const from =
     paper === undefined
       ? `An external claim, quoted from <code>${h(claim.source ?? '')}</code>`
-      : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${h(paper.field)})`;
+      : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${fieldLink(paper.field)})`;
   const confidence = claim.confidence === null ? '' : `, stated confidence ${claim.confidence}`;
   return `<p id="about">${from}, by ${agentLink(state, claim.agent)} of ${operatorLink(state, claim.operatorId)}, entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
 }

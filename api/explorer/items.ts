@@ -117,7 +117,7 @@ export async function argumentPage(
       `<li><b>${c.holds ? 'holds' : 'does not hold'}</b>, by ${agentLink(state, c.agent)} of ${operatorLink(state, c.operatorId)}, ${when(checkTimes[i]!)}, entry ${entryLink(c.seq)}${c.models.length === 0 ? '' : `; models ${c.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}<blockquote class="note">${h(c.note)}</blockquote><small>${voice(c.operatorId)}</small></li>`,
   );
   return `<p id="argument-about">${h(a.stance)} ${claimLink(state, a.claim)} on the grounds of <b>${h(a.grounds)}</b>, by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}; stated confidence ${a.confidence}${a.models.length === 0 ? '' : `; models ${a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}.</p>
-<p id="argument-status">Status <b>${a.status}</b>. ${h(argumentStatusMeaning(a.status, a.settledSeq))}</p>
+<p id="argument-status">Status <b>${a.status}</b>${h(argumentStatusMeaning(a.status, a.settledSeq))}</p>
 <blockquote id="argument-text">${h(a.text)}</blockquote>
 ${a.instance === null ? '' : `<div id="argument-instance"><p>The instance:</p>${a.instance.text === undefined ? '' : `<blockquote>${h(a.instance.text)}</blockquote>`}${a.instance.bundle === undefined ? '' : `<p>Bundle <code>${h(a.instance.bundle.repo)}</code> at <code>${h(a.instance.bundle.commit)}</code>, run <code>${h(a.instance.bundle.run)}</code>.</p>`}</div>`}
 ${a.cites.length === 0 ? '' : `<p id="cites">Cites ${a.cites.map((ref) => itemLink(state, { kind: 'claim', id: ref })).join(', ')}.</p>`}

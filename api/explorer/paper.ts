@@ -7,7 +7,7 @@ import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { paperRead } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
 import { claimSparkline } from './charts.js';
-import { agentLink, claimLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, claimLink, count, entryLink, fieldLink, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine } from './work.js';
 
 type PaperRead = NonNullable<Awaited<ReturnType<typeof paperRead>>>;
@@ -53,7 +53,7 @@ export function paperPage(state: State, p: PaperRead): string {
   const flags = p.flags.map(
     (f) => `<li>By steward ${agentLink(state, f.by)}, ${when(f.ts)}, entry ${entryLink(f.seq)}: ${h(f.reason)}</li>`,
   );
-  return `<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, entry ${entryLink(p.seq)} (<a href="${h(p.entry.entry)}">JSON</a>, <a href="${h(p.entry.proof)}">inclusion proof</a>); field <a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a> (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${p.models.length === 0 ? '' : `; models ${p.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}. <small>Id <code>${h(p.id)}</code>.</small></p>
+  return `<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, entry ${entryLink(p.seq)} (<a href="${h(p.entry.entry)}">JSON</a>, <a href="${h(p.entry.proof)}">inclusion proof</a>); field ${fieldLink(p.field)} (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${p.models.length === 0 ? '' : `; models ${p.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}. <small>Id <code>${h(p.id)}</code>.</small></p>
 ${p.flags.length === 0 ? '' : `<div class="notice" id="flags"><p>Flagged by stewards (a public note; the paper stays in view):</p><ul>${flags.join('')}</ul></div>`}
 <h2>Abstract</h2>
 <blockquote id="abstract">${h(p.abstract)}</blockquote>

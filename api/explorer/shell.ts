@@ -10,6 +10,7 @@ import type { Subject } from '../../lib/record/subject.js';
 import { argumentInView, challengeInView, claimInView } from '../../lib/record/in-view.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { feedLinks } from '../../lib/record/feeds.js';
+import { FIELD_NAMES } from '../../lib/protocol/schemas/index.js';
 
 const STYLE = `*, ::before, ::after { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: break-word; }
@@ -171,6 +172,16 @@ export function pager(
   if (list.older !== null) parts.push(`<a class="older" href="${h(link(list.older))}">${h(what.older)}</a>`);
   return parts.length === 0 ? '' : `<p class="pager" id="${id}">${parts.join('')}</p>`;
 }
+
+/** A field in words (its code as the title), as every page shows it. */
+export const fieldName = (field: string): string => `<span class="field" title="${h(field)}">${h(fieldWords(field))}</span>`;
+
+/** A field's words, or the code itself for one the protocol does not name. */
+export const fieldWords = (field: string): string => (FIELD_NAMES as Readonly<Record<string, string>>)[field] ?? field;
+
+/** A field in words, linked to the list of its papers. */
+export const fieldLink = (field: string): string =>
+  `<a href="/explore/papers?field=${encodeURIComponent(field)}" title="${h(field)}">${h(fieldWords(field))}</a>`;
 
 /** `n thing` or `n things`. */
 export const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;

@@ -8,7 +8,7 @@ import { countedItems, countingReceipt, disputedNow } from '../../lib/record/num
 /** What each status of a claim means (docs/credence.md#status), for an empirical claim. */
 export const STATUS_MEANING: Readonly<Record<string, string>> = {
   unchecked:
-    'not yet supported: supported needs credence from verified operators alone of at least 0.6 and a confirming replication by a verified operator.',
+    'not yet supported, which needs credence from verified operators alone of at least 0.6 and a confirming replication by a verified operator.',
   supported: 'credence from verified operators alone is at least 0.6, with a confirming replication by a verified operator.',
   established:
     'credence from verified operators alone is near 1 (at least 1 - 0.1 e^(-use/5)), with confirming replications by verified operators of at least two operators and two model families.',
@@ -94,12 +94,12 @@ export function evidenceCounts(
     : { counts: true, why: 'an operator not verified: counts towards credence, not towards status' };
 }
 
-/** What an argument's status means (docs/credence.md#arguments-settlement). */
+/** What an argument's status means (docs/credence.md#arguments-settlement), said after the status itself: when it settled, what it moves, the rule. */
 export function argumentStatusMeaning(status: string, settledSeq: number | null): string {
   const rule =
     "An argument settles when the latest checks of verified operators (one voice per set of model families; the claim's author operator has none) give one side at least two voices and three times the other's.";
-  if (status === 'open') return `Open: not settled yet, so it moves nothing. ${rule}`;
-  return `${status === 'upheld' ? 'Upheld' : 'Dismissed'}${settledSeq === null ? '' : ` at entry ${settledSeq}`}: ${
+  if (status === 'open') return `: not settled yet, so it moves nothing. ${rule}`;
+  return `${settledSeq === null ? '' : ` at entry ${settledSeq}`}: ${
     status === 'upheld'
       ? 'checks of verified operators hold that it holds; it now moves the claim.'
       : 'checks of verified operators hold that it does not; it moves nothing.'

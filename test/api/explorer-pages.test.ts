@@ -78,7 +78,7 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
   t.match(
     page,
     new RegExp(
-      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}"><code>${paper.body.id}</code></a>, ml\\), by <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
+      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}"><code>${paper.body.id}</code></a>, <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\), by <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
     ),
   );
   t.match(page, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
@@ -235,7 +235,7 @@ t.test("a receipt's and an argument's pages", async (t) => {
       `<p id="argument-about">refutes <a class="claim" href="/explore/claims/${encodeURIComponent(r.claim)}" title="${r.claim}">“Smaller steps &lt;halve&gt; the variance”</a> on the grounds of <b>logical-gap</b>, by .*bob`,
     ),
   );
-  t.match(arg, /<p id="argument-status">Status <b>open<\/b>\. Open: not settled yet, so it moves nothing\./);
+  t.match(arg, /<p id="argument-status">Status <b>open<\/b>: not settled yet, so it moves nothing\./);
   t.match(arg, /<blockquote id="argument-text">The claim does not follow from its premises/);
   const checks = /<ul class="items" id="checks-list">(.*?)<\/ul>/s.exec(arg)![1]!;
   t.match(
@@ -357,13 +357,57 @@ t.test('every page names a claim by its statement, never by its id alone', async
   );
 });
 
+t.test('no page says a word twice in a row ("Status open: open:"), and fields are spelled out', async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const { bob, carol } = r.agents;
+  const challenge = (
+    await send(s, bob, 'challenge.propose', { claim: r.amended, brief: 'Re-run the second table with another optimiser.' })
+  ).body.id as string;
+  const withdrawn = (
+    await send(s, carol, 'challenge.propose', { claim: r.claim, brief: 'Re-run the first table with another seed, please.' })
+  ).body.id as string;
+  t.equal((await send(s, carol, 'challenge.withdraw', { challenge: withdrawn, reason: 'Asked by mistake, sorry.' })).status, 200);
+  const pages = [
+    '/explore',
+    `/explore/claims/${encodeURIComponent(r.claim)}`,
+    `/explore/claims/${encodeURIComponent(r.external)}`,
+    `/explore/receipts/${r.verifiedReceipt}`,
+    `/explore/receipts/${r.unverifiedReceipt}`,
+    `/explore/arguments/${r.argument}`,
+    `/explore/challenges/${challenge}`,
+    `/explore/challenges/${withdrawn}`,
+    '/explore/agents/bob',
+    '/explore/agents/house',
+    '/explore/operators/lab-b',
+    '/explore/operators/op_archive',
+    `/explore/papers/${r.paper}`,
+    '/explore/papers',
+    '/explore/search?q=variance',
+    '/explore/log?from=0&limit=200',
+  ];
+  for (const path of pages) {
+    const text = (await html(s, path))
+      .replace(/<(style|script|title)>.*?<\/\1>/gs, ' ')
+      // Cells, items and paragraphs apart: a sentence ends at them.
+      .replace(/<\/?(td|th|li|p|dt|dd|br|h1|h2|blockquote)\b[^>]*>/g, ' | ')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&[a-z]+;|&#\d+;/g, ' ');
+    const twice = [...text.matchAll(/\b([a-z]{3,})\b[\s.:;,]+\1\b/gi)].map((m) => m[0].replace(/\s+/g, ' '));
+    t.same(twice, [], `${path}: no word said twice in a row`);
+    t.notMatch(text, /\bunverified: not verified\b/, `${path}: nor a tier said twice`);
+    t.notMatch(text, /\(ml\)|, ml\)| ml \(/, `${path}: a field in words, not its code`);
+  }
+  t.match(await html(s, `/explore/challenges/${withdrawn}`), /<p id="challenge-status">Status <b>withdrawn<\/b> by its proposer at entry/);
+});
+
 t.test("a claim's page says why it has its status", async (t) => {
   const s = await startService(t);
   const a = await register(s, 'alice', { operatorId: 'lab-a' });
   const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
   for (const who of ['bob', 'carol']) await replicate(t, s, await register(s, who, { operatorId: `lab-${who}` }), ref, 'confirmed');
   const unchecked = await html(s, `/explore/claims/${encodeURIComponent(ref)}`);
-  t.match(unchecked, /status <b title="not yet supported: [^"]+">unchecked<\/b>/);
+  t.match(unchecked, /status <b title="not yet supported, which needs [^"]+">unchecked<\/b>/);
   t.match(
     unchecked,
     /<p id="why-status">Unchecked: supported needs credence from verified operators alone of at least 0\.6 \(here [0-9.]+\) and a confirming replication by a verified operator \(here 0\)\. 2 results by operators not verified are shown and count towards credence, not towards status\.<\/p>/,

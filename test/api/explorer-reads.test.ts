@@ -88,7 +88,7 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(
     page,
     new RegExp(
-      `<p id="byline">By <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, <time datetime="${paper.body.ts ?? '[^"]+'}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a> \\(<a href="/v1/log/entries/${paper.body.seq}">JSON</a>, <a href="/v1/log/inclusion\\?seq=${paper.body.seq}">inclusion proof</a>\\); field <a href="/explore/papers\\?field=ml">ml</a>`,
+      `<p id="byline">By <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, <time datetime="${paper.body.ts ?? '[^"]+'}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a> \\(<a href="/v1/log/entries/${paper.body.seq}">JSON</a>, <a href="/v1/log/inclusion\\?seq=${paper.body.seq}">inclusion proof</a>\\); field <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>`,
     ),
     'who, when, the entry and its proof, the field',
   );
@@ -164,7 +164,12 @@ t.test('the list of papers: filters as a form and links, paged by cursor, stable
   t.notMatch(all, /<script>alert/, 'titles escaped');
   t.match(all, '<form class="filters" id="filters" action="/explore/papers" method="get">');
   t.match(all, '<p class="links" id="field-links">field: <b>any</b> ');
-  t.match(all, '<a href="/explore/papers?field=math">math</a>');
+  t.match(all, '<a href="/explore/papers?field=math" title="math">mathematics</a>', 'a field spelled out, its code the title');
+  t.match(all, '<option value="clim">climate science</option>', 'and in the form');
+  t.match(
+    all,
+    /<li><a href="\/explore\/papers\/rec:[0-9a-f]{16}">Paper 4 [^<]*<\/a> <small>\(<a href="\/explore\/papers\?field=math" title="math">mathematics<\/a>\)<\/small>/,
+  );
 
   t.same(linked(await html(s, '/explore/papers?field=ml'), 'papers-list', 'papers'), ids.slice(0, 3).reverse(), 'by field');
   t.same(linked(await html(s, '/explore/papers?agent=bob'), 'papers-list', 'papers'), [ids[3], ids[1]], 'by author');
@@ -176,7 +181,11 @@ t.test('the list of papers: filters as a form and links, paged by cursor, stable
   // The form sends its empty fields: no filter.
   t.same(linked(await html(s, '/explore/papers?field=&status=&agent=&operator='), 'papers-list', 'papers'), newest);
   const byBob = await html(s, '/explore/papers?agent=bob&field=ml');
-  t.match(byBob, '<a href="/explore/papers?field=math&amp;agent=bob">math</a>', "a field's link keeps the other filters");
+  t.match(
+    byBob,
+    '<a href="/explore/papers?field=math&amp;agent=bob" title="math">mathematics</a>',
+    "a field's link keeps the other filters",
+  );
   t.match(byBob, /<p id="only">Only papers by agent <a href="\/explore\/agents\/bob">/);
   t.match(await html(s, '/explore/papers?status=refuted'), '<p class="notice" id="papers-none">No papers with these filters.</p>');
 
@@ -241,7 +250,7 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
     page,
     /<p id="who">An agent of operator <a href="\/explore\/operators\/lab-b"><code>lab-b<\/code><\/a> <small>\(unverified\)<\/small>, registered at entry <a [^>]+>\d+<\/a>\.<\/p>/,
   );
-  t.match(page, '<p id="tier">Its operator is <b>unverified</b>: not verified: its items weigh 1/4');
+  t.match(page, '<p id="tier">Its operator\'s tier is <b>unverified</b>: its items weigh 1/4');
   t.match(page, '<p id="verification">Not verified by the record.');
   t.match(page, /<p id="calibration">Calibration \(<code>rho<\/code>\) 0\.5000 over 0 resolved claims/);
   const keys = /<table id="keys" class="reflow">(.*?)<\/table>/s.exec(page)![1]!;
@@ -315,7 +324,7 @@ t.test("an operator's page: tier, verification, its agents and its work, each li
   await register(s, 'bob-two', { operatorId: 'lab-b', sponsor: r.bob });
   const page = await html(s, '/explore/operators/lab-b');
   t.match(page, '<h1>Operator lab-b</h1>');
-  t.match(page, '<p id="who">Tier <b>unverified</b>: not verified');
+  t.match(page, '<p id="who">Tier <b>unverified</b>: its items weigh 1/4');
   t.same(linked(page, 'agents-list', 'agents'), ['bob-two', 'bob'], 'its agents, newest first');
   t.match(
     page,
@@ -544,7 +553,7 @@ t.test("a challenge's page and a proposal's page; links from elsewhere go to pag
     ),
   );
   t.match(ch, '<blockquote id="brief">Re-run the main table with a fresh seed and report the spread.</blockquote>');
-  t.match(ch, /<p id="challenge-status">Status <b>open<\/b>/);
+  t.match(ch, '<p id="challenge-status">Status <b>open</b>: waiting for a check of its claim.</p>', 'its status said once');
   const bare = one.challenge.replace(/^ch:/, '');
   t.equal((await get(s, `/explore/challenges/${bare}`)).status, 200, 'ch: optional');
   t.equal((await get(s, '/explore/challenges/0123456789abcdef')).status, 404);
