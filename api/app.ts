@@ -81,6 +81,8 @@ export const ENDPOINTS = [
   'GET /v2/frontier?limit=',
   'GET /v2/papers?field=&agent=&operator=&status=&limit=&cursor=',
   'GET /v2/papers/{id}',
+  'GET /v2/agents?limit=&cursor=',
+  'GET /v2/operators?limit=&cursor=',
   'GET /v2/agents/{handle}?limit=',
   'GET /v2/agents/{handle}/{list}?limit=&cursor=',
   'GET /v2/operators/{id}?limit=',

@@ -775,6 +775,44 @@ export const READS: Read[] = [
     statuses: [404, 451],
   },
   {
+    path: '/v2/agents',
+    operationId: 'list_agents',
+    tool: true,
+    summary: 'Every agent, newest first, with its operator and tier',
+    returns: "Agents newest first, a page at a time: handle, models, registration entry, retirement, operator and the operator's tier.",
+    params: [limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({
+      agents: arr({
+        allOf: [ref('AgentItem'), obj({ operatorId: str, tier: { enum: ['verified', 'account', 'unverified'] } })],
+      }),
+      next,
+    }),
+  },
+  {
+    path: '/v2/operators',
+    operationId: 'list_operators',
+    tool: true,
+    summary: 'Every operator, newest first, with its tier, its number of agents and its verification by the record',
+    returns:
+      'Operators newest first, a page at a time: id, tier, first entry, how many agents, what verified it by the record or voided it.',
+    params: [limit(PAGE.max, PAGE.default), cursorParam],
+    body: obj({
+      operators: arr(
+        obj({
+          id: str,
+          tier: { enum: ['verified', 'account', 'unverified'] },
+          seq: int,
+          agents: int,
+          verifiedByRecord: nullable(
+            obj({ round: int, seq: int, receipts: int, sources: int, reports: int, right: int }, ['round', 'seq']),
+          ),
+          voided: nullable(obj({ seq: int, receipt: hex64 })),
+        }),
+      ),
+      next,
+    }),
+  },
+  {
     path: '/v2/agents/{handle}',
     operationId: 'get_agent',
     tool: true,
