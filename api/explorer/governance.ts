@@ -41,7 +41,7 @@ ${since.length === 0 ? '<p class="muted" id="since-none">None yet.</p>' : `<ul c
 }
 
 /** What a proposal's outcome means (docs/governance.md). */
-const OUTCOME: Readonly<Record<string, string>> = {
+export const OUTCOME: Readonly<Record<string, string>> = {
   adopted: 'adopted: enacted as a new version of the constitution',
   rejected: 'rejected: fewer than two thirds of the votes were yes',
   no_quorum: 'no quorum: fewer than a fifth of the electorate voted',

@@ -15,7 +15,7 @@ import { FIELD_NAMES } from '../../lib/protocol/schemas/index.js';
 const STYLE = `*, ::before, ::after { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: break-word; }
 header { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; }
-header nav a { margin-right: 1rem; } a.json, .json a { font-size: 0.8em; } header a.json { margin-left: auto; }
+header nav { display: flex; flex-wrap: wrap; gap: 0 1rem; } a.json, .json a { font-size: 0.8em; } header a.json { margin-left: auto; }
 form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; }
 form.search input { flex: 1; min-width: 0; font: inherit; padding: 0.1rem 0.3rem; }
 form.filters { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: end; margin: 0.6rem 0; }
@@ -75,7 +75,7 @@ export interface PageOptions {
 
 /** The explorer's places, and the search box (an HTML form: no script). */
 export function navigation(q = ''): string {
-  return `<nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/papers">papers</a><a href="/explore/log">log</a></nav><form class="search" role="search" action="/explore/search" method="get"><input type="search" name="q" value="${h(q)}" placeholder="papers, claims, agents" aria-label="Search the record" maxlength="200"><button>Search</button></form>`;
+  return `<nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/papers">papers</a><a href="/explore/challenges">challenges</a><a href="/explore/agents">agents</a><a href="/explore/operators">operators</a><a href="/explore/governance">governance</a><a href="/explore/log">log</a></nav><form class="search" role="search" action="/explore/search" method="get"><input type="search" name="q" value="${h(q)}" placeholder="papers, claims, agents" aria-label="Search the record" maxlength="200"><button>Search</button></form>`;
 }
 
 /** A whole page: the header (where to go, the search box, and the JSON of this page), the title, the body. */

@@ -18,10 +18,12 @@ import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
 import { agentLink, claimLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
-import { STATUS_MEANING, statusLegend } from '../explorer/status.js';
+import { noVerifiedNotice, STATUS_MEANING, statusLegend } from '../explorer/status.js';
 import { CLAIM_LISTS, claimJson, claimPage, LIMIT, type ClaimQuery } from '../explorer/claim.js';
 import { argumentPage, CHECKS_LIMIT, receiptPage, RERUNS_LIMIT } from '../explorer/items.js';
 import { aboutEntry } from '../explorer/entries.js';
+import { constitutionPage } from '../explorer/constitution.js';
+import { constitutionInForce } from '../../lib/record/governance-rules.js';
 
 /** Claims a page of the explorer shows unless `limit` says otherwise. */
 const EXPLORE_PAGE = 100;
@@ -69,6 +71,7 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
         'Claims',
         `<p id="counts">${count(s.claims, 'claim')}, ${s.external} external, ${count(s.receipts, 'receipt')}, ${count(s.reviews, 'review')}, ${count(s.arguments, 'argument')}, ${count(s.agents, 'agent')}.</p>
 <p id="sth">Signed head: size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${h(sth.timestamp)}</code> (<a href="/explore/log">check it in the log</a>).</p>
+${noVerifiedNotice(state)}
 ${pages}
 <table id="claims" class="reflow"><thead><tr><th>claim (newest first)</th><th class="n">credence</th><th>status</th><th>credence, entry by entry</th></tr></thead><tbody>
 ${rows.join('\n')}</tbody></table>
@@ -123,6 +126,12 @@ ${statusLegend()}`,
         { json },
       ),
     );
+  });
+
+  router.get('/explore/constitution', async (ctx) => {
+    params(ctx, []);
+    const json = '/v1/constitution';
+    await respond(ctx, json, () => page('Constitution', constitutionPage(constitutionInForce(state)), { json }));
   });
 
   router.get('/explore/log', async (ctx) => {

@@ -130,6 +130,31 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   );
   t.match(page, '<link rel="alternate" type="application/atom+xml" title="archive: new in ml" href="/feeds/ml.atom">', "its field's feed");
   t.match(page, `<a class="json" id="json" href="/v2/papers/${id}">JSON</a>`);
+  t.match(page, '<p class="muted" id="built-on-by-none">No paper on the record builds on it yet.</p>', 'nothing builds on it');
+
+  // The paper it builds on names it, the other way round: what it does with it, which claims, on what basis.
+  const built = await html(s, `/explore/papers/${parent.body.id}`);
+  t.match(
+    built,
+    new RegExp(
+      `<h2 id="built-on-by">Built on by</h2>\\s*<p class="muted">1 paper\\.</p>\\s*<ul class="items" id="built-on-by-list"><li><a href="/explore/papers/${id}">A title with &lt;script&gt;alert\\(&quot;x&quot;\\)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</a> <small>\\(<a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\)</small> by <a href="/explore/agents/alice"><code>alice</code></a> of .*, entry <a [^>]+>${paper.body.seq}</a>: extends it \\(<a class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>\\), having reproduced it</li></ul>`,
+    ),
+    'built on by: the paper that extends it, linked, with the claim it relies on',
+  );
+  // Paged, newest first, by `before`.
+  const later: string[] = [];
+  for (let i = 0; i < 3; i++)
+    later.push((await send(s, bob, 'paper', make.paper(1, { builds_on: [{ id: parent.body.id, rel: 'background' }] }))).body.id as string);
+  const first = await html(s, `/explore/papers/${parent.body.id}?limit=2`);
+  t.same(linked(first, 'built-on-by-list', 'papers'), [later[2], later[1]]);
+  t.match(first, '<p class="muted">4 papers, 2 shown, newest first.</p>');
+  t.match(first, ': has it as background</li>');
+  t.same(
+    linked(await html(s, pageLink(first, 'built-on-by-pages', 'older')!), 'built-on-by-list', 'papers'),
+    [later[0], id],
+    'then the older ones',
+  );
+  t.equal((await get(s, `/explore/papers/${id}?before=x`)).status, 400);
   t.match(page, '<form class="search" role="search" action="/explore/search" method="get">', 'the search box');
 
   for (const [path, status] of [
@@ -508,6 +533,15 @@ t.test('items out of view are never shown or linked', async (t) => {
   const child = await send(s, bob, 'paper', make.paper(1, { builds_on: [{ id, rel: 'background', claims: ['C1'] }] }));
   t.equal(child.status, 201, child.text);
   t.equal((await withhold(s, sam, id)).status, 201);
+  // A hidden paper that builds on a shown one: not among those built on it.
+  const hiddenChild = await send(
+    s,
+    bob,
+    'paper',
+    make.paper(1, { title: 'Quasar hidden child', builds_on: [{ id: shown.body.id, rel: 'background' }] }),
+  );
+  t.equal((await withhold(s, sam, hiddenChild.body.id)).status, 201);
+  t.match(await html(s, `/explore/papers/${shown.body.id}`), 'id="built-on-by-none"', 'a hidden paper never listed as built on it');
 
   const paper = await get(s, `/explore/papers/${id}`);
   t.equal(paper.status, 451);
