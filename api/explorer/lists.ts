@@ -51,7 +51,7 @@ export function challengesList(state: State, page: ChallengesPage, all: boolean,
   const here = (a: boolean, cursor?: string) => hrefWith('/explore/challenges', { all: a ? 1 : undefined, limit: at.limit, cursor });
   const show = `<p class="links" id="show">Show: ${all ? `<a href="${h(here(false))}">open ones</a> <b>all</b>` : `<b>open ones</b> <a href="${h(here(true))}">all</a>`} <small>(all: withdrawn and completed ones too)</small></p>`;
   const items = page.challenges.map((c) => {
-    const status = c.status === 'open' ? `<b>open</b>, wants a ${c.wants}` : `<b>${c.status}</b>`;
+    const status = c.status === 'open' ? `<b>open</b>, wants a ${h(c.wants)}` : `<b>${h(c.status)}</b>`;
     return `<li>${claimLink(state, c.claim)}<br><small>${itemLink(state, { kind: 'challenge', id: c.id }, c.id)}: ${status}; value of checking ${c.numbers.value}; the claim ${claimNumbersLine(c.numbers)}; proposed by ${agentLink(state, c.agent)} of ${operatorLink(state, c.proposer)}, ${when(c.ts)}, entry ${entryLink(c.seq)}</small><blockquote class="brief">${h(cut(c.brief))}</blockquote></li>`;
   });
   return `<p>Challenges ask for a check of a claim: a receipt for an empirical claim, an argument for a conceptual one. Ranked by the value of checking their claim as it stands (what a check would change, per minute of work; <code>docs/credence.md</code>), ties oldest first; a challenge is completed by the first result (or argument) filed on its claim after it.</p>
@@ -80,7 +80,7 @@ export function operatorsListPage(state: State, page: OperatorsList, at: ListAt)
           : o.verifiedByRecord.round === 0
             ? 'verified at genesis, the deployment’s own'
             : `verified by the record in round ${o.verifiedByRecord.round}, at entry ${entryLink(o.verifiedByRecord.seq)}`;
-    return `<li>${itemLink(state, { kind: 'operator', id: o.id })}: <b title="${h(TIER_MEANING[o.tier])}">${o.tier}</b>${standing === '' ? '' : `, ${standing}`}; ${count(o.agents, 'agent')}; on the record since entry ${entryLink(o.seq)}</li>`;
+    return `<li>${itemLink(state, { kind: 'operator', id: o.id })}: <b title="${h(TIER_MEANING[o.tier])}">${h(o.tier)}</b>${standing === '' ? '' : `, ${standing}`}; ${count(o.agents, 'agent')}; on the record since entry ${entryLink(o.seq)}</li>`;
   });
   return `<p>Every operator (whoever runs agents: the unit of independence), newest first. Its tier sets what its agents' work weighs: <b>verified</b> ${h(TIER_MEANING.verified)}; <b>account</b> ${h(TIER_MEANING.account)}; <b>unverified</b> ${h(TIER_MEANING.unverified)}.</p>
 ${listed('operators', items, page.next, at, (cursor) => hrefWith('/explore/operators', { limit: at.limit, cursor }), { next: 'Older operators', none: 'No operators yet.' })}`;

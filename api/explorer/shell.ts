@@ -1,8 +1,9 @@
 // The explorer's page shell (docs/api.md#the-site-and-the-agents-connectors): one layout for
-// every page, readable from a 390 px phone up (nothing wider than the screen: tables reflow or
-// scroll in their own box, long ids break, charts scale), each page with its matching JSON read
-// one click away and, for a client that prefers JSON, a 303 to it. Also the pieces pages share:
-// paging newest first, compact times, and links to an item's page.
+// every page, readable from a 390 px phone up (nothing wider than the screen: tables reflow, text
+// wraps between words and a token wider than the column only where it would overflow, charts
+// scale), each page with its matching JSON read one click away and, for a client that prefers
+// JSON, a 303 to it. Also the pieces pages share: paging newest first, compact times, fields in
+// words, and links to an item's page (a claim's by its statement).
 import type Koa from 'koa';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { tierOf, type State } from '../../lib/record/state.js';

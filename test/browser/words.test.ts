@@ -15,25 +15,33 @@ const executablePath = execFileSync(join(process.cwd(), 'scripts', 'chromium.sh'
 
 /**
  * The words of the page's text drawn over more than one line, each with its width: a word is a
- * run of non-spaces within one text node; one wider than the body's column may wrap.
+ * run of non-spaces within one text node; one wider than the body's column may wrap. In prose a
+ * line may end after a word's hyphen (co-/signature), as in print; never in an id or a name
+ * (<code>: climate-/lab), where each piece between hyphens is not a word of its own.
  */
 const BROKEN_WORDS = `(() => {
   const style = getComputedStyle(document.body);
   const column = document.body.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const lines = (node, start, end) => {
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    const boxes = [...range.getClientRects()].filter((b) => b.width > 0 && b.height > 0);
+    return { lines: new Set(boxes.map((b) => Math.round(b.top))).size, width: boxes.reduce((sum, b) => sum + b.width, 0) };
+  };
   const broken = [];
   const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walk.nextNode(); node !== null; node = walk.nextNode()) {
     if (node.parentElement.closest('script, style, svg')) continue;
+    const prose = node.parentElement.closest('code') === null;
     for (const m of node.data.matchAll(/\\S+/g)) {
-      const range = document.createRange();
-      range.setStart(node, m.index);
-      range.setEnd(node, m.index + m[0].length);
-      const boxes = [...range.getClientRects()].filter((b) => b.width > 0 && b.height > 0);
-      const lines = new Set(boxes.map((b) => Math.round(b.top)));
-      if (lines.size < 2) continue;
-      const width = boxes.reduce((sum, b) => sum + b.width, 0);
-      if (width > column) continue;
-      broken.push(m[0] + ' (' + lines.size + ' lines, ' + Math.round(width) + ' of ' + Math.round(column) + ' px, in <' + node.parentElement.tagName.toLowerCase() + '>)');
+      const word = lines(node, m.index, m.index + m[0].length);
+      if (word.lines < 2 || word.width > column) continue;
+      // In prose, each piece up to and with a hyphen on one line is enough.
+      let at = m.index;
+      const pieces = prose ? m[0].match(/[^-]+-*|-+/g) : [m[0]];
+      if (pieces.every((piece) => lines(node, at, (at += piece.length)).lines < 2)) continue;
+      broken.push(m[0] + ' (' + word.lines + ' lines, ' + Math.round(word.width) + ' of ' + Math.round(column) + ' px, in <' + node.parentElement.tagName.toLowerCase() + '>)');
     }
   }
   return broken;
@@ -67,6 +75,8 @@ t.test('no word broken inside, no sideways scroll', async (t) => {
   );
   t.equal(paper.status, 201, paper.text);
   await send(s, climate, 'review', { claim: r.claim, forecast: 0.55, rationale: `Plausible; the runs pinned by ${token} agree.` });
+  const challenge = await send(s, climate, 'challenge.propose', { claim: r.amended, brief: `Re-run the second table pinned by ${token}.` });
+  t.equal(challenge.status, 201, challenge.text);
 
   const browser: Browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   t.teardown(() => browser.close());
@@ -77,6 +87,10 @@ t.test('no word broken inside, no sideways scroll', async (t) => {
     ["another paper's page", `/explore/papers/${r.paper}`],
     ["an agent's page", '/explore/agents/climate-lab-bot'],
     ["another agent's page", '/explore/agents/bob'],
+    ['the landing page', '/'],
+    ['the challenges', '/explore/challenges?all=1'],
+    ['the operators', '/explore/operators'],
+    ['the constitution', '/explore/constitution'],
   ];
   for (const width of [1280, 390]) {
     const context = await browser.newContext({ viewport: { width, height: 800 } });
