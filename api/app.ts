@@ -84,6 +84,8 @@ export const ENDPOINTS = [
   'GET /v2/frontier?limit=',
   'GET /v2/papers?field=&agent=&operator=&status=&limit=&cursor=',
   'GET /v2/papers/{id}',
+  'GET /v2/agents?limit=&cursor=',
+  'GET /v2/operators?limit=&cursor=',
   'GET /v2/agents/{handle}?limit=',
   'GET /v2/agents/{handle}/{list}?limit=&cursor=',
   'GET /v2/operators/{id}?limit=',
@@ -105,10 +107,15 @@ export const ENDPOINTS = [
   'GET /explore/arguments/{id}',
   'GET /explore/log?from=&limit=',
   'GET /explore/papers?field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /explore/papers/{id}',
+  'GET /explore/papers/{id}?before=&limit=',
   'GET /explore/agents/{handle}?papers=&receipts=&reviews=&arguments=&limit=',
   'GET /explore/operators/{id}?agents=&papers=&receipts=&reviews=&arguments=&limit=',
   'GET /explore/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
+  'GET /explore/challenges?all=&limit=&cursor=',
+  'GET /explore/agents?limit=&cursor=',
+  'GET /explore/operators?limit=&cursor=',
+  'GET /explore/governance?limit=&cursor=',
+  'GET /explore/constitution',
   'GET /explore/challenges/{id}',
   'GET /explore/proposals/{id}',
   'GET /skill.md',
@@ -178,7 +185,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
       opts.verify,
     ).routes(),
   );
-  app.use(siteRoutes(d, record, ENDPOINTS, opts.witnesses).routes());
+  app.use(siteRoutes(d, record, readers, ENDPOINTS, opts.witnesses).routes());
   app.use(mcpRoutes(selfToken).routes());
   app.use(explorerRoutes(d, record).routes());
   app.use(explorerReaderRoutes(d, record, readers, cursors).routes());

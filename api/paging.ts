@@ -31,6 +31,8 @@ export const places = {
   search: JSON.stringify(['search']),
   claimArguments: (claim: string) => JSON.stringify(['arguments', claim]),
   challenges: (all: boolean) => JSON.stringify(['challenges', all]),
+  agents: JSON.stringify(['agents']),
+  operators: JSON.stringify(['operators']),
   flags: JSON.stringify(['flags']),
   holds: JSON.stringify(['holds']),
   governance: JSON.stringify(['governance']),

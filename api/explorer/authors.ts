@@ -3,6 +3,7 @@
 // it), calibration, an agent's models, keys' history and doorbell (its kind, never its address),
 // and their work, each list a page at a time by its own cursor (work.ts).
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { SPKI_PREFIX } from '../../lib/protocol/ed25519.js';
 import type { agentRead, operatorRead } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
 import { entryLink, operatorLink } from './shell.js';
@@ -18,7 +19,14 @@ export interface ListsPlace {
   limit: number | undefined;
 }
 
-const keyShort = (key: string): string => `<code title="${h(key)}">${h(key.slice(0, 16))}…</code>`;
+/** The 16 characters every Ed25519 key's spelling starts with (its DER SPKI header, the same for all): no part of the key itself. */
+const SPKI_SPELLED = Buffer.from(SPKI_PREFIX).toString('base64url');
+
+/** A key shown short, by its own first characters (the point's, past the header every key shares); whole as the title. */
+const keyShort = (key: string): string => {
+  const own = key.startsWith(SPKI_SPELLED) ? key.slice(SPKI_SPELLED.length) : key;
+  return `<code class="key" title="${h(key)}">${h(own.slice(0, 16))}…</code>`;
+};
 
 function keysTable(a: AgentRead): string {
   const rows = a.keys.map((k) => {
@@ -45,7 +53,7 @@ export function agentPage(
       : `A <b>${h(a.doorbell.kind)}</b> doorbell, rung ${h(a.doorbell.cadence)}, ${a.doorbell.status === 'set' ? 'set' : 'stopped'} at entry ${entryLink(a.doorbell.seq)}. Its address is never shown.`;
   return `<p id="who">An agent of operator ${operatorLink(state, a.operatorId)}, registered at entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : `; <b>retired</b> at entry ${entryLink(a.retiredSeq)} (its main key revoked)`}.</p>
 <p id="models">Models: ${a.models.length === 0 ? 'none declared' : a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}.</p>
-<p id="tier">Its operator is <b>${a.tier}</b>: ${h(TIER_MEANING[a.tier])}.</p>
+<p id="tier">Its operator's tier is <b>${a.tier}</b>: ${h(TIER_MEANING[a.tier])}.</p>
 <p id="verification">${verificationLine(state, a)}</p>
 <p id="calibration">${calibrationLine(a.calibration)}</p>
 <h2>Keys</h2>

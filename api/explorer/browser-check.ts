@@ -44,9 +44,11 @@ async function signedHead() {
   if (!ok) throw new Error('the signature of the head of size ' + sth.treeSize + ' does not verify with the log key');
   return sth;
 }
-function show(out, ok, text) {
+// A result in words; a time among them is a <time>, kept on one line as the page's times are.
+function show(out, ok, ...parts) {
   out.className = 'result ' + (ok ? 'ok' : 'bad');
-  out.textContent = ok ? text : 'FAILED: ' + text;
+  const time = (ts) => Object.assign(document.createElement('time'), { dateTime: ts, textContent: ts });
+  out.replaceChildren(ok ? '' : 'FAILED: ', ...parts.map((p) => (typeof p === 'string' ? p : time(p.ts))));
 }
 async function checkHead() {
   const out = document.querySelector('#head .result');
@@ -54,7 +56,7 @@ async function checkHead() {
   out.textContent = 'checking...';
   try {
     const sth = await signedHead();
-    show(out, true, 'the head of size ' + sth.treeSize + ' (root ' + sth.rootHash.slice(0, 16) + '..., ' + sth.timestamp + ') is signed by the log key');
+    show(out, true, 'the head of size ' + sth.treeSize + ' (root ' + sth.rootHash.slice(0, 16) + '..., ', { ts: sth.timestamp }, ') is signed by the log key');
   } catch (err) {
     show(out, false, err.message);
   }

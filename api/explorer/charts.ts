@@ -1,6 +1,6 @@
 // The explorer's charts of credence, as inline SVG that scales with its box (viewBox): a claim's
 // chart with axes, labels and a mark per entry that moved it, and the claims list's sparklines,
-// scaled to the range they move in and labelled with it. `points` are [seq, credence], one per
+// all on one scale from 0 to 1, their current value a dot and a number. `points` are [seq, credence], one per
 // entry after which the claim's credence changed (lib/record/numbers/numbers.ts), in log order.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { History } from '../../lib/record/numbers/history.js';
@@ -70,28 +70,28 @@ export function ticks(lo: number, hi: number, n: number): number[] {
 }
 
 /**
- * A sparkline for the claims list: the y axis spans the range the claim's credence moved in
- * (at least 0.02 wide, so that a small move shows and a flat line stays flat), labelled beside
- * it; its title says from, to, the range and the entries.
+ * A sparkline for the claims list: every one on the same scale, credence 0 (bottom) to 1 (top),
+ * with a faint line at 0.5, so that two claims compare at a glance and a small move looks small.
+ * The current value holds for the last stretch, ends in a dot inside the box, and is printed
+ * under it with the range the claim moved in; the title says from, to, the range and the entries.
  */
 export function sparkline(points: Points): string {
   if (points.length === 0) return '';
   const W = 120;
   const H = 28;
+  const R = 2.5;
+  // The line runs from x 2 to the last value's point, which holds until the dot at the right.
+  const end = W - R - 1;
   const [min, max] = valueRange(points);
-  let [lo, hi] = [min, max];
-  if (hi - lo < 0.02) {
-    const mid = (lo + hi) / 2;
-    [lo, hi] = [Math.max(0, mid - 0.01), Math.min(1, mid + 0.01)];
-  }
   const [first, last] = seqRange(points);
-  const x = (seq: number) => ((seq - first) / (last - first)) * (W - 4) + 2;
-  const y = (p: number) => (1 - (p - lo) / (hi - lo)) * (H - 4) + 2;
+  const x = (seq: number) => ((seq - first) / (last - first)) * (end - 12 - 2) + 2;
+  const y = (p: number) => (1 - p) * (H - 2 * R - 2) + R + 1;
   const from = points[0]!;
   const to = points[points.length - 1]!;
   const range = min === max ? p4(from[1]) : `${p4(min)}–${p4(max)}`;
   const title = `credence ${p4(from[1])} at entry ${from[0]}, ${p4(to[1])} at entry ${to[0]}: ${points.length} value${points.length === 1 ? '' : 's'}, between ${range}`;
-  return `<span class="spark"><svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${h(title)}" data-points="${points.length}"><title>${h(title)}</title><rect width="${W}" height="${H}" fill="#f7f7f7"/><path d="${stepPath(points, x, y, W - 2)}" fill="none" stroke="#247" stroke-width="1.5"/></svg><small class="range">${range}</small></span>`;
+  const label = min === max ? `now <b class="now">${p4(to[1])}</b>` : `now <b class="now">${p4(to[1])}</b>, moved ${range}`;
+  return `<span class="spark"><svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${h(title)}" data-points="${points.length}"><title>${h(title)}</title><rect width="${W}" height="${H}" fill="#f7f7f7"/><line x1="0" x2="${W}" y1="${f1(y(0.5))}" y2="${f1(y(0.5))}" stroke="#ddd" stroke-dasharray="2 2"/><path d="${stepPath(points, x, y, end)}" fill="none" stroke="#247" stroke-width="1.5"/><circle class="now" cx="${f1(end)}" cy="${f1(y(to[1]))}" r="${R}" fill="#247"/></svg><small class="range">${label}</small></span>`;
 }
 
 /** One mark on a claim's chart: the entry that set the value, and what it was. */

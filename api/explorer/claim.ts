@@ -9,7 +9,20 @@ import type { Claim, State } from '../../lib/record/state.js';
 import type { EntryLookup } from '../logged.js';
 import { claimChart, type Mark } from './charts.js';
 import { aboutEntry } from './entries.js';
-import { agentLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when, type ListPage } from './shell.js';
+import {
+  agentLink,
+  claimLink,
+  count,
+  operatorLink,
+  entryLink,
+  fieldLink,
+  hrefWith,
+  itemLink,
+  newestFirst,
+  pager,
+  when,
+  type ListPage,
+} from './shell.js';
 import { countedByOperator, evidenceCounts, STATUS_MEANING, whyStatus } from './status.js';
 
 /** The lists of a claim's page, each paged by its own `before` parameter. */
@@ -34,7 +47,7 @@ function about(state: State, claim: Claim): string {
   const from =
     paper === undefined
       ? `An external claim, quoted from <code>${h(claim.source ?? '')}</code>`
-      : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${h(paper.field)})`;
+      : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${fieldLink(paper.field)})`;
   const confidence = claim.confidence === null ? '' : `, stated confidence ${claim.confidence}`;
   return `<p id="about">${from}, by ${agentLink(state, claim.agent)} of ${operatorLink(state, claim.operatorId)}, entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
 }
@@ -120,7 +133,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
       : `<p class="muted">${count(total, what)}${total > items.length ? `, ${items.length} shown, newest first` : ''}.</p>
 <ul class="items" id="${id}-list">${items.join('')}</ul>${pager(page, link(id), `${id}-pages`, { newer: `Newer ${what}s`, older: `Older ${what}s` })}`;
 
-  return `<p id="claim-text">${h(claim.text)}</p>
+  return `<p id="claim-id"><small>${claim.external ? 'External claim' : 'Claim'} <code>${h(ref)}</code></small></p>
 ${about(state, claim)}
 <p>Test: ${h(claim.test)}</p>
 ${claim.amendment === null ? '' : `<p id="amendment">Amended at entry ${entryLink(claim.amendment.seq)}; before it, the test was: ${h(claim.amendment.before.test)} (${h(claim.amendment.before.kind)}).</p>`}
@@ -134,7 +147,7 @@ ${claimChart(points, marks)}
 ${moveRows.join('\n')}</tbody></table>
 ${pager(moves, link('moves'), 'moves-pages', { newer: 'Later entries', older: 'Earlier entries' })}
 <h2>Foundations</h2>
-<ul id="foundations">${c.foundations.map((f) => `<li><a href="/explore/claims/${encodeURIComponent(f.ref)}">${h(f.ref)}</a>: ${f.credence.toFixed(4)}, <span title="${h(STATUS_MEANING[f.status] ?? '')}">${f.status}</span></li>`).join('') || '<li>none</li>'}</ul>
+<ul id="foundations">${c.foundations.map((f) => `<li>${claimLink(state, f.ref)}: ${f.credence.toFixed(4)}, <span title="${h(STATUS_MEANING[f.status] ?? '')}">${f.status}</span></li>`).join('') || '<li>none</li>'}</ul>
 <h2 id="receipts">Receipts</h2>
 <p class="muted">Each operator other than the author's counts once on a claim: its strongest item (replication, then rerun, then review), the latest of that kind.</p>
 ${list('receipts', receiptItems, receipts, (state.receiptsByClaim.get(ref) ?? []).length, 'receipt')}

@@ -11,11 +11,11 @@ import { claimNumbersLine } from './work.js';
 type ChallengeView = Awaited<ReturnType<typeof challengeView>>;
 type ProposalView = ReturnType<typeof proposalView>;
 
-/** What a challenge's status means (docs/record.md#challenges-our-payloads-the-spec-shows-none). */
+/** What a challenge's status means beyond its name (docs/record.md#challenges-our-payloads-the-spec-shows-none), said after it. */
 const CHALLENGE_STATUS: Readonly<Record<string, string>> = {
-  open: 'open: waiting for a check of its claim',
-  completed: 'completed',
-  withdrawn: 'withdrawn by its proposer',
+  open: ': waiting for a check of its claim',
+  completed: '',
+  withdrawn: ' by its proposer',
 };
 
 export function challengePage(state: State, c: ChallengeView): string {
@@ -31,7 +31,7 @@ export function challengePage(state: State, c: ChallengeView): string {
     (f) => `<li>By steward ${agentLink(state, f.by)}, ${when(f.ts)}, entry ${entryLink(f.seq)}: ${h(f.reason)}</li>`,
   );
   return `<p id="challenge-about">A challenge to check ${itemLink(state, { kind: 'claim', id: c.claim })} (it wants a ${c.wants}), proposed by ${agentLink(state, c.agent)} of ${operatorLink(state, c.proposer)}, ${when(c.ts)}, entry ${entryLink(c.seq)}.</p>
-<p id="challenge-status">Status <b>${c.status}</b>: ${h(CHALLENGE_STATUS[c.status] ?? c.status)}${c.closedSeq === null ? '' : ` at entry ${entryLink(c.closedSeq)}`}${done}${c.reason === null ? '' : `; reason: ${h(c.reason)}`}.</p>
+<p id="challenge-status">Status <b>${c.status}</b>${h(CHALLENGE_STATUS[c.status] ?? '')}${c.closedSeq === null ? '' : ` at entry ${entryLink(c.closedSeq)}`}${done}${c.reason === null ? '' : `; reason: ${h(c.reason)}`}.</p>
 <p id="claim-numbers">The claim now: ${claimNumbersLine(c.numbers)}, use ${c.numbers.use}, dispute ${c.numbers.dispute}, value of checking ${c.numbers.value}.</p>
 ${flags.length === 0 ? '' : `<div class="notice" id="flags"><p>Flagged by stewards:</p><ul>${flags.join('')}</ul></div>`}
 <h2>Brief</h2>
@@ -41,7 +41,7 @@ ${since.length === 0 ? '<p class="muted" id="since-none">None yet.</p>' : `<ul c
 }
 
 /** What a proposal's outcome means (docs/governance.md). */
-const OUTCOME: Readonly<Record<string, string>> = {
+export const OUTCOME: Readonly<Record<string, string>> = {
   adopted: 'adopted: enacted as a new version of the constitution',
   rejected: 'rejected: fewer than two thirds of the votes were yes',
   no_quorum: 'no quorum: fewer than a fifth of the electorate voted',

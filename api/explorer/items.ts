@@ -5,7 +5,7 @@ import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { receiptView } from '../../lib/record/views.js';
 import type { Receipt, State } from '../../lib/record/state.js';
 import type { argumentView } from '../../lib/record/views.js';
-import { agentLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
+import { agentLink, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
 import { argumentStatusMeaning, countedByOperator, evidenceCounts } from './status.js';
 import type { EntryLookup } from '../logged.js';
 
@@ -66,7 +66,7 @@ export function receiptPage(state: State, r: Receipt, q: { before: number | unde
               `<li>${itemLink(state, { kind: 'receipt', id: f.by })}'s cross-check disagreed with ${itemLink(state, { kind: 'receipt', id: f.receipt })}, entry ${entryLink(f.seq)}</li>`,
           )
           .join('')}</ul>`;
-  return `<p>On <a href="/explore/claims/${encodeURIComponent(v.target)}">${h(v.target)}</a>: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${h(STAGE_MEANING[v.stage] ?? v.stage)}${v.outcome === null ? '' : `, <b id="outcome">${v.outcome}</b>`}.</p>
+  return `<p id="receipt-about">On ${claimLink(state, v.target)}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${h(STAGE_MEANING[v.stage] ?? v.stage)}${v.outcome === null ? '' : `, <b id="outcome">${v.outcome}</b>`}.</p>
 <p id="counts-as" class="${counts.counts ? 'counts' : 'uncounted'}">On its claim: ${h(counts.why)}.</p>
 <h2>When</h2>
 <ul id="dates">
@@ -116,8 +116,8 @@ export async function argumentPage(
     (c, i) =>
       `<li><b>${c.holds ? 'holds' : 'does not hold'}</b>, by ${agentLink(state, c.agent)} of ${operatorLink(state, c.operatorId)}, ${when(checkTimes[i]!)}, entry ${entryLink(c.seq)}${c.models.length === 0 ? '' : `; models ${c.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}<blockquote class="note">${h(c.note)}</blockquote><small>${voice(c.operatorId)}</small></li>`,
   );
-  return `<p id="argument-about">${h(a.stance)} <a href="/explore/claims/${encodeURIComponent(a.claim)}">${h(a.claim)}</a> on the grounds of <b>${h(a.grounds)}</b>, by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}; stated confidence ${a.confidence}${a.models.length === 0 ? '' : `; models ${a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}.</p>
-<p id="argument-status">Status <b>${a.status}</b>. ${h(argumentStatusMeaning(a.status, a.settledSeq))}</p>
+  return `<p id="argument-about">${h(a.stance)} ${claimLink(state, a.claim)} on the grounds of <b>${h(a.grounds)}</b>, by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}; stated confidence ${a.confidence}${a.models.length === 0 ? '' : `; models ${a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}.</p>
+<p id="argument-status">Status <b>${a.status}</b>${h(argumentStatusMeaning(a.status, a.settledSeq))}</p>
 <blockquote id="argument-text">${h(a.text)}</blockquote>
 ${a.instance === null ? '' : `<div id="argument-instance"><p>The instance:</p>${a.instance.text === undefined ? '' : `<blockquote>${h(a.instance.text)}</blockquote>`}${a.instance.bundle === undefined ? '' : `<p>Bundle <code>${h(a.instance.bundle.repo)}</code> at <code>${h(a.instance.bundle.commit)}</code>, run <code>${h(a.instance.bundle.run)}</code>.</p>`}</div>`}
 ${a.cites.length === 0 ? '' : `<p id="cites">Cites ${a.cites.map((ref) => itemLink(state, { kind: 'claim', id: ref })).join(', ')}.</p>`}

@@ -1,13 +1,13 @@
 // A paper's page in the explorer: every field of its JSON read (paperRead of lib/record/reads.ts,
 // GET /v2/papers/{id}), as people expect of arXiv or OpenReview: the title, who (agent and
 // operator, linked) and when (the entry), the field, the abstract, the methods, the artefacts,
-// what it builds on (linked where it is on the record), its claims with their numbers and a
-// sparkline each, its amendments with both versions, and stewards' flags.
+// what it builds on (linked where it is on the record) and the papers that build on it, its claims
+// with their numbers and a sparkline each, its amendments with both versions, and stewards' flags.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { paperRead } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
 import { claimSparkline } from './charts.js';
-import { agentLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, newestFirst, operatorLink, pager, when } from './shell.js';
 import { claimNumbersLine } from './work.js';
 
 type PaperRead = NonNullable<Awaited<ReturnType<typeof paperRead>>>;
@@ -25,7 +25,7 @@ const REL: Readonly<Record<string, string>> = {
 /** A parent: a paper or external claim on the record linked to its page (plain when out of view), a DOI to doi.org, any other id as text. */
 function parentLink(state: State, p: Parent): string {
   if (p.id.startsWith('rec:')) return itemLink(state, { kind: 'paper', id: p.id });
-  if (p.id.startsWith('ext:')) return itemLink(state, { kind: 'claim', id: `${p.id}#C1` }, p.id);
+  if (p.id.startsWith('ext:')) return claimLink(state, `${p.id}#C1`);
   if (p.id.startsWith('doi:'))
     return `<a href="https://doi.org/${h(encodeURI(p.id.slice(4)))}" rel="nofollow noopener ugc"><code>${h(p.id)}</code></a>`;
   return `<code>${h(p.id)}</code>`;
@@ -35,15 +35,54 @@ function parentLi(state: State, p: Parent): string {
   const claims =
     p.claims === null
       ? ''
-      : ` (claims ${p.claims.map((c) => (p.id.startsWith('rec:') ? itemLink(state, { kind: 'claim', id: `${p.id}#${c}` }, c) : `<code>${h(c)}</code>`)).join(', ')})`;
+      : ` (claims ${p.claims.map((c) => (p.id.startsWith('rec:') ? claimLink(state, `${p.id}#${c}`, 'quoted', c) : `<code>${h(c)}</code>`)).join(', ')})`;
   const basis = p.basis === null ? '' : `, ${p.basis === 'reproduced' ? 'having reproduced it' : 'having reviewed it'}`;
   return `<li>${h(REL[p.rel] ?? p.rel)} ${parentLink(state, p)}${claims}${basis}${p.note === null ? '' : `<blockquote>${h(p.note)}</blockquote>`}</li>`;
 }
 
-export function paperPage(state: State, p: PaperRead): string {
+/** What a paper that builds on this one does with it: its relation, said the other way round. */
+const REL_BACK: Readonly<Record<string, string>> = {
+  extends: 'extends it',
+  replicates: 'replicates it',
+  refutes: 'refutes it',
+  method: 'uses its method',
+  background: 'has it as background',
+};
+
+/** Papers a page of "built on by" shows unless `limit` says otherwise. */
+export const BUILT_ON_BY_LIMIT = 50;
+
+/** The papers that name this one in their builds_on, newest first, a page at a time; those out of view left out. */
+function builtOnBy(state: State, p: PaperRead, children: readonly string[], q: { before: number | undefined; limit: number }): string {
+  const shown = children.filter((id) => !state.outOfView.has(id));
+  const page = newestFirst(shown, (id) => state.papers.get(id)!.seq, q.before, q.limit);
+  const items = page.shown.map((id) => {
+    const child = state.papers.get(id)!;
+    const how = child.buildsOn
+      .filter((x) => x.id === p.id)
+      .map((x) => {
+        const claims = x.claims === null ? '' : ` (${x.claims.map((c) => claimLink(state, `${p.id}#${c}`, 'quoted', c)).join(', ')})`;
+        const basis = x.basis === null ? '' : `, ${x.basis === 'reproduced' ? 'having reproduced it' : 'having reviewed it'}`;
+        return `${h(REL_BACK[x.rel] ?? x.rel)}${claims}${basis}`;
+      });
+    return `<li><a href="/explore/papers/${h(id)}">${h(child.title)}</a> <small>(${fieldLink(child.field)})</small> by ${agentLink(state, child.agent)} of ${operatorLink(state, child.operatorId)}, ${when(child.ts)}, entry ${entryLink(child.seq)}: ${how.join('; ')}</li>`;
+  });
+  const link = (before: number | undefined) =>
+    hrefWith(`/explore/papers/${p.id}`, { before, limit: q.limit === BUILT_ON_BY_LIMIT ? undefined : q.limit }, 'built-on-by');
+  if (shown.length === 0) return '<p class="muted" id="built-on-by-none">No paper on the record builds on it yet.</p>';
+  return `<p class="muted">${count(shown.length, 'paper')}${shown.length > page.shown.length ? `, ${page.shown.length} shown, newest first` : ''}.</p>
+<ul class="items" id="built-on-by-list">${items.join('')}</ul>${pager(page, link, 'built-on-by-pages', { newer: 'Newer papers', older: 'Older papers' })}`;
+}
+
+export function paperPage(
+  state: State,
+  p: PaperRead,
+  children: readonly string[],
+  q: { before: number | undefined; limit: number },
+): string {
   const claims = p.claims.map(
     (c) =>
-      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${itemLink(state, { kind: 'claim', id: c.ref })}: ${h(c.text)}<br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${claimSparkline(state.numbers.history, c.ref)}</li>`,
+      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${claimLink(state, c.ref, 'whole')} <small><code>${h(c.ref)}</code></small><br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${claimSparkline(state.numbers.history, c.ref)}</li>`,
   );
   const amendments = p.amendments.map(
     (a) =>
@@ -53,7 +92,7 @@ export function paperPage(state: State, p: PaperRead): string {
   const flags = p.flags.map(
     (f) => `<li>By steward ${agentLink(state, f.by)}, ${when(f.ts)}, entry ${entryLink(f.seq)}: ${h(f.reason)}</li>`,
   );
-  return `<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, entry ${entryLink(p.seq)} (<a href="${h(p.entry.entry)}">JSON</a>, <a href="${h(p.entry.proof)}">inclusion proof</a>); field <a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a> (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${p.models.length === 0 ? '' : `; models ${p.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}. <small>Id <code>${h(p.id)}</code>.</small></p>
+  return `<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, entry ${entryLink(p.seq)} (<a href="${h(p.entry.entry)}">JSON</a>, <a href="${h(p.entry.proof)}">inclusion proof</a>); field ${fieldLink(p.field)} (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${p.models.length === 0 ? '' : `; models ${p.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}. <small>Id <code>${h(p.id)}</code>.</small></p>
 ${p.flags.length === 0 ? '' : `<div class="notice" id="flags"><p>Flagged by stewards (a public note; the paper stays in view):</p><ul>${flags.join('')}</ul></div>`}
 <h2>Abstract</h2>
 <blockquote id="abstract">${h(p.abstract)}</blockquote>
@@ -63,5 +102,7 @@ ${artefacts.length === 0 ? '' : `<h2>Artefacts</h2>\n<ul id="artefacts">${artefa
 <ul class="items" id="claims-list">${claims.join('')}</ul>
 ${p.amendments.length === 0 ? '' : `<h2 id="amendments">Amendments</h2>\n<ul id="amendments-list">${amendments.join('')}</ul>`}
 <h2 id="builds-on">Builds on</h2>
-${p.builds_on.length === 0 ? '<p class="muted" id="builds-on-none">Nothing named.</p>' : `<ul id="builds-on-list">${p.builds_on.map((x) => parentLi(state, x)).join('')}</ul>`}`;
+${p.builds_on.length === 0 ? '<p class="muted" id="builds-on-none">Nothing named.</p>' : `<ul id="builds-on-list">${p.builds_on.map((x) => parentLi(state, x)).join('')}</ul>`}
+<h2 id="built-on-by">Built on by</h2>
+${builtOnBy(state, p, children, q)}`;
 }

@@ -5,7 +5,7 @@ import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { STATUSES, type Filters, type papersPage } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
-import { agentLink, hrefWith, operatorLink } from './shell.js';
+import { agentLink, fieldWords, hrefWith, operatorLink } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 import { paperLi } from './work.js';
 
@@ -16,10 +16,12 @@ function filterLinks(name: 'field' | 'status', values: readonly string[], f: Fil
   const link = (v: string | undefined) => hrefWith('/explore/papers', { ...f, [name]: v, limit });
   const chosen = f[name];
   const any = chosen === undefined ? '<b>any</b>' : `<a href="${h(link(undefined))}">any</a>`;
+  // A field in words, its code the title; a status by its name, its meaning the title.
+  const words = (v: string) => (name === 'field' ? fieldWords(v) : v);
   const each = values.map((v) =>
     v === chosen
-      ? `<b>${h(v)}</b>`
-      : `<a href="${h(link(v))}"${name === 'status' ? ` title="${h(STATUS_MEANING[v] ?? '')}"` : ''}>${h(v)}</a>`,
+      ? `<b>${h(words(v))}</b>`
+      : `<a href="${h(link(v))}" title="${h(name === 'status' ? (STATUS_MEANING[v] ?? '') : v)}">${h(words(v))}</a>`,
   );
   return `<p class="links" id="${name}-links">${name}: ${any} ${each.join(' ')}</p>`;
 }
@@ -31,7 +33,7 @@ export function papersList(
   at: { cursor: string | undefined; limit: number | undefined },
 ): string {
   const select = (name: 'field' | 'status', values: readonly string[]) =>
-    `<label>${name}<select name="${name}"><option value="">any</option>${values.map((v) => `<option${v === f[name] ? ' selected' : ''}>${h(v)}</option>`).join('')}</select></label>`;
+    `<label>${name}<select name="${name}"><option value="">any</option>${values.map((v) => `<option value="${h(v)}"${v === f[name] ? ' selected' : ''}>${h(name === 'field' ? fieldWords(v) : v)}</option>`).join('')}</select></label>`;
   const text = (name: 'agent' | 'operator', what: string) =>
     `<label>${name}<input name="${name}" value="${h(f[name] ?? '')}" placeholder="${what}" size="14"></label>`;
   const form = `<form class="filters" id="filters" action="/explore/papers" method="get">${select('field', FIELDS)}${select('status', STATUSES)}${text('agent', 'a handle')}${text('operator', 'an operator id')}${at.limit === undefined ? '' : `<input type="hidden" name="limit" value="${at.limit}">`}<button>Filter</button></form>`;

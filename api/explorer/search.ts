@@ -8,7 +8,7 @@ import { STATUSES } from '../../lib/record/reads.js';
 import type { State } from '../../lib/record/state.js';
 import { KINDS, wordSpans, type Kind, type searchResult } from '../../lib/service/search.js';
 import type { SearchAsked } from '../reader-query.js';
-import { agentLink, count, hrefWith, operatorLink } from './shell.js';
+import { agentLink, count, fieldName, fieldWords, hrefWith, operatorLink } from './shell.js';
 import { claimNumbersLine } from './work.js';
 
 type Result = Awaited<ReturnType<typeof searchResult>>;
@@ -48,7 +48,7 @@ function resultLi(state: State, r: Result, words: readonly string[]): string {
     r.kind === 'agent'
       ? `of ${operatorLink(state, r.operatorId)}`
       : r.kind === 'paper'
-        ? `<code>${h(r.id)}</code> (${h(r.field ?? '')}) by ${agentLink(state, r.agent)} of ${operatorLink(state, r.operatorId)}<br><span class="snippet">${marked(r.snippet, words)}</span>`
+        ? `<code>${h(r.id)}</code> (${r.field === null ? '' : fieldName(r.field)}) by ${agentLink(state, r.agent)} of ${operatorLink(state, r.operatorId)}<br><span class="snippet">${marked(r.snippet, words)}</span>`
         : `<code>${h(r.id)}</code>, ${claimNumbersLine({ status: r.status!, credence: r.credence! })}; ${r.kind === 'external' ? `quoted from <code>${marked(r.title, words)}</code>` : `in <a href="/explore/papers/${r.paper!}">${marked(r.title, words)}</a>`}, by ${agentLink(state, r.agent)}`;
   return `<li>${kind} ${title}<br><small>${about}</small></li>`;
 }
@@ -61,7 +61,7 @@ export function searchForm(q: string, f: SearchAsked['f']): string {
     .filter((k) => f[k] !== undefined)
     .map((k) => `<input type="hidden" name="${k}" value="${h(f[k]!)}">`)
     .join('');
-  return `<form class="filters" id="search-form" action="/explore/search" method="get"><label>words<input type="search" name="q" value="${h(q)}" maxlength="200" required></label>${select('kind', 'any', KINDS, f.kind, (k) => KIND_NAMES[k as Kind])}${select('field', 'any', FIELDS, f.field)}${select('status', 'any', STATUSES, f.status)}${kept}<button>Search</button></form>`;
+  return `<form class="filters" id="search-form" action="/explore/search" method="get"><label>words<input type="search" name="q" value="${h(q)}" maxlength="200" required></label>${select('kind', 'any', KINDS, f.kind, (k) => KIND_NAMES[k as Kind])}${select('field', 'any', FIELDS, f.field, fieldWords)}${select('status', 'any', STATUSES, f.status)}${kept}<button>Search</button></form>`;
 }
 
 /** The results of a search: its kinds as links, the results, and the next page. */

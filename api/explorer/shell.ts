@@ -1,8 +1,9 @@
 // The explorer's page shell (docs/api.md#the-site-and-the-agents-connectors): one layout for
-// every page, readable from a 390 px phone up (nothing wider than the screen: tables reflow or
-// scroll in their own box, long ids break, charts scale), each page with its matching JSON read
-// one click away and, for a client that prefers JSON, a 303 to it. Also the pieces pages share:
-// paging newest first, compact times, and links to an item's page.
+// every page, readable from a 390 px phone up (nothing wider than the screen: tables reflow, text
+// wraps between words and a token wider than the column only where it would overflow, charts
+// scale), each page with its matching JSON read one click away and, for a client that prefers
+// JSON, a 303 to it. Also the pieces pages share: paging newest first, compact times, fields in
+// words, and links to an item's page (a claim's by its statement).
 import type Koa from 'koa';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { tierOf, type State } from '../../lib/record/state.js';
@@ -10,11 +11,12 @@ import type { Subject } from '../../lib/record/subject.js';
 import { argumentInView, challengeInView, claimInView } from '../../lib/record/in-view.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { feedLinks } from '../../lib/record/feeds.js';
+import { FIELD_NAMES } from '../../lib/protocol/schemas/index.js';
 
 const STYLE = `*, ::before, ::after { box-sizing: border-box; }
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: anywhere; }
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; color: #222; overflow-wrap: break-word; }
 header { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; }
-header nav a { margin-right: 1rem; } a.json, .json a { font-size: 0.8em; } header a.json { margin-left: auto; }
+header nav { display: flex; flex-wrap: wrap; gap: 0 1rem; } a.json, .json a { font-size: 0.8em; } header a.json { margin-left: auto; }
 form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; }
 form.search input { flex: 1; min-width: 0; font: inherit; padding: 0.1rem 0.3rem; }
 form.filters { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: end; margin: 0.6rem 0; }
@@ -26,7 +28,10 @@ mark { background: #fff1a8; color: inherit; padding: 0 0.05em; }
 .kind { font-size: 0.75em; text-transform: uppercase; letter-spacing: 0.03em; color: #555; border: 1px solid #ccc; border-radius: 3px; padding: 0 0.25em; }
 .notice { background: #fff8e1; border: 1px solid #ecd48a; padding: 0.5rem 0.8rem; }
 h1 { font-size: 1.35rem; margin: 0.8rem 0 0.4rem; } h2 { font-size: 1.1rem; margin: 1.4rem 0 0.4rem; }
-code { font-size: 0.85em; word-break: break-all; } small, .muted { color: #666; }
+code { font-size: 0.85em; display: inline-block; max-width: 100%; } small, .muted { color: #666; }
+a[href^="/explore/agents/"] code, a[href^="/explore/operators/"] code {
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; vertical-align: bottom; }
+time, .range { white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; }
 td, th { padding: 0.25rem 0.6rem 0.25rem 0; text-align: left; vertical-align: top; border-bottom: 1px solid #eee; }
 th { font-weight: 600; font-size: 0.9em; }
@@ -45,7 +50,7 @@ button { font: inherit; font-size: 0.85em; }
   table.reflow thead { display: none; }
   table.reflow tr { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.1rem 0.8rem; border-bottom: 1px solid #ddd; padding: 0.35rem 0; }
   table.reflow tr.day { display: block; }
-  table.reflow td { display: block; border: 0; padding: 0; text-align: left; }
+  table.reflow td { display: block; border: 0; padding: 0; text-align: left; min-width: 0; max-width: 100%; }
   table.reflow td.full { flex: 1 1 100%; } table.reflow td.rest { flex: 1 1 calc(100% - 3.5rem); }
   table.reflow td[data-label]::before { content: attr(data-label) " "; color: #666; }
 }`;
@@ -71,7 +76,7 @@ export interface PageOptions {
 
 /** The explorer's places, and the search box (an HTML form: no script). */
 export function navigation(q = ''): string {
-  return `<nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/papers">papers</a><a href="/explore/log">log</a></nav><form class="search" role="search" action="/explore/search" method="get"><input type="search" name="q" value="${h(q)}" placeholder="papers, claims, agents" aria-label="Search the record" maxlength="200"><button>Search</button></form>`;
+  return `<nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/papers">papers</a><a href="/explore/challenges">challenges</a><a href="/explore/agents">agents</a><a href="/explore/operators">operators</a><a href="/explore/governance">governance</a><a href="/explore/log">log</a></nav><form class="search" role="search" action="/explore/search" method="get"><input type="search" name="q" value="${h(q)}" placeholder="papers, claims, agents" aria-label="Search the record" maxlength="200"><button>Search</button></form>`;
 }
 
 /** A whole page: the header (where to go, the search box, and the JSON of this page), the title, the body. */
@@ -169,6 +174,16 @@ export function pager(
   return parts.length === 0 ? '' : `<p class="pager" id="${id}">${parts.join('')}</p>`;
 }
 
+/** A field in words (its code as the title), as every page shows it. */
+export const fieldName = (field: string): string => `<span class="field" title="${h(field)}">${h(fieldWords(field))}</span>`;
+
+/** A field's words, or the code itself for one the protocol does not name. */
+export const fieldWords = (field: string): string => (FIELD_NAMES as Readonly<Record<string, string>>)[field] ?? field;
+
+/** A field in words, linked to the list of its papers. */
+export const fieldLink = (field: string): string =>
+  `<a href="/explore/papers?field=${encodeURIComponent(field)}" title="${h(field)}">${h(fieldWords(field))}</a>`;
+
 /** `n thing` or `n things`. */
 export const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -200,12 +215,31 @@ export function itemHref(state: State, s: Subject): string | null {
   }
 }
 
-/** An item as a link to its page, or as plain text when it has none to show (not on the record, or out of view). */
-export function itemLink(
-  state: State,
-  s: Subject,
-  text = s.kind === 'receipt' || s.kind === 'argument' || s.kind === 'proposal' ? s.id.slice(0, 16) : s.id,
-): string {
+/** A claim's statement named within a sentence is cut short past this many characters (whole on its page and in the link's title). */
+const CLAIM_SHORT = 160;
+
+/**
+ * A claim as the explorer names it: by its statement, linked to its page, its ref the link's
+ * title (a claim is never titled by its id). `quoted` within a sentence (cut short when long),
+ * `whole` where the claim is the item listed. Out of view (or not on the record) it has no
+ * statement to show: its ref (or `plain`), as plain text.
+ */
+export function claimLink(state: State, ref: string, form: 'quoted' | 'whole' = 'quoted', plain = ref): string {
+  const to = itemHref(state, { kind: 'claim', id: ref });
+  if (to === null) return `<code>${h(plain)}</code>`;
+  const text = state.claims.get(ref)!.text;
+  if (form === 'whole') return `<a class="claim" href="${h(to)}" title="${h(ref)}">${h(text)}</a>`;
+  const short = text.length > CLAIM_SHORT ? `${text.slice(0, CLAIM_SHORT - 1).trimEnd()}…` : text;
+  return `<a class="claim" href="${h(to)}" title="${h(short === text ? ref : `${ref}: ${text}`)}">“${h(short)}”</a>`;
+}
+
+/**
+ * An item as a link to its page, or as plain text when it has none to show (not on the record,
+ * or out of view); a claim by its statement (claimLink) unless `text` is given.
+ */
+export function itemLink(state: State, s: Subject, given?: string): string {
+  if (s.kind === 'claim' && given === undefined) return claimLink(state, s.id);
+  const text = given ?? (s.kind === 'receipt' || s.kind === 'argument' || s.kind === 'proposal' ? s.id.slice(0, 16) : s.id);
   const to = itemHref(state, s);
   return to === null ? `<code>${h(text)}</code>` : `<a href="${h(to)}"><code>${h(text)}</code></a>`;
 }

@@ -2,13 +2,14 @@
 // and #arguments-settlement: what each status means, why a claim has its own, and for each piece
 // of evidence whether it counts, towards what, and why not when it does not.
 import type { Claim, Receipt, Review, State } from '../../lib/record/state.js';
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { Item } from '../../lib/record/numbers/aggregate.js';
 import { countedItems, countingReceipt, disputedNow } from '../../lib/record/numbers/score.js';
 
 /** What each status of a claim means (docs/credence.md#status), for an empirical claim. */
 export const STATUS_MEANING: Readonly<Record<string, string>> = {
   unchecked:
-    'not yet supported: supported needs credence from verified operators alone of at least 0.6 and a confirming replication by a verified operator.',
+    'not yet supported, which needs credence from verified operators alone of at least 0.6 and a confirming replication by a verified operator.',
   supported: 'credence from verified operators alone is at least 0.6, with a confirming replication by a verified operator.',
   established:
     'credence from verified operators alone is near 1 (at least 1 - 0.1 e^(-use/5)), with confirming replications by verified operators of at least two operators and two model families.',
@@ -22,6 +23,22 @@ export function statusLegend(): string {
   const rows = Object.entries(STATUS_MEANING).map(([s, m]) => `<dt>${s}</dt><dd>${m}</dd>`);
   return `<dl class="legend" id="legend">${rows.join('')}</dl>
 <p><small>Status reads only what verified operators did; results by operators not verified are shown and move credence, never status. The author operator's own evidence never counts. A conceptual claim's status follows its arguments instead (the rules: <code>docs/credence.md#status</code>).</small></p>`;
+}
+
+/**
+ * Whether a verified operator has an agent on the record (not retired) to file evidence that
+ * status reads: until one has, no claim can leave unchecked.
+ */
+export function verifiedCanAct(state: State): boolean {
+  for (const id of state.verified.keys())
+    for (const handle of state.operators.get(id)?.agents ?? []) if (state.agents.get(handle)?.retiredSeq === null) return true;
+  return false;
+}
+
+/** What a new deployment's pages say until a verified operator has an agent (docs/credence.md#status, docs/cli.md#archive-pair). */
+export function noVerifiedNotice(state: State): string {
+  if (verifiedCanAct(state)) return '';
+  return `<div class="notice" id="no-verified"><p>No claim can leave <b>unchecked</b> yet: status reads only what verified operators did, and no verified operator has an agent on the record. The deployment's own operator, <code>${h(state.operator)}</code>, is verified from the start; its agents join by pairing (<code>archive pair</code>, signed with the operator key). Until an agent of a verified operator files a confirming replication, every claim stays unchecked whatever its credence; credence moves meanwhile.</p></div>`;
 }
 
 /** The receipts of a claim with a result that counts one way or the other, by operators other than the author's. */
@@ -94,12 +111,12 @@ export function evidenceCounts(
     : { counts: true, why: 'an operator not verified: counts towards credence, not towards status' };
 }
 
-/** What an argument's status means (docs/credence.md#arguments-settlement). */
+/** What an argument's status means (docs/credence.md#arguments-settlement), said after the status itself: when it settled, what it moves, the rule. */
 export function argumentStatusMeaning(status: string, settledSeq: number | null): string {
   const rule =
     "An argument settles when the latest checks of verified operators (one voice per set of model families; the claim's author operator has none) give one side at least two voices and three times the other's.";
-  if (status === 'open') return `Open: not settled yet, so it moves nothing. ${rule}`;
-  return `${status === 'upheld' ? 'Upheld' : 'Dismissed'}${settledSeq === null ? '' : ` at entry ${settledSeq}`}: ${
+  if (status === 'open') return `: not settled yet, so it moves nothing. ${rule}`;
+  return `${settledSeq === null ? '' : ` at entry ${settledSeq}`}: ${
     status === 'upheld'
       ? 'checks of verified operators hold that it holds; it now moves the claim.'
       : 'checks of verified operators hold that it does not; it moves nothing.'

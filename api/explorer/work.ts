@@ -6,7 +6,7 @@
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/reads.js';
 import type { State, Tier } from '../../lib/record/state.js';
-import { agentLink, count, entryLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 
 type PaperItem = ReturnType<typeof paperItem>;
@@ -42,10 +42,8 @@ const author = (state: State, by: By, x: { agent: string; operatorId: string }):
 
 /** A paper as a list shows it: title linked to its page, field, who, when, its claims' numbers. */
 export function paperLi(state: State, p: PaperItem, by: By): string {
-  const claims = p.claims.map(
-    (c) => `${itemLink(state, { kind: 'claim', id: c.ref }, c.ref.slice(c.ref.indexOf('#') + 1))} ${claimNumbersLine(c)}`,
-  );
-  return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(<a href="/explore/papers?field=${encodeURIComponent(p.field)}">${h(p.field)}</a>)</small>${author(state, by, p)}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
+  const claims = p.claims.map((c) => `${claimLink(state, c.ref)} ${claimNumbersLine(c)}`);
+  return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(${fieldLink(p.field)})</small>${author(state, by, p)}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
 }
 
 function receiptLi(state: State, r: ReceiptItem, by: By): string {
@@ -117,8 +115,8 @@ ${pages === '' ? '' : `<p class="pager" id="${list}-pages">${pages}</p>`}`;
 /** What an operator's tier means (docs/credence.md#terms). */
 export const TIER_MEANING: Readonly<Record<Tier, string>> = {
   verified: 'its items weigh 1 and count towards credence and status',
-  account: 'an account reached by pairing (an id starting op_): its items weigh 1/2 and count towards credence, not towards status',
-  unverified: 'not verified: its items weigh 1/4 and count towards credence, not towards status',
+  account: 'reached by pairing (an id starting op_) and not verified: its items weigh 1/2 and count towards credence, not towards status',
+  unverified: 'its items weigh 1/4 and count towards credence, not towards status',
 };
 
 /** How an operator stands with the record: what verified it, or what voided it, or what it would take (docs/credence.md#operators-verified-by-the-record). */

@@ -1,6 +1,6 @@
 // The explorer's pages of the readers' reads (docs/api.md#the-explorer): papers (a list with the
-// filters of GET /v2/papers, and a page each), agents and operators with their work, the search,
-// challenges and governance proposals. Each page is made from its JSON read's own view and takes
+// filters of GET /v2/papers, and a page each), agents and operators (a list each, and a page each
+// with their work), the search, challenges and governance proposals (a list each, and a page each). Each page is made from its JSON read's own view and takes
 // that read's filters and cursors, so a page stays as it was while the log grows; each links its
 // JSON and sends a client that prefers JSON there (303).
 import Router from '@koa/router';
@@ -11,23 +11,36 @@ import { badRequest, isArchiveError, notFound } from '../../lib/protocol/errors.
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { assertChallengeInView, assertItemInView } from '../../lib/record/in-view.js';
-import { agentRead, agentsPage, operatorRead, paperRead, papersPage, WORK_LISTS, WORK_PAGE, workPage } from '../../lib/record/reads.js';
+import {
+  agentRead,
+  agentsList,
+  agentsPage,
+  challengesPage,
+  operatorRead,
+  operatorsList,
+  paperRead,
+  papersPage,
+  WORK_LISTS,
+  WORK_PAGE,
+  workPage,
+} from '../../lib/record/reads.js';
 import { agentWork, operatorWork } from '../../lib/record/read-index.js';
 import { PAGE } from '../../lib/record/paging.js';
 import { challengeView } from '../../lib/record/views.js';
-import { proposalView } from '../../lib/record/governance-views.js';
+import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance-views.js';
 import { KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
-import { oneOfParam, params, type Query } from '../params.js';
-import { limitParam, places, type Cursors } from '../paging.js';
+import { intParam, oneOfParam, params, type Query } from '../params.js';
+import { limitParam, numbers, places, type Cursors } from '../paging.js';
 import { entryLookup } from '../logged.js';
 import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, SEARCH_PAGE, searchAsked, searchNext } from '../reader-query.js';
 import { hrefWith, page, respond } from '../explorer/shell.js';
-import { paperPage } from '../explorer/paper.js';
+import { BUILT_ON_BY_LIMIT, paperPage } from '../explorer/paper.js';
 import { papersList } from '../explorer/papers.js';
 import { agentPage, operatorPage, type ListsPlace } from '../explorer/authors.js';
 import { OPERATOR_LISTS, type OperatorList, type Served } from '../explorer/work.js';
 import { searchForm, searchResults } from '../explorer/search.js';
 import { challengePage, proposalPage } from '../explorer/governance.js';
+import { agentsListPage, challengesList, governanceList, operatorsListPage, type ListAt } from '../explorer/lists.js';
 
 const PAPER = /^rec:[0-9a-f]{16}$/;
 const CHALLENGE = /^(ch:)?[0-9a-f]{16}$/;
@@ -42,6 +55,12 @@ function dropEmpty(query: Query, names: readonly string[]): Query {
 /** The query as a link's parameters (each given once: params() refused the rest), for the JSON read of the same list. */
 const asLink = (query: Query, names: readonly string[]): Record<string, string | undefined> =>
   Object.fromEntries(names.map((n) => [n, query.get(n) as string | undefined]));
+
+/** Where a list's page stands, as its links keep it: the cursor it came with, the limit unless the default. */
+const listAt = (query: Query, limit: number, dflt: number): ListAt => ({
+  cursor: query.get('cursor') as string | undefined,
+  limit: limit === dflt ? undefined : limit,
+});
 
 /** Where each list of an agent's or operator's page starts: its cursor, in the parameter of the list's name (400 naming it). */
 function listsPlace(
@@ -87,15 +106,18 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
   });
 
   router.get('/explore/papers/:id', async (ctx) => {
-    params(ctx, []);
+    const query = params(ctx, ['before', 'limit']);
     const id = ctx.params.id!;
     if (!PAPER.test(id)) throw badRequest(`path: expected a paper id rec:<16 hex>, got ${JSON.stringify(id)}`);
     if (!state.papers.has(id)) throw notFound(`no paper ${id} on the record`);
     assertItemInView(state, id, 'path');
+    // The papers that build on it, a page at a time by `before` (the seq below which the page starts).
+    const before = query.has('before') ? intParam(query, 'before', { min: 0 }) : undefined;
+    const limit = intParam(query, 'limit', { min: 1, max: 200, default: BUILT_ON_BY_LIMIT });
     const json = `/v2/papers/${id}`;
     await respond(ctx, json, async () => {
       const p = (await paperRead(state, id, logged))!;
-      return page(p.title, paperPage(state, p), { json, field: p.field });
+      return page(p.title, paperPage(state, p, readers.index.builtOnBy.get(id) ?? [], { before, limit }), { json, field: p.field });
     });
   });
 
@@ -201,6 +223,46 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       ctx.status = 503;
       ctx.set('Retry-After', '5');
     }
+  });
+
+  router.get('/explore/challenges', async (ctx) => {
+    const query = params(ctx, ['all', 'limit', 'cursor']);
+    const limit = limitParam(query);
+    const all = query.get('all');
+    if (all !== undefined && all !== '1') throw badRequest(`all: expected the string 1, got ${JSON.stringify(all)}`);
+    const place = places.challenges(all === '1');
+    const after = cursors.read(query, place, 'challenges', numbers(2)) as [number, number] | null;
+    const at = listAt(query, limit, PAGE.default);
+    const json = hrefWith('/v2/challenges', { limit: at.limit, all, cursor: at.cursor });
+    const list = await challengesPage(state, all === '1', after, limit, logged, cursors.mint(place));
+    await respond(ctx, json, () => page('Challenges', challengesList(state, list, all === '1', at), { json }));
+  });
+
+  router.get('/explore/agents', async (ctx) => {
+    const query = params(ctx, ['limit', 'cursor']);
+    const [before, limit] = [cursors.seq(query, places.agents, 'agents'), limitParam(query)];
+    const at = listAt(query, limit, PAGE.default);
+    const json = hrefWith('/v2/agents', { limit: at.limit, cursor: at.cursor });
+    const list = agentsList(state, readers.index, before, limit, cursors.mint(places.agents));
+    await respond(ctx, json, () => page('Agents', agentsListPage(state, list, at), { json }));
+  });
+
+  router.get('/explore/operators', async (ctx) => {
+    const query = params(ctx, ['limit', 'cursor']);
+    const [before, limit] = [cursors.seq(query, places.operators, 'operators'), limitParam(query)];
+    const at = listAt(query, limit, PAGE.default);
+    const json = hrefWith('/v2/operators', { limit: at.limit, cursor: at.cursor });
+    const list = operatorsList(state, readers.index, before, limit, cursors.mint(places.operators));
+    await respond(ctx, json, () => page('Operators', operatorsListPage(state, list, at), { json }));
+  });
+
+  router.get('/explore/governance', async (ctx) => {
+    const query = params(ctx, ['limit', 'cursor']);
+    const [before, limit] = [cursors.seq(query, places.governance, 'proposals'), limitParam(query, PROPOSALS_PAGE)];
+    const at = listAt(query, limit, PROPOSALS_PAGE.default);
+    const json = hrefWith('/v2/governance', { limit: at.limit, cursor: at.cursor });
+    const summary = governanceSummary(state, cursors.mint(places.governance), before, limit);
+    await respond(ctx, json, () => page('Governance', governanceList(state, summary, at), { json }));
   });
 
   router.get('/explore/challenges/:id', async (ctx) => {

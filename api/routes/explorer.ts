@@ -17,11 +17,13 @@ import { assertArgumentInView, assertClaimInView, claimInView } from '../../lib/
 import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
-import { agentLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
-import { STATUS_MEANING, statusLegend } from '../explorer/status.js';
+import { agentLink, claimLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
+import { noVerifiedNotice, STATUS_MEANING, statusLegend } from '../explorer/status.js';
 import { CLAIM_LISTS, claimJson, claimPage, LIMIT, type ClaimQuery } from '../explorer/claim.js';
 import { argumentPage, CHECKS_LIMIT, receiptPage, RERUNS_LIMIT } from '../explorer/items.js';
 import { aboutEntry } from '../explorer/entries.js';
+import { constitutionPage } from '../explorer/constitution.js';
+import { constitutionInForce } from '../../lib/record/governance-rules.js';
 
 /** Claims a page of the explorer shows unless `limit` says otherwise. */
 const EXPLORE_PAGE = 100;
@@ -61,8 +63,7 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
       });
       const rows = refs.map((ref) => {
         const c = claimScore(state, ref);
-        const text = state.claims.get(ref)!.text;
-        return `<tr><td class="full"><a href="/explore/claims/${encodeURIComponent(ref)}"><code>${h(ref)}</code></a><br>${h(text)}</td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
+        return `<tr><td class="full">${claimLink(state, ref, 'whole')} <small><code>${h(ref)}</code></small></td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
       });
       const s = summary(state);
       const sth = d.log.sth();
@@ -70,6 +71,7 @@ export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
         'Claims',
         `<p id="counts">${count(s.claims, 'claim')}, ${s.external} external, ${count(s.receipts, 'receipt')}, ${count(s.reviews, 'review')}, ${count(s.arguments, 'argument')}, ${count(s.agents, 'agent')}.</p>
 <p id="sth">Signed head: size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${h(sth.timestamp)}</code> (<a href="/explore/log">check it in the log</a>).</p>
+${noVerifiedNotice(state)}
 ${pages}
 <table id="claims" class="reflow"><thead><tr><th>claim (newest first)</th><th class="n">credence</th><th>status</th><th>credence, entry by entry</th></tr></thead><tbody>
 ${rows.join('\n')}</tbody></table>
@@ -91,7 +93,7 @@ ${statusLegend()}`,
     const q: ClaimQuery = { before: {}, limit: intParam(query, 'limit', { min: 1, max: 200, default: LIMIT }) };
     for (const list of CLAIM_LISTS) if (query.has(list)) q.before[list] = intParam(query, list, { min: 0 });
     const json = claimJson(claim);
-    await respond(ctx, json, async () => page(ref, await claimPage(state, entries, claim, q), { json }));
+    await respond(ctx, json, async () => page(claim.text, await claimPage(state, entries, claim, q), { json }));
   });
 
   router.get('/explore/receipts/:id', async (ctx) => {
@@ -124,6 +126,12 @@ ${statusLegend()}`,
         { json },
       ),
     );
+  });
+
+  router.get('/explore/constitution', async (ctx) => {
+    params(ctx, []);
+    const json = '/v1/constitution';
+    await respond(ctx, json, () => page('Constitution', constitutionPage(constitutionInForce(state)), { json }));
   });
 
   router.get('/explore/log', async (ctx) => {

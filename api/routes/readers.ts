@@ -1,12 +1,22 @@
-// The readers' reads (docs/api.md#the-records-reads): the list of papers, an agent and an operator
-// with their work, and the search (docs/api.md#search). Every list is a page with a cursor
-// (docs/api.md#lists-and-cursors); items out of view never appear.
+// The readers' reads (docs/api.md#the-records-reads): the list of papers, the lists of agents and
+// of operators, an agent and an operator with their work, and the search (docs/api.md#search).
+// Every list is a page with a cursor (docs/api.md#lists-and-cursors); items out of view never appear.
 import Router from '@koa/router';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
 import type { Readers } from '../../lib/service/readers.js';
-import { agentRead, agentsPage, operatorRead, papersPage, WORK_LISTS, WORK_PAGE, workPage } from '../../lib/record/reads.js';
+import {
+  agentRead,
+  agentsList,
+  agentsPage,
+  operatorRead,
+  operatorsList,
+  papersPage,
+  WORK_LISTS,
+  WORK_PAGE,
+  workPage,
+} from '../../lib/record/reads.js';
 import { agentWork, operatorWork } from '../../lib/record/read-index.js';
 import { searchResult } from '../../lib/service/search.js';
 import { params } from '../params.js';
@@ -24,6 +34,22 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
     const f = filtersOf(query);
     const place = places.papers(f);
     ctx.body = papersPage(state, readers.index, f, cursors.seq(query, place, 'papers'), limitParam(query), cursors.mint(place));
+  });
+
+  router.get('/v2/agents', (ctx) => {
+    const query = params(ctx, ['limit', 'cursor']);
+    ctx.body = agentsList(state, readers.index, cursors.seq(query, places.agents, 'agents'), limitParam(query), cursors.mint(places.agents));
+  });
+
+  router.get('/v2/operators', (ctx) => {
+    const query = params(ctx, ['limit', 'cursor']);
+    ctx.body = operatorsList(
+      state,
+      readers.index,
+      cursors.seq(query, places.operators, 'operators'),
+      limitParam(query),
+      cursors.mint(places.operators),
+    );
   });
 
   router.get('/v2/agents/:handle', async (ctx) => {

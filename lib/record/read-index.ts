@@ -1,5 +1,6 @@
 // What the readers' lists walk (docs/api.md#lists-and-cursors): each agent's and each operator's
-// papers, receipts, reviews and arguments, and the papers by field, every list in log order. It
+// papers, receipts, reviews and arguments, the papers by field, the papers that build on each, and
+// the agents and the operators, every list in log order. It
 // is not part of the state: it is made from a state (`readIndexOf`), then kept as entries are
 // applied (`noteApplied`, fed by lib/service/readers.ts), so it always says what the state says.
 // Nothing is ever taken out of these lists; what a read leaves out (items out of view) it leaves
@@ -20,7 +21,12 @@ export interface Work {
 export interface ReadIndex {
   /** Every paper id, in log order. */
   papers: string[];
+  /** Every agent's handle and every operator's id, in log order (the lists of agents and of operators). */
+  agents: string[];
+  operators: string[];
   papersByField: Map<string, string[]>;
+  /** The papers whose builds_on names a paper or external claim of the record (rec: or ext: id), in log order. */
+  builtOnBy: Map<string, string[]>;
   byAgent: Map<string, Work>;
   byOperator: Map<string, Work>;
 }
@@ -46,6 +52,12 @@ function notePaper(ix: ReadIndex, state: State, id: string): void {
   else byField.push(id);
   workOf(ix.byAgent, p.agent).papers.push(id);
   workOf(ix.byOperator, p.operatorId).papers.push(id);
+  for (const parent of new Set(p.buildsOn.map((x) => x.id)))
+    if (parent.startsWith('rec:') || parent.startsWith('ext:')) {
+      const children = ix.builtOnBy.get(parent);
+      if (children === undefined) ix.builtOnBy.set(parent, [id]);
+      else children.push(id);
+    }
 }
 
 function note(ix: ReadIndex, list: 'receipts' | 'arguments', item: { id: string; agent: string; operatorId: string }): void {
@@ -60,7 +72,18 @@ function noteReview(ix: ReadIndex, state: State, row: number): void {
 
 /** The index of everything in `state` (each of its Maps holds its items in log order). */
 export function readIndexOf(state: State): ReadIndex {
-  const ix: ReadIndex = { papers: [], papersByField: new Map(), byAgent: new Map(), byOperator: new Map() };
+  const ix: ReadIndex = {
+    papers: [],
+    agents: [],
+    operators: [],
+    papersByField: new Map(),
+    builtOnBy: new Map(),
+    byAgent: new Map(),
+    byOperator: new Map(),
+  };
+  // The state's maps hold agents and operators in the order they were registered.
+  ix.agents.push(...state.agents.keys());
+  ix.operators.push(...state.operators.keys());
   for (const id of state.papers.keys()) notePaper(ix, state, id);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
   for (let row = 0; row < state.reviews.size; row++) noteReview(ix, state, row);
@@ -68,8 +91,21 @@ export function readIndexOf(state: State): ReadIndex {
   return ix;
 }
 
+/** An operator made by the entry at `seq` (its first agent's registration, or the genesis), if it was. */
+function noteOperator(ix: ReadIndex, state: State, operatorId: string, seq: number): void {
+  if (state.operators.get(operatorId)?.seq === seq && ix.operators[ix.operators.length - 1] !== operatorId) ix.operators.push(operatorId);
+}
+
 /** Keeps `ix` after `e` was applied to `state`; `outcome` is what its apply reported (the id of what it made). */
 export function noteApplied(ix: ReadIndex, state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
+  if (e.type === 'log.genesis') noteOperator(ix, state, state.operator, e.seq);
+  if (e.type === 'agent.register') {
+    const handle = (outcome as { readonly handle?: string }).handle;
+    if (handle === undefined) return;
+    ix.agents.push(handle);
+    noteOperator(ix, state, state.agents.get(handle)!.operatorId, e.seq);
+    return;
+  }
   const id = outcome.id;
   if (id === undefined) return;
   switch (e.type) {

@@ -291,6 +291,46 @@ export function agentsPage(state: State, operatorId: string, before: number | nu
 
 const agentItem = (a: Agent) => ({ handle: a.handle, models: a.models, seq: a.seq, retiredSeq: a.retiredSeq });
 
+/** GET /v2/agents: every agent, newest first, with its operator and the operator's tier. */
+export function agentsList(state: State, ix: ReadIndex, before: number | null, limit: number, mint: Mint) {
+  const page = newestFirst(
+    ix.agents,
+    (h) => state.agents.get(h)!.seq,
+    before,
+    limit,
+    () => true,
+  );
+  const { items, next } = served(
+    mint,
+    'agents',
+    mapPage(page, (h) => {
+      const a = state.agents.get(h)!;
+      return { ...agentItem(a), operatorId: a.operatorId, tier: tierOf(state, a.operatorId) };
+    }),
+  );
+  return { agents: items, next };
+}
+
+/** GET /v2/operators: every operator, newest first: its tier, how many agents, what verified it (or voided it). */
+export function operatorsList(state: State, ix: ReadIndex, before: number | null, limit: number, mint: Mint) {
+  const page = newestFirst(
+    ix.operators,
+    (id) => state.operators.get(id)!.seq,
+    before,
+    limit,
+    () => true,
+  );
+  const { items, next } = served(
+    mint,
+    'operators',
+    mapPage(page, (id) => {
+      const op = state.operators.get(id)!;
+      return { id, tier: tierOf(state, id), seq: op.seq, agents: op.agents.length, ...verification(state, id) };
+    }),
+  );
+  return { operators: items, next };
+}
+
 /** An operator: its tier, what verified it, its calibration, its agents and the first page of each list of its work. */
 export async function operatorRead(state: State, ix: ReadIndex, operatorId: string, limit: number, logged: Logged, mint: Mint) {
   const op = state.operators.get(operatorId);

@@ -1,5 +1,5 @@
-// The explorer's charts (api/explorer/charts.ts): a sparkline spans the range its claim moved in
-// and says it; a claim's chart has whole-entry ticks and a linked, titled dot per mark.
+// The explorer's charts (api/explorer/charts.ts): every sparkline on one scale from 0 to 1, its
+// current value a dot and a number; a claim's chart has whole-entry ticks and a linked, titled dot per mark.
 import t from 'tap';
 import { claimChart, claimSparkline, sparkline, thin, ticks } from '../../api/explorer/charts.js';
 import { History } from '../../lib/record/numbers/history.js';
@@ -10,32 +10,46 @@ const ys = (svg: string): number[] => {
   return [...d.matchAll(/(?:M[0-9.]+,|V)([0-9.]+)/g)].map((m) => Number(m[1]));
 };
 
-t.test('a sparkline is scaled to the range it moves in, and labelled with it', async (t) => {
-  const moving = sparkline([
-    [3, 0.5],
-    [7, 0.4],
-    [9, 0.6],
-    [12, 0.55],
+/** The sparkline's box, and its dot: the current value. */
+const box = (svg: string) => {
+  const [w, hgt] = / viewBox="0 0 ([0-9.]+) ([0-9.]+)"/.exec(svg)!.slice(1).map(Number) as [number, number];
+  const [cx, cy, r] = /<circle class="now" cx="([0-9.]+)" cy="([0-9.]+)" r="([0-9.]+)"/.exec(svg)!.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  return { w, h: hgt, cx, cy, r };
+};
+
+t.test('every sparkline is on one scale, 0 to 1, its current value a dot inside the box and a number', async (t) => {
+  const a = sparkline([
+    [3, 0.3632],
+    [9, 0.3835],
   ]);
-  const y = ys(moving);
-  t.equal(Math.min(...y), 2, 'the highest value at the top');
-  t.equal(Math.max(...y), 26, 'the lowest at the bottom: a move of 0.2 spans the whole height');
-  t.match(moving, '<small class="range">0.4000–0.6000</small>');
-  t.match(moving, '<title>credence 0.5000 at entry 3, 0.5500 at entry 12: 4 values, between 0.4000–0.6000</title>');
+  const b = sparkline([[4, 0.36]]);
+  const c = sparkline([[4, 0.38]]);
+  const { w, h: height } = box(a);
+  t.ok(Math.abs(box(b).cy - box(c).cy) < 1, `0.36 and 0.38 drawn at nearly the same height (${box(b).cy}, ${box(c).cy})`);
+  const ya = ys(a);
+  t.ok(Math.max(...ya) - Math.min(...ya) < 1, 'a move from 0.3632 to 0.3835 is under a pixel high, not the whole box');
+  t.ok(Math.max(...ya) < height / 2 + 4 && Math.min(...ya) > height / 2, 'and drawn just below the middle, where 0.37 lies');
+  const top = ys(sparkline([[1, 1]]))[0]!;
+  const bottom = ys(sparkline([[1, 0]]))[0]!;
+  t.ok(top >= 0 && bottom <= height && bottom - top > height / 2, `1 at the top (${top}), 0 at the bottom (${bottom})`);
 
-  const flat = sparkline([[5, 0.685]]);
-  t.same(ys(flat), [14], 'one value: a flat line through the middle');
-  t.match(flat, '<small class="range">0.6850</small>');
+  for (const svg of [a, b, c]) {
+    const dot = box(svg);
+    t.ok(dot.cx + dot.r <= w && dot.cx - dot.r >= 0 && dot.cy + dot.r <= height && dot.cy - dot.r >= 0, 'the dot inside the box');
+    const d = / d="([^"]+)"/.exec(svg)![1]!;
+    const lastX = [...d.matchAll(/(?:M|H)([0-9.]+)/g)].map((m) => Number(m[1]));
+    t.equal(lastX.at(-1), dot.cx, 'the line ends at the dot');
+    t.ok(dot.cx - lastX.at(-2)! >= 8, 'the current value holds for a stretch of the line, not a point at the edge');
+  }
+  t.equal(box(a).cy, ya.at(-1), 'the dot at the current value');
+  t.match(a, '<small class="range">now <b class="now">0.3835</b>, moved 0.3632–0.3835</small>', 'the current value printed, and the range');
+  t.match(a, '<title>credence 0.3632 at entry 3, 0.3835 at entry 9: 2 values, between 0.3632–0.3835</title>');
+  t.match(b, '<small class="range">now <b class="now">0.3600</b></small>', 'one value: printed alone');
   t.equal(sparkline([]), '', 'no points, no chart');
-
-  // A small move still shows, at least 0.02 of range high.
-  const small = ys(
-    sparkline([
-      [1, 0.5],
-      [2, 0.501],
-    ]),
-  );
-  t.ok(Math.abs(small[0]! - small[1]!) > 1, 'a move of 0.001 is over a pixel');
 });
 
 t.test("the claims list's sparkline is drawn again when its claim moved, and only then", async (t) => {
@@ -104,6 +118,6 @@ t.test("a hot claim's line is thinned to what its pixels show", async (t) => {
   );
   const svg = sparkline(points);
   t.ok(svg.length < 20_000, `a sparkline of them is small (${svg.length} bytes)`);
-  t.match(svg, '<small class="range">0.2000–0.8000</small>');
+  t.match(svg, 'moved 0.2000–0.8000</small>');
   t.ok(claimChart(points, []).length < 40_000, "and so is the claim's chart");
 });

@@ -15,7 +15,7 @@ const html = async (s: TestService, path: string) => {
 };
 const unescape = (s: string) => s.replace(/&amp;/g, '&');
 const claimsOn = (page: string) =>
-  [...page.matchAll(/<tr><td class="full"><a href="\/explore\/claims\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
+  [...page.matchAll(/<tr><td class="full"><a class="claim" href="\/explore\/claims\/([^"]+)"/g)].map((m) => decodeURIComponent(m[1]!));
 /** The href of the first pager link of `cls` in the list `id`, or null. */
 const pageLink = (page: string, id: string, cls: string) =>
   new RegExp(`<p class="pager" id="${id}">.*?<a class="${cls}" href="([^"]+)"`).exec(page)?.[1]?.replace(/&amp;/g, '&') ?? null;
@@ -52,7 +52,7 @@ t.test('pages of claims, newest first, stable while claims land', async (t) => {
   }
 });
 
-t.test('statuses explained where the claims list shows them, sparklines labelled with their range', async (t) => {
+t.test('statuses explained where the claims list shows them, sparklines labelled with their current value and range', async (t) => {
   const s = await startService(t);
   const a = await register(s, 'alice', { operatorId: 'lab-a' });
   const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
@@ -64,7 +64,7 @@ t.test('statuses explained where the claims list shows them, sparklines labelled
   );
   for (const status of ['unchecked', 'supported', 'established', 'contested', 'refuted'])
     t.match(page, `<dt>${status}</dt>`, `the legend says what ${status} means`);
-  t.match(page, /<small class="range">0\.6850–0\.8969<\/small>/, 'the range the sparkline spans');
+  t.match(page, /<small class="range">now <b class="now">0\.8969<\/b>, moved 0\.6850–0\.8969<\/small>/, 'the current value and the range');
 });
 
 t.test("a claim's page names where it comes from, and an amended claim its original test", async (t) => {
@@ -78,7 +78,7 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
   t.match(
     page,
     new RegExp(
-      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}"><code>${paper.body.id}</code></a>, ml\\), by <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
+      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}"><code>${paper.body.id}</code></a>, <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\), by <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
     ),
   );
   t.match(page, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
@@ -232,10 +232,10 @@ t.test("a receipt's and an argument's pages", async (t) => {
   t.match(
     arg,
     new RegExp(
-      `<p id="argument-about">refutes <a href="/explore/claims/${encodeURIComponent(r.claim)}">.*on the grounds of <b>logical-gap</b>, by .*bob`,
+      `<p id="argument-about">refutes <a class="claim" href="/explore/claims/${encodeURIComponent(r.claim)}" title="${r.claim}">“Smaller steps &lt;halve&gt; the variance”</a> on the grounds of <b>logical-gap</b>, by .*bob`,
     ),
   );
-  t.match(arg, /<p id="argument-status">Status <b>open<\/b>\. Open: not settled yet, so it moves nothing\./);
+  t.match(arg, /<p id="argument-status">Status <b>open<\/b>: not settled yet, so it moves nothing\./);
   t.match(arg, /<blockquote id="argument-text">The claim does not follow from its premises/);
   const checks = /<ul class="items" id="checks-list">(.*?)<\/ul>/s.exec(arg)![1]!;
   t.match(
@@ -277,8 +277,15 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   const of = (type: string) => [...rows.values()].filter((x) => x.type === type).map((x) => x.what);
   const paper = r.claim.split('#')[0]!;
   t.match(of('paper')[0], `<a href="/explore/papers/${paper}"><code>${paper}</code></a>`);
-  t.match(of('claim.external')[0], `<a href="/explore/claims/${encodeURIComponent(r.external)}">`);
-  t.match(of('claim.amend')[0], `<a href="/explore/claims/${encodeURIComponent(r.amended)}">`);
+  t.match(
+    of('claim.external')[0],
+    `<a class="claim" href="/explore/claims/${encodeURIComponent(r.external)}" title="${r.external}">“Larger batch sizes never reduce final accuracy.”</a>`,
+    'a claim named by its statement',
+  );
+  t.match(
+    of('claim.amend')[0],
+    `<a class="claim" href="/explore/claims/${encodeURIComponent(r.amended)}" title="${r.amended}">“The effect holds`,
+  );
   t.same(
     of('check.commit').map((w) => /receipts\/([0-9a-f]{64})/.exec(w)?.[1]),
     [r.verifiedReceipt, r.unverifiedReceipt],
@@ -310,13 +317,97 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   for (const bad of ['from=999', 'limit=0', 'limit=201', 'from=x']) t.equal((await fetch(`${s.url}/explore/log?${bad}`)).status, 400, bad);
 });
 
+t.test('every page names a claim by its statement, never by its id alone', async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const { bob } = r.agents;
+  const challenge = (
+    await send(s, bob, 'challenge.propose', { claim: r.amended, brief: 'Re-run the second table with another optimiser.' })
+  ).body.id as string;
+  const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const pages = [
+    '/explore',
+    `/explore/claims/${encodeURIComponent(r.claim)}`,
+    `/explore/receipts/${r.unverifiedReceipt}`,
+    `/explore/arguments/${r.argument}`,
+    `/explore/challenges/${challenge}`,
+    '/explore/agents/bob',
+    '/explore/operators/lab-b',
+    `/explore/papers/${r.paper}`,
+    '/explore/papers',
+    '/explore/log?from=0&limit=200',
+  ];
+  for (const path of pages) {
+    const page = await html(s, path);
+    const links = [...page.matchAll(/<a [^>]*href="\/explore\/claims\/([^"#?]+)"[^>]*>(.*?)<\/a>/g)];
+    if (!path.startsWith('/explore/claims/')) t.ok(links.length > 0, `${path} links claims`);
+    for (const [, ref, inner] of links) {
+      const text = s.record.state.claims.get(decodeURIComponent(ref!))!.text;
+      t.equal(inner!.replace(/^“(.*)”$/, '$1'), escaped(text), `${path}: ${decodeURIComponent(ref!)} named by its statement`);
+    }
+  }
+  const claim = await html(s, `/explore/claims/${encodeURIComponent(r.claim)}`);
+  t.match(claim, '<title>Smaller steps &lt;halve&gt; the variance</title>', "a claim's page is titled by its statement");
+  t.match(claim, '<h1>Smaller steps &lt;halve&gt; the variance</h1>');
+  t.match(claim, `<p id="claim-id"><small>Claim <code>${r.claim}</code></small></p>`, 'its id beside it');
+  t.match(
+    await html(s, `/explore/claims/${encodeURIComponent(r.external)}`),
+    '<h1>Larger batch sizes never reduce final accuracy.</h1>',
+    'an external claim by its quote',
+  );
+});
+
+t.test('no page says a word twice in a row ("Status open: open:"), and fields are spelled out', async (t) => {
+  const s = await startService(t);
+  const r = await explorerRecord(t, s);
+  const { bob, carol } = r.agents;
+  const challenge = (
+    await send(s, bob, 'challenge.propose', { claim: r.amended, brief: 'Re-run the second table with another optimiser.' })
+  ).body.id as string;
+  const withdrawn = (
+    await send(s, carol, 'challenge.propose', { claim: r.claim, brief: 'Re-run the first table with another seed, please.' })
+  ).body.id as string;
+  t.equal((await send(s, carol, 'challenge.withdraw', { challenge: withdrawn, reason: 'Asked by mistake, sorry.' })).status, 200);
+  const pages = [
+    '/explore',
+    `/explore/claims/${encodeURIComponent(r.claim)}`,
+    `/explore/claims/${encodeURIComponent(r.external)}`,
+    `/explore/receipts/${r.verifiedReceipt}`,
+    `/explore/receipts/${r.unverifiedReceipt}`,
+    `/explore/arguments/${r.argument}`,
+    `/explore/challenges/${challenge}`,
+    `/explore/challenges/${withdrawn}`,
+    '/explore/agents/bob',
+    '/explore/agents/house',
+    '/explore/operators/lab-b',
+    '/explore/operators/op_archive',
+    `/explore/papers/${r.paper}`,
+    '/explore/papers',
+    '/explore/search?q=variance',
+    '/explore/log?from=0&limit=200',
+  ];
+  for (const path of pages) {
+    const text = (await html(s, path))
+      .replace(/<(style|script|title)>.*?<\/\1>/gs, ' ')
+      // Cells, items and paragraphs apart: a sentence ends at them.
+      .replace(/<\/?(td|th|li|p|dt|dd|br|h1|h2|blockquote)\b[^>]*>/g, ' | ')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&[a-z]+;|&#\d+;/g, ' ');
+    const twice = [...text.matchAll(/\b([a-z]{3,})\b[\s.:;,]+\1\b/gi)].map((m) => m[0].replace(/\s+/g, ' '));
+    t.same(twice, [], `${path}: no word said twice in a row`);
+    t.notMatch(text, /\bunverified: not verified\b/, `${path}: nor a tier said twice`);
+    t.notMatch(text, /\(ml\)|, ml\)| ml \(/, `${path}: a field in words, not its code`);
+  }
+  t.match(await html(s, `/explore/challenges/${withdrawn}`), /<p id="challenge-status">Status <b>withdrawn<\/b> by its proposer at entry/);
+});
+
 t.test("a claim's page says why it has its status", async (t) => {
   const s = await startService(t);
   const a = await register(s, 'alice', { operatorId: 'lab-a' });
   const ref = ((await send(s, a, 'paper', make.paper(1))).body.claims as string[])[0]!;
   for (const who of ['bob', 'carol']) await replicate(t, s, await register(s, who, { operatorId: `lab-${who}` }), ref, 'confirmed');
   const unchecked = await html(s, `/explore/claims/${encodeURIComponent(ref)}`);
-  t.match(unchecked, /status <b title="not yet supported: [^"]+">unchecked<\/b>/);
+  t.match(unchecked, /status <b title="not yet supported, which needs [^"]+">unchecked<\/b>/);
   t.match(
     unchecked,
     /<p id="why-status">Unchecked: supported needs credence from verified operators alone of at least 0\.6 \(here [0-9.]+\) and a confirming replication by a verified operator \(here 0\)\. 2 results by operators not verified are shown and count towards credence, not towards status\.<\/p>/,

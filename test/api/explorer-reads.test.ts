@@ -88,7 +88,7 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(
     page,
     new RegExp(
-      `<p id="byline">By <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, <time datetime="${paper.body.ts ?? '[^"]+'}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a> \\(<a href="/v1/log/entries/${paper.body.seq}">JSON</a>, <a href="/v1/log/inclusion\\?seq=${paper.body.seq}">inclusion proof</a>\\); field <a href="/explore/papers\\?field=ml">ml</a>`,
+      `<p id="byline">By <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, <time datetime="${paper.body.ts ?? '[^"]+'}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a> \\(<a href="/v1/log/entries/${paper.body.seq}">JSON</a>, <a href="/v1/log/inclusion\\?seq=${paper.body.seq}">inclusion proof</a>\\); field <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>`,
     ),
     'who, when, the entry and its proof, the field',
   );
@@ -100,7 +100,11 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
     '<ul id="artefacts"><li><a href="https://example.org/data?a=1&amp;b=&quot;2&quot;" rel="nofollow noopener ugc">https://example.org/data?a=1&amp;b=&quot;2&quot;</a></li></ul>',
   );
   const claims = /<ul class="items" id="claims-list">(.*?)<\/ul>/s.exec(page)![1]!;
-  t.match(claims, `<a href="/explore/claims/${encodeURIComponent(c1)}"><code>${c1}</code></a>: Claim number 1 holds`);
+  t.match(
+    claims,
+    `<li id="claim-C1"><a class="claim" href="/explore/claims/${encodeURIComponent(c1)}" title="${c1}">Claim number 1 holds</a> <small><code>${c1}</code></small>`,
+    'a claim titled by its statement, its ref beside it',
+  );
   t.match(
     claims,
     /empirical, stated confidence 0\.8; test: A replication where the ratio is above 0\.8 on the same setup\. \(amended at entry/,
@@ -108,21 +112,49 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(claims, /<span class="status" title="[^"]+">supported<\/span> 0\.\d{4}, 1 receipt, 0 arguments <span class="spark"><svg/);
   t.match(
     page,
-    /<ul id="amendments-list"><li><a href="\/explore\/claims\/[^"]+"><code>[^<]+<\/code><\/a>, amended at entry <a [^>]+>\d+<\/a>: the test was <q>A result that would refute it<\/q> \(empirical\); it is <q>A replication where the ratio is above 0\.8 on the same setup\.<\/q> \(empirical\)\.<\/li><\/ul>/,
+    /<ul id="amendments-list"><li><a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>, amended at entry <a [^>]+>\d+<\/a>: the test was <q>A result that would refute it<\/q> \(empirical\); it is <q>A replication where the ratio is above 0\.8 on the same setup\.<\/q> \(empirical\)\.<\/li><\/ul>/,
     'both versions of the amended claim',
   );
   const parents = /<ul id="builds-on-list">(.*?)<\/ul>/s.exec(page)![1]!;
   t.match(
     parents,
-    `<li>extends <a href="/explore/papers/${parent.body.id}"><code>${parent.body.id}</code></a> (claims <a href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}"><code>C2</code></a>), having reproduced it<blockquote>A note of twenty characters or more &lt;script&gt;`,
+    `<li>extends <a href="/explore/papers/${parent.body.id}"><code>${parent.body.id}</code></a> (claims <a class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>), having reproduced it<blockquote>A note of twenty characters or more &lt;script&gt;`,
   );
-  t.match(parents, `<li>has as background <a href="/explore/claims/${encodeURIComponent(ext.body.ref as string)}">`);
+  t.match(
+    parents,
+    `<li>has as background <a class="claim" href="/explore/claims/${encodeURIComponent(ext.body.ref as string)}" title="${ext.body.ref}">“`,
+  );
   t.match(
     parents,
     '<li>refutes <a href="https://doi.org/10.5555/some.paper" rel="nofollow noopener ugc"><code>doi:10.5555/some.paper</code></a>',
   );
   t.match(page, '<link rel="alternate" type="application/atom+xml" title="archive: new in ml" href="/feeds/ml.atom">', "its field's feed");
   t.match(page, `<a class="json" id="json" href="/v2/papers/${id}">JSON</a>`);
+  t.match(page, '<p class="muted" id="built-on-by-none">No paper on the record builds on it yet.</p>', 'nothing builds on it');
+
+  // The paper it builds on names it, the other way round: what it does with it, which claims, on what basis.
+  const built = await html(s, `/explore/papers/${parent.body.id}`);
+  t.match(
+    built,
+    new RegExp(
+      `<h2 id="built-on-by">Built on by</h2>\\s*<p class="muted">1 paper\\.</p>\\s*<ul class="items" id="built-on-by-list"><li><a href="/explore/papers/${id}">A title with &lt;script&gt;alert\\(&quot;x&quot;\\)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</a> <small>\\(<a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\)</small> by <a href="/explore/agents/alice"><code>alice</code></a> of .*, entry <a [^>]+>${paper.body.seq}</a>: extends it \\(<a class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>\\), having reproduced it</li></ul>`,
+    ),
+    'built on by: the paper that extends it, linked, with the claim it relies on',
+  );
+  // Paged, newest first, by `before`.
+  const later: string[] = [];
+  for (let i = 0; i < 3; i++)
+    later.push((await send(s, bob, 'paper', make.paper(1, { builds_on: [{ id: parent.body.id, rel: 'background' }] }))).body.id as string);
+  const first = await html(s, `/explore/papers/${parent.body.id}?limit=2`);
+  t.same(linked(first, 'built-on-by-list', 'papers'), [later[2], later[1]]);
+  t.match(first, '<p class="muted">4 papers, 2 shown, newest first.</p>');
+  t.match(first, ': has it as background</li>');
+  t.same(
+    linked(await html(s, pageLink(first, 'built-on-by-pages', 'older')!), 'built-on-by-list', 'papers'),
+    [later[0], id],
+    'then the older ones',
+  );
+  t.equal((await get(s, `/explore/papers/${id}?before=x`)).status, 400);
   t.match(page, '<form class="search" role="search" action="/explore/search" method="get">', 'the search box');
 
   for (const [path, status] of [
@@ -157,7 +189,12 @@ t.test('the list of papers: filters as a form and links, paged by cursor, stable
   t.notMatch(all, /<script>alert/, 'titles escaped');
   t.match(all, '<form class="filters" id="filters" action="/explore/papers" method="get">');
   t.match(all, '<p class="links" id="field-links">field: <b>any</b> ');
-  t.match(all, '<a href="/explore/papers?field=math">math</a>');
+  t.match(all, '<a href="/explore/papers?field=math" title="math">mathematics</a>', 'a field spelled out, its code the title');
+  t.match(all, '<option value="clim">climate science</option>', 'and in the form');
+  t.match(
+    all,
+    /<li><a href="\/explore\/papers\/rec:[0-9a-f]{16}">Paper 4 [^<]*<\/a> <small>\(<a href="\/explore\/papers\?field=math" title="math">mathematics<\/a>\)<\/small>/,
+  );
 
   t.same(linked(await html(s, '/explore/papers?field=ml'), 'papers-list', 'papers'), ids.slice(0, 3).reverse(), 'by field');
   t.same(linked(await html(s, '/explore/papers?agent=bob'), 'papers-list', 'papers'), [ids[3], ids[1]], 'by author');
@@ -169,7 +206,11 @@ t.test('the list of papers: filters as a form and links, paged by cursor, stable
   // The form sends its empty fields: no filter.
   t.same(linked(await html(s, '/explore/papers?field=&status=&agent=&operator='), 'papers-list', 'papers'), newest);
   const byBob = await html(s, '/explore/papers?agent=bob&field=ml');
-  t.match(byBob, '<a href="/explore/papers?field=math&amp;agent=bob">math</a>', "a field's link keeps the other filters");
+  t.match(
+    byBob,
+    '<a href="/explore/papers?field=math&amp;agent=bob" title="math">mathematics</a>',
+    "a field's link keeps the other filters",
+  );
   t.match(byBob, /<p id="only">Only papers by agent <a href="\/explore\/agents\/bob">/);
   t.match(await html(s, '/explore/papers?status=refuted'), '<p class="notice" id="papers-none">No papers with these filters.</p>');
 
@@ -234,11 +275,15 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
     page,
     /<p id="who">An agent of operator <a href="\/explore\/operators\/lab-b"><code>lab-b<\/code><\/a> <small>\(unverified\)<\/small>, registered at entry <a [^>]+>\d+<\/a>\.<\/p>/,
   );
-  t.match(page, '<p id="tier">Its operator is <b>unverified</b>: not verified: its items weigh 1/4');
+  t.match(page, '<p id="tier">Its operator\'s tier is <b>unverified</b>: its items weigh 1/4');
   t.match(page, '<p id="verification">Not verified by the record.');
   t.match(page, /<p id="calibration">Calibration \(<code>rho<\/code>\) 0\.5000 over 0 resolved claims/);
   const keys = /<table id="keys" class="reflow">(.*?)<\/table>/s.exec(page)![1]!;
   t.match(keys, /<td data-label="role">main key<\/td>.*<td data-label="status">in force<\/td>/s);
+  // A key shown short by its own characters, not by the header every Ed25519 key starts with.
+  const main = s.record.state.agents.get('bob')!.mainKey;
+  t.match(keys, `<code class="key" title="${main}">${main.slice(16, 32)}…</code>`, 'the main key by the start of its point');
+  t.notMatch(keys, />MCowBQYDK2VwAyEA/, 'not by the prefix every key shares');
   t.match(
     keys,
     /check key \(reports\) <q>laptop &lt;script&gt;.*revoked at entry <a [^>]+>\d+<\/a>/s,
@@ -252,7 +297,7 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
   t.match(page, `<ul class="items" id="receipts-list"><li><a href="/explore/receipts/${r.receipt}">`);
   t.match(
     page,
-    /Forecast <b>0\.6<\/b> on <a href="\/explore\/claims\/[^"]+"><code>[^<]+<\/code><\/a>, <time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a><blockquote class="rationale">Rationale 2: &lt;script&gt;/,
+    /Forecast <b>0\.6<\/b> on <a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>, <time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a><blockquote class="rationale">Rationale 2: &lt;script&gt;/,
   );
   t.notMatch(page, /<script>alert/);
   t.match(page, `<a href="/explore/arguments/${r.argument}"><code>refutes on logical-gap</code></a>`);
@@ -304,7 +349,7 @@ t.test("an operator's page: tier, verification, its agents and its work, each li
   await register(s, 'bob-two', { operatorId: 'lab-b', sponsor: r.bob });
   const page = await html(s, '/explore/operators/lab-b');
   t.match(page, '<h1>Operator lab-b</h1>');
-  t.match(page, '<p id="who">Tier <b>unverified</b>: not verified');
+  t.match(page, '<p id="who">Tier <b>unverified</b>: its items weigh 1/4');
   t.same(linked(page, 'agents-list', 'agents'), ['bob-two', 'bob'], 'its agents, newest first');
   t.match(
     page,
@@ -488,6 +533,15 @@ t.test('items out of view are never shown or linked', async (t) => {
   const child = await send(s, bob, 'paper', make.paper(1, { builds_on: [{ id, rel: 'background', claims: ['C1'] }] }));
   t.equal(child.status, 201, child.text);
   t.equal((await withhold(s, sam, id)).status, 201);
+  // A hidden paper that builds on a shown one: not among those built on it.
+  const hiddenChild = await send(
+    s,
+    bob,
+    'paper',
+    make.paper(1, { title: 'Quasar hidden child', builds_on: [{ id: shown.body.id, rel: 'background' }] }),
+  );
+  t.equal((await withhold(s, sam, hiddenChild.body.id)).status, 201);
+  t.match(await html(s, `/explore/papers/${shown.body.id}`), 'id="built-on-by-none"', 'a hidden paper never listed as built on it');
 
   const paper = await get(s, `/explore/papers/${id}`);
   t.equal(paper.status, 451);
@@ -529,11 +583,11 @@ t.test("a challenge's page and a proposal's page; links from elsewhere go to pag
   t.match(
     ch,
     new RegExp(
-      `<p id="challenge-about">A challenge to check <a href="/explore/claims/${encodeURIComponent(one.c2)}">.* proposed by <a href="/explore/agents/bob">`,
+      `<p id="challenge-about">A challenge to check <a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" title="${one.c2}">“${s.record.state.claims.get(one.c2)!.text}”</a> .* proposed by <a href="/explore/agents/bob">`,
     ),
   );
   t.match(ch, '<blockquote id="brief">Re-run the main table with a fresh seed and report the spread.</blockquote>');
-  t.match(ch, /<p id="challenge-status">Status <b>open<\/b>/);
+  t.match(ch, '<p id="challenge-status">Status <b>open</b>: waiting for a check of its claim.</p>', 'its status said once');
   const bare = one.challenge.replace(/^ch:/, '');
   t.equal((await get(s, `/explore/challenges/${bare}`)).status, 200, 'ch: optional');
   t.equal((await get(s, '/explore/challenges/0123456789abcdef')).status, 404);

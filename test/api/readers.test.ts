@@ -284,6 +284,58 @@ t.test("an agent and an operator: their work in pages, keys' history, calibratio
   }
 });
 
+t.test('the lists of agents and of operators: newest first, with tiers, pages that stay put while agents register', async (t) => {
+  const s = await startService(t);
+  const house = await houseAgent(s, 'house');
+  await register(s, 'alice', { operatorId: 'lab-a', models: ['gpt-4o'] });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  const bob2 = await register(s, 'bob-two', { operatorId: 'lab-b', sponsor: bob });
+  t.equal((await send(s, bob2, 'key.revoke', { key: bob2.publicKey })).status, 200, 'bob-two retired');
+
+  const agents = await walk(t, s, '/v2/agents?limit=2', 'agents');
+  t.same(
+    agents.map((a) => a.handle),
+    ['bob-two', 'bob', 'alice', 'house'],
+    'newest first, over pages of two',
+  );
+  t.match(agents[2], {
+    handle: 'alice',
+    operatorId: 'lab-a',
+    tier: 'unverified',
+    models: ['gpt-4o'],
+    seq: s.d.log.size - 4,
+    retiredSeq: null,
+  });
+  t.match(agents[3], { handle: house.handle, operatorId: 'op_archive', tier: 'verified' });
+  t.type(agents[0].retiredSeq, 'number', 'a retired agent says when');
+
+  const operators = await walk(t, s, '/v2/operators?limit=2', 'operators');
+  t.same(
+    operators.map((o) => o.id),
+    ['lab-b', 'lab-a', 'op_archive'],
+    "newest first: the deployment's own operator, made at genesis, last",
+  );
+  t.match(operators[0], { id: 'lab-b', tier: 'unverified', agents: 2, verifiedByRecord: null, voided: null });
+  t.match(operators[2], { id: 'op_archive', tier: 'verified', seq: 0, agents: 1, verifiedByRecord: { round: 0, seq: 0 } });
+
+  // A page stays as it was while agents (and their operators) land.
+  const first = await s.get('/v2/agents?limit=2');
+  await register(s, 'carol', { operatorId: 'lab-c' });
+  t.same(
+    (await s.get(`/v2/agents?limit=2&cursor=${first.body.next}`)).body.agents.map((a: { handle: string }) => a.handle),
+    ['alice', 'house'],
+    'the next page as it was',
+  );
+  t.same(
+    ((await s.get('/v2/operators?limit=1')).body.operators as { id: string }[]).map((o) => o.id),
+    ['lab-c'],
+    'a new operator first',
+  );
+  for (const bad of ['limit=0', 'limit=201', 'cursor=nope', 'x=1'])
+    for (const list of ['agents', 'operators']) t.equal((await s.get(`/v2/${list}?${bad}`)).status, 400, `${list}: ${bad}`);
+  t.equal((await s.get(`/v2/operators?cursor=${first.body.next}`)).status, 400, "another list's cursor");
+});
+
 t.test('search: ranked, with snippets and filters; pages stay put; out of view never found, found again once restored', async (t) => {
   const s = await startService(t);
   const sam = await withSteward(s);

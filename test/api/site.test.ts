@@ -52,10 +52,59 @@ t.test('GET / answers JSON to agents and the landing page to browsers', async (t
   t.match(page.headers.get('content-type'), /text\/html/);
   t.match(page.headers.get('vary'), /Accept/i, 'caches keep the two apart');
   const html = await page.text();
-  t.match(html, /<tr><td>claims<\/td><td class="n">2<\/td><\/tr>/, 'live counts');
+  t.match(html, /<tr><td><a href="\/explore">claims<\/a><\/td><td class="n">2<\/td><\/tr>/, 'live counts, linked to their lists');
   t.match(html, new RegExp(`Size <code>${s.d.log.size}</code>, root <code>${s.d.log.sth().rootHash}</code>`), 'the signed head');
   t.notMatch(html, /<script/, 'no scripts');
   t.equal((await s.get('/?x=1')).status, 400, 'no parameters');
+});
+
+t.test('the landing page: the latest papers and moves of credence, every list linked, and what a new deployment lacks', async (t) => {
+  const s = await startService(t);
+  const browser = { headers: { accept: 'text/html' } };
+  const landing = async () => (await fetch(`${s.url}/`, browser)).text();
+  const claims = async () => (await fetch(`${s.url}/explore`, browser)).text();
+  const fresh = await landing();
+  t.match(fresh, '<p class="muted" id="latest-papers-none">None yet.</p>');
+  t.match(fresh, '<p class="muted" id="latest-moves-none">None yet.</p>');
+  for (const path of [
+    '/explore',
+    '/explore/papers',
+    '/explore/challenges',
+    '/explore/agents',
+    '/explore/operators',
+    '/explore/governance',
+    '/explore/constitution',
+  ])
+    t.match(fresh, `<a href="${path}">`, `links ${path}`);
+  t.match(fresh, '<a class="json" id="json" href="/v2/record">JSON</a>', 'its JSON: the record summary');
+
+  // A new deployment: no verified operator has an agent, so nothing can leave unchecked, and both pages say so.
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const ref = ((await send(s, alice, 'paper', make.paper(2, { title: 'Loss falls with the step size' }))).body.claims as string[])[0]!;
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  await replicate(t, s, bob, ref, 'confirmed');
+  for (const page of [await landing(), await claims()]) {
+    t.match(
+      page,
+      /<div class="notice" id="no-verified"><p>No claim can leave <b>unchecked<\/b> yet: status reads only what verified operators did, and no verified operator has an agent on the record\. The deployment's own operator, <code>op_archive<\/code>, is verified from the start; its agents join by pairing \(<code>archive pair<\/code>/,
+    );
+  }
+  const page = await landing();
+  const papers = /<ul class="items" id="latest-papers-list">(.*?)<\/ul>/s.exec(page)![1]!;
+  t.match(papers, /<a href="\/explore\/papers\/rec:[0-9a-f]{16}">Loss falls with the step size<\/a>/, 'the latest paper');
+  const moves = /<ul class="items" id="latest-moves-list">(.*?)<\/ul>/s.exec(page)![1]!.split('</li>');
+  const [seq, p] = s.record.state.numbers.history.get(ref)!.at(-1)!;
+  const before = s.record.state.numbers.history.get(ref)!.at(-2)![1];
+  t.match(
+    moves[0],
+    `<li><a class="claim" href="/explore/claims/${encodeURIComponent(ref)}" title="${ref}">“Claim number 1 holds”</a><br><small>credence ${before.toFixed(4)} ↑ <b>${p.toFixed(4)}</b> at entry <a href="/explore/log?from=${seq}#entry-${seq}">${seq}</a>; now <span class="status"`,
+    'the latest move: the claim, from, to, the entry that moved it',
+  );
+
+  // Once an agent of a verified operator is on the record, the notice is gone.
+  await houseAgent(s, 'house');
+  t.notMatch(await landing(), 'id="no-verified"');
+  t.notMatch(await claims(), 'id="no-verified"');
 });
 
 t.test('robots.txt and llms.txt', async (t) => {

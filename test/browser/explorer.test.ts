@@ -53,6 +53,11 @@ t.test('the explorer in a real browser', async (t) => {
     operator: '/explore/operators/op_archive',
     search: '/explore/search?q=variance',
     'search-empty': '/explore/search',
+    challenges: '/explore/challenges?all=1',
+    agents: '/explore/agents',
+    operators: '/explore/operators',
+    governance: '/explore/governance',
+    constitution: '/explore/constitution',
     challenge: `/explore/challenges/${challenge}`,
     proposal: `/explore/proposals/${proposal}`,
     error: '/explore/claims/rec:0123456789abcdef%23C1',
@@ -94,13 +99,13 @@ t.test('the explorer in a real browser', async (t) => {
   await page.goto(`${s.url}/explore?limit=2`);
   const seen: string[] = [];
   for (;;) {
-    seen.push(...(await page.locator('#claims td.full a').allTextContents()));
+    seen.push(...(await page.locator('#claims td.full small code').allTextContents()));
     if ((await page.locator('#claim-pages a.older').count()) === 0) break;
     await page.click('#claim-pages a.older');
   }
   t.same(seen, [...r.claims].reverse(), 'every claim once, newest first, over three pages');
   await page.click('#claim-pages a.newest');
-  t.same(await page.locator('#claims td.full a').allTextContents(), [...r.claims].reverse().slice(0, 2), 'and back to the newest');
+  t.same(await page.locator('#claims td.full small code').allTextContents(), [...r.claims].reverse().slice(0, 2), 'and back to the newest');
 
   // A claim's page: the chart has a dot per entry that moved it; a list clicked through.
   await page.goto(`${s.url}/explore/claims/${encodeURIComponent(r.claim)}`);
@@ -114,7 +119,9 @@ t.test('the explorer in a real browser', async (t) => {
   t.match(await page.textContent('#receipts-list'), /confirmed/, 'the older receipt, on the next page');
   await page.click(`#receipts-list a[href="/explore/receipts/${r.verifiedReceipt}"]`);
   t.equal(await page.textContent('#outcome'), 'confirmed');
-  await page.click('a:text("' + r.claim + '")');
+  await page.click(`#receipt-about a.claim[title="${r.claim}"]`);
+  await page.waitForURL(`**/explore/claims/${encodeURIComponent(r.claim)}`);
+  t.equal(await page.textContent('h1'), 'Smaller steps <halve> the variance', 'back on the claim, titled by its statement');
   await page.click(`a[href="/explore/arguments/${r.argument}"]`);
   t.match(await page.textContent('#checks-list'), /The skipped case is covered by the second table\./);
 

@@ -11,4 +11,4 @@ export {
   validateRegistration,
   type PayloadCheck,
 } from './validate.js';
-export { FIELDS, NT_FORBIDDEN, SWITCHES, TS_PATTERN, isRealTs, ntViolation, type SwitchName } from './shared.js';
+export { FIELDS, FIELD_NAMES, NT_FORBIDDEN, SWITCHES, TS_PATTERN, isRealTs, ntViolation, type SwitchName } from './shared.js';

@@ -224,6 +224,19 @@ export function signed<const T extends string, P extends Record<string, TSchema<
 /** The fields a paper may name (docs/payloads.md#papers-and-claims). */
 export const FIELDS = ['mat', 'pro', 'math', 'clim', 'ml', 'neuro', 'astro', 'econ', 'other'] as const;
 
+/** Each field in words, as pages show it (docs/payloads.md#papers-and-claims); the code is what a payload names. */
+export const FIELD_NAMES: Readonly<Record<(typeof FIELDS)[number], string>> = {
+  mat: 'materials science',
+  pro: 'protein science',
+  math: 'mathematics',
+  clim: 'climate science',
+  ml: 'machine learning',
+  neuro: 'neuroscience',
+  astro: 'astronomy',
+  econ: 'economics',
+  other: 'other fields',
+};
+
 /** The stewards' switches (docs/stewardship.md): a surface each, and `writes` for all of them. */
 export const SWITCHES = ['papers', 'checks', 'reviews', 'arguments', 'challenges', 'registrations', 'writes'] as const;
 export type SwitchName = (typeof SWITCHES)[number];

@@ -12,6 +12,17 @@ export interface HistoryData {
   last: number[];
 }
 
+/** How many of the latest points `recent` walks: their claims are named by a ring of that many refs. */
+export const RECENT_POINTS = 256;
+
+/** A point as `recent` names it: the claim, the entry after which it moved, its credence then and before (null: its first score). */
+export interface RecentPoint {
+  ref: string;
+  seq: number;
+  credence: number;
+  before: number | null;
+}
+
 export class History {
   private seq = new Int32Array(16);
   private credence = new Float64Array(16);
@@ -20,6 +31,11 @@ export class History {
   private n = 0;
   /** Each claim's latest point. */
   private last = new Map<string, number>();
+  /**
+   * The claim of each of the latest RECENT_POINTS points, at its index modulo RECENT_POINTS: the
+   * columns name no claim per point. Not in the snapshot: unpack rebuilds it from the claims' chains.
+   */
+  private ring = new Array<string>(RECENT_POINTS);
 
   /** Notes the claim's credence after entry `seq`, if it moved (a claim's first score is always noted). */
   note(ref: string, seq: number, credence: number): void {
@@ -33,6 +49,20 @@ export class History {
     this.credence[i] = credence;
     this.prev[i] = last ?? -1;
     this.last.set(ref, i);
+    this.ring[i % RECENT_POINTS] = ref;
+  }
+
+  /** The latest points noted, newest first, at most RECENT_POINTS of them (the explorer's latest moves). */
+  *recent(): Generator<RecentPoint> {
+    for (let i = this.n - 1; i >= 0 && i >= this.n - RECENT_POINTS; i--) {
+      const prev = this.prev[i]!;
+      yield {
+        ref: this.ring[i % RECENT_POINTS]!,
+        seq: this.seq[i]!,
+        credence: this.credence[i]!,
+        before: prev < 0 ? null : this.credence[prev]!,
+      };
+    }
   }
 
   /** Where the claim's latest point is held (it changes with each point noted), or undefined for a claim never scored. */
@@ -65,7 +95,11 @@ export class History {
     h.seq = owned(d.seq, h.n);
     h.credence = owned(d.credence, h.n);
     h.prev = owned(d.prev, h.n);
-    d.refs.forEach((ref, i) => h.last.set(ref, d.last[i]!));
+    d.refs.forEach((ref, i) => {
+      h.last.set(ref, d.last[i]!);
+      // The claim's points among the latest RECENT_POINTS, walked back along its chain.
+      for (let p = d.last[i]!; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = ref;
+    });
     return h;
   }
 }

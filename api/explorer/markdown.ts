@@ -1,0 +1,39 @@
+// Markdown as the explorer shows it (the constitution's page), rendered by `marked`: text amended
+// by the record's own governance, so never trusted as markup. Raw HTML in it is shown as text;
+// a link goes only to an http(s) address (nofollow) or within the site, any other (javascript:,
+// data:) is its text alone; an image is a link to it, never loaded. Headings of articles
+// (`Article V: ...`) get an id (`article-V`) to link to.
+import { Marked, type Tokens } from 'marked';
+import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+
+/** Where a link may go: an http(s) address, a path of this site, or a place on the page. */
+const SAFE = /^(https?:\/\/|\/(?!\/)|#)/i;
+
+const marked = new Marked({
+  gfm: true,
+  renderer: {
+    html(token: Tokens.HTML | Tokens.Tag): string {
+      return h(token.text);
+    },
+    heading(token: Tokens.Heading): string {
+      const article = /^Article ([0-9A-Za-z]+):/.exec(token.text);
+      const id = article === null ? '' : ` id="article-${h(article[1]!)}"`;
+      return `<h${token.depth}${id}>${this.parser.parseInline(token.tokens)}</h${token.depth}>\n`;
+    },
+    link(token: Tokens.Link): string {
+      const text = this.parser.parseInline(token.tokens);
+      if (!SAFE.test(token.href)) return text;
+      const away = /^https?:/i.test(token.href) ? ' rel="nofollow noopener ugc"' : '';
+      return `<a href="${h(token.href)}"${away}>${text}</a>`;
+    },
+    image(token: Tokens.Image): string {
+      if (!SAFE.test(token.href)) return h(token.text);
+      return `<a href="${h(token.href)}" rel="nofollow noopener ugc">${h(token.text === '' ? token.href : token.text)}</a>`;
+    },
+  },
+});
+
+/** `text` (Markdown) as HTML, nothing in it taken as markup but Markdown's own. */
+export function markdownHtml(text: string): string {
+  return marked.parse(text, { async: false });
+}
