@@ -9,7 +9,7 @@
 // at close).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openLevelStore, openLog, Replica, restartable, verifierKey, type Log } from 'tlog-engine';
+import { openLevelStore, openLog, Replica, restartable, verifierKey, type Admission, type Log } from 'tlog-engine';
 import { entryText, KeyDirError, signedBy, type Statement } from './binding.js';
 import { loadOrMakeLogKey } from './key.js';
 import { current, keydirMachine, type Binding, type Folded, type KeyDirState } from './state.js';
@@ -40,6 +40,37 @@ export interface HistoryAnswer {
 
 const unavailable = (err: unknown) =>
   new KeyDirError(503, 'unavailable', `the log cannot write now, nothing was logged (${(err as Error)?.message ?? String(err)})`);
+
+/**
+ * The rule, checked against the state when the write is admitted (one synchronous step with its
+ * append): a first binding of a name that has none, signed by its own key; or a rotation naming
+ * the name's current binding as prev, signed by its key. Gives the entry to append, stamped with
+ * the time the log sequences it at.
+ */
+function admission(s: Statement): Admission<KeyDirState, Folded> {
+  return (state, at) => {
+    const now = current(state, s.name);
+    if (now === undefined) {
+      if (s.prev !== null) throw new KeyDirError(409, 'stale', `prev: ${s.name} has no binding to replace; a first binding has no prev`);
+      if (!signedBy(s, s.publicKey))
+        throw new KeyDirError(403, 'forbidden', 'signature: a first binding is signed by its own key (publicKey), and this one is not');
+    } else {
+      const held = { current: now.seq };
+      if (s.prev === null)
+        throw new KeyDirError(409, 'exists', `name: ${s.name} is bound by entry ${now.seq}; a rotation names it as prev`, held);
+      if (s.prev !== now.seq)
+        throw new KeyDirError(409, 'stale', `prev: ${s.prev} is not the entry that binds ${s.name} now (${now.seq})`, held);
+      if (!signedBy(s, now.publicKey))
+        throw new KeyDirError(
+          403,
+          'forbidden',
+          `signature: a rotation is signed by the key ${s.name} holds now (set by entry ${now.seq}), and this one is not`,
+        );
+    }
+    const entry: Folded = { ...s, time: new Date(at.time).toISOString(), seq: at.seq };
+    return { data: new TextEncoder().encode(entryText(entry)), entry };
+  };
+}
 
 export class KeyDir {
   private recovering: Promise<void> | null = null;
@@ -75,34 +106,9 @@ export class KeyDir {
    */
   async bind(s: Statement): Promise<{ seq: number; time: string }> {
     await this.writable();
-    let admitted;
+    let admitted: ReturnType<typeof this.replica.admit>;
     try {
-      admitted = this.replica.admit((state, at) => {
-        const now = current(state, s.name);
-        if (s.prev === null && now !== undefined)
-          throw new KeyDirError(409, 'exists', `name: ${s.name} is bound by entry ${now.seq}; a rotation names it as prev`, {
-            current: now.seq,
-          });
-        if (s.prev !== null && s.prev !== now?.seq)
-          throw new KeyDirError(
-            409,
-            'stale',
-            now === undefined
-              ? `prev: ${s.name} has no binding to replace; a first binding has no prev`
-              : `prev: ${s.prev} is not the entry that binds ${s.name} now (${now.seq})`,
-            now === undefined ? {} : { current: now.seq },
-          );
-        if (!signedBy(s, now?.publicKey ?? s.publicKey))
-          throw new KeyDirError(
-            403,
-            'forbidden',
-            now === undefined
-              ? 'signature: a first binding is signed by its own key (publicKey), and this signature does not verify with it'
-              : `signature: a rotation is signed by the key ${s.name} holds now (set by entry ${now.seq}), and this one is not`,
-          );
-        const entry: Folded = { ...s, time: new Date(at.time).toISOString(), seq: at.seq };
-        return { data: new TextEncoder().encode(entryText(entry)), entry };
-      });
+      admitted = this.replica.admit(admission(s));
     } catch (err) {
       if (err instanceof KeyDirError) throw err;
       throw unavailable(err);
