@@ -12,7 +12,7 @@
 // JSON text {"name","publicKey","prev","signature","time"} in that order, `prev` null for a first
 // binding and `time` when it was sequenced (ISO 8601, ms). That text has one spelling: anyone
 // holding an entry's bytes can hash the leaf, parse it and check its signature.
-import { ed25519Verify, fromBase64url } from './ed25519.js';
+import { ed25519Verify } from 'tlog-engine';
 
 /** A refusal, answered as its status and {error, detail} (and `extra`, and `headers`). */
 export class KeyDirError extends Error {
@@ -28,6 +28,13 @@ export class KeyDirError extends Error {
 }
 
 const badRequest = (detail: string) => new KeyDirError(400, 'bad_request', detail);
+
+/** The bytes of a base64url string (no padding) of exactly `length` bytes, or null when it is not one, or not spelled canonically. */
+export function fromBase64url(s: string, length: number): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;
+  const bytes = Buffer.from(s, 'base64url');
+  return bytes.length === length && bytes.toString('base64url') === s ? new Uint8Array(bytes) : null;
+}
 
 /** A name: an email-like handle in lower case, `local@domain`. */
 export const NAME = /^[a-z0-9][a-z0-9._-]{0,63}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,7}$/;

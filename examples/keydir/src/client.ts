@@ -4,9 +4,8 @@
 // tree (parseCheckpoint), the entry's leaf hash (hashLeaf) and its inclusion proof
 // (verifyInclusion).
 import { sign, type KeyObject } from 'node:crypto';
-import { hashLeaf, openNote, parseCheckpoint, parseVerifierKey, verifyInclusion, type Checkpoint } from 'tlog-engine';
+import { ed25519Verify, hashLeaf, openNote, parseCheckpoint, parseVerifierKey, verifyInclusion, type Checkpoint } from 'tlog-engine';
 import { parseEntry, signedBy, signedMessage, type Entry } from './binding.js';
-import { ed25519Verify } from './ed25519.js';
 import type { HistoryAnswer, LookupAnswer, Proved } from './keydir.js';
 
 /** An answer that does not hold; the message says which part. */

@@ -9,9 +9,19 @@
 // at close).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openLevelStore, openLog, Replica, restartable, verifierKey, type Admission, type Log } from 'tlog-engine';
+import {
+  isMissingKeyFile,
+  loadOrCreateKeyFile,
+  logSigner,
+  openLevelStore,
+  openLog,
+  Replica,
+  restartable,
+  verifierKey,
+  type Admission,
+  type Log,
+} from 'tlog-engine';
 import { entryText, KeyDirError, signedBy, type Statement } from './binding.js';
-import { loadOrMakeLogKey } from './key.js';
 import { current, keydirMachine, type Binding, type Folded, type KeyDirState } from './state.js';
 
 /** The origin (and note key name) of a new directory's log when none is given. */
@@ -83,21 +93,12 @@ export class KeyDir {
     private readonly snapshots: { flush(why: string): Promise<void>; stop(): void } | null,
   ) {}
 
-  /**
-   * The directory of `log`, signed by the raw Ed25519 key `publicKey`: its state folded from the
-   * snapshot at `snapshots` when one holds, then from the log.
-   */
-  static async open(opts: {
-    log: Log;
-    publicKey: Uint8Array;
-    snapshots?: string;
-    snapshotEvery?: number;
-    say?: (line: string) => void;
-  }): Promise<KeyDir> {
+  /** The directory of `log`: its state folded from the snapshot at `snapshots` when one holds, then from the log. */
+  static async open(opts: { log: Log; snapshots?: string; snapshotEvery?: number; say?: (line: string) => void }): Promise<KeyDir> {
     const { log } = opts;
     const replica = await Replica.open({ log, machine: keydirMachine, snapshots: opts.snapshots, say: opts.say });
     const kept = opts.snapshots === undefined ? null : replica.keepSnapshots({ every: opts.snapshotEvery ?? 1000 });
-    return new KeyDir(log, replica, verifierKey(log.origin, opts.publicKey), kept);
+    return new KeyDir(log, replica, verifierKey(log.keyName, log.publicKey), kept);
   }
 
   /**
@@ -190,9 +191,14 @@ export async function openKeyDir(dir: string, opts: { origin?: string; say?: (li
     const origin = head === null ? (opts.origin ?? DEFAULT_ORIGIN) : head.checkpoint.slice(0, head.checkpoint.indexOf('\n'));
     if (opts.origin !== undefined && opts.origin !== origin)
       throw new Error(`${dir} holds the log of "${origin}", not of "${opts.origin}": the origin is fixed when the log is made`);
-    const signer = await loadOrMakeLogKey(join(dir, 'log.key'), head === null);
-    log = await openLog({ store, signer, origin });
-    return await KeyDir.open({ log, publicKey: signer.publicKey, snapshots: join(dir, 'state.snapshot'), say: opts.say });
+    // The log key is made with the log, and never again.
+    const key = await loadOrCreateKeyFile(join(dir, 'log.key'), { create: head === null }).catch((err: unknown) => {
+      throw isMissingKeyFile(err)
+        ? new Error(`${join(dir, 'log.key')} is missing, and the log it signs exists: its key cannot be made again`)
+        : err;
+    });
+    log = await openLog({ store, signer: logSigner(key), origin });
+    return await KeyDir.open({ log, snapshots: join(dir, 'state.snapshot'), say: opts.say });
   } catch (err) {
     await (log ?? store).close().catch(() => undefined);
     throw err;

@@ -4,10 +4,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { hashLeaf, openNote, parseCheckpoint, verifyInclusion } from 'tlog-engine';
+import { ed25519Verify, hashLeaf, openNote, parseCheckpoint, verifyInclusion } from 'tlog-engine';
 import { entryText } from '../src/binding.js';
 import { ProofError, verifyHistory, verifyLookup } from '../src/client.js';
-import { ed25519Verify } from '../src/ed25519.js';
 import type { HistoryAnswer, LookupAnswer } from '../src/keydir.js';
 import type { Folded } from '../src/state.js';
 import { call, first, holder, post, rotation, start, tempDir } from './helpers.js';

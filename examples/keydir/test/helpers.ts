@@ -1,14 +1,13 @@
 // What the tests share: temporary directories, a real server on port 0, key holders with real
 // Ed25519 keys (node:crypto), and HTTP calls.
-import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import type { LogSigner } from 'tlog-engine';
+import { generateLogKey, rawPublicKey } from 'tlog-engine';
 import { signStatement } from '../src/client.js';
-import { rawOfSpki } from '../src/ed25519.js';
 import { KeyDir, openKeyDir } from '../src/keydir.js';
 import { keydirServer } from '../src/server.js';
 
@@ -25,15 +24,8 @@ export interface Holder {
 }
 
 export function holder(): Holder {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-  return { privateKey, publicKey: Buffer.from(rawOfSpki(new Uint8Array(spki))).toString('base64url') };
-}
-
-/** A log key of the tests' own, for a log opened here rather than by openKeyDir. */
-export function logSigner(): LogSigner {
-  const h = holder();
-  return { publicKey: new Uint8Array(Buffer.from(h.publicKey, 'base64url')), sign: (m) => new Uint8Array(sign(null, m, h.privateKey)) };
+  const privateKey = generateLogKey(); // an Ed25519 key, as any other
+  return { privateKey, publicKey: Buffer.from(rawPublicKey(privateKey)).toString('base64url') };
 }
 
 /** A first binding of `name` to `h`'s key, signed by it. */

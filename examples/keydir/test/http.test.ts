@@ -3,10 +3,10 @@
 // rotations of one name, one of which passes; a log that cannot write answers 503 and recovers.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MemoryStore, openLog } from 'tlog-engine';
+import { generateLogKey, logSigner, MemoryStore, openLog } from 'tlog-engine';
 import { signStatement, verifyHistory, verifyLookup } from '../src/client.js';
 import { KeyDir } from '../src/keydir.js';
-import { call, first, holder, logSigner, post, rotation, serve, start, tempDir, treeSize } from './helpers.js';
+import { call, first, holder, post, rotation, serve, start, tempDir, treeSize } from './helpers.js';
 
 const ALICE = 'alice@example.org';
 const BOB = 'bob@example.org';
@@ -197,9 +197,8 @@ describe('the HTTP contract', async () => {
 test('a log that cannot write: 503, nothing logged, and the next binding recovers', async () => {
   const store = new MemoryStore();
   const h = holder();
-  const signer = logSigner();
-  const log = await openLog({ store, signer, origin: 'keydir.test' });
-  const s = await serve(await KeyDir.open({ log, publicKey: signer.publicKey }));
+  const log = await openLog({ store, signer: logSigner(generateLogKey()), origin: 'keydir.test' });
+  const s = await serve(await KeyDir.open({ log }));
   assert.equal((await post(s.url, first(ALICE, h))).status, 201);
   store.injectFault('before-write');
   const failed = await post(s.url, first(BOB, h));

@@ -7,7 +7,7 @@
 // the statement's canonical JSON. The entry logged, and the leaf, is the canonical JSON of the
 // whole write. The same rule admits a write and checks an entry in the verifier.
 import { canonicalize } from './canonical.js';
-import { ed25519Verify, fromBase64url } from './ed25519.js';
+import { ed25519Verify } from 'tlog-engine';
 
 /** A refusal, answered as its status and {error, detail}. */
 export class StatementError extends Error {
@@ -22,6 +22,13 @@ export class StatementError extends Error {
 }
 
 const badRequest = (detail: string) => new StatementError(400, 'bad_request', detail);
+
+/** The bytes of a base64url string (no padding) of exactly `length` bytes, or null when it is not one, or not spelled canonically. */
+function fromBase64url(s: string, length: number): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;
+  const bytes = Buffer.from(s, 'base64url');
+  return bytes.length === length && bytes.toString('base64url') === s ? new Uint8Array(bytes) : null;
+}
 const MEMBERS = ['publicKey', 'signature', 'statement'];
 const utf8 = new TextEncoder();
 

@@ -6,6 +6,7 @@
 // verifyConsistency).
 import {
   bytesEqual,
+  ed25519Verify,
   hashLeaf,
   openNote,
   parseCheckpoint,
@@ -16,7 +17,6 @@ import {
   verifyInclusion,
   type Checkpoint,
 } from 'tlog-engine';
-import { ed25519Verify } from './ed25519.js';
 import { entryProblem } from './rule.js';
 
 /** An entry as GET /v1/log/entries serves it: its stored bytes (the leaf) in base64, its leaf hash in hex. */
