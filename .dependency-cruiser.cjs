@@ -28,15 +28,8 @@ module.exports = {
       name: 'examples-need-the-engine-alone',
       comment: 'Each example is a package that depends on the engine by its name and on nothing else of this repository.',
       severity: 'error',
-      from: { path: '^examples/([^/]+)/', pathNot: '^examples/statements/' },
+      from: { path: '^examples/([^/]+)/' },
       to: { path: '^(lib|api|verify|bin|bench|test|log)/|^examples/', pathNot: '^examples/$1/' },
-    },
-    {
-      name: 'examples-need-the-engine-alone-soon',
-      comment: "examples/statements still imports the record's code until it is rewritten as a package of its own: a warning until then.",
-      severity: 'warn',
-      from: { path: '^examples/statements/' },
-      to: { path: '^(lib|api|verify|bin|bench|test|log)/|^examples/', pathNot: '^examples/statements/' },
     },
     {
       name: 'protocol-below-the-record',
