@@ -38,7 +38,13 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
 
   router.get('/v2/agents', (ctx) => {
     const query = params(ctx, ['limit', 'cursor']);
-    ctx.body = agentsList(state, readers.index, cursors.seq(query, places.agents, 'agents'), limitParam(query), cursors.mint(places.agents));
+    ctx.body = agentsList(
+      state,
+      readers.index,
+      cursors.seq(query, places.agents, 'agents'),
+      limitParam(query),
+      cursors.mint(places.agents),
+    );
   });
 
   router.get('/v2/operators', (ctx) => {
