@@ -17,7 +17,7 @@ import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
 import { LogError, type Log, type LoggedEntry } from '../../log/index.js';
-import { applyEntry, check } from '../record/apply.js';
+import { applyEntry, check, countsOf } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
 import { recordEntry, replayStore } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
@@ -412,7 +412,9 @@ export class LiveRecord {
     let outcome: Outcome;
     try {
       const applied = this.fold(this.state, entry);
-      outcome = isOutcome(applied) ? applied : {};
+      // What the write counts, read by the record from the state after the fold (docs/credence.md#what-a-write-counts).
+      const counting = countsOf(this.state, entry, applied);
+      outcome = isOutcome(applied) ? (counting === undefined ? applied : { ...applied, ...counting }) : {};
     } catch (err) {
       // Checked but not applied: the state no longer follows the log. Stop taking writes.
       this.broken = true;
@@ -489,7 +491,9 @@ export class LiveRecord {
   async commitAndSeal(logged: object, text?: string): Promise<{ status: 201; body: Record<string, unknown> }> {
     const [a, s] = await this.afterDue(() => this.admitWithEvent('check.commit', logged, text, (a) => this.seal(idOf(a))));
     await Promise.all([a.committed, s.committed]);
-    return { status: 201, body: { ...s.outcome, seq: a.seq, sealSeq: s.seq } };
+    // The seal's outcome answers, with what the commitment counts (nothing until its result).
+    const { counts, note } = a.outcome;
+    return { status: 201, body: { ...s.outcome, counts, note, seq: a.seq, sealSeq: s.seq } };
   }
 
   /**
