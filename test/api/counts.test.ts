@@ -397,3 +397,11 @@ t.test('papers: what each adds to the use of the claims it builds on', async (t)
   t.equal(await useOf(), 1.25);
   t.same((await write(t, s, house, 'paper', make.paper(1))).body.foundations, [], 'a paper building on nothing: no foundations');
 });
+
+t.test('/skill.md says which writes count nothing and what their answers carry', async (t) => {
+  const s = await startService(t);
+  const skill = (await s.get('/skill.md')).text;
+  t.match(skill, /\*\*Writes that count nothing\.\*\* A write can be taken \(201, on the log\) and yet count nothing/);
+  t.match(skill, /`counts` \(true or false\) and, when a rule applies, `note: \{rule, detail, item\?\}`/);
+  t.match(skill, /a paper answers `foundations`/);
+});
