@@ -405,3 +405,32 @@ t.test('/skill.md says which writes count nothing and what their answers carry',
   t.match(skill, /`counts` \(true or false\) and, when a rule applies, `note: \{rule, detail, item\?\}`/);
   t.match(skill, /a paper answers `foundations`/);
 });
+
+t.test('the explorer marks the reviews and receipts it lists with what each counts, as the reads say', async (t) => {
+  const { s, alice2, bob, claims } = await world(t, 1);
+  const [c1] = claims as [string];
+  const html = async (path: string) => {
+    const r = await fetch(`${s.url}${path}`, { headers: { accept: 'text/html' } });
+    t.equal(r.status, 200, path);
+    return r.text();
+  };
+  const review = (a: TestAgent) => write(t, s, a, 'review', { claim: c1, forecast: 0.7, rationale: rationale(1) });
+  await review(alice2);
+  const first = await review(bob);
+  s.advance(1000);
+  const second = await review(bob);
+  const receipt = await check(t, s, bob, c1, 'inconclusive');
+
+  const mark = (rule: string, counts: boolean) =>
+    `<small class="${counts ? 'counts' : 'uncounted'}" data-rule="${rule}">${counts ? 'counts' : 'counts nothing'}, ${rule}: `;
+  const own = await html('/explore/agents/alice-two');
+  t.match(own, mark('own-operator', false), "a review of its own operator's claim: counts nothing");
+  const bobs = /<ul class="items" id="reviews-list">(.*?)<\/ul>/s.exec(await html('/explore/agents/bob'))![1]!.split('</li>');
+  t.match(bobs[0], new RegExp(`${second.body.seq}.*${mark('not-verified', true).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 's'));
+  t.match(bobs[1], new RegExp(`${first.body.seq}.*${mark('replaced', false)}Operator lab-b&#39;s later review ${second.body.id}`, 's'));
+  t.match(await html(`/explore/agents/bob`), mark('inconclusive', false), 'its inconclusive receipt');
+  const claimPage = await html(`/explore/claims/${encodeURIComponent(c1)}`);
+  t.match(claimPage, mark('own-operator', false), "the claim's page marks the same");
+  t.match(claimPage, mark('replaced', false));
+  t.match(await html(`/explore/receipts/${receipt.id}`), `On its claim: ${mark('inconclusive', false)}`);
+});
