@@ -9,6 +9,7 @@ import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { STATUSES, WORK_LISTS, WORK_PAGE } from '../lib/record/reads.js';
+import { COUNTING_RULES, NOTE_ITEM_KINDS } from '../lib/record/counting.js';
 import { PAGE } from '../lib/record/paging.js';
 import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
 import { CREDENCE_PAGE } from './routes/numbers.js';
@@ -40,7 +41,41 @@ const next: Schema = { ...nullable(str), description: 'the cursor of the next pa
 /** A page of a list, as the agent's and operator's views hold them. */
 const page = (items: Schema): Schema => obj({ items: arr(items), next });
 
+/** What an item counts (docs/credence.md#what-a-write-counts): a write's answer, and each item of the reads that list them. */
+const counting = { counts: bool, note: ref('CountingNote') };
+/** An item's schema (an `obj`) with what it counts: `counts` always, `note` when a rule applies. */
+const counted = (item: Schema): Schema => ({
+  ...item,
+  properties: { ...(item.properties as Schema), ...counting },
+  required: [...(item.required as string[]), 'counts'],
+});
+/** A check as an argument's read lists it: its `note` is its own text, so what it counts is `counts` and `countsNote`. */
+const CHECK = obj(
+  {
+    agent: str,
+    operatorId: str,
+    holds: bool,
+    note: { ...str, description: "the check's own text" },
+    seq: int,
+    counts: { ...bool, description: 'whether it has a voice now' },
+    countsNote: { ...ref('CountingNote'), description: 'why not, or why only in part' },
+  },
+  ['agent', 'operatorId', 'holds', 'note', 'seq', 'counts'],
+);
+
 const SCHEMAS: Record<string, Schema> = {
+  CountingNote: {
+    ...obj(
+      {
+        rule: { enum: [...COUNTING_RULES] },
+        detail: str,
+        item: obj({ kind: { enum: [...NOTE_ITEM_KINDS] }, id: str, seq: int }, ['kind', 'seq']),
+      },
+      ['rule', 'detail'],
+    ),
+    description:
+      'Why an item counts nothing on its claim, or counts only in part: the rule (docs/credence.md#what-a-write-counts), a sentence saying what it does and where the rule is, and the other item it names (what counts instead, what it replaced, whose voice it shares).',
+  },
   Error: {
     type: 'object',
     properties: { error: str, detail: str },
@@ -294,7 +329,7 @@ const SCHEMAS: Record<string, Schema> = {
     grounds: str,
     text: str,
     status: { enum: ['open', 'upheld', 'dismissed'] },
-    checks: arr({ type: 'object' }),
+    checks: arr(CHECK),
     answer: nullable({ type: 'object' }),
   }),
   Challenge: obj({
@@ -350,6 +385,9 @@ const SCHEMAS: Record<string, Schema> = {
     doorbellCadences: arr(str),
   }),
 };
+
+// The items of the reads that list receipts, reviews and arguments say what each counts.
+for (const name of ['ReceiptItem', 'ReviewItem', 'ArgumentItem', 'Receipt', 'Argument']) SCHEMAS[name] = counted(SCHEMAS[name]!);
 
 /** A parameter of a read: `description` is also the MCP tool's argument's. */
 interface Param {
@@ -1115,6 +1153,61 @@ const WRITE_STATUSES: Record<string, number[]> = {
   '/v2/governance/cosign': [201, 404, 409],
   '/v2/constitution/acknowledge': [200, 201],
 };
+/**
+ * The answers of the writes whose item the numbers read: what the write reports, and what its
+ * item counts (docs/credence.md#what-a-write-counts). Every other write answers `Accepted`.
+ */
+const challengesCompleted = { ...arr({ type: 'string', pattern: '^ch:[0-9a-f]{16}$' }), description: 'the challenges it completed' };
+const WRITE_ANSWERS: Partial<Record<WriteType, Schema>> = {
+  paper: obj(
+    {
+      id: str,
+      claims: arr(claimRef),
+      page: str,
+      foundations: {
+        ...arr(obj({ ref: claimRef, ...counting }, ['ref', 'counts'])),
+        description: 'each claim its claims build on (extends, method), once: whether the paper adds to its use, and why not',
+      },
+      seq: int,
+    },
+    ['id', 'claims', 'page', 'foundations', 'seq'],
+  ),
+  review: obj({ id: hex64, claim: claimRef, seq: int, ...counting }, ['id', 'claim', 'seq', 'counts']),
+  'check.commit': obj(
+    { id: hex64, seed: int, crossCheck: nullable({ type: 'object' }), deadline: ts, seq: int, sealSeq: int, ...counting },
+    ['id', 'seed', 'crossCheck', 'deadline', 'seq', 'sealSeq', 'counts'],
+  ),
+  'check.result': obj(
+    {
+      id: hex64,
+      outcome: { enum: ['confirmed', 'failed', 'inconclusive'] },
+      crossMatch: nullable(bool),
+      finding: nullable(int),
+      revealAt: ts,
+      challengesCompleted,
+      seq: int,
+      ...counting,
+    },
+    ['id', 'outcome', 'crossMatch', 'finding', 'revealAt', 'seq', 'counts'],
+  ),
+  'argument.file': obj({ id: hex64, page: str, challengesCompleted, seq: int, ...counting }, ['id', 'page', 'seq', 'counts']),
+  'argument.check': obj(
+    {
+      argument: hex64,
+      status: { enum: ['open', 'upheld', 'dismissed'] },
+      checks: int,
+      replaced: {
+        ...nullable(obj({ holds: bool, models: arr(str), seq: int })),
+        description:
+          "the operator's earlier check of the argument that this one replaces (the latest check of each operator counts), or null",
+      },
+      shutOut: ts,
+      seq: int,
+      ...counting,
+    },
+    ['argument', 'status', 'checks', 'replaced', 'seq', 'counts'],
+  ),
+};
 const COMMON_WRITE = [400, 401, 413, 428, 429, 503, 507];
 const COMMON_READ = [400, 401, 404, 429, 503];
 
@@ -1327,7 +1420,7 @@ export function openApiDocument(): Record<string, unknown> {
         requestBody: { required: true, content: { 'application/json': { schema: envelope(payload as Schema) } } },
         responses: responses(
           statuses.filter((s) => s < 300),
-          null,
+          (types.length === 1 ? WRITE_ANSWERS[types[0]!] : undefined) ?? null,
           [...COMMON_WRITE, ...statuses.filter((s) => s >= 300)],
         ),
       }),

@@ -23,7 +23,9 @@ import {
   when,
   type ListPage,
 } from './shell.js';
-import { countedByOperator, evidenceCounts, STATUS_MEANING, whyStatus } from './status.js';
+import { STATUS_MEANING, whyStatus } from './status.js';
+import { countsMark } from './counts.js';
+import { receiptCounting, reviewCounting } from '../../lib/record/counting.js';
 
 /** The lists of a claim's page, each paged by its own `before` parameter. */
 export const CLAIM_LISTS = ['moves', 'receipts', 'reviews', 'arguments'] as const;
@@ -88,14 +90,10 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
       `<tr><td class="n">${entryLink(m.seq)}</td><td>${h(m.what)}<br><small>${when(moved[i]!.ts)}</small></td><td class="n">${m.credence.toFixed(4)}</td></tr>`,
   );
 
-  const counted = countedByOperator(state, claim, [
-    ...receipts.shown.map((id) => state.receipts.get(id)!.operatorId),
-    ...reviews.shown.map((row) => state.reviews.operatorAt(row)),
-  ]);
   const receiptItems = receipts.shown.map((id) => {
     const r = state.receipts.get(id)!;
     const v = receiptView(state, r);
-    const counts = evidenceCounts(state, claim, r, counted);
+    const counts = receiptCounting(state, r);
     const result =
       v.outcome === null
         ? `${v.stage}, no result yet (due ${h(v.deadline.slice(0, 10))})`
@@ -108,7 +106,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
       r.crossCheckedBy.length === 0
         ? ''
         : `<br>Cross-checked by ${r.crossCheckedBy.map((x) => `${itemLink(state, { kind: 'receipt', id: x.receipt })} (${h(x.operatorId)}, ${x.match ? 'matched' : 'did not match'})`).join(', ')}.`;
-    return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
+    return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br>${countsMark(counts)}</li>`;
   });
 
   const reviewTexts = reviewEntries.map((e) => ({
@@ -117,8 +115,8 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   }));
   const reviewItems = reviews.shown.map((row, i) => {
     const v = state.reviews.at(row);
-    const counts = evidenceCounts(state, claim, v, counted);
-    return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote><small class="${counts.counts ? 'counts' : 'uncounted'}">${h(counts.why)}</small></li>`;
+    const counts = reviewCounting(state, row);
+    return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote>${countsMark(counts)}</li>`;
   });
 
   const argItems = args.shown.map((a, i) => {

@@ -6,7 +6,9 @@ import { receiptView } from '../../lib/record/views.js';
 import type { Receipt, State } from '../../lib/record/state.js';
 import type { argumentView } from '../../lib/record/views.js';
 import { agentLink, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
-import { argumentStatusMeaning, countedByOperator, evidenceCounts } from './status.js';
+import { argumentStatusMeaning } from './status.js';
+import { countsMark } from './counts.js';
+import { receiptCounting } from '../../lib/record/counting.js';
 import type { EntryLookup } from '../logged.js';
 
 /** What each stage of a receipt means (docs/record.md#receipts-seeds-and-cross-checks). */
@@ -22,8 +24,7 @@ export const RERUNS_LIMIT = 20;
 
 export function receiptPage(state: State, r: Receipt, q: { before: number | undefined; limit: number }): string {
   const v = receiptView(state, r);
-  const claim = state.claims.get(r.target)!;
-  const counts = evidenceCounts(state, claim, r, countedByOperator(state, claim, [r.operatorId]));
+  const counts = receiptCounting(state, r);
   const outputs =
     v.outputs !== null
       ? `<code>${h(JSON.stringify(v.outputs))}</code>${v.revealedSeq === null ? '' : ` (shown from entry ${entryLink(v.revealedSeq)})`}`
@@ -67,7 +68,7 @@ export function receiptPage(state: State, r: Receipt, q: { before: number | unde
           )
           .join('')}</ul>`;
   return `<p id="receipt-about">On ${claimLink(state, v.target)}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${h(STAGE_MEANING[v.stage] ?? v.stage)}${v.outcome === null ? '' : `, <b id="outcome">${v.outcome}</b>`}.</p>
-<p id="counts-as" class="${counts.counts ? 'counts' : 'uncounted'}">On its claim: ${h(counts.why)}.</p>
+<p id="counts-as">On its claim: ${countsMark(counts)}</p>
 <h2>When</h2>
 <ul id="dates">
 <li>Committed ${when(v.ts)}, entry ${entryLink(v.seq)}; due by <time datetime="${v.deadline}">${h(v.deadline.slice(0, 19).replace('T', ' '))}</time>.</li>

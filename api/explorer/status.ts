@@ -1,10 +1,8 @@
 // Statuses in words, wherever the explorer shows them, from the rules of docs/credence.md#status
-// and #arguments-settlement: what each status means, why a claim has its own, and for each piece
-// of evidence whether it counts, towards what, and why not when it does not.
-import type { Claim, Receipt, Review, State } from '../../lib/record/state.js';
+// and #arguments-settlement: what each status means and why a claim has its own (what each piece
+// of evidence counts, and why not, is the record's to say: counts.ts).
+import type { Claim, Receipt, State } from '../../lib/record/state.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { Item } from '../../lib/record/numbers/aggregate.js';
-import { countedItems, countingReceipt, disputedNow } from '../../lib/record/numbers/score.js';
 
 /** What each status of a claim means (docs/credence.md#status), for an empirical claim. */
 export const STATUS_MEANING: Readonly<Record<string, string>> = {
@@ -73,45 +71,7 @@ export function whyStatus(state: State, claim: Claim, status: string, credenceVe
   return `${status[0]!.toUpperCase()}${status.slice(1)}: ${because[status] ?? ''}${apart}`;
 }
 
-/**
- * The item each operator of `operators` counts by on `claim` (docs/credence.md#evidence-items:
- * its strongest kind, the latest of that kind), as the numbers choose it: a page asks for the
- * operators of the items it shows, so a hot claim's other items are passed over.
- */
-export function countedByOperator(state: State, claim: Claim, operators: Iterable<string>): Map<string, Item> {
-  return new Map(countedItems(state, state.numbers.index, claim, new Set(operators)).map((item) => [item.operatorId, item]));
-}
-
-/**
- * Whether (and towards what) one piece of evidence on `claim` counts, and why not when it does
- * not (docs/credence.md#evidence-items); `counted` is countedByOperator's.
- */
-export function evidenceCounts(
-  state: State,
-  claim: Claim,
-  item: Receipt | Review,
-  counted: Map<string, Item>,
-): { counts: boolean; why: string } {
-  if (item.operatorId === claim.operatorId) return { counts: false, why: "by the claim's author operator: its own evidence never counts" };
-  if (item.disownedSeq !== null)
-    return { counts: false, why: `disowned at entry ${item.disownedSeq} (signed by a compromised key): counts 0` };
-  const receipt = 'stage' in item;
-  if (receipt && !countingReceipt(state, item)) {
-    if (item.result === null) return { counts: false, why: `${item.stage}, no result yet` };
-    if (item.result.outcome === 'inconclusive') return { counts: false, why: 'inconclusive: counts 0' };
-    if (disputedNow(state, item)) return { counts: false, why: "disputed: a verified operator's cross-check disagreed, so it counts 0" };
-  }
-  const best = counted.get(item.operatorId);
-  const kind = receipt ? item.kind : 'review';
-  const seq = receipt ? item.result!.seq : item.seq;
-  if (best !== undefined && (best.kind !== kind || best.seq !== seq))
-    return { counts: false, why: `its operator counts once on a claim, by its ${best.kind} at entry ${best.seq}: this one does not count` };
-  return state.verified.has(item.operatorId)
-    ? { counts: true, why: 'a verified operator: counts towards credence and status' }
-    : { counts: true, why: 'an operator not verified: counts towards credence, not towards status' };
-}
-
-/** What an argument's status means (docs/credence.md#arguments-settlement), said after the status itself: when it settled, what it moves, the rule. */
+/** What an argument's status means (docs/credence.md#arguments-settlement). */
 export function argumentStatusMeaning(status: string, settledSeq: number | null): string {
   const rule =
     "An argument settles when the latest checks of verified operators (one voice per set of model families; the claim's author operator has none) give one side at least two voices and three times the other's.";

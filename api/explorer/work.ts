@@ -8,6 +8,7 @@ import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from 
 import type { State, Tier } from '../../lib/record/state.js';
 import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
 import { STATUS_MEANING } from './status.js';
+import { countsMark } from './counts.js';
 
 type PaperItem = ReturnType<typeof paperItem>;
 type ReceiptItem = ReturnType<typeof receiptItem>;
@@ -48,11 +49,11 @@ export function paperLi(state: State, p: PaperItem, by: By): string {
 
 function receiptLi(state: State, r: ReceiptItem, by: By): string {
   const stage = r.outcome === null ? r.stage : `<b>${r.outcome}</b>`;
-  return `<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} of ${itemLink(state, { kind: 'claim', id: r.target })}${author(state, by, r)}, committed ${when(r.ts)} at entry ${entryLink(r.seq)}: ${stage}${r.resultSeq === null ? '' : ` at entry ${entryLink(r.resultSeq)}`}${r.disownedSeq === null ? '' : `; disowned at entry ${entryLink(r.disownedSeq)} (signed by a compromised key)`}</li>`;
+  return `<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} of ${itemLink(state, { kind: 'claim', id: r.target })}${author(state, by, r)}, committed ${when(r.ts)} at entry ${entryLink(r.seq)}: ${stage}${r.resultSeq === null ? '' : ` at entry ${entryLink(r.resultSeq)}`}${r.disownedSeq === null ? '' : `; disowned at entry ${entryLink(r.disownedSeq)} (signed by a compromised key)`}<br>${countsMark(r)}</li>`;
 }
 
 function reviewLi(state: State, v: ReviewItem, by: By): string {
-  return `<li>Forecast <b>${v.forecast}</b> on ${itemLink(state, { kind: 'claim', id: v.claim })}${author(state, by, v)}, ${when(v.ts)}, entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : `; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote class="rationale">${h(v.rationale)}</blockquote></li>`;
+  return `<li>Forecast <b>${v.forecast}</b> on ${itemLink(state, { kind: 'claim', id: v.claim })}${author(state, by, v)}, ${when(v.ts)}, entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : `; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote class="rationale">${h(v.rationale)}</blockquote>${countsMark(v)}</li>`;
 }
 
 function argumentLi(state: State, a: ArgumentItem, by: By): string {

@@ -5,6 +5,7 @@
 // registry (registry.ts); the fold runs in fixed phases (docs/entry-types.md, "The fold").
 import { invalid } from './refusal.js';
 import type { AlreadySo, EntryType } from './types/handler.js';
+import type { Counted } from './counting.js';
 import { payloadOf, type Logged, type RecordEntry, type State } from './state.js';
 import { untouched, updateNumbers } from './numbers/numbers.js';
 import { authorizeSigner } from './signer.js';
@@ -79,6 +80,17 @@ export function applyEntry(state: State, logged: RecordEntry<object>): unknown {
   state.size = e.seq + 1;
   state.lastTs = e.ts;
   return outcome;
+}
+
+/**
+ * What write `e`, just folded into `state` with `outcome`, counts: `{counts, note?}` for a write
+ * whose item the numbers read, `{foundations}` for a paper (docs/credence.md#what-a-write-counts),
+ * else nothing. Read from
+ * the state after the whole fold, so the answer says what the numbers do; it changes nothing and
+ * is kept nowhere, so replay, which answers no one, does not ask.
+ */
+export function countsOf(state: State, e: RecordEntry<object>, outcome: unknown): Counted | undefined {
+  return descriptor(e.type).counts?.(state, admitted(e), outcome);
 }
 
 /** apply(state, entry) -> state. */

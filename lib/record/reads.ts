@@ -9,12 +9,13 @@ import { argumentInView, claimInView } from './in-view.js';
 import { agentWork, operatorWork, type ReadIndex, type Work } from './read-index.js';
 import { mapPage, mapPageAsync, newestFirst, oldestFirst, served, type Mint, type Page } from './paging.js';
 import { argumentsInView, argumentView, challengeView, paperView, rankedChallenges, type Logged } from './views.js';
-import { tierOf, type Agent, type Argument, type Receipt, type RecordEntry, type Review, type State } from './state.js';
+import { tierOf, type Agent, type Argument, type Receipt, type RecordEntry, type State } from './state.js';
 import { claimValue } from './numbers/served.js';
 import { CREDENCE_VERSION } from './numbers/rules.js';
 import { holdItem } from './types/out-of-view.js';
 import { commitmentId, externalId, paperId, challengeId } from '../protocol/ids.js';
 import { signedHash } from './replays.js';
+import { argumentCounting, receiptCounting, reviewCounting } from './counting.js';
 
 /** A claim's statuses (docs/credence.md#status), as the lists' `status` filter takes them. */
 export const STATUSES: readonly Status[] = ['established', 'supported', 'unchecked', 'contested', 'refuted'];
@@ -115,11 +116,14 @@ export function receiptItem(state: State, r: Receipt) {
     ts: r.ts,
     resultSeq: r.result?.seq ?? null,
     disownedSeq: r.disownedSeq,
+    // Whether it counts on its claim now, and why not (docs/credence.md#what-a-write-counts).
+    ...receiptCounting(state, r),
   };
 }
 
-/** A review with its rationale (read from its entry). */
-export async function reviewItem(v: Review, logged: Logged) {
+/** A review with its rationale (read from its entry) and what it counts now. */
+export async function reviewItem(state: State, row: number, logged: Logged) {
+  const v = state.reviews.at(row);
   const p = await logged(v.seq, 'review');
   return {
     id: v.id,
@@ -132,11 +136,12 @@ export async function reviewItem(v: Review, logged: Logged) {
     seq: v.seq,
     ts: p.ts,
     disownedSeq: v.disownedSeq,
+    ...reviewCounting(state, row),
   };
 }
 
 /** An argument as a list shows it (GET /v2/arguments/{id} serves its text, checks and answer). */
-export function argumentItem(a: Argument) {
+export function argumentItem(state: State, a: Argument) {
   return {
     id: a.id,
     claim: a.claim,
@@ -149,6 +154,7 @@ export function argumentItem(a: Argument) {
     checks: a.checks.size,
     seq: a.seq,
     ts: a.ts,
+    ...argumentCounting(state, a),
   };
 }
 
@@ -204,7 +210,7 @@ async function workItems(
         limit,
         (row) => claimInView(state, reviews.claimAt(row)),
       );
-      return mapPageAsync(page, (row) => reviewItem(reviews.at(row), logged));
+      return mapPageAsync(page, (row) => reviewItem(state, row, logged));
     }
     case 'arguments': {
       const get = (id: string) => state.argumentsById.get(id)!;
@@ -215,7 +221,7 @@ async function workItems(
         limit,
         (id) => argumentInView(state, get(id)),
       );
-      return mapPage(page, (id) => argumentItem(get(id)));
+      return mapPage(page, (id) => argumentItem(state, get(id)));
     }
   }
 }

@@ -13,6 +13,7 @@ import { flagsOn, withheldList } from './types/out-of-view.js';
 import { argumentInView, challengeInView } from './in-view.js';
 import { acknowledgementOwed } from './types/governance.js';
 import { claimField, inFields, operatorFields } from './fields.js';
+import { argumentCounting, checkCounting, receiptCounting } from './counting.js';
 
 /** The payload of the signed write at `seq`, which the state knows to be of type `type` (read from the log by the caller). */
 export type Logged = <T extends WriteType>(seq: number, type: T) => Promise<PayloadOf<T>>;
@@ -126,21 +127,29 @@ export function receiptView(state: State, r: Receipt) {
     findings: state.findings.filter((f) => f.receipt === r.id || f.by === r.id),
     lapsedSeq: r.lapsedSeq,
     disownedSeq: r.disownedSeq,
+    // Whether it counts on its claim now, and why not (docs/credence.md#what-a-write-counts).
+    ...receiptCounting(state, r),
   };
 }
 
 export async function argumentView(state: State, a: Argument, logged: Logged) {
   const p = await logged(a.seq, 'argument.file');
   const checks = await Promise.all(
-    [...a.checks.values()].map(async (c) => ({
-      agent: c.agent,
-      operatorId: c.operatorId,
-      tier: tierOf(state, c.operatorId),
-      holds: c.holds,
-      models: c.models,
-      note: (await logged(c.seq, 'argument.check')).note,
-      seq: c.seq,
-    })),
+    [...a.checks.values()].map(async (c) => {
+      // Whether it has a voice now, and why not; `note` is the check's own text, so the rule's is `countsNote`.
+      const { counts, note } = checkCounting(state, a, c.operatorId);
+      return {
+        agent: c.agent,
+        operatorId: c.operatorId,
+        tier: tierOf(state, c.operatorId),
+        holds: c.holds,
+        models: c.models,
+        note: (await logged(c.seq, 'argument.check')).note,
+        seq: c.seq,
+        counts,
+        ...(note === undefined ? {} : { countsNote: note }),
+      };
+    }),
   );
   const answer =
     a.answer === null ? null : { agent: a.answer.agent, text: (await logged(a.answer.seq, 'argument.answer')).text, seq: a.answer.seq };
@@ -161,6 +170,7 @@ export async function argumentView(state: State, a: Argument, logged: Logged) {
     ts: a.ts,
     status: a.status,
     settledSeq: a.settledSeq,
+    ...argumentCounting(state, a),
     checks,
     answer,
   };
@@ -202,7 +212,15 @@ export async function challengeView(state: State, c: Challenge, logged: Logged) 
   const since = (state.receiptsByClaim.get(c.claim) ?? [])
     .map((id) => state.receipts.get(id)!)
     .filter((r) => r.seq > c.seq)
-    .map((r) => ({ id: r.id, kind: r.kind, stage: r.stage, outcome: r.result?.outcome ?? null, operatorId: r.operatorId, seq: r.seq }));
+    .map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      stage: r.stage,
+      outcome: r.result?.outcome ?? null,
+      operatorId: r.operatorId,
+      seq: r.seq,
+      ...receiptCounting(state, r),
+    }));
   return {
     id: `ch:${c.id}`,
     claim: c.claim,

@@ -18,7 +18,7 @@ import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
 import { entryData, parseStored, type RecordLog } from '../protocol/log-entry.js';
-import { applyEntry, check } from '../record/apply.js';
+import { applyEntry, check, countsOf } from '../record/apply.js';
 import { drawCrossCheck } from '../record/types/checks.js';
 import { recordEntry } from '../record/replay.js';
 import { dueEvents, type DueEvent } from '../record/scheduler.js';
@@ -301,7 +301,11 @@ export class LiveRecord {
       { withNext },
     );
     if ('already' in a) return a as { already: Record<string, unknown> };
-    return { seq: a.seq, ts: a.entry.ts, outcome: isOutcome(a.outcome) ? a.outcome : {}, committed: a.committed };
+    // What the write counts, read by the record from the state right after the fold, in the same
+    // synchronous step (docs/credence.md#what-a-write-counts).
+    const counting = countsOf(this.state, a.entry, a.outcome);
+    const outcome = isOutcome(a.outcome) ? (counting === undefined ? a.outcome : { ...a.outcome, ...counting }) : {};
+    return { seq: a.seq, ts: a.entry.ts, outcome, committed: a.committed };
   }
 
   /** Admits a write, waits until it is durable, and returns its reply. `text`, when given, is the canonical JSON of `logged`. */
@@ -355,7 +359,9 @@ export class LiveRecord {
   async commitAndSeal(logged: object, text?: string): Promise<{ status: 201; body: Record<string, unknown> }> {
     const [a, s] = await this.afterDue(() => this.admitWithEvent('check.commit', logged, text, (a) => this.seal(idOf(a))));
     await Promise.all([a.committed, s.committed]);
-    return { status: 201, body: { ...s.outcome, seq: a.seq, sealSeq: s.seq } };
+    // The seal's outcome answers, with what the commitment counts (nothing until its result).
+    const { counts, note } = a.outcome;
+    return { status: 201, body: { ...s.outcome, counts, note, seq: a.seq, sealSeq: s.seq } };
   }
 
   /**

@@ -113,7 +113,12 @@ t.test('commit: 201 {id, seed, crossCheck, deadline, seq, sealSeq}, the seal, re
   const payload = payloadOf(s, x, 'check.commit', make.commit(claim, { models: ['gpt-4o'] }));
   const { envelope, reply: r } = await post(s, '/v2/checks', x.privateKey, payload);
   t.equal(r.status, 201, r.text);
-  t.same(Object.keys(r.body).sort(), ['crossCheck', 'deadline', 'id', 'sealSeq', 'seed', 'seq']);
+  t.same(Object.keys(r.body).sort(), ['counts', 'crossCheck', 'deadline', 'id', 'note', 'sealSeq', 'seed', 'seq']);
+  t.match(
+    r.body,
+    { counts: false, note: { rule: 'no-result' } },
+    'a receipt counts nothing until its result (docs/credence.md#what-a-write-counts)',
+  );
   t.equal(r.body.id, sha256Hex(sortedJson(withoutTs(payload))), 'id: SHA-256 of the canonical payload without ts');
   t.not(r.body.id, sha256Hex(sortedJson(payload)));
   t.equal(r.body.crossCheck, null, 'nothing to cross-check yet');
@@ -297,8 +302,11 @@ t.test('results: refusals, cross-check matches, findings, who verified or disput
     finding: null,
     revealAt: new Date(Date.parse(resultTs) + 30 * DAY).toISOString(),
     challengesCompleted: [],
+    counts: true,
+    note: ra.body.note,
     seq: ra.body.seq,
   });
+  t.equal(ra.body.note.rule, 'not-verified', "x's operator is not verified (docs/credence.md#what-a-write-counts)");
   await refused(
     t,
     s,

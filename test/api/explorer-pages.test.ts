@@ -128,8 +128,12 @@ t.test(
       new RegExp(`Its cross-check re-ran <a href="/explore/receipts/${r.verifiedReceipt}">.*: matched\\.`),
       'and what the other re-ran',
     );
-    t.match(receipts, /a verified operator: counts towards credence and status/);
-    t.match(receipts, /an operator not verified: counts towards credence, not towards status/);
+    // What each counts, as the record says it (docs/credence.md#what-a-write-counts).
+    t.match(receipts, /<small class="counts" data-rule="">counts in full, towards credence and status<\/small>/);
+    t.match(
+      receipts,
+      /<small class="counts" data-rule="not-verified">counts, not-verified: It counts towards credence only, at weight 0\.25/,
+    );
     t.match(receipts, new RegExp(`<b>failed</b> at <time datetime="${u.result!.ts}"`));
 
     const reviews = /<ul class="items" id="reviews-list">(.*?)<\/ul>/s.exec(page)![1]!;
@@ -144,10 +148,13 @@ t.test(
       'dated, with its entry',
     );
     const items = reviews.split('</li>');
-    t.match(items[0], /carol.*an operator not verified: counts towards credence, not towards status/s, "carol's review counts");
+    t.match(items[0], /carol.*<small class="counts" data-rule="not-verified">counts, not-verified: /s, "carol's review counts");
     t.match(
       items[1],
-      new RegExp(`bob.*its operator counts once on a claim, by its replication at entry ${u.result!.seq}: this one does not count`, 's'),
+      new RegExp(
+        `bob.*<small class="uncounted" data-rule="outranked">counts nothing, outranked: Operator lab-b counts on .* by its replication receipt ${u.id} \\(entry ${u.result!.seq}\\)`,
+        's',
+      ),
       "bob's does not: his operator counts by its replication",
     );
 
@@ -207,7 +214,7 @@ t.test("a receipt's and an argument's pages", async (t) => {
   const u = s.record.state.receipts.get(r.unverifiedReceipt)!;
   const receipt = await html(s, `/explore/receipts/${r.unverifiedReceipt}`);
   t.match(receipt, /<b id="outcome">failed<\/b>/);
-  t.match(receipt, /On its claim: an operator not verified: counts towards credence, not towards status\./);
+  t.match(receipt, /On its claim: <small class="counts" data-rule="not-verified">counts, not-verified: It counts towards credence only/);
   t.match(
     receipt,
     new RegExp(`Committed <time datetime="${u.ts}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${u.seq}#entry-${u.seq}">`),

@@ -20,7 +20,7 @@ t.test('papers: 201 {id, claims, seq}, the id by rule, claims at once', async (t
   t.equal(r.status, 201, r.text);
   const { ts: _ts, ...withoutTs } = payload;
   const id = `rec:${sha256Hex(sortedJson(withoutTs)).slice(0, 16)}`;
-  t.same(r.body, { id, claims: [`${id}#C1`, `${id}#C2`], page: `/v2/papers/${id}`, seq: s.record.state.size - 1 });
+  t.same(r.body, { id, claims: [`${id}#C1`, `${id}#C2`], page: `/v2/papers/${id}`, foundations: [], seq: s.record.state.size - 1 });
   t.not(r.body.id, `rec:${sha256Hex(sortedJson(payload)).slice(0, 16)}`, 'ts is left out of the id');
   const entry = (await s.get(`/v1/log/entries?from=${r.body.seq}&limit=1`)).body.entries[0];
   t.same(entry.payload, { payload, signature: entry.payload.signature }, 'logged exactly as signed');
@@ -287,7 +287,12 @@ t.test('reviews: 201 {id, claim}, duplicates and unknown claims refused', async 
   const payload = payloadOf(s, b, 'review', { claim, forecast: 0.3, rationale: 'The effect size is implausible for the sample.' });
   const r = await post(s, '/v2/reviews', b.privateKey, payload);
   t.equal(r.status, 201, r.text);
-  t.same(r.body, { id: sha256Hex(sortedJson(payload)), claim, seq: s.record.state.size - 1 }, 'id: SHA-256 of the whole signed payload');
+  t.same(
+    r.body,
+    { id: sha256Hex(sortedJson(payload)), claim, seq: s.record.state.size - 1, counts: true, note: r.body.note },
+    'id: SHA-256 of the whole signed payload',
+  );
+  t.equal(r.body.note.rule, 'not-verified', "it counts, as an unverified operator's (docs/credence.md#what-a-write-counts)");
   // The same envelope again: its signed bytes (whose hash is the review's id) are on the log (docs/record.md).
   await refused(
     t,

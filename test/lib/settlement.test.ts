@@ -223,7 +223,7 @@ t.test('a check that settles the argument: status, its entry, and nothing after'
   t.match(f.checkArg('ver-one', a, true, ['claude-3']), { argument: a, status: 'open', checks: 1 });
   t.match(f.checkArg('other', a, true), { status: 'open', checks: 2 }, 'unverified: no voice');
   const settledAt = f.state.size;
-  t.same(f.checkArg('ver-two', a, true, ['gpt-4']), { argument: a, status: 'upheld', checks: 3 });
+  t.same(f.checkArg('ver-two', a, true, ['gpt-4']), { argument: a, status: 'upheld', checks: 3, replaced: null });
   t.match(f.state.argumentsById.get(a), { status: 'upheld', settledSeq: settledAt });
   t.same(f.state.dismissedAttacks.get(`${c1} lab-x`), undefined, 'an upheld attack is not counted');
   const late = f.refusal(

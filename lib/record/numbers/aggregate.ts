@@ -38,7 +38,7 @@ export interface Evidence {
 }
 
 const SUMS = ['vRec', 'vRev', 'uRec', 'uRev', 's', 'f', 'sRep', 'fRep'] as const;
-type SumName = (typeof SUMS)[number];
+export type SumName = (typeof SUMS)[number];
 
 const KINDS: readonly ItemKind[] = ['review', 'rerun', 'replication'];
 const FAVOURS = 4;
@@ -163,6 +163,19 @@ export class EvidenceAggregate {
         else this.repFamilies.set(fam, n);
       }
     }
+  }
+
+  /** The kind, whether verified, and the log-odds term (w * e) of the item `operatorId` counts by, if it has one. */
+  itemOf(operatorId: string): { kind: ItemKind; verified: boolean; term: number } | undefined {
+    const slot = this.slots.get(operatorId);
+    if (slot === undefined) return undefined;
+    const f = this.flags[slot]!;
+    return { kind: KINDS[f & 3]!, verified: (f & VERIFIED) !== 0, term: this.evidenceTerm[slot]! };
+  }
+
+  /** One of the exact sums, rounded once. */
+  sum(name: SumName): number {
+    return this.sums.get(name)!.value();
   }
 
   evidence(): Evidence {

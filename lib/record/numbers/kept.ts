@@ -24,13 +24,14 @@ function build(state: State, claim: Claim): EvidenceAggregate {
 }
 
 /**
- * The claim's evidence as it now stands: the reviews and results that landed since it was last
- * read are appended, in log order.
+ * The claim's evidence aggregate as it now stands: the reviews and results that landed since it
+ * was last read are appended, in log order. It is a cache of the fold (in neither the state's
+ * digest nor its snapshot), so a read may bring it up to date as a rescore would.
  */
-export function keptEvidence(state: State, claim: Claim): Evidence {
+export function keptAggregate(state: State, claim: Claim): EvidenceAggregate {
   const { index: ix, aggregates } = state.numbers;
   let agg = aggregates.evidence.get(claim.ref);
-  if (agg === undefined || aggregates.stale.has(claim.ref)) return build(state, claim).evidence();
+  if (agg === undefined || aggregates.stale.has(claim.ref)) return build(state, claim);
   const reviews = ix.reviewsByClaim.get(claim.ref) ?? [];
   const results = ix.resultsByClaim.get(claim.ref) ?? [];
   while (agg.reviewsRead < reviews.length || agg.resultsRead < results.length) {
@@ -54,8 +55,11 @@ export function keptEvidence(state: State, claim: Claim): Evidence {
     }
     if (rerun) agg.reruns++;
   }
-  return agg.evidence();
+  return agg;
 }
+
+/** The claim's evidence as it now stands (keptAggregate). */
+export const keptEvidence = (state: State, claim: Claim): Evidence => keptAggregate(state, claim).evidence();
 
 /** Marks claims whose evidence aggregate must be built again (an entry other than a review touched them, or who is verified changed). */
 export function markStale(state: State, refs: Iterable<string>): void {

@@ -13,6 +13,7 @@ import { assertArgumentInView } from '../in-view.js';
 import { completeChallenges } from './challenges.js';
 import { signedHash } from '../replays.js';
 import { noteArgumentCheck } from '../numbers/verification.js';
+import { argumentCounting, checkCounting } from '../counting.js';
 import { arr, bool, claimRef, hash64, https, models, nt, num, obj, oneOf, pat, signed, str } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
 
@@ -106,7 +107,8 @@ export const file = entryType({
       text: 'Eight seeds per learning rate cannot separate a halving of variance from a 30 % reduction at the stated confidence; the claim should be bounded.',
       confidence: 0.6,
     },
-    answers: '201 {id, page}; 404 a claim it names is not on the record; 403 shut out of the claim',
+    answers:
+      '201 {id, page, counts, note} (nothing counts until it is upheld); 404 a claim it names is not on the record; 403 shut out of the claim',
   },
   verb: { name: 'argue', describe: 'file an argument on a claim' },
   check(state, e) {
@@ -148,6 +150,7 @@ export const file = entryType({
     state.numbers.index.openArguments.add(outcome.id);
     return { ...untouched(), claims: [e.logged.payload.claim], evidence: 'none' };
   },
+  counts: (state, _e, outcome) => argumentCounting(state, state.argumentsById.get(outcome.id)!),
 });
 
 export const check = entryType({
@@ -159,7 +162,8 @@ export const check = entryType({
   pausable: true,
   skill: {
     example: { argument: EXAMPLE_HASH, holds: true, note: 'Re-ran the variance test: the interval is as wide as stated.' },
-    answers: "201 with the argument's status as it now stands; 403 your own argument; 409 settled already",
+    answers:
+      "201 with the argument's status as it now stands, and whether the check has a voice (counts, note?); 403 your own argument; 409 settled already",
   },
   verb: { name: 'check-argument', describe: 'check whether an argument holds' },
   check(state, e) {
@@ -178,6 +182,8 @@ export const check = entryType({
     const agent = state.agents.get(p.agent.handle)!;
     const a = state.argumentsById.get(p.argument)!;
     // The latest check of each operator counts; a later one replaces it.
+    const earlier = a.checks.get(agent.operatorId);
+    const replaced = earlier === undefined ? null : { holds: earlier.holds, models: earlier.models, seq: earlier.seq };
     a.checks.delete(agent.operatorId);
     a.checks.set(agent.operatorId, {
       agent: agent.handle,
@@ -187,7 +193,7 @@ export const check = entryType({
       seq: e.seq,
     });
     const shutOut = settleIfDue(state, a, e.seq, e.ts);
-    return { argument: a.id, status: a.status, checks: a.checks.size, ...(shutOut === null ? {} : { shutOut }) };
+    return { argument: a.id, status: a.status, checks: a.checks.size, replaced, ...(shutOut === null ? {} : { shutOut }) };
   },
   numbers(state, e) {
     const p = e.logged.payload;
@@ -206,6 +212,13 @@ export const check = entryType({
     if (a.settledSeq === e.seq) for (const c of a.checks.values()) t.operators.push(c.operatorId);
     return t;
   },
+  counts: (state, e, outcome) =>
+    checkCounting(
+      state,
+      state.argumentsById.get(outcome.argument)!,
+      state.agents.get(e.logged.payload.agent.handle)!.operatorId,
+      outcome.replaced,
+    ),
 });
 
 export const answer = entryType({

@@ -9,6 +9,7 @@ import { authorizeSigner } from '../signer.js';
 import { DAY, pushTo, type Bundle, type Receipt, type State } from '../state.js';
 import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
 import { noteReceipt } from '../numbers/verification.js';
+import { receiptCounting } from '../counting.js';
 import { entryType, serviceEvent } from './handler.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
 import { noteReport } from './agents.js';
@@ -124,7 +125,7 @@ export const commit = entryType({
       },
     },
     answers:
-      "201 {id, seed, crossCheck, deadline}; 403 your own operator's claim; 409 this exact commitment made already; 451 claim out of view",
+      "201 {id, seed, crossCheck, deadline, counts, note} (nothing counts before the result); 403 your own operator's claim; 409 this exact commitment made already; 451 claim out of view",
   },
   verb: { name: 'commit', describe: 'commit to a check: the bundle, fixed by hash before it runs' },
   check(state, e) {
@@ -187,6 +188,7 @@ export const commit = entryType({
     state.numbers.version++;
     return untouched();
   },
+  counts: (state, _e, outcome) => receiptCounting(state, state.receipts.get(outcome.id)!),
 });
 
 /** check.seal, a service event: {commit, seal, seed, crossCheck}. */
@@ -261,7 +263,8 @@ export const result = entryType({
   pausable: true,
   skill: {
     example: { commit: EXAMPLE_HASH, outcome: 'confirmed', outputs: { variance_ratio: 0.52 }, crossCheck: null },
-    answers: '201 {id, outcome, crossMatch, finding, revealAt}; 409 not sealed, already resulted, or lapsed; 422 outputs not as declared',
+    answers:
+      '201 {id, outcome, crossMatch, finding, revealAt, counts, note?} (a note when it counts nothing, or only in part); 409 not sealed, already resulted, or lapsed; 422 outputs not as declared',
   },
   verb: { name: 'result', describe: "file a committed check's outcome and outputs" },
   check(state, e) {
@@ -342,6 +345,7 @@ export const result = entryType({
     }
     return t;
   },
+  counts: (state, _e, outcome) => receiptCounting(state, state.receipts.get(outcome.id)!, true),
 });
 
 /** check.lapse, a service event: {commit}, 7 days after a commitment without a result. */

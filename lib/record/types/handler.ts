@@ -10,6 +10,7 @@ import type { SwitchName } from '../../protocol/schemas/index.js';
 import type { Static, TSchema } from '../../protocol/schemas/shared.js';
 import type { ServiceEvent, SignedEvent } from '../../protocol/service-event.js';
 import type { Touched } from '../numbers/numbers.js';
+import type { Counted } from '../counting.js';
 import type { RecordEntry, SignedWrite, State } from '../state.js';
 
 /** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
@@ -77,6 +78,11 @@ export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<
   readonly reachesOut?: string;
   /** What the entry changed for the numbers (numbers/numbers.ts), read after `apply` with its outcome. */
   numbers?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Touched;
+  /**
+   * For a write whose item the numbers read, what it counts as the state stands after the whole
+   * fold (counting.ts, docs/credence.md#what-a-write-counts): its answer carries it. Reads only.
+   */
+  counts?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Counted;
 }
 
 /** A descriptor as written: its schema's static type types the entry its hooks receive. */

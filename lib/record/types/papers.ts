@@ -7,6 +7,7 @@ import { assertClaimInView } from '../in-view.js';
 import { pushTo, type Claim, type Parent, type State } from '../state.js';
 import { noteClaim } from '../numbers/index.js';
 import { foundationsOf } from '../numbers/score.js';
+import { paperCounting } from '../counting.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/numbers.js';
 import { entryType } from './handler.js';
 import {
@@ -162,7 +163,8 @@ export const paper = entryType({
       ],
       builds_on: [],
     },
-    answers: '201 {id, claims, page}; 202 held or under review; 409 the same paper already published; 451 refused by screening',
+    answers:
+      '201 {id, claims, page, foundations} (what it adds to the use of each claim it builds on); 202 held or under review; 409 the same paper already published; 451 refused by screening',
   },
   verb: { name: 'publish', describe: 'publish a paper' },
   check(state, e) {
@@ -242,6 +244,7 @@ export const paper = entryType({
     t.evidence = 'none';
     return t;
   },
+  counts: (state, _e, outcome) => ({ foundations: paperCounting(state, outcome.id) }),
 });
 
 export const external = entryType({

@@ -9,6 +9,7 @@ import { assertNotShutOut } from '../settlement.js';
 import { claimAt } from './papers.js';
 import { signedHash } from '../replays.js';
 import { noteReview } from '../numbers/verification.js';
+import { reviewCounting } from '../counting.js';
 import { claimRef, models, nt, num, signed } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM } from './examples.js';
 
@@ -40,7 +41,8 @@ export const review = entryType({
       forecast: 0.65,
       rationale: 'Plausible: smaller steps reduce the spread of the end point, but 48 runs is few.',
     },
-    answers: '201 filed; 404 no such claim; 403 shut out of the claim',
+    answers:
+      '201 {id, claim, counts, note?} (a note when it counts nothing, or only in part); 404 no such claim; 403 shut out of the claim',
   },
   verb: { name: 'review', describe: 'forecast whether a claim survives replication' },
   check(state, e) {
@@ -91,4 +93,6 @@ export const review = entryType({
     if (resolvedNow(state, claim)) t.operators.push(op);
     return t;
   },
+  // The review apply added: the last row.
+  counts: (state) => reviewCounting(state, state.reviews.size - 1, true),
 });
