@@ -43,7 +43,9 @@ function runOnce(code: Code): Figures {
   });
   const num = (re: RegExp) => Number(re.exec(out)?.[1]?.replace(/,/g, ''));
   // The second appends line is the typical payload (the first, the small one).
-  const appends = [...out.matchAll(/^appends: [\d,]+ entries of \d+ B in [\d.,]+ s = ([\d,]+) entries\/s/gm)].map((m) => Number(m[1]!.replace(/,/g, '')));
+  const appends = [...out.matchAll(/^appends: [\d,]+ entries of \d+ B in [\d.,]+ s = ([\d,]+) entries\/s/gm)].map((m) =>
+    Number(m[1]!.replace(/,/g, '')),
+  );
   return {
     appends: appends.at(-1)!,
     inclusion: num(/^inclusion proof at size [\d,]+: median ([\d.,]+) us/m),

@@ -37,7 +37,6 @@ const BASELINE = process.env.BENCH_BASELINE;
 const NODE_FLAGS = ['--max-semi-space-size=64', '--max-old-space-size=12288'];
 const READS = Number(process.env.BENCH_READS ?? 200);
 
-
 interface Started {
   child: ChildProcess;
   seconds: number;
