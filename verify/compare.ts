@@ -5,12 +5,12 @@ import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { claimScore, inView } from '../lib/record/numbers/served.js';
 import { frontier } from '../lib/record/numbers/frontier.js';
-import { receiptView, summary, type Logged } from '../lib/record/views.js';
-import { agentRead, challengesPage, claimArgumentsPage, paperRead, papersPage, WORK_PAGE } from '../lib/record/reads.js';
-import { readIndexOf } from '../lib/record/read-index.js';
-import { PAGE, type Mint } from '../lib/record/paging.js';
-import type { State } from '../lib/record/state.js';
-import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
+import { receiptView, summary, type Logged } from '../lib/record/views/items.js';
+import { agentRead, challengesPage, claimArgumentsPage, paperRead, papersPage, WORK_PAGE } from '../lib/record/views/reads.js';
+import { readIndexOf } from '../lib/record/views/list-index.js';
+import { PAGE, type Mint } from '../lib/record/views/paging.js';
+import type { State } from '../lib/record/fold/state.js';
+import { governanceSummary, proposalView } from '../lib/record/governance/views.js';
 import type { LogCopy } from './source.js';
 import type { Problems } from './report.js';
 

@@ -14,8 +14,8 @@ import { operatorCalibration } from '../../lib/record/numbers/served.js';
 import { round4 } from '../../lib/record/numbers/rules.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/refusal.js';
-import type { State } from '../../lib/record/state.js';
+import { isRefusal } from '../../lib/record/admission/refusal.js';
+import type { State } from '../../lib/record/fold/state.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
 /** Three verified operators, a prolific one, accounts and labs: many operators review the hot claim. */

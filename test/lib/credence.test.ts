@@ -16,7 +16,7 @@ import {
   valueOfChecking,
 } from '../../lib/record/numbers/rules.js';
 import { claimScore } from '../../lib/record/numbers/served.js';
-import { rescoreAll } from '../../lib/record/numbers/numbers.js';
+import { rescoreAll } from '../../lib/record/numbers/rescore.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 
 const LN4 = Math.log(4);

@@ -10,11 +10,11 @@ import {
   SERVICE_EVENTS,
   WRITE_ROUTES,
   entryTypeOf,
-} from '../../lib/record/registry.js';
-import { PAYLOAD_SCHEMAS, WRITE_TYPES } from '../../lib/record/registry.js';
+} from '../../lib/record/types/registry.js';
+import { PAYLOAD_SCHEMAS, WRITE_TYPES } from '../../lib/record/types/registry.js';
 import { REGISTRATION_SCHEMA } from '../../lib/protocol/schemas/index.js';
-import { check } from '../../lib/record/apply.js';
-import { RecordRefusal } from '../../lib/record/refusal.js';
+import { check } from '../../lib/record/fold/apply.js';
+import { RecordRefusal } from '../../lib/record/admission/refusal.js';
 import { toArchiveError } from '../../api/error-middleware.js';
 import { Fold } from '../helpers/fold.js';
 

@@ -7,10 +7,10 @@ import { privateKeyFromSeed, publicKeyOf, signPayload } from '../../protocol/ed2
 import { DAILY_QUOTA } from '../../record/types/challenges.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../../record/types/agents.js';
 import { PROTOCOL } from '../../protocol/service-event.js';
-import { ENTRY_TYPES, PAYLOAD_SCHEMAS, WRITE_ROUTES, WRITE_TYPES } from '../../record/registry.js';
+import { ENTRY_TYPES, PAYLOAD_SCHEMAS, WRITE_ROUTES, WRITE_TYPES } from '../../record/types/registry.js';
 import { REGISTRATION_SCHEMA } from '../../protocol/schemas/index.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
-import { DEFAULT_MINUTES } from '../../record/numbers/numbers.js';
+import { DEFAULT_MINUTES } from '../../record/numbers/rescore.js';
 import { membersMarkdown } from './members.js';
 import { sha256TextHex } from 'tlog-engine';
 
