@@ -4,9 +4,9 @@
 // their places in the log allow.
 import { ArchiveError, internal } from '../lib/protocol/errors.js';
 import type { Deployment } from '../lib/service/deployment.js';
-import type { Logged } from '../lib/record/views/items.js';
-import type { SignedWrite } from '../lib/record/fold/state.js';
-import type { PayloadOf } from '../lib/record/types/registry.js';
+import type { Logged } from '../lib/record/views/index.js';
+import type { SignedWrite } from '../lib/record/fold/index.js';
+import type { PayloadOf } from '../lib/record/types/index.js';
 import type { LoggedEntry, RecordLog } from '../lib/protocol/log-entry.js';
 
 export interface EntryLookup {

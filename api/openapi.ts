@@ -3,15 +3,13 @@
 // descriptor, lib/record/types/registry.ts), the reads, the earlier surface (docs/api.md#the-earlier-surface: gone, listed
 // in `x-archive-gone`), and the statuses of
 // docs/api.md#statuses-and-error-codes. Response schemas describe what the reads serve; a test checks live answers against them.
-import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType } from '../lib/record/types/registry.js';
+import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/registry.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
-import { STATUSES, WORK_LISTS, WORK_PAGE } from '../lib/record/views/reads.js';
-import { COUNTING_RULES, NOTE_ITEM_KINDS } from '../lib/record/numbers/counting.js';
-import { PAGE } from '../lib/record/views/paging.js';
-import { PROPOSALS_PAGE } from '../lib/record/governance/views.js';
+import { STATUSES, WORK_LISTS, WORK_PAGE, PAGE } from '../lib/record/views/index.js';
+import { COUNTING_RULES, NOTE_ITEM_KINDS } from '../lib/record/numbers/index.js';
+import { PROPOSALS_PAGE } from '../lib/record/governance/index.js';
 import { CREDENCE_PAGE } from './routes/numbers.js';
 import { QUERY_MAX, SEARCH_PAGE } from './reader-query.js';
 import { KINDS } from '../lib/service/search.js';

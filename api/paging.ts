@@ -9,7 +9,7 @@
 import { createHmac, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { badRequest } from '../lib/protocol/errors.js';
 import { intParam, type Query } from './params.js';
-import { PAGE, type Mint } from '../lib/record/views/paging.js';
+import { PAGE, type Mint } from '../lib/record/views/index.js';
 
 /** The `limit` parameter of a list (400 naming it when it is not an integer within bounds). */
 export const limitParam = (query: Query, page: { default: number; max: number } = PAGE): number =>

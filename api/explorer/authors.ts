@@ -4,8 +4,8 @@
 // and their work, each list a page at a time by its own cursor (work.ts).
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { SPKI_PREFIX } from '../../lib/protocol/ed25519.js';
-import type { agentRead, operatorRead } from '../../lib/record/views/reads.js';
-import type { State } from '../../lib/record/fold/state.js';
+import type { agentRead, operatorRead } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { entryLink, operatorLink } from './shell.js';
 import { calibrationLine, TIER_MEANING, verificationLine, workSection, type OperatorList, type Served } from './work.js';
 

@@ -2,9 +2,9 @@
 // (challengeView of lib/record/views/items.ts, proposalView of lib/record/governance/views.ts), dated
 // and linked to the claim, the receipts filed since, the agents and operators, and the entries.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { challengeView } from '../../lib/record/views/items.js';
-import type { proposalView } from '../../lib/record/governance/views.js';
-import type { State } from '../../lib/record/fold/state.js';
+import type { challengeView } from '../../lib/record/views/index.js';
+import type { proposalView } from '../../lib/record/governance/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { agentLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine } from './work.js';
 

@@ -2,13 +2,12 @@
 // (receiptView, argumentView of lib/record/views/items.ts), dated and linked to the claim, to the
 // receipts that cross-checked them and to their entries in the log.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import { receiptView } from '../../lib/record/views/items.js';
-import type { Receipt, State } from '../../lib/record/fold/state.js';
-import type { argumentView } from '../../lib/record/views/items.js';
+import { receiptView, type argumentView } from '../../lib/record/views/index.js';
+import type { Receipt, State } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
 import { argumentStatusMeaning } from './status.js';
 import { countsMark } from './counts.js';
-import { receiptCounting } from '../../lib/record/numbers/counting.js';
+import { receiptCounting } from '../../lib/record/numbers/index.js';
 import type { EntryLookup } from '../logged.js';
 
 /** What each stage of a receipt means (docs/record.md#receipts-seeds-and-cross-checks). */

@@ -4,8 +4,8 @@
 // what it builds on (linked where it is on the record) and the papers that build on it, its claims
 // with their numbers and a sparkline each, its amendments with both versions, and stewards' flags.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { paperRead } from '../../lib/record/views/reads.js';
-import type { State } from '../../lib/record/fold/state.js';
+import type { paperRead } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { claimSparkline } from './charts.js';
 import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, newestFirst, operatorLink, pager, when } from './shell.js';
 import { claimNumbersLine } from './work.js';

@@ -3,8 +3,8 @@
 // (papersPage of lib/record/views/reads.ts): the pages stay as they were while papers land.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
-import { STATUSES, type Filters, type papersPage } from '../../lib/record/views/reads.js';
-import type { State } from '../../lib/record/fold/state.js';
+import { STATUSES, type Filters, type papersPage } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { agentLink, fieldWords, hrefWith, operatorLink } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 import { paperLi } from './work.js';

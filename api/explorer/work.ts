@@ -4,8 +4,8 @@
 // as the JSON reads (lib/record/views/reads.ts, docs/api.md#lists-and-cursors), every item linked to
 // its page, items out of view never shown (the reads leave them out).
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/views/reads.js';
-import type { State, Tier } from '../../lib/record/fold/state.js';
+import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/views/index.js';
+import type { State, Tier } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 import { countsMark } from './counts.js';

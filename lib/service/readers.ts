@@ -3,8 +3,8 @@
 // (search.ts). Both follow the live record: made from its state at start (after a replay or from
 // a snapshot) and again after a rebuild, then kept entry by entry as entries are applied.
 import type { RecordReader } from '../protocol/log-entry.js';
-import { noteApplied, readIndexOf, type ReadIndex } from '../record/views/list-index.js';
-import type { RecordEntry, State } from '../record/fold/state.js';
+import { noteApplied, readIndexOf, type ReadIndex } from '../record/views/index.js';
+import type { RecordEntry, State } from '../record/fold/index.js';
 import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';
 import { SearchIndex, type SavedSearchSource } from './search.js';
 

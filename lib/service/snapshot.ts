@@ -7,8 +7,7 @@
 import { join } from 'node:path';
 import type { SnapshotCodec } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';
-import { encodeState, encodeStateAsync, readState, stateBody, stateHeader } from '../record/fold/state-codec.js';
-import type { State } from '../record/fold/state.js';
+import { encodeState, encodeStateAsync, readState, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
 export const SNAPSHOT_FORMAT = 'archive-snapshot/2';

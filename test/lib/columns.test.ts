@@ -7,8 +7,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { HexIds, isoMs, isoTs, RowIndex, tsMs } from '../../lib/record/stores/columns.js';
-import { SeenIndex } from '../../lib/record/stores/replay-index.js';
+import { HexIds, isoMs, isoTs, RowIndex, tsMs, SeenIndex } from '../../lib/record/stores/index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 

@@ -42,8 +42,8 @@ t.test('a new write type: one file and one registry line, and every table has it
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', copy], { cwd: copy, stdio: 'pipe' });
 
   const probe = `
-    const { WRITE_ROUTES, WRITE_TYPES, CLIENT_VERBS, AGENT_WRITE_TYPES } = await import('./dist/lib/record/types/registry.js');
-    const { payloadErrors } = await import('./dist/lib/record/validation/payloads.js');
+    const { WRITE_ROUTES, WRITE_TYPES, CLIENT_VERBS, AGENT_WRITE_TYPES } = await import('./dist/lib/record/types/index.js');
+    const { payloadErrors } = await import('./dist/lib/record/validation/index.js');
     const { openApiDocument } = await import('./dist/api/openapi.js');
     const { MCP_TOOLS, writeToolName } = await import('./dist/api/mcp.js');
     const { skillMarkdown } = await import('./dist/lib/service/skill/skill.js');

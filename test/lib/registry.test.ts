@@ -10,11 +10,12 @@ import {
   SERVICE_EVENTS,
   WRITE_ROUTES,
   entryTypeOf,
-} from '../../lib/record/types/registry.js';
-import { PAYLOAD_SCHEMAS, WRITE_TYPES } from '../../lib/record/types/registry.js';
+  PAYLOAD_SCHEMAS,
+  WRITE_TYPES,
+} from '../../lib/record/types/index.js';
 import { REGISTRATION_SCHEMA } from '../../lib/protocol/schemas/index.js';
-import { check } from '../../lib/record/fold/apply.js';
-import { RecordRefusal } from '../../lib/record/admission/refusal.js';
+import { check } from '../../lib/record/fold/index.js';
+import { RecordRefusal } from '../../lib/record/admission/index.js';
 import { toArchiveError } from '../../api/error-middleware.js';
 import { Fold } from '../helpers/fold.js';
 

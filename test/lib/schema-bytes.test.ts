@@ -3,7 +3,7 @@
 // before (captured in fixtures/schemas/ from the plain builders), and so must the schemas the OpenAPI
 // document shows.
 import t from 'tap';
-import { ENTRY_TYPES } from '../../lib/record/types/registry.js';
+import { ENTRY_TYPES } from '../../lib/record/types/index.js';
 import { openApiDocument } from '../../api/openapi.js';
 import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
 

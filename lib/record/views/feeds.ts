@@ -6,7 +6,7 @@ import type { State } from '../fold/state.js';
 import { escapeMarkup } from '../../protocol/markup.js';
 import { claimField } from './fields.js';
 import { claimInView } from './in-view.js';
-import { FIELDS } from '../../protocol/schemas/index.js';
+import { FIELDS } from '../../protocol/schemas/shared.js';
 
 export const FEED_ITEMS = 50;
 
