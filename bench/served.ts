@@ -27,12 +27,18 @@ export function peakMiB(pid: number): number {
   return m === null ? NaN : Number(m[1]) / 1024;
 }
 
+/** The services still running, stopped when this process exits (a benchmark that fails leaves none holding its store). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => running.forEach((c) => c.kill('SIGKILL')));
+
 /** Spawns `archive serve` of `code` on `dir` and resolves at its "serving" line. */
 export function serve(code: Code, dir: string, extra: string[] = []): Promise<Started> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [...NODE_FLAGS, join(code.dist, 'bin/cli.js'), 'serve', '--data', dir, '--port', '0', ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const lines: string[] = [];
   const times: number[] = [];
   const waiting: { re: RegExp; from: number; resolve: (l: { line: string; seconds: number; at: number }) => void }[] = [];
@@ -59,6 +65,7 @@ export function serve(code: Code, dir: string, extra: string[] = []): Promise<St
 }
 
 export async function stop(s: Started, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  running.delete(s.child);
   s.child.removeAllListeners('exit');
   const exited = new Promise((r) => s.child.once('exit', r));
   s.child.kill(signal);
