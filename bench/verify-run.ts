@@ -14,7 +14,7 @@ import type { SignedTreeHead } from 'tlog-engine';
 import type { LogCopy } from '../verify/source.js';
 import type { Verification, VerifyOptions } from '../verify/verify.js';
 import type { Resume } from '../verify/saved-state.js';
-import type { State } from '../lib/record/state.js';
+import type { State } from '../lib/record/fold/index.js';
 import type { Subtree } from 'tlog-engine';
 
 interface Code {

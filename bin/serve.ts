@@ -9,7 +9,7 @@ import { snapshotFile } from '../lib/service/snapshot.js';
 import { SEARCH_BLOB, storeSnapshots } from '../lib/service/snapshot-place.js';
 import { savedSearch, searchSnapshotFile, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
 import { DEFAULT_LEASE_MS, RecordCluster, isSharedDb } from '../lib/service/cluster.js';
-import { stateDigest } from '../lib/record/digest.js';
+import { stateDigest } from '../lib/record/fold/index.js';
 import { startServer } from '../api/server.js';
 import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';

@@ -3,12 +3,11 @@
 // payloadHash from the payload and the signature. Returns the leaf hashes for the root, the
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
 import { parentPort, workerData } from 'node:worker_threads';
-import { SERVICE_EVENTS } from '../lib/record/registry.js';
-import { signatureProblem, UNSIGNED_TYPES, type LogKeys } from '../lib/record/entry-signature.js';
-import { signedHash } from '../lib/record/replays.js';
+import { SERVICE_EVENTS } from '../lib/record/types/index.js';
+import { signatureProblem, UNSIGNED_TYPES, type LogKeys, signedHash } from '../lib/record/admission/index.js';
 import { entryHashes, lineHashes, type EntryHashes } from './entry-hashes.js';
 import type { ServedEntry } from './source.js';
-import type { Logged } from '../lib/record/state.js';
+import type { RecordEntry } from '../lib/record/fold/index.js';
 
 const keys = workerData as LogKeys | null;
 const isEvent = (type: string) => SERVICE_EVENTS.has(type);
@@ -50,7 +49,7 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
         type,
         // Read only for a text that is not of a signed write's shape.
         get logged() {
-          return (fast === null ? e.payload : JSON.parse(text!)) as Logged;
+          return (fast === null ? e.payload : JSON.parse(text!)) as RecordEntry['logged'];
         },
         text: text!,
       });

@@ -11,19 +11,14 @@
 // stays in the index, unread. The index saves itself for a snapshot (`save`, kept by
 // search-snapshot.ts) and starts from one when it holds, indexing the entries logged since.
 import { createRequire } from 'node:module';
-import { grow, owned, type Bytes, type Ints } from '../record/columns.js';
+import { grow, owned, type Bytes, type Ints } from '../record/stores/index.js';
 import { deserialize, serialize } from 'node:v8';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
 import type { RecordReader } from '../protocol/log-entry.js';
-import type { PayloadOf } from '../record/registry.js';
-import { recordEntry } from '../record/replay.js';
-import { entrySubject } from '../record/subject.js';
-import type { RecordEntry, SignedWrite, State } from '../record/state.js';
-import { claimInView } from '../record/in-view.js';
-import type { Filters } from '../record/reads.js';
-import type { Status } from '../record/numbers/index.js';
-import { servedProbability } from '../record/numbers/served.js';
-import type { Logged } from '../record/views.js';
+import type { PayloadOf } from '../record/types/index.js';
+import { recordEntry, type RecordEntry, type SignedWrite, type State } from '../record/fold/index.js';
+import { entrySubject, claimInView, type Filters, type Logged } from '../record/views/index.js';
+import { type Status, servedProbability } from '../record/numbers/index.js';
 import { ArchiveError } from '../protocol/errors.js';
 
 // FlexSearch's ES module bundle has no named exports under Node; its CommonJS build has.
