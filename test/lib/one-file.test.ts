@@ -65,7 +65,7 @@ t.test('a new write type: one file and one registry line, and every table has it
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: copy }).toString());
   t.equal(out.writeType, true, 'a write type');
   t.equal(out.agentWrite, true, 'an agent signs it');
-  t.same(out.route, { path: '/v2/claims/notes', signer: 'main', status: 201 }, 'its route');
+  t.same(out.route, { path: '/v2/claims/notes', signer: 'main', status: 201, statuses: [404] }, 'its route');
   t.same(out.openapi, ['post'], 'its OpenAPI operation');
   t.equal(out.mcp, true, 'its MCP tool');
   t.same(out.verb, ['note', 'claim.note', 'leave a public note on a claim'], "the agent client's verb");
