@@ -4,7 +4,14 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
-import { type WriteType, REGISTER_PATH, WRITE_ROUTES, assertConstitution, entryTypeOf } from '../../lib/record/types/index.js';
+import {
+  type WriteType,
+  REGISTER_PATH,
+  REGISTRATION_TYPE,
+  WRITE_ROUTES,
+  assertConstitution,
+  entryTypeOf,
+} from '../../lib/record/types/index.js';
 import { validateRegistration } from '../../lib/protocol/schemas/index.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
@@ -54,7 +61,7 @@ export function writeRoutes(
     if (typeof body === 'object' && body !== null && !Array.isArray(body))
       assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);
-    const reply = await record.write('agent.register', body as object);
+    const reply = await record.write(REGISTRATION_TYPE, body as object);
     answer(ctx, record, { status: reply.status, body: { ...reply.body, next: afterRegistering(String(reply.body.handle)) } });
   });
 

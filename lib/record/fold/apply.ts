@@ -72,6 +72,9 @@ export function applyEntry(state: State, logged: RecordEntry<object>): unknown {
   const e = admitted(logged);
   const d = descriptor(e.type);
   const slot = d.slot?.(state, e);
+  // What a type keeps of its own is made when it first needs it (its descriptor's `stores`).
+  const members = state as unknown as Record<string, unknown>;
+  for (const [member, empty] of Object.entries(d.stores ?? {})) if (!(member in members)) members[member] = empty();
   const outcome = d.apply(state, e);
   const touched = d.numbers?.(state, e, outcome) ?? untouched();
   if (slot !== undefined) noteSlot(state, slot, e);

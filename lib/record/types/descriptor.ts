@@ -116,6 +116,13 @@ export interface EntryType<Logged = unknown, Outcome = unknown, By extends Signe
    * adds, or makes a new version of. The search reads which types to index from here.
    */
   readonly search?: readonly string[];
+  /**
+   * What it keeps in the state of its own (docs/entry-types.md#adding-an-entry-type): each member's
+   * name and how it starts, made by the fold when it first applies an entry of this type (so a
+   * record without one holds, digests and snapshots as before). Its type is declared beside the
+   * descriptor, as an optional member added to State (`declare module '../fold/state.js'`).
+   */
+  readonly stores?: Readonly<Record<string, () => unknown>>;
   /** What the entry changed for the numbers (numbers/rescore.ts), read after `apply` with its outcome. */
   numbers?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Touched;
   /**

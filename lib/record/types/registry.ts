@@ -119,6 +119,9 @@ export const SCREENING_EVENTS: Readonly<Record<'refer' | 'hold', string>> = Obje
 /** Registration is plain JSON, not an envelope (docs/api.md). */
 export const REGISTER_PATH = '/v2/agents/register';
 
+/** The entry type of a registration: the one descriptor whose origin is `registration`. */
+export const REGISTRATION_TYPE: string = ENTRY_TYPES.find((d) => d.origin === 'registration')!.type;
+
 /** Every signed write's route: where it goes, who signs it, its success status. */
 export const WRITE_ROUTES: Readonly<Record<WriteType, WriteRoute>> = Object.freeze(
   Object.fromEntries(ENTRY_TYPES.flatMap((d) => (d.route === null ? [] : [[d.type, d.route]]))) as Record<WriteType, WriteRoute>,
