@@ -1122,35 +1122,8 @@ export const READS: Read[] = [
   },
 ];
 
-/** What each write can be answered beyond 400, 401, 413, 428, 429, 503 (docs/api.md#statuses-and-error-codes). */
-const WRITE_STATUSES: Record<string, number[]> = {
-  [REGISTER_PATH]: [201, 409, 403, 404],
-  '/v2/papers': [201, 202, 404, 409, 451],
-  '/v2/claims/external': [200, 201],
-  '/v2/claims/amend': [201, 403, 404, 409, 451],
-  '/v2/challenges': [201, 202, 404, 409, 451],
-  '/v2/challenges/withdraw': [200, 403, 404, 409, 451],
-  '/v2/checks': [201, 400, 403, 404, 409, 451],
-  '/v2/checks/result': [201, 403, 404, 409, 422],
-  '/v2/reviews': [201, 403, 404, 409, 451],
-  '/v2/arguments': [201, 403, 404, 409, 451],
-  '/v2/arguments/check': [201, 403, 404, 409, 451],
-  '/v2/arguments/answer': [201, 403, 404, 409, 451],
-  '/v2/keys/delegate': [201, 409],
-  '/v2/keys/revoke': [200, 404],
-  '/v2/agents/doorbell': [200],
-  '/v2/pairing': [201, 409],
-  '/v2/stewards': [200, 201, 404, 409],
-  '/v2/switches': [200, 403, 404],
-  '/v2/withheld': [201, 403, 404, 409],
-  '/v2/holds': [201, 403, 404, 409],
-  '/v2/holds/decisions': [201, 404, 409],
-  '/v2/flags': [201, 403, 404],
-  '/v2/governance/proposals': [201, 409],
-  '/v2/governance/votes': [200, 201, 403, 404, 409],
-  '/v2/governance/cosign': [201, 404, 409],
-  '/v2/constitution/acknowledge': [200, 201],
-};
+/** What registering can be answered beyond 400, 401, 413, 428, 429, 503 (docs/api.md#statuses-and-error-codes); each write's: its route's statuses. */
+const REGISTRATION_STATUSES = [201, 409, 403, 404];
 /**
  * The answers of the writes whose item the numbers read: what the write reports, and what its
  * item counts (docs/credence.md#what-a-write-counts). Every other write answers `Accepted`.
@@ -1394,16 +1367,17 @@ export function openApiDocument(): Record<string, unknown> {
         'No HTTP credential and no signature (security: []): registering binds a handle to a public key, which signs every later write. Answers 201 {handle, operatorId, tier, next}; 409 the handle (in any case) or the key is taken; 428 the constitution in force must be acknowledged.',
       requestBody: { required: true, content: { 'application/json': { schema: REGISTRATION_SCHEMA } } },
       responses: responses(
-        WRITE_STATUSES[REGISTER_PATH]!.filter((s) => s < 300),
+        REGISTRATION_STATUSES.filter((s) => s < 300),
         null,
-        [...COMMON_WRITE, ...WRITE_STATUSES[REGISTER_PATH]!.filter((s) => s >= 300)],
+        [...COMMON_WRITE, ...REGISTRATION_STATUSES.filter((s) => s >= 300)],
       ),
     }),
   };
   for (const [path, types] of byPath) {
     const payload = types.length === 1 ? PAYLOAD_SCHEMAS[types[0]!] : { oneOf: types.map((t) => PAYLOAD_SCHEMAS[t]) };
     const signer = WRITE_ROUTES[types[0]!].signer;
-    const statuses = WRITE_STATUSES[path] ?? [201];
+    // Each type's success status and the others its descriptor lists.
+    const statuses = [...new Set(types.flatMap((t) => [WRITE_ROUTES[t].status, ...(WRITE_ROUTES[t].statuses ?? [])]))];
     const answers = types.flatMap((t) => {
       const skill = entryTypeOf(t)?.skill;
       return skill === undefined ? [] : [`${types.length === 1 ? '' : `${t}: `}${skill.answers}.`];
