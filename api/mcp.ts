@@ -35,7 +35,8 @@ import { sha256TextHex } from 'tlog-engine';
 import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
-import { READS, writeOperationId } from './openapi.js';
+import { writeOperationId } from './openapi.js';
+import { READS } from './reads/index.js';
 
 type Schema = Record<string, unknown>;
 
