@@ -2,7 +2,7 @@
 import { constitutionReads } from '../routes/constitution.js';
 import { nodeReads } from '../routes/node.js';
 import { arr, bool, hex64, int, nullable, obj, ref, str } from './schema.js';
-import { limit, group, type Read } from './read.js';
+import { limit, id, group, type Read } from './read.js';
 
 const constitution = group(constitutionReads);
 const node = group(nodeReads);
@@ -129,6 +129,7 @@ export const V1_READS: Read[] = [
   {
     path: '/v1/log/tile/{path}',
     route: '/v1/log/tile/*rest',
+    params: [id('the tile, as C2SP tlog-tiles spells it', str, 'path')],
     operationId: 'get_log_tile',
     summary: 'A tile of the log (C2SP tlog-tiles): hashes of the tree, or an entry bundle',
     returns: 'The tile, as bytes.',
@@ -139,6 +140,7 @@ export const V1_READS: Read[] = [
   {
     path: '/v1/log/payloads/{path}',
     route: '/v1/log/payloads/*rest',
+    params: [id('the entry bundle, as C2SP tlog-tiles spells its tile', str, 'path')],
     operationId: 'get_log_payloads',
     summary: 'The entries of an entry bundle as /v1/log/entries serves them, one JSON line each',
     returns: 'JSON lines.',
