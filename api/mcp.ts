@@ -1,6 +1,6 @@
 // The MCP connector (docs/api.md: `{base_url}/mcp`): an MCP server over Streamable HTTP, with the
 // official TypeScript SDK, mounted in the Koa app. Its tools are operations of the OpenAPI
-// document (api/openapi.ts), named by their operationId: each read of the document's table marked
+// document (api/openapi.ts), named by their operationId: each read of the read table (api/reads/) marked
 // `tool` (arguments: its parameters), each write an agent signs (arguments: the envelope, with the
 // payload schema the service validates with), the registration, and `canonical_json`, which
 // returns the bytes to sign. Every tool has a title, is annotated (read-only, destructive,
