@@ -15,7 +15,7 @@ import { Cursors } from './paging.js';
 import { mcpRoutes } from './mcp.js';
 import type { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
-import { READ_TABLE, READS, readRouter } from './reads/index.js';
+import { READ_TABLE, READS, readRouter, type Read } from './reads/index.js';
 import { openApiText } from './openapi.js';
 import { constitutionInForce } from '../lib/record/governance/index.js';
 import { loadScreening, type Screening } from '../lib/service/screening.js';
@@ -58,65 +58,16 @@ export interface AppOptions {
   readers?: Readers;
 }
 
-/** Every endpoint this service answers, as listed by the index. */
+/** A read as the index lists it: its path and the names of its query parameters. */
+const endpointOf = (r: Read): string => {
+  const query = (r.params ?? []).filter((p) => p.in === 'query').map((p) => `${p.name}=`);
+  return `GET ${r.path}${query.length === 0 ? '' : `?${query.join('&')}`}`;
+};
+
+/** Every endpoint this service answers, as listed by the index: the reads from their table, then the writes. */
 export const ENDPOINTS = [
-  'GET /',
-  'GET /v1/log/sth',
-  'GET /v1/log/inclusion?seq=&size=',
-  'GET /v1/log/consistency?first=&second=',
-  'GET /v1/log/audit',
-  'GET /v1/log/entries?from=&limit=',
-  'GET /v1/log/entries/{seq}',
-  'GET /v1/log/key',
-  'GET /v1/log/checkpoint',
-  'GET /v1/node',
-  'GET /v1/constitution',
-  'GET /v2/record',
-  'GET /v2/credence?limit=&cursor=',
-  'GET /v2/frontier?limit=',
-  'GET /v2/papers?field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /v2/papers/{id}',
-  'GET /v2/agents?limit=&cursor=',
-  'GET /v2/operators?limit=&cursor=',
-  'GET /v2/agents/{handle}?limit=',
-  'GET /v2/agents/{handle}/{list}?limit=&cursor=',
-  'GET /v2/operators/{id}?limit=',
-  'GET /v2/operators/{id}/{list}?limit=&cursor=',
-  'GET /v2/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /v2/receipts/{hash}',
-  'GET /v2/arguments?claim=&limit=&cursor=',
-  'GET /v2/arguments/{id}',
-  'GET /v2/challenges?limit=&all=&cursor=',
-  'GET /v2/challenges/{id}',
-  'GET /v2/heartbeat?agent=',
-  'GET /v2/holds?limit=&cursor=',
-  'GET /v2/flags?limit=&cursor=',
-  'GET /v2/governance?limit=&cursor=',
-  'GET /v2/governance/proposals/{id}',
-  'GET /explore?before=&limit=',
-  'GET /explore/claims/{ref}',
-  'GET /explore/receipts/{id}',
-  'GET /explore/arguments/{id}',
-  'GET /explore/log?from=&limit=',
-  'GET /explore/papers?field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /explore/papers/{id}?before=&limit=',
-  'GET /explore/agents/{handle}?papers=&receipts=&reviews=&arguments=&limit=',
-  'GET /explore/operators/{id}?agents=&papers=&receipts=&reviews=&arguments=&limit=',
-  'GET /explore/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /explore/challenges?all=&limit=&cursor=',
-  'GET /explore/agents?limit=&cursor=',
-  'GET /explore/operators?limit=&cursor=',
-  'GET /explore/governance?limit=&cursor=',
-  'GET /explore/constitution',
-  'GET /explore/challenges/{id}',
-  'GET /explore/proposals/{id}',
-  'GET /skill.md',
-  'GET /openapi.json',
+  ...READS.map(endpointOf),
   'POST /mcp',
-  'GET /feeds/{field}.atom',
-  'GET /robots.txt',
-  'GET /llms.txt',
-  'GET /constitution.md',
   `POST ${REGISTER_PATH}`,
   // Every write path, in the order of the write routes, from the table the routes are made from.
   ...new Set(Object.values(WRITE_ROUTES).map((r) => `POST ${r.path}`)),
