@@ -6,7 +6,7 @@ import { startService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
-import { READS } from '../../api/openapi.js';
+import { READS } from '../../api/reads/index.js';
 import { abstractReader } from '../../api/logged.js';
 
 t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
