@@ -29,7 +29,7 @@ import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { forwardWrites, type NodeRole } from './forward.js';
 import { minSeq } from './min-seq.js';
 import { nodeRoutes } from './routes/node.js';
-import { Readers } from '../lib/service/readers.js';
+import { isLeadership, Readers } from '../lib/service/readers.js';
 import { readerRoutes } from './routes/readers.js';
 import { entryRecords } from '../lib/record/reads.js';
 import { recordEntry } from '../lib/record/replay.js';
@@ -62,7 +62,7 @@ export interface AppOptions {
   /** Longest wait of a forwarded write for a node to lead, in ms (default 10000), and for its answer (default 30000). */
   forwardWaitMs?: number;
   forwardTimeoutMs?: number;
-  /** The readers' indexes (default: made here, following the record; the search index is built in the background). */
+  /** The readers' indexes (default: made here, following the record; the search index is brought up to date in the background). */
   readers?: Readers;
 }
 
@@ -170,7 +170,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   // Every list's cursors, under a key drawn from the log key: every node takes every node's (api/paging.ts).
   const cursors = Cursors.of(d.logKey);
   app.use(recordRoutes(d, record, cursors, opts.ringer).routes());
-  const readers = opts.readers ?? Readers.follow(record, d.log);
+  const readers = opts.readers ?? Readers.follow(record, d, { cluster: isLeadership(opts.role) ? opts.role : undefined });
   app.use(readerRoutes(d, record, readers, cursors).routes());
   app.use(governanceRoutes(record, cursors).routes());
   app.use(numbersRoutes(record.state, cursors).routes());

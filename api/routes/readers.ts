@@ -110,7 +110,7 @@ export function readerRoutes(d: Deployment, record: LiveRecord, readers: Readers
   router.get('/v2/search', async (ctx) => {
     const query = params(ctx, ['q', ...FILTERS, 'kind', 'limit', 'cursor']);
     const asked = searchAsked(query, cursors);
-    const { results, next } = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
+    const { results, next } = await readers.search.search(asked.words, asked.f, asked.at, asked.limit);
     ctx.body = {
       q: asked.q,
       results: await Promise.all(results.map((r) => searchResult(state, r, asked.words, logged))),

@@ -7,7 +7,8 @@
 import t, { type Test } from 'tap';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { Readers } from '../../lib/service/readers.js';
-import type { RecordReader } from '../../lib/protocol/log-entry.js';
+import { rmSync } from 'node:fs';
+import { searchFile } from '../../lib/service/search-sqlite.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, oneOfEach, register, replicate, send, type TestAgent } from '../helpers/agents.js';
 import { verifiedOperators } from '../helpers/electorate.js';
@@ -502,12 +503,24 @@ t.test('while the search index is being built, the search page says so; then it 
   const alice = await register(first, 'alice', { operatorId: 'lab-a' });
   await send(first, alice, 'paper', make.paper(1, { title: 'Tokamak results' }));
   await first.stop();
+  // No index on disk (a first start with this code): it is built from the state.
+  rmSync(searchFile(first.dataDir));
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const s = await startService(t, {
     dataDir: first.dataDir,
-    readersFrom: (record, log) =>
-      Readers.follow(record, { records: async (from, count) => (await gate, log.records(from, count)) } satisfies RecordReader),
+    readersFrom: (record, d) =>
+      Readers.follow(record, d, {
+        say: () => undefined,
+        log: {
+          get size() {
+            return d.log.size;
+          },
+          records: async (from, count) => (await gate, d.log.records(from, count)),
+          rootAt: (size) => d.log.rootAt(size),
+          waitFor: (size) => d.log.waitFor(size),
+        },
+      }),
   });
   const r = await get(s, '/explore/search?q=tokamak');
   t.equal(r.status, 503);
