@@ -45,6 +45,14 @@ module.exports = {
       to: { path: '^(lib/service|lib/client|api|verify|bin|examples)/|^(node:)?(fs|fs/promises|net|http|https|dns|child_process)$' },
     },
     {
+      name: 'record-rooms-by-their-index',
+      comment:
+        'Outside lib/record/, a room of the record is imported by its index.ts only (docs/entry-types.md#where-the-records-code-sits).',
+      severity: 'error',
+      from: { pathNot: '^lib/record/' },
+      to: { path: '^lib/record/', pathNot: '^lib/record/[^/]+/index\\.ts$' },
+    },
+    {
       name: 'client-stands-alone',
       severity: 'error',
       from: { path: '^lib/client/' },

@@ -7,12 +7,12 @@ import { clientWentAway, errorMiddleware, noteClientGone } from './error-middlew
 import { logRoutes } from './routes/log.js';
 import { recordRoutes } from './routes/record.js';
 import { numbersRoutes } from './routes/numbers.js';
-import { credenceParts } from '../lib/record/numbers/served.js';
+import { credenceParts } from '../lib/record/numbers/index.js';
 import { writeRoutes } from './routes/writes.js';
 import type { Verify } from './envelope.js';
 import { constitutionRoutes } from './routes/constitution.js';
 import type { LiveRecord } from '../lib/service/live-record.js';
-import { servedEntry } from '../lib/record/withheld.js';
+import { servedEntry, entryRecords } from '../lib/record/views/index.js';
 import type { RateLimit } from './rate-limit.js';
 import { Cursors } from './paging.js';
 import { siteRoutes } from './routes/site.js';
@@ -22,17 +22,16 @@ import { explorerReaderRoutes } from './routes/explorer-reads.js';
 import type { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
 import { governanceRoutes } from './routes/governance.js';
-import { constitutionInForce } from '../lib/record/governance-rules.js';
+import { constitutionInForce } from '../lib/record/governance/index.js';
 import { loadScreening, type Screening } from '../lib/service/screening.js';
 import type { Witnesses } from '../lib/service/witnesses.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
+import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { forwardWrites, type NodeRole } from './forward.js';
 import { minSeq } from './min-seq.js';
 import { nodeRoutes } from './routes/node.js';
 import { isLeadership, Readers } from '../lib/service/readers.js';
 import { readerRoutes } from './routes/readers.js';
-import { entryRecords } from '../lib/record/reads.js';
-import { recordEntry } from '../lib/record/replay.js';
+import { recordEntry } from '../lib/record/fold/index.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */

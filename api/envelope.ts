@@ -6,13 +6,11 @@
 import { badRequest, unauthorized } from '../lib/protocol/errors.js';
 import { verifyPayload, verifySignature } from '../lib/protocol/ed25519.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
-import { authorizeSigner } from '../lib/record/signer.js';
-import { CHECK_KEY_TYPES } from '../lib/record/registry.js';
-import type { State } from '../lib/record/state.js';
+import { authorizeSigner, tsWindow } from '../lib/record/admission/index.js';
+import { CHECK_KEY_TYPES, type WriteType } from '../lib/record/types/index.js';
+import type { State } from '../lib/record/fold/index.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
-import { type WriteType } from '../lib/record/registry.js';
-import { validatePayload } from '../lib/record/validation.js';
-import { tsWindow } from '../lib/record/replays.js';
+import { validatePayload } from '../lib/record/validation/index.js';
 
 const TS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?Z$/;
 

@@ -3,7 +3,7 @@
 // answered 500 without detail.
 import type Koa from 'koa';
 import { ArchiveError, STATUS, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
-import { isRefusal, type RefusalCode } from '../lib/record/refusal.js';
+import { isRefusal, type RefusalCode } from '../lib/record/admission/index.js';
 import { LogError } from 'tlog-engine';
 import { LogHttpError } from 'tlog-engine/http';
 import { escapeMarkup as h } from '../lib/protocol/markup.js';

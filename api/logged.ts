@@ -1,12 +1,12 @@
 // Reading logged entries back for a read: the text the state does not keep (abstracts, briefs,
-// argument texts, notes, rationales) is read from the entry that carries it (lib/record/views.ts,
+// argument texts, notes, rationales) is read from the entry that carries it (lib/record/views/items.ts,
 // `Logged`). The entries a read asks for together are read together, in as few store reads as
 // their places in the log allow.
 import { ArchiveError, internal } from '../lib/protocol/errors.js';
 import type { Deployment } from '../lib/service/deployment.js';
-import type { Logged } from '../lib/record/views.js';
-import type { SignedWrite } from '../lib/record/state.js';
-import type { PayloadOf } from '../lib/record/registry.js';
+import type { Logged } from '../lib/record/views/index.js';
+import type { SignedWrite } from '../lib/record/fold/index.js';
+import type { PayloadOf } from '../lib/record/types/index.js';
 import type { LoggedEntry, RecordLog } from '../lib/protocol/log-entry.js';
 
 export interface EntryLookup {

@@ -30,7 +30,7 @@ import {
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
-import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS, REGISTER_PATH, WRITE_ROUTES, type WriteType } from '../lib/record/registry.js';
+import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS, REGISTER_PATH, WRITE_ROUTES, type WriteType } from '../lib/record/types/index.js';
 import { sha256TextHex } from 'tlog-engine';
 import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';

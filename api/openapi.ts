@@ -1,17 +1,15 @@
 // The OpenAPI 3.1 description (docs/api.md: info.version `archive/0.2`), generated from
 // the same tables the service runs on: the write routes and their payload schemas (each from its
-// descriptor, lib/record/registry.ts), the reads, the earlier surface (docs/api.md#the-earlier-surface: gone, listed
+// descriptor, lib/record/types/registry.ts), the reads, the earlier surface (docs/api.md#the-earlier-surface: gone, listed
 // in `x-archive-gone`), and the statuses of
 // docs/api.md#statuses-and-error-codes. Response schemas describe what the reads serve; a test checks live answers against them.
-import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType } from '../lib/record/registry.js';
+import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
-import { STATUSES, WORK_LISTS, WORK_PAGE } from '../lib/record/reads.js';
-import { COUNTING_RULES, NOTE_ITEM_KINDS } from '../lib/record/counting.js';
-import { PAGE } from '../lib/record/paging.js';
-import { PROPOSALS_PAGE } from '../lib/record/governance-views.js';
+import { STATUSES, WORK_LISTS, WORK_PAGE, PAGE } from '../lib/record/views/index.js';
+import { COUNTING_RULES, NOTE_ITEM_KINDS } from '../lib/record/numbers/index.js';
+import { PROPOSALS_PAGE } from '../lib/record/governance/index.js';
 import { CREDENCE_PAGE } from './routes/numbers.js';
 import { QUERY_MAX, SEARCH_PAGE } from './reader-query.js';
 import { KINDS } from '../lib/service/search.js';

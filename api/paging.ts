@@ -1,6 +1,6 @@
 // Lists and cursors (docs/api.md#lists-and-cursors): every list the API serves is a page of at
 // most `limit` items with `next`, an opaque cursor for the page after it (null on the last page).
-// A cursor is the list's name and where its next page starts (lib/record/paging.ts), with a tag
+// A cursor is the list's name and where its next page starts (lib/record/views/paging.ts), with a tag
 // that authenticates them together with the list's place (whose list: an agent's, the papers of
 // some filters, ...): an HMAC under a key drawn from the log key, which every node of the
 // deployment holds, so each node takes the others' cursors and a restart keeps them. Clients pass
@@ -9,7 +9,7 @@
 import { createHmac, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { badRequest } from '../lib/protocol/errors.js';
 import { intParam, type Query } from './params.js';
-import { PAGE, type Mint } from '../lib/record/paging.js';
+import { PAGE, type Mint } from '../lib/record/views/index.js';
 
 /** The `limit` parameter of a list (400 naming it when it is not an integer within bounds). */
 export const limitParam = (query: Query, page: { default: number; max: number } = PAGE): number =>

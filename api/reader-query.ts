@@ -3,7 +3,7 @@
 // lists (routes/explorer.ts), so that a page and its JSON take the same filters and cursors.
 import { badRequest } from '../lib/protocol/errors.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
-import { STATUSES, type Filters } from '../lib/record/reads.js';
+import { STATUSES, type Filters } from '../lib/record/views/index.js';
 import { sha256TextHex } from 'tlog-engine';
 import { KINDS, queryWords, TIERS, type SearchFilters, type SearchPosition } from '../lib/service/search.js';
 import { oneOfParam, optionalParam, type Query } from './params.js';

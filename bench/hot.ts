@@ -8,8 +8,7 @@
 // signatures (the fold never verifies them), so the figures are those of the fold. The ratio
 // largest/smallest is the figure (goal: at most 2). BENCH_HOT="10,1000,100000" and
 // BENCH_PROLIFIC="10,100000" change the sizes.
-import { applyEntry } from '../lib/record/apply.js';
-import { emptyState, type RecordEntry, type State } from '../lib/record/state.js';
+import { applyEntry, emptyState, type RecordEntry, type State } from '../lib/record/fold/index.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { fmt, machine, quantile } from './stats.js';
 

@@ -8,6 +8,10 @@
 //      of up to 1,000, for the store's layout and raw LevelDB
 // Options: BENCH_ENTRIES (default 1000000), BENCH_HTTP_SECONDS (default 10),
 // BENCH_SINGLE (entries appended one per commit, default 20000).
+// With BENCH_BASELINE=<commit>, it measures that commit's code (built in a temporary directory,
+// bench/baseline.ts) and this code in the same run, each in a process of its own, alternately
+// BENCH_ROUNDS times (default 2), and prints this code's appends, proofs and audit as a ratio of
+// the baseline's (issue 24: at least 0.95).
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { hash } from 'node:crypto';
@@ -20,8 +24,65 @@ import { Level } from 'level';
 import { openDeployment, type Deployment } from '../lib/service/deployment.js';
 import { openLevelStore } from 'tlog-engine';
 import { fmt, machine, quantile } from './stats.js';
+import { HERE, buildBaseline, type Code } from './baseline.js';
+
+/** The figures of one run of a code's bench:log, read off its lines. */
+interface Figures {
+  appends: number;
+  inclusion: number;
+  consistency: number;
+  audit: number;
+}
+
+/** Runs `code`'s bench/log.js in a process of its own and reads its figures off what it prints. */
+function runOnce(code: Code): Figures {
+  const out = execFileSync(process.execPath, ['--max-semi-space-size=64', join(code.dist, 'bench', 'log.js')], {
+    env: { ...process.env, BENCH_BASELINE: '' },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  const num = (re: RegExp) => Number(re.exec(out)?.[1]?.replace(/,/g, ''));
+  // The second appends line is the typical payload (the first, the small one).
+  const appends = [...out.matchAll(/^appends: [\d,]+ entries of \d+ B in [\d.,]+ s = ([\d,]+) entries\/s/gm)].map((m) =>
+    Number(m[1]!.replace(/,/g, '')),
+  );
+  return {
+    appends: appends.at(-1)!,
+    inclusion: num(/^inclusion proof at size [\d,]+: median ([\d.,]+) us/m),
+    consistency: num(/^consistency proof to size [\d,]+: median ([\d.,]+) us/m),
+    audit: num(/^audit: [\d,]+ entries in [\d.,]+ s = ([\d,]+) entries\/s/m),
+  };
+}
+
+/** This code against `commit`'s, alternately, each figure as a ratio of the baseline's (higher is better). */
+async function compareWith(commit: string): Promise<void> {
+  console.log(`machine: ${machine()}`);
+  const codes = [buildBaseline(commit), { name: 'this code', dist: HERE }];
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+  const runs = new Map<string, Figures[]>(codes.map((c) => [c.name, []]));
+  for (let r = 0; r < rounds; r++)
+    for (const code of r % 2 === 0 ? codes : [...codes].reverse()) {
+      const f = runOnce(code);
+      runs.get(code.name)!.push(f);
+      console.log(
+        `${code.name}: appends ${fmt(f.appends)} entries/s, inclusion ${fmt(f.inclusion, 1)} us, consistency ${fmt(f.consistency, 1)} us, audit ${fmt(f.audit)} entries/s`,
+      );
+    }
+  const mean = (name: string, k: keyof Figures) => runs.get(name)!.reduce((a, f) => a + f[k], 0) / rounds;
+  const [base, ours] = codes.map((c) => c.name) as [string, string];
+  const ratio = (k: keyof Figures, lowerIsBetter = false) =>
+    lowerIsBetter ? mean(base, k) / mean(ours, k) : mean(ours, k) / mean(base, k);
+  console.log(
+    `this code against ${commit} (${rounds} runs each, ${fmt(N)} entries): appends ${fmt(ratio('appends'), 2)}, inclusion proofs ${fmt(ratio('inclusion', true), 2)}, consistency proofs ${fmt(ratio('consistency', true), 2)}, audit ${fmt(ratio('audit'), 2)} (1 = as fast; goal at least 0.95)`,
+  );
+}
 
 const N = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
+const BASELINE = process.env.BENCH_BASELINE;
+if (BASELINE !== undefined && BASELINE !== '') {
+  await compareWith(BASELINE);
+  process.exit(0);
+}
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 20_000);
 const WRITERS = 4000;

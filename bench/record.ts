@@ -16,7 +16,7 @@ import { openDeployment } from '../lib/service/deployment.js';
 import { generateKeyPair } from '../lib/protocol/ed25519.js';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { replayVerified } from '../lib/service/verified-replay.js';
-import { replayStore } from '../lib/record/replay.js';
+import { replayStore } from '../lib/record/fold/index.js';
 import { sha256TextHex } from 'tlog-engine';
 import { fmt, machine, signatureFloor } from './stats.js';
 

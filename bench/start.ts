@@ -19,32 +19,23 @@
 // and, for this code, a restart after SIGKILL with writes under way. The floors: reading every
 // entry from the store, reading the snapshot file's bytes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { openDeployment } from '../lib/service/deployment.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
 import { buildLog } from './build-log.js';
+import { HERE, buildBaseline, type Code } from './baseline.js';
 import { generateKeyPair } from '../lib/protocol/ed25519.js';
 import { fmt, machine, quantile } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const SPREAD_MS = Number(process.env.BENCH_SPREAD_MS ?? 86);
 const BASELINE = process.env.BENCH_BASELINE;
-const HERE = fileURLToPath(new URL('..', import.meta.url));
-/** Where `git archive` reads BENCH_BASELINE from: this checkout, unless BENCH_REPO names another. */
-const REPO = process.env.BENCH_REPO ?? join(HERE, '..');
 const NODE_FLAGS = ['--max-semi-space-size=64', '--max-old-space-size=12288'];
 const READS = Number(process.env.BENCH_READS ?? 200);
-
-/** The code started: its dist directory (bin/cli.js, lib/, ...). */
-interface Code {
-  name: string;
-  dist: string;
-}
 
 interface Started {
   child: ChildProcess;
@@ -127,15 +118,6 @@ async function writesFor(url: string, ms: number, landed: { n: number }): Promis
     if (r.status === 201) landed.n++;
     n++;
   }
-}
-
-/** The code of `commit`, built in a temporary directory (its own tsc, this checkout's node_modules). */
-function buildBaseline(commit: string): Code {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-start-baseline-'));
-  execFileSync('sh', ['-c', `git -C ${JSON.stringify(REPO)} archive ${commit} | tar -x -C ${JSON.stringify(dir)}`]);
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { stdio: 'inherit' });
-  return { name: commit, dist: join(dir, 'dist') };
 }
 
 interface Row {

@@ -27,7 +27,7 @@ import { LiveRecord } from '../lib/service/live-record.js';
 import { startServer } from '../api/server.js';
 import { fmt, machine, quantile } from './stats.js';
 import { buildLog } from './build-log.js';
-import { atomFeed, feedItems } from '../lib/record/feeds.js';
+import { atomFeed, feedItems } from '../lib/record/views/index.js';
 import { abstractReader } from '../api/logged.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -5,10 +5,9 @@ import { Agent, ArchiveClient, readKeyFile, readPayloadFile, registrationBody, s
 import { formatOf } from '../lib/client/payload-file.js';
 import { payloadMembers, payloadTemplate, quoteHints } from '../lib/client/payload-template.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
-import { type WriteType } from '../lib/record/registry.js';
-import { payloadErrors } from '../lib/record/validation.js';
+import { type WriteType, AGENT_WRITE_TYPES, CLIENT_VERBS, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
+import { payloadErrors } from '../lib/record/validation/index.js';
 import { validateRegistration } from '../lib/protocol/schemas/index.js';
-import { AGENT_WRITE_TYPES, CLIENT_VERBS, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/registry.js';
 import { printReply } from './reply.js';
 
 interface CommonArgs {

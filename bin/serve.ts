@@ -8,7 +8,7 @@ import { LiveRecord } from '../lib/service/live-record.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
 import { storeSnapshots } from '../lib/service/snapshot-place.js';
 import { DEFAULT_LEASE_MS, RecordCluster, isSharedDb } from '../lib/service/cluster.js';
-import { stateDigest } from '../lib/record/digest.js';
+import { stateDigest } from '../lib/record/fold/index.js';
 import { startServer } from '../api/server.js';
 import { Readers } from '../lib/service/readers.js';
 import { openDeployment, withoutPassword } from '../lib/service/deployment.js';

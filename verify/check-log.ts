@@ -12,9 +12,8 @@
 //              or cross-check draw is not the rule's, or any write the rules refuse, is caught
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { parseGenesis } from '../lib/protocol/genesis.js';
-import { applyEntry, check } from '../lib/record/apply.js';
-import { knownSignedHash } from '../lib/record/replays.js';
-import { emptyState, type State } from '../lib/record/state.js';
+import { applyEntry, check, emptyState, type State } from '../lib/record/fold/index.js';
+import { knownSignedHash } from '../lib/record/admission/index.js';
 import { isArchiveError } from '../lib/protocol/errors.js';
 import {
   logVerifier,

@@ -3,14 +3,23 @@
 // that replayed the same log computes the same bodies, member by member.
 import { ArchiveClient, type Served } from '../lib/client/http.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
-import { claimScore, inView } from '../lib/record/numbers/served.js';
-import { frontier } from '../lib/record/numbers/frontier.js';
-import { receiptView, summary, type Logged } from '../lib/record/views.js';
-import { agentRead, challengesPage, claimArgumentsPage, paperRead, papersPage, WORK_PAGE } from '../lib/record/reads.js';
-import { readIndexOf } from '../lib/record/read-index.js';
-import { PAGE, type Mint } from '../lib/record/paging.js';
-import type { State } from '../lib/record/state.js';
-import { governanceSummary, proposalView } from '../lib/record/governance-views.js';
+import { claimScore, inView, frontier } from '../lib/record/numbers/index.js';
+import {
+  receiptView,
+  summary,
+  type Logged,
+  agentRead,
+  challengesPage,
+  claimArgumentsPage,
+  paperRead,
+  papersPage,
+  WORK_PAGE,
+  readIndexOf,
+  PAGE,
+  type Mint,
+} from '../lib/record/views/index.js';
+import type { State } from '../lib/record/fold/index.js';
+import { governanceSummary, proposalView } from '../lib/record/governance/index.js';
 import type { LogCopy } from './source.js';
 import type { Problems } from './report.js';
 

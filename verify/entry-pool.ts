@@ -2,7 +2,7 @@
 // verify signatures, the main thread replays the log (verify.ts).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { LogKeys } from '../lib/record/entry-signature.js';
+import type { LogKeys } from '../lib/record/admission/index.js';
 import type { BatchResult } from './entry-worker.js';
 import type { ServedEntry } from './source.js';
 

@@ -3,9 +3,8 @@
 // payloadHash from the payload and the signature. Returns the leaf hashes for the root, the
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
 import { parentPort, workerData } from 'node:worker_threads';
-import { SERVICE_EVENTS } from '../lib/record/registry.js';
-import { signatureProblem, UNSIGNED_TYPES, type LogKeys } from '../lib/record/entry-signature.js';
-import { signedHash } from '../lib/record/replays.js';
+import { SERVICE_EVENTS } from '../lib/record/types/index.js';
+import { signatureProblem, UNSIGNED_TYPES, type LogKeys, signedHash } from '../lib/record/admission/index.js';
 import { entryHashes } from './entry-hashes.js';
 
 const keys = workerData as LogKeys | null;

@@ -9,8 +9,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
-import { encodeState, readState, stateHeader } from '../lib/record/state-codec.js';
-import type { State } from '../lib/record/state.js';
+import { encodeState, readState, stateHeader, type State } from '../lib/record/fold/index.js';
 
 export const REPLAY_FORMAT = 'archive-verify-replay/2';
 

@@ -2,12 +2,11 @@
 // saved by an earlier run, and, given the service, its served reads against the replay
 // (compare.ts). Returns the report; the caller decides what to print and how to exit.
 import { ArchiveClient } from '../lib/client/http.js';
-import type { State } from '../lib/record/state.js';
+import { type State, emptyState } from '../lib/record/fold/index.js';
 import { appendToRange, fromHex, toHex, verifyConsistency, type SignedTreeHead, type Subtree } from 'tlog-engine';
 import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
 import { BATCH, checkEntriesOnWorkers } from './entry-pool.js';
 import type { Resume } from './saved-state.js';
-import { emptyState } from '../lib/record/state.js';
 import { compareReads } from './compare.js';
 import { Problems, type Problem, type Report } from './report.js';
 import { fetchLog, type LogCopy, type ServedEntry } from './source.js';

@@ -1,11 +1,11 @@
 // An agent's page and an operator's page in the explorer: what their JSON reads serve (agentRead
-// and operatorRead of lib/record/reads.ts): who, the tier and what verified the operator (or voided
+// and operatorRead of lib/record/views/reads.ts): who, the tier and what verified the operator (or voided
 // it), calibration, an agent's models, keys' history and doorbell (its kind, never its address),
 // and their work, each list a page at a time by its own cursor (work.ts).
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { SPKI_PREFIX } from '../../lib/protocol/ed25519.js';
-import type { agentRead, operatorRead } from '../../lib/record/reads.js';
-import type { State } from '../../lib/record/state.js';
+import type { agentRead, operatorRead } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { entryLink, operatorLink } from './shell.js';
 import { calibrationLine, TIER_MEANING, verificationLine, workSection, type OperatorList, type Served } from './work.js';
 

@@ -1,9 +1,9 @@
 // The explorer's charts of credence, as inline SVG that scales with its box (viewBox): a claim's
 // chart with axes, labels and a mark per entry that moved it, and the claims list's sparklines,
 // all on one scale from 0 to 1, their current value a dot and a number. `points` are [seq, credence], one per
-// entry after which the claim's credence changed (lib/record/numbers/numbers.ts), in log order.
+// entry after which the claim's credence changed (lib/record/numbers/rescore.ts), in log order.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { History } from '../../lib/record/numbers/history.js';
+import type { History } from '../../lib/record/numbers/index.js';
 
 export type Points = readonly (readonly [seq: number, credence: number])[];
 

@@ -3,9 +3,9 @@
 // list a page at a time, newest first: receipts with their dates, cross-checks and entries;
 // reviews with their rationales; arguments linked to their own pages.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import { claimScore } from '../../lib/record/numbers/served.js';
-import { argumentsInView, receiptView } from '../../lib/record/views.js';
-import type { Claim, State } from '../../lib/record/state.js';
+import { claimScore, receiptCounting, reviewCounting } from '../../lib/record/numbers/index.js';
+import { argumentsInView, receiptView } from '../../lib/record/views/index.js';
+import type { Claim, State } from '../../lib/record/fold/index.js';
 import type { EntryLookup } from '../logged.js';
 import { claimChart, type Mark } from './charts.js';
 import { aboutEntry } from './entries.js';
@@ -25,7 +25,6 @@ import {
 } from './shell.js';
 import { STATUS_MEANING, whyStatus } from './status.js';
 import { countsMark } from './counts.js';
-import { receiptCounting, reviewCounting } from '../../lib/record/counting.js';
 
 /** The lists of a claim's page, each paged by its own `before` parameter. */
 export const CLAIM_LISTS = ['moves', 'receipts', 'reviews', 'arguments'] as const;

@@ -1,9 +1,9 @@
 // A log entry as the explorer names it: who wrote it and what it is about, read from its logged
-// object (lib/record/subject.ts), for the log page and for the entries that moved a claim.
+// object (lib/record/views/subject.ts), for the log page and for the entries that moved a claim.
 import type { LoggedEntry } from '../../lib/protocol/log-entry.js';
-import type { State } from '../../lib/record/state.js';
-import { entrySubject, type Subject } from '../../lib/record/subject.js';
-import { isWriteType, SERVICE_EVENTS, WRITE_ROUTES } from '../../lib/record/registry.js';
+import type { State } from '../../lib/record/fold/index.js';
+import { entrySubject, type Subject } from '../../lib/record/views/index.js';
+import { isWriteType, SERVICE_EVENTS, WRITE_ROUTES } from '../../lib/record/types/index.js';
 
 export interface EntryAbout {
   /** The agent that signed it or that a registration names; null for the service or the operator key. */

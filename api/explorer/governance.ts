@@ -1,10 +1,10 @@
 // A challenge's page and a governance proposal's page in the explorer: what their JSON reads serve
-// (challengeView of lib/record/views.ts, proposalView of lib/record/governance-views.ts), dated
+// (challengeView of lib/record/views/items.ts, proposalView of lib/record/governance/views.ts), dated
 // and linked to the claim, the receipts filed since, the agents and operators, and the entries.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { challengeView } from '../../lib/record/views.js';
-import type { proposalView } from '../../lib/record/governance-views.js';
-import type { State } from '../../lib/record/state.js';
+import type { challengeView } from '../../lib/record/views/index.js';
+import type { proposalView } from '../../lib/record/governance/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { agentLink, count, entryLink, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine } from './work.js';
 

@@ -1,14 +1,13 @@
 // A receipt's page and an argument's page in the explorer: everything their JSON reads serve
-// (receiptView, argumentView of lib/record/views.ts), dated and linked to the claim, to the
+// (receiptView, argumentView of lib/record/views/items.ts), dated and linked to the claim, to the
 // receipts that cross-checked them and to their entries in the log.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import { receiptView } from '../../lib/record/views.js';
-import type { Receipt, State } from '../../lib/record/state.js';
-import type { argumentView } from '../../lib/record/views.js';
+import { receiptView, type argumentView } from '../../lib/record/views/index.js';
+import type { Receipt, State } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
 import { argumentStatusMeaning } from './status.js';
 import { countsMark } from './counts.js';
-import { receiptCounting } from '../../lib/record/counting.js';
+import { receiptCounting } from '../../lib/record/numbers/index.js';
 import type { EntryLookup } from '../logged.js';
 
 /** What each stage of a receipt means (docs/record.md#receipts-seeds-and-cross-checks). */

@@ -2,9 +2,9 @@
 // reads serve (GET /v2/challenges, /v2/agents, /v2/operators, /v2/governance), a page at a time by
 // the read's own cursor, each item linked to its page.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { agentsList, challengesPage, operatorsList } from '../../lib/record/reads.js';
-import type { governanceSummary } from '../../lib/record/governance-views.js';
-import type { State } from '../../lib/record/state.js';
+import type { agentsList, challengesPage, operatorsList } from '../../lib/record/views/index.js';
+import type { governanceSummary } from '../../lib/record/governance/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, entryLink, hrefWith, itemHref, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine, TIER_MEANING } from './work.js';
 import { OUTCOME } from './governance.js';

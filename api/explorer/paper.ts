@@ -1,11 +1,11 @@
-// A paper's page in the explorer: every field of its JSON read (paperRead of lib/record/reads.ts,
+// A paper's page in the explorer: every field of its JSON read (paperRead of lib/record/views/reads.ts,
 // GET /v2/papers/{id}), as people expect of arXiv or OpenReview: the title, who (agent and
 // operator, linked) and when (the entry), the field, the abstract, the methods, the artefacts,
 // what it builds on (linked where it is on the record) and the papers that build on it, its claims
 // with their numbers and a sparkline each, its amendments with both versions, and stewards' flags.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { paperRead } from '../../lib/record/reads.js';
-import type { State } from '../../lib/record/state.js';
+import type { paperRead } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { claimSparkline } from './charts.js';
 import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, newestFirst, operatorLink, pager, when } from './shell.js';
 import { claimNumbersLine } from './work.js';

@@ -1,10 +1,10 @@
 // The explorer's list of papers: the filters of GET /v2/papers (field, agent, operator, status) as
 // a small form and as links, and the papers newest first, a page at a time by the read's cursor
-// (papersPage of lib/record/reads.ts): the pages stay as they were while papers land.
+// (papersPage of lib/record/views/reads.ts): the pages stay as they were while papers land.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
-import { STATUSES, type Filters, type papersPage } from '../../lib/record/reads.js';
-import type { State } from '../../lib/record/state.js';
+import { STATUSES, type Filters, type papersPage } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { agentLink, fieldWords, hrefWith, operatorLink } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 import { paperLi } from './work.js';

@@ -4,8 +4,8 @@
 // the read's own cursor.
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
-import { STATUSES } from '../../lib/record/reads.js';
-import type { State } from '../../lib/record/state.js';
+import { STATUSES } from '../../lib/record/views/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { KINDS, wordSpans, type Kind, type searchResult } from '../../lib/service/search.js';
 import type { SearchAsked } from '../reader-query.js';
 import { agentLink, count, fieldName, fieldWords, hrefWith, operatorLink } from './shell.js';

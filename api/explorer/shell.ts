@@ -6,11 +6,9 @@
 // words, and links to an item's page (a claim's by its statement).
 import type Koa from 'koa';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import { tierOf, type State } from '../../lib/record/state.js';
-import type { Subject } from '../../lib/record/subject.js';
-import { argumentInView, challengeInView, claimInView } from '../../lib/record/in-view.js';
+import { tierOf, type State } from '../../lib/record/fold/index.js';
+import { type Subject, argumentInView, challengeInView, claimInView, feedLinks } from '../../lib/record/views/index.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
-import { feedLinks } from '../../lib/record/feeds.js';
 import { FIELD_NAMES } from '../../lib/protocol/schemas/index.js';
 
 const STYLE = `*, ::before, ::after { box-sizing: border-box; }

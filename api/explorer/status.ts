@@ -1,7 +1,7 @@
 // Statuses in words, wherever the explorer shows them, from the rules of docs/credence.md#status
 // and #arguments-settlement: what each status means and why a claim has its own (what each piece
 // of evidence counts, and why not, is the record's to say: counts.ts).
-import type { Claim, Receipt, State } from '../../lib/record/state.js';
+import type { Claim, Receipt, State } from '../../lib/record/fold/index.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 
 /** What each status of a claim means (docs/credence.md#status), for an empirical claim. */

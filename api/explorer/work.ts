@@ -1,11 +1,11 @@
 // An author's work as the explorer shows it, on an agent's page and an operator's (and the list
 // of papers): papers with their claims' numbers, receipts, reviews with their rationales,
 // arguments, and an operator's agents, each list a page at a time with the same opaque cursors
-// as the JSON reads (lib/record/reads.ts, docs/api.md#lists-and-cursors), every item linked to
+// as the JSON reads (lib/record/views/reads.ts, docs/api.md#lists-and-cursors), every item linked to
 // its page, items out of view never shown (the reads leave them out).
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/reads.js';
-import type { State, Tier } from '../../lib/record/state.js';
+import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/views/index.js';
+import type { State, Tier } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 import { countsMark } from './counts.js';

@@ -10,8 +10,9 @@ import type { Readers } from '../../lib/service/readers.js';
 import { badRequest, isArchiveError, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import { assertChallengeInView, assertItemInView } from '../../lib/record/in-view.js';
 import {
+  assertChallengeInView,
+  assertItemInView,
   agentRead,
   agentsList,
   agentsPage,
@@ -23,11 +24,12 @@ import {
   WORK_LISTS,
   WORK_PAGE,
   workPage,
-} from '../../lib/record/reads.js';
-import { agentWork, operatorWork } from '../../lib/record/read-index.js';
-import { PAGE } from '../../lib/record/paging.js';
-import { challengeView } from '../../lib/record/views.js';
-import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance-views.js';
+  agentWork,
+  operatorWork,
+  PAGE,
+  challengeView,
+} from '../../lib/record/views/index.js';
+import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance/index.js';
 import { KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
 import { intParam, oneOfParam, params, type Query } from '../params.js';
 import { limitParam, numbers, places, type Cursors } from '../paging.js';

@@ -8,12 +8,11 @@
 import Router from '@koa/router';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
-import { claimScore } from '../../lib/record/numbers/served.js';
-import { argumentView, summary } from '../../lib/record/views.js';
+import { claimScore } from '../../lib/record/numbers/index.js';
+import { argumentView, summary, assertArgumentInView, assertClaimInView, claimInView } from '../../lib/record/views/index.js';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { intParam, params } from '../params.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
-import { assertArgumentInView, assertClaimInView, claimInView } from '../../lib/record/in-view.js';
 import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
@@ -23,7 +22,7 @@ import { CLAIM_LISTS, claimJson, claimPage, LIMIT, type ClaimQuery } from '../ex
 import { argumentPage, CHECKS_LIMIT, receiptPage, RERUNS_LIMIT } from '../explorer/items.js';
 import { aboutEntry } from '../explorer/entries.js';
 import { constitutionPage } from '../explorer/constitution.js';
-import { constitutionInForce } from '../../lib/record/governance-rules.js';
+import { constitutionInForce } from '../../lib/record/governance/index.js';
 
 /** Claims a page of the explorer shows unless `limit` says otherwise. */
 const EXPLORE_PAGE = 100;

@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
-import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance-views.js';
+import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance/index.js';
 import { params } from '../params.js';
 import { limitParam, places, type Cursors } from '../paging.js';
 

@@ -3,13 +3,12 @@
 // from chunks cached until a score in them changes, and carries an ETag naming the tree size,
 // so a client that has it gets 304.
 import Router from '@koa/router';
-import type { State } from '../../lib/record/state.js';
+import type { State } from '../../lib/record/fold/index.js';
 import { Readable } from 'node:stream';
-import { credenceParts } from '../../lib/record/numbers/served.js';
-import { frontier } from '../../lib/record/numbers/frontier.js';
+import { credenceParts, frontier } from '../../lib/record/numbers/index.js';
 import { intParam, params } from '../params.js';
 import { notModified } from '../etag.js';
-import { credencePage } from '../../lib/record/reads.js';
+import { credencePage } from '../../lib/record/views/index.js';
 import { places, type Cursors } from '../paging.js';
 
 /** A page of GET /v2/credence: 1 to 1,000 claims, 200 when only `cursor` is given. */

@@ -16,8 +16,9 @@ import {
   WORK_LISTS,
   WORK_PAGE,
   workPage,
-} from '../../lib/record/reads.js';
-import { agentWork, operatorWork } from '../../lib/record/read-index.js';
+  agentWork,
+  operatorWork,
+} from '../../lib/record/views/index.js';
 import { searchResult } from '../../lib/service/search.js';
 import { params } from '../params.js';
 import { limitParam, places, type Cursors } from '../paging.js';

@@ -5,14 +5,27 @@ import Router from '@koa/router';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
-import { argumentView, challengeView, heartbeat, receiptView, summary } from '../../lib/record/views.js';
-import { challengesPage, claimArgumentsPage, flagsPage, holdsPage, paperRead } from '../../lib/record/reads.js';
+import {
+  argumentView,
+  challengeView,
+  heartbeat,
+  receiptView,
+  summary,
+  challengesPage,
+  claimArgumentsPage,
+  flagsPage,
+  holdsPage,
+  paperRead,
+  assertArgumentInView,
+  assertChallengeInView,
+  assertClaimInView,
+  assertItemInView,
+} from '../../lib/record/views/index.js';
 import { isSeq, limitParam, places, type Cursors } from '../paging.js';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { params, type Query } from '../params.js';
 import { loggedReader } from '../logged.js';
-import { assertArgumentInView, assertChallengeInView, assertClaimInView, assertItemInView } from '../../lib/record/in-view.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 const PAPER = /^rec:[0-9a-f]{16}$/;

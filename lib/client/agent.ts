@@ -2,8 +2,7 @@
 // signs and posts writes, and registers itself (docs/payloads.md, docs/api.md#writes, docs/record.md#checks-on-every-signed-write-in-order).
 import type { KeyObject } from 'node:crypto';
 import { publicKeyOf, signPayload } from '../protocol/ed25519.js';
-import type { WriteType } from '../record/registry.js';
-import { CHECK_KEY_TYPES } from '../record/registry.js';
+import { type WriteType, CHECK_KEY_TYPES } from '../record/types/index.js';
 import { sponsorObject } from '../protocol/sponsor.js';
 import { buildPayload, signEnvelope, type Envelope, type Payload } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';

@@ -4,7 +4,7 @@
 import type { KeyObject } from 'node:crypto';
 import { canonicalize } from '../protocol/canonical-json.js';
 import { signPayload } from '../protocol/ed25519.js';
-import type { WriteType } from '../record/registry.js';
+import type { WriteType } from '../record/types/index.js';
 import { PROTOCOL } from '../protocol/service-event.js';
 
 /** Who signs: the agent's handle and the spelling of the key that signs (main or check key). */

@@ -2,7 +2,7 @@
 // the item back in view, `hold.reject` keeps it withdrawn. Signed off the site, like pairing.
 import type { KeyObject } from 'node:crypto';
 import { PROTOCOL } from '../protocol/service-event.js';
-import { WRITE_ROUTES } from '../record/registry.js';
+import { WRITE_ROUTES } from '../record/types/index.js';
 import { signEnvelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
 

@@ -1,8 +1,7 @@
 // HTTP to a running service, with the global fetch. A reply of any status is returned, never
 // thrown: refusals (4xx, 5xx) carry the service's {error, detail}. Only a service that cannot be
 // reached, or an answer that is not what the protocol promises, throws.
-import type { WriteType } from '../record/registry.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../record/registry.js';
+import { type WriteType, REGISTER_PATH, WRITE_ROUTES } from '../record/types/index.js';
 
 /**
  * JSON as a service served it, read member by member by callers that check what they read (the

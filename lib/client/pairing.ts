@@ -3,7 +3,7 @@
 // registers with `pairing: <code>` joins that operator. Codes expire after 24 hours, work once.
 import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import { PROTOCOL } from '../protocol/service-event.js';
-import { WRITE_ROUTES } from '../record/registry.js';
+import { WRITE_ROUTES } from '../record/types/index.js';
 import { signEnvelope, type Envelope } from './envelope.js';
 import type { ArchiveClient, Reply } from './http.js';
 

@@ -2,7 +2,7 @@
 // a write's members for `archive agent template`, the members' names for each verb's --help, and
 // hints for YAML values that parsed as numbers where the schema wants text. Nothing here is a
 // second copy of the rules: every word comes from the schema the service validates with.
-import { PAYLOAD_SCHEMAS, type WriteType } from '../record/registry.js';
+import { PAYLOAD_SCHEMAS, type WriteType } from '../record/types/index.js';
 
 /** A JSON Schema object as the payload schemas write them (plain JSON, no $ref). */
 type Schema = Record<string, unknown>;

@@ -18,11 +18,18 @@ import { ArchiveError, isArchiveError } from '../protocol/errors.js';
 import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
 import { entryData, parseStored, type RecordLog } from '../protocol/log-entry.js';
-import { applyEntry, check, countsOf } from '../record/apply.js';
-import { drawCrossCheck } from '../record/types/checks.js';
-import { recordEntry } from '../record/replay.js';
-import { dueEvents, type DueEvent } from '../record/scheduler.js';
-import { emptyState, type RecordEntry, type State } from '../record/state.js';
+import {
+  applyEntry,
+  check,
+  countsOf,
+  recordEntry,
+  dueEvents,
+  type DueEvent,
+  emptyState,
+  type RecordEntry,
+  type State,
+} from '../record/fold/index.js';
+import { drawCrossCheck } from '../record/types/index.js';
 import { recordSnapshots } from './snapshot.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from 'tlog-engine';
 import { outOfView } from '../protocol/errors.js';
-import { eachText } from '../record/registry.js';
+import { eachText } from '../record/types/index.js';
 
 export const SCREENING_FILE = 'screening.json';
 export const ACTIONS = ['refer', 'hold', 'refuse'] as const;

@@ -22,15 +22,10 @@
 import { createHash } from 'node:crypto';
 import { stemmer } from 'stemmer';
 import type { LoggedEntry } from '../protocol/log-entry.js';
-import type { PayloadOf } from '../record/registry.js';
-import { recordEntry } from '../record/replay.js';
-import { entrySubject } from '../record/subject.js';
-import type { RecordEntry, SignedWrite, State } from '../record/state.js';
-import { claimInView } from '../record/in-view.js';
-import type { Filters } from '../record/reads.js';
-import type { Status } from '../record/numbers/index.js';
-import { servedProbability } from '../record/numbers/served.js';
-import type { Logged } from '../record/views.js';
+import type { PayloadOf } from '../record/types/index.js';
+import { recordEntry, type RecordEntry, type SignedWrite, type State } from '../record/fold/index.js';
+import { entrySubject, claimInView, type Filters, type Logged } from '../record/views/index.js';
+import { type Status, servedProbability } from '../record/numbers/index.js';
 import { ArchiveError } from '../protocol/errors.js';
 
 export const KINDS = ['paper', 'claim', 'external', 'agent'] as const;

@@ -1,8 +1,8 @@
 // A worker thread of the verified replay: checks the signatures of pages of entries.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { LoggedEntry } from '../protocol/log-entry.js';
-import { SERVICE_EVENTS } from '../record/registry.js';
-import { signatureProblem, type LogKeys } from '../record/entry-signature.js';
+import { SERVICE_EVENTS } from '../record/types/index.js';
+import { signatureProblem, type LogKeys } from '../record/admission/index.js';
 
 const keys = workerData as LogKeys;
 const isEvent = (type: string) => SERVICE_EVENTS.has(type);

@@ -7,8 +7,7 @@
 import { join } from 'node:path';
 import type { SnapshotCodec } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';
-import { encodeState, encodeStateAsync, readState, stateBody, stateHeader } from '../record/state-codec.js';
-import type { State } from '../record/state.js';
+import { encodeState, encodeStateAsync, readState, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
 export const SNAPSHOT_FORMAT = 'archive-snapshot/2';
@@ -16,7 +15,7 @@ export const SNAPSHOT_FORMAT = 'archive-snapshot/2';
 /** Where a deployment on LevelDB keeps its snapshot: one file, replaced atomically (on PostgreSQL: snapshot-place.ts). */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');
 
-/** The record's state in the engine's snapshots: its body is the state's structured clone (lib/record/state-codec.ts). */
+/** The record's state in the engine's snapshots: its body is the state's structured clone (lib/record/fold/state-codec.ts). */
 export const recordSnapshots: SnapshotCodec<State> = {
   format: SNAPSHOT_FORMAT,
   get code() {

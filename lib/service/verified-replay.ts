@@ -4,9 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LoggedEntry, RecordReader } from '../protocol/log-entry.js';
 import { readGenesis } from '../protocol/genesis.js';
-import { applyEntry } from '../record/apply.js';
-import { recordEntry } from '../record/replay.js';
-import { emptyState, type State } from '../record/state.js';
+import { applyEntry, recordEntry, emptyState, type State } from '../record/fold/index.js';
 
 const PAGE = 2048;
 

@@ -5,8 +5,7 @@
 // lease was taken has its commit fenced (503, nothing logged); the snapshot is kept in the
 // database; a follower serves the cosigned checkpoint the leader kept there.
 import t, { type Test } from 'tap';
-import { stateDigest } from '../../lib/record/digest.js';
-import { replayStore } from '../../lib/record/replay.js';
+import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { storeSnapshots } from '../../lib/service/snapshot-place.js';
 import { openPgStore } from 'tlog-engine';
 import { startService, type Reply, type TestService } from '../helpers/service.js';

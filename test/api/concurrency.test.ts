@@ -14,8 +14,7 @@ import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/proto
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import { REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/registry.js';
-import type { WriteType } from '../../lib/record/registry.js';
+import { REGISTER_PATH, WRITE_ROUTES, type WriteType } from '../../lib/record/types/index.js';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
 import { make, payloadOf, registration, type TestAgent } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';

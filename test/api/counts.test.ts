@@ -6,7 +6,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, register, send, type SendOptions, type TestAgent } from '../helpers/agents.js';
-import { WRITE_ROUTES, type WriteType } from '../../lib/record/registry.js';
+import { WRITE_ROUTES, type WriteType } from '../../lib/record/types/index.js';
 import { openApiDocument } from '../../api/openapi.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // current value a dot and a number; a claim's chart has whole-entry ticks and a linked, titled dot per mark.
 import t from 'tap';
 import { claimChart, claimSparkline, sparkline, thin, ticks } from '../../api/explorer/charts.js';
-import { History } from '../../lib/record/numbers/history.js';
+import { History } from '../../lib/record/numbers/index.js';
 
 /** The y coordinates a path visits (M x,y; V y). */
 const ys = (svg: string): number[] => {

@@ -5,8 +5,7 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { StorageWatch } from '../../lib/service/storage.js';
-import { stateDigest } from '../../lib/record/digest.js';
-import { replayStore } from '../../lib/record/replay.js';
+import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { startService, type Reply } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 import { FullDiskStore } from '../helpers/full-disk-store.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import { stateJson } from '../../lib/record/digest.js';
+import { stateJson } from '../../lib/record/fold/index.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { fetchLog } from '../../verify/source.js';
 import { verifyLog } from '../../verify/verify.js';

@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, oneOfEach, payloadOf, register, send } from '../helpers/agents.js';
 import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
-import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS } from '../../lib/record/registry.js';
+import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS } from '../../lib/record/types/index.js';
 import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
 import { READS } from '../../api/openapi.js';
 import { sortedJson } from '../helpers/by-hand.js';

@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { ENDPOINTS } from '../../api/app.js';
 import { READS } from '../../api/openapi.js';
 import { EARLIER } from '../../api/routes/earlier.js';
-import { WRITE_ROUTES } from '../../lib/record/registry.js';
+import { WRITE_ROUTES } from '../../lib/record/types/index.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

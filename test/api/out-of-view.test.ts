@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { stateJson } from '../../lib/record/digest.js';
+import { stateJson } from '../../lib/record/fold/index.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { verifyService } from '../../verify/verify.js';
 import { compileScreening, DEFAULT_RULES, screen } from '../../lib/service/screening.js';

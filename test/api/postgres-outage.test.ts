@@ -7,8 +7,7 @@
 // the log's.
 import t from 'tap';
 import { StorageWatch } from '../../lib/service/storage.js';
-import { stateDigest } from '../../lib/record/digest.js';
-import { replayStore } from '../../lib/record/replay.js';
+import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { openPgStore } from 'tlog-engine';
 import { startService, type Reply } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';

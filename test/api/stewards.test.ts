@@ -9,7 +9,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send, type TestAgent } from '../helpers/agents.js';
 import { refused } from '../helpers/refused.js';
-import { stateJson } from '../../lib/record/digest.js';
+import { stateJson } from '../../lib/record/fold/index.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 

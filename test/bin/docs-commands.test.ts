@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { archiveEach } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/fixtures.js';
-import { PAYLOAD_SCHEMAS } from '../../lib/record/registry.js';
-import { CLIENT_VERBS } from '../../lib/record/registry.js';
+import { PAYLOAD_SCHEMAS, CLIENT_VERBS } from '../../lib/record/types/index.js';
 
 t.test("each verb's --help names its members", async (t) => {
   const runs = await archiveEach(CLIENT_VERBS.map(([verb]) => ['agent', verb, '--help']));

@@ -9,9 +9,8 @@ import { archive, archiveEach } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import { PAYLOAD_SCHEMAS, type WriteType } from '../../lib/record/registry.js';
-import { payloadErrors } from '../../lib/record/validation.js';
-import { CLIENT_VERBS } from '../../lib/record/registry.js';
+import { PAYLOAD_SCHEMAS, type WriteType, CLIENT_VERBS } from '../../lib/record/types/index.js';
+import { payloadErrors } from '../../lib/record/validation/index.js';
 import { membersEpilog } from '../../bin/agent.js';
 
 const HASH = 'ab'.repeat(32);

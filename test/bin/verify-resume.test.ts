@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { fetchLog } from '../../verify/source.js';
 import { verifyLog } from '../../verify/verify.js';
 import { loadReplay, replayFile } from '../../verify/saved-state.js';
-import { stateDigest } from '../../lib/record/digest.js';
+import { stateDigest } from '../../lib/record/fold/index.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 
 async function writes(t: Test, s: TestService, n: number): Promise<void> {

@@ -2,9 +2,8 @@
 import type { KeyObject } from 'node:crypto';
 import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { sponsorObject } from '../../lib/client/agent.js';
-import type { WriteType } from '../../lib/record/registry.js';
+import { type WriteType, WRITE_ROUTES } from '../../lib/record/types/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import { WRITE_ROUTES } from '../../lib/record/registry.js';
 import type { Reply, TestService } from './service.js';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';

@@ -1,13 +1,12 @@
 // The record's state machine driven by hand, for tests of the numbers: real-shaped entries
 // checked and applied as the live record does (apply does not verify signatures, so these carry
 // none). Service events (seals) are applied as the service would log them.
-import { applyEntry, check } from '../../lib/record/apply.js';
-import { drawCrossCheck } from '../../lib/record/types/checks.js';
-import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
-import type { Score } from '../../lib/record/numbers/score.js';
+import { applyEntry, check, emptyState, type RecordEntry, type State } from '../../lib/record/fold/index.js';
+import { drawCrossCheck } from '../../lib/record/types/index.js';
+import type { Score } from '../../lib/record/numbers/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/refusal.js';
+import { isRefusal } from '../../lib/record/admission/index.js';
 import { toArchiveError } from '../../api/error-middleware.js';
 import { sha256TextHex } from 'tlog-engine';
 

@@ -24,11 +24,10 @@ import {
 } from '../../lib/client/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { generateKeyPair, publicKeyOf, verifyPayload } from '../../lib/protocol/ed25519.js';
-import { WRITE_TYPES } from '../../lib/record/registry.js';
-import { payloadErrors } from '../../lib/record/validation.js';
+import { WRITE_TYPES, AGENT_WRITE_TYPES, CHECK_KEY_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/types/index.js';
+import { payloadErrors } from '../../lib/record/validation/index.js';
 import { registrationErrors } from '../../lib/protocol/schemas/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import { AGENT_WRITE_TYPES, CHECK_KEY_TYPES, REGISTER_PATH, WRITE_ROUTES } from '../../lib/record/registry.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const TS = '2025-03-04T05:06:07.123Z';

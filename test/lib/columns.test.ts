@@ -1,14 +1,13 @@
-// The compact stores of the state (lib/record/columns.ts, docs/record.md "How the state is kept")
+// The compact stores of the state (lib/record/stores/columns.ts, docs/record.md "How the state is kept")
 // against the plain structures they replace, on random operations: the replay index against a
-// Map of hash to {seq, ts} pruned as replays.ts once pruned it (rows noted again, odd ts
+// Map of hash to {seq, ts} pruned as replay-window.ts once pruned it (rows noted again, odd ts
 // spellings, restores from the packed form half way), the row index against a Set under
 // inserts and removals, 64-hex ids found only by their canonical spelling, and entry times read
 // without Date.parse exactly when the ts spells back.
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { HexIds, isoMs, isoTs, RowIndex, tsMs } from '../../lib/record/columns.js';
-import { SeenIndex } from '../../lib/record/seen-index.js';
+import { HexIds, isoMs, isoTs, RowIndex, tsMs, SeenIndex } from '../../lib/record/stores/index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 
@@ -96,7 +95,7 @@ t.test('the replay index: what the Map of the plain state held, in log order, pr
   fc.assert(
     fc.property(fc.array(step, { maxLength: 400 }), (steps) => {
       let seen = new SeenIndex();
-      // The plain state's index and its queue, as replays.ts kept them before the columns.
+      // The plain state's index and its queue, as replay-window.ts kept them before the columns.
       const map = new Map<string, { seq: number; ts: string }>();
       let queue: { key: string; time: number; seq: number }[] = [];
       let now = Date.parse('2030-01-01T00:00:00.000Z');

@@ -9,13 +9,11 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { Fold } from '../helpers/fold.js';
-import { scoreClaim, calibrationOf, type Score } from '../../lib/record/numbers/score.js';
-import { operatorCalibration } from '../../lib/record/numbers/served.js';
-import { round4 } from '../../lib/record/numbers/rules.js';
+import { scoreClaim, calibrationOf, type Score, operatorCalibration, round4 } from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/refusal.js';
-import type { State } from '../../lib/record/state.js';
+import { isRefusal } from '../../lib/record/admission/index.js';
+import type { State } from '../../lib/record/fold/index.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
 /** Three verified operators, a prolific one, accounts and labs: many operators review the hot claim. */

@@ -7,16 +7,19 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { Fold, seededState } from '../helpers/fold.js';
-import { replayEntries } from '../../lib/record/replay.js';
-import { stateJson } from '../../lib/record/digest.js';
-import { rescoreAll } from '../../lib/record/numbers/numbers.js';
-import { countedItems } from '../../lib/record/numbers/score.js';
-import { verifyRound } from '../../lib/record/numbers/verification.js';
-import { claimScore } from '../../lib/record/numbers/served.js';
-import { computeFrontier, frontier, FRONTIER_MAX } from '../../lib/record/numbers/frontier.js';
+import { replayEntries, stateJson } from '../../lib/record/fold/index.js';
+import {
+  rescoreAll,
+  countedItems,
+  verifyRound,
+  claimScore,
+  computeFrontier,
+  frontier,
+  FRONTIER_MAX,
+} from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/refusal.js';
+import { isRefusal } from '../../lib/record/admission/index.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
 /** Operators and their agents: three verified, an account, four unverified; two agents each. */

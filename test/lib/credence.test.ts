@@ -14,9 +14,9 @@ import {
   familyFactor,
   priorOf,
   valueOfChecking,
-} from '../../lib/record/numbers/rules.js';
-import { claimScore } from '../../lib/record/numbers/served.js';
-import { rescoreAll } from '../../lib/record/numbers/numbers.js';
+  claimScore,
+  rescoreAll,
+} from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 
 const LN4 = Math.log(4);

@@ -4,7 +4,7 @@
 // cancellation.
 import t from 'tap';
 import fc from 'fast-check';
-import { ExactSum, exactSum } from '../../lib/record/numbers/exact-sum.js';
+import { ExactSum, exactSum } from '../../lib/record/numbers/index.js';
 
 /** A finite double as an exact integer multiple of 2^-1074. */
 function scaled(x: number): bigint {

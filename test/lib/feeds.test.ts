@@ -1,9 +1,8 @@
-// A field's feed (lib/record/feeds.ts) walks status changes from the newest and stops once it
+// A field's feed (lib/record/views/feeds.ts) walks status changes from the newest and stops once it
 // has its 50: what it serves equals the newest 50 of every paper and status change of the field.
 import t from 'tap';
 import { Fold } from '../helpers/fold.js';
-import { FEED_ITEMS, feedItems, feedLinks } from '../../lib/record/feeds.js';
-import { claimField } from '../../lib/record/fields.js';
+import { FEED_ITEMS, feedItems, feedLinks, claimField } from '../../lib/record/views/index.js';
 
 t.test('the feed is the newest 50 papers and status changes of its field, whatever the history', async (t) => {
   const f = new Fold(['op_archive', 'v1', 'v2']);

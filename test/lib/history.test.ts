@@ -2,7 +2,7 @@
 // claim together, newest first, each with its claim and the value before it, the same after the
 // history is packed and unpacked (as a snapshot restores it) as when it was noted.
 import t from 'tap';
-import { History, RECENT_POINTS } from '../../lib/record/numbers/history.js';
+import { History, RECENT_POINTS } from '../../lib/record/numbers/index.js';
 
 const ref = (n: number) => `rec:${n.toString(16).padStart(16, '0')}#C1`;
 

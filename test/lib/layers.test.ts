@@ -65,7 +65,7 @@ t.test('the verifier statically imports no store, no deployment, no LevelDB and 
   for (const m of ['level', 'classic-level', 'pg']) t.notOk(bare.has(m), `${m} is not imported`);
 });
 
-t.test('importing the verifier reads no file and loads no LevelDB and no PostgreSQL client', async (t) => {
+t.test('importing the verifier reads no file and loads no LevelDB, no PostgreSQL client and no ajv', async (t) => {
   // A fresh process: the file system calls are counted from before the first import. Source
   // maps are off (the test runner turns them on, and Node reads them as files).
   const script = `
@@ -85,10 +85,15 @@ t.test('importing the verifier reads no file and loads no LevelDB and no Postgre
     await import(${JSON.stringify(join(projectRoot, 'dist/bin/verify.js'))});
     await import(${JSON.stringify(join(projectRoot, 'dist/verify/monitor.js'))});
     const cjs = Object.keys(createRequire(import.meta.url).cache);
-    console.log(JSON.stringify({ calls, leveldb: cjs.filter((p) => /classic-level|[\\\\/]level[\\\\/]/.test(p)), pg: cjs.filter((p) => /[\\\\/]pg[\\\\/]/.test(p)) }));
+    const under = (re) => cjs.filter((p) => re.test(p));
+    console.log(JSON.stringify({
+      calls, leveldb: under(/classic-level|[\\\\/]level[\\\\/]/), pg: under(/[\\\\/]pg[\\\\/]/), ajv: under(/[\\\\/]ajv[\\\\/]/),
+    }));
   `;
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
   t.same(out.calls, [], 'no file read at import');
   t.same(out.leveldb, [], 'LevelDB not loaded');
   t.same(out.pg, [], 'the PostgreSQL client not loaded');
+  // Payload validation is a room of its own (lib/record/validation/) so that the verifier, which reads the registry, does not load it.
+  t.same(out.ajv, [], 'ajv not loaded');
 });

@@ -28,12 +28,12 @@ t.test('a new write type: one file and one registry line, and every table has it
 
   // The new file, and the one line (with its import) in the registry.
   cpSync(join(ROOT, 'fixtures/one-file/notes.ts'), join(copy, 'lib/record/types/notes.ts'));
-  const registry = join(copy, 'lib/record/registry.ts');
+  const registry = join(copy, 'lib/record/types/registry.ts');
   const before = readFileSync(registry, 'utf8');
   const after = before
     .replace(
-      "import * as outOfView from './types/out-of-view.js';",
-      "import * as outOfView from './types/out-of-view.js';\nimport * as notes from './types/notes.js';",
+      "import * as outOfView from './out-of-view.js';",
+      "import * as outOfView from './out-of-view.js';\nimport * as notes from './notes.js';",
     )
     .replace('  outOfView.holdPlace,\n', '  outOfView.holdPlace,\n  notes.note,\n');
   t.not(after, before, 'the registry line went in');
@@ -42,8 +42,8 @@ t.test('a new write type: one file and one registry line, and every table has it
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', copy], { cwd: copy, stdio: 'pipe' });
 
   const probe = `
-    const { WRITE_ROUTES, WRITE_TYPES, CLIENT_VERBS, AGENT_WRITE_TYPES } = await import('./dist/lib/record/registry.js');
-    const { payloadErrors } = await import('./dist/lib/record/validation.js');
+    const { WRITE_ROUTES, WRITE_TYPES, CLIENT_VERBS, AGENT_WRITE_TYPES } = await import('./dist/lib/record/types/index.js');
+    const { payloadErrors } = await import('./dist/lib/record/validation/index.js');
     const { openApiDocument } = await import('./dist/api/openapi.js');
     const { MCP_TOOLS, writeToolName } = await import('./dist/api/mcp.js');
     const { skillMarkdown } = await import('./dist/lib/service/skill/skill.js');

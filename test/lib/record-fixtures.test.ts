@@ -8,15 +8,13 @@
 // test/lib/settlement.test.ts (shut-outs ending), replayed from its seeded state: its first line
 // names the operators verified from the start.
 import t from 'tap';
-import { stateDigest } from '../../lib/record/digest.js';
-import { replayEntries } from '../../lib/record/replay.js';
-import { ENTRY_TYPES } from '../../lib/record/registry.js';
-import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
-import { claimScore, operatorCalibration } from '../../lib/record/numbers/served.js';
+import { stateDigest, replayEntries, emptyState, type RecordEntry, type State } from '../../lib/record/fold/index.js';
+import { ENTRY_TYPES } from '../../lib/record/types/index.js';
+import { claimScore, operatorCalibration } from '../../lib/record/numbers/index.js';
 import { writeFileSync } from 'node:fs';
 import { fixtureJson, fixtureText, projectRoot } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
-import { summary } from '../../lib/record/views.js';
+import { summary } from '../../lib/record/views/index.js';
 
 interface Expected {
   size: number;

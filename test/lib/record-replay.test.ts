@@ -11,8 +11,7 @@ import { make, payloadOf, register, send, type TestAgent } from '../helpers/agen
 import { tempDir } from '../helpers/tmp.js';
 import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import { replayStore } from '../../lib/record/replay.js';
-import { stateDigest, stateJson } from '../../lib/record/digest.js';
+import { replayStore, stateDigest, stateJson } from '../../lib/record/fold/index.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -10,11 +10,12 @@ import {
   SERVICE_EVENTS,
   WRITE_ROUTES,
   entryTypeOf,
-} from '../../lib/record/registry.js';
-import { PAYLOAD_SCHEMAS, WRITE_TYPES } from '../../lib/record/registry.js';
+  PAYLOAD_SCHEMAS,
+  WRITE_TYPES,
+} from '../../lib/record/types/index.js';
 import { REGISTRATION_SCHEMA } from '../../lib/protocol/schemas/index.js';
-import { check } from '../../lib/record/apply.js';
-import { RecordRefusal } from '../../lib/record/refusal.js';
+import { check } from '../../lib/record/fold/index.js';
+import { RecordRefusal } from '../../lib/record/admission/index.js';
 import { toArchiveError } from '../../api/error-middleware.js';
 import { Fold } from '../helpers/fold.js';
 

@@ -4,7 +4,7 @@
 // log time and drops the rest, oldest first, and a copy older than that is refused by the window.
 import t from 'tap';
 import { Fold } from '../helpers/fold.js';
-import { SeenIndex } from '../../lib/record/seen-index.js';
+import { SeenIndex } from '../../lib/record/stores/index.js';
 
 const MIN = 60 * 1000;
 

@@ -3,8 +3,8 @@
 import t, { type Test } from 'tap';
 import { isArchiveError } from '../../lib/protocol/errors.js';
 import { ARTICLES } from '../../lib/protocol/constitution.js';
-import { PAYLOAD_SCHEMAS, WRITE_TYPES, type WriteType } from '../../lib/record/registry.js';
-import { payloadErrors, validatePayload } from '../../lib/record/validation.js';
+import { PAYLOAD_SCHEMAS, WRITE_TYPES, type WriteType } from '../../lib/record/types/index.js';
+import { payloadErrors, validatePayload } from '../../lib/record/validation/index.js';
 import {
   NT_FORBIDDEN,
   REGISTRATION_SCHEMA,

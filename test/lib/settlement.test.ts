@@ -1,11 +1,8 @@
 // The settlement rule of arguments (docs/credence.md) and the shut-out after three dismissed
 // attacks (docs/record.md, docs/api.md#statuses-and-error-codes, docs/payloads.md), at the state level, with operators verified from the start.
 import t from 'tap';
-import { settlement, SHUT_OUT_FOR } from '../../lib/record/settlement.js';
-import { dueEvents } from '../../lib/record/scheduler.js';
-import { DAY, emptyState, type Argument, type State } from '../../lib/record/state.js';
-import { replayEntries } from '../../lib/record/replay.js';
-import { stateJson } from '../../lib/record/digest.js';
+import { settlement, SHUT_OUT_FOR } from '../../lib/record/numbers/index.js';
+import { dueEvents, DAY, emptyState, type Argument, type State, replayEntries, stateJson } from '../../lib/record/fold/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { Fold, seededState } from '../helpers/fold.js';
 

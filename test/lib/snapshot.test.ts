@@ -8,14 +8,18 @@ import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateDigest } from '../../lib/record/digest.js';
-import { replayEntries, replayStore } from '../../lib/record/replay.js';
-import { applyEntry } from '../../lib/record/apply.js';
-import { emptyState, type RecordEntry, type State } from '../../lib/record/state.js';
-import { claimScore } from '../../lib/record/numbers/served.js';
-import { frontier } from '../../lib/record/numbers/frontier.js';
+import {
+  stateDigest,
+  replayEntries,
+  replayStore,
+  applyEntry,
+  emptyState,
+  type RecordEntry,
+  type State,
+  writtenState,
+} from '../../lib/record/fold/index.js';
+import { claimScore, frontier } from '../../lib/record/numbers/index.js';
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotAsync, snapshotFile } from '../../lib/service/snapshot.js';
-import { writtenState } from '../../lib/record/state-codec.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
 import { startService, type TestService } from '../helpers/service.js';

@@ -13,10 +13,10 @@ import {
   receiptsTallied,
   reportsEarned,
   reportsTallied,
-} from '../../lib/record/numbers/verification.js';
+} from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/refusal.js';
+import { isRefusal } from '../../lib/record/admission/index.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
 /** Three verified operators; four that may be verified by the record on the way, one of them prolific. */

@@ -271,27 +271,30 @@ t.test('archive verify, export and proof on the command line: exit 0 only when e
   const report = JSON.parse(ok.stdout);
   t.equal(report.ok, true, 'exit 0 with ok');
   t.same(JSON.parse(readFileSync(state, 'utf8')).sth.treeSize, report.treeSize, 'the head is saved');
-  const text = await run(ARCHIVE, ['verify', '--url', s.url, '--state', state]);
-  t.match(text.stdout, /OK: every entry, signature, head and number checked holds/);
-
   const liar = await lyingProxy(t, s.url, (path, body) =>
     path === '/v2/record' ? JSON.stringify({ ...JSON.parse(body), claims: 40 }) : body,
   );
-  const bad = await run(ARCHIVE, ['verify', '--url', liar, '--json']).catch((e) => e);
+  const file = join(dir, 'log.jsonl');
+  const proofFile = join(dir, 'proof.json');
+  // Each a process of its own: the independent ones at once.
+  const [text, bad, usage] = await Promise.all([
+    run(ARCHIVE, ['verify', '--url', s.url, '--state', state]),
+    run(ARCHIVE, ['verify', '--url', liar, '--json']).catch((e) => e),
+    run(ARCHIVE, ['verify', '--url', s.url, '--file', file]).catch((e) => e),
+    run(ARCHIVE, ['export', '--url', s.url, '--out', file]),
+    run(ARCHIVE, ['proof', '--url', s.url, '--seq', '2', '--out', proofFile]),
+  ]);
+  t.match(text.stdout, /OK: every entry, signature, head and number checked holds/);
   t.equal(bad.code, 1, 'exit 1 when something does not hold');
   t.match(JSON.parse(bad.stdout), { ok: false, problems: [{ kind: 'numbers' }] });
-
-  const file = join(dir, 'log.jsonl');
-  await run(ARCHIVE, ['export', '--url', s.url, '--out', file]);
-  const offline = await run(ARCHIVE, ['verify', '--file', file, '--json']);
-  t.equal(JSON.parse(offline.stdout).ok, true, 'the export verifies offline');
-  const proofFile = join(dir, 'proof.json');
-  await run(ARCHIVE, ['proof', '--url', s.url, '--seq', '2', '--out', proofFile]);
-  const proof = await run(ARCHIVE, ['verify', '--proof', proofFile, '--key', s.d.logKeyString]);
-  t.match(proof.stdout, /OK: entry 2 is in the log of size \d+/);
-  const usage = await run(ARCHIVE, ['verify', '--url', s.url, '--file', file]).catch((e) => e);
   t.equal(usage.code, 1);
   t.match(usage.stderr, /give exactly one of --url, --file, --proof/);
+  const [offline, proof] = await Promise.all([
+    run(ARCHIVE, ['verify', '--file', file, '--json']),
+    run(ARCHIVE, ['verify', '--proof', proofFile, '--key', s.d.logKeyString]),
+  ]);
+  t.equal(JSON.parse(offline.stdout).ok, true, 'the export verifies offline');
+  t.match(proof.stdout, /OK: entry 2 is in the log of size \d+/);
 });
 
 t.test('a service that takes writes while it is verified: the new entries are fetched and checked again', async (t) => {

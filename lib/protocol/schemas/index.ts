@@ -1,6 +1,6 @@
 // The schemas' machinery: the typed builders (shared.ts), the registration body, and validation
 // (errors as ArchiveError bad_request naming every field). Each write type's payload schema is
-// in its descriptor (lib/record/types/), and the table of them is lib/record/registry.ts.
+// in its descriptor (lib/record/types/), and the table of them is lib/record/types/registry.ts.
 export { REGISTRATION_SCHEMA, type Registration } from './registration.js';
 export {
   MAX_DETAIL,

@@ -1,4 +1,4 @@
-// Validation against the write schemas (each write type's, from its descriptor: lib/record/registry.ts)
+// Validation against the write schemas (each write type's, from its descriptor: lib/record/types/registry.ts)
 // and the registration body's, compiled once (ajv, draft 2020-12, allErrors, strict). A refusal is one
 // ArchiveError bad_request whose detail names every problem, field by field, as a path from
 // the payload root (`payload.claims[0].text: must be 10 to 300 characters (has 4)`), joined

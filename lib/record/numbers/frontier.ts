@@ -1,13 +1,13 @@
 // GET /v2/frontier (docs/api.md#the-records-reads): five queues, never blended into credence. Each is ranked by the
 // record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence (docs/credence.md); ties go to the older item; the top 50 of each are kept. The three queues of
 // claims are made again only when a claim changed that is in them or may now belong in them
-// (numbers.ts watches each rescore); the receipts and arguments queues at each change.
-import type { Argument, State } from '../state.js';
+// (rescore.ts watches each rescore); the receipts and arguments queues at each change.
+import type { Argument, State } from '../fold/state.js';
 import { claimNumbers, claimValue, inView } from './served.js';
-import { argumentInView } from '../in-view.js';
+import { argumentInView } from '../views/in-view.js';
 import { round4 } from './rules.js';
-import { awaitsVerifiedCheck } from './numbers.js';
-import { openOnly } from './index.js';
+import { awaitsVerifiedCheck } from './rescore.js';
+import { openOnly } from './indexes.js';
 
 export const FRONTIER_MAX = 50;
 
@@ -51,7 +51,7 @@ function claimQueues(state: State) {
   const disputes = new Top<ClaimRow>(FRONTIER_MAX);
   const conceptual = new Top<ClaimRow>(FRONTIER_MAX);
   // The fold keeps each claim's value of checking, minutes and dispute worth by ordinal
-  // (numbers.ts), so ranking is a scan of arrays.
+  // (rescore.ts), so ranking is a scan of arrays.
   const { refs } = state.numbers.index;
   const { value, minutes, worth, conceptual: isConceptual } = state.numbers.ranks;
   for (let i = 0; i < refs.length; i++) {

@@ -1,9 +1,9 @@
 // Each claim's credence as it moved (the explorer's charts): [entry seq, credence] at each entry
 // that changed it. Held as three columns over every point of every claim in the order they were
-// noted, each point naming the claim's point before it (columns.ts): no object per point.
-import { grow, owned, type Ints, type Floats } from '../columns.js';
+// noted, each point naming the claim's point before it (stores/columns.ts): no object per point.
+import { grow, owned, type Ints, type Floats } from '../stores/columns.js';
 
-/** What the snapshot writes (state-codec.ts). */
+/** What the snapshot writes (fold/state-codec.ts). */
 export interface HistoryData {
   seq: Ints;
   credence: Floats;

@@ -2,9 +2,9 @@
 // the claim's evidence aggregate (built from its items when stale, else fed the reviews that
 // landed since), its author's calibration as prefix sums, its use as counts per operator. Each
 // equals, bit for bit, the part computed from scratch (score.ts, `fromScratch`).
-import { tierOf, type Claim, type State } from '../state.js';
+import { tierOf, type Claim, type State } from '../fold/state.js';
 import { EvidenceAggregate, type Evidence } from './aggregate.js';
-import type { CalibrationPrefix } from './index.js';
+import type { CalibrationPrefix } from './indexes.js';
 import { calibration, calibrationTerm, KIND_RANK, TIER_WEIGHT } from './rules.js';
 import { countedItems, countingReceipt, countsAsRerun, receiptItem, rerunsOf, reviewItem, type Item, type Parts } from './score.js';
 

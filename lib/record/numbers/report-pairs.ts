@@ -2,11 +2,11 @@
 // (verification.ts, docs/credence.md#operators-verified-by-the-record): the operator's latest
 // review of the claim, its checks of the claim's arguments, and what they count now. Held as
 // columns, one row per operator and claim it reported on, with an index from the pair to its
-// row (columns.ts); each review names the same operator's review of the claim before it, so
+// row (stores/columns.ts); each review names the same operator's review of the claim before it, so
 // the latest one not disowned is found by walking back.
-import { grow, Interned, owned, RowIndex, type Ints } from '../columns.js';
+import { grow, Interned, owned, RowIndex, type Ints } from '../stores/columns.js';
 
-/** What the snapshot writes (state-codec.ts). */
+/** What the snapshot writes (fold/state-codec.ts). */
 export interface ReportPairsData {
   ops: string[];
   op: Ints;

@@ -1,9 +1,9 @@
 // One claim's numbers under credence/0.3 (docs/credence.md), from the state and the scores
 // of earlier claims (its foundations, its author's earlier claims). Pure: reads the state,
-// changes nothing. numbers.ts decides which claims to score when an entry lands.
+// changes nothing. rescore.ts decides which claims to score when an entry lands.
 import { familiesOf } from '../../protocol/families.js';
-import { tierOf, type Argument, type Claim, type Receipt, type State } from '../state.js';
-import type { NumbersIndex } from './index.js';
+import { tierOf, type Argument, type Claim, type Receipt, type State } from '../fold/state.js';
+import type { NumbersIndex } from './indexes.js';
 import type { Evidence, Item } from './aggregate.js';
 import { exactSum } from './exact-sum.js';
 import {
@@ -26,9 +26,9 @@ import {
   TIER_WEIGHT,
 } from './rules.js';
 
-export type { Score, Status } from './index.js';
+export type { Score, Status } from './indexes.js';
 export type { Item } from './aggregate.js';
-import type { Score, Status } from './index.js';
+import type { Score, Status } from './indexes.js';
 
 /** Families of a declared models list, remembered per list (the same list is read at every rescore). */
 const familiesMemo = new WeakMap<readonly string[], string[]>();
@@ -224,7 +224,7 @@ export function countsAsRerun(state: State, claim: Claim, r: Receipt): boolean {
 
 /**
  * Where a score reads its claim's evidence, its author's calibration and its use: computed
- * from scratch (the reference, `fromScratch`) or from the aggregates the fold keeps (numbers.ts).
+ * from scratch (the reference, `fromScratch`) or from the aggregates the fold keeps (rescore.ts).
  */
 export interface Parts {
   evidence(claim: Claim): Evidence;

@@ -1,11 +1,11 @@
 // The numbers as served (docs/credence.md#claimscore-as-served-by-get-v2credence, 4.1 credence and frontier), as pure functions of
 // the state: the service answers with these and the offline verifier recomputes them.
-import type { State } from '../state.js';
-import { claimInView } from '../in-view.js';
+import type { State } from '../fold/state.js';
+import { claimInView } from '../views/in-view.js';
 import { CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
 import type { Score } from './score.js';
 import { keptOperatorCalibration } from './kept.js';
-import { CHUNK } from './index.js';
+import { CHUNK } from './indexes.js';
 
 /**
  * A probability as served: rounded to 4 decimals and kept within [0.0001, 0.9999], so that

@@ -3,8 +3,8 @@
 // a cross-check match and none disputed, or 10 reports (reviews or argument checks) on resolved
 // claims with at least 80 % right. A verified operator whose receipt two verified operators
 // dispute loses the status from that entry on. The fold runs this after every entry.
-import type { State, VerifiedBy } from '../state.js';
-import type { NumbersIndex, OperatorTally, ReceiptTally } from './index.js';
+import type { State, VerifiedBy } from '../fold/state.js';
+import type { NumbersIndex, OperatorTally, ReceiptTally } from './indexes.js';
 
 export type { VerifiedBy };
 

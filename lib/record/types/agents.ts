@@ -1,14 +1,14 @@
 // Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
-import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } from '../refusal.js';
+import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } from '../admission/refusal.js';
 import { parsePublicKey, verifyPayload } from '../../protocol/ed25519.js';
 import { sha256TextHex } from 'tlog-engine';
 import { doorbellUrlProblem } from '../../protocol/doorbell-address.js';
-import { authorizeMain } from '../signer.js';
+import { authorizeMain } from '../admission/signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
-import { DAY, tierOf, type RecordEntry, type State } from '../state.js';
-import { noteAwaiting, untouched } from '../numbers/numbers.js';
+import { DAY, tierOf, type RecordEntry, type State } from '../fold/state.js';
+import { noteAwaiting, untouched } from '../numbers/rescore.js';
 import { noteReceipt, noteReports } from '../numbers/verification.js';
-import { entryType, registrationType, serviceEvent } from './handler.js';
+import { entryType, registrationType, serviceEvent } from './descriptor.js';
 import type { GenesisEvent } from '../../protocol/genesis.js';
 import { REGISTRATION_SCHEMA, type Registration } from '../../protocol/schemas/registration.js';
 import { hash64, konst, obj, oneOf, pat, PROTOCOL, publicKey, signed, str, ts } from '../../protocol/schemas/shared.js';

@@ -1,19 +1,19 @@
 // Arguments (arguments/0.1: docs/payloads.md#arguments, ArgumentCheck, ArgumentAnswer; the
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
-import { conflict, forbidden, notFound } from '../refusal.js';
+import { conflict, forbidden, notFound } from '../admission/refusal.js';
 
-import { authorizeMain } from '../signer.js';
-import { pushTo, type Argument, type State } from '../state.js';
-import { assertNotShutOut, settleIfDue, shutOutKey } from '../settlement.js';
-import { resolvedNow, untouched } from '../numbers/numbers.js';
-import { entryType, serviceEvent } from './handler.js';
+import { authorizeMain } from '../admission/signer.js';
+import { pushTo, type Argument, type State } from '../fold/state.js';
+import { assertNotShutOut, settleIfDue, shutOutKey } from '../numbers/settlement.js';
+import { resolvedNow, untouched } from '../numbers/rescore.js';
+import { entryType, serviceEvent } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
 import { claimAt } from './papers.js';
-import { assertArgumentInView } from '../in-view.js';
+import { assertArgumentInView } from '../views/in-view.js';
 import { completeChallenges } from './challenges.js';
-import { signedHash } from '../replays.js';
+import { signedHash } from '../admission/replay-window.js';
 import { noteArgumentCheck } from '../numbers/verification.js';
-import { argumentCounting, checkCounting } from '../counting.js';
+import { argumentCounting, checkCounting } from '../numbers/counting.js';
 import { arr, bool, claimRef, hash64, https, models, nt, num, obj, oneOf, pat, signed, str } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
 

@@ -1,14 +1,14 @@
 // Challenges (docs/api.md#the-records-reads, docs/record.md; payloads are ours, docs/record.md#challenges-our-payloads-the-spec-shows-none): a brief on a claim worth
 // checking, proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn by its
 // proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
-import { conflict, forbidden, notFound, overQuota } from '../refusal.js';
+import { conflict, forbidden, notFound, overQuota } from '../admission/refusal.js';
 import { bareChallengeId, challengeId } from '../../protocol/ids.js';
-import { authorizeMain } from '../signer.js';
-import { DAY, pushTo, tierOf, type State, type Tier } from '../state.js';
-import { entryType } from './handler.js';
+import { authorizeMain } from '../admission/signer.js';
+import { DAY, pushTo, tierOf, type State, type Tier } from '../fold/state.js';
+import { entryType } from './descriptor.js';
 import { claimAt } from './papers.js';
-import { assertChallengeInView } from '../in-view.js';
-import { untouched } from '../numbers/numbers.js';
+import { assertChallengeInView } from '../views/in-view.js';
+import { untouched } from '../numbers/rescore.js';
 import { challengeIdSchema, claimRef, nt, signed } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM } from './examples.js';
 

@@ -1,21 +1,21 @@
 // Receipts: commit, seal, result, lapse and reveal (docs/payloads.md#checks and CheckResult;
 // docs/record.md#receipts-seeds-and-cross-checks for seeds and the cross-check draw, and
 // docs/record.md#service-events-and-time for time).
-import { conflict, forbidden, invalid, notFound, unprocessable } from '../refusal.js';
+import { conflict, forbidden, invalid, notFound, unprocessable } from '../admission/refusal.js';
 import { commitmentId } from '../../protocol/ids.js';
 import { verifySignature } from '../../protocol/ed25519.js';
 import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/seed.js';
-import { authorizeSigner } from '../signer.js';
-import { DAY, pushTo, type Bundle, type Receipt, type State } from '../state.js';
-import { noteAwaiting, untouched, watchFrontier } from '../numbers/numbers.js';
+import { authorizeSigner } from '../admission/signer.js';
+import { DAY, pushTo, type Bundle, type Receipt, type State } from '../fold/state.js';
+import { noteAwaiting, untouched, watchFrontier } from '../numbers/rescore.js';
 import { noteReceipt } from '../numbers/verification.js';
-import { receiptCounting } from '../counting.js';
-import { entryType, serviceEvent } from './handler.js';
+import { receiptCounting } from '../numbers/counting.js';
+import { entryType, serviceEvent } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
 import { noteReport } from './agents.js';
 import { claimAt } from './papers.js';
 import { completeChallenges } from './challenges.js';
-import { assertNotShutOut } from '../settlement.js';
+import { assertNotShutOut } from '../numbers/settlement.js';
 import {
   arr,
   bool,

@@ -2,16 +2,16 @@
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
 import { validateConstitution, type Article } from '../../protocol/constitution.js';
-import { conflict, forbidden, invalid, notFound, unacknowledged } from '../refusal.js';
+import { conflict, forbidden, invalid, notFound, unacknowledged } from '../admission/refusal.js';
 
-import { authorizeMain } from '../signer.js';
-import { VOTING_WINDOW_MS, type Proposal } from '../governance.js';
-import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance-rules.js';
-import { signerHandle, type RecordEntry, type State } from '../state.js';
+import { authorizeMain } from '../admission/signer.js';
+import { VOTING_WINDOW_MS, type Proposal } from '../governance/proposals.js';
+import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance/tally.js';
+import { signerHandle, type RecordEntry, type State } from '../fold/state.js';
 import { assertConstitution } from './agents.js';
-import { entryType, serviceEvent } from './handler.js';
+import { entryType, serviceEvent } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
-import { signedHash } from '../replays.js';
+import { signedHash } from '../admission/replay-window.js';
 import { hash64, konst, nt, obj, oneOf, PROTOCOL, signed, str, ts, tuple } from '../../protocol/schemas/shared.js';
 import { ARTICLES } from '../../protocol/constitution.js';
 import { EXAMPLE_HASH } from './examples.js';

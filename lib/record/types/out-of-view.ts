@@ -6,15 +6,15 @@
 // releases or rejects a hold. While out of view, reads of the item (and of receipts and
 // arguments on its claims) and writes on it answer 451; its entry is served with its text fields
 // null; the numbers are kept as before, and served without it.
-import { conflict, forbidden, notFound } from '../refusal.js';
+import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { bareChallengeId } from '../../protocol/ids.js';
-import { authorizeMain } from '../signer.js';
-import type { Hold, OutOfView, RecordEntry, SignedWrite, State } from '../state.js';
-import { markViewChanged } from '../numbers/numbers.js';
-import { entryType, serviceEvent } from './handler.js';
+import { authorizeMain } from '../admission/signer.js';
+import type { Hold, OutOfView, RecordEntry, SignedWrite, State } from '../fold/state.js';
+import { markViewChanged } from '../numbers/rescore.js';
+import { entryType, serviceEvent } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
 import type { TSchema } from '../../protocol/schemas/shared.js';
-import { describeOutOfView } from '../in-view.js';
+import { describeOutOfView } from '../views/in-view.js';
 import { konst, nt, obj, oneOf, pat, PROTOCOL, signed, ts } from '../../protocol/schemas/shared.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----

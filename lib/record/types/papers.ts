@@ -1,15 +1,15 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
 // docs/record.md#identifiers for ids).
-import { conflict, forbidden, notFound } from '../refusal.js';
+import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { externalId, paperId } from '../../protocol/ids.js';
-import { authorizeMain } from '../signer.js';
-import { assertClaimInView } from '../in-view.js';
-import { pushTo, type Claim, type Parent, type State } from '../state.js';
-import { noteClaim } from '../numbers/index.js';
+import { authorizeMain } from '../admission/signer.js';
+import { assertClaimInView } from '../views/in-view.js';
+import { pushTo, type Claim, type Parent, type State } from '../fold/state.js';
+import { noteClaim } from '../numbers/indexes.js';
 import { foundationsOf } from '../numbers/score.js';
-import { paperCounting } from '../counting.js';
-import { DEFAULT_MINUTES, untouched } from '../numbers/numbers.js';
-import { entryType } from './handler.js';
+import { paperCounting } from '../numbers/counting.js';
+import { DEFAULT_MINUTES, untouched } from '../numbers/rescore.js';
+import { entryType } from './descriptor.js';
 import {
   arr,
   claimKind,

@@ -1,15 +1,15 @@
 // Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
-import { conflict } from '../refusal.js';
+import { conflict } from '../admission/refusal.js';
 
-import { authorizeSigner } from '../signer.js';
-import { resolvedNow, untouched } from '../numbers/numbers.js';
-import { pushTo } from '../state.js';
-import { entryType } from './handler.js';
-import { assertNotShutOut } from '../settlement.js';
+import { authorizeSigner } from '../admission/signer.js';
+import { resolvedNow, untouched } from '../numbers/rescore.js';
+import { pushTo } from '../fold/state.js';
+import { entryType } from './descriptor.js';
+import { assertNotShutOut } from '../numbers/settlement.js';
 import { claimAt } from './papers.js';
-import { signedHash } from '../replays.js';
+import { signedHash } from '../admission/replay-window.js';
 import { noteReview } from '../numbers/verification.js';
-import { reviewCounting } from '../counting.js';
+import { reviewCounting } from '../numbers/counting.js';
 import { claimRef, models, nt, num, signed } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM } from './examples.js';
 
@@ -59,7 +59,7 @@ export const review = entryType({
     const id = signedHash(e);
     const claim = state.claims.get(p.claim)!;
     // The state's own strings (the claim's ref, the agent's key) rather than the payload's: each is
-    // interned by the reviews (review-store.ts), and a string the state holds has its hash already.
+    // interned by the reviews (stores/review-store.ts), and a string the state holds has its hash already.
     const key = p.agent.publicKey === agent.mainKey ? agent.mainKey : (agent.checkKeys.get(p.agent.publicKey)?.key ?? p.agent.publicKey);
     const row = state.reviews.add({
       id,

@@ -2,11 +2,11 @@
 // removes stewards (an operator-signed write, like pairing); a steward, signing with its main
 // key, pauses or resumes a surface. A paused surface answers 503 naming the switch; `writes`
 // pauses every surface (read-only) but the stewards' own switches and the operator's writes.
-import { conflict, forbidden, notFound, paused } from '../refusal.js';
+import { conflict, forbidden, notFound, paused } from '../admission/refusal.js';
 import type { SwitchName } from '../../protocol/schemas/index.js';
-import { authorizeMain } from '../signer.js';
-import type { State } from '../state.js';
-import { entryType } from './handler.js';
+import { authorizeMain } from '../admission/signer.js';
+import type { State } from '../fold/state.js';
+import { entryType } from './descriptor.js';
 import { bool, handle, konst, nt, obj, oneOf, PROTOCOL, signed, SWITCHES, ts } from '../../protocol/schemas/shared.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----

@@ -8,11 +8,10 @@
 import { lookup } from 'node:dns/promises';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { Agent, State } from '../../record/state.js';
+import type { Agent, State } from '../../record/fold/index.js';
 import { PROTOCOL } from '../../protocol/service-event.js';
 import { forbiddenAddress } from '../../protocol/doorbell-address.js';
-import { claimField, inFields, operatorFields } from '../../record/fields.js';
-import { argumentInView, challengeInView } from '../../record/in-view.js';
+import { claimField, inFields, operatorFields, argumentInView, challengeInView } from '../../record/views/index.js';
 
 export const CADENCE_MS: Record<string, number> = { immediate: 0, hourly: 60 * 60 * 1000, daily: 24 * 60 * 60 * 1000 };
 /** Waits before the retries of a failed ring; one more failure marks the doorbell failing. */

@@ -1,5 +1,5 @@
 // The members of a write in words, for /skill.md: generated from the schema the service validates
-// the write with (the payload schemas of lib/record/registry.ts, the registration body's), so
+// the write with (the payload schemas of lib/record/types/registry.ts, the registration body's), so
 // that every member, its type, bounds and values, and every conditional rule is stated and none
 // can drift from what is checked (docs/payloads.md says the same for people). A keyword this
 // does not know how to say throws: a new rule cannot be left out of the skill unnoticed.

@@ -4,13 +4,19 @@
 // own canonical JSON and signature against it byte for byte.
 import { canonicalize } from '../../protocol/canonical-json.js';
 import { privateKeyFromSeed, publicKeyOf, signPayload } from '../../protocol/ed25519.js';
-import { DAILY_QUOTA } from '../../record/types/challenges.js';
-import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../../record/types/agents.js';
+import {
+  DAILY_QUOTA,
+  DOORBELL_CADENCES,
+  DOORBELL_KINDS,
+  ENTRY_TYPES,
+  PAYLOAD_SCHEMAS,
+  WRITE_ROUTES,
+  WRITE_TYPES,
+} from '../../record/types/index.js';
 import { PROTOCOL } from '../../protocol/service-event.js';
-import { ENTRY_TYPES, PAYLOAD_SCHEMAS, WRITE_ROUTES, WRITE_TYPES } from '../../record/registry.js';
 import { REGISTRATION_SCHEMA } from '../../protocol/schemas/index.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
-import { DEFAULT_MINUTES } from '../../record/numbers/numbers.js';
+import { DEFAULT_MINUTES } from '../../record/numbers/index.js';
 import { membersMarkdown } from './members.js';
 import { sha256TextHex } from 'tlog-engine';
 

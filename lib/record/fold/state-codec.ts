@@ -1,0 +1,110 @@
+// A record state as bytes, for what keeps one to start from later: the service's snapshots
+// (lib/service/snapshot.ts) and the verifier's saved replay (verify/saved-state.ts). One header line
+// of JSON (the format, the folding code's identity, the SHA-256 and length of what follows, and
+// whatever the caller binds it to), then the state by V8's structured clone, which keeps Maps,
+// Sets, arrays and typed arrays (written as their raw bytes). What the state keeps as columns
+// (stores/columns.ts) is written as the columns themselves, and their indexes are built again when read.
+// Pure: the caller reads and writes the bytes.
+import { deserialize, serialize } from 'node:v8';
+import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';
+import type { State } from './state.js';
+import { Reviews, type ReviewsData } from '../stores/review-store.js';
+import { Reports, type ReportsData } from '../stores/reports.js';
+import { SeenIndex, type SeenData } from '../stores/replay-index.js';
+import { History, type HistoryData } from '../numbers/history.js';
+import { ReportPairs, type ReportPairsData } from '../numbers/report-pairs.js';
+import type { Numbers } from '../numbers/indexes.js';
+
+/** A state's header line (the engine's snapshot header; the folding code's identity is lib/protocol/code-id.ts). */
+export type { SnapshotHeader as StateHeader } from 'tlog-engine';
+
+/** The state as it is written: the stores of columns as their data (`pack`). */
+interface Written extends Omit<State, 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+  reviews: ReviewsData;
+  reportsByKey: ReportsData;
+  seen: SeenData;
+  numbers: Omit<Numbers, 'history' | 'tallies'> & {
+    history: HistoryData;
+    tallies: Omit<Numbers['tallies'], 'pairs'> & { pairs: ReportPairsData };
+  };
+}
+
+/**
+ * The state as it is written: the stores of columns as their columns, and everything else but
+ * the claims' kept evidence aggregates (objects with methods, which a structured clone does not
+ * keep). A restored state builds each aggregate again from the claim's items when it next scores
+ * the claim, which gives the very same numbers (docs/credence.md#how-the-service-keeps-them).
+ */
+export function writtenState(state: State): Written {
+  const n = state.numbers;
+  return {
+    ...state,
+    reviews: state.reviews.pack(),
+    reportsByKey: state.reportsByKey.pack(),
+    seen: state.seen.pack(),
+    numbers: {
+      ...n,
+      history: n.history.pack(),
+      tallies: { ...n.tallies, pairs: n.tallies.pairs.pack() },
+      aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set() },
+    },
+  };
+}
+
+/** The state written by `writtenState`, its stores of columns made again. */
+function restoredState(w: Written): State {
+  const n = w.numbers;
+  return {
+    ...w,
+    reviews: Reviews.unpack(w.reviews),
+    reportsByKey: Reports.unpack(w.reportsByKey),
+    seen: SeenIndex.unpack(w.seen),
+    numbers: {
+      ...n,
+      history: History.unpack(n.history),
+      tallies: { ...n.tallies, pairs: ReportPairs.unpack(n.tallies.pairs) },
+    },
+  };
+}
+
+/** The bytes of `state` under a header of `format` with `extra` members (bound to the head of size state.size whose root is `rootHash`). */
+export function encodeState<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Buffer {
+  return frameSnapshotSync({ format, code, treeSize: state.size, rootHash }, serialize(writtenState(state)), extra);
+}
+
+/** The state's bytes alone (the body of a snapshot): read in one synchronous step, a copy. */
+export function stateBody(state: State): Uint8Array {
+  return serialize(writtenState(state));
+}
+
+/**
+ * encodeState, reading the state in one synchronous step (its structured clone, a copy made at
+ * about the speed of memory for the columns), then hashing the copy and putting it under its
+ * header a slice at a time between turns of the event loop (the engine's frameSnapshot), so that
+ * the state may move on meanwhile and the service answers while the bytes are made.
+ */
+export async function encodeStateAsync<E extends object>(
+  format: string,
+  code: string,
+  state: State,
+  rootHash: string,
+  extra?: E,
+): Promise<Buffer> {
+  const size = state.size;
+  return frameSnapshot({ format, code, treeSize: size, rootHash }, [stateBody(state)], extra);
+}
+
+/** The header of state bytes, checked against `format` and `code`, or why they cannot be used; the state is read only by `readState`. */
+export const stateHeader = openSnapshot;
+
+/** The state of a body `stateHeader` accepted, or why it cannot be read. */
+export function readState(body: Uint8Array, treeSize: number): State | { problem: string } {
+  let state: State;
+  try {
+    state = restoredState(deserialize(body) as Written);
+  } catch (err) {
+    return { problem: `its state cannot be read (${(err as Error).message})` };
+  }
+  if (state.size !== treeSize) return { problem: `its state holds ${state.size} entries, its header says ${treeSize}` };
+  return state;
+}

@@ -1,0 +1,233 @@
+// Indexes the numbers need beyond what the handlers keep: who relies on which claim, each
+// operator's claims and reports in log order. Derived from the entries alone, kept as they land.
+
+import type { EvidenceAggregate } from './aggregate.js';
+import { History } from './history.js';
+import { ReportPairs } from './report-pairs.js';
+
+export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
+
+/** A claim's numbers, unrounded (served.ts rounds what it serves). */
+export interface Score {
+  ref: string;
+  /** Calibration rho of the author operator (null for an external claim: a = 0.5). */
+  calibration: number | null;
+  prior: number;
+  credence: number;
+  credenceVerified: number;
+  /** The lowest cap on credence (a qualifying argument that holds), or null. */
+  cap: number | null;
+  status: Status;
+  resolved: 0 | 1 | null;
+  use: number;
+  s: number;
+  f: number;
+  dispute: number;
+  reproduced: boolean;
+  families: string[];
+  /** Arguments by independent operators, by stance and status. */
+  arguments: Record<'refutes' | 'qualifies' | 'supports', Record<'open' | 'upheld' | 'dismissed', number>>;
+  foundations: string[];
+  /** Log-odds of the evidence (everything after the prior), all and verified-only. */
+  evidence: number;
+  evidenceVerified: number;
+  /** Credence and credenceVerified if it gained one confirming verified replication of a new family (for lift). */
+  hypoCredence: number;
+  hypoVerified: number;
+  lift: { ref: string; from: number; to: number; gain: number }[];
+}
+
+export interface NumbersIndex {
+  /** Every claim's place in log order (claims of one paper in claim order). */
+  ordinal: Map<string, number>;
+  refs: string[];
+  /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts). */
+  reviewsByClaim: Map<string, number[]>;
+  /** Receipts per claim, in the order of their results (check.result entries). */
+  resultsByClaim: Map<string, string[]>;
+  /** Foundation ref to the papers relying on it (for `use`). */
+  relying: Map<string, string[]>;
+  /** Foundation ref to the claims whose prior it enters. */
+  dependents: Map<string, string[]>;
+  /** An operator's paper claims, in log order (for calibration). */
+  claimsByOperator: Map<string, string[]>;
+  /** An operator's receipts, reviews and argument checks (for verification by the record). */
+  receiptsByOperator: Map<string, string[]>;
+  /** An operator's reviews, their rows in state.reviews. */
+  reviewsByOperator: Map<string, number[]>;
+  checksByOperator: Map<string, Set<string>>;
+  /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
+  papersByOperator: Map<string, string[]>;
+  crossCheckedBy: Map<string, string[]>;
+  /** Receipts a cross-check disagreed with that no verified operator has cross-checked (the frontier's receipts queue). */
+  awaiting: Set<string>;
+  /**
+   * Arguments and challenges filed, in log order, that may still be open: a reader drops those
+   * it finds closed (openOnly), so a walk of the open ones never walks the closed.
+   */
+  openArguments: Set<string>;
+  openChallenges: Set<string>;
+  /** How many external claims and how many receipts with a result (the record summary's counts). */
+  counts: { external: number; resulted: number };
+}
+
+/** The ids of `set` whose item `isOpen` still says is open, in order; those closed are dropped from the set. */
+export function* openOnly<T>(set: Set<string>, get: (id: string) => T | undefined, isOpen: (item: T) => boolean): Generator<T> {
+  for (const id of set) {
+    const item = get(id);
+    if (item !== undefined && isOpen(item)) yield item;
+    else set.delete(id);
+  }
+}
+
+export function emptyIndex(): NumbersIndex {
+  return {
+    ordinal: new Map(),
+    refs: [],
+    reviewsByClaim: new Map(),
+    resultsByClaim: new Map(),
+    relying: new Map(),
+    dependents: new Map(),
+    claimsByOperator: new Map(),
+    receiptsByOperator: new Map(),
+    reviewsByOperator: new Map(),
+    checksByOperator: new Map(),
+    papersByOperator: new Map(),
+    crossCheckedBy: new Map(),
+    awaiting: new Set(),
+    openArguments: new Set(),
+    openChallenges: new Set(),
+    counts: { external: 0, resulted: 0 },
+  };
+}
+
+export function noteClaim(ix: NumbersIndex, ref: string): void {
+  ix.ordinal.set(ref, ix.refs.length);
+  ix.refs.push(ref);
+}
+
+/**
+ * What the two criteria need of one operator, kept as entries land so that looking at a
+ * candidate costs the same whatever its history (docs/credence.md#operators-verified-by-the-record).
+ * `receiptsEarned` and `reportsEarned` of verification.ts compute the same from scratch (tests compare them).
+ */
+export interface OperatorTally {
+  /** Per receipt of the operator: what its verified cross-checks say (absent while none do). */
+  receipts: Map<string, ReceiptTally>;
+  /** Sums over `receipts`: verified cross-checks that disagreed, receipts per lowest verifying round, verified matching cross-checks per checker. */
+  disputes: number;
+  byRound: Map<number, number>;
+  sources: Map<string, number>;
+  /** The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on each): what each counts is in the report pairs. */
+  claims: number[];
+  reports: number;
+  right: number;
+}
+
+export interface ReceiptTally {
+  disputes: number;
+  lowest: number;
+  checkers: string[];
+}
+
+/** The tallies of every operator, and how many operators are verified in each round from 1 on. */
+export interface VerificationTallies {
+  operators: Map<string, OperatorTally>;
+  rounds: Map<number, number>;
+  /** Per operator and claim it reported on: its latest review, its checks, what they count (report-pairs.ts). */
+  pairs: ReportPairs;
+}
+
+/** Claims per chunk of the served credence body (served.ts caches it chunk by chunk). */
+export const CHUNK = 1024;
+
+/**
+ * What the frontier ranks, per claim ordinal, kept as scores change so that a read scans
+ * arrays instead of scoring: value of checking, expected minutes, dispute worth, kind.
+ */
+export interface Ranks {
+  value: number[];
+  minutes: number[];
+  worth: number[];
+  conceptual: boolean[];
+  /**
+   * The ranked queues of the frontier as last computed: the lowest key each keeps (-Infinity
+   * while not full) and the claims in them. A claim outside them whose key stays below those
+   * cannot change them, so they are recomputed only when `stale`.
+   */
+  watch: { claims: number; conceptual: number; disputes: number; members: Set<number> } | null;
+  stale: boolean;
+}
+
+/** An author's calibration kept as prefix sums over its claims in log order (kept.ts). */
+export interface CalibrationPrefix {
+  /** sum[i], n[i]: the calibration terms of its first i claims and how many are resolved. */
+  sum: number[];
+  n: number[];
+  /** sum and n are right up to index `valid`. */
+  valid: number;
+  /** How many of its claims are indexed in `first`; first[i]: the first of its claims with claim i's seq. */
+  indexed: number;
+  first: number[];
+}
+
+/** What rescores read, kept as entries land (kept.ts, docs/credence.md#how-the-service-keeps-them). */
+export interface Aggregates {
+  evidence: Map<string, EvidenceAggregate>;
+  /** Claims whose evidence aggregate is built again from their items when next read. */
+  stale: Set<string>;
+  calibration: Map<string, CalibrationPrefix>;
+  /** A paper claim's place among its author's claims. */
+  place: Map<string, number>;
+  /** Per claim: how many of its relying papers are read, and relying papers per operator other than the author's. */
+  use: Map<string, { read: number; ops: Map<string, number> }>;
+}
+
+export const emptyAggregates = (): Aggregates => ({
+  evidence: new Map(),
+  stale: new Set(),
+  calibration: new Map(),
+  place: new Map(),
+  use: new Map(),
+});
+
+/** The numbers the fold keeps: its indexes and every claim's score (rescore.ts). */
+export interface Numbers {
+  index: NumbersIndex;
+  scores: Map<string, Score>;
+  aggregates: Aggregates;
+  ranks: Ranks;
+  /** Bumped whenever any score changes: caches of served numbers key on it. */
+  version: number;
+  /** Per chunk of CHUNK claims (by ordinal), the version at which a score in it last changed. */
+  chunkVersion: number[];
+  /** Every change of a claim's status, in log order: the entry that moved it (for the feeds). */
+  statusChanges: StatusChange[];
+  /** Each claim's credence as it moved: [entry seq, credence] at each entry that changed it (`history.get(ref)`). */
+  history: History;
+  /** The entry being folded. */
+  at: { seq: number; ts: string };
+  /** What verification by the record reads of each operator, kept as entries land (verification.ts). */
+  tallies: VerificationTallies;
+}
+
+export interface StatusChange {
+  seq: number;
+  ts: string;
+  ref: string;
+  from: string;
+  to: string;
+}
+
+export const emptyNumbers = (): Numbers => ({
+  index: emptyIndex(),
+  scores: new Map(),
+  aggregates: emptyAggregates(),
+  ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
+  version: 0,
+  chunkVersion: [],
+  statusChanges: [],
+  history: new History(),
+  at: { seq: 0, ts: '' },
+  tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
+});

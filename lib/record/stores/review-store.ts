@@ -1,0 +1,246 @@
+// Every review on the record (types/reviews.ts), held as columns (columns.ts): one row per review
+// in log order, its id as 32 bytes, its strings (claim, agent, operator, signing key, models)
+// interned. Reads see each review as the object it always was (`get`, `at`, iteration as a
+// Map's); the numbers read the columns by row. The rationale is not held: it is read from the
+// log (docs/record.md, "How the state is kept").
+import { grow, HexIds, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes } from './columns.js';
+
+/** A review as the reads see it. */
+export interface Review {
+  id: string;
+  seq: number;
+  claim: string;
+  agent: string;
+  operatorId: string;
+  forecast: number;
+  models: string[];
+  signerKey: string;
+  disownedSeq: number | null;
+}
+
+/** What a review's row holds, as the snapshot writes it (fold/state-codec.ts). */
+export interface ReviewsData {
+  ids: Bytes;
+  seq: Ints;
+  claim: Ints;
+  agent: Ints;
+  operator: Ints;
+  key: Ints;
+  models: Ints;
+  forecast: Floats;
+  disowned: Ints;
+  time: Floats;
+  claims: string[];
+  agents: string[];
+  operators: string[];
+  signerKeys: string[];
+  lists: string[][];
+  /** Rows whose entry ts is not spelled as the log spells it, with their ts. */
+  odd: [number, string][];
+}
+
+/** What a new review's row is made of: the review, not yet disowned, and its entry's ts. */
+export type NewReview = Omit<Review, 'disownedSeq'> & { ts: string };
+
+const NONE: string[] = [];
+
+export class Reviews implements ReadonlyMap<string, Review> {
+  private ids = new HexIds();
+  private seq = new Int32Array(16);
+  private claim = new Int32Array(16);
+  private agent = new Int32Array(16);
+  private operator = new Int32Array(16);
+  private key = new Int32Array(16);
+  private models = new Int32Array(16);
+  private forecast = new Float64Array(16);
+  /** The seq of the key.revoke that disowned it, or -1. */
+  private disowned = new Int32Array(16);
+  /** Its entry's time in ms (columns.ts, isoMs); the ts itself when not canonical is in `odd`. */
+  private time = new Float64Array(16);
+  /** Each column's strings, held once: a table each, so that each lookup is in a small Map. */
+  private claims = new Interned();
+  private agents = new Interned();
+  private operators = new Interned();
+  private signerKeys = new Interned();
+  /** Declared model lists, each held once: the same list is the same array (its families are remembered per array). */
+  private lists: string[][] = [NONE];
+  private listNumbers = new Map<string, number>([['[]', 0]]);
+  private odd = new Map<number, string>();
+
+  get size(): number {
+    return this.ids.count;
+  }
+
+  /** Appends a review; returns its row. */
+  add(r: NewReview): number {
+    const row = this.ids.push(r.id);
+    const n = row + 1;
+    this.seq = grow(this.seq, n);
+    this.claim = grow(this.claim, n);
+    this.agent = grow(this.agent, n);
+    this.operator = grow(this.operator, n);
+    this.key = grow(this.key, n);
+    this.models = grow(this.models, n);
+    this.forecast = grow(this.forecast, n);
+    this.disowned = grow(this.disowned, n);
+    this.time = grow(this.time, n);
+    this.seq[row] = r.seq;
+    this.claim[row] = this.claims.of(r.claim);
+    this.agent[row] = this.agents.of(r.agent);
+    this.operator[row] = this.operators.of(r.operatorId);
+    this.key[row] = this.signerKeys.of(r.signerKey);
+    this.models[row] = this.listOf(r.models);
+    this.forecast[row] = r.forecast;
+    this.disowned[row] = -1;
+    const ms = isoMs(r.ts);
+    if (Number.isNaN(ms)) {
+      this.time[row] = Date.parse(r.ts);
+      this.odd.set(row, r.ts);
+    } else this.time[row] = ms;
+    return row;
+  }
+
+  /** The row of review `id`, or -1. */
+  rowOf(id: string): number {
+    return this.ids.find(id);
+  }
+
+  idAt(row: number): string {
+    return this.ids.hex(row);
+  }
+  seqAt(row: number): number {
+    return this.seq[row]!;
+  }
+  claimAt(row: number): string {
+    return this.claims.at(this.claim[row]!);
+  }
+  agentAt(row: number): string {
+    return this.agents.at(this.agent[row]!);
+  }
+  operatorAt(row: number): string {
+    return this.operators.at(this.operator[row]!);
+  }
+  signerKeyAt(row: number): string {
+    return this.signerKeys.at(this.key[row]!);
+  }
+  modelsAt(row: number): string[] {
+    return this.lists[this.models[row]!]!;
+  }
+  forecastAt(row: number): number {
+    return this.forecast[row]!;
+  }
+  disownedAt(row: number): number | null {
+    const d = this.disowned[row]!;
+    return d < 0 ? null : d;
+  }
+  /** Its entry's time, as Date.parse reads its ts. */
+  timeAt(row: number): number {
+    return this.time[row]!;
+  }
+  /** Its entry's ts. */
+  tsAt(row: number): string {
+    return this.odd.get(row) ?? isoTs(this.time[row]!);
+  }
+
+  /** Disowns the review at `row` from entry `seq` on (types/agents.ts, key.revoke). */
+  disown(row: number, seq: number): void {
+    this.disowned[row] = seq;
+  }
+
+  /** The review at `row`, as an object. */
+  at(row: number): Review {
+    return {
+      id: this.idAt(row),
+      seq: this.seqAt(row),
+      claim: this.claimAt(row),
+      agent: this.agentAt(row),
+      operatorId: this.operatorAt(row),
+      forecast: this.forecastAt(row),
+      models: this.modelsAt(row),
+      signerKey: this.signerKeyAt(row),
+      disownedSeq: this.disownedAt(row),
+    };
+  }
+
+  get(id: string): Review | undefined {
+    const row = this.rowOf(id);
+    return row < 0 ? undefined : this.at(row);
+  }
+
+  has(id: string): boolean {
+    return this.rowOf(id) >= 0;
+  }
+
+  *entries(): MapIterator<[string, Review]> {
+    for (let row = 0; row < this.size; row++) yield [this.idAt(row), this.at(row)];
+  }
+  *keys(): MapIterator<string> {
+    for (let row = 0; row < this.size; row++) yield this.idAt(row);
+  }
+  *values(): MapIterator<Review> {
+    for (let row = 0; row < this.size; row++) yield this.at(row);
+  }
+  [Symbol.iterator](): MapIterator<[string, Review]> {
+    return this.entries();
+  }
+  forEach(f: (value: Review, key: string, map: ReadonlyMap<string, Review>) => void): void {
+    for (const [k, v] of this.entries()) f(v, k, this);
+  }
+
+  private listOf(models: string[]): number {
+    if (models.length === 0) return 0;
+    const k = JSON.stringify(models);
+    let n = this.listNumbers.get(k);
+    if (n === undefined) {
+      n = this.lists.length;
+      this.lists.push([...models]);
+      this.listNumbers.set(k, n);
+    }
+    return n;
+  }
+
+  pack(): ReviewsData {
+    const n = this.size;
+    return {
+      ids: this.ids.pack(),
+      seq: this.seq.subarray(0, n),
+      claim: this.claim.subarray(0, n),
+      agent: this.agent.subarray(0, n),
+      operator: this.operator.subarray(0, n),
+      key: this.key.subarray(0, n),
+      models: this.models.subarray(0, n),
+      forecast: this.forecast.subarray(0, n),
+      disowned: this.disowned.subarray(0, n),
+      time: this.time.subarray(0, n),
+      claims: this.claims.list,
+      agents: this.agents.list,
+      operators: this.operators.list,
+      signerKeys: this.signerKeys.list,
+      lists: this.lists,
+      odd: [...this.odd],
+    };
+  }
+
+  static unpack(d: ReviewsData): Reviews {
+    const r = new Reviews();
+    const n = d.seq.length;
+    r.ids = HexIds.unpack(d.ids);
+    r.seq = owned(d.seq, n);
+    r.claim = owned(d.claim, n);
+    r.agent = owned(d.agent, n);
+    r.operator = owned(d.operator, n);
+    r.key = owned(d.key, n);
+    r.models = owned(d.models, n);
+    r.forecast = owned(d.forecast, n);
+    r.disowned = owned(d.disowned, n);
+    r.time = owned(d.time, n);
+    r.claims = new Interned([...d.claims]);
+    r.agents = new Interned([...d.agents]);
+    r.operators = new Interned([...d.operators]);
+    r.signerKeys = new Interned([...d.signerKeys]);
+    r.lists = d.lists.length > 0 && d.lists[0]!.length === 0 ? [NONE, ...d.lists.slice(1)] : [NONE];
+    r.listNumbers = new Map(r.lists.map((l, i) => [JSON.stringify(l), i]));
+    r.odd = new Map(d.odd);
+    return r;
+  }
+}

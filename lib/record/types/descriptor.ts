@@ -1,0 +1,116 @@
+// What one entry type is (docs/entry-types.md): a descriptor holding everything the project
+// knows of it, and registered in one table (registry.ts) from which every other table is built:
+// the write routes, the OpenAPI description, the MCP tools, the agent client's verbs, which
+// switch pauses it, which entries the log key signs, and what the numbers recount after it.
+//
+// `check` throws the typed error that refuses the entry (reading the state, never changing it),
+// or says the write is already so; `apply` folds an admitted entry into the state and returns
+// what the write's reply reports. Neither reads a clock: time is the entry's `ts`.
+import type { SwitchName } from '../../protocol/schemas/index.js';
+import type { Static, TSchema } from '../../protocol/schemas/shared.js';
+import type { ServiceEvent, SignedEvent } from '../../protocol/service-event.js';
+import type { Touched } from '../numbers/rescore.js';
+import type { Counted } from '../numbers/counting.js';
+import type { RecordEntry, SignedWrite, State } from '../fold/state.js';
+
+/** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
+export interface AlreadySo {
+  already: Record<string, unknown>;
+}
+
+/** `Logged` is the type of the logged object: a SignedWrite, a registration body or a SignedEvent. */
+export interface Handler<Logged = unknown, Outcome = unknown> {
+  check(state: State, e: RecordEntry<Logged>): void | AlreadySo;
+  apply(state: State, e: RecordEntry<Logged>): Outcome;
+  /**
+   * For a last-writer-wins write: the slot it sets (read after `check` passed, before `apply`).
+   * A write to a slot must be signed later than the time of the write that set it last: the earlier of that
+   * write's payload ts and its entry's ts (docs/record.md).
+   */
+  slot?(state: State, e: RecordEntry<Logged>): string;
+}
+
+/**
+ * Who signs a write (docs/api.md, the Signer column): main, the agent's main key; main-or-check,
+ * also a delegated check key (scope `reports`); operator, the deployment's operator key.
+ */
+export type Signer = 'main' | 'main-or-check' | 'operator';
+
+/** Where a write is sent, who signs it, and the status of its success: 201 taken, 200 done (it changes something already there). */
+export interface WriteRoute {
+  readonly path: string;
+  readonly signer: Signer;
+  readonly status: 200 | 201;
+}
+
+/** One entry type, all in one place (docs/entry-types.md). */
+export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<Logged, Outcome> {
+  /** The entry's type on the log. */
+  readonly type: string;
+  /**
+   * How it reaches the log: `write`, a signed envelope {payload, signature} sent to its route;
+   * `registration`, a plain JSON body (POST /v2/agents/register); `event`, an {event, signature}
+   * the service logs itself, signed by the log key.
+   */
+  readonly origin: 'write' | 'registration' | 'event';
+  /** The JSON Schema of a write's payload or of the registration body (lib/schemas); null for an event. */
+  readonly schema: object | null;
+  /** A write's route; null for the registration and events. */
+  readonly route: WriteRoute | null;
+  /** The switch of its surface (docs/stewardship.md); null when only `writes` pauses it, or nothing does. */
+  readonly surface: SwitchName | null;
+  /** Whether a steward's switch can pause it: never the service's events, the operator's writes or the stewards' own acts. */
+  readonly pausable: boolean;
+  /**
+   * For a write an agent signs, what /skill.md shows of it: example members of its payload (besides
+   * protocol, type, agent and ts; a test checks each against the schema) and what it can be answered
+   * beyond 400, 401, 428, 429, 503 and 507.
+   */
+  readonly skill?: { readonly example: Readonly<Record<string, unknown>>; readonly answers: string };
+  /** The agent client's verb for this write (`archive agent <name>`), when it has one. */
+  readonly verb?: { readonly name: string; readonly describe: string };
+  /**
+   * For a write that ends, hides or replaces something in force (rather than only adding to the
+   * record), what it does, as a sentence: its MCP tool says so and is marked destructive.
+   */
+  readonly destructive?: string;
+  /** For a write that makes the service reach something outside it, what: its MCP tool is marked open-world. */
+  readonly reachesOut?: string;
+  /** What the entry changed for the numbers (numbers/rescore.ts), read after `apply` with its outcome. */
+  numbers?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Touched;
+  /**
+   * For a write whose item the numbers read, what it counts as the state stands after the whole
+   * fold (numbers/counting.ts, docs/credence.md#what-a-write-counts): its answer carries it. Reads only.
+   */
+  counts?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Counted;
+}
+
+/** A descriptor as written: its schema's static type types the entry its hooks receive. */
+type Described<Origin, P, Logged, Outcome> = Omit<EntryType<Logged, Outcome>, 'origin' | 'schema'> & {
+  readonly origin: Origin;
+  readonly schema: TSchema<P>;
+};
+
+/** A signed write's descriptor, its type, route and schema as written: the registry derives `WriteType` and `PayloadOf` from them. */
+export type WriteEntryType<T extends string, R extends WriteRoute, P, Outcome> = EntryType<SignedWrite<P>, Outcome> & {
+  readonly type: T;
+  readonly origin: 'write';
+  readonly route: R;
+  readonly schema: TSchema<P>;
+};
+
+/** A signed write's descriptor: its hooks read `e.logged.payload` as its schema types it, its outcome from `apply`. */
+export const entryType = <const T extends string, const R extends WriteRoute, P, Outcome>(
+  d: Omit<Described<'write', P, SignedWrite<P>, Outcome>, 'type' | 'route'> & { readonly type: T; readonly route: R },
+): WriteEntryType<T, R, P, Outcome> => Object.freeze(d);
+
+/** The registration's descriptor: its hooks read `e.logged`, the body, as its schema types it. */
+export const registrationType = <P, Outcome>(d: Described<'registration', P, P, Outcome>): EntryType<P, Outcome> => Object.freeze(d);
+
+/** A service event's descriptor: logged by the service itself, so no schema, no route, never paused. */
+export const serviceEvent = <E extends ServiceEvent, Outcome = void>(
+  d: Omit<EntryType<SignedEvent<E>, Outcome>, 'origin' | 'schema' | 'route' | 'surface' | 'pausable'>,
+): EntryType<SignedEvent<E>, Outcome> =>
+  Object.freeze({ ...d, origin: 'event', schema: null, route: null, surface: null, pausable: false });
+
+export type { SignedWrite, Static };

@@ -1,0 +1,49 @@
+// What a served log entry withholds (docs/log-format.md: the entry keeps its hashes; only
+// fields are served as null, with a `withheld` note naming them): a doorbell's address, never
+// served; a result's own outputs until the receipt is revealed; every text field of an item out
+// of view (types/out-of-view.ts), whose entry also names the item as `subject`, since its id
+// is a hash of the text withheld.
+import { canonicalize } from '../../protocol/canonical-json.js';
+import { eachText } from '../types/registry.js';
+import type { WriteType } from '../types/registry.js';
+import type { State } from '../fold/state.js';
+
+export interface Served {
+  /** The logged object with withheld fields set to null, as canonical JSON. */
+  payload: string;
+  /** Paths of the withheld fields in the logged object. */
+  withheld: string[];
+  /** The id of the item out of view whose entry this is. */
+  subject?: string;
+}
+
+/** The entry as served, or null when it is served whole. */
+export function servedEntry(state: State, seq: number, type: string, payload: string): Served | null {
+  const subject = state.redacted.get(seq);
+  if (subject !== undefined) {
+    const logged = JSON.parse(payload);
+    const withheld: string[] = [];
+    eachText(type as WriteType, logged.payload, (path) => {
+      withheld.push(path);
+      return true; // served as null
+    });
+    return { payload: canonicalize(logged), withheld, subject };
+  }
+  if (type === 'doorbell.set') {
+    const logged = JSON.parse(payload);
+    if (logged.payload.url === undefined) return null;
+    logged.payload.url = null;
+    return { payload: canonicalize(logged), withheld: ['payload.url'] };
+  }
+  if (type === 'check.result') {
+    const logged = JSON.parse(payload);
+    const r = state.receipts.get(logged.payload.commit);
+    if (r === undefined || r.revealedSeq !== null) return null;
+    // Only the receipt's own outputs: its cross-check re-ran a receipt that this very result
+    // revealed, and whether they matched is what a verifier replays (docs/record.md#what-served-entries-withhold:
+    // the numbers must not depend on withheld text).
+    logged.payload.outputs = null;
+    return { payload: canonicalize(logged), withheld: ['payload.outputs'] };
+  }
+  return null;
+}
