@@ -14,6 +14,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openDeployment } from '../lib/service/deployment.js';
 import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
 import { LiveRecord } from '../lib/service/live-record.js';
@@ -61,13 +62,13 @@ function word(): string {
   }
   return VOCABULARY[lo]!;
 }
-const words = (n: number) => Array.from({ length: n }, word).join(' ');
+export const words = (n: number) => Array.from({ length: n }, word).join(' ');
 
 const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
 const signed = (k: Key, payload: object) => ({ payload, signature: signPayload(k.privateKey, payload) });
 
-/** Builds the log through the record itself (no HTTP), with real signatures. */
-async function build(dataDir: string): Promise<void> {
+/** Builds the log through the record itself (no HTTP), with real signatures (bench:search builds the same). */
+export async function build(dataDir: string): Promise<void> {
   let t = Date.now();
   const d = await openDeployment({ dataDir, clock: () => t });
   const record = await LiveRecord.open(d, () => t);
@@ -145,7 +146,7 @@ async function build(dataDir: string): Promise<void> {
 }
 
 /** Times `n` sequential GETs of the paths `pick` gives (after 100 to warm up); milliseconds. */
-async function timeGets(base: string, n: number, pick: (i: number) => string): Promise<number[]> {
+export async function timeGets(base: string, n: number, pick: (i: number) => string): Promise<number[]> {
   for (let i = 0; i < 100; i++) await (await fetch(base + pick(i))).arrayBuffer();
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -241,4 +242,5 @@ async function main(): Promise<void> {
   if (kept === undefined) rmSync(dir, { recursive: true, force: true });
 }
 
-await main();
+// Run as a script (bench:search imports build from here).
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

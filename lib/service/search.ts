@@ -158,62 +158,74 @@ function agentText(state: State, handle: string): Columns {
   return [a.handle, a.operatorId, a.models.join('\n')];
 }
 
-/** The items entry `e` made (`outcome`: what its apply reported), their text as of that entry. */
-function itemsOf(state: State, e: RecordEntry, outcome: { readonly id?: string }): IndexedItem[] {
-  switch (e.type) {
-    case 'agent.register': {
-      const handle = (e.logged as { handle: string }).handle;
-      return [{ key: handle, kind: 'agent', seq: e.seq, text: agentText(state, handle) }];
-    }
-    case 'paper': {
-      const p = state.papers.get(outcome.id!)!;
-      const payload = (e.logged as SignedWrite<PayloadOf<'paper'>>).payload;
-      // Each claim as the paper wrote it (a later amendment is a version of its own).
-      return [
-        { key: p.id, kind: 'paper', seq: e.seq, text: paperText(payload) },
-        ...p.claims.map((ref, i): IndexedItem => {
-          const c = payload.claims[i]!;
-          return { key: ref, kind: 'claim', seq: e.seq, text: [c.text, c.test, ''] };
-        }),
-      ];
-    }
-    case 'claim.external': {
-      const ref = `${outcome.id}#C1`;
-      const p = (e.logged as SignedWrite<PayloadOf<'claim.external'>>).payload;
-      return [{ key: ref, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
-    }
-    case 'claim.amend': {
-      // A claim is amended once: its text as it stands is this version's.
-      const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
-      return [{ key: ref, kind: state.claims.get(ref)!.external ? 'external' : 'claim', seq: e.seq, text: claimText(state, ref) }];
-    }
-    default:
-      return [];
-  }
-}
-
-/** The entry types that add items (itemsOf). */
-const INDEXED = new Set(['agent.register', 'paper', 'claim.external', 'claim.amend']);
-
 /**
- * What an entry of the log made, as its apply reported it (the id of its paper or external
- * claim), read from the entry alone: for the entries the index catches up on. Null when the state
- * holds nothing of it.
+ * What the search indexes, by entry type (docs/api.md#search): the items an entry of that type
+ * makes, their text as of that entry (`items`, given what its apply reported), and what it made,
+ * read again from the entry and the state when the index catches up from the log (`made`: null
+ * when the state holds nothing of it). The one place that says which types and fields are
+ * searched, so that the entry types' descriptors (lib/record/types/) can come to say it.
  */
-function madeBy(state: State, e: RecordEntry): { id?: string } | null {
-  const logged = e.logged as Record<string, unknown>;
-  switch (e.type) {
-    case 'agent.register':
-      return state.agents.has(logged.handle as string) ? {} : null;
-    case 'claim.amend':
-      return state.claims.has((e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim) ? {} : null;
-    default: {
-      const id = entrySubject(state, e.seq, e.type, logged)?.id;
-      if (e.type === 'paper') return id !== undefined && state.papers.has(id) ? { id } : null;
-      return id !== undefined && state.claims.has(id) ? { id: id.slice(0, -'#C1'.length) } : null;
-    }
-  }
+interface Searched {
+  items(state: State, e: RecordEntry, outcome: { readonly id?: string }): IndexedItem[];
+  made(state: State, e: RecordEntry): { id?: string } | null;
 }
+
+/** What entry `e` made, as an id its subject names (a paper's, or an external claim's ref), when the state holds it. */
+const subjectIn = (state: State, e: RecordEntry, has: (id: string) => boolean): string | null => {
+  const id = entrySubject(state, e.seq, e.type, e.logged as Record<string, unknown>)?.id;
+  return id !== undefined && has(id) ? id : null;
+};
+
+const SEARCHED: ReadonlyMap<string, Searched> = new Map(
+  Object.entries({
+    // An agent: handle, operator, models.
+    'agent.register': {
+      items: (state, e) => {
+        const handle = (e.logged as { handle: string }).handle;
+        return [{ key: handle, kind: 'agent', seq: e.seq, text: agentText(state, handle) }];
+      },
+      made: (state, e) => (state.agents.has((e.logged as { handle: string }).handle) ? {} : null),
+    },
+    // A paper (title, abstract, methods) and each of its claims as the paper wrote it (statement,
+    // test): a later amendment is a version of its own.
+    paper: {
+      items: (state, e, outcome) => {
+        const p = state.papers.get(outcome.id!)!;
+        const payload = (e.logged as SignedWrite<PayloadOf<'paper'>>).payload;
+        return [
+          { key: p.id, kind: 'paper', seq: e.seq, text: paperText(payload) },
+          ...p.claims.map((ref, i): IndexedItem => {
+            const c = payload.claims[i]!;
+            return { key: ref, kind: 'claim', seq: e.seq, text: [c.text, c.test, ''] };
+          }),
+        ];
+      },
+      made: (state, e) => {
+        const id = subjectIn(state, e, (id) => state.papers.has(id));
+        return id === null ? null : { id };
+      },
+    },
+    // An external claim: quote, test, source.
+    'claim.external': {
+      items: (state, e, outcome) => {
+        const p = (e.logged as SignedWrite<PayloadOf<'claim.external'>>).payload;
+        return [{ key: `${outcome.id}#C1`, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
+      },
+      made: (state, e) => {
+        const ref = subjectIn(state, e, (id) => state.claims.has(id));
+        return ref === null ? null : { id: ref.slice(0, -'#C1'.length) };
+      },
+    },
+    // An amended claim: a new version of it, its text as it stands (a claim is amended once).
+    'claim.amend': {
+      items: (state, e) => {
+        const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
+        return [{ key: ref, kind: state.claims.get(ref)!.external ? 'external' : 'claim', seq: e.seq, text: claimText(state, ref) }];
+      },
+      made: (state, e) => (state.claims.has((e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim) ? {} : null),
+    },
+  } satisfies Record<string, Searched>),
+);
 
 /** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
 async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
@@ -365,10 +377,11 @@ export class SearchIndex {
       if (page.length === 0) throw new Error(`entry ${from} is missing from the log`);
       const batch: IndexedItem[] = [];
       for (const r of page) {
-        if (!INDEXED.has(r.type)) continue;
+        const searched = SEARCHED.get(r.type);
+        if (searched === undefined) continue;
         const e = recordEntry(r);
-        const made = madeBy(state, e);
-        if (made !== null) batch.push(...itemsOf(state, e, made));
+        const made = searched.made(state, e);
+        if (made !== null) batch.push(...searched.items(state, e, made));
       }
       from += page.length;
       await this.writeHead(batch, from);
@@ -444,7 +457,8 @@ export class SearchIndex {
   applied(state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
     this.told = e.seq + 1;
     if (!this.writes || e.seq < this.written) return;
-    if (INDEXED.has(e.type)) this.queue.push(...itemsOf(state, e, outcome));
+    const searched = SEARCHED.get(e.type);
+    if (searched !== undefined) this.queue.push(...searched.items(state, e, outcome));
     this.flushSoon();
   }
 
@@ -541,10 +555,12 @@ export class SearchIndex {
     at: SearchPosition | null,
     limit: number,
   ): Promise<{ results: { kind: Kind; key: string }[]; next: SearchPosition | null }> {
-    const state = this.state;
     // The tree size this page is of: the cursor's, or all this node has committed and folded.
     const treeSize = at?.treeSize ?? Math.min(this.log.size, this.told);
     const deadline = Date.now() + SEARCH_WAIT_MS;
+    // A cursor of another node may be ahead of this one's state: it waits for it, as Min-Seq does.
+    while ((this.told < treeSize || this.log.size < treeSize) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const state = this.state;
     if (state === null || !(await this.holds(treeSize, deadline)) || this.told < treeSize || this.log.size < treeSize) {
       const { done, total, unit } = this.progress;
       throw new ArchiveError(
