@@ -137,6 +137,7 @@ async function main(): Promise<void> {
   await writer;
   await Promise.all(pending);
   const rate = ((d.log.size - sizeBefore) / (performance.now() - t1)) * 1000;
+  const quiet = await timeGets(base, 1000, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
   const inProcess: number[] = [];
   for (const q of queries.slice(0, 500)) {
     const t = performance.now();
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
     `2. GET /v2/search, 20 results with snippets, while ${fmt(rate, 0)} entries/s land (papers of 3 claims): ${p(search)}; with filters (operator, status): ${p(filtered)}`,
   );
   console.log(
-    `   the bare route GET /v1/log/sth under the same writes: ${p([...bare, ...bare2])}; the index's lookup in process, writes done: ${p(inProcess)}`,
+    `   the bare route GET /v1/log/sth under the same writes: ${p([...bare, ...bare2])}; GET /v2/search once writes stopped: ${p(quiet)}; the index's lookup in process: ${p(inProcess)}`,
   );
   await server.close();
 

@@ -54,8 +54,15 @@ export class PgSearch implements SearchStore {
     return this.pool;
   }
 
-  async open(): Promise<void> {
-    if (this.pool !== null) return;
+  /** Once made, the same promise: a bring-up that starts while another opens the store waits for its tables. */
+  private opening: Promise<void> | null = null;
+
+  open(): Promise<void> {
+    this.opening ??= this.make();
+    return this.opening;
+  }
+
+  private async make(): Promise<void> {
     const pool = new pg.Pool({ connectionString: this.url, max: 4 });
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
@@ -182,6 +189,7 @@ export class PgSearch implements SearchStore {
   async close(): Promise<void> {
     const p = this.pool;
     this.pool = null;
+    this.opening = null;
     await p?.end();
   }
 }
