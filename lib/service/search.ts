@@ -264,6 +264,8 @@ export class SearchIndex {
   private bringing = false;
   private flushing: Promise<void> | null = null;
   private flushWanted = false;
+  /** Items taken from the queue whose write has not succeeded yet. */
+  private unwritten = 0;
   private waitingForCommit = false;
   private readonly say: (line: string) => void;
   /** Resolves once the index holds every item of the state (again after each bring-up). */
@@ -504,10 +506,13 @@ export class SearchIndex {
     const rest: IndexedItem[] = [];
     for (const it of this.queue) (it.seq < size ? items : rest).push(it);
     this.queue = rest;
+    // Until written, these items are in neither the queue nor the store (a write that fails leaves them counted).
+    this.unwritten += items.length;
     const root = hex(await this.log.rootAt(size));
     if (generation !== this.generation) return;
     const head = { treeSize: size, rootHash: root };
     await this.store.write(items, head);
+    this.unwritten -= items.length;
     if (generation !== this.generation) return;
     this.head = head;
     this.written = Math.max(this.written, size);
@@ -518,6 +523,10 @@ export class SearchIndex {
     for (;;) {
       if (this.size >= size && !this.bringing) return true;
       if (this.writes) {
+        // No item of an entry below `size` waits to be written: the index as it stands holds them all
+        // (the entries since its head made no items), so the search need not wait for it to move its head.
+        if (!this.bringing && this.head !== null && this.told >= size && this.unwritten === 0 && !this.queue.some((it) => it.seq < size))
+          return true;
         if (this.bringing) {
           if (!(await settledWithin(this.ready, deadline - Date.now()))) return false;
           continue;
