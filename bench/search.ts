@@ -4,7 +4,7 @@
 //  1. the index built from zero in a new SQLite file (the papers' text read back from the log),
 //     beside the replay of the state it is built from; the heap it holds once built (after a
 //     forced collection), beside the state's;
-//  2. GET /v2/search on loopback, one request at a time (queries of one and two words drawn from
+//  2. GET /v2/search on loopback, one request at a time (BENCH_QUERIES, default 2,000, of one and two words drawn from
 //     the items' own text), while papers land through the record (BENCH_WRITES a second, each
 //     with three claims), beside the bare route GET /v1/log/sth under the same writes;
 //  3. the catch-up after a restart: the index closed, BENCH_CATCHUP entries logged (papers), an
@@ -28,6 +28,7 @@ import { fmt, machine, prng, quantile } from './stats.js';
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const WRITES = Number(process.env.BENCH_WRITES ?? 50);
 const CATCHUP = Number(process.env.BENCH_CATCHUP ?? 10_000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 2000);
 const rnd = prng(26);
 
 const p = (xs: number[]) => `p50 ${fmt(quantile(xs, 0.5), 2)} ms, p99 ${fmt(quantile(xs, 0.99), 2)} ms`;
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
     }
   })();
   const papers = [...s.papers.values()];
-  const queries = Array.from({ length: 2000 }, (_, i) => {
+  const queries = Array.from({ length: QUERIES }, (_, i) => {
     const claim = s.claims.get(papers[Math.floor(rnd() * papers.length)]!.claims[0]!)!;
     const ws = claim.text.split(' ');
     const a = ws[Math.floor(rnd() * ws.length)]!;
@@ -125,21 +126,21 @@ async function main(): Promise<void> {
   });
   const sizeBefore = d.log.size;
   const t1 = performance.now();
-  const bare = await timeGets(base, 1000, () => '/v1/log/sth');
-  const search = await timeGets(base, 2000, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
+  const bare = await timeGets(base, QUERIES / 2, () => '/v1/log/sth');
+  const search = await timeGets(base, QUERIES, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
   const filtered = await timeGets(
     base,
-    500,
+    QUERIES / 4,
     (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}&operator=lab-prolific&status=unchecked`,
   );
-  const bare2 = await timeGets(base, 1000, () => '/v1/log/sth');
+  const bare2 = await timeGets(base, QUERIES / 2, () => '/v1/log/sth');
   writing = false;
   await writer;
   await Promise.all(pending);
   const rate = ((d.log.size - sizeBefore) / (performance.now() - t1)) * 1000;
-  const quiet = await timeGets(base, 1000, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
+  const quiet = await timeGets(base, QUERIES / 2, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
   const inProcess: number[] = [];
-  for (const q of queries.slice(0, 500)) {
+  for (const q of queries.slice(0, QUERIES / 4)) {
     const t = performance.now();
     await readers.search.search(queryWords(q), {}, null, 20);
     inProcess.push(performance.now() - t);

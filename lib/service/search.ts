@@ -473,16 +473,18 @@ export class SearchIndex {
     }
     const want = this.told;
     if (this.log.size < want) {
-      if (this.waitingForCommit) return;
-      this.waitingForCommit = true;
-      // A log that stops refuses its waiters: the state is then rebuilt and its entries told again.
-      this.log.waitFor(want).then(
-        () => {
-          this.waitingForCommit = false;
-          this.flushSoon();
-        },
-        () => (this.waitingForCommit = false),
-      );
+      if (!this.waitingForCommit) {
+        this.waitingForCommit = true;
+        // A log that stops refuses its waiters: the state is then rebuilt and its entries told again.
+        this.log.waitFor(want).then(
+          () => {
+            this.waitingForCommit = false;
+            this.flushSoon();
+          },
+          () => (this.waitingForCommit = false),
+        );
+      }
+      // What is committed already is written now, without waiting for the rest (a search may wait for it).
       if (this.log.size <= this.size) return;
     }
     const generation = this.generation;
