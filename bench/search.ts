@@ -30,6 +30,7 @@ const WRITES = Number(process.env.BENCH_WRITES ?? 50);
 const CATCHUP = Number(process.env.BENCH_CATCHUP ?? 10_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2000);
 const rnd = prng(26);
+const run = Date.now().toString(36);
 
 const p = (xs: number[]) => `p50 ${fmt(quantile(xs, 0.5), 2)} ms, p99 ${fmt(quantile(xs, 0.99), 2)} ms`;
 const held = () => {
@@ -82,8 +83,9 @@ async function main(): Promise<void> {
   const c = s.constitution;
   const writers: { handle: string; k: Key }[] = [];
   for (let i = 0; i < 20; i++) {
-    const w = { handle: `bench-writer-${i}`, k: generateKeyPair() };
-    const a = record.admit('agent.register', registration(w.handle, w.k, `lab-writer-${i}`, c));
+    // Handles of this run: a kept log (BENCH_LOG_DIR) holds the writes of the runs before.
+    const w = { handle: `bench-writer-${run}-${i}`, k: generateKeyPair() };
+    const a = record.admit('agent.register', registration(w.handle, w.k, `lab-writer-${run}-${i}`, c));
     if (!('committed' in a)) throw new Error('a writer was not registered');
     await a.committed;
     writers.push(w);
