@@ -23,7 +23,7 @@ import type { Witnesses } from '../lib/service/witnesses.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { forwardWrites, type NodeRole } from './forward.js';
 import { minSeq } from './min-seq.js';
-import { Readers } from '../lib/service/readers.js';
+import { isLeadership, Readers } from '../lib/service/readers.js';
 import { recordEntry } from '../lib/record/fold/index.js';
 
 export interface AppOptions {
@@ -54,7 +54,7 @@ export interface AppOptions {
   /** Longest wait of a forwarded write for a node to lead, in ms (default 10000), and for its answer (default 30000). */
   forwardWaitMs?: number;
   forwardTimeoutMs?: number;
-  /** The readers' indexes (default: made here, following the record; the search index is built in the background). */
+  /** The readers' indexes (default: made here, following the record; the search index is brought up to date in the background). */
   readers?: Readers;
 }
 
@@ -110,7 +110,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   app.use(log.routes());
   // Every other read, from its row (api/reads/). Every list's cursors are under a key drawn from
   // the log key: every node takes every node's (api/paging.ts).
-  const readers = opts.readers ?? Readers.follow(record, d.log);
+  const readers = opts.readers ?? Readers.follow(record, d, { cluster: isLeadership(opts.role) ? opts.role : undefined });
   app.use(
     readRouter(READ_TABLE, {
       d,

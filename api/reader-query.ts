@@ -5,7 +5,7 @@ import { badRequest } from '../lib/protocol/errors.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { STATUSES, type Filters } from '../lib/record/views/index.js';
 import { sha256TextHex } from 'tlog-engine';
-import { KINDS, queryWords, type SearchFilters, type SearchPosition } from '../lib/service/search.js';
+import { KINDS, queryWords, TIERS, type SearchFilters, type SearchPosition } from '../lib/service/search.js';
 import { oneOfParam, optionalParam, type Query } from './params.js';
 import { isSeq, limitParam, places, type Cursors } from './paging.js';
 
@@ -35,9 +35,20 @@ export function filtersOf(query: Query): Filters {
   return f;
 }
 
-/** The search's cursor: the tree size of its first page, how many items below it were passed, and which search (a hash of the words and filters). */
-const searchCursor = (at: unknown[]): at is [number, number, string] =>
-  at.length === 3 && isSeq(at[0]) && isSeq(at[1]) && typeof at[2] === 'string';
+/**
+ * The search's cursor: the tree size of its first page, the tier and rank key (decimal) of the
+ * last item served, and which search (a hash of the words and filters).
+ */
+const searchCursor = (at: unknown[]): at is [number, number, string, string] =>
+  at.length === 4 &&
+  isSeq(at[0]) &&
+  Number.isSafeInteger(at[1]) &&
+  (at[1] as number) >= 0 &&
+  (at[1] as number) < TIERS.length &&
+  typeof at[2] === 'string' &&
+  /^(0|[1-9][0-9]{0,18})$/.test(at[2]) &&
+  BigInt(at[2]) < 2n ** 63n &&
+  typeof at[3] === 'string';
 
 /** A search as asked: its words, filters, page size and where its page starts. */
 export interface SearchAsked {
@@ -69,10 +80,10 @@ export function searchAsked(query: Query, cursors: Cursors): SearchAsked {
     JSON.stringify([q, f.kind ?? null, f.field ?? null, f.agent ?? null, f.operator ?? null, f.status ?? null]),
   ).slice(0, 12);
   const at = cursors.read(query, places.search, 'search', searchCursor);
-  if (at !== null && at[2] !== which) throw badRequest('cursor: a cursor of a search for other words or filters');
-  return { q, words, f, limit, at: at === null ? null : { treeSize: at[0], passed: at[1] }, which };
+  if (at !== null && at[3] !== which) throw badRequest('cursor: a cursor of a search for other words or filters');
+  return { q, words, f, limit, at: at === null ? null : { treeSize: at[0], tier: at[1], after: at[2] }, which };
 }
 
 /** The cursor of the page after one of search `s`, or null. */
 export const searchNext = (cursors: Cursors, s: SearchAsked, next: SearchPosition | null): string | null =>
-  next === null ? null : cursors.mint(places.search)('search', next.treeSize, next.passed, s.which);
+  next === null ? null : cursors.mint(places.search)('search', next.treeSize, next.tier, next.after, s.which);

@@ -37,16 +37,8 @@ const ZIPF = (() => {
   return c;
 })();
 
-const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
-const signed = (k: Key, payload: object) => ({ payload, signature: signPayload(k.privateKey, payload) });
-
-/**
- * Builds the log of `entries` entries in `dataDir`. With `hotEvery`, every `hotEvery`-th review
- * goes to the first paper's first claim (a hot claim, its reviews spread along the log).
- */
-export async function buildReadersLog(dataDir: string, entries: number, opts: { hotEvery?: number } = {}): Promise<void> {
-  const { agents: AGENTS, prolific: PROLIFIC, papers: PAPERS, externals: EXTERNALS } = readersShape(entries);
-  const rnd = prng(16);
+/** `n` words drawn from the vocabulary's Zipf distribution by `rnd`, joined by spaces. */
+export function wordsFrom(rnd: () => number): (n: number) => string {
   const word = (): string => {
     const x = rnd() * ZIPF[ZIPF.length - 1]!;
     let lo = 0;
@@ -57,7 +49,20 @@ export async function buildReadersLog(dataDir: string, entries: number, opts: { 
     }
     return VOCABULARY[lo]!;
   };
-  const words = (n: number) => Array.from({ length: n }, word).join(' ');
+  return (n) => Array.from({ length: n }, word).join(' ');
+}
+
+const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
+const signed = (k: Key, payload: object) => ({ payload, signature: signPayload(k.privateKey, payload) });
+
+/**
+ * Builds the log of `entries` entries in `dataDir`. With `hotEvery`, every `hotEvery`-th review
+ * goes to the first paper's first claim (a hot claim, its reviews spread along the log).
+ */
+export async function buildReadersLog(dataDir: string, entries: number, opts: { hotEvery?: number } = {}): Promise<void> {
+  const { agents: AGENTS, prolific: PROLIFIC, papers: PAPERS, externals: EXTERNALS } = readersShape(entries);
+  const rnd = prng(16);
+  const words = wordsFrom(rnd);
   let t = Date.now();
   const d = await openDeployment({ dataDir, clock: () => t });
   const record = await LiveRecord.open(d, () => t);

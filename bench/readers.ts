@@ -1,11 +1,10 @@
 // npm run bench:readers — the readers' figures of issue 16 (docs/benchmarks.md):
-//  1. the search index built at start: a log of BENCH_ENTRIES entries (default 1,000,000) holding
-//     about a million indexed items (2,000 agents of 1,000 operators, one of them with 200 agents;
-//     240,000 papers of 3 claims, 40,000 external claims; reviews for the rest), built through the
-//     record with real signatures, is opened again: the replay of the state, and the build of the
-//     read index and the search index from it (the papers' text read back from the store);
-//     then the search index's snapshot written as the service writes it (how long the event loop
-//     was held at most), and an index restored from it;
+//  1. the readers' indexes made at start: a log of BENCH_ENTRIES entries (default 1,000,000)
+//     holding about a million indexed items (2,000 agents of 1,000 operators, one of them with 200
+//     agents; 240,000 papers of 3 claims, 40,000 external claims; reviews for the rest), built
+//     through the record with real signatures, is opened again: the replay of the state, the read
+//     index made from it, and the search index built anew in a new file (the papers' text read
+//     back from the store; `npm run bench:search` has the search's own figures);
 //  2. GET /v2/search on loopback, one request at a time, for queries of one and two words drawn
 //     from the items' own text (so that common words are asked often): p50 and p99, beside the
 //     index's own lookup in process;
@@ -15,13 +14,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openDeployment } from '../lib/service/deployment.js';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { Readers } from '../lib/service/readers.js';
-import { SearchIndex } from '../lib/service/search.js';
-import { savedSearch, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { queryWords, TIERS } from '../lib/service/search.js';
+import { SqliteSearch } from '../lib/service/search-sqlite.js';
 import { startServer } from '../api/server.js';
 import { buildReadersLog, readersShape } from './readers-log.js';
 import { fmt, machine, prng, quantile } from './stats.js';
@@ -32,7 +31,7 @@ const PROLIFIC = readersShape(ENTRIES).prolific;
 const rnd = prng(16);
 
 /** Times `n` sequential GETs of the paths `pick` gives (after 100 to warm up); milliseconds. */
-async function timeGets(base: string, n: number, pick: (i: number) => string): Promise<number[]> {
+export async function timeGets(base: string, n: number, pick: (i: number) => string): Promise<number[]> {
   for (let i = 0; i < 100; i++) await (await fetch(base + pick(i))).arrayBuffer();
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -66,7 +65,8 @@ async function main(): Promise<void> {
   global.gc?.();
   const stateHeap = process.memoryUsage().heapUsed;
   t0 = performance.now();
-  const readers = Readers.follow(record, d.log);
+  const searchDir = mkdtempSync(join(tmpdir(), 'archive-bench-search-'));
+  const readers = Readers.follow(record, d, { store: new SqliteSearch(join(searchDir, 'search.sqlite'), TIERS) });
   const readIndex = performance.now() - t0;
   await readers.search.ready;
   const { ms, items } = readers.search.lastBuild!;
@@ -75,37 +75,6 @@ async function main(): Promise<void> {
   const s = record.state;
   console.log(
     `1. at start, ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): replay ${fmt(replay / 1000, 1)} s; read index ${fmt(readIndex, 0)} ms; search index of ${fmt(items)} items ${fmt(ms / 1000, 1)} s (heap: ${fmt(stateHeap / 2 ** 20)} MiB after the replay, ${fmt(heap / 2 ** 20)} MiB with the indexes)`,
-  );
-
-  // 1b. The search index's snapshot (lib/service/search-snapshot.ts): written as the service
-  // writes it (the longest the event loop was held meanwhile), then an index restored from it.
-  const snapFile = join(mkdtempSync(join(tmpdir(), 'archive-bench-search-')), 'search.snapshot');
-  const delay = monitorEventLoopDelay({ resolution: 5 });
-  const gcs: number[] = [];
-  const gcWatch = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => e.duration)));
-  gcWatch.observe({ entryTypes: ['gc'] });
-  delay.enable();
-  t0 = performance.now();
-  const written = await writeSearchSnapshot(snapFile, (await readers.search.save())!, d.log, t0);
-  delay.disable();
-  await new Promise((r) => setImmediate(r));
-  gcWatch.disconnect();
-  t0 = performance.now();
-  const restored = new SearchIndex(
-    d.log,
-    savedSearch(snapFile, d.log, (l) => console.log(l)),
-  );
-  restored.reset(record.state);
-  await restored.ready;
-  const restoreMs = performance.now() - t0;
-  if (restored.lastBuild?.from !== written.treeSize || restored.size !== readers.search.size)
-    throw new Error('the index was not restored from its snapshot');
-  rmSync(snapFile, { force: true });
-  console.log(
-    `1b. the search index's snapshot: ${fmt(written.bytes / 2 ** 20)} MiB written in ${fmt(written.ms / 1000, 1)} s (the event loop held at most ${fmt(delay.max / 1e6, 0)} ms at a time; the garbage collector's longest pause meanwhile ${fmt(Math.max(0, ...gcs), 0)} ms, ${fmt(
-      gcs.reduce((a, b) => a + b, 0),
-      0,
-    )} ms in all); an index restored from it in ${fmt(restoreMs / 1000, 1)} s, against ${fmt(ms / 1000, 1)} s to build it`,
   );
 
   const server = await startServer(d, record, 0, '127.0.0.1', { readers, registerLimit: null, verifyWorkers: 0 });
@@ -122,7 +91,7 @@ async function main(): Promise<void> {
   const inProcess: number[] = [];
   for (const q of queries) {
     const t = performance.now();
-    await readers.search.search(q, {}, { treeSize: s.size, passed: 0 }, 20);
+    await readers.search.search(queryWords(q), {}, null, 20);
     inProcess.push(performance.now() - t);
   }
   const bare = await timeGets(base, 2000, () => '/v1/log/sth');
@@ -154,7 +123,9 @@ async function main(): Promise<void> {
 
   await server.close();
   await d.close();
+  rmSync(searchDir, { recursive: true, force: true });
   if (kept === undefined) rmSync(dir, { recursive: true, force: true });
 }
 
-await main();
+// Run as a script (bench:search imports from here).
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

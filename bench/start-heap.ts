@@ -36,9 +36,11 @@ const record = await LiveRecord.open(d, Date.now, undefined, {
 const readersJs = `${root}/lib/service/readers.js`;
 if (existsSync(readersJs)) {
   const { Readers } = (await import(readersJs)) as {
-    Readers: { follow(record: unknown, log: unknown): { search: { ready: Promise<void> } } };
+    Readers: { follow(record: unknown, d: unknown): { search: { ready: Promise<void> } } };
   };
-  await Readers.follow(record, (d as unknown as { log: unknown }).log).search.ready;
+  // Code with the search on disk takes the deployment; code before it, the log.
+  const onDisk = existsSync(`${root}/lib/service/search-sqlite.js`);
+  await Readers.follow(record, onDisk ? d : (d as unknown as { log: unknown }).log).search.ready;
 }
 const seconds = (performance.now() - t0) / 1000;
 for (let i = 0; i < 4; i++) gc();

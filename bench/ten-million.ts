@@ -19,7 +19,7 @@
 //   - last, `archive verify --url --state --cache`, the whole log and then 10,000 new entries (goal:
 //     under 10 s; peer: the whole run; BENCH_NEW changes the 10,000); BENCH_VERIFY=0 leaves both out;
 //   - the snapshot's pause of serving: the longest gap in a steady stream of reads while a snapshot
-//     (state, then search index) is written under writes (goal: under 250 ms; peer: the longest gap
+//     (of the state) is written under writes (goal: under 250 ms; peer: the longest gap
 //     of the same stream otherwise);
 //   - heap plus array buffers after start from the snapshot, with the readers' indexes
 //     (bench/start-heap.ts; goal: at most 2 GiB).
@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDeployment } from '../lib/service/deployment.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
-import { searchSnapshotFile } from '../lib/service/search-snapshot.js';
+import { searchFile } from '../lib/service/search-sqlite.js';
 import { paperId } from '../lib/protocol/ids.js';
 import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
@@ -162,10 +162,9 @@ async function verify(url: string, work: string): Promise<number> {
 /** The longest gap between reads answered in a steady stream while a snapshot is written, and the longest otherwise. */
 async function snapshotPause(dir: string): Promise<{ during: number; otherwise: number; line: string; reads: number }> {
   const s = await serve(code, dir, ['--register-limit', '100000000', '--snapshot-every', '200']);
-  await s.line(/the search index holds/);
+  await s.line(/the search index (holds|is up to date)/);
   const from = s.lines.length;
   const state = s.line(/^archive: snapshot at entry/, from);
-  const search = s.line(/search index snapshot at entry/, from);
   let done = false;
   const landed = { n: 0 };
   const writes = writesUntil(s.url, () => done, landed);
@@ -177,17 +176,16 @@ async function snapshotPause(dir: string): Promise<{ during: number; otherwise: 
       answered.push(performance.now());
     }
   })();
-  // The search index's snapshot may fail (its error goes to stderr): then the window ends 2 s after the state's.
   const st = await state;
-  const se = await Promise.race([search, new Promise<null>((r) => setTimeout(() => r(null), 120_000))]);
   await new Promise((r) => setTimeout(r, 1000));
   done = true;
   await Promise.all([writes, stream]);
   await stop(s);
-  // The snapshot of the state is written from `ms` before its line; the search index's follows it.
+  // The snapshot of the state is written from `ms` before its line (the search index is a file of
+  // its own, written as the record folds, and has no snapshot).
   const ms = Number(/, (\d+) ms \(serving paused/.exec(st.line)?.[1] ?? 0);
   const start = st.at - ms - 100;
-  const end = se === null ? st.at + 2000 : se.at + 100;
+  const end = st.at + 100;
   let during = 0;
   let otherwise = 0;
   for (let i = 1; i < answered.length; i++) {
@@ -198,7 +196,7 @@ async function snapshotPause(dir: string): Promise<{ during: number; otherwise: 
   return {
     during,
     otherwise,
-    line: `${st.line.replace(/^archive: /, '')}; ${se === null ? 'no search index snapshot within 120 s' : se.line.replace(/^archive: /, '')}`,
+    line: st.line.replace(/^archive: /, ''),
     reads: answered.length,
   };
 }
@@ -213,9 +211,9 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
   console.log(`${shape}: ${fmt(sample.size)} entries`);
   const floor = `floor: reading every entry from the store ${fmt(sample.readS, 1)} s`;
 
-  // No snapshot: the replay, then the search index built from the state.
+  // No snapshot: the replay, then the search index built from the state (its file removed).
   rmSync(snapshotFile(dir), { force: true });
-  rmSync(searchSnapshotFile(dir), { force: true });
+  for (const suffix of ['', '-wal', '-shm']) rmSync(searchFile(dir) + suffix, { force: true });
   const zero = await serve(code, dir, SERVE);
   const zeroSearch = await zero.line(/the search index holds/);
   await stop(zero);
@@ -229,12 +227,10 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
   row('snapshots written at its clean shutdown', '', shutdown.join('; ') || 'none');
 
   const tf = performance.now();
-  const bytes =
-    (await readFile(snapshotFile(dir))).length +
-    (existsSync(searchSnapshotFile(dir)) ? (await readFile(searchSnapshotFile(dir))).length : 0);
+  const bytes = (await readFile(snapshotFile(dir))).length;
   const readSnapshot = (performance.now() - tf) / 1000;
   const s = await serve(code, dir, SERVE);
-  const restored = await s.line(/the search index holds/);
+  const restored = await s.line(/the search index (holds|is up to date)/);
   const used = s.lines.find((l) => l.includes('starting from the snapshot')) ?? 'the snapshot was not used';
   row(
     'start from the snapshot: serving / search ready',

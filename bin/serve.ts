@@ -6,8 +6,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { LiveRecord } from '../lib/service/live-record.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
-import { SEARCH_BLOB, storeSnapshots } from '../lib/service/snapshot-place.js';
-import { savedSearch, searchSnapshotFile, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
+import { storeSnapshots } from '../lib/service/snapshot-place.js';
 import { DEFAULT_LEASE_MS, RecordCluster, isSharedDb } from '../lib/service/cluster.js';
 import { stateDigest } from '../lib/record/fold/index.js';
 import { startServer } from '../api/server.js';
@@ -112,8 +111,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('snapshots', {
         type: 'boolean',
         default: true,
-        describe:
-          'start from the snapshot of the state under --data when it holds (and the search index from its own), and write them (--no-snapshots: always replay and index)',
+        describe: 'start from the snapshot of the state under --data when it holds, and write it (--no-snapshots: always replay)',
       })
       .option('snapshot-every', {
         type: 'number',
@@ -202,12 +200,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       : shared !== null
         ? storeSnapshots(shared.blobs, withoutPassword(args.store!))
         : snapshotFile(dataDir);
-    // And beside it the search index's (written after each of the state's).
-    const searchSnapshot = !args.snapshots
-      ? undefined
-      : shared !== null
-        ? storeSnapshots(shared.blobs, withoutPassword(args.store!), SEARCH_BLOB)
-        : searchSnapshotFile(dataDir);
     // On a shared database every node starts following; it leads once it holds the lease.
     const record = await LiveRecord.open(d, Date.now, startOff, { snapshot, following: shared !== null });
     const watch = new StorageWatch(dataDir, d.log, record, storage);
@@ -265,12 +257,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       start: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => witnesses.start())),
       stop: () => void (witnessing = witnessing.then(() => witnesses.stop()).then(() => (stopping ? undefined : witnesses.follow()))),
     });
-    // The readers' indexes follow the record from now on; the search index is built in the background.
-    const readers = Readers.follow(
-      record,
-      d.log,
-      searchSnapshot === undefined ? undefined : savedSearch(searchSnapshot, d.log, (l) => console.log(l)),
-    );
+    // The readers' indexes follow the record from now on; the search index is brought up to date
+    // in the background (on a shared database, by the node that leads: the others read it).
+    const readers = Readers.follow(record, d, { cluster });
     const server = await startServer(d, record, args.port, args.host, {
       readers,
       witnesses,
@@ -314,25 +303,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       tiles = setInterval(() => void update(), args['tiles-every'] * 1000);
       tiles.unref();
     }
-    // The search index's snapshot, after the state's (none while the index is still being made).
-    let searchAt = -1;
-    const saveSearch = async (why: string): Promise<void> => {
-      if (searchSnapshot === undefined) return;
-      try {
-        const t0 = performance.now();
-        const saved = await readers.search.save();
-        if (saved === null || saved.treeSize === searchAt) return;
-        const w = await writeSearchSnapshot(searchSnapshot, saved, d.log, t0);
-        searchAt = w.treeSize;
-        console.log(
-          `archive: search index snapshot at entry ${w.treeSize} (${why}), ${w.items} items, ${Math.round(w.bytes / 2 ** 20)} MiB, ${Math.round(w.ms)} ms`,
-        );
-      } catch (err) {
-        console.error("archive: writing the search index's snapshot failed:", err);
-      }
-    };
     // A snapshot of the state every `every` entries, and at a clean shutdown (docs/log-format.md,
-    // "Snapshots"), each followed by the search index's. Writing one blocks the node: the one that
+    // "Snapshots"). Writing one blocks the node: the one that
     // leads writes none while others follow (they would take its lease over), only a follower or a
     // node alone does.
     const snapshots =
@@ -341,7 +313,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         : record.engineReplica.keepSnapshots({
             every,
             mayBlock: async () => cluster === undefined || !cluster.leading || !(await cluster.othersUp()),
-            after: saveSearch,
             written: (s, why) =>
               console.log(
                 `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms (serving paused ${Math.round(s.heldMs)} ms)`,
@@ -383,12 +354,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         const b = readers.search.lastBuild;
         if (b === null) return;
         if (b.from === null) console.log(`archive: the search index holds ${b.items} items, built in ${(b.ms / 1000).toFixed(1)} s`);
-        else {
-          searchAt = b.from;
+        else
           console.log(
-            `archive: the search index holds ${b.items} items, from its snapshot at entry ${b.from} and the entries since, in ${(b.ms / 1000).toFixed(1)} s`,
+            `archive: the search index is up to date, from entry ${b.from} (${b.items} items since), in ${(b.ms / 1000).toFixed(1)} s`,
           );
-        }
       },
       (err) => console.error('archive: building the search index failed:', err),
     );

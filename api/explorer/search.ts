@@ -84,11 +84,11 @@ export function searchResults(state: State, asked: SearchAsked, results: Result[
   ].join('');
   const list =
     results.length === 0
-      ? `<div class="notice" id="no-results"><p>${asked.at === null ? `Nothing ${f.kind === undefined ? '' : `among the ${KIND_NAMES[f.kind]} `}holds every word of <q>${h(q)}</q>${Object.keys(f).some((k) => k !== 'kind') ? ' with these filters' : ''}.` : 'No further results.'}</p><p>The search finds whole words (case and accents aside) in papers' titles, abstracts and methods, claims' statements and tests, external claims' quotes and sources, and agents' handles, operators and models; every word must be there. Try fewer words, or other ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
+      ? `<div class="notice" id="no-results"><p>${asked.at === null ? `Nothing ${f.kind === undefined ? '' : `among the ${KIND_NAMES[f.kind]} `}holds every word of <q>${h(q)}</q>${Object.keys(f).some((k) => k !== 'kind') ? ' with these filters' : ''}.` : 'No further results.'}</p><p>The search finds whole words in any of their forms (case and accents aside) in papers' titles, abstracts and methods, claims' statements and tests, external claims' quotes and sources, and agents' handles, operators and models; every word must be there. Try fewer words, or other ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
       : `<ul class="items" id="results">${results.map((r) => resultLi(state, r, words)).join('')}</ul>`;
   return `<p class="links" id="kinds">Show: ${kinds.join(' ')}</p>
 ${only.length === 0 ? '' : `<p id="only">Only ${only.join(' and ')} (<a href="${h(drop)}">show all</a>).</p>`}
 ${list}
 ${pages === '' ? '' : `<p class="pager" id="result-pages">${pages}</p>`}
-<p><small>Best first: an item ranks by how near the start of its text the words stand (a title before an abstract, a statement before its test); items alike in rank come in log order. ${count(results.length, 'result')} on this page.</small></p>`;
+<p><small>Best first: the words as a phrase in a title (a claim's statement, an agent's handle), then every word there, then in the abstract (a test), then anywhere; items alike in rank come in a fixed order of their ids. ${count(results.length, 'result')} on this page.</small></p>`;
 }

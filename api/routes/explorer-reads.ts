@@ -178,7 +178,7 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
       await respond(ctx, null, () =>
         page(
           'Search',
-          `${searchForm('', f)}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external claims (quote, test, source) and agents (handle, operator, models): whole words, case and accents aside; every word must be there.</p>`,
+          `${searchForm('', f)}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external claims (quote, test, source) and agents (handle, operator, models): whole words in any of their forms (<q>rate</q> finds <q>rates</q>), case and accents aside; every word must be there.</p>`,
           { json: null },
         ),
       );
@@ -187,20 +187,20 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
     const asked = searchAsked(query, cursors);
     const json = hrefWith('/v2/search', asLink(query, names));
     const title = `Search: ${asked.q}`;
-    // At start the index is built in the background: a search waits a little for it (lib/service/search.ts),
+    // At start the index is brought up to date in the background: a search waits a little for it (lib/service/search.ts),
     // then the page says so, with how far the build got, rather than hang.
     let building = false;
     await respond(ctx, json, async () => {
       let found;
       try {
-        found = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
+        found = await readers.search.search(asked.words, asked.f, asked.at, asked.limit);
       } catch (err) {
         if (!(isArchiveError(err) && err.code === 'unavailable')) throw err;
         building = true;
-        const { done, total } = readers.search.progress;
+        const { done, total, unit } = readers.search.progress;
         return page(
           title,
-          `${searchForm(asked.q, asked.f)}<div class="notice" id="building"><p>The search index is being built: the service started (or rebuilt its state) a moment ago, and has indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} items so far. Nothing is searched until it holds them all.</p><p><a href="${h(ctx.originalUrl)}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
+          `${searchForm(asked.q, asked.f)}<div class="notice" id="building"><p>The search index is being built: the service started (or rebuilt its state) a moment ago, and has indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${unit} so far. Nothing is searched until it holds them all.</p><p><a href="${h(ctx.originalUrl)}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
           { json, q: asked.q },
         );
       }

@@ -99,7 +99,7 @@ export function readerReads({ d, record, readers, cursors }: ReadEnv) {
 
   const search: Handler = async (ctx, query) => {
     const asked = searchAsked(query, cursors);
-    const { results, next } = await readers.search.search(asked.q, asked.f, asked.at ?? { treeSize: state.size, passed: 0 }, asked.limit);
+    const { results, next } = await readers.search.search(asked.words, asked.f, asked.at, asked.limit);
     ctx.body = {
       q: asked.q,
       results: await Promise.all(results.map((r) => searchResult(state, r, asked.words, logged))),

@@ -61,7 +61,11 @@ export interface Deployment {
   operatorKeyString: string;
   origin: string;
   operator: string;
+  /** The PostgreSQL database the log is in (with its password), when it is. */
+  storeUrl?: string;
   audit(): Promise<AuditReport>;
+  /** Runs `f` when the deployment closes, before its log does (the search index, say). */
+  onClose(f: () => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -146,8 +150,10 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       );
       await log.append(GENESIS, eventText(signEvent(logKey, event)));
     }
+    const closing: (() => Promise<void>)[] = [];
     return {
       dataDir: opts.dataDir,
+      storeUrl: opts.storeUrl,
       log,
       store,
       logKey,
@@ -157,7 +163,11 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       origin,
       operator,
       audit: () => log.audit(logVerifier(logKeyString)),
-      close: () => log.close(),
+      onClose: (f) => void closing.push(f),
+      close: async () => {
+        for (const f of closing.splice(0)) await f().catch((err) => console.error('archive: closing:', err));
+        await log.close();
+      },
     };
   } catch (err) {
     await store.close();

@@ -1,28 +1,56 @@
 // What the readers' routes read beside the state (docs/api.md#the-records-reads): the read index
 // of each author's work and the papers by field (lib/record/views/list-index.ts) and the search index
 // (search.ts). Both follow the live record: made from its state at start (after a replay or from
-// a snapshot) and again after a rebuild, then kept entry by entry as entries are applied.
-import type { RecordReader } from '../protocol/log-entry.js';
+// a snapshot) and again after a rebuild, then kept entry by entry as entries are applied; the
+// search index is kept on disk (or in the shared database) and brought up to date at start.
 import { noteApplied, readIndexOf, type ReadIndex } from '../record/views/index.js';
 import type { RecordEntry, State } from '../record/fold/index.js';
 import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';
-import { SearchIndex, type SavedSearchSource } from './search.js';
+import type { Deployment } from './deployment.js';
+import { SearchIndex, TIERS, type SearchIndexOptions, type SearchLog, type SearchStore } from './search.js';
+import { SqliteSearch, searchFile } from './search-sqlite.js';
+import { PgSearch } from './search-pg.js';
+import { isSharedDb } from './cluster.js';
+
+/** The store of a deployment's search index: beside its LevelDB log, SQLite; with its log in PostgreSQL, the same database. */
+export function searchStoreOf(d: Deployment): SearchStore {
+  return d.storeUrl !== undefined && isSharedDb(d.store) ? new PgSearch(d.storeUrl, TIERS) : new SqliteSearch(searchFile(d.dataDir), TIERS);
+}
+
+/** Whether this node leads a deployment of many (the engine's Cluster): the one that leads writes the search index. */
+export interface Leadership {
+  readonly leading: boolean;
+  onLead(f: () => void): void;
+  onFollow(f: () => void): void;
+}
+
+/** Whether `role` (a node's place among many) tells when it leads. */
+export const isLeadership = (role: unknown): role is Leadership =>
+  typeof role === 'object' && role !== null && 'leading' in role && 'onLead' in role && 'onFollow' in role;
 
 export class Readers implements AppliedListener {
   /** Made by `reset`, which `follow` calls at once. */
   index!: ReadIndex;
-  readonly search: SearchIndex;
 
-  private constructor(log: RecordReader, saved?: SavedSearchSource) {
-    this.search = new SearchIndex(log, saved);
-  }
+  private constructor(readonly search: SearchIndex) {}
 
   /**
-   * Readers that follow `record` from now on; the search index is made in the background
-   * (`search.ready`), from `saved` (lib/service/search-snapshot.ts) when it holds.
+   * Readers that follow `record` from now on; the search index (in `store`, by default the
+   * deployment's: searchStoreOf) is brought up to date in the background (`search.ready`) and
+   * closed with the deployment. On a deployment of many nodes (`cluster`), only the node that
+   * leads writes it. `log`: where it reads the log (default: the deployment's; tests hold it back).
    */
-  static follow(record: LiveRecord, log: RecordReader, saved?: SavedSearchSource): Readers {
-    const r = new Readers(log, saved);
+  static follow(
+    record: LiveRecord,
+    d: Deployment,
+    opts: SearchIndexOptions & { store?: SearchStore; cluster?: Leadership; log?: SearchLog } = {},
+  ): Readers {
+    const { cluster } = opts;
+    const search = new SearchIndex(opts.log ?? d.log, opts.store ?? searchStoreOf(d), { ...opts, writes: cluster?.leading ?? opts.writes });
+    cluster?.onLead(() => search.lead());
+    cluster?.onFollow(() => search.follow());
+    d.onClose(() => search.close());
+    const r = new Readers(search);
     record.listen(r);
     return r;
   }

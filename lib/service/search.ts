@@ -1,28 +1,32 @@
-// The search of GET /v2/search (docs/api.md#search): papers (title, abstract, methods), claims
-// (statement and test), external claims (quote, test, source) and agents (handle, operator,
-// models), in one FlexSearch index in this process. FlexSearch ranks an item by where the words
-// of the query stand in its text (the earlier, the higher: a paper's title before its abstract,
-// a claim's statement before its test), items with every word of the query only, ties in the
-// order items were indexed; it keeps no statistics over the whole corpus, so an item indexed later
-// never moves the order of those indexed before it. Items are indexed in log order and never
-// taken out: an item out of view is left out when the index is read, as is an item logged after
-// the search's first page (its cursor names that tree size), so pages stay as they were while the
-// log grows. An amended claim is indexed again, as of its amendment's entry; its first version
-// stays in the index, unread. The index saves itself for a snapshot (`save`, kept by
-// search-snapshot.ts) and starts from one when it holds, indexing the entries logged since.
-import { createRequire } from 'node:module';
-import { grow, owned, type Bytes, type Ints } from '../record/stores/index.js';
-import { deserialize, serialize } from 'node:v8';
-import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
-import type { RecordReader } from '../protocol/log-entry.js';
+// The search of GET /v2/search and /explore/search (docs/api.md#search): papers (title, abstract,
+// methods), claims (statement, test), external claims (quote, test, source) and agents (handle,
+// operator, models), each item one row of three columns of falling weight, in an engine made for
+// it that keeps the index on disk: SQLite FTS5 in a file under the data directory beside LevelDB
+// (search-sqlite.ts), PostgreSQL's full-text search in the log's own database (search-pg.ts).
+// Both stem words (a search for "learning rates" finds "learning rate").
+//
+// Ranking (docs/api.md#search, "How it ranks"): an item's tier says where the query's words stand
+// in it (the words as a phrase in its first column, every word in its first column, ... every
+// word anywhere), and items of one tier come in the order of their rank key, a hash of the item's
+// id. Both depend on the item alone, never on the rest of the index nor on the order it was
+// indexed in, so an index followed live, brought up to date at start or built anew answers the
+// same, on one node or many, and a page read later goes on where the one before stopped (the
+// cursor names its tier and rank key).
+//
+// The index is written as the record folds (the readers' listener), once the entries are
+// committed, and records the tree size and root it holds. At start it is brought up to date from
+// the log when that head holds against the log, and built anew from the state otherwise (one line
+// saying why), in the background; searches meanwhile are answered 503 with its progress. On a
+// database many nodes share, the node that leads writes it, in log order, and every node reads it:
+// a search waits until the index holds this node's state, and its cursor names that tree size.
+import { createHash } from 'node:crypto';
+import { stemmer } from 'stemmer';
+import type { LoggedEntry } from '../protocol/log-entry.js';
 import { SEARCHED_TYPES, type PayloadOf } from '../record/types/index.js';
 import { recordEntry, type RecordEntry, type SignedWrite, type State } from '../record/fold/index.js';
 import { entrySubject, claimInView, type Filters, type Logged } from '../record/views/index.js';
 import { type Status, servedProbability } from '../record/numbers/index.js';
 import { ArchiveError } from '../protocol/errors.js';
-
-// FlexSearch's ES module bundle has no named exports under Node; its CommonJS build has.
-const { Index, Charset } = createRequire(import.meta.url)('flexsearch') as typeof import('flexsearch');
 
 export const KINDS = ['paper', 'claim', 'external', 'agent'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -32,230 +36,204 @@ export interface SearchFilters extends Filters {
   kind?: Kind;
 }
 
-/** Where a search goes on: the tree size of its first page, and how many items indexed below it the previous pages passed. */
+/** Where a search goes on: the tree size of its first page, the tier and rank key of the last item it served. */
 export interface SearchPosition {
   treeSize: number;
-  passed: number;
+  tier: number;
+  /** The rank key (decimal) after which the page goes on in that tier. */
+  after: string;
 }
 
-/** One item of the index: its kind, its id (paper id, claim ref, handle) and the entry that indexed it. */
-interface Doc {
-  kind: Kind;
+/** An item's text in three columns of falling weight: a paper's title, abstract and methods, and so on. */
+export type Columns = readonly [a: string, b: string, c: string];
+
+/** An item as of entry `seq`: a new item, or a new version of one (an amended claim). */
+export interface IndexedItem {
   key: string;
+  kind: Kind;
   seq: number;
+  text: Columns;
 }
 
-/** FlexSearch's options: whole words, case and accents folded (docs/api.md#search). */
-const OPTIONS: IndexOptions = { tokenize: 'strict', resolution: 9, encoder: Charset.Normalize };
+/** What an index holds: every item of the log's first `treeSize` entries, whose root is `rootHash` (hex). */
+export interface IndexHead {
+  treeSize: number;
+  rootHash: string;
+}
 
-/** Items indexed between two turns of the event loop while the index is built. */
+/** One item a tier of a search found: its rank key, id and kind. */
+export interface Candidate {
+  rank: bigint;
+  key: string;
+  kind: Kind;
+}
+
+/**
+ * The engine under the search. It keeps each item's versions (the entry each came with and the
+ * entry that replaced it), and its head. Written only by the process that writes the index.
+ */
+export interface SearchStore {
+  /** Where it is, for messages. */
+  readonly where: string;
+  /** Makes its tables when they are missing. */
+  open(): Promise<void>;
+  /** The head it holds, or null when it holds none (new, being built, or of another format: `problem` says which). */
+  head(): Promise<{ head: IndexHead | null; problem: string | null }>;
+  /** Empties it (a build from the state follows). */
+  clear(): Promise<void>;
+  /** Adds `items` (each replacing the version of its key it finds) and moves the head to `head`, in one transaction. */
+  write(items: readonly IndexedItem[], head: IndexHead): Promise<void>;
+  /**
+   * At most `n` items of tier `tier` of the search for `words`, as the index held them at tree
+   * size `treeSize` (each one's version of that size), of kind `kind` if given, in rank key order
+   * after `after`.
+   */
+  candidates(words: readonly string[], tier: Tier, at: { treeSize: number; kind?: Kind }, after: bigint, n: number): Promise<Candidate[]>;
+  close(): Promise<void>;
+}
+
+/** The log as the index reads it. */
+export interface SearchLog {
+  readonly size: number;
+  records(from: number, count: number): Promise<LoggedEntry[]>;
+  rootAt(size: number): Promise<Uint8Array>;
+  waitFor(size: number): Promise<void>;
+}
+
+/**
+ * The tiers of rank, best first (docs/api.md#search): where the query's words stand in an item.
+ * `columns` are the columns searched (a, the first; abc, all), `phrase` whether the words must
+ * stand together in that order, `not` the tiers whose items this one leaves out (so each item is
+ * in one tier, its best). The phrase tiers are skipped for a query of one word.
+ */
+export interface Tier {
+  columns: 'a' | 'ab' | 'abc';
+  phrase: boolean;
+  not: number[];
+}
+export const TIERS: readonly Tier[] = [
+  { columns: 'a', phrase: true, not: [] },
+  { columns: 'a', phrase: false, not: [0] },
+  { columns: 'ab', phrase: true, not: [1] },
+  { columns: 'ab', phrase: false, not: [1, 2] },
+  { columns: 'abc', phrase: false, not: [3] },
+];
+
+/** The tiers a search for `words` reads, by number. */
+const tiersOf = (words: readonly string[]): number[] => TIERS.flatMap((t, i) => (t.phrase && words.length < 2 ? [] : [i]));
+
+/** Tier `i` of a search that reads `used`: it leaves out only the items of tiers read. */
+const tierIn = (i: number, used: readonly number[]): Tier => ({ ...TIERS[i]!, not: TIERS[i]!.not.filter((j) => used.includes(j)) });
+
+/** Bits of an item's rank key below its hash: its version (a claim is amended at most once). */
+const VERSION_BITS = 7n;
+
+/** The rank key of version `version` of item `key`: 56 bits of the SHA-256 of the key, then the version; below 2^63. */
+export function rankKey(key: string, version = 0): bigint {
+  const h = createHash('sha256').update(key).digest().readBigUInt64BE(0) >> 8n;
+  return (h << VERSION_BITS) | BigInt(version);
+}
+
+/** The rank key of the version after the one of rank key `rank`. */
+export const nextVersion = (rank: bigint): bigint => rank + 1n;
+
+/** Entries' items written at a time while the index is built or brought up to date. */
 const BATCH = 2000;
-/** How long a search waits for an index being built before it is answered 503 with the build's progress. */
+/** Entries read from the log at a time when the index is brought up to date. */
+const TAIL_PAGE = 1000;
+/** How long a search waits for the index (being built, or behind this node's state) before it is answered 503. */
 export const SEARCH_WAIT_MS = 2000;
 
-/** A paper's text as indexed: title, abstract and methods. */
-const paperText = (p: { title: string; abstract: string; methods?: string }) => [p.title, p.abstract, p.methods ?? ''].join('\n');
+/** A paper's columns: title, abstract and methods. */
+const paperText = (p: { title: string; abstract: string; methods?: string }): Columns => [p.title, p.abstract, p.methods ?? ''];
 
-/** A claim's text as indexed: its statement and test (an external claim's quote, test and source). */
-function claimText(state: State, ref: string): string {
+/** A claim's columns as it stands: its statement, test and (an external claim's) source. */
+function claimText(state: State, ref: string): Columns {
   const c = state.claims.get(ref)!;
-  return [c.text, c.test, c.source ?? ''].join('\n');
+  return [c.text, c.test, c.source ?? ''];
 }
 
-const agentText = (state: State, handle: string): string => {
+function agentText(state: State, handle: string): Columns {
   const a = state.agents.get(handle)!;
-  return [a.handle, a.operatorId, ...a.models].join('\n');
+  return [a.handle, a.operatorId, a.models.join('\n')];
+}
+
+/**
+ * What the search indexes, by entry type (docs/api.md#search): the items an entry of that type
+ * makes, their text as of that entry (`items`, given what its apply reported), and what it made,
+ * read again from the entry and the state when the index catches up from the log (`made`: null
+ * when the state holds nothing of it). The one place that says which types and fields are
+ * searched, so that the entry types' descriptors (lib/record/types/) can come to say it.
+ */
+interface Searched {
+  items(state: State, e: RecordEntry, outcome: { readonly id?: string }): IndexedItem[];
+  made(state: State, e: RecordEntry): { id?: string } | null;
+}
+
+/** What entry `e` made, as an id its subject names (a paper's, or an external claim's ref), when the state holds it. */
+const subjectIn = (state: State, e: RecordEntry, has: (id: string) => boolean): string | null => {
+  const id = entrySubject(state, e.seq, e.type, e.logged as Record<string, unknown>)?.id;
+  return id !== undefined && has(id) ? id : null;
 };
 
-/**
- * The items of the index by their number in it, as columns: each one's kind and entry in typed
- * arrays, its id in an array of strings (a million items as objects would cost a million objects
- * in the heap, and seconds to write into a snapshot).
- */
-class Docs {
-  private kinds = new Uint8Array(16);
-  private seqs = new Int32Array(16);
-  private keys: string[] = [];
+const SEARCHED: ReadonlyMap<string, Searched> = new Map(
+  Object.entries({
+    // An agent: handle, operator, models.
+    'agent.register': {
+      items: (state, e) => {
+        const handle = (e.logged as { handle: string }).handle;
+        return [{ key: handle, kind: 'agent', seq: e.seq, text: agentText(state, handle) }];
+      },
+      made: (state, e) => (state.agents.has((e.logged as { handle: string }).handle) ? {} : null),
+    },
+    // A paper (title, abstract, methods) and each of its claims as the paper wrote it (statement,
+    // test): a later amendment is a version of its own.
+    paper: {
+      items: (state, e, outcome) => {
+        const p = state.papers.get(outcome.id!)!;
+        const payload = (e.logged as SignedWrite<PayloadOf<'paper'>>).payload;
+        return [
+          { key: p.id, kind: 'paper', seq: e.seq, text: paperText(payload) },
+          ...p.claims.map((ref, i): IndexedItem => {
+            const c = payload.claims[i]!;
+            return { key: ref, kind: 'claim', seq: e.seq, text: [c.text, c.test, ''] };
+          }),
+        ];
+      },
+      made: (state, e) => {
+        const id = subjectIn(state, e, (id) => state.papers.has(id));
+        return id === null ? null : { id };
+      },
+    },
+    // An external claim: quote, test, source.
+    'claim.external': {
+      items: (state, e, outcome) => {
+        const p = (e.logged as SignedWrite<PayloadOf<'claim.external'>>).payload;
+        return [{ key: `${outcome.id}#C1`, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
+      },
+      made: (state, e) => {
+        const ref = subjectIn(state, e, (id) => state.claims.has(id));
+        return ref === null ? null : { id: ref.slice(0, -'#C1'.length) };
+      },
+    },
+    // An amended claim: a new version of it, its text as it stands (a claim is amended once).
+    'claim.amend': {
+      items: (state, e) => {
+        const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
+        return [{ key: ref, kind: state.claims.get(ref)!.external ? 'external' : 'claim', seq: e.seq, text: claimText(state, ref) }];
+      },
+      made: (state, e) => (state.claims.has((e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim) ? {} : null),
+    },
+  } satisfies Record<string, Searched>),
+);
 
-  get length(): number {
-    return this.keys.length;
-  }
-
-  push(d: Doc): void {
-    const n = this.keys.length;
-    this.kinds = grow(this.kinds, n + 1);
-    this.seqs = grow(this.seqs, n + 1);
-    this.kinds[n] = KINDS.indexOf(d.kind);
-    this.seqs[n] = d.seq;
-    this.keys.push(d.key);
-  }
-
-  at(id: number): Doc {
-    return { kind: KINDS[this.kinds[id]!]!, key: this.keys[id]!, seq: this.seqs[id]! };
-  }
-  keyAt(id: number): string {
-    return this.keys[id]!;
-  }
-  seqAt(id: number): number {
-    return this.seqs[id]!;
-  }
-
-  /** The id of the last item of key `key`, or -1. */
-  lastOf(key: string): number {
-    return this.keys.lastIndexOf(key);
-  }
-
-  /** Copies of the columns (the ids one a line: no id holds a line break). */
-  pack(): { kinds: Uint8Array; seqs: Int32Array; keys: string } {
-    const n = this.keys.length;
-    return { kinds: this.kinds.slice(0, n), seqs: this.seqs.slice(0, n), keys: this.keys.join('\n') };
-  }
-
-  static unpack(c: { kinds: unknown; seqs: unknown; keys: unknown }): Docs {
-    if (!(c.kinds instanceof Uint8Array) || !(c.seqs instanceof Int32Array) || typeof c.keys !== 'string')
-      throw new Error('its first part is not its items');
-    const keys = c.keys === '' ? [] : c.keys.split('\n');
-    if (keys.length !== c.kinds.length || keys.length !== c.seqs.length) throw new Error('its items do not line up');
-    for (const k of c.kinds) if (k >= KINDS.length) throw new Error(`an item of an unknown kind (${k})`);
-    const d = new Docs();
-    d.kinds = owned(c.kinds as Bytes, keys.length);
-    d.seqs = owned(c.seqs as Ints, keys.length);
-    d.keys = keys;
-    return d;
-  }
-}
-
-interface Built {
-  index: FlexIndex;
-  docs: Docs;
-  /** The versions of each claim indexed more than once (amended), oldest first. */
-  versions: Map<string, number[]>;
-}
-
-const emptyBuilt = (): Built => ({ index: new Index(OPTIONS), docs: new Docs(), versions: new Map() });
-
-/**
- * The index as it held the items of the log's first `treeSize` entries, in parts serialized with
- * V8's structured clone (lib/service/search-snapshot.ts keeps them, bound to the head of that
- * size): first the items (as columns) and the versions of amended claims, then FlexSearch's
- * map from each word to its items, some words a part (as columns too). Each part is serialized
- * in its own turn of the event loop, at most about PART_IDS items' numbers in one.
- */
-export interface SavedSearch {
-  treeSize: number;
-  items: number;
-  parts: Buffer[];
-}
-
-/** Where a saved index is read from at a reset (lib/service/search-snapshot.ts). */
-export interface SavedSearchSource {
-  /** The latest kept, checked against the log, if its size is at most `maxSize`; null when none can be used (it says why). */
-  load(maxSize: number): Promise<SavedSearch | null>;
-  /** Says that the index it gave cannot be used, and why. */
-  discard(why: string): void;
-}
-
-/** Items' numbers in one part of a saved index (a word found in every item is one part of its own). */
-const PART_IDS = 250_000;
-
-/**
- * FlexSearch's index as it holds its words: `map` from each (encoded) word to its items in 9
- * slots of rank, `reg` the items. Not its public interface: its own export writes the same as
- * JSON text, in chunks too large to write while serving (one of a million items' most common
- * words takes seconds). The FlexSearch build is part of the saved index's `code`, so a saved
- * index is read only by the build that wrote it; `inner` refuses an index of another shape.
- */
-type Slots = (number[] | undefined)[];
-interface Inner {
-  map: Map<string, Slots>;
-  reg: Set<number>;
-  ctx: Map<string, unknown>;
-}
-
-function inner(index: FlexIndex): Inner {
-  const i = index as unknown as Partial<Inner> & { fastupdate?: boolean };
-  if (!(i.map instanceof Map) || !(i.reg instanceof Set) || !(i.ctx instanceof Map) || i.ctx.size > 0 || i.fastupdate !== false)
-    throw new Error('the FlexSearch index is not of the shape a saved index holds');
-  return i as Inner;
-}
-
-/** The head part: the items as columns (Docs.pack), the versions, and the items FlexSearch registered. */
-interface HeadPart {
-  docs: ReturnType<Docs['pack']>;
-  versions: [key: string, docs: number[]][];
-  reg: Int32Array;
-}
-
-const headPart = (b: Built): HeadPart => ({ docs: b.docs.pack(), versions: [...b.versions], reg: Int32Array.from(inner(b.index).reg) });
-
-/**
- * Some words of FlexSearch's map: the words, how many items each has in each of its 9 slots, and
- * the items' numbers, slot after slot, word after word. Typed arrays: V8 writes and reads them as
- * their bytes, where arrays of numbers with holes cost it about a tenth of a microsecond a number.
- */
-interface WordsPart {
-  words: string[];
-  counts: Int32Array;
-  ids: Int32Array;
-}
-
-/** Slots of rank a word's items are in (FlexSearch's resolution). */
-const SLOTS = OPTIONS.resolution!;
-
-function wordsPart(words: [string, Slots][], total: number): WordsPart {
-  const counts = new Int32Array(words.length * SLOTS);
-  const ids = new Int32Array(total);
-  let o = 0;
-  words.forEach(([, slots], w) => {
-    for (let k = 0; k < SLOTS; k++) {
-      const slot = slots[k];
-      if (slot === undefined) continue;
-      counts[w * SLOTS + k] = slot.length;
-      ids.set(slot, o);
-      o += slot.length;
-    }
-  });
-  return { words: words.map(([word]) => word), counts, ids };
-}
-
-function wordsOf(part: WordsPart): [string, Slots][] {
-  const { words, counts, ids } = part;
-  if (!Array.isArray(words) || !(counts instanceof Int32Array) || !(ids instanceof Int32Array) || counts.length !== words.length * SLOTS)
-    throw new Error('a part is not words');
-  let o = 0;
-  return words.map((word, w) => {
-    const slots: Slots = [];
-    for (let k = 0; k < SLOTS; k++) {
-      const n = counts[w * SLOTS + k]!;
-      if (n === 0) continue;
-      if (n < 0 || o + n > ids.length) throw new Error('a part holds fewer items than it counts');
-      slots[k] = Array.from(ids.subarray(o, o + n));
-      o += n;
-    }
-    return [word, slots];
-  });
-}
-
-/** The index the parts of a saved index hold; throws on parts of another shape. */
-async function fromParts(parts: Buffer[], turn: () => Promise<boolean>): Promise<Built | null> {
-  const head = deserialize(parts[0]!) as HeadPart;
-  if (typeof head !== 'object' || head === null || !Array.isArray(head.versions) || !(head.reg instanceof Int32Array))
-    throw new Error('its first part is not its items');
-  const docs = Docs.unpack(head.docs ?? {});
-  const index = new Index(OPTIONS);
-  const { map, reg } = inner(index);
-  for (const id of head.reg) reg.add(id);
-  for (const part of parts.slice(1)) {
-    if (!(await turn())) return null;
-    for (const [word, slots] of wordsOf(deserialize(part) as WordsPart)) map.set(word, slots);
-  }
-  return { index, docs, versions: new Map(head.versions) };
-}
-
-/** Entries read from the log at a time when the index is brought from a saved size to the state's. */
-const TAIL_PAGE = 1000;
-/** The entry types that add items to the index (note): their descriptors' `search` says so. */
-const INDEXED = SEARCHED_TYPES;
+// Each type's descriptor says whether the search reads it (its `search`, lib/record/types/); the
+// table above says how. A type in one and not the other is a mistake of the code: it stops the start.
+for (const type of new Set([...SEARCHED.keys(), ...SEARCHED_TYPES]))
+  if (SEARCHED.has(type) !== SEARCHED_TYPES.has(type))
+    throw new Error(
+      `search: ${type} is ${SEARCHED.has(type) ? 'searched here but its descriptor declares no search' : 'declared searched but not here'}`,
+    );
 
 /** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
 async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
@@ -268,307 +246,386 @@ async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
   }
 }
 
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const turn = () => new Promise((r) => setImmediate(r));
+
+export interface SearchIndexOptions {
+  /** Whether this process writes the index (default true; on a shared database, the node that leads: `lead` and `follow`). */
+  writes?: boolean;
+  /** Where its one-line notices go (default: console.log). */
+  say?: (line: string) => void;
+}
+
 export class SearchIndex {
-  private built: Built = emptyBuilt();
-  /** Entries applied while the index is being built, added once it is. */
-  private pending: { e: RecordEntry; outcome: { readonly id?: string } }[] | null = null;
-  private generation = 0;
+  /** The state the items are read from; its size is how many entries were told. */
   private state: State | null = null;
-  /** Resolves once the index holds every item of the state (again after each reset). */
+  /** How many entries of the log were told (applied), and whose items wait, committed or not, to be written. */
+  private told = 0;
+  private queue: IndexedItem[] = [];
+  /** The head the store holds, as this process last wrote or read it. */
+  private head: IndexHead | null = null;
+  /** Entries below this size were written before the state was rebuilt: told again, they are passed over. */
+  private written = 0;
+  private writes: boolean;
+  private generation = 0;
+  /** Whether the index is being built or brought up to date (nothing else is written meanwhile). */
+  private bringing = false;
+  private flushing: Promise<void> | null = null;
+  private flushWanted = false;
+  /** Items taken from the queue whose write has not succeeded yet. */
+  private unwritten = 0;
+  private waitingForCommit = false;
+  private readonly say: (line: string) => void;
+  /** Resolves once the index holds every item of the state (again after each bring-up). */
   ready: Promise<void> = Promise.resolve();
-  /** How long the last build took, how many items it indexed, and the saved index it started from (its tree size), if any. */
+  /** How long the last bring-up took, how many items it wrote, and the index's tree size it started from (null: built anew). */
   lastBuild: { ms: number; items: number; from: number | null } | null = null;
-  /** The build under way: items indexed of all it will hold (done === total once built). */
-  progress = { done: 0, total: 0 };
+  /** The bring-up under way: entries (or items, when built anew) done of all it will do. */
+  progress: { done: number; total: number; unit: 'items' | 'entries' } = { done: 0, total: 0, unit: 'items' };
 
   constructor(
-    private readonly log: RecordReader,
-    private readonly saved?: SavedSearchSource,
-  ) {}
-
-  /** Items indexed (a claim amended counts twice). */
-  get size(): number {
-    return this.built.docs.length;
+    private readonly log: SearchLog,
+    readonly store: SearchStore,
+    opts: SearchIndexOptions = {},
+  ) {
+    this.writes = opts.writes ?? true;
+    this.say = opts.say ?? ((line) => console.log(line));
   }
 
-  /** Builds the index anew from `state` (papers' text read from the log), in batches between turns of the event loop. */
+  /** The tree size the index holds, as this process knows it. */
+  get size(): number {
+    return this.head?.treeSize ?? 0;
+  }
+
+  /**
+   * The state starts over from `state` (at start, or rebuilt after writes went off): the entries
+   * from its size on will be told again. At the first, and whenever this process writes and the
+   * index is not up, the index is brought up to date (or built anew) in the background.
+   */
   reset(state: State): void {
-    const generation = ++this.generation;
+    this.generation++;
     this.state = state;
-    this.pending = [];
+    this.told = state.size;
+    this.queue = [];
+    if (this.head === null || this.bringing) this.bringUp();
+  }
+
+  /** This process now writes the index (it took the sequencer lease): brings it up to date from its head. */
+  lead(): void {
+    if (this.writes) return;
+    this.writes = true;
+    this.generation++;
+    this.queue = [];
+    this.bringUp();
+  }
+
+  /** This process no longer writes the index (another node leads). */
+  follow(): void {
+    this.writes = false;
+    this.generation++;
+    this.queue = [];
+  }
+
+  private bringUp(): void {
+    const generation = this.generation;
     const t0 = performance.now();
-    // Every agent, paper and claim (a paper's or external) is one item.
-    this.progress = { done: 0, total: state.agents.size + state.papers.size + state.claims.size };
-    this.ready = this.start(generation, state).then((from) => {
-      this.lastBuild = { ms: performance.now() - t0, items: this.built.docs.length, from };
+    this.bringing = true;
+    this.progress = { done: 0, total: 0, unit: 'items' };
+    this.ready = this.start(generation).then((r) => {
+      if (r === null || generation !== this.generation) return;
+      this.lastBuild = { ms: performance.now() - t0, ...r };
     });
-    // A build that fails (the store closed under it) fails the searches that wait for it, never the process.
+    // A bring-up that fails (the store closed under it) fails the searches that wait for it, never the process.
     this.ready.catch(() => undefined);
   }
 
-  /**
-   * Makes the index of `state`: from a saved index when one holds (its entries since read from
-   * the log), else built from the state. Returns the saved index's tree size, or null.
-   */
-  private async start(generation: number, state: State): Promise<number | null> {
-    // The state's size now: what is applied from here on waits in `pending`.
-    const size = state.size;
-    const saved = this.saved === undefined ? null : await this.saved.load(size);
+  /** Brings the index up to the state: from its head when that holds, else anew. */
+  private async start(generation: number): Promise<{ items: number; from: number | null } | null> {
+    await this.store.open();
+    if (!this.writes) {
+      // A node that follows reads what the leader wrote.
+      this.head = (await this.store.head()).head;
+      this.bringing = false;
+      return null;
+    }
+    const state = this.state!;
+    const { head, problem } = await this.store.head();
+    const why = problem ?? (head === null ? 'it holds nothing yet' : await this.headProblem(head, state.size));
     if (generation !== this.generation) return null;
-    if (saved !== null && (await this.restore(generation, state, size, saved))) return saved.treeSize;
-    if (generation !== this.generation) return null;
-    const todo = itemsOf(state, size);
-    this.progress = { done: 0, total: todo.length };
-    await this.build(generation, state, todo);
+    let r: { items: number; from: number | null } | null;
+    if (why === null) r = await this.catchUp(generation, state, head!);
+    else {
+      // A new deployment's index, with nothing to index yet, goes without saying.
+      if (head !== null || problem !== null || state.agents.size > 0)
+        this.say(`archive: the search index ${this.store.where} is not used, ${why}; indexing the state's items`);
+      r = await this.build(generation, state);
+    }
+    if (r === null || generation !== this.generation) return null;
+    this.bringing = false;
+    this.flushSoon();
+    return r;
+  }
+
+  /** Why head `h` cannot be brought up to date from the log (null: it can). */
+  private async headProblem(h: IndexHead, stateSize: number): Promise<string | null> {
+    if (h.treeSize > this.log.size) return `it holds ${h.treeSize} entries, beyond the log's ${this.log.size}`;
+    if (h.treeSize > stateSize) return `it holds ${h.treeSize} entries, beyond the state's ${stateSize}`;
+    const root = hex(await this.log.rootAt(h.treeSize));
+    if (root !== h.rootHash) return `its head (size ${h.treeSize}, root ${h.rootHash}) is not a prefix of this log`;
     return null;
   }
 
-  /**
-   * The index of `saved`, then the items of the entries [saved.treeSize, size) read from the log,
-   * then what was applied meanwhile. False if it was given up (a reset meanwhile).
-   */
-  private async restore(generation: number, state: State, size: number, saved: SavedSearch): Promise<boolean> {
-    this.progress = { done: 0, total: saved.items };
-    let built: Built | null;
-    try {
-      built = await fromParts(saved.parts, async () => {
-        await new Promise((r) => setImmediate(r));
-        return generation === this.generation;
-      });
-    } catch (err) {
-      this.saved?.discard(`its index cannot be read (${(err as Error).message})`);
-      return false;
-    }
-    if (built === null) return false;
-    this.progress.done = saved.items;
-    for (let from = saved.treeSize; from < size; from += TAIL_PAGE) {
-      const records = await this.log.records(from, Math.min(TAIL_PAGE, size - from));
-      if (generation !== this.generation) return false;
-      for (const r of records) {
-        if (!INDEXED.has(r.type)) continue;
+  /** Writes the items of the entries after `head` up to the state's size, read from the log. */
+  private async catchUp(generation: number, state: State, head: IndexHead): Promise<{ items: number; from: number } | null> {
+    const end = state.size;
+    this.head = head;
+    this.progress = { done: 0, total: end - head.treeSize, unit: 'entries' };
+    let items = 0;
+    for (let from = head.treeSize; from < end;) {
+      const page = await this.log.records(from, Math.min(TAIL_PAGE, end - from));
+      if (generation !== this.generation) return null;
+      if (page.length === 0) throw new Error(`entry ${from} is missing from the log`);
+      const batch: IndexedItem[] = [];
+      for (const r of page) {
+        const searched = SEARCHED.get(r.type);
+        if (searched === undefined) continue;
         const e = recordEntry(r);
-        const made = madeBy(state, e);
-        if (made !== null) note(built, state, e, made);
+        const made = searched.made(state, e);
+        if (made !== null) batch.push(...searched.items(state, e, made));
       }
+      from += page.length;
+      await this.writeHead(batch, from);
+      items += batch.length;
+      this.progress.done = from - head.treeSize;
+      if (generation !== this.generation) return null;
     }
-    this.built = built;
-    this.flush(state);
-    return true;
-  }
-
-  /** Adds what was applied while the index was being made or saved, and indexes as entries come from now on. */
-  private flush(state: State): void {
-    const pending = this.pending ?? [];
-    this.pending = null;
-    for (const { e, outcome } of pending) note(this.built, state, e, outcome);
+    return { items, from: head.treeSize };
   }
 
   /**
-   * The index as it holds the items of the state's entries now, for a snapshot; null while it is
-   * being made or saved. Entries applied meanwhile are indexed once it is read (between turns of
-   * the event loop, chunk by chunk: the service answers meanwhile).
+   * Builds the index anew from `state`: every agent, paper (its text read from the log) and claim
+   * as it stands, in log order; the head is written with the last batch.
    */
-  async save(): Promise<SavedSearch | null> {
-    if (this.pending !== null || this.state === null) return null;
-    const generation = this.generation;
-    const state = this.state;
-    const treeSize = state.size;
-    const b = this.built;
-    this.pending = [];
-    try {
-      const parts = [serialize(headPart(b))];
-      let words: [string, Slots][] = [];
-      let ids = 0;
-      for (const [word, slots] of inner(b.index).map) {
-        words.push([word, slots]);
-        for (const slot of slots) ids += slot?.length ?? 0;
-        if (ids < PART_IDS) continue;
-        parts.push(serialize(wordsPart(words, ids)));
-        [words, ids] = [[], 0];
-        await new Promise((r) => setImmediate(r));
-        if (generation !== this.generation) return null;
-      }
-      if (words.length > 0) parts.push(serialize(wordsPart(words, ids)));
-      return { treeSize, items: b.docs.length, parts };
-    } finally {
-      if (generation === this.generation) this.flush(state);
+  private async build(generation: number, state: State): Promise<{ items: number; from: null } | null> {
+    await this.store.clear();
+    this.head = null;
+    const size = state.size;
+    const todo: { item: Omit<IndexedItem, 'text'>; text?: Columns }[] = [];
+    const keep = (item: Omit<IndexedItem, 'text'>) => item.seq < size && todo.push({ item });
+    for (const a of state.agents.values()) keep({ kind: 'agent', key: a.handle, seq: a.seq });
+    for (const p of state.papers.values()) {
+      keep({ kind: 'paper', key: p.id, seq: p.seq });
+      for (const ref of p.claims) keep({ kind: 'claim', key: ref, seq: p.seq });
     }
-  }
-
-  private async build(generation: number, state: State, todo: { doc: Doc; text?: string }[]): Promise<void> {
-    const built = emptyBuilt();
+    for (const c of state.claims.values()) if (c.external) keep({ kind: 'external', key: c.ref, seq: c.seq });
+    todo.sort((a, b) => a.item.seq - b.item.seq);
+    this.progress = { done: 0, total: todo.length, unit: 'items' };
     for (let i = 0; i < todo.length; i += BATCH) {
       const batch = todo.slice(i, i + BATCH);
       await this.readPapers(batch);
-      if (generation !== this.generation) return;
-      for (const { doc, text } of batch)
-        add(built, doc, text ?? (doc.kind === 'agent' ? agentText(state, doc.key) : claimText(state, doc.key)));
+      if (generation !== this.generation) return null;
+      const items = batch.map(({ item, text }) => ({
+        ...item,
+        text: text ?? (item.kind === 'agent' ? agentText(state, item.key) : claimText(state, item.key)),
+      }));
+      if (i + BATCH < todo.length) await this.store.write(items, { treeSize: 0, rootHash: '' });
+      else await this.writeHead(items, size);
       this.progress.done += batch.length;
-      await new Promise((r) => setImmediate(r));
-      if (generation !== this.generation) return;
+      await turn();
+      if (generation !== this.generation) return null;
     }
-    this.built = built;
-    this.flush(state);
+    if (todo.length === 0) await this.writeHead([], size);
+    return { items: todo.length, from: null };
   }
 
   /** Reads the text of the papers of `batch` from their entries. */
-  private async readPapers(batch: { doc: Doc; text?: string }[]): Promise<void> {
-    const papers = batch.filter((x) => x.doc.kind === 'paper');
+  private async readPapers(batch: { item: Omit<IndexedItem, 'text'>; text?: Columns }[]): Promise<void> {
+    const papers = batch.filter((x) => x.item.kind === 'paper');
     for (let i = 0; i < papers.length;) {
       // Entries near one another are read in one go.
       let j = i + 1;
-      while (j < papers.length && papers[j]!.doc.seq - papers[j - 1]!.doc.seq < 64) j++;
-      const from = papers[i]!.doc.seq;
-      const records = await this.log.records(from, papers[j - 1]!.doc.seq - from + 1);
+      while (j < papers.length && papers[j]!.item.seq - papers[j - 1]!.item.seq < 64) j++;
+      const from = papers[i]!.item.seq;
+      const records = await this.log.records(from, papers[j - 1]!.item.seq - from + 1);
       for (const x of papers.slice(i, j)) {
-        const logged = JSON.parse(records[x.doc.seq - from]!.payload) as SignedWrite<PayloadOf<'paper'>>;
+        const logged = JSON.parse(records[x.item.seq - from]!.payload) as SignedWrite<PayloadOf<'paper'>>;
         x.text = paperText(logged.payload);
       }
       i = j;
     }
   }
 
-  /** Indexes what entry `e` made (`outcome` is what its apply reported). */
+  /** Writes `items` with the head at `size` (its root read from the log). */
+  private async writeHead(items: IndexedItem[], size: number): Promise<void> {
+    const head = { treeSize: size, rootHash: hex(await this.log.rootAt(size)) };
+    await this.store.write(items, head);
+    this.head = head;
+    this.written = Math.max(this.written, size);
+  }
+
+  /** Entry `e` was folded into `state` and reported `outcome`: its items are written once it is committed. */
   applied(state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
-    if (this.pending !== null) this.pending.push({ e, outcome });
-    else note(this.built, state, e, outcome);
+    this.told = e.seq + 1;
+    if (!this.writes || e.seq < this.written) return;
+    const searched = SEARCHED.get(e.type);
+    if (searched !== undefined) this.queue.push(...searched.items(state, e, outcome));
+    this.flushSoon();
+  }
+
+  /** Writes what was told once the log has committed it (one write at a time; entries told meanwhile wait for the next). */
+  private flushSoon(): void {
+    if (!this.writes || this.bringing) return;
+    if (this.flushing !== null) {
+      this.flushWanted = true;
+      return;
+    }
+    const want = this.told;
+    if (this.log.size < want) {
+      if (!this.waitingForCommit) {
+        this.waitingForCommit = true;
+        // A log that stops refuses its waiters: the state is then rebuilt and its entries told again.
+        this.log.waitFor(want).then(
+          () => {
+            this.waitingForCommit = false;
+            this.flushSoon();
+          },
+          () => (this.waitingForCommit = false),
+        );
+      }
+      // What is committed already is written now, without waiting for the rest (a search may wait for it).
+      if (this.log.size <= this.size) return;
+    }
+    const generation = this.generation;
+    this.flushing = this.flush(generation).finally(() => {
+      this.flushing = null;
+      if (this.flushWanted || this.log.size > this.size) {
+        this.flushWanted = false;
+        if (generation === this.generation) this.flushSoon();
+      }
+    });
+    this.flushing.catch((err) => {
+      if (generation === this.generation) console.error('archive: writing the search index failed:', err);
+    });
+  }
+
+  /** Writes the items of the committed entries told, with the head at that size. */
+  private async flush(generation: number): Promise<void> {
+    const size = Math.min(this.log.size, this.told);
+    if (size <= this.size) return;
+    const items: IndexedItem[] = [];
+    const rest: IndexedItem[] = [];
+    for (const it of this.queue) (it.seq < size ? items : rest).push(it);
+    this.queue = rest;
+    // Until written, these items are in neither the queue nor the store (a write that fails leaves them counted).
+    this.unwritten += items.length;
+    const root = hex(await this.log.rootAt(size));
+    if (generation !== this.generation) return;
+    const head = { treeSize: size, rootHash: root };
+    await this.store.write(items, head);
+    this.unwritten -= items.length;
+    if (generation !== this.generation) return;
+    this.head = head;
+    this.written = Math.max(this.written, size);
+  }
+
+  /** Waits until the index holds the first `size` entries (this process writing them, or another node), at most until `deadline`. */
+  private async holds(size: number, deadline: number): Promise<boolean> {
+    for (;;) {
+      if (this.size >= size && !this.bringing) return true;
+      if (this.writes) {
+        // No item of an entry below `size` waits to be written: the index as it stands holds them all
+        // (the entries since its head made no items), so the search need not wait for it to move its head.
+        if (!this.bringing && this.head !== null && this.told >= size && this.unwritten === 0 && !this.queue.some((it) => it.seq < size))
+          return true;
+        if (this.bringing) {
+          if (!(await settledWithin(this.ready, deadline - Date.now()))) return false;
+          continue;
+        }
+        this.flushSoon();
+        const f = this.flushing;
+        if (
+          f !== null &&
+          (await settledWithin(
+            f.catch(() => undefined),
+            deadline - Date.now(),
+          ))
+        )
+          continue;
+        if (f === null) await new Promise((r) => setTimeout(r, 5));
+      } else {
+        if (!(await settledWithin(this.ready, deadline - Date.now()))) return false;
+        this.head = (await this.store.head()).head;
+        if (this.size >= size) return true;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (Date.now() >= deadline) return this.size >= size && !this.bringing;
+    }
   }
 
   /**
-   * A page of the search for `q` of `f`: items best first, in view and indexed below the tree size
-   * of the search's first page, `limit` of them after the `at.passed` such items the previous pages
-   * went through; `next` says where the following page goes on, null when none is left.
+   * A page of the search for `words` of `f`: items best first, in view, as the index held them at
+   * the tree size of the search's first page (`at`, or now: the state's committed size), `limit`
+   * of them after where `at` says the previous page stopped; `next` says where the following page
+   * goes on, null when none is left.
    */
   async search(
-    q: string,
+    words: readonly string[],
     f: SearchFilters,
-    at: SearchPosition,
+    at: SearchPosition | null,
     limit: number,
   ): Promise<{ results: { kind: Kind; key: string }[]; next: SearchPosition | null }> {
-    // A reset meanwhile (writes went off and the state was rebuilt) makes a new index: wait for
-    // that one, a little; an index still being built after that (a start on a large record) is
-    // said so, with how far it got, rather than held for a minute.
+    // The tree size this page is of: the cursor's, or all this node has committed and folded.
+    const treeSize = at?.treeSize ?? Math.min(this.log.size, this.told);
     const deadline = Date.now() + SEARCH_WAIT_MS;
-    for (let r = this.ready; ; r = this.ready) {
-      if (!(await settledWithin(r, deadline - Date.now()))) {
-        const { done, total } = this.progress;
-        throw new ArchiveError(
-          'unavailable',
-          `q: the search index is being built (${done} of ${total} items indexed); every other read is served meanwhile, try again in a few seconds`,
-          { retryAfter: 5 },
-        );
-      }
-      if (r === this.ready) break;
+    // A cursor of another node may be ahead of this one's state: it waits for it, as Min-Seq does.
+    while ((this.told < treeSize || this.log.size < treeSize) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const state = this.state;
+    if (state === null || !(await this.holds(treeSize, deadline)) || this.told < treeSize || this.log.size < treeSize) {
+      const { done, total, unit } = this.progress;
+      throw new ArchiveError(
+        'unavailable',
+        this.bringing || state === null
+          ? `q: the search index is being built (${done} of ${total} ${unit} indexed); every other read is served meanwhile, try again in a few seconds`
+          : `q: the search index holds the log up to entry ${this.size - 1}, not yet entry ${treeSize - 1} of this node's state; try again in a few seconds`,
+        { retryAfter: 5 },
+      );
     }
-    const state = this.state!;
-    const { index, docs, versions } = this.built;
+    const tiers = tiersOf(words);
     const results: { kind: Kind; key: string }[] = [];
-    let passed = 0;
-    let next: SearchPosition | null = null;
-    // The index is read in growing chunks until the page (and one more, to know there is a next) is found.
-    let chunk = Math.max(100, 2 * (at.passed + limit + 1));
-    for (let offset = 0; ; offset += chunk, chunk *= 2) {
-      const ids = index.search(q, { limit: chunk, offset }) as number[];
-      for (const id of ids) {
-        if (docs.seqAt(id) >= at.treeSize) continue;
-        passed++;
-        if (passed <= at.passed) continue;
-        if (!isRead(docs, versions, id, at.treeSize)) continue;
-        const doc = docs.at(id);
-        if (!shown(state, doc, f)) continue;
-        if (results.length === limit) {
-          next = { treeSize: at.treeSize, passed: passed - 1 };
-          return { results, next };
+    // Where the last item served stands: the next page goes on after it.
+    let lastAt: { tier: number; rank: bigint } | null = null;
+    let k = at === null ? 0 : tiers.indexOf(at.tier);
+    if (k < 0) k = tiers.length;
+    let after = at === null ? -1n : BigInt(at.after);
+    for (; k < tiers.length; k++, after = -1n) {
+      const tier = tiers[k]!;
+      // The tier is read in growing chunks until the page (and one more, to know there is a next) is found.
+      for (let chunk = 2 * (limit + 1); ; chunk = Math.min(chunk * 4, 20_000)) {
+        const found = await this.store.candidates(words, tierIn(tier, tiers), { treeSize, kind: f.kind }, after, chunk);
+        for (const c of found) {
+          after = c.rank;
+          if (!shown(state, c, f)) continue;
+          if (results.length === limit) return { results, next: { treeSize, tier: lastAt!.tier, after: lastAt!.rank.toString() } };
+          results.push({ kind: c.kind, key: c.key });
+          lastAt = { tier, rank: c.rank };
         }
-        results.push({ kind: doc.kind, key: doc.key });
+        if (found.length < chunk) break;
       }
-      if (ids.length < chunk) return { results, next };
     }
+    return { results, next: null };
   }
-}
 
-/**
- * The items of the state's first `size` entries, in log order: agents, papers with their claims,
- * external claims (the state holds them all still: nothing is taken out of its maps; those of
- * later entries wait in `pending`).
- */
-function itemsOf(state: State, size: number): { doc: Doc; text?: string }[] {
-  const todo: { doc: Doc; text?: string }[] = [];
-  const keep = (doc: Doc) => doc.seq < size && todo.push({ doc });
-  for (const a of state.agents.values()) keep({ kind: 'agent', key: a.handle, seq: a.seq });
-  for (const p of state.papers.values()) {
-    keep({ kind: 'paper', key: p.id, seq: p.seq });
-    for (const ref of p.claims) keep({ kind: 'claim', key: ref, seq: p.seq });
+  /** Stops writing; closes the store. */
+  async close(): Promise<void> {
+    this.generation++;
+    this.writes = false;
+    await this.flushing?.catch(() => undefined);
+    await this.store.close();
   }
-  for (const c of state.claims.values()) if (c.external) keep({ kind: 'external', key: c.ref, seq: c.seq });
-  // Stable: a paper before its claims, all of one entry.
-  return todo.sort((a, b) => a.doc.seq - b.doc.seq);
-}
-
-function add(b: Built, doc: Doc, text: string): void {
-  b.index.add(b.docs.length, text);
-  b.docs.push(doc);
-}
-
-/** Indexes what entry `e` made (`outcome` is what its apply reported). */
-function note(b: Built, state: State, e: RecordEntry, outcome: { readonly id?: string }): void {
-  switch (e.type) {
-    case 'agent.register': {
-      const handle = (e.logged as { handle: string }).handle;
-      add(b, { kind: 'agent', key: handle, seq: e.seq }, agentText(state, handle));
-      break;
-    }
-    case 'paper': {
-      const p = state.papers.get(outcome.id!)!;
-      add(b, { kind: 'paper', key: p.id, seq: e.seq }, paperText((e.logged as SignedWrite<PayloadOf<'paper'>>).payload));
-      for (const ref of p.claims) add(b, { kind: 'claim', key: ref, seq: e.seq }, claimText(state, ref));
-      break;
-    }
-    case 'claim.external': {
-      const ref = `${outcome.id}#C1`;
-      add(b, { kind: 'external', key: ref, seq: e.seq }, claimText(state, ref));
-      break;
-    }
-    case 'claim.amend': {
-      const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
-      const first = b.docs.lastOf(ref);
-      const versions = b.versions.get(ref) ?? [first];
-      b.versions.set(ref, [...versions, b.docs.length]);
-      add(b, { kind: state.claims.get(ref)!.external ? 'external' : 'claim', key: ref, seq: e.seq }, claimText(state, ref));
-      break;
-    }
-  }
-}
-
-/**
- * What an entry of the log made, as its apply reported it (the id of its paper or external
- * claim), read from the entry alone: for the entries after a saved index. Null when the state
- * holds nothing of it.
- */
-function madeBy(state: State, e: RecordEntry): { id?: string } | null {
-  const logged = e.logged as Record<string, unknown>;
-  switch (e.type) {
-    case 'agent.register':
-      return state.agents.has(logged.handle as string) ? {} : null;
-    case 'claim.amend':
-      return state.claims.has((e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim) ? {} : null;
-    default: {
-      const id = entrySubject(state, e.seq, e.type, logged)?.id;
-      if (e.type === 'paper') return id !== undefined && state.papers.has(id) ? { id } : null;
-      return id !== undefined && state.claims.has(id) ? { id: id.slice(0, -'#C1'.length) } : null;
-    }
-  }
-}
-
-/** Whether doc `id` is the version of its item a search at `treeSize` reads: the latest indexed below that size. */
-function isRead(docs: Docs, versions: Map<string, number[]>, id: number, treeSize: number): boolean {
-  const v = versions.get(docs.keyAt(id));
-  if (v === undefined) return true;
-  return v.findLast((i) => docs.seqAt(i) < treeSize) === id;
 }
 
 /** Whether an item is in view and of the filters. */
-function shown(state: State, doc: Doc, f: SearchFilters): boolean {
+function shown(state: State, doc: { kind: Kind; key: string }, f: SearchFilters): boolean {
   if (f.kind !== undefined && f.kind !== doc.kind) return false;
   switch (doc.kind) {
     case 'agent': {
@@ -596,7 +653,7 @@ function shown(state: State, doc: Doc, f: SearchFilters): boolean {
 
 const statusOf = (state: State, ref: string): Status => state.numbers.scores.get(ref)!.status;
 
-/** The words of `q` as the index folds them: lower case, accents off. */
+/** The words of `q` as the index folds them: lower case, accents off; a word is a run of letters and digits. */
 export function queryWords(q: string): string[] {
   return [
     ...new Set(
@@ -608,7 +665,7 @@ export function queryWords(q: string): string[] {
 }
 
 /** `s` lower-cased with accents off, one UTF-16 unit for one, so places in it are places in `s`. */
-function fold(s: string): string {
+export function fold(s: string): string {
   // ASCII has no accents to take off: lower case is all.
   if (/^[ -~\t\n\r]*$/.test(s)) return s.toLowerCase();
   let out = '';
@@ -619,32 +676,20 @@ function fold(s: string): string {
   return out;
 }
 
-const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+/** A word's stem (Porter's, as the index's tokenizer has it for English words); other words as they are. */
+const stem = (w: string): string => (/^[a-z]+$/.test(w) ? stemmer(w) : w);
 
-/** Where each of `words` stands in `text` as a whole word, case and accents folded: [start, end) spans in order, none overlapping. */
+/**
+ * Where the words of `text` that are forms of `words` stand (the same stem, case and accents
+ * folded: "rates" for "rate"): [start, end) spans in order.
+ */
 export function wordSpans(text: string, words: readonly string[]): [number, number][] {
+  if (words.length === 0) return [];
+  const stems = new Set(words.map(stem));
   const folded = fold(text);
   const spans: [number, number][] = [];
-  for (const w of words)
-    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1))
-      if (!isWordChar(folded[i - 1]) && !isWordChar(folded[i + w.length])) spans.push([i, i + w.length]);
-  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  return spans.filter((s, k) => k === 0 || s[0] >= spans[k - 1]![1]);
-}
-
-/** Where the first of `words` stands in `text` as a whole word, or -1. */
-function firstWord(text: string, words: string[]): number {
-  const folded = fold(text);
-  let best = -1;
-  for (const w of words) {
-    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1)) {
-      if (!isWordChar(folded[i - 1]) && !isWordChar(folded[i + w.length])) {
-        if (best < 0 || i < best) best = i;
-        break;
-      }
-    }
-  }
-  return best;
+  for (const m of folded.matchAll(/[\p{L}\p{N}]+/gu)) if (stems.has(stem(m[0]))) spans.push([m.index, m.index + m[0].length]);
+  return spans;
 }
 
 /** About this many characters of text around the first word found. */
@@ -654,14 +699,14 @@ const SNIPPET = 200;
  * The snippet of an item: the stretch of the first of `texts` that holds a word of the query,
  * around that word, cut at spaces, `…` where text was cut; the start of the first text when none does.
  */
-export function snippet(texts: string[], words: string[]): string {
+export function snippet(texts: string[], words: readonly string[]): string {
   let text = texts[0] ?? '';
   let at = 0;
   for (const t of texts) {
-    const i = firstWord(t, words);
-    if (i >= 0) {
+    const spans = wordSpans(t, words);
+    if (spans.length > 0) {
       text = t;
-      at = i;
+      at = spans[0]![0];
       break;
     }
   }
@@ -674,7 +719,7 @@ export function snippet(texts: string[], words: string[]): string {
 }
 
 /** A search result as served: what it is, a snippet around the words found, and its numbers. */
-export async function searchResult(state: State, r: { kind: Kind; key: string }, words: string[], logged: Logged) {
+export async function searchResult(state: State, r: { kind: Kind; key: string }, words: readonly string[], logged: Logged) {
   switch (r.kind) {
     case 'agent': {
       const a = state.agents.get(r.key)!;

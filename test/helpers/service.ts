@@ -12,7 +12,6 @@ import type { DoorbellRinger } from '../../lib/service/doorbell/ringer.js';
 import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
 import { RecordCluster, isSharedDb } from '../../lib/service/cluster.js';
 import type { SnapshotPlace } from 'tlog-engine';
-import type { RecordReader } from '../../lib/protocol/log-entry.js';
 import type { Readers } from '../../lib/service/readers.js';
 
 export interface Reply {
@@ -73,7 +72,7 @@ export async function startService(
      */
     node?: { storeUrl: string; id: string; leaseMs?: number; pollMs?: number; say?: (line: string) => void };
     /** The readers' indexes, made over the record and its log (default: the app's own). */
-    readersFrom?: (record: LiveRecord, log: RecordReader) => Readers;
+    readersFrom?: (record: LiveRecord, d: Deployment) => Readers;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir(t);
@@ -106,7 +105,7 @@ export async function startService(
     ringer,
     witnesses,
     role: cluster,
-    readers: opts.readersFrom?.(record, d.log) ?? opts.readers,
+    readers: opts.readersFrom?.(record, d) ?? opts.readers,
   });
   await cluster?.start(server.url);
   let stopped = false;

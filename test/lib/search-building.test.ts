@@ -1,11 +1,14 @@
-// A search made while the index is still being built (a start on a large record takes about a
-// minute, docs/api.md#search) is answered within SEARCH_WAIT_MS: 503 unavailable with how far
-// the build got, never held until the build ends; once built, it answers. The store here is the
+// A search made while the index is still being built (a first start on a large record takes a
+// minute or more, docs/api.md#search) is answered within SEARCH_WAIT_MS: 503 unavailable with how
+// far the build got, never held until the build ends; once built, it answers. The log here is the
 // service's real log, whose reads of the papers' text are held back until the test lets them go.
 import t from 'tap';
+import { join } from 'node:path';
 import { startService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
-import { SEARCH_WAIT_MS, SearchIndex } from '../../lib/service/search.js';
+import { tempDir } from '../helpers/tmp.js';
+import { SEARCH_WAIT_MS, SearchIndex, TIERS } from '../../lib/service/search.js';
+import { SqliteSearch } from '../../lib/service/search-sqlite.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
 
 t.test('a search while the index is built: 503 with its progress within the wait, then results', async (t) => {
@@ -16,11 +19,25 @@ t.test('a search while the index is built: 503 with its progress within the wait
 
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const index = new SearchIndex({ records: async (from, count) => (await gate, s.d.log.records(from, count)) });
+  const log = s.d.log;
+  const said: string[] = [];
+  const index = new SearchIndex(
+    {
+      get size() {
+        return log.size;
+      },
+      records: async (from, count) => (await gate, log.records(from, count)),
+      rootAt: (size) => log.rootAt(size),
+      waitFor: (size) => log.waitFor(size),
+    },
+    new SqliteSearch(join(tempDir(t), 'search.sqlite'), TIERS),
+    { say: (l) => said.push(l) },
+  );
+  t.teardown(() => index.close());
   index.reset(s.record.state);
 
   const t0 = Date.now();
-  const err = await index.search('quasars', {}, { treeSize: s.d.log.size, passed: 0 }, 10).then(
+  const err = await index.search(['quasars'], {}, null, 10).then(
     () => null,
     (e: unknown) => e,
   );
@@ -32,13 +49,15 @@ t.test('a search while the index is built: 503 with its progress within the wait
     t.match(err.detail, /^q: the search index is being built \(0 of \d+ items indexed\)/);
   }
   t.ok(waited >= SEARCH_WAIT_MS - 50 && waited < SEARCH_WAIT_MS + 1500, `answered after the wait (${waited} ms)`);
+  t.match(said, [/search\.sqlite is not used, it holds nothing yet; indexing the state's items/], 'one line saying why');
 
   release();
   await index.ready;
-  const found = await index.search('quasars', {}, { treeSize: s.d.log.size, passed: 0 }, 10);
+  const found = await index.search(['quasars'], {}, null, 10);
   t.ok(
     found.results.some((r) => r.key === p.body.id),
     'the paper is found once the index is built',
   );
   t.same(index.progress.done, index.progress.total, 'the progress says it is done');
+  t.same(index.lastBuild?.from, null, 'built anew');
 });
