@@ -3,7 +3,8 @@
 // (docs/log-format.md, "Signed tree heads"; docs/protocol.md, "Signatures"), then an entry's hash
 // recomputed and its inclusion proof verified against that head (RFC 9162 2.1.3.2). The log key
 // is the one the page names (`data-key` of #head, as GET /v1/log/key serves it).
-export const LOG_CHECK_SCRIPT = `
+import { raw } from './html.js';
+export const LOG_CHECK_SCRIPT = raw(`
 const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
 const bytes = (s) => Uint8Array.from(s.match(/../g).map((x) => parseInt(x, 16)));
 const b64url = (s) => {
@@ -81,4 +82,4 @@ async function checkEntry(button) {
 }
 document.getElementById('check-head').addEventListener('click', checkHead);
 document.querySelectorAll('button.check').forEach((b) => b.addEventListener('click', () => checkEntry(b)));
-`;
+`);
