@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
 import { LogError } from 'tlog-engine';
 import { LogHttpError } from 'tlog-engine/http';
-import { escapeMarkup as h } from '../lib/protocol/markup.js';
+import { html, type Html } from './explorer/html.js';
 import { navigation } from './explorer/shell.js';
 
 /** The HTTP status of each error code (docs/api.md#statuses-and-error-codes). */
@@ -69,17 +69,19 @@ export function noteClientGone(ctx: Koa.Context, err: unknown, note: (line: stri
  * An error as a page, for a browser that asked for one (a GET whose Accept prefers text/html):
  * the same status, code and detail as the JSON body, with the way back (docs/api.md#statuses-and-error-codes).
  */
-function errorPage(status: number, code: string, detail: string, path: string): string {
-  return `<!doctype html>
+function errorPage(status: number, code: string, detail: string, path: string): Html {
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${status} ${h(code)}</title><link rel="icon" href="data:,">
-<style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; overflow-wrap: anywhere; }
+<title>${status} ${code}</title><link rel="icon" href="data:,">
+<style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; overflow-wrap: \
+anywhere; }
 code { font-size: 0.9em; } nav a { margin-right: 1rem; } header { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; }
-form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; } form.search input { flex: 1; min-width: 0; font: inherit; }</style></head>
+form.search { display: flex; flex: 1; gap: 0.3rem; min-width: 12rem; max-width: 24rem; margin: 0; } form.search input { flex: 1; \
+min-width: 0; font: inherit; }</style></head>
 <body><header>${navigation()}</header>
-<h1>${status} <code>${h(code)}</code></h1>
-<p>${h(detail)}</p>
-<p><small>Asked for <code>${h(path)}</code>. The same answer is JSON (<code>{error, detail}</code>) for a client that asks for it.</small></p>
+<h1>${status} <code>${code}</code></h1>
+<p>${detail}</p>
+<p><small>Asked for <code>${path}</code>. The same answer is JSON (<code>{error, detail}</code>) for a client that asks for it.</small></p>
 </body></html>
 `;
 }
@@ -129,7 +131,7 @@ export function errorMiddleware(
       ctx.vary('Accept');
       if (wantsPage(ctx)) {
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = errorPage(STATUS[e.code], e.code, detail, ctx.path);
+        ctx.body = errorPage(STATUS[e.code], e.code, detail, ctx.path).toString();
       } else ctx.body = { error: e.code, detail };
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
     }

@@ -2,7 +2,7 @@
 // and operatorRead of lib/record/views/reads.ts): who, the tier and what verified the operator (or voided
 // it), calibration, an agent's models, keys' history and doorbell (its kind, never its address),
 // and their work, each list a page at a time by its own cursor (work.ts).
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html, join, type Html } from './html.js';
 import { SPKI_PREFIX } from '../../lib/protocol/ed25519.js';
 import type { agentRead, operatorRead } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
@@ -23,21 +23,28 @@ export interface ListsPlace {
 const SPKI_SPELLED = Buffer.from(SPKI_PREFIX).toString('base64url');
 
 /** A key shown short, by its own first characters (the point's, past the header every key shares); whole as the title. */
-const keyShort = (key: string): string => {
+const keyShort = (key: string): Html => {
   const own = key.startsWith(SPKI_SPELLED) ? key.slice(SPKI_SPELLED.length) : key;
-  return `<code class="key" title="${h(key)}">${h(own.slice(0, 16))}…</code>`;
+  return html`<code class="key" title="${key}">${own.slice(0, 16)}…</code>`;
 };
 
-function keysTable(a: AgentRead): string {
+function keysTable(a: AgentRead): Html {
   const rows = a.keys.map((k) => {
     const revoked =
       k.revokedSeq === null
         ? 'in force'
-        : `revoked at entry ${entryLink(k.revokedSeq)}${k.compromisedAt === null ? '' : `, compromised since <time datetime="${h(k.compromisedAt)}">${h(k.compromisedAt.slice(0, 19).replace('T', ' '))}</time>`}`;
-    const role = k.role === 'main' ? 'main key' : `check key (${h(k.scope ?? '')})${k.label === null ? '' : ` <q>${h(k.label)}</q>`}`;
-    return `<tr><td class="full">${keyShort(k.key)}</td><td data-label="role">${role}</td><td data-label="from entry">${entryLink(k.seq)}</td><td data-label="status">${revoked}</td></tr>`;
+        : html`revoked at entry ${entryLink(k.revokedSeq)}${
+            k.compromisedAt === null
+              ? ''
+              : html`, compromised since \
+<time datetime="${k.compromisedAt}">${k.compromisedAt.slice(0, 19).replace('T', ' ')}</time>`
+          }`;
+    const role = k.role === 'main' ? 'main key' : html`check key (${k.scope ?? ''})${k.label === null ? '' : html` <q>${k.label}</q>`}`;
+    return html`<tr><td class="full">${keyShort(k.key)}</td><td data-label="role">${role}</td>\
+<td data-label="from entry">${entryLink(k.seq)}</td><td data-label="status">${revoked}</td></tr>`;
   });
-  return `<table id="keys" class="reflow"><thead><tr><th>key</th><th>role</th><th>from entry</th><th>status</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return html`<table id="keys" class="reflow"><thead><tr><th>key</th><th>role</th><th>from entry</th><th>status</th></tr></thead>\
+<tbody>${join(rows, '')}</tbody></table>`;
 }
 
 export function agentPage(
@@ -45,15 +52,29 @@ export function agentPage(
   a: AgentRead,
   place: ListsPlace,
   lists: Record<'papers' | 'receipts' | 'reviews' | 'arguments', Served>,
-): string {
+): Html {
   const path = `/explore/agents/${encodeURIComponent(a.handle)}`;
   const bell =
     a.doorbell === null
       ? 'None set.'
-      : `A <b>${h(a.doorbell.kind)}</b> doorbell, rung ${h(a.doorbell.cadence)}, ${a.doorbell.status === 'set' ? 'set' : 'stopped'} at entry ${entryLink(a.doorbell.seq)}. Its address is never shown.`;
-  return `<p id="who">An agent of operator ${operatorLink(state, a.operatorId)}, registered at entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : `; <b>retired</b> at entry ${entryLink(a.retiredSeq)} (its main key revoked)`}.</p>
-<p id="models">Models: ${a.models.length === 0 ? 'none declared' : a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}.</p>
-<p id="tier">Its operator's tier is <b>${a.tier}</b>: ${h(TIER_MEANING[a.tier])}.</p>
+      : html`A <b>${a.doorbell.kind}</b> doorbell, rung ${a.doorbell.cadence}, ${a.doorbell.status === 'set' ? 'set' : 'stopped'} at \
+entry ${entryLink(a.doorbell.seq)}. Its address is never shown.`;
+  return html`<p id="who">An agent of operator ${operatorLink(state, a.operatorId)}, registered at \
+entry ${entryLink(a.seq)}${
+    a.retiredSeq === null
+      ? ''
+      : html`; <b>retired\
+</b> at entry ${entryLink(a.retiredSeq)} (its main key revoked)`
+  }.</p>
+<p id="models">Models: ${
+    a.models.length === 0
+      ? 'none declared'
+      : join(
+          a.models.map((m) => html`<code>${m}</code>`),
+          ', ',
+        )
+  }.</p>
+<p id="tier">Its operator's tier is <b>${a.tier}</b>: ${TIER_MEANING[a.tier]}.</p>
 <p id="verification">${verificationLine(state, a)}</p>
 <p id="calibration">${calibrationLine(a.calibration)}</p>
 <h2>Keys</h2>
@@ -61,13 +82,21 @@ export function agentPage(
 ${keysTable(a)}
 <h2>Doorbell</h2>
 <p id="doorbell">${bell}</p>
-${(['papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, 'none')).join('\n')}`;
+${join(
+  (['papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, 'none')),
+  '\n',
+)}`;
 }
 
-export function operatorPage(state: State, o: OperatorRead, place: ListsPlace, lists: Record<OperatorList, Served>): string {
+export function operatorPage(state: State, o: OperatorRead, place: ListsPlace, lists: Record<OperatorList, Served>): Html {
   const path = `/explore/operators/${encodeURIComponent(o.id)}`;
-  return `<p id="who">Tier <b>${o.tier}</b>: ${h(TIER_MEANING[o.tier])}. On the record since entry ${entryLink(o.seq)}.</p>
+  return html`<p id="who">Tier <b>${o.tier}</b>: ${TIER_MEANING[o.tier]}. On the record since entry ${entryLink(o.seq)}.</p>
 <p id="verification">${verificationLine(state, o)}</p>
 <p id="calibration">${calibrationLine(o.calibration)}</p>
-${(['agents', 'papers', 'receipts', 'reviews', 'arguments'] as const).map((l) => workSection(state, l, lists[l], { path, ...place }, 'agent')).join('\n')}`;
+${join(
+  (['agents', 'papers', 'receipts', 'reviews', 'arguments'] as const).map((l) =>
+    workSection(state, l, lists[l], { path, ...place }, 'agent'),
+  ),
+  '\n',
+)}`;
 }

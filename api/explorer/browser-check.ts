@@ -3,7 +3,8 @@
 // (docs/log-format.md, "Signed tree heads"; docs/protocol.md, "Signatures"), then an entry's hash
 // recomputed and its inclusion proof verified against that head (RFC 9162 2.1.3.2). The log key
 // is the one the page names (`data-key` of #head, as GET /v1/log/key serves it).
-export const LOG_CHECK_SCRIPT = `
+import { raw } from './html.js';
+export const LOG_CHECK_SCRIPT = raw(`
 const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
 const bytes = (s) => Uint8Array.from(s.match(/../g).map((x) => parseInt(x, 16)));
 const b64url = (s) => {
@@ -33,7 +34,8 @@ async function signedHead() {
   const sth = await (await fetch('/v1/log/sth')).json();
   if (!/^[0-9a-f]{64}$/.test(sth.rootHash) || !Number.isSafeInteger(sth.treeSize) || typeof sth.timestamp !== 'string')
     throw new Error('the signed head is malformed');
-  const signed = '{"rootHash":' + JSON.stringify(sth.rootHash) + ',"timestamp":' + JSON.stringify(sth.timestamp) + ',"treeSize":' + JSON.stringify(sth.treeSize) + '}';
+  const signed = '{"rootHash":' + JSON.stringify(sth.rootHash) + ',"timestamp":' + JSON.stringify(sth.timestamp) + ',"treeSize":' + \
+JSON.stringify(sth.treeSize) + '}';
   const k = await crypto.subtle.importKey('spki', b64url(key), { name: 'Ed25519' }, false, ['verify']);
   let ok = false;
   try {
@@ -56,7 +58,8 @@ async function checkHead() {
   out.textContent = 'checking...';
   try {
     const sth = await signedHead();
-    show(out, true, 'the head of size ' + sth.treeSize + ' (root ' + sth.rootHash.slice(0, 16) + '..., ', { ts: sth.timestamp }, ') is signed by the log key');
+    show(out, true, 'the head of size ' + sth.treeSize + ' (root ' + sth.rootHash.slice(0, 16) + '..., ', { ts: sth.timestamp }, ') is \
+signed by the log key');
   } catch (err) {
     show(out, false, err.message);
   }
@@ -67,18 +70,20 @@ async function checkEntry(button) {
   out.textContent = 'checking...';
   try {
     const e = JSON.parse(row.dataset.entry);
-    const leafInput = '{"payloadHash":"' + e.payloadHash + '","prevHash":"' + e.prevHash + '","seq":' + e.seq + ',"ts":"' + e.ts + '","type":"' + e.type + '"}';
+    const leafInput = '{"payloadHash":"' + e.payloadHash + '","prevHash":"' + e.prevHash + '","seq":' + e.seq + ',"ts":"' + e.ts + \
+'","type":"' + e.type + '"}';
     const leaf = await sha(new Uint8Array([0]), new TextEncoder().encode(leafInput));
     if (hex(leaf) !== e.entryHash) throw new Error('the entry hash does not recompute');
     const sth = await signedHead();
     const inc = await (await fetch('/v1/log/inclusion?seq=' + e.seq + '&size=' + sth.treeSize)).json();
     const root = await rootFromProof(e.seq, sth.treeSize, leaf, inc.proof);
     if (root !== sth.rootHash) throw new Error('the proof leads to ' + root.slice(0, 16) + '..., not the head');
-    show(out, true, 'included in the signed head of size ' + sth.treeSize + ' (root ' + sth.rootHash.slice(0, 16) + '...), its signature verified with the log key');
+    show(out, true, 'included in the signed head of size ' + sth.treeSize + ' (root ' + sth.rootHash.slice(0, 16) + '...), its signature \
+verified with the log key');
   } catch (err) {
     show(out, false, err.message);
   }
 }
 document.getElementById('check-head').addEventListener('click', checkHead);
 document.querySelectorAll('button.check').forEach((b) => b.addEventListener('click', () => checkEntry(b)));
-`;
+`);

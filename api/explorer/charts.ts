@@ -2,7 +2,7 @@
 // chart with axes, labels and a mark per entry that moved it, and the claims list's sparklines,
 // all on one scale from 0 to 1, their current value a dot and a number. `points` are [seq, credence], one per
 // entry after which the claim's credence changed (lib/record/numbers/rescore.ts), in log order.
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { empty, html, join, type Html } from './html.js';
 import type { History } from '../../lib/record/numbers/index.js';
 
 export type Points = readonly (readonly [seq: number, credence: number])[];
@@ -75,8 +75,8 @@ export function ticks(lo: number, hi: number, n: number): number[] {
  * The current value holds for the last stretch, ends in a dot inside the box, and is printed
  * under it with the range the claim moved in; the title says from, to, the range and the entries.
  */
-export function sparkline(points: Points): string {
-  if (points.length === 0) return '';
+export function sparkline(points: Points): Html {
+  if (points.length === 0) return empty;
   const W = 120;
   const H = 28;
   const R = 2.5;
@@ -89,9 +89,15 @@ export function sparkline(points: Points): string {
   const from = points[0]!;
   const to = points[points.length - 1]!;
   const range = min === max ? p4(from[1]) : `${p4(min)}–${p4(max)}`;
-  const title = `credence ${p4(from[1])} at entry ${from[0]}, ${p4(to[1])} at entry ${to[0]}: ${points.length} value${points.length === 1 ? '' : 's'}, between ${range}`;
-  const label = min === max ? `now <b class="now">${p4(to[1])}</b>` : `now <b class="now">${p4(to[1])}</b>, moved ${range}`;
-  return `<span class="spark"><svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${h(title)}" data-points="${points.length}"><title>${h(title)}</title><rect width="${W}" height="${H}" fill="#f7f7f7"/><line x1="0" x2="${W}" y1="${f1(y(0.5))}" y2="${f1(y(0.5))}" stroke="#ddd" stroke-dasharray="2 2"/><path d="${stepPath(points, x, y, end)}" fill="none" stroke="#247" stroke-width="1.5"/><circle class="now" cx="${f1(end)}" cy="${f1(y(to[1]))}" r="${R}" fill="#247"/></svg><small class="range">${label}</small></span>`;
+  const title = `credence ${p4(from[1])} at entry ${from[0]}, ${p4(to[1])} at entry ${to[0]}: ${points.length} \
+value${points.length === 1 ? '' : 's'}, between ${range}`;
+  const label = min === max ? html`now <b class="now">${p4(to[1])}</b>` : html`now <b class="now">${p4(to[1])}</b>, moved ${range}`;
+  return html`<span class="spark">\
+<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${title}" data-points="${points.length}">\
+<title>${title}</title><rect width="${W}" height="${H}" fill="#f7f7f7"/>\
+<line x1="0" x2="${W}" y1="${f1(y(0.5))}" y2="${f1(y(0.5))}" stroke="#ddd" stroke-dasharray="2 2"/>\
+<path d="${stepPath(points, x, y, end)}" fill="none" stroke="#247" stroke-width="1.5"/>\
+<circle class="now" cx="${f1(end)}" cy="${f1(y(to[1]))}" r="${R}" fill="#247"/></svg><small class="range">${label}</small></span>`;
 }
 
 /** One mark on a claim's chart: the entry that set the value, and what it was. */
@@ -107,34 +113,42 @@ export interface Mark {
  * A claim's chart: credence (0 to 1, gridlines at each quarter) against the log's entries, a
  * step line through every point, and a mark, linked and titled, for each entry in `marks`.
  */
-export function claimChart(points: Points, marks: readonly Mark[]): string {
-  if (points.length === 0) return '';
+export function claimChart(points: Points, marks: readonly Mark[]): Html {
+  if (points.length === 0) return empty;
   const W = 480;
   const H = 210;
   const [left, right, top, bottom] = [58, 12, 10, 38];
   const [first, last] = seqRange(points);
   const x = (seq: number) => left + ((seq - first) / (last - first)) * (W - left - right);
   const y = (p: number) => top + (1 - p) * (H - top - bottom);
-  const grid = [0, 0.25, 0.5, 0.75, 1]
-    .map(
+  const grid = join(
+    [0, 0.25, 0.5, 0.75, 1].map(
       (p) =>
-        `<line x1="${left}" x2="${W - right}" y1="${f1(y(p))}" y2="${f1(y(p))}" stroke="${p === 0 ? '#888' : '#e4e4e4'}"/><text x="${left - 6}" y="${f1(y(p) + 4)}" text-anchor="end">${p.toFixed(2)}</text>`,
-    )
-    .join('');
-  const xTicks = ticks(first, last, 5)
-    .map(
+        html`<line x1="${left}" x2="${W - right}" y1="${f1(y(p))}" y2="${f1(y(p))}" stroke="${p === 0 ? '#888' : '#e4e4e4'}"/>\
+<text x="${left - 6}" y="${f1(y(p) + 4)}" text-anchor="end">${p.toFixed(2)}</text>`,
+    ),
+    '',
+  );
+  const xTicks = join(
+    ticks(first, last, 5).map(
       (s) =>
-        `<line x1="${f1(x(s))}" x2="${f1(x(s))}" y1="${H - bottom}" y2="${H - bottom + 4}" stroke="#888"/><text x="${f1(x(s))}" y="${H - bottom + 16}" text-anchor="middle">${s}</text>`,
-    )
-    .join('');
-  const dots = marks
-    .map(
+        html`<line x1="${f1(x(s))}" x2="${f1(x(s))}" y1="${H - bottom}" y2="${H - bottom + 4}" stroke="#888"/>\
+<text x="${f1(x(s))}" y="${H - bottom + 16}" text-anchor="middle">${s}</text>`,
+    ),
+    '',
+  );
+  const dots = join(
+    marks.map(
       (m) =>
-        `<a href="${h(m.href)}"><circle cx="${f1(x(m.seq))}" cy="${f1(y(m.credence))}" r="4" fill="#247"><title>${h(`entry ${m.seq}${m.what === '' ? '' : `, ${m.what}`}: credence ${p4(m.credence)}`)}</title></circle></a>`,
-    )
-    .join('');
-  const label = `credence from ${p4(points[0]![1])} at entry ${points[0]![0]} to ${p4(points[points.length - 1]![1])} at entry ${points[points.length - 1]![0]}, over ${points.length} value${points.length === 1 ? '' : 's'}`;
-  return `<svg class="chart big" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${h(label)}" data-points="${points.length}" font-size="12" fill="#444">
+        html`<a href="${m.href}"><circle cx="${f1(x(m.seq))}" cy="${f1(y(m.credence))}" r="4" fill="#247">\
+<title>${`entry ${m.seq}${m.what === '' ? '' : `, ${m.what}`}: credence ${p4(m.credence)}`}</title></circle></a>`,
+    ),
+    '',
+  );
+  const label = `credence from ${p4(points[0]![1])} at entry ${points[0]![0]} to ${p4(points[points.length - 1]![1])} at \
+entry ${points[points.length - 1]![0]}, over ${points.length} value${points.length === 1 ? '' : 's'}`;
+  return html`<svg class="chart big" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${label}" \
+data-points="${points.length}" font-size="12" fill="#444">
 <line x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}" stroke="#888"/>${grid}${xTicks}
 <text x="${(left + W - right) / 2}" y="${H - 4}" text-anchor="middle">log entry (seq)</text>
 <text transform="translate(13 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle">credence</text>
@@ -143,16 +157,16 @@ export function claimChart(points: Points, marks: readonly Mark[]): string {
 
 /** Sparklines kept drawn, per history (a rebuilt state has a new one), the least recently drawn dropped first. */
 const SPARKLINES_KEPT = 5000;
-const drawn = new WeakMap<History, Map<string, { latest: number; svg: string }>>();
+const drawn = new WeakMap<History, Map<string, { latest: number; svg: Html }>>();
 
 /**
  * The sparkline of claim `ref` from `history`, drawn again only when a point was noted since it
  * was last drawn: a hot claim's thousands of points are read once per change, not once per view
  * of the claims list.
  */
-export function claimSparkline(history: History, ref: string): string {
+export function claimSparkline(history: History, ref: string): Html {
   const latest = history.latest(ref);
-  if (latest === undefined) return '';
+  if (latest === undefined) return empty;
   let kept = drawn.get(history);
   if (kept === undefined) drawn.set(history, (kept = new Map()));
   const hit = kept.get(ref);

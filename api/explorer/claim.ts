@@ -2,7 +2,7 @@
 // chart of its credence with the entries that moved it, its foundations, and its evidence, each
 // list a page at a time, newest first: receipts with their dates, cross-checks and entries;
 // reviews with their rationales; arguments linked to their own pages.
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html, join, type Html } from './html.js';
 import { claimScore, receiptCounting, reviewCounting } from '../../lib/record/numbers/index.js';
 import { argumentsInView, receiptView } from '../../lib/record/views/index.js';
 import type { Claim, State } from '../../lib/record/fold/index.js';
@@ -38,22 +38,26 @@ export interface ClaimQuery {
   limit: number;
 }
 
-/** The claim page's matching JSON read: its paper's, or for an external claim its arguments' (the JSON reads have no claim read of their own). */
+/**
+ * The claim page's matching JSON read: its paper's, or for an external claim its arguments' (the
+ * JSON reads have no claim read of their own).
+ */
 export const claimJson = (claim: Claim): string =>
   claim.external ? `/v2/arguments?claim=${encodeURIComponent(claim.ref)}` : `/v2/papers/${claim.paper}`;
 
 /** Where a claim comes from: its paper (or the source of an external claim), who, when, at what stated confidence. */
-function about(state: State, claim: Claim): string {
+function about(state: State, claim: Claim): Html {
   const paper = claim.external ? undefined : state.papers.get(claim.paper);
   const from =
     paper === undefined
-      ? `An external claim, quoted from <code>${h(claim.source ?? '')}</code>`
-      : `From the paper <i>${h(paper.title)}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${fieldLink(paper.field)})`;
+      ? html`An external claim, quoted from <code>${claim.source ?? ''}</code>`
+      : html`From the paper <i>${paper.title}</i> (${itemLink(state, { kind: 'paper', id: paper.id })}, ${fieldLink(paper.field)})`;
   const confidence = claim.confidence === null ? '' : `, stated confidence ${claim.confidence}`;
-  return `<p id="about">${from}, by ${agentLink(state, claim.agent)} of ${operatorLink(state, claim.operatorId)}, entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
+  return html`<p id="about">${from}, by ${agentLink(state, claim.agent)} of ${operatorLink(state, claim.operatorId)}, \
+entry ${entryLink(claim.seq)}; ${claim.kind}${confidence}.</p>`;
 }
 
-export async function claimPage(state: State, entries: EntryLookup, claim: Claim, q: ClaimQuery): Promise<string> {
+export async function claimPage(state: State, entries: EntryLookup, claim: Claim, q: ClaimQuery): Promise<Html> {
   const ref = claim.ref;
   const c = claimScore(state, ref);
   const path = `/explore/claims/${encodeURIComponent(ref)}`;
@@ -86,7 +90,8 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   });
   const moveRows = marks.map(
     (m, i) =>
-      `<tr><td class="n">${entryLink(m.seq)}</td><td>${h(m.what)}<br><small>${when(moved[i]!.ts)}</small></td><td class="n">${m.credence.toFixed(4)}</td></tr>`,
+      html`<tr><td class="n">${entryLink(m.seq)}</td><td>${m.what}<br><small>${when(moved[i]!.ts)}</small></td>\
+<td class="n">${m.credence.toFixed(4)}</td></tr>`,
   );
 
   const receiptItems = receipts.shown.map((id) => {
@@ -95,17 +100,27 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
     const counts = receiptCounting(state, r);
     const result =
       v.outcome === null
-        ? `${v.stage}, no result yet (due ${h(v.deadline.slice(0, 10))})`
-        : `<b>${v.outcome}</b> at ${when(r.result!.ts)}, entry ${entryLink(r.result!.seq)}`;
+        ? html`${v.stage}, no result yet (due ${v.deadline.slice(0, 10)})`
+        : html`<b>${v.outcome}</b> at ${when(r.result!.ts)}, entry ${entryLink(r.result!.seq)}`;
     const crossCheck =
       v.crossCheck === null
         ? ''
-        : `<br>Its cross-check re-ran ${itemLink(state, { kind: 'receipt', id: v.crossCheck.receipt })}: ${v.crossCheck.match === null ? 'no result yet' : v.crossCheck.match ? 'matched' : 'did not match'}.`;
+        : html`<br>Its cross-check \
+re-ran ${itemLink(state, { kind: 'receipt', id: v.crossCheck.receipt })}: \
+${v.crossCheck.match === null ? 'no result yet' : v.crossCheck.match ? 'matched' : 'did not match'}.`;
     const checkedBy =
       r.crossCheckedBy.length === 0
         ? ''
-        : `<br>Cross-checked by ${r.crossCheckedBy.map((x) => `${itemLink(state, { kind: 'receipt', id: x.receipt })} (${h(x.operatorId)}, ${x.match ? 'matched' : 'did not match'})`).join(', ')}.`;
-    return `<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, committed ${when(v.ts)} at entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br>${countsMark(counts)}</li>`;
+        : html`<br>Cross-checked by ${join(
+            r.crossCheckedBy.map(
+              (x) =>
+                html`${itemLink(state, { kind: 'receipt', id: x.receipt })} (${x.operatorId}, ${x.match ? 'matched' : 'did not match'})`,
+            ),
+            ', ',
+          )}.`;
+    return html`<li>${itemLink(state, { kind: 'receipt', id })}: a ${v.kind} by ${agentLink(state, v.agent)} \
+of ${operatorLink(state, v.operatorId)}, committed ${when(v.ts)} at \
+entry ${entryLink(v.seq)}; ${result}.${crossCheck}${checkedBy}<br>${countsMark(counts)}</li>`;
   });
 
   const reviewTexts = reviewEntries.map((e) => ({
@@ -115,38 +130,78 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const reviewItems = reviews.shown.map((row, i) => {
     const v = state.reviews.at(row);
     const counts = reviewCounting(state, row);
-    return `<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote class="rationale">${h(reviewTexts[i]!.rationale)}</blockquote>${countsMark(counts)}</li>`;
+    return html`<li>Forecast <b>${v.forecast}</b> by ${agentLink(state, v.agent)} \
+of ${operatorLink(state, v.operatorId)}, ${when(reviewTexts[i]!.ts)}, entry ${entryLink(v.seq)}<blockquote \
+class="rationale">${reviewTexts[i]!.rationale}</blockquote>${countsMark(counts)}</li>`;
   });
 
   const argItems = args.shown.map((a, i) => {
     const text = argTexts[i]!.text;
     const answered = a.answer === null ? '' : ', answered';
-    return `<li><a href="/explore/arguments/${a.id}">${a.stance} on ${h(a.grounds)}</a> by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b title="${h(a.status === 'open' ? 'not settled: moves nothing yet' : `settled at entry ${a.settledSeq}`)}">${a.status}</b>, ${count(a.checks.size, 'check')}${answered}<blockquote>${h(text.length > 280 ? `${text.slice(0, 279)}…` : text)}</blockquote></li>`;
+    return html`<li><a href="/explore/arguments/${a.id}">${a.stance} on ${a.grounds}</a> by ${agentLink(state, a.agent)} \
+of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: \
+<b title="${
+      a.status === 'open'
+        ? 'not settled: moves nothing yet'
+        : `settled at \
+entry ${a.settledSeq}`
+    }">${a.status}</b>, ${count(a.checks.size, 'check')}${answered}<blockquote>${
+      text.length > 280
+        ? `\
+${text.slice(0, 279)}…`
+        : text
+    }</blockquote></li>`;
   });
 
-  const list = (id: ClaimList, items: string[], page: ListPage<unknown>, total: number, what: string) =>
+  const list = (id: ClaimList, items: Html[], page: ListPage<unknown>, total: number, what: string) =>
     total === 0
-      ? `<p class="muted" id="${id}-none">None yet.</p>`
-      : `<p class="muted">${count(total, what)}${total > items.length ? `, ${items.length} shown, newest first` : ''}.</p>
-<ul class="items" id="${id}-list">${items.join('')}</ul>${pager(page, link(id), `${id}-pages`, { newer: `Newer ${what}s`, older: `Older ${what}s` })}`;
+      ? html`<p class="muted" id="${id}-none">None yet.</p>`
+      : html`<p class="muted">${count(total, what)}${total > items.length ? `, ${items.length} shown, newest first` : ''}.</p>
+<ul class="items" id="${id}-list">${items}</ul>${pager(page, link(id), `${id}-pages`, {
+          newer: `Newer ${what}s`,
+          older: `Older \
+${what}s`,
+        })}`;
 
-  return `<p id="claim-id"><small>${claim.external ? 'External claim' : 'Claim'} <code>${h(ref)}</code></small></p>
+  return html`<p id="claim-id"><small>${claim.external ? 'External claim' : 'Claim'} <code>${ref}</code></small></p>
 ${about(state, claim)}
-<p>Test: ${h(claim.test)}</p>
-${claim.amendment === null ? '' : `<p id="amendment">Amended at entry ${entryLink(claim.amendment.seq)}; before it, the test was: ${h(claim.amendment.before.test)} (${h(claim.amendment.before.kind)}).</p>`}
-<p id="numbers">credence <b>${c.credence.toFixed(4)}</b> (verified operators alone ${c.credenceVerified.toFixed(4)}), status <b title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</b>, prior ${c.prior.toFixed(4)}, use ${c.use}, dispute ${c.dispute}${c.cap === null ? '' : `, capped at ${c.cap}`}.</p>
-<p id="why-status">${h(whyStatus(state, claim, c.status, c.credenceVerified))}</p>
-<p class="json">JSON: ${claim.external ? '' : `<a href="${h(claimJson(claim))}">its paper</a>, `}<a href="/v2/arguments?claim=${encodeURIComponent(ref)}">its arguments</a>, <a href="/v2/credence">every claim's numbers</a>.</p>
+<p>Test: ${claim.test}</p>
+${
+  claim.amendment === null
+    ? ''
+    : html`<p id="amendment">Amended at entry ${entryLink(claim.amendment.seq)}; before it, the test \
+was: ${claim.amendment.before.test} (${claim.amendment.before.kind}).</p>`
+}
+<p id="numbers">credence <b>${c.credence.toFixed(4)}</b> (verified operators alone ${c.credenceVerified.toFixed(4)}), status \
+<b title="${STATUS_MEANING[c.status] ?? ''}">${c.status}</b>, prior ${c.prior.toFixed(4)}, use ${c.use}, \
+dispute ${c.dispute}${c.cap === null ? '' : `, capped at ${c.cap}`}.</p>
+<p id="why-status">${whyStatus(state, claim, c.status, c.credenceVerified)}</p>
+<p class="json">JSON: ${
+    claim.external
+      ? ''
+      : html`<a href="${claimJson(claim)}">its paper\
+</a>, `
+  }<a href="/v2/arguments?claim=${encodeURIComponent(ref)}">its arguments</a>, <a href="/v2/credence">every claim's numbers</a>.</p>
 <h2 id="moves">Credence, entry by entry</h2>
 ${claimChart(points, marks)}
-<p class="muted">${count(points.length, 'value')} of credence; the dots mark the entries listed below${points.length > moves.shown.length ? ` (${moves.shown.length} of them, newest first)` : ''}, each linked to its place in the log.</p>
+<p class="muted">${count(points.length, 'value')} of credence; the dots mark the entries listed \
+below${points.length > moves.shown.length ? ` (${moves.shown.length} of them, newest first)` : ''}, each linked to its place in the log.</p>
 <table id="moves-list"><thead><tr><th class="n">entry</th><th>what, when (UTC)</th><th class="n">credence after</th></tr></thead><tbody>
-${moveRows.join('\n')}</tbody></table>
+${join(moveRows, '\n')}</tbody></table>
 ${pager(moves, link('moves'), 'moves-pages', { newer: 'Later entries', older: 'Earlier entries' })}
 <h2>Foundations</h2>
-<ul id="foundations">${c.foundations.map((f) => `<li>${claimLink(state, f.ref)}: ${f.credence.toFixed(4)}, <span title="${h(STATUS_MEANING[f.status] ?? '')}">${f.status}</span></li>`).join('') || '<li>none</li>'}</ul>
+<ul id="foundations">${
+    c.foundations.length === 0
+      ? html`<li>none\
+</li>`
+      : c.foundations.map(
+          (f) => html`<li>${claimLink(state, f.ref)}: ${f.credence.toFixed(4)}, \
+<span title="${STATUS_MEANING[f.status] ?? ''}">${f.status}</span></li>`,
+        )
+  }</ul>
 <h2 id="receipts">Receipts</h2>
-<p class="muted">Each operator other than the author's counts once on a claim: its strongest item (replication, then rerun, then review), the latest of that kind.</p>
+<p class="muted">Each operator other than the author's counts once on a claim: its strongest item (replication, then rerun, then review), \
+the latest of that kind.</p>
 ${list('receipts', receiptItems, receipts, (state.receiptsByClaim.get(ref) ?? []).length, 'receipt')}
 <h2 id="reviews">Reviews</h2>
 ${list('reviews', reviewItems, reviews, (state.numbers.index.reviewsByClaim.get(ref) ?? []).length, 'review')}

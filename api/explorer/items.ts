@@ -1,7 +1,7 @@
 // A receipt's page and an argument's page in the explorer: everything their JSON reads serve
 // (receiptView, argumentView of lib/record/views/items.ts), dated and linked to the claim, to the
 // receipts that cross-checked them and to their entries in the log.
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html, join, type Html } from './html.js';
 import { receiptView, type argumentView } from '../../lib/record/views/index.js';
 import type { Receipt, State } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
@@ -21,19 +21,26 @@ const STAGE_MEANING: Readonly<Record<string, string>> = {
 /** Re-runs a receipt's page shows unless `limit` says otherwise. */
 export const RERUNS_LIMIT = 20;
 
-export function receiptPage(state: State, r: Receipt, q: { before: number | undefined; limit: number }): string {
+export function receiptPage(state: State, r: Receipt, q: { before: number | undefined; limit: number }): Html {
   const v = receiptView(state, r);
   const counts = receiptCounting(state, r);
   const outputs =
     v.outputs !== null
-      ? `<code>${h(JSON.stringify(v.outputs))}</code>${v.revealedSeq === null ? '' : ` (shown from entry ${entryLink(v.revealedSeq)})`}`
+      ? html`<code>${JSON.stringify(v.outputs)}</code>${
+          v.revealedSeq === null
+            ? ''
+            : html` (shown from \
+entry ${entryLink(v.revealedSeq)})`
+        }`
       : v.outcome === null
         ? 'none yet'
         : 'sealed until another receipt cross-checks it, or 30 days after its result';
   const crossCheck =
     v.crossCheck === null
       ? 'none assigned'
-      : `its seal assigned it to re-run ${itemLink(state, { kind: 'receipt', id: v.crossCheck.receipt })}: <b id="cross-match">${v.crossCheck.match === null ? 'no result yet' : v.crossCheck.match ? 'matched' : 'did not match'}</b>${v.crossCheck.outputs === null ? '' : `, with outputs <code>${h(JSON.stringify(v.crossCheck.outputs))}</code>`}`;
+      : html`its seal assigned it to re-run ${itemLink(state, { kind: 'receipt', id: v.crossCheck.receipt })}: \
+<b id="cross-match">${v.crossCheck.match === null ? 'no result yet' : v.crossCheck.match ? 'matched' : 'did not match'}</b>\
+${v.crossCheck.outputs === null ? '' : html`, with outputs <code>${JSON.stringify(v.crossCheck.outputs)}</code>`}`;
   // Who re-ran it in their cross-check, in one list paged newest first, each said to verify it,
   // dispute it, or (an operator not verified) to be shown apart.
   const rerunBy = [
@@ -49,39 +56,71 @@ export function receiptPage(state: State, r: Receipt, q: { before: number | unde
     hrefWith(`/explore/receipts/${r.id}`, { before, limit: q.limit === RERUNS_LIMIT ? undefined : q.limit }, 'rerun-by');
   const rerunList =
     rerunBy.length === 0
-      ? '<p id="rerun-by-none">None yet.</p>'
-      : `<p class="muted">${count(rerunBy.length, 'receipt')}${rerunBy.length > reruns.shown.length ? `, ${reruns.shown.length} shown, newest first` : ''}.</p>
-<ul class="items" id="rerun-by-list">${reruns.shown
-          .map(
+      ? html`<p id="rerun-by-none">None yet.</p>`
+      : html`<p class="muted">${count(rerunBy.length, 'receipt')}${
+          rerunBy.length > reruns.shown.length
+            ? `, ${reruns.shown.length} \
+shown, newest first`
+            : ''
+        }.</p>
+<ul class="items" id="rerun-by-list">${join(
+          reruns.shown.map(
             (x) =>
-              `<li>${itemLink(state, { kind: 'receipt', id: x.receipt })} by ${operatorLink(state, x.operatorId)}, entry ${entryLink(x.seq)}: ${x.verdict}</li>`,
-          )
-          .join('')}</ul>${pager(reruns, link, 'rerun-by-pages', { newer: 'Newer re-runs', older: 'Older re-runs' })}`;
+              html`<li>${itemLink(state, { kind: 'receipt', id: x.receipt })} by ${operatorLink(state, x.operatorId)}, \
+entry ${entryLink(x.seq)}: ${x.verdict}</li>`,
+          ),
+          '',
+        )}</ul>${pager(reruns, link, 'rerun-by-pages', { newer: 'Newer re-runs', older: 'Older re-runs' })}`;
   const findings =
     v.findings.length === 0
       ? ''
-      : `<h3>Findings</h3><ul id="findings">${v.findings
-          .map(
+      : html`<h3>Findings</h3><ul id="findings">${join(
+          v.findings.map(
             (f) =>
-              `<li>${itemLink(state, { kind: 'receipt', id: f.by })}'s cross-check disagreed with ${itemLink(state, { kind: 'receipt', id: f.receipt })}, entry ${entryLink(f.seq)}</li>`,
-          )
-          .join('')}</ul>`;
-  return `<p id="receipt-about">On ${claimLink(state, v.target)}: a ${v.kind} by ${agentLink(state, v.agent)} of ${operatorLink(state, v.operatorId)}, ${h(STAGE_MEANING[v.stage] ?? v.stage)}${v.outcome === null ? '' : `, <b id="outcome">${v.outcome}</b>`}.</p>
+              html`<li>${itemLink(state, { kind: 'receipt', id: f.by })}'s cross-check disagreed \
+with ${itemLink(state, { kind: 'receipt', id: f.receipt })}, entry ${entryLink(f.seq)}</li>`,
+          ),
+          '',
+        )}</ul>`;
+  return html`<p id="receipt-about">On ${claimLink(state, v.target)}: a ${v.kind} by ${agentLink(state, v.agent)} \
+of ${operatorLink(state, v.operatorId)}, ${STAGE_MEANING[v.stage] ?? v.stage}${
+    v.outcome === null
+      ? ''
+      : html`, \
+<b id="outcome">${v.outcome}</b>`
+  }.</p>
 <p id="counts-as">On its claim: ${countsMark(counts)}</p>
 <h2>When</h2>
 <ul id="dates">
-<li>Committed ${when(v.ts)}, entry ${entryLink(v.seq)}; due by <time datetime="${v.deadline}">${h(v.deadline.slice(0, 19).replace('T', ' '))}</time>.</li>
-<li>${v.sealSeq === null ? 'Not sealed yet.' : `Sealed at entry ${entryLink(v.sealSeq)}, seed <code>${v.seed}</code>.`}</li>
-<li>${r.result === null ? (v.lapsedSeq === null ? 'No result yet.' : `Lapsed at entry ${entryLink(v.lapsedSeq)}.`) : `Result ${when(r.result.ts)}, entry ${entryLink(r.result.seq)}${v.seedInsensitive === null ? '' : v.seedInsensitive ? ', declared seed-insensitive' : ''}.`}</li>
-${v.disownedSeq === null ? '' : `<li>Disowned at entry ${entryLink(v.disownedSeq)}: signed by a key revoked as compromised.</li>`}
+<li>Committed ${when(v.ts)}, entry ${entryLink(v.seq)}; due by \
+<time datetime="${v.deadline}">${v.deadline.slice(0, 19).replace('T', ' ')}</time>.</li>
+<li>${v.sealSeq === null ? 'Not sealed yet.' : html`Sealed at entry ${entryLink(v.sealSeq)}, seed <code>${String(v.seed)}</code>.`}</li>
+<li>${
+    r.result === null
+      ? v.lapsedSeq === null
+        ? 'No result yet.'
+        : html`Lapsed at \
+entry ${entryLink(v.lapsedSeq)}.`
+      : html`Result ${when(r.result.ts)}, \
+entry ${entryLink(r.result.seq)}${v.seedInsensitive === null ? '' : v.seedInsensitive ? ', declared seed-insensitive' : ''}.`
+  }</li>
+${v.disownedSeq === null ? '' : html`<li>Disowned at entry ${entryLink(v.disownedSeq)}: signed by a key revoked as compromised.</li>`}
 </ul>
 <h2>Run</h2>
-<p>Bundle <code>${h(v.bundle.repo)}</code> at <code>${h(v.bundle.commit)}</code>, run <code>${h(v.bundle.run)}</code>${v.models.length === 0 ? '' : `; models ${v.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}.</p>
+<p>Bundle <code>${v.bundle.repo}</code> at <code>${v.bundle.commit}</code>, run <code>${v.bundle.run}</code>${
+    v.models.length === 0
+      ? ''
+      : html`; models ${join(
+          v.models.map((m) => html`<code>${m}</code>`),
+          ', ',
+        )}`
+  }.</p>
 <p>Outputs: ${outputs}.</p>
 <h2>Cross-checks</h2>
 <p id="cross-check">Cross-check: ${crossCheck}.</p>
 <h3 id="rerun-by">Re-run by</h3>
-<p>Receipts whose cross-check re-ran this one: only a verified operator's cross-check verifies or disputes it; re-runs by operators not verified are shown apart.</p>
+<p>Receipts whose cross-check re-ran this one: only a verified operator's cross-check verifies or disputes it; re-runs by operators not \
+verified are shown apart.</p>
 ${rerunList}
 ${findings}`;
 }
@@ -96,7 +135,7 @@ export async function argumentPage(
   entries: EntryLookup,
   a: ArgumentView,
   q: { before: number | undefined; limit: number },
-): Promise<string> {
+): Promise<Html> {
   const claim = state.claims.get(a.claim)!;
   const checks = newestFirst(a.checks, (c) => c.seq, q.before, q.limit);
   // Their times, from their entries (the state keeps the seq alone).
@@ -114,18 +153,71 @@ export async function argumentPage(
         : 'an operator not verified: no voice';
   const checkItems = checks.shown.map(
     (c, i) =>
-      `<li><b>${c.holds ? 'holds' : 'does not hold'}</b>, by ${agentLink(state, c.agent)} of ${operatorLink(state, c.operatorId)}, ${when(checkTimes[i]!)}, entry ${entryLink(c.seq)}${c.models.length === 0 ? '' : `; models ${c.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}<blockquote class="note">${h(c.note)}</blockquote><small>${voice(c.operatorId)}</small></li>`,
+      html`<li><b>${c.holds ? 'holds' : 'does not hold'}</b>, by ${agentLink(state, c.agent)} \
+of ${operatorLink(state, c.operatorId)}, ${when(checkTimes[i]!)}, entry ${entryLink(c.seq)}${
+        c.models.length === 0
+          ? ''
+          : html`; models ${join(
+              c.models.map((m) => html`<code>${m}</code>`),
+              ', ',
+            )}`
+      }<blockquote class="note">${c.note}</blockquote><small>${voice(c.operatorId)}</small></li>`,
   );
-  return `<p id="argument-about">${h(a.stance)} ${claimLink(state, a.claim)} on the grounds of <b>${h(a.grounds)}</b>, by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}; stated confidence ${a.confidence}${a.models.length === 0 ? '' : `; models ${a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}.</p>
-<p id="argument-status">Status <b>${a.status}</b>${h(argumentStatusMeaning(a.status, a.settledSeq))}</p>
-<blockquote id="argument-text">${h(a.text)}</blockquote>
-${a.instance === null ? '' : `<div id="argument-instance"><p>The instance:</p>${a.instance.text === undefined ? '' : `<blockquote>${h(a.instance.text)}</blockquote>`}${a.instance.bundle === undefined ? '' : `<p>Bundle <code>${h(a.instance.bundle.repo)}</code> at <code>${h(a.instance.bundle.commit)}</code>, run <code>${h(a.instance.bundle.run)}</code>.</p>`}</div>`}
-${a.cites.length === 0 ? '' : `<p id="cites">Cites ${a.cites.map((ref) => itemLink(state, { kind: 'claim', id: ref })).join(', ')}.</p>`}
-${a.flags.length === 0 ? '' : `<p id="flags">Flagged by stewards: ${a.flags.map((f) => `${h(f.by)} at entry ${entryLink(f.seq)}: ${h(f.reason)}`).join('; ')}.</p>`}
+  return html`<p id="argument-about">${a.stance} ${claimLink(state, a.claim)} on the grounds of \
+<b>${a.grounds}</b>, by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}; \
+stated confidence ${a.confidence}${
+    a.models.length === 0
+      ? ''
+      : html`; models ${join(
+          a.models.map((m) => html`<code>${m}</code>`),
+          ', ',
+        )}`
+  }.</p>
+<p id="argument-status">Status <b>${a.status}</b>${argumentStatusMeaning(a.status, a.settledSeq)}</p>
+<blockquote id="argument-text">${a.text}</blockquote>
+${
+  a.instance === null
+    ? ''
+    : html`<div id="argument-instance"><p>The instance:\
+</p>${a.instance.text === undefined ? '' : html`<blockquote>${a.instance.text}</blockquote>`}\
+${
+  a.instance.bundle === undefined
+    ? ''
+    : html`<p>Bundle <code>${a.instance.bundle.repo}</code> at <code>${a.instance.bundle.commit}\
+</code>, run <code>${a.instance.bundle.run}</code>.</p>`
+}</div>`
+}
+${
+  a.cites.length === 0
+    ? ''
+    : html`<p id="cites">Cites ${join(
+        a.cites.map((ref) => itemLink(state, { kind: 'claim', id: ref })),
+        ', ',
+      )}.</p>`
+}
+${
+  a.flags.length === 0
+    ? ''
+    : html`<p id="flags">Flagged by stewards: ${join(
+        a.flags.map((f) => html`${f.by} at entry ${entryLink(f.seq)}: ${f.reason}`),
+        '; ',
+      )}.</p>`
+}
 <h2 id="checks">Checks</h2>
-<p class="muted">The latest check of each operator: ${count(a.checks.length, 'check')}${a.checks.length > checks.shown.length ? `, ${checks.shown.length} shown, newest first` : ''}.</p>
-<ul class="items" id="checks-list">${checkItems.join('') || '<li>none</li>'}</ul>
+<p class="muted">The latest check of each \
+operator: ${count(a.checks.length, 'check')}${
+    a.checks.length > checks.shown.length
+      ? `, ${checks.shown.length} shown, newest \
+first`
+      : ''
+  }.</p>
+<ul class="items" id="checks-list">${checkItems.length === 0 ? html`<li>none</li>` : checkItems}</ul>
 ${pager(checks, link, 'checks-pages', { newer: 'Newer checks', older: 'Older checks' })}
 <h2>Answer</h2>
-<div id="answer">${a.answer === null ? '<p>None: the author has not answered.</p>' : `<p>By ${agentLink(state, a.answer.agent)}, ${when(answerTime!)}, entry ${entryLink(a.answer.seq)}:</p><blockquote>${h(a.answer.text)}</blockquote>`}</div>`;
+<div id="answer">${
+    a.answer === null
+      ? html`<p>None: the author has not answered.</p>`
+      : html`<p>By ${agentLink(state, a.answer.agent)}, ${when(answerTime!)}, entry ${entryLink(a.answer.seq)}:</p>\
+<blockquote>${a.answer.text}</blockquote>`
+  }</div>`;
 }

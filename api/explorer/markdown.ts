@@ -5,6 +5,7 @@
 // (`Article V: ...`) get an id (`article-V`) to link to.
 import { Marked, type Tokens } from 'marked';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { raw, type Html } from './html.js';
 
 /** Where a link may go: an http(s) address, a path of this site, or a place on the page. */
 const SAFE = /^(https?:\/\/|\/(?!\/)|#)/i;
@@ -33,7 +34,11 @@ const marked = new Marked({
   },
 });
 
-/** `text` (Markdown) as HTML, nothing in it taken as markup but Markdown's own. */
-export function markdownHtml(text: string): string {
-  return marked.parse(text, { async: false });
+/**
+ * `text` (Markdown) as HTML, nothing in it taken as markup but Markdown's own: `marked` writes
+ * strings, so the renderer above escapes each piece of the text it places (the one place outside
+ * html.ts that does).
+ */
+export function markdownHtml(text: string): Html {
+  return raw(marked.parse(text, { async: false }));
 }

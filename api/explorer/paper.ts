@@ -3,7 +3,7 @@
 // operator, linked) and when (the entry), the field, the abstract, the methods, the artefacts,
 // what it builds on (linked where it is on the record) and the papers that build on it, its claims
 // with their numbers and a sparkline each, its amendments with both versions, and stewards' flags.
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html, join, type Html } from './html.js';
 import type { paperRead } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
 import { claimSparkline } from './charts.js';
@@ -22,22 +22,33 @@ const REL: Readonly<Record<string, string>> = {
   background: 'has as background',
 };
 
-/** A parent: a paper or external claim on the record linked to its page (plain when out of view), a DOI to doi.org, any other id as text. */
-function parentLink(state: State, p: Parent): string {
+/**
+ * A parent: a paper or external claim on the record linked to its page (plain when out of view),
+ * a DOI to doi.org, any other id as text.
+ */
+function parentLink(state: State, p: Parent): Html {
   if (p.id.startsWith('rec:')) return itemLink(state, { kind: 'paper', id: p.id });
   if (p.id.startsWith('ext:')) return claimLink(state, `${p.id}#C1`);
   if (p.id.startsWith('doi:'))
-    return `<a href="https://doi.org/${h(encodeURI(p.id.slice(4)))}" rel="nofollow noopener ugc"><code>${h(p.id)}</code></a>`;
-  return `<code>${h(p.id)}</code>`;
+    return html`<a href="https://doi.org/${encodeURI(p.id.slice(4))}" rel="nofollow noopener ugc"><code>${p.id}</code></a>`;
+  return html`<code>${p.id}</code>`;
 }
 
-function parentLi(state: State, p: Parent): string {
+function parentLi(state: State, p: Parent): Html {
   const claims =
     p.claims === null
       ? ''
-      : ` (claims ${p.claims.map((c) => (p.id.startsWith('rec:') ? claimLink(state, `${p.id}#${c}`, 'quoted', c) : `<code>${h(c)}</code>`)).join(', ')})`;
+      : html` (claims ${join(
+          p.claims.map((c) => (p.id.startsWith('rec:') ? claimLink(state, `${p.id}#${c}`, 'quoted', c) : html`<code>${c}</code>`)),
+          ', ',
+        )})`;
   const basis = p.basis === null ? '' : `, ${p.basis === 'reproduced' ? 'having reproduced it' : 'having reviewed it'}`;
-  return `<li>${h(REL[p.rel] ?? p.rel)} ${parentLink(state, p)}${claims}${basis}${p.note === null ? '' : `<blockquote>${h(p.note)}</blockquote>`}</li>`;
+  return html`<li>${REL[p.rel] ?? p.rel} ${parentLink(state, p)}${claims}${basis}${
+    p.note === null
+      ? ''
+      : html`<blockquote>${p.note}\
+</blockquote>`
+  }</li>`;
 }
 
 /** What a paper that builds on this one does with it: its relation, said the other way round. */
@@ -53,7 +64,7 @@ const REL_BACK: Readonly<Record<string, string>> = {
 export const BUILT_ON_BY_LIMIT = 50;
 
 /** The papers that name this one in their builds_on, newest first, a page at a time; those out of view left out. */
-function builtOnBy(state: State, p: PaperRead, children: readonly string[], q: { before: number | undefined; limit: number }): string {
+function builtOnBy(state: State, p: PaperRead, children: readonly string[], q: { before: number | undefined; limit: number }): Html {
   const shown = children.filter((id) => !state.outOfView.has(id));
   const page = newestFirst(shown, (id) => state.papers.get(id)!.seq, q.before, q.limit);
   const items = page.shown.map((id) => {
@@ -61,48 +72,90 @@ function builtOnBy(state: State, p: PaperRead, children: readonly string[], q: {
     const how = child.buildsOn
       .filter((x) => x.id === p.id)
       .map((x) => {
-        const claims = x.claims === null ? '' : ` (${x.claims.map((c) => claimLink(state, `${p.id}#${c}`, 'quoted', c)).join(', ')})`;
+        const claims =
+          x.claims === null
+            ? ''
+            : html` (${join(
+                x.claims.map((c) => claimLink(state, `${p.id}#${c}`, 'quoted', c)),
+                ', ',
+              )})`;
         const basis = x.basis === null ? '' : `, ${x.basis === 'reproduced' ? 'having reproduced it' : 'having reviewed it'}`;
-        return `${h(REL_BACK[x.rel] ?? x.rel)}${claims}${basis}`;
+        return html`${REL_BACK[x.rel] ?? x.rel}${claims}${basis}`;
       });
-    return `<li><a href="/explore/papers/${h(id)}">${h(child.title)}</a> <small>(${fieldLink(child.field)})</small> by ${agentLink(state, child.agent)} of ${operatorLink(state, child.operatorId)}, ${when(child.ts)}, entry ${entryLink(child.seq)}: ${how.join('; ')}</li>`;
+    return html`<li><a href="/explore/papers/${id}">${child.title}</a> <small>(${fieldLink(child.field)})\
+</small> by ${agentLink(state, child.agent)} of ${operatorLink(state, child.operatorId)}, ${when(child.ts)}, \
+entry ${entryLink(child.seq)}: ${join(how, '; ')}</li>`;
   });
   const link = (before: number | undefined) =>
     hrefWith(`/explore/papers/${p.id}`, { before, limit: q.limit === BUILT_ON_BY_LIMIT ? undefined : q.limit }, 'built-on-by');
-  if (shown.length === 0) return '<p class="muted" id="built-on-by-none">No paper on the record builds on it yet.</p>';
-  return `<p class="muted">${count(shown.length, 'paper')}${shown.length > page.shown.length ? `, ${page.shown.length} shown, newest first` : ''}.</p>
-<ul class="items" id="built-on-by-list">${items.join('')}</ul>${pager(page, link, 'built-on-by-pages', { newer: 'Newer papers', older: 'Older papers' })}`;
+  if (shown.length === 0) return html`<p class="muted" id="built-on-by-none">No paper on the record builds on it yet.</p>`;
+  return html`<p class="muted">${count(shown.length, 'paper')}${
+    shown.length > page.shown.length
+      ? `, ${page.shown.length} shown, newest \
+first`
+      : ''
+  }.</p>
+<ul class="items" id="built-on-by-list">${join(items, '')}</ul>\
+${pager(page, link, 'built-on-by-pages', { newer: 'Newer papers', older: 'Older papers' })}`;
 }
 
-export function paperPage(
-  state: State,
-  p: PaperRead,
-  children: readonly string[],
-  q: { before: number | undefined; limit: number },
-): string {
+export function paperPage(state: State, p: PaperRead, children: readonly string[], q: { before: number | undefined; limit: number }): Html {
   const claims = p.claims.map(
     (c) =>
-      `<li id="claim-${h(c.ref.slice(c.ref.indexOf('#') + 1))}">${claimLink(state, c.ref, 'whole')} <small><code>${h(c.ref)}</code></small><br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; test: ${h(c.test)}${c.amended === null ? '' : ` (amended at entry ${entryLink(c.amended.seq)})`}</small><br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} ${claimSparkline(state.numbers.history, c.ref)}</li>`,
+      html`<li id="claim-${c.ref.slice(c.ref.indexOf('#') + 1)}">${claimLink(state, c.ref, 'whole')} <small><code>${c.ref}</code></small>\
+<br><small>${c.kind}${c.confidence === null ? '' : `, stated confidence ${c.confidence}`}; \
+test: ${c.test}${c.amended === null ? '' : html` (amended at entry ${entryLink(c.amended.seq)})`}</small>\
+<br>${claimNumbersLine(c.numbers)}, ${count(c.receipts, 'receipt')}, ${count(c.arguments, 'argument')} \
+${claimSparkline(state.numbers.history, c.ref)}</li>`,
   );
   const amendments = p.amendments.map(
     (a) =>
-      `<li>${itemLink(state, { kind: 'claim', id: a.claim })}, amended at entry ${entryLink(a.seq)}: the test was <q>${h(a.before.test)}</q> (${h(a.before.kind)}); it is <q>${h(a.after.test)}</q> (${h(a.after.kind)}).</li>`,
+      html`<li>${itemLink(state, { kind: 'claim', id: a.claim })}, amended at entry ${entryLink(a.seq)}: the test was \
+<q>${a.before.test}</q> (${a.before.kind}); it is <q>${a.after.test}</q> (${a.after.kind}).</li>`,
   );
   const artefacts = p.artefacts ?? [];
   const flags = p.flags.map(
-    (f) => `<li>By steward ${agentLink(state, f.by)}, ${when(f.ts)}, entry ${entryLink(f.seq)}: ${h(f.reason)}</li>`,
+    (f) => html`<li>By steward ${agentLink(state, f.by)}, ${when(f.ts)}, entry ${entryLink(f.seq)}: ${f.reason}</li>`,
   );
-  return `<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, entry ${entryLink(p.seq)} (<a href="${h(p.entry.entry)}">JSON</a>, <a href="${h(p.entry.proof)}">inclusion proof</a>); field ${fieldLink(p.field)} (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${p.models.length === 0 ? '' : `; models ${p.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}. <small>Id <code>${h(p.id)}</code>.</small></p>
-${p.flags.length === 0 ? '' : `<div class="notice" id="flags"><p>Flagged by stewards (a public note; the paper stays in view):</p><ul>${flags.join('')}</ul></div>`}
+  return html`<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, \
+entry ${entryLink(p.seq)} (<a href="${p.entry.entry}">JSON</a>, <a href="${p.entry.proof}">inclusion proof\
+</a>); field ${fieldLink(p.field)} (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${
+    p.models.length === 0
+      ? ''
+      : html`; models ${join(
+          p.models.map((m) => html`<code>${m}</code>`),
+          ', ',
+        )}`
+  }. <small>Id <code>${p.id}</code>.</small></p>
+${
+  p.flags.length === 0
+    ? ''
+    : html`<div class="notice" id="flags"><p>Flagged by stewards (a public note; the paper stays in view):</p><ul>${join(flags, '')}</ul>\
+</div>`
+}
 <h2>Abstract</h2>
-<blockquote id="abstract">${h(p.abstract)}</blockquote>
-${p.methods === null || p.methods === '' ? '' : `<h2>Methods</h2>\n<blockquote id="methods">${h(p.methods)}</blockquote>`}
-${artefacts.length === 0 ? '' : `<h2>Artefacts</h2>\n<ul id="artefacts">${artefacts.map((u) => `<li><a href="${h(u)}" rel="nofollow noopener ugc">${h(u)}</a></li>`).join('')}</ul>`}
+<blockquote id="abstract">${p.abstract}</blockquote>
+${p.methods === null || p.methods === '' ? '' : html`<h2>Methods</h2>\n<blockquote id="methods">${p.methods}</blockquote>`}
+${
+  artefacts.length === 0
+    ? ''
+    : html`<h2>Artefacts</h2>\n<ul id="artefacts">${join(
+        artefacts.map((u) => html`<li><a href="${u}" rel="nofollow noopener ugc">${u}</a></li>`),
+        '',
+      )}</ul>`
+}
 <h2 id="claims">Claims</h2>
-<ul class="items" id="claims-list">${claims.join('')}</ul>
-${p.amendments.length === 0 ? '' : `<h2 id="amendments">Amendments</h2>\n<ul id="amendments-list">${amendments.join('')}</ul>`}
+<ul class="items" id="claims-list">${join(claims, '')}</ul>
+${p.amendments.length === 0 ? '' : html`<h2 id="amendments">Amendments</h2>\n<ul id="amendments-list">${join(amendments, '')}</ul>`}
 <h2 id="builds-on">Builds on</h2>
-${p.builds_on.length === 0 ? '<p class="muted" id="builds-on-none">Nothing named.</p>' : `<ul id="builds-on-list">${p.builds_on.map((x) => parentLi(state, x)).join('')}</ul>`}
+${
+  p.builds_on.length === 0
+    ? html`<p class="muted" id="builds-on-none">Nothing named.</p>`
+    : html`<ul id="builds-on-list">${join(
+        p.builds_on.map((x) => parentLi(state, x)),
+        '',
+      )}</ul>`
+}
 <h2 id="built-on-by">Built on by</h2>
 ${builtOnBy(state, p, children, q)}`;
 }

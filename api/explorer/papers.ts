@@ -1,7 +1,7 @@
 // The explorer's list of papers: the filters of GET /v2/papers (field, agent, operator, status) as
 // a small form and as links, and the papers newest first, a page at a time by the read's cursor
 // (papersPage of lib/record/views/reads.ts): the pages stay as they were while papers land.
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html, isEmpty, join, type Html } from './html.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { STATUSES, type Filters, type papersPage } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
@@ -12,18 +12,18 @@ import { paperLi } from './work.js';
 type PapersPage = ReturnType<typeof papersPage>;
 
 /** Links that set one filter, the others kept: the value chosen in bold, "any" to drop it. */
-function filterLinks(name: 'field' | 'status', values: readonly string[], f: Filters, limit: number | undefined): string {
+function filterLinks(name: 'field' | 'status', values: readonly string[], f: Filters, limit: number | undefined): Html {
   const link = (v: string | undefined) => hrefWith('/explore/papers', { ...f, [name]: v, limit });
   const chosen = f[name];
-  const any = chosen === undefined ? '<b>any</b>' : `<a href="${h(link(undefined))}">any</a>`;
+  const any = chosen === undefined ? html`<b>any</b>` : html`<a href="${link(undefined)}">any</a>`;
   // A field in words, its code the title; a status by its name, its meaning the title.
   const words = (v: string) => (name === 'field' ? fieldWords(v) : v);
   const each = values.map((v) =>
     v === chosen
-      ? `<b>${h(words(v))}</b>`
-      : `<a href="${h(link(v))}" title="${h(name === 'status' ? (STATUS_MEANING[v] ?? '') : v)}">${h(words(v))}</a>`,
+      ? html`<b>${words(v)}</b>`
+      : html`<a href="${link(v)}" title="${name === 'status' ? (STATUS_MEANING[v] ?? '') : v}">${words(v)}</a>`,
   );
-  return `<p class="links" id="${name}-links">${name}: ${any} ${each.join(' ')}</p>`;
+  return html`<p class="links" id="${name}-links">${name}: ${any} ${join(each, ' ')}</p>`;
 }
 
 export function papersList(
@@ -31,30 +31,53 @@ export function papersList(
   f: Filters,
   page: PapersPage,
   at: { cursor: string | undefined; limit: number | undefined },
-): string {
+): Html {
   const select = (name: 'field' | 'status', values: readonly string[]) =>
-    `<label>${name}<select name="${name}"><option value="">any</option>${values.map((v) => `<option value="${h(v)}"${v === f[name] ? ' selected' : ''}>${h(name === 'field' ? fieldWords(v) : v)}</option>`).join('')}</select></label>`;
+    html`<label>${name}<select name="${name}"><option value="">any</option>${join(
+      values.map((v) => html`<option value="${v}"${v === f[name] ? ' selected' : ''}>${name === 'field' ? fieldWords(v) : v}</option>`),
+      '',
+    )}</select></label>`;
   const text = (name: 'agent' | 'operator', what: string) =>
-    `<label>${name}<input name="${name}" value="${h(f[name] ?? '')}" placeholder="${what}" size="14"></label>`;
-  const form = `<form class="filters" id="filters" action="/explore/papers" method="get">${select('field', FIELDS)}${select('status', STATUSES)}${text('agent', 'a handle')}${text('operator', 'an operator id')}${at.limit === undefined ? '' : `<input type="hidden" name="limit" value="${at.limit}">`}<button>Filter</button></form>`;
+    html`<label>${name}<input name="${name}" value="${f[name] ?? ''}" placeholder="${what}" size="14"></label>`;
+  const form = html`<form class="filters" id="filters" action="/explore/papers" \
+method="get">${select('field', FIELDS)}${select('status', STATUSES)}${text('agent', 'a handle')}${text('operator', 'an operator id')}\
+${at.limit === undefined ? '' : html`<input type="hidden" name="limit" value="${at.limit}">`}<button>Filter</button></form>`;
   const who = [
-    f.agent === undefined ? '' : `by agent ${agentLink(state, f.agent)}`,
-    f.operator === undefined ? '' : `of operator ${operatorLink(state, f.operator)}`,
+    f.agent === undefined ? '' : html`by agent ${agentLink(state, f.agent)}`,
+    f.operator === undefined ? '' : html`of operator ${operatorLink(state, f.operator)}`,
   ].filter((x) => x !== '');
   const here = { ...f, limit: at.limit };
-  const pages = [
-    at.cursor === undefined ? '' : `<a class="newest" href="${h(hrefWith('/explore/papers', here))}">Newest</a>`,
-    page.next === null ? '' : `<a class="older" href="${h(hrefWith('/explore/papers', { ...here, cursor: page.next }))}">Older papers</a>`,
-  ].join('');
-  const pager = pages === '' ? '' : `<p class="pager" id="paper-pages">${pages}</p>`;
+  const pages = join(
+    [
+      at.cursor === undefined ? '' : html`<a class="newest" href="${hrefWith('/explore/papers', here)}">Newest</a>`,
+      page.next === null
+        ? ''
+        : html`<a class="older" href="${hrefWith('/explore/papers', { ...here, cursor: page.next })}">Older papers</a>`,
+    ],
+    '',
+  );
+  const pager = isEmpty(pages) ? '' : html`<p class="pager" id="paper-pages">${pages}</p>`;
   const list =
     page.papers.length === 0
-      ? `<p class="notice" id="papers-none">${at.cursor === undefined ? `No papers${Object.keys(f).length === 0 ? ' yet' : ' with these filters'}.` : 'No further papers.'}</p>`
-      : `<ul class="items" id="papers-list">${page.papers.map((p) => paperLi(state, p, 'both')).join('')}</ul>`;
-  return `${form}
+      ? html`<p class="notice" id="papers-none">${
+          at.cursor === undefined
+            ? `No \
+papers${Object.keys(f).length === 0 ? ' yet' : ' with these filters'}.`
+            : 'No further papers.'
+        }</p>`
+      : html`<ul class="items" id="papers-list">${join(
+          page.papers.map((p) => paperLi(state, p, 'both')),
+          '',
+        )}</ul>`;
+  return html`${form}
 ${filterLinks('field', FIELDS, f, at.limit)}
 ${filterLinks('status', STATUSES, f, at.limit)}
-${who.length === 0 ? '' : `<p id="only">Only papers ${who.join(' and ')} (<a href="${h(hrefWith('/explore/papers', { field: f.field, status: f.status, limit: at.limit }))}">any author</a>).</p>`}
+${
+  who.length === 0
+    ? ''
+    : html`<p id="only">Only papers ${join(who, ' and ')} (\
+<a href="${hrefWith('/explore/papers', { field: f.field, status: f.status, limit: at.limit })}">any author</a>).</p>`
+}
 <p class="muted">Newest first; a paper is of a status when one of its claims is.</p>
 ${list}
 ${pager}`;

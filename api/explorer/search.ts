@@ -2,7 +2,7 @@
 // JSON read, and a page of its results, best first, each with what it is, its title and snippet
 // (escaped, the words found marked), its numbers and who, linked to its page; the next page by
 // the read's own cursor.
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html, isEmpty, join, type Html } from './html.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { STATUSES } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
@@ -16,14 +16,14 @@ type Result = Awaited<ReturnType<typeof searchResult>>;
 const KIND_NAMES: Readonly<Record<Kind, string>> = { paper: 'papers', claim: 'claims', external: 'external claims', agent: 'agents' };
 
 /** `text` escaped, the words of the query in it marked. */
-export function marked(text: string, words: readonly string[]): string {
-  let out = '';
+export function marked(text: string, words: readonly string[]): Html {
+  const out: Html[] = [];
   let at = 0;
   for (const [start, end] of wordSpans(text, words)) {
-    out += `${h(text.slice(at, start))}<mark>${h(text.slice(start, end))}</mark>`;
+    out.push(html`${text.slice(at, start)}<mark>${text.slice(start, end)}</mark>`);
     at = end;
   }
-  return out + h(text.slice(at));
+  return html`${out}${text.slice(at)}`;
 }
 
 /** The page of a result. */
@@ -38,57 +38,87 @@ function resultHref(r: Result): string {
   }
 }
 
-function resultLi(state: State, r: Result, words: readonly string[]): string {
-  const kind = `<span class="kind">${r.kind === 'external' ? 'external claim' : r.kind}</span>`;
+function resultLi(state: State, r: Result, words: readonly string[]): Html {
+  const kind = html`<span class="kind">${r.kind === 'external' ? 'external claim' : r.kind}</span>`;
   const title =
     r.kind === 'claim' || r.kind === 'external'
-      ? `<a href="${h(resultHref(r))}">${marked(r.snippet, words)}</a>`
-      : `<a href="${h(resultHref(r))}">${marked(r.title, words)}</a>`;
+      ? html`<a href="${resultHref(r)}">${marked(r.snippet, words)}</a>`
+      : html`<a href="${resultHref(r)}">${marked(r.title, words)}</a>`;
   const about =
     r.kind === 'agent'
-      ? `of ${operatorLink(state, r.operatorId)}`
+      ? html`of ${operatorLink(state, r.operatorId)}`
       : r.kind === 'paper'
-        ? `<code>${h(r.id)}</code> (${r.field === null ? '' : fieldName(r.field)}) by ${agentLink(state, r.agent)} of ${operatorLink(state, r.operatorId)}<br><span class="snippet">${marked(r.snippet, words)}</span>`
-        : `<code>${h(r.id)}</code>, ${claimNumbersLine({ status: r.status!, credence: r.credence! })}; ${r.kind === 'external' ? `quoted from <code>${marked(r.title, words)}</code>` : `in <a href="/explore/papers/${r.paper!}">${marked(r.title, words)}</a>`}, by ${agentLink(state, r.agent)}`;
-  return `<li>${kind} ${title}<br><small>${about}</small></li>`;
+        ? html`<code>${r.id}</code> (${r.field === null ? '' : fieldName(r.field)}) by ${agentLink(state, r.agent)} \
+of ${operatorLink(state, r.operatorId)}<br><span class="snippet">${marked(r.snippet, words)}</span>`
+        : html`<code>${r.id}</code>, ${claimNumbersLine({ status: r.status!, credence: r.credence! })}; \
+${
+  r.kind === 'external'
+    ? html`quoted from <code>${marked(r.title, words)}</code>`
+    : html`in <a href="/explore/papers/${r.paper!}">\
+${marked(r.title, words)}</a>`
+}, by ${agentLink(state, r.agent)}`;
+  return html`<li>${kind} ${title}<br><small>${about}</small></li>`;
 }
 
 /** The search form: the words, the kind, the field and the status; an agent or operator filter kept as it came. */
-export function searchForm(q: string, f: SearchAsked['f']): string {
+export function searchForm(q: string, f: SearchAsked['f']): Html {
   const select = (name: string, any: string, values: readonly string[], chosen: string | undefined, label = (v: string) => v) =>
-    `<label>${name}<select name="${name}"><option value="">${any}</option>${values.map((v) => `<option value="${h(v)}"${v === chosen ? ' selected' : ''}>${h(label(v))}</option>`).join('')}</select></label>`;
-  const kept = (['agent', 'operator'] as const)
-    .filter((k) => f[k] !== undefined)
-    .map((k) => `<input type="hidden" name="${k}" value="${h(f[k]!)}">`)
-    .join('');
-  return `<form class="filters" id="search-form" action="/explore/search" method="get"><label>words<input type="search" name="q" value="${h(q)}" maxlength="200" required></label>${select('kind', 'any', KINDS, f.kind, (k) => KIND_NAMES[k as Kind])}${select('field', 'any', FIELDS, f.field, fieldWords)}${select('status', 'any', STATUSES, f.status)}${kept}<button>Search</button></form>`;
+    html`<label>${name}<select name="${name}"><option value="">${any}</option>${join(
+      values.map((v) => html`<option value="${v}"${v === chosen ? ' selected' : ''}>${label(v)}</option>`),
+      '',
+    )}</select></label>`;
+  const kept = join(
+    (['agent', 'operator'] as const).filter((k) => f[k] !== undefined).map((k) => html`<input type="hidden" name="${k}" value="${f[k]!}">`),
+    '',
+  );
+  return html`<form class="filters" id="search-form" action="/explore/search" method="get"><label>words\
+<input type="search" name="q" value="${q}" maxlength="200" required>\
+</label>${select('kind', 'any', KINDS, f.kind, (k) => KIND_NAMES[k as Kind])}${select('field', 'any', FIELDS, f.field, fieldWords)}\
+${select('status', 'any', STATUSES, f.status)}${kept}<button>Search</button></form>`;
 }
 
 /** The results of a search: its kinds as links, the results, and the next page. */
-export function searchResults(state: State, asked: SearchAsked, results: Result[], next: string | null, limit: number | undefined): string {
+export function searchResults(state: State, asked: SearchAsked, results: Result[], next: string | null, limit: number | undefined): Html {
   const { q, f, words } = asked;
   const base = { q, field: f.field, agent: f.agent, operator: f.operator, status: f.status, limit };
   const kinds = [undefined, ...KINDS].map((k) => {
     const name = k === undefined ? 'everything' : KIND_NAMES[k];
-    return k === f.kind ? `<b>${name}</b>` : `<a href="${h(hrefWith('/explore/search', { ...base, kind: k }))}">${name}</a>`;
+    return k === f.kind ? html`<b>${name}</b>` : html`<a href="${hrefWith('/explore/search', { ...base, kind: k })}">${name}</a>`;
   });
   const only = [
-    f.agent === undefined ? '' : `by agent ${agentLink(state, f.agent)}`,
-    f.operator === undefined ? '' : `of operator ${operatorLink(state, f.operator)}`,
+    f.agent === undefined ? '' : html`by agent ${agentLink(state, f.agent)}`,
+    f.operator === undefined ? '' : html`of operator ${operatorLink(state, f.operator)}`,
   ].filter((x) => x !== '');
   const drop = hrefWith('/explore/search', { ...base, agent: undefined, operator: undefined, kind: f.kind });
   const here = { ...base, kind: f.kind };
-  const pages = [
-    asked.at === null ? '' : `<a class="newest" href="${h(hrefWith('/explore/search', here))}">First results</a>`,
-    next === null ? '' : `<a class="older" href="${h(hrefWith('/explore/search', { ...here, cursor: next }))}">Next results</a>`,
-  ].join('');
+  const pages = join(
+    [
+      asked.at === null ? '' : html`<a class="newest" href="${hrefWith('/explore/search', here)}">First results</a>`,
+      next === null ? '' : html`<a class="older" href="${hrefWith('/explore/search', { ...here, cursor: next })}">Next results</a>`,
+    ],
+    '',
+  );
   const list =
     results.length === 0
-      ? `<div class="notice" id="no-results"><p>${asked.at === null ? `Nothing ${f.kind === undefined ? '' : `among the ${KIND_NAMES[f.kind]} `}holds every word of <q>${h(q)}</q>${Object.keys(f).some((k) => k !== 'kind') ? ' with these filters' : ''}.` : 'No further results.'}</p><p>The search finds whole words in any of their forms (case and accents aside) in papers' titles, abstracts and methods, claims' statements and tests, external claims' quotes and sources, and agents' handles, operators and models; every word must be there. Try fewer words, or other ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
-      : `<ul class="items" id="results">${results.map((r) => resultLi(state, r, words)).join('')}</ul>`;
-  return `<p class="links" id="kinds">Show: ${kinds.join(' ')}</p>
-${only.length === 0 ? '' : `<p id="only">Only ${only.join(' and ')} (<a href="${h(drop)}">show all</a>).</p>`}
+      ? html`<div class="notice" id="no-results">\
+<p>${
+          asked.at === null
+            ? html`Nothing ${f.kind === undefined ? '' : `among the ${KIND_NAMES[f.kind]} `}holds every word of \
+<q>${q}</q>${Object.keys(f).some((k) => k !== 'kind') ? ' with these filters' : ''}.`
+            : 'No further results.'
+        }</p>\
+<p>The search finds whole words in any of their forms (case and accents aside) in papers' titles, abstracts and methods, claims' statements and tests, external \
+claims' quotes and sources, and agents' handles, operators and models; every word must be there. Try fewer words, or other \
+ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
+      : html`<ul class="items" id="results">${join(
+          results.map((r) => resultLi(state, r, words)),
+          '',
+        )}</ul>`;
+  return html`<p class="links" id="kinds">Show: ${join(kinds, ' ')}</p>
+${only.length === 0 ? '' : html`<p id="only">Only ${join(only, ' and ')} (<a href="${drop}">show all</a>).</p>`}
 ${list}
-${pages === '' ? '' : `<p class="pager" id="result-pages">${pages}</p>`}
-<p><small>Best first: the words as a phrase in a title (a claim's statement, an agent's handle), then every word there, then in the abstract (a test), then anywhere; items alike in rank come in a fixed order of their ids. ${count(results.length, 'result')} on this page.</small></p>`;
+${isEmpty(pages) ? '' : html`<p class="pager" id="result-pages">${pages}</p>`}
+<p><small>Best first: the words as a phrase in a title (a claim's statement, an agent's handle), then every word there, then \
+in the abstract (a test), then anywhere; items alike in rank come in a fixed order of their ids. \
+${count(results.length, 'result')} on this page.</small></p>`;
 }

@@ -3,7 +3,7 @@
 // arguments, and an operator's agents, each list a page at a time with the same opaque cursors
 // as the JSON reads (lib/record/views/reads.ts, docs/api.md#lists-and-cursors), every item linked to
 // its page, items out of view never shown (the reads leave them out).
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { empty, html, isEmpty, join, type Html } from './html.js';
 import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/views/index.js';
 import type { State, Tier } from '../../lib/record/fold/index.js';
 import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
@@ -32,36 +32,67 @@ export interface Served {
 }
 
 /** A claim's numbers in a line: its status (its meaning as the title) and credence. */
-export const claimNumbersLine = (c: { status: string; credence: number }): string =>
-  `<span class="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</span> ${c.credence.toFixed(4)}`;
+export const claimNumbersLine = (c: { status: string; credence: number }): Html =>
+  html`<span class="status" title="${STATUS_MEANING[c.status] ?? ''}">${c.status}</span> ${c.credence.toFixed(4)}`;
 
 /** Whom a list's items name as their author: nobody (an agent's page), the agent (an operator's page), or both. */
 export type By = 'none' | 'agent' | 'both';
 
-const author = (state: State, by: By, x: { agent: string; operatorId: string }): string =>
-  by === 'none' ? '' : ` by ${agentLink(state, x.agent)}${by === 'both' ? ` of ${operatorLink(state, x.operatorId)}` : ''}`;
+const author = (state: State, by: By, x: { agent: string; operatorId: string }): Html =>
+  by === 'none' ? empty : html` by ${agentLink(state, x.agent)}${by === 'both' ? html` of ${operatorLink(state, x.operatorId)}` : ''}`;
 
 /** A paper as a list shows it: title linked to its page, field, who, when, its claims' numbers. */
-export function paperLi(state: State, p: PaperItem, by: By): string {
-  const claims = p.claims.map((c) => `${claimLink(state, c.ref)} ${claimNumbersLine(c)}`);
-  return `<li><a href="/explore/papers/${p.id}">${h(p.title)}</a> <small>(${fieldLink(p.field)})</small>${author(state, by, p)}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br><small>${count(p.claims.length, 'claim')}: ${claims.join('; ')}</small></li>`;
+export function paperLi(state: State, p: PaperItem, by: By): Html {
+  const claims = p.claims.map((c) => html`${claimLink(state, c.ref)} ${claimNumbersLine(c)}`);
+  return html`<li><a href="/explore/papers/${p.id}">${p.title}</a> <small>(${fieldLink(p.field)})\
+</small>${author(state, by, p)}, ${when(p.ts)}, entry ${entryLink(p.seq)}<br>\
+<small>${count(p.claims.length, 'claim')}: ${join(claims, '; ')}</small></li>`;
 }
 
-function receiptLi(state: State, r: ReceiptItem, by: By): string {
-  const stage = r.outcome === null ? r.stage : `<b>${r.outcome}</b>`;
-  return `<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} of ${itemLink(state, { kind: 'claim', id: r.target })}${author(state, by, r)}, committed ${when(r.ts)} at entry ${entryLink(r.seq)}: ${stage}${r.resultSeq === null ? '' : ` at entry ${entryLink(r.resultSeq)}`}${r.disownedSeq === null ? '' : `; disowned at entry ${entryLink(r.disownedSeq)} (signed by a compromised key)`}<br>${countsMark(r)}</li>`;
+function receiptLi(state: State, r: ReceiptItem, by: By): Html {
+  const stage = r.outcome === null ? r.stage : html`<b>${r.outcome}</b>`;
+  return html`<li>${itemLink(state, { kind: 'receipt', id: r.id })}: a ${r.kind} \
+of ${itemLink(state, { kind: 'claim', id: r.target })}${author(state, by, r)}, committed ${when(r.ts)} at \
+entry ${entryLink(r.seq)}: ${stage}${
+    r.resultSeq === null
+      ? ''
+      : html` at \
+entry ${entryLink(r.resultSeq)}`
+  }${
+    r.disownedSeq === null
+      ? ''
+      : html`; disowned at entry ${entryLink(r.disownedSeq)} (signed by a \
+compromised key)`
+  }<br>${countsMark(r)}</li>`;
 }
 
-function reviewLi(state: State, v: ReviewItem, by: By): string {
-  return `<li>Forecast <b>${v.forecast}</b> on ${itemLink(state, { kind: 'claim', id: v.claim })}${author(state, by, v)}, ${when(v.ts)}, entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : `; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote class="rationale">${h(v.rationale)}</blockquote>${countsMark(v)}</li>`;
+function reviewLi(state: State, v: ReviewItem, by: By): Html {
+  return html`<li>Forecast <b>${v.forecast}</b> \
+on ${itemLink(state, { kind: 'claim', id: v.claim })}${author(state, by, v)}, ${when(v.ts)}, \
+entry ${entryLink(v.seq)}${v.disownedSeq === null ? '' : html`; disowned at entry ${entryLink(v.disownedSeq)}`}<blockquote \
+class="rationale">${v.rationale}</blockquote>${countsMark(v)}</li>`;
 }
 
-function argumentLi(state: State, a: ArgumentItem, by: By): string {
-  return `<li>${itemLink(state, { kind: 'argument', id: a.id }, `${a.stance} on ${a.grounds}`)} on ${itemLink(state, { kind: 'claim', id: a.claim })}${author(state, by, a)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: <b>${a.status}</b>, ${count(a.checks, 'check')}, stated confidence ${a.confidence}</li>`;
+function argumentLi(state: State, a: ArgumentItem, by: By): Html {
+  return html`<li>${itemLink(state, { kind: 'argument', id: a.id }, `${a.stance} on ${a.grounds}`)} \
+on ${itemLink(state, { kind: 'claim', id: a.claim })}${author(state, by, a)}, ${when(a.ts)}, entry ${entryLink(a.seq)}: \
+<b>${a.status}</b>, ${count(a.checks, 'check')}, stated confidence ${a.confidence}</li>`;
 }
 
-function agentLi(state: State, a: AgentItem): string {
-  return `<li>${agentLink(state, a.handle)}, registered at entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : `, retired at entry ${entryLink(a.retiredSeq)}`}${a.models.length === 0 ? '' : `; models ${a.models.map((m) => `<code>${h(m)}</code>`).join(', ')}`}</li>`;
+function agentLi(state: State, a: AgentItem): Html {
+  return html`<li>${agentLink(state, a.handle)}, registered at entry ${entryLink(a.seq)}${
+    a.retiredSeq === null
+      ? ''
+      : html`, retired at \
+entry ${entryLink(a.retiredSeq)}`
+  }${
+    a.models.length === 0
+      ? ''
+      : html`; models ${join(
+          a.models.map((m) => html`<code>${m}</code>`),
+          ', ',
+        )}`
+  }</li>`;
 }
 
 const TITLES: Record<OperatorList, [title: string, one: string]> = {
@@ -83,7 +114,7 @@ export function workSection(
   served: Served,
   place: { path: string; cursors: Partial<Record<string, string>>; limit: number | undefined },
   by: By,
-): string {
+): Html {
   const [title, one] = TITLES[list];
   const items = served.items.map((x) => {
     switch (list) {
@@ -100,17 +131,20 @@ export function workSection(
     }
   });
   const link = (cursor: string | undefined) => hrefWith(place.path, { ...place.cursors, [list]: cursor, limit: place.limit }, list);
-  const pages = [
-    place.cursors[list] === undefined ? '' : `<a class="newest" href="${h(link(undefined))}">Newest</a>`,
-    served.next === null ? '' : `<a class="older" href="${h(link(served.next))}">Older ${one}s</a>`,
-  ].join('');
+  const pages = join(
+    [
+      place.cursors[list] === undefined ? '' : html`<a class="newest" href="${link(undefined)}">Newest</a>`,
+      served.next === null ? '' : html`<a class="older" href="${link(served.next)}">Older ${one}s</a>`,
+    ],
+    '',
+  );
   const body =
     items.length === 0
-      ? `<p class="muted" id="${list}-none">None${place.cursors[list] === undefined ? '' : ' further'}.</p>`
-      : `<ul class="items" id="${list}-list">${items.join('')}</ul>`;
-  return `<h2 id="${list}">${title}</h2>
+      ? html`<p class="muted" id="${list}-none">None${place.cursors[list] === undefined ? '' : ' further'}.</p>`
+      : html`<ul class="items" id="${list}-list">${join(items, '')}</ul>`;
+  return html`<h2 id="${list}">${title}</h2>
 ${body}
-${pages === '' ? '' : `<p class="pager" id="${list}-pages">${pages}</p>`}`;
+${isEmpty(pages) ? '' : html`<p class="pager" id="${list}-pages">${pages}</p>`}`;
 }
 
 /** What an operator's tier means (docs/credence.md#terms). */
@@ -120,29 +154,38 @@ export const TIER_MEANING: Readonly<Record<Tier, string>> = {
   unverified: 'its items weigh 1/4 and count towards credence, not towards status',
 };
 
-/** How an operator stands with the record: what verified it, or what voided it, or what it would take (docs/credence.md#operators-verified-by-the-record). */
+/**
+ * How an operator stands with the record: what verified it, or what voided it, or what it would
+ * take (docs/credence.md#operators-verified-by-the-record).
+ */
 export function verificationLine(
   state: State,
   v: {
     verifiedByRecord: { round: number; seq: number; receipts?: number; sources?: number; reports?: number; right?: number } | null;
     voided: { seq: number; receipt: string } | null;
   },
-): string {
+): Html {
   if (v.voided !== null)
-    return `Lost its verification at entry ${entryLink(v.voided.seq)}: its receipt ${itemLink(state, { kind: 'receipt', id: v.voided.receipt })} was disputed by two verified operators, so it is never verified by the record again.`;
+    return html`Lost its verification at entry ${entryLink(v.voided.seq)}: its \
+receipt ${itemLink(state, { kind: 'receipt', id: v.voided.receipt })} was disputed by two verified operators, so it is never verified by \
+the record again.`;
   const b = v.verifiedByRecord;
   if (b === null)
-    return 'Not verified by the record. An operator is verified by the record when at least 3 of its receipts are matched by cross-checks of verified operators and none is disagreed with by one, or when at least 10 of its reviews and checks on resolved claims of other operators are 80 % right.';
-  if (b.round === 0) return `Verified at genesis (round 0, entry ${entryLink(b.seq)}): the deployment's own operator.`;
+    return html`Not verified by the record. An operator is verified by the record when at least 3 of its receipts are matched by \
+cross-checks of verified operators and none is disagreed with by one, or when at least 10 of its reviews and checks on resolved claims of \
+other operators are 80 % right.`;
+  if (b.round === 0) return html`Verified at genesis (round 0, entry ${entryLink(b.seq)}): the deployment's own operator.`;
   const earned = [
     b.receipts === undefined
       ? null
       : `${count(b.receipts, 'receipt')} matched by cross-checks of verified operators, from ${count(b.sources ?? 0, 'operator')}`,
     b.reports === undefined ? null : `${b.right ?? 0} right of ${count(b.reports, 'report')} on resolved claims`,
   ].filter((x) => x !== null);
-  return `Verified by the record in round ${b.round}, at entry ${entryLink(b.seq)}: ${earned.join('; ') || 'by the rules of its round'}.`;
+  return html`Verified by the record in round ${b.round}, at \
+entry ${entryLink(b.seq)}: ${earned.length === 0 ? 'by the rules of its round' : earned.join('; ')}.`;
 }
 
 /** An operator's calibration in words. */
-export const calibrationLine = (c: { rho: number; resolved: number }): string =>
-  `Calibration (<code>rho</code>) ${c.rho.toFixed(4)} over ${count(c.resolved, 'resolved claim')}: how well the stated confidence of its operator's claims matched how they resolved (0.5 with none resolved); it sets the prior of their new claims.`;
+export const calibrationLine = (c: { rho: number; resolved: number }): Html =>
+  html`Calibration (<code>rho</code>) ${c.rho.toFixed(4)} over ${count(c.resolved, 'resolved claim')}: how well the stated confidence of \
+its operator's claims matched how they resolved (0.5 with none resolved); it sets the prior of their new claims.`;

@@ -5,7 +5,7 @@
 // JSON and sends a client that prefers JSON there (303).
 import { badRequest, isArchiveError, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { html } from '../explorer/html.js';
 import {
   assertChallengeInView,
   assertItemInView,
@@ -178,7 +178,9 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
       await respond(ctx, null, () =>
         page(
           'Search',
-          `${searchForm('', f)}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external claims (quote, test, source) and agents (handle, operator, models): whole words in any of their forms (<q>rate</q> finds <q>rates</q>), case and accents aside; every word must be there.</p>`,
+          html`${searchForm('', f)}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external \
+claims (quote, test, source) and agents (handle, operator, models): whole words in any of their forms \
+(<q>rate</q> finds <q>rates</q>), case and accents aside; every word must be there.</p>`,
           { json: null },
         ),
       );
@@ -200,7 +202,11 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
         const { done, total, unit } = readers.search.progress;
         return page(
           title,
-          `${searchForm(asked.q, asked.f)}<div class="notice" id="building"><p>The search index is being built: the service started (or rebuilt its state) a moment ago, and has indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${unit} so far. Nothing is searched until it holds them all.</p><p><a href="${h(ctx.originalUrl)}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
+          html`${searchForm(asked.q, asked.f)}<div class="notice" id="building">\
+<p>The search index is being built: the service started (or rebuilt its state) a moment ago, and has \
+indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${unit} so far. Nothing is searched until it holds them all.</p>\
+<p><a href="${ctx.originalUrl}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, \
+<a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
           { json, q: asked.q },
         );
       }
@@ -208,7 +214,7 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
       const limit = asked.limit === SEARCH_PAGE.default ? undefined : asked.limit;
       return page(
         title,
-        `${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(cursors, asked, found.next), limit)}`,
+        html`${searchForm(asked.q, asked.f)}${searchResults(state, asked, shown, searchNext(cursors, asked, found.next), limit)}`,
         {
           json,
           q: asked.q,

@@ -10,7 +10,7 @@ import { argumentView, summary, assertArgumentInView, assertClaimInView, claimIn
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { intParam } from '../params.js';
 import type { Handler, ReadEnv } from '../reads/read.js';
-import { escapeMarkup as h } from '../../lib/protocol/markup.js';
+import { empty, html, isEmpty, join, type Html } from '../explorer/html.js';
 import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
@@ -53,25 +53,30 @@ export function explorerReads({ d, record }: ReadEnv) {
       while (j < all.length && !claimInView(state, all[j]!)) j++;
       const link = (b: number | undefined) => hrefWith('/explore', { before: b, limit: limit === EXPLORE_PAGE ? undefined : limit });
       const newer = j === before ? null : j >= all.length ? undefined : j;
-      const pages = pager({ shown: [], older: i >= 0 ? i + 1 : null, newer }, link, 'claim-pages', {
-        newer: 'Newer claims',
-        older: 'Older claims',
-      });
+      const pages = (id: string) =>
+        pager({ shown: [], older: i >= 0 ? i + 1 : null, newer }, link, id, { newer: 'Newer claims', older: 'Older claims' });
       const rows = refs.map((ref) => {
         const c = claimScore(state, ref);
-        return `<tr><td class="full">${claimLink(state, ref, 'whole')} <small><code>${h(ref)}</code></small></td><td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td><td class="status" data-label="status" title="${h(STATUS_MEANING[c.status] ?? '')}">${c.status}</td><td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
+        return html`<tr><td class="full">${claimLink(state, ref, 'whole')} <small><code>${ref}</code></small></td>\
+<td class="n credence" data-label="credence">${c.credence.toFixed(4)}</td>\
+<td class="status" data-label="status" title="${STATUS_MEANING[c.status] ?? ''}">${c.status}</td>\
+<td>${claimSparkline(state.numbers.history, ref)}</td></tr>`;
       });
       const s = summary(state);
       const sth = d.log.sth();
       return page(
         'Claims',
-        `<p id="counts">${count(s.claims, 'claim')}, ${s.external} external, ${count(s.receipts, 'receipt')}, ${count(s.reviews, 'review')}, ${count(s.arguments, 'argument')}, ${count(s.agents, 'agent')}.</p>
-<p id="sth">Signed head: size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${h(sth.timestamp)}</code> (<a href="/explore/log">check it in the log</a>).</p>
+        html`<p id="counts">${count(s.claims, 'claim')}, ${s.external} \
+external, ${count(s.receipts, 'receipt')}, ${count(s.reviews, 'review')}, ${count(s.arguments, 'argument')}, ${count(s.agents, 'agent')}.\
+</p>
+<p id="sth">Signed head: size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${sth.timestamp}</code> (\
+<a href="/explore/log">check it in the log</a>).</p>
 ${noVerifiedNotice(state)}
-${pages}
-<table id="claims" class="reflow"><thead><tr><th>claim (newest first)</th><th class="n">credence</th><th>status</th><th>credence, entry by entry</th></tr></thead><tbody>
-${rows.join('\n')}</tbody></table>
-${pages.replace('id="claim-pages"', 'id="claim-pages-end"')}
+${pages('claim-pages')}
+<table id="claims" class="reflow"><thead><tr><th>claim (newest first)</th><th class="n">credence</th><th>status</th>\
+<th>credence, entry by entry</th></tr></thead><tbody>
+${join(rows, '\n')}</tbody></table>
+${pages('claim-pages-end')}
 <h2>What the statuses mean</h2>
 ${statusLegend()}`,
         { json: '/v2/credence' },
@@ -136,12 +141,12 @@ ${statusLegend()}`,
       const list = await d.log.entries(from, Math.min(limit, size - from));
       const sth = d.log.sth();
       let day = '';
-      const rows: string[] = [];
+      const rows: Html[] = [];
       for (const e of list) {
         // Times to the second; the date once, where it changes.
         if (e.ts.slice(0, 10) !== day) {
           day = e.ts.slice(0, 10);
-          rows.push(`<tr class="day"><td colspan="5">${day}</td></tr>`);
+          rows.push(html`<tr class="day"><td colspan="5">${day}</td></tr>`);
         }
         const data = JSON.stringify({
           seq: e.seq,
@@ -152,32 +157,42 @@ ${statusLegend()}`,
           entryHash: e.entryHash,
         });
         const about = aboutEntry(state, e);
-        const who = about.agent === null ? h(about.who) : agentLink(state, about.agent);
-        const what = `<code>${h(e.type)}</code>${about.subject === null ? '' : ` ${itemLink(state, about.subject)}`}`;
+        const who = about.agent === null ? about.who : agentLink(state, about.agent);
+        const what = html`<code>${e.type}</code>${about.subject === null ? '' : html` ${itemLink(state, about.subject)}`}`;
         rows.push(
-          `<tr id="entry-${e.seq}" data-entry="${h(data)}"><td class="n"><a href="/v1/log/entries?from=${e.seq}&amp;limit=1" title="the entry as JSON">${e.seq}</a></td><td class="what rest">${what}</td><td class="who">${who}</td><td class="at"><time datetime="${h(e.ts)}" title="${h(e.ts)}">${h(compactTs(e.ts).slice(11))}</time></td><td class="proof"><button class="check">check inclusion</button> <a href="/v1/log/inclusion?seq=${e.seq}&amp;size=${sth.treeSize}">proof</a> <span class="result"></span></td></tr>`,
+          html`<tr id="entry-${e.seq}" data-entry="${data}"><td class="n">\
+<a href="/v1/log/entries?from=${e.seq}&amp;limit=1" title="the entry as JSON">${e.seq}</a></td><td class="what rest">${what}</td>\
+<td class="who">${who}</td><td class="at"><time datetime="${e.ts}" title="${e.ts}">${compactTs(e.ts).slice(11)}</time></td>\
+<td class="proof"><button class="check">check inclusion</button> <a href="/v1/log/inclusion?seq=${e.seq}&amp;size=${sth.treeSize}">proof\
+</a> <span class="result"></span></td></tr>`,
         );
       }
       const link = (f: number) => hrefWith('/explore/log', { from: f, limit: limit === LOG_PAGE ? undefined : limit });
       const end = from + list.length;
-      const nav = [
-        from > 0 ? `<a class="first" href="${h(link(0))}">First</a>` : '',
-        from > 0 ? `<a class="earlier" href="${h(link(Math.max(0, from - limit)))}">Earlier entries</a>` : '',
-        end < size ? `<a class="later" href="${h(link(end))}">Later entries</a>` : '',
-        end < size
-          ? `<a class="latest" href="${h(hrefWith('/explore/log', { limit: limit === LOG_PAGE ? undefined : limit }))}">Latest</a>`
-          : '',
-      ].join('');
-      const pages = nav === '' ? '' : `<p class="pager" id="log-pages">${nav}</p>`;
+      const nav = join(
+        [
+          from > 0 ? html`<a class="first" href="${link(0)}">First</a>` : '',
+          from > 0 ? html`<a class="earlier" href="${link(Math.max(0, from - limit))}">Earlier entries</a>` : '',
+          end < size ? html`<a class="later" href="${link(end)}">Later entries</a>` : '',
+          end < size
+            ? html`<a class="latest" href="${hrefWith('/explore/log', { limit: limit === LOG_PAGE ? undefined : limit })}">Latest</a>`
+            : '',
+        ],
+        '',
+      );
+      const pages = (id: string) => (isEmpty(nav) ? empty : html`<p class="pager" id="${id}">${nav}</p>`);
       return page(
         `The log: entries ${from} to ${end - 1} of ${size}`,
-        `<section id="head" data-key="${h(d.logKeyString)}"><p>Signed head: size <code>${sth.treeSize}</code>, root <code>${sth.rootHash}</code>, at <code>${h(sth.timestamp)}</code>, signed by the log key <code>${h(d.logKeyString)}</code> (<a href="/v1/log/key">JSON</a>).</p>
+        html`<section id="head" data-key="${d.logKeyString}"><p>Signed head: size <code>${sth.treeSize}</code>, root \
+<code>${sth.rootHash}</code>, at <code>${sth.timestamp}</code>, signed by the log key <code>${d.logKeyString}</code> (\
+<a href="/v1/log/key">JSON</a>).</p>
 <p><button id="check-head">check the signature</button> <span class="result"></span></p></section>
-<p>Checking an entry verifies the head's Ed25519 signature with the log key, recomputes the entry's hash and verifies its inclusion proof against the head (RFC 9162), all in this browser. Times are UTC.</p>
-${pages}
+<p>Checking an entry verifies the head's Ed25519 signature with the log key, recomputes the entry's hash and verifies its inclusion proof \
+against the head (RFC 9162), all in this browser. Times are UTC.</p>
+${pages('log-pages')}
 <table id="log" class="reflow"><thead><tr><th class="n">entry</th><th>what</th><th>by</th><th>at</th><th>proof</th></tr></thead><tbody>
-${rows.join('\n')}</tbody></table>
-${pages.replace('id="log-pages"', 'id="log-pages-end"')}`,
+${join(rows, '\n')}</tbody></table>
+${pages('log-pages-end')}`,
         { json, script: LOG_CHECK_SCRIPT },
       );
     });

@@ -1,8 +1,14 @@
 // The explorer's charts (api/explorer/charts.ts): every sparkline on one scale from 0 to 1, its
 // current value a dot and a number; a claim's chart has whole-entry ticks and a linked, titled dot per mark.
 import t from 'tap';
-import { claimChart, claimSparkline, sparkline, thin, ticks } from '../../api/explorer/charts.js';
+import * as charts from '../../api/explorer/charts.js';
+import { thin, ticks } from '../../api/explorer/charts.js';
 import { History } from '../../lib/record/numbers/index.js';
+
+// The charts as the page's text.
+const sparkline = (...a: Parameters<typeof charts.sparkline>) => charts.sparkline(...a).toString();
+const claimSparkline = (...a: Parameters<typeof charts.claimSparkline>) => charts.claimSparkline(...a).toString();
+const claimChart = (...a: Parameters<typeof charts.claimChart>) => charts.claimChart(...a).toString();
 
 /** The y coordinates a path visits (M x,y; V y). */
 const ys = (svg: string): number[] => {

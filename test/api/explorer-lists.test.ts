@@ -137,7 +137,7 @@ t.test('governance: the constitution in force, the electorate, the proposals; th
 t.test('Markdown rendered with nothing in it taken as markup but Markdown', async (t) => {
   const out = markdownHtml(
     '# A <b>title</b>\n\n1. A clause <script>alert(1)</script> with `code` and **bold**.\n2. [a link](https://example.org/x) and [another](javascript:alert(1)) and ![img](data:x) and [a page](/explore).\n\n<div onclick="x()">raw</div>\n',
-  );
+  ).toString();
   t.match(out, '<h1>A &lt;b&gt;title&lt;/b&gt;</h1>');
   t.match(out, 'A clause &lt;script&gt;alert(1)&lt;/script&gt; with <code>code</code> and <strong>bold</strong>.');
   t.match(out, '<a href="https://example.org/x" rel="nofollow noopener ugc">a link</a>');
