@@ -69,7 +69,8 @@ function fromScratch(state: State): Map<string, Score> {
   return scores;
 }
 
-const bits = (state: State, scores: Map<string, Score>) => canonicalize(state.numbers.index.refs.map((ref) => ({ ...scores.get(ref)! })));
+const bits = (state: State, scores: { get(ref: string): Score | undefined }) =>
+  canonicalize(state.numbers.index.refs.map((ref) => ({ ...scores.get(ref)! })));
 
 const seen = {
   hot: 0,

@@ -4,6 +4,7 @@
 import type { EvidenceAggregate } from './aggregate.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
+import { Scores } from './score-store.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
@@ -194,7 +195,8 @@ export const emptyAggregates = (): Aggregates => ({
 /** The numbers the fold keeps: its indexes and every claim's score (rescore.ts). */
 export interface Numbers {
   index: NumbersIndex;
-  scores: Map<string, Score>;
+  /** Every claim's score, by its ordinal (score-store.ts). */
+  scores: Scores;
   aggregates: Aggregates;
   ranks: Ranks;
   /** Bumped whenever any score changes: caches of served numbers key on it. */
@@ -219,15 +221,18 @@ export interface StatusChange {
   to: string;
 }
 
-export const emptyNumbers = (): Numbers => ({
-  index: emptyIndex(),
-  scores: new Map(),
-  aggregates: emptyAggregates(),
-  ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
-  version: 0,
-  chunkVersion: [],
-  statusChanges: [],
-  history: new History(),
-  at: { seq: 0, ts: '' },
-  tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
-});
+export const emptyNumbers = (): Numbers => {
+  const index = emptyIndex();
+  return {
+    index,
+    scores: new Scores(index),
+    aggregates: emptyAggregates(),
+    ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
+    version: 0,
+    chunkVersion: [],
+    statusChanges: [],
+    history: new History(),
+    at: { seq: 0, ts: '' },
+    tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
+  };
+};
