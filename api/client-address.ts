@@ -1,4 +1,4 @@
-// The client's address, which rate limits count by (README.md, "Limits per client address"): the
+// The client's address, which rate limits count by (docs/cli.md, "archive serve: limits per client address"): the
 // socket's peer, unless that peer is a proxy the operator trusts (`--trust-proxy`), and then the
 // address that proxy saw, read from X-Forwarded-For right to left, skipping the trusted proxies
 // of a chain. An X-Forwarded-For from anyone else is ignored: a client cannot choose its address.
@@ -48,7 +48,7 @@ function spell(groups: readonly number[]): string {
 }
 
 /**
- * An address as one spelling (README.md, "Limits per client address"), or null when it is not
+ * An address as one spelling (docs/cli.md, "archive serve: limits per client address"), or null when it is not
  * one: brackets, a port and an IPv6 zone id dropped; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`,
  * in any spelling) as the IPv4 address it maps; other IPv6 addresses as RFC 5952 spells them.
  */

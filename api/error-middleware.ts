@@ -1,32 +1,36 @@
-// The one place where an error becomes a response (STYLE.md practice 4): typed errors map to
-// the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail}; anything else is a bug, logged and
-// answered 500 without detail.
+// The one place where an error becomes a response: the application's ArchiveError and the engine's
+// LogError map to the statuses of docs/api.md#statuses-and-error-codes with a body {error, detail};
+// anything else is a bug, logged and answered 500 without detail.
 import type Koa from 'koa';
-import { ArchiveError, STATUS, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
-import { isRefusal, type RefusalCode } from '../lib/record/admission/index.js';
+import { ArchiveError, isArchiveError, type ErrorCode } from '../lib/protocol/errors.js';
 import { LogError } from 'tlog-engine';
 import { LogHttpError } from 'tlog-engine/http';
 import { escapeMarkup as h } from '../lib/protocol/markup.js';
 import { navigation } from './explorer/shell.js';
 
-/** The code, and with it the status, that answers each refusal of the record (docs/api.md#statuses-and-error-codes). */
-const REFUSAL_CODES: Readonly<Record<RefusalCode, ErrorCode>> = Object.freeze({
-  invalid: 'bad_request',
-  unauthorized: 'unauthorized',
-  forbidden: 'forbidden',
-  not_found: 'not_found',
-  conflict: 'conflict',
-  unprocessable: 'unprocessable',
-  unacknowledged: 'precondition_required',
-  quota: 'rate_limited',
-  out_of_view: 'unavailable_for_legal_reasons',
-  paused: 'paused',
+/** The HTTP status of each error code (docs/api.md#statuses-and-error-codes). */
+export const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unprocessable: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  unavailable_for_legal_reasons: 451,
+  internal: 500,
+  paused: 503,
+  unavailable: 503,
+  insufficient_storage: 507,
 });
 
 /** Maps errors from below the API onto the closed set of ArchiveError codes. */
 export function toArchiveError(err: unknown): ArchiveError {
   if (isArchiveError(err)) return err;
-  if (isRefusal(err)) return new ArchiveError(REFUSAL_CODES[err.code], err.detail, { retryAfter: err.retryAfter, cause: err });
   // The refusals of the engine's log router (api/routes/log.ts): 400, 404, or a guard's.
   if (err instanceof LogHttpError && err.expose && err.code in STATUS)
     return new ArchiveError(err.code as ErrorCode, err.detail, { retryAfter: err.retryAfter, cause: err });
@@ -120,12 +124,12 @@ export function errorMiddleware(
       }
       const e = toArchiveError(err);
       if (!e.expose) report(e.cause ?? err);
-      ctx.status = e.status;
+      ctx.status = STATUS[e.code];
       const detail = e.expose ? e.detail : 'internal error';
       ctx.vary('Accept');
       if (wantsPage(ctx)) {
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = errorPage(e.status, e.code, detail, ctx.path);
+        ctx.body = errorPage(STATUS[e.code], e.code, detail, ctx.path);
       } else ctx.body = { error: e.code, detail };
       if (e.retryAfter !== undefined) ctx.set('Retry-After', String(e.retryAfter));
     }

@@ -36,6 +36,7 @@ import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
 import { READS, writeOperationId } from './openapi.js';
+import { STATUS } from './error-middleware.js';
 
 type Schema = Record<string, unknown>;
 
@@ -304,7 +305,7 @@ function mcpServer(base: string, site: string, caller: Record<string, string>): 
         const canonical = canonicalize(args.payload, 'payload');
         return result({ canonical, sha256: sha256TextHex(canonical), base64: Buffer.from(canonical, 'utf8').toString('base64') });
       } catch (err) {
-        if (isArchiveError(err)) return refusal(err.status, err.code, err.detail);
+        if (isArchiveError(err)) return refusal(STATUS[err.code], err.code, err.detail);
         throw err;
       }
     }

@@ -1,4 +1,4 @@
-// Strict query parameters (STYLE.md practice 5): one spelling per value. An integer is
+// Strict query parameters: one spelling per value. An integer is
 // decimal digits with no sign, no leading zero and no exponent, within the safe range. The
 // parsing is the engine's (tlog-engine/http, docs/engine.md), its refusals the record's 400s.
 import { badRequest } from '../lib/protocol/errors.js';

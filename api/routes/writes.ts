@@ -44,7 +44,7 @@ export function writeRoutes(
   const router = new Router();
 
   // Registration is the one write that makes an operator, and with it a quota, without a key the
-  // record already knows: every attempt counts against the client's address (README.md, "Limits per client address").
+  // record already knows: every attempt counts against the client's address (docs/cli.md, "archive serve: limits per client address").
   const limited: Koa.Middleware[] = registerLimit === null ? [] : [rateLimit(registerLimit, 'registration')];
   router.post(REGISTER_PATH, ...limited, async (ctx) => {
     params(ctx, []);

@@ -1,7 +1,7 @@
 // Strict base64url (RFC 4648 section 5, no padding), the spelling of keys and signatures
 // (docs/protocol.md). Node's decoder skips characters outside the alphabet and ignores
 // non-zero trailing bits, so many strings decode to the same bytes; we accept only the one
-// that re-encodes identically (STYLE.md practice 5: one spelling of each thing).
+// that re-encodes identically (one spelling of each thing).
 import { ArchiveError } from './errors.js';
 
 const ALPHABET = /^[A-Za-z0-9_-]*$/;

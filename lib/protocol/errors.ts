@@ -1,28 +1,30 @@
-// The project's one error type (STYLE.md practice 4): a closed set of codes, each with its
-// HTTP status. Bad input is a typed 4xx whose detail may be shown; a broken invariant is
-// `internal`, logged and never shown (expose = false).
+// The application's one error type: a refusal with a code from a closed set and a detail that
+// names the field. The record, the service and the API all throw it; the API alone turns a code
+// into an HTTP status (api/error-middleware.ts, docs/api.md#statuses-and-error-codes). The engine
+// below has its own, LogError, since it stands alone. `internal` is a broken invariant: logged,
+// never shown.
 
-/** Every error code, with the HTTP status it maps to. */
-export const STATUS = Object.freeze({
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  gone: 410,
-  payload_too_large: 413,
-  unprocessable: 422,
-  precondition_required: 428,
-  rate_limited: 429,
-  unavailable_for_legal_reasons: 451,
-  internal: 500,
-  paused: 503,
-  unavailable: 503,
-  insufficient_storage: 507,
-});
+/** Every error code: the `error` member of a refusal's body. */
+export const CODES = Object.freeze([
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'gone',
+  'payload_too_large',
+  'unprocessable',
+  'precondition_required',
+  'rate_limited',
+  'unavailable_for_legal_reasons',
+  'internal',
+  'paused',
+  'unavailable',
+  'insufficient_storage',
+] as const);
 
-export type ErrorCode = keyof typeof STATUS;
+export type ErrorCode = (typeof CODES)[number];
 
 export interface ErrorExtra {
   /** rate_limited, unavailable: seconds until the client may retry (the Retry-After header). */
@@ -33,7 +35,6 @@ export interface ErrorExtra {
 
 export class ArchiveError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
   /** Human-readable reason; shown to the client only when `expose`. */
   readonly detail: string;
   /** Whether `detail` may be written into a response (false for internal errors). */
@@ -44,7 +45,6 @@ export class ArchiveError extends Error {
     super(`${code}: ${detail}`, extra?.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'ArchiveError';
     this.code = code;
-    this.status = STATUS[code];
     this.detail = detail;
     this.expose = code !== 'internal';
     if (extra?.retryAfter !== undefined) this.retryAfter = extra.retryAfter;
@@ -65,5 +65,5 @@ export const internal = (detail: string, cause?: unknown): ArchiveError => new A
 export const unauthorized = (detail: string): ArchiveError => new ArchiveError('unauthorized', detail);
 export const unprocessable = (detail: string): ArchiveError => new ArchiveError('unprocessable', detail);
 export const outOfView = (detail: string): ArchiveError => new ArchiveError('unavailable_for_legal_reasons', detail);
-export const preconditionRequired = (detail: string): ArchiveError => new ArchiveError('precondition_required', detail);
+export const paused = (detail: string): ArchiveError => new ArchiveError('paused', detail);
 export const rateLimited = (detail: string, retryAfter: number): ArchiveError => new ArchiveError('rate_limited', detail, { retryAfter });

@@ -38,9 +38,6 @@ export const ZERO_HASH = toHex(NO_LEAF);
 /** Entry `type` values: lower-case words joined by '.', '_' or '-', so they need no JSON escaping. */
 const TYPE = '[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*';
 export const ENTRY_TYPE = new RegExp(`^${TYPE}$`);
-/** ISO-8601 UTC with milliseconds, as the log writes `ts`. */
-const TS = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z';
-const HEAD_LINE = new RegExp(`^(${TS}) (${TYPE})$`);
 /** The stored header "<ts> <type>" is at most this long (a ts is 24 characters). */
 const MAX_HEAD = 25 + 128;
 
@@ -103,12 +100,32 @@ export function entryHashes(
 
 const view = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
-/** Where the header of a stored entry ends (its newline), after checking it is "<ts> <type>". */
+/** The shape of a ts as the log writes it: 'd' a digit, anything else itself (24 characters). */
+const TS_SHAPE = Buffer.from('dddd-dd-ddTdd:dd:dd.dddZ', 'latin1');
+/** Entry types seen to be well formed (a log has a few dozen). */
+const knownTypes = new Set<string>();
+
+/**
+ * Where the header of a stored entry ends (its newline), after checking it is "<ts> <type>". Byte
+ * by byte rather than by a regular expression: it runs for every entry appended and read.
+ */
 function headEnd(stored: Buffer): { nl: number; ts: string; type: string } {
-  const nl = stored.indexOf(0x0a);
-  const m = nl < 0 || nl > MAX_HEAD ? null : HEAD_LINE.exec(stored.toString('latin1', 0, nl));
-  if (m === null) throw new Error('not "<ts> <type>", a newline and a payload');
-  return { nl, ts: m[1]!, type: m[2]! };
+  const bad = () => new Error('not "<ts> <type>", a newline and a payload');
+  if (stored.length < 27 || stored[24] !== 0x20) throw bad();
+  for (let i = 0; i < 24; i++) {
+    const c = stored[i]!;
+    if (TS_SHAPE[i] === 0x64 ? c < 0x30 || c > 0x39 : c !== TS_SHAPE[i]) throw bad();
+  }
+  const end = Math.min(stored.length, MAX_HEAD + 1);
+  let nl = 25;
+  while (nl < end && stored[nl] !== 0x0a) nl++;
+  if (nl === end) throw bad();
+  const type = stored.toString('latin1', 25, nl);
+  if (!knownTypes.has(type)) {
+    if (!ENTRY_TYPE.test(type)) throw bad();
+    if (knownTypes.size < 1024) knownTypes.add(type);
+  }
+  return { nl, ts: stored.toString('latin1', 0, 24), type };
 }
 
 /** A stored entry's ts, type and payload; throws when it is not one. */
@@ -123,7 +140,7 @@ export const recordCodec: LeafCodec = {
   /** `data` is "<type>\n<payload>"; the engine's time becomes the entry's ts. */
   stored(data: Uint8Array, at: Sequenced): Uint8Array {
     const out = Buffer.allocUnsafe(25 + data.length);
-    out.write(new Date(at.time).toISOString(), 0, 'latin1');
+    out.write(iso(at.time), 0, 'latin1');
     out[24] = 0x20;
     out.set(data, 25);
     return out;
@@ -147,13 +164,11 @@ export const recordCodec: LeafCodec = {
 /** How the record's LevelDB store joins stored entries: each is two lines of text. */
 export const RECORD_FRAMING = textLines(2);
 
-const encoder = new TextEncoder();
-
 /** The data the record appends for an entry: "<type>\n<payload>" (the codec adds the ts). */
 export function entryData(type: string, payload: string): Uint8Array {
   if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
   if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
-  return encoder.encode(`${type}\n${payload}`);
+  return Buffer.from(`${type}\n${payload}`, 'utf8');
 }
 
 /** An entry of the engine's log, with its hashes, as the record serves it; throws when its stored bytes are not an entry. */
@@ -171,7 +186,16 @@ export function servedEntryOf(e: LeafEntry): Entry {
   };
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** A time in milliseconds as the log writes a ts; the last one is kept, as a batch's entries share a few. */
+let lastMs = Number.NaN;
+let lastIso = '';
+function iso(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
 
 /** The engine's log, as the record reads and writes it: entries of a type and a canonical JSON payload, with a ts. */
 export class RecordLog {

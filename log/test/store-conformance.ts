@@ -1,4 +1,4 @@
-// One conformance suite that every LogStore implementation runs (STYLE.md practice 2).
+// One conformance suite that every LogStore implementation runs.
 import type { Test } from 'tap';
 import type { CommitBatch, LogStore, StoredHead } from '../src/store.js';
 

@@ -1,5 +1,5 @@
-// How the limits per client address spell and group an address (README.md, "Limits per client
-// address"): one spelling per address, RFC 5952's for IPv6, checked against the WHATWG URL
+// How the limits per client address spell and group an address (docs/cli.md, "archive serve:
+// limits per client address"): one spelling per address, RFC 5952's for IPv6, checked against the WHATWG URL
 // parser's; an IPv4-mapped address as its IPv4 address; an IPv6 client by its prefix.
 import t from 'tap';
 import { canonicalAddress, limitKey } from '../../api/client-address.js';

@@ -1,5 +1,5 @@
 // `archive serve --ipv6-prefix` (and ARCHIVE_IPV6_PREFIX): the IPv6 prefix the limits per client
-// address count a client by (README.md, "Limits per client address"); a bad value stops the start.
+// address count a client by (docs/cli.md, "archive serve: limits per client address"); a bad value stops the start.
 import t from 'tap';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

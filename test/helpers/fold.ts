@@ -6,7 +6,6 @@ import { drawCrossCheck } from '../../lib/record/types/index.js';
 import type { Score } from '../../lib/record/numbers/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/admission/index.js';
 import { toArchiveError } from '../../api/error-middleware.js';
 import { sha256TextHex } from 'tlog-engine';
 
@@ -60,7 +59,7 @@ export class Fold {
       check(this.state, this.entry(type, logged));
     } catch (err) {
       // As the API answers it: the record refuses with a domain code, the API maps it to a status.
-      if (isArchiveError(err) || isRefusal(err)) {
+      if (isArchiveError(err)) {
         const answered = toArchiveError(err);
         return { error: answered.code, detail: answered.detail };
       }

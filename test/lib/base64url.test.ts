@@ -1,4 +1,4 @@
-// lib/protocol/base64url.ts: strict, unpadded base64url (docs/protocol.md; STYLE.md practice 5).
+// lib/protocol/base64url.ts: strict, unpadded base64url (docs/protocol.md).
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { decodeBase64url, encodeBase64url } from '../../lib/protocol/base64url.js';

@@ -12,7 +12,6 @@ import { Fold } from '../helpers/fold.js';
 import { scoreClaim, calibrationOf, type Score, operatorCalibration, round4, KEEP_AGGREGATE_FROM } from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/admission/index.js';
 import type { State } from '../../lib/record/fold/index.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
@@ -166,7 +165,7 @@ function run(actions: Action[]): boolean {
         }
       }
     } catch (err) {
-      if (!isArchiveError(err) && !isRefusal(err)) throw err;
+      if (!isArchiveError(err)) throw err;
     }
     seen.compared++;
     if (bits(f.state, f.state.numbers.scores) !== bits(f.state, fromScratch(f.state))) return false;

@@ -1,6 +1,8 @@
-// lib/protocol/errors.ts: the closed set of codes and their HTTP statuses (STYLE.md practice 4).
+// lib/protocol/errors.ts: the application's one error type and its closed set of codes; the API's
+// statuses for them (api/error-middleware.ts).
 import t from 'tap';
-import { ArchiveError, STATUS, badRequest, internal, isArchiveError, notFound } from '../../lib/protocol/errors.js';
+import { ArchiveError, CODES, badRequest, internal, isArchiveError, notFound } from '../../lib/protocol/errors.js';
+import { STATUS } from '../../api/error-middleware.js';
 
 t.test('every code maps to its status; only internal is hidden', async (t) => {
   t.same(STATUS, {
@@ -21,9 +23,10 @@ t.test('every code maps to its status; only internal is hidden', async (t) => {
     unavailable: 503,
     insufficient_storage: 507,
   });
-  for (const [code, status] of Object.entries(STATUS)) {
-    const e = new ArchiveError(code as keyof typeof STATUS, 'why');
-    t.equal(e.status, status, code);
+  t.same(Object.keys(STATUS), CODES, 'a status for every code, and no other');
+  for (const code of CODES) {
+    const e = new ArchiveError(code, 'why');
+    t.notOk('status' in e, `${code}: the error carries no status`);
     t.equal(e.expose, code !== 'internal', `${code} expose`);
   }
 });
@@ -40,16 +43,14 @@ t.test('shape of an error', async (t) => {
   t.equal(e.detail, 'payload.ts: skew of 11 minutes');
   t.equal(e.message, 'bad_request: payload.ts: skew of 11 minutes');
   t.equal(e.retryAfter, undefined);
-  t.equal(notFound('no such paper').status, 404);
+  t.equal(notFound('no such paper').code, 'not_found');
 });
 
 t.test('rate_limited carries retryAfter; internal keeps its cause', async (t) => {
   const r = new ArchiveError('rate_limited', 'slow down', { retryAfter: 30 });
-  t.equal(r.status, 429);
   t.equal(r.retryAfter, 30);
   const cause = new Error('disk full');
   const i = internal('commit failed', cause);
-  t.equal(i.status, 500);
   t.equal(i.expose, false);
   t.equal(i.cause, cause);
 });

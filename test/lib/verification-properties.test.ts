@@ -16,7 +16,6 @@ import {
 } from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
-import { isRefusal } from '../../lib/record/admission/index.js';
 
 const VERIFIED = ['op_archive', 'v1', 'v2', 'v3'];
 /** Three verified operators; four that may be verified by the record on the way, one of them prolific. */
@@ -135,7 +134,7 @@ function run(actions: Action[]): boolean {
         }
       }
     } catch (err) {
-      if (!isArchiveError(err) && !isRefusal(err)) throw err;
+      if (!isArchiveError(err)) throw err;
     }
     for (const [ref, s] of f.state.numbers.scores) {
       if (resolved.get(ref) !== undefined && resolved.get(ref) !== null && s.resolved === null) seen.unresolved++;
