@@ -5,7 +5,38 @@
 // that have some. A score kept as an object held about 880 bytes a claim. `get` gives the score
 // as the object it always was; iteration is a Map's, in the claims' log order.
 import { grow, owned, type Bytes, type Floats, type Ints } from '../stores/columns.js';
-import type { Score, Status } from './indexes.js';
+
+export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
+
+/** A claim's numbers, unrounded (served.ts rounds what it serves). */
+export interface Score {
+  ref: string;
+  /** Calibration rho of the author operator (null for an external claim: a = 0.5). */
+  calibration: number | null;
+  prior: number;
+  credence: number;
+  credenceVerified: number;
+  /** The lowest cap on credence (a qualifying argument that holds), or null. */
+  cap: number | null;
+  status: Status;
+  resolved: 0 | 1 | null;
+  use: number;
+  s: number;
+  f: number;
+  dispute: number;
+  reproduced: boolean;
+  families: string[];
+  /** Arguments by independent operators, by stance and status. */
+  arguments: Record<'refutes' | 'qualifies' | 'supports', Record<'open' | 'upheld' | 'dismissed', number>>;
+  foundations: string[];
+  /** Log-odds of the evidence (everything after the prior), all and verified-only. */
+  evidence: number;
+  evidenceVerified: number;
+  /** Credence and credenceVerified if it gained one confirming verified replication of a new family (for lift). */
+  hypoCredence: number;
+  hypoVerified: number;
+  lift: { ref: string; from: number; to: number; gain: number }[];
+}
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ScoresData {
