@@ -5,32 +5,25 @@ import { clientAddress, trustedProxies } from './client-address.js';
 import type { Deployment } from '../lib/service/deployment.js';
 import { clientWentAway, errorMiddleware, noteClientGone } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
-import { recordRoutes } from './routes/record.js';
-import { numbersRoutes } from './routes/numbers.js';
 import { credenceParts } from '../lib/record/numbers/index.js';
 import { writeRoutes } from './routes/writes.js';
 import type { Verify } from './envelope.js';
-import { constitutionRoutes } from './routes/constitution.js';
 import type { LiveRecord } from '../lib/service/live-record.js';
 import { servedEntry, entryRecords } from '../lib/record/views/index.js';
 import type { RateLimit } from './rate-limit.js';
 import { Cursors } from './paging.js';
-import { siteRoutes } from './routes/site.js';
 import { mcpRoutes } from './mcp.js';
-import { explorerRoutes } from './routes/explorer.js';
-import { explorerReaderRoutes } from './routes/explorer-reads.js';
 import type { DoorbellRinger } from '../lib/service/doorbell/ringer.js';
 import { earlierRoutes } from './routes/earlier.js';
-import { governanceRoutes } from './routes/governance.js';
+import { READ_TABLE, READS, readRouter, type Read } from './reads/index.js';
+import { openApiText } from './openapi.js';
 import { constitutionInForce } from '../lib/record/governance/index.js';
 import { loadScreening, type Screening } from '../lib/service/screening.js';
 import type { Witnesses } from '../lib/service/witnesses.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { forwardWrites, type NodeRole } from './forward.js';
 import { minSeq } from './min-seq.js';
-import { nodeRoutes } from './routes/node.js';
 import { Readers } from '../lib/service/readers.js';
-import { readerRoutes } from './routes/readers.js';
 import { recordEntry } from '../lib/record/fold/index.js';
 
 export interface AppOptions {
@@ -65,65 +58,16 @@ export interface AppOptions {
   readers?: Readers;
 }
 
-/** Every endpoint this service answers, as listed by the index. */
+/** A read as the index lists it: its path and the names of its query parameters. */
+const endpointOf = (r: Read): string => {
+  const query = (r.params ?? []).filter((p) => p.in === 'query').map((p) => `${p.name}=`);
+  return `GET ${r.path}${query.length === 0 ? '' : `?${query.join('&')}`}`;
+};
+
+/** Every endpoint this service answers, as listed by the index: the reads from their table, then the writes. */
 export const ENDPOINTS = [
-  'GET /',
-  'GET /v1/log/sth',
-  'GET /v1/log/inclusion?seq=&size=',
-  'GET /v1/log/consistency?first=&second=',
-  'GET /v1/log/audit',
-  'GET /v1/log/entries?from=&limit=',
-  'GET /v1/log/entries/{seq}',
-  'GET /v1/log/key',
-  'GET /v1/log/checkpoint',
-  'GET /v1/node',
-  'GET /v1/constitution',
-  'GET /v2/record',
-  'GET /v2/credence?limit=&cursor=',
-  'GET /v2/frontier?limit=',
-  'GET /v2/papers?field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /v2/papers/{id}',
-  'GET /v2/agents?limit=&cursor=',
-  'GET /v2/operators?limit=&cursor=',
-  'GET /v2/agents/{handle}?limit=',
-  'GET /v2/agents/{handle}/{list}?limit=&cursor=',
-  'GET /v2/operators/{id}?limit=',
-  'GET /v2/operators/{id}/{list}?limit=&cursor=',
-  'GET /v2/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /v2/receipts/{hash}',
-  'GET /v2/arguments?claim=&limit=&cursor=',
-  'GET /v2/arguments/{id}',
-  'GET /v2/challenges?limit=&all=&cursor=',
-  'GET /v2/challenges/{id}',
-  'GET /v2/heartbeat?agent=',
-  'GET /v2/holds?limit=&cursor=',
-  'GET /v2/flags?limit=&cursor=',
-  'GET /v2/governance?limit=&cursor=',
-  'GET /v2/governance/proposals/{id}',
-  'GET /explore?before=&limit=',
-  'GET /explore/claims/{ref}',
-  'GET /explore/receipts/{id}',
-  'GET /explore/arguments/{id}',
-  'GET /explore/log?from=&limit=',
-  'GET /explore/papers?field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /explore/papers/{id}?before=&limit=',
-  'GET /explore/agents/{handle}?papers=&receipts=&reviews=&arguments=&limit=',
-  'GET /explore/operators/{id}?agents=&papers=&receipts=&reviews=&arguments=&limit=',
-  'GET /explore/search?q=&kind=&field=&agent=&operator=&status=&limit=&cursor=',
-  'GET /explore/challenges?all=&limit=&cursor=',
-  'GET /explore/agents?limit=&cursor=',
-  'GET /explore/operators?limit=&cursor=',
-  'GET /explore/governance?limit=&cursor=',
-  'GET /explore/constitution',
-  'GET /explore/challenges/{id}',
-  'GET /explore/proposals/{id}',
-  'GET /skill.md',
-  'GET /openapi.json',
+  ...READS.map(endpointOf),
   'POST /mcp',
-  'GET /feeds/{field}.atom',
-  'GET /robots.txt',
-  'GET /llms.txt',
-  'GET /constitution.md',
   `POST ${REGISTER_PATH}`,
   // Every write path, in the order of the write routes, from the table the routes are made from.
   ...new Set(Object.values(WRITE_ROUTES).map((r) => `POST ${r.path}`)),
@@ -156,7 +100,6 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
     const writePaths = new Set([REGISTER_PATH, ...Object.values(WRITE_ROUTES).map((r) => r.path)]);
     app.use(forwardWrites(opts.role, writePaths, { waitMs: opts.forwardWaitMs ?? 10_000, timeoutMs: opts.forwardTimeoutMs ?? 30_000 }));
   }
-  app.use(nodeRoutes(d.log, applied, opts.role).routes());
   const log = logRoutes(
     d,
     opts.auditLimit ?? { max: 2, windowSeconds: 60 },
@@ -165,14 +108,25 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
     (e) => entryRecords(recordEntry(e)),
   );
   app.use(log.routes());
-  app.use(constitutionRoutes(() => constitutionInForce(record.state)).routes());
-  // Every list's cursors, under a key drawn from the log key: every node takes every node's (api/paging.ts).
-  const cursors = Cursors.of(d.logKey);
-  app.use(recordRoutes(d, record, cursors, opts.ringer).routes());
+  // Every other read, from its row (api/reads/). Every list's cursors are under a key drawn from
+  // the log key: every node takes every node's (api/paging.ts).
   const readers = opts.readers ?? Readers.follow(record, d.log);
-  app.use(readerRoutes(d, record, readers, cursors).routes());
-  app.use(governanceRoutes(record, cursors).routes());
-  app.use(numbersRoutes(record.state, cursors).routes());
+  app.use(
+    readRouter(READ_TABLE, {
+      d,
+      record,
+      readers,
+      cursors: Cursors.of(d.logKey),
+      constitution: () => constitutionInForce(record.state),
+      applied,
+      endpoints: ENDPOINTS,
+      reads: READS,
+      openApi: openApiText,
+      ringer: opts.ringer,
+      witnesses: opts.witnesses,
+      role: opts.role,
+    }).routes(),
+  );
   // Make the served credence text once now, so that the first reader does not wait for it.
   credenceParts(record.state);
   app.use(
@@ -184,10 +138,7 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
       opts.verify,
     ).routes(),
   );
-  app.use(siteRoutes(d, record, readers, ENDPOINTS, opts.witnesses).routes());
   app.use(mcpRoutes(selfToken).routes());
-  app.use(explorerRoutes(d, record).routes());
-  app.use(explorerReaderRoutes(d, record, readers, cursors).routes());
   app.use(earlierRoutes().routes());
   return app;
 }

@@ -1,8 +1,9 @@
-// Envelope checks (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md, docs/record.md#service-events-and-time), in this order, each with its own
-// error: the body is exactly {payload, signature}; protocol and type fit the route; the agent
-// exists and signs with its main key or a check key of its own (401), a check key only where
-// allowed (403); ts within the service clock's window (400); the signature verifies (401); the
-// schema, field by field, with NT text (400). Semantic checks against the record come after.
+// Envelope checks (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md,
+// docs/record.md#service-events-and-time), in this order, each with its own error: the body is
+// exactly {payload, signature}; protocol and type fit the route; the agent exists and signs with
+// its main key or a check key of its own (401), a check key only where allowed (403); ts within the
+// service clock's window (400); the signature verifies (401); the schema, field by field, with NT
+// text (400). Semantic checks against the record come after.
 import { badRequest, unauthorized } from '../lib/protocol/errors.js';
 import { verifyPayload, verifySignature } from '../lib/protocol/ed25519.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
@@ -52,7 +53,8 @@ export function freshTs(ts: unknown, now: number, windowMs: number): void {
   if (Math.abs(skew) > windowMs) {
     const minutes = (Math.abs(skew) / 60000).toFixed(1);
     throw badRequest(
-      `payload.ts: ${minutes} minutes ${skew < 0 ? 'behind' : 'ahead of'} the service clock (${new Date(now).toISOString()}); the limit is ${windowMs / 60000} minutes`,
+      `payload.ts: ${minutes} minutes ${skew < 0 ? 'behind' : 'ahead of'} the service clock (${new Date(now).toISOString()}); the limit ` +
+        `is ${windowMs / 60000} minutes`,
     );
   }
 }

@@ -88,7 +88,8 @@ export function forwardWrites(role: NodeRole, paths: ReadonlySet<string>, opts: 
       if (leader === null)
         throw new ArchiveError(
           'unavailable',
-          `no node holds the sequencer lease (a failover is under way, or the database cannot be reached): nothing of this write was logged; retry`,
+          `no node holds the sequencer lease (a failover is under way, or the database cannot be reached): nothing of this write was ` +
+            `logged; retry`,
           { retryAfter: 1 },
         );
       let res: Awaited<ReturnType<typeof postTo>>;
@@ -109,7 +110,8 @@ export function forwardWrites(role: NodeRole, paths: ReadonlySet<string>, opts: 
           'unavailable',
           notDelivered(err)
             ? `the node that leads (${leader}) cannot be reached: nothing of this write was logged; retry`
-            : `the node that leads (${leader}) did not answer: this write may or may not be on the log; look for it before sending it again (a copy already logged answers 409)`,
+            : `the node that leads (${leader}) did not answer: this write may or may not be on the log; look for it before sending it ` +
+                `again (a copy already logged answers 409)`,
           { retryAfter: 1, cause: err },
         );
       }

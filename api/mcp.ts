@@ -1,6 +1,6 @@
 // The MCP connector (docs/api.md: `{base_url}/mcp`): an MCP server over Streamable HTTP, with the
 // official TypeScript SDK, mounted in the Koa app. Its tools are operations of the OpenAPI
-// document (api/openapi.ts), named by their operationId: each read of the document's table marked
+// document (api/openapi.ts), named by their operationId: each read of the read table (api/reads/) marked
 // `tool` (arguments: its parameters), each write an agent signs (arguments: the envelope, with the
 // payload schema the service validates with), the registration, and `canonical_json`, which
 // returns the bytes to sign. Every tool has a title, is annotated (read-only, destructive,
@@ -35,7 +35,8 @@ import { sha256TextHex } from 'tlog-engine';
 import { ArchiveError, isArchiveError } from '../lib/protocol/errors.js';
 import { jsonBody } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
-import { READS, writeOperationId } from './openapi.js';
+import { writeOperationId } from './openapi.js';
+import { READS } from './reads/index.js';
 import { STATUS } from './error-middleware.js';
 
 type Schema = Record<string, unknown>;

@@ -25,7 +25,8 @@ export function minSeq(
     if (!(await replica.reaches(seq + 1, waitMs))) {
       throw new ArchiveError(
         'unavailable',
-        `Min-Seq: this node holds the log up to entry ${Math.min(log.size, replica.size) - 1}, not yet entry ${seq}, after waiting ${waitMs / 1000} s; retry, or read from another node`,
+        `Min-Seq: this node holds the log up to entry ${Math.min(log.size, replica.size) - 1}, not yet entry ${seq}, after waiting ` +
+          `${waitMs / 1000} s; retry, or read from another node`,
         { retryAfter: 1 },
       );
     }

@@ -1,6 +1,6 @@
 // The parameters of the readers' lists and of the search (docs/api.md#the-records-reads,
 // #search), read once for the JSON reads (routes/readers.ts) and the explorer's pages of the same
-// lists (routes/explorer.ts), so that a page and its JSON take the same filters and cursors.
+// lists (routes/explorer-reads.ts), so that a page and its JSON take the same filters and cursors.
 import { badRequest } from '../lib/protocol/errors.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { STATUSES, type Filters } from '../lib/record/views/index.js';

@@ -65,7 +65,8 @@ async function compareWith(commit: string): Promise<void> {
       const f = runOnce(code);
       runs.get(code.name)!.push(f);
       console.log(
-        `${code.name}: appends ${fmt(f.appends)} entries/s, inclusion ${fmt(f.inclusion, 1)} us, consistency ${fmt(f.consistency, 1)} us, audit ${fmt(f.audit)} entries/s`,
+        `${code.name}: appends ${fmt(f.appends)} entries/s, inclusion ${fmt(f.inclusion, 1)} us, consistency ${fmt(f.consistency, 1)} ` +
+          `us, audit ${fmt(f.audit)} entries/s`,
       );
     }
   const mean = (name: string, k: keyof Figures) => runs.get(name)!.reduce((a, f) => a + f[k], 0) / rounds;
@@ -73,7 +74,8 @@ async function compareWith(commit: string): Promise<void> {
   const ratio = (k: keyof Figures, lowerIsBetter = false) =>
     lowerIsBetter ? mean(base, k) / mean(ours, k) : mean(ours, k) / mean(base, k);
   console.log(
-    `this code against ${commit} (${rounds} runs each, ${fmt(N)} entries): appends ${fmt(ratio('appends'), 2)}, inclusion proofs ${fmt(ratio('inclusion', true), 2)}, consistency proofs ${fmt(ratio('consistency', true), 2)}, audit ${fmt(ratio('audit'), 2)} (1 = as fast; goal at least 0.95)`,
+    `this code against ${commit} (${rounds} runs each, ${fmt(N)} entries): appends ${fmt(ratio('appends'), 2)}, inclusion proofs ` +
+      `${fmt(ratio('inclusion', true), 2)}, consistency proofs ${fmt(ratio('consistency', true), 2)}, audit ${fmt(ratio('audit'), 2)} (1 = as fast; goal at least 0.95)`,
   );
 }
 
@@ -207,13 +209,15 @@ console.log(`machine: ${machine()}`);
   const oneRaw = await rawWritten(SINGLE, PAD, 1);
   const oneNew = await appendWritten(SINGLE, PAD, 1);
   console.log(
-    `bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB floor ${show(oneRaw)}`,
+    `bytes written per byte of records, 1 entry per commit, ${fmt(SINGLE)} records of ${size} B: store ${show(oneNew)}; raw LevelDB ` +
+      `floor ${show(oneRaw)}`,
   );
   const bigN = N - 1;
   const bigRaw = await rawWritten(bigN, PAD, 1000);
   const bigNew = await appendWritten(bigN, PAD, WRITERS);
   console.log(
-    `bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}`,
+    `bytes written per byte of records, batches of up to 1,000 (${WRITERS} writers), ${fmt(bigN)} records of ${size} B: store ` +
+      `${show(bigNew)}; raw LevelDB floor ${show(bigRaw)}`,
   );
 }
 
@@ -223,7 +227,8 @@ console.log(`machine: ${machine()}`);
   const small = Math.min(N, 300_000);
   const s = await appendAll(d, small, 0);
   console.log(
-    `appends: ${fmt(small)} entries of ${payload(0, 0).length} B in ${fmt(s, 2)} s = ${fmt(small / s)} entries/s (durable, batches of up to 1,000, ${WRITERS} concurrent writers)`,
+    `appends: ${fmt(small)} entries of ${payload(0, 0).length} B in ${fmt(s, 2)} s = ${fmt(small / s)} entries/s (durable, batches of ` +
+      `up to 1,000, ${WRITERS} concurrent writers)`,
   );
   await d.close();
 }
@@ -233,7 +238,8 @@ const PAD = 120;
 const typical = payload(0, PAD).length;
 const appendSeconds = await appendAll(d, N - 1, PAD);
 console.log(
-  `appends: ${fmt(N - 1)} entries of ${typical} B in ${fmt(appendSeconds, 2)} s = ${fmt((N - 1) / appendSeconds)} entries/s (durable, batches of up to 1,000, ${WRITERS} concurrent writers)`,
+  `appends: ${fmt(N - 1)} entries of ${typical} B in ${fmt(appendSeconds, 2)} s = ${fmt((N - 1) / appendSeconds)} entries/s (durable, ` +
+    `batches of up to 1,000, ${WRITERS} concurrent writers)`,
 );
 
 // 5. Hashing work per entry: payload hash, leaf hash (about 190 B), and on average one
@@ -243,10 +249,12 @@ const shaLeaf = rawShaPerSecond(191);
 const shaNode = rawShaPerSecond(65);
 const hashSecondsPerEntry = 1 / shaPayload + 1 / shaLeaf + 1 / shaNode;
 console.log(
-  `raw SHA-256: ${fmt(rawShaMBps())} MB/s bulk; one-shot ${fmt(shaPayload)} /s at ${typical} B, ${fmt(shaLeaf)} /s at 191 B, ${fmt(shaNode)} /s at 65 B`,
+  `raw SHA-256: ${fmt(rawShaMBps())} MB/s bulk; one-shot ${fmt(shaPayload)} /s at ${typical} B, ${fmt(shaLeaf)} /s at 191 B, ` +
+    `${fmt(shaNode)} /s at 65 B`,
 );
 console.log(
-  `appends: hashing alone would allow ${fmt(1 / hashSecondsPerEntry)} entries/s; hashing is ${fmt((100 * (N - 1) * hashSecondsPerEntry) / appendSeconds, 1)} % of the append time`,
+  `appends: hashing alone would allow ${fmt(1 / hashSecondsPerEntry)} entries/s; hashing is ` +
+    `${fmt((100 * (N - 1) * hashSecondsPerEntry) / appendSeconds, 1)} % of the append time`,
 );
 
 // 2. Proofs in process at the full size.
@@ -269,10 +277,12 @@ console.log(
     cons.push((performance.now() - t0) * 1000);
   }
   console.log(
-    `inclusion proof at size ${fmt(size)}: median ${fmt(quantile(incl, 0.5), 1)} us, p99 ${fmt(quantile(incl, 0.99), 1)} us (${fmt(samples)} random seqs)`,
+    `inclusion proof at size ${fmt(size)}: median ${fmt(quantile(incl, 0.5), 1)} us, p99 ${fmt(quantile(incl, 0.99), 1)} us ` +
+      `(${fmt(samples)} random seqs)`,
   );
   console.log(
-    `consistency proof to size ${fmt(size)}: median ${fmt(quantile(cons, 0.5), 1)} us, p99 ${fmt(quantile(cons, 0.99), 1)} us (${fmt(samples)} random first sizes)`,
+    `consistency proof to size ${fmt(size)}: median ${fmt(quantile(cons, 0.5), 1)} us, p99 ${fmt(quantile(cons, 0.99), 1)} us ` +
+      `(${fmt(samples)} random first sizes)`,
   );
 }
 
@@ -284,7 +294,8 @@ console.log(
   if (!report.intact) throw new Error(`audit failed: ${JSON.stringify(report.problem)}`);
   console.log(`audit: ${fmt(report.treeSize)} entries in ${fmt(s, 2)} s = ${fmt(report.treeSize / s)} entries/s, intact`);
   console.log(
-    `audit: hashing alone would take ${fmt(report.treeSize * hashSecondsPerEntry, 2)} s (${fmt((100 * report.treeSize * hashSecondsPerEntry) / s, 1)} % of the audit's time)`,
+    `audit: hashing alone would take ${fmt(report.treeSize * hashSecondsPerEntry, 2)} s ` +
+      `(${fmt((100 * report.treeSize * hashSecondsPerEntry) / s, 1)} % of the audit's time)`,
   );
 }
 const size = d.log.size;
@@ -315,7 +326,8 @@ await d.close();
     const script = join(tempDir(), 'inclusion.lua');
     writeFileSync(
       script,
-      `math.randomseed(os.time())\nrequest = function() return wrk.format("GET", "/v1/log/inclusion?seq=" .. math.random(0, ${size - 1})) end\n`,
+      `math.randomseed(os.time())\nrequest = function() return wrk.format("GET", "/v1/log/inclusion?seq=" .. math.random(0, ` +
+        `${size - 1})) end\n`,
     );
     execFileSync('wrk', ['-t1', '-c32', '-d2', '-s', script, url]); // warm up
     const out = execFileSync('wrk', ['-t1', '-c32', `-d${HTTP_SECONDS}`, '--latency', '-s', script, url]).toString();
@@ -324,7 +336,8 @@ await d.close();
     const p99 = /\s99%\s+(\S+)/.exec(out)?.[1];
     const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? '0';
     console.log(
-      `GET /v1/log/inclusion over HTTP at size ${fmt(size)} (wrk, 1 thread, 32 connections, ${HTTP_SECONDS} s): ${fmt(rps)} req/s, latency p50 ${p50}, p99 ${p99}, ${errors} non-2xx`,
+      `GET /v1/log/inclusion over HTTP at size ${fmt(size)} (wrk, 1 thread, 32 connections, ${HTTP_SECONDS} s): ${fmt(rps)} req/s, ` +
+        `latency p50 ${p50}, p99 ${p99}, ${errors} non-2xx`,
     );
   } else {
     const run = (duration: number) =>
@@ -337,7 +350,8 @@ await d.close();
     await run(2);
     const r = await run(HTTP_SECONDS);
     console.log(
-      `GET /v1/log/inclusion over HTTP at size ${fmt(size)} (autocannon, 32 connections, ${HTTP_SECONDS} s): ${fmt(r.requests.average)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx + r.errors} failed`,
+      `GET /v1/log/inclusion over HTTP at size ${fmt(size)} (autocannon, 32 connections, ${HTTP_SECONDS} s): ${fmt(r.requests.average)} ` +
+        `req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx + r.errors} failed`,
     );
   }
   server.kill('SIGTERM');

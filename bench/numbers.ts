@@ -17,7 +17,8 @@ import { applyEntry, emptyState, type RecordEntry, type State } from '../lib/rec
 import { drawCrossCheck } from '../lib/record/types/index.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { sha256TextHex } from 'tlog-engine';
-import { numbersRoutes } from '../api/routes/numbers.js';
+import { readRoutes } from '../api/reads/index.js';
+import type { LiveRecord } from '../lib/service/live-record.js';
 import { errorMiddleware } from '../api/error-middleware.js';
 import { Cursors } from '../api/paging.js';
 import { generateKeyPairSync } from 'node:crypto';
@@ -305,7 +306,8 @@ async function main(): Promise<void> {
   // 2 and 3. Reads over HTTP.
   const app = new Koa();
   app.use(errorMiddleware(() => undefined));
-  app.use(numbersRoutes(s, Cursors.of(generateKeyPairSync('ed25519').privateKey)).routes());
+  const cursors = Cursors.of(generateKeyPairSync('ed25519').privateKey);
+  app.use(readRoutes({ record: { state: s } as LiveRecord, cursors }, ['/v2/credence', '/v2/frontier']).routes());
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -16,135 +16,20 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDeployment } from '../lib/service/deployment.js';
-import { generateKeyPair, signPayload } from '../lib/protocol/ed25519.js';
 import { LiveRecord } from '../lib/service/live-record.js';
-import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { FIELDS } from '../lib/protocol/schemas/index.js';
 import { Readers } from '../lib/service/readers.js';
 import { SearchIndex } from '../lib/service/search.js';
 import { savedSearch, writeSearchSnapshot } from '../lib/service/search-snapshot.js';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startServer } from '../api/server.js';
-import { registration, review, type Key } from './build-log.js';
-import { sponsorObject } from '../lib/protocol/sponsor.js';
+import { buildReadersLog, readersShape } from './readers-log.js';
 import { fmt, machine, prng, quantile } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
-const scale = ENTRIES / 1_000_000;
-const OPERATORS = 1000;
-const AGENTS = Math.max(10, Math.round(2000 * scale));
-const PROLIFIC = Math.round(AGENTS / 10);
-const PAPERS = Math.round(240_000 * scale);
-/** One in seven of these is an external claim: 40,000 at a million entries. */
-const EXTERNALS = Math.round(40_000 * scale);
+const PROLIFIC = readersShape(ENTRIES).prolific;
 
 const rnd = prng(16);
-
-// Words with a Zipf distribution over 30,000 made-up words: a few very common, most rare.
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 've', 'so', 'pi', 'de', 'gra', 'tion', 'al', 'ing', 'er', 'ic', 'ous', 'ment'];
-const VOCABULARY = Array.from({ length: 30_000 }, (_, i) => {
-  let w = '';
-  for (let k = i + 1; k > 0; k = Math.floor(k / SYLLABLES.length)) w += SYLLABLES[k % SYLLABLES.length];
-  return w;
-});
-const ZIPF = (() => {
-  const c = new Float64Array(VOCABULARY.length);
-  let s = 0;
-  for (let i = 0; i < c.length; i++) c[i] = s += 1 / (i + 1);
-  return c;
-})();
-function word(): string {
-  const x = rnd() * ZIPF[ZIPF.length - 1]!;
-  let lo = 0;
-  for (let hi = ZIPF.length - 1; lo < hi;) {
-    const m = (lo + hi) >> 1;
-    if (ZIPF[m]! < x) lo = m + 1;
-    else hi = m;
-  }
-  return VOCABULARY[lo]!;
-}
-const words = (n: number) => Array.from({ length: n }, word).join(' ');
-
-const agentOf = (handle: string, k: Key) => ({ handle, publicKey: k.publicKey });
-const signed = (k: Key, payload: object) => ({ payload, signature: signPayload(k.privateKey, payload) });
-
-/** Builds the log through the record itself (no HTTP), with real signatures. */
-async function build(dataDir: string): Promise<void> {
-  let t = Date.now();
-  const d = await openDeployment({ dataDir, clock: () => t });
-  const record = await LiveRecord.open(d, () => t);
-  const c = record.state.constitution;
-  const keys = Array.from({ length: AGENTS }, () => generateKeyPair());
-  const handle = (i: number) => `agent-${i}`;
-  const wait: Promise<unknown>[] = [];
-  const admit = (type: string, logged: object): Record<string, unknown> => {
-    t++;
-    const a = record.admit(type, logged);
-    if ('already' in a) throw new Error(`${type} was answered as already so`);
-    wait.push(a.committed);
-    return a.outcome;
-  };
-  const flush = async () => {
-    if (wait.length >= 5000) await Promise.all(wait.splice(0));
-  };
-  // The prolific operator's agents, and the second agent of the others, are sponsored by its first.
-  for (let i = 0; i < AGENTS; i++) {
-    const op = i < PROLIFIC ? 'lab-prolific' : `lab-${i % OPERATORS}`;
-    const body: Record<string, unknown> = registration(handle(i), keys[i]!, op, c);
-    const sponsor = record.state.operators.get(op)?.agents[0];
-    if (sponsor !== undefined) {
-      const k = keys[Number(sponsor.slice('agent-'.length))]!;
-      body.sponsor = { handle: sponsor, signature: signPayload(k.privateKey, sponsorObject(handle(i), keys[i]!.publicKey)) };
-    }
-    admit('agent.register', body);
-    await flush();
-  }
-  const claims: string[] = [];
-  const ts = () => new Date(t).toISOString();
-  for (let n = 0; n < PAPERS + EXTERNALS; n++) {
-    // A third of the papers are the prolific operator's.
-    const i = n % 3 === 0 ? Math.floor(rnd() * PROLIFIC) : PROLIFIC + Math.floor(rnd() * (AGENTS - PROLIFIC));
-    const k = keys[i]!;
-    if (n % 7 === 6) {
-      admit(
-        'claim.external',
-        signed(k, {
-          protocol: PROTOCOL,
-          type: 'claim.external',
-          agent: agentOf(handle(i), k),
-          ts: ts(),
-          source: `doi:10.1234/bench.${n}`,
-          quote: words(14),
-          test: words(12),
-        }),
-      );
-    } else {
-      const made = admit(
-        'paper',
-        signed(k, {
-          protocol: PROTOCOL,
-          type: 'paper',
-          agent: agentOf(handle(i), k),
-          ts: ts(),
-          title: words(9),
-          abstract: words(70),
-          field: FIELDS[n % FIELDS.length],
-          claims: [0, 1, 2].map(() => ({ text: words(14), confidence: Math.round(rnd() * 100) / 100, test: words(12) })),
-          builds_on: [],
-        }),
-      );
-      claims.push(`${made.id as string}#C1`);
-    }
-    await flush();
-  }
-  for (let n = 0; record.state.size < ENTRIES; n++) {
-    const i = Math.floor(rnd() * AGENTS);
-    admit('review', review(handle(i), keys[i]!, claims[Math.floor(rnd() * claims.length)]!, n, ts()));
-    await flush();
-  }
-  await Promise.all(wait);
-  await d.close();
-}
 
 /** Times `n` sequential GETs of the paths `pick` gives (after 100 to warm up); milliseconds. */
 async function timeGets(base: string, n: number, pick: (i: number) => string): Promise<number[]> {
@@ -169,7 +54,7 @@ async function main(): Promise<void> {
   const dir = kept ?? mkdtempSync(join(tmpdir(), 'archive-bench-readers-'));
   if (!existsSync(join(dir, 'db'))) {
     const t0 = performance.now();
-    await build(dir);
+    await buildReadersLog(dir, ENTRIES);
     console.log(`built a log of ${fmt(ENTRIES)} entries in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   }
 

@@ -27,7 +27,10 @@ const HOT_REVIEWS = Number(process.env.BENCH_HOT ?? 100_000);
 import { buildLog, paper, registration, review, type Key } from './build-log.js';
 import { CONNECTIONS, loadPosts as load, reviewersOn, signedReviews as signed } from './http-load.js';
 
-/** Starts the service (and the bare route beside it) on `dataDir`; returns their URLs, the time the service took to start, and how to stop it. */
+/**
+ * Starts the service (and the bare route beside it) on `dataDir`; returns their URLs, the time the service
+ * took to start, and how to stop it.
+ */
 async function startService(dataDir: string) {
   const t0 = performance.now();
   const child = spawn(process.execPath, [new URL('./record-server.js', import.meta.url).pathname, dataDir], {
@@ -49,10 +52,12 @@ async function writesBesideFloor(service: string, bare: string, bodies: string[]
   const writes = await load(`${service}/v2/reviews`, bodies, HTTP_SECONDS);
   if (writes.sent > bodies.length) console.log('warning: bodies were reused; repeats answer 409 and count as failed');
   console.log(
-    `bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.failed} failed`,
+    `bare Koa route verifying one signature (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(floor.rps)} req/s, p50 ${floor.p50} ` +
+      `ms, p99 ${floor.p99} ms, ${floor.failed} failed`,
   );
   console.log(
-    `accepted signed writes, POST /v2/reviews ${what} (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`,
+    `accepted signed writes, POST /v2/reviews ${what} (${CONNECTIONS} connections, ${HTTP_SECONDS} s): ${fmt(writes.rps)} req/s, p50 ` +
+      `${writes.p50} ms, p99 ${writes.p99} ms, ${writes.failed} failed of ${fmt(writes.total)}`,
   );
   console.log(`ratio of accepted writes to the bare route: ${fmt(writes.rps / floor.rps, 2)}`);
 }
@@ -157,10 +162,12 @@ async function replay(): Promise<void> {
     const after = process.memoryUsage();
     if (problem !== null) throw new Error(`replay found a problem at ${problem.seq}: ${problem.detail}`);
     console.log(
-      `replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s (${state.reviews.size} reviews in the state), ${fmt(size / seconds / floor, 2)} of the signature floor`,
+      `replay of ${fmt(size)} entries, every signature re-verified: ${fmt(seconds, 1)} s, ${fmt(size / seconds)} entries/s ` +
+        `(${state.reviews.size} reviews in the state), ${fmt(size / seconds / floor, 2)} of the signature floor`,
     );
     console.log(
-      `memory after replay: heap used ${fmt(after.heapUsed / 2 ** 20)} MiB (+${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)}), rss ${fmt(after.rss / 2 ** 20)} MiB`,
+      `memory after replay: heap used ${fmt(after.heapUsed / 2 ** 20)} MiB (+${fmt((after.heapUsed - before.heapUsed) / 2 ** 20)}), rss ` +
+        `${fmt(after.rss / 2 ** 20)} MiB`,
     );
     // The floor of any replay without signatures: every entry read from the store, its text
     // parsed and its signed bytes hashed, kept in a Map by that hash (what the record must do at
@@ -179,7 +186,8 @@ async function replay(): Promise<void> {
     const plain = await replayStore(d.log, size);
     const plainSeconds = (performance.now() - t2) / 1000;
     console.log(
-      `replay of ${fmt(size)} entries without signatures (a start-up): ${fmt(plainSeconds, 1)} s, ${fmt(size / plainSeconds)} entries/s (${plain.reviews.size} reviews in the state), ${fmt(floorSeconds / plainSeconds, 2)} of the floor's rate`,
+      `replay of ${fmt(size)} entries without signatures (a start-up): ${fmt(plainSeconds, 1)} s, ${fmt(size / plainSeconds)} entries/s ` +
+        `(${plain.reviews.size} reviews in the state), ${fmt(floorSeconds / plainSeconds, 2)} of the floor's rate`,
     );
     await d.close();
   } finally {

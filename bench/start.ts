@@ -18,107 +18,21 @@
 //     /explore/claims/{ref} (medians; goal: under 5 ms);
 // and, for this code, a restart after SIGKILL with writes under way. The floors: reading every
 // entry from the store, reading the snapshot file's bytes.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { openDeployment } from '../lib/service/deployment.js';
 import { snapshotFile } from '../lib/service/snapshot.js';
 import { buildLog } from './build-log.js';
 import { HERE, buildBaseline, type Code } from './baseline.js';
-import { generateKeyPair } from '../lib/protocol/ed25519.js';
-import { fmt, machine, quantile } from './stats.js';
+import { heapAfterStart, reads, serve, stop, writesUntil, type Started } from './served.js';
+import { fmt, machine } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const SPREAD_MS = Number(process.env.BENCH_SPREAD_MS ?? 86);
 const BASELINE = process.env.BENCH_BASELINE;
-const NODE_FLAGS = ['--max-semi-space-size=64', '--max-old-space-size=12288'];
 const READS = Number(process.env.BENCH_READS ?? 200);
-
-interface Started {
-  child: ChildProcess;
-  seconds: number;
-  peakMiB: number;
-  url: string;
-  lines: string[];
-}
-
-/** Peak resident memory of `pid` so far, in MiB (Linux: VmHWM). */
-function peakMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? NaN : Number(m[1]) / 1024;
-}
-
-/** Spawns `archive serve` of `code` on `dir` and resolves at its "serving" line. */
-function serve(code: Code, dir: string, extra: string[] = []): Promise<Started> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(code.dist, 'bin/cli.js'), 'serve', '--data', dir, '--port', '0', ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines: string[] = [];
-  return new Promise((resolve, reject) => {
-    child.once('exit', (c) => reject(new Error(`archive serve exited (${c}) before serving: ${lines.join(' | ')}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      const m = /serving .* at (http:\/\/\S+),/.exec(line);
-      if (m !== null) resolve({ child, seconds: (performance.now() - t0) / 1000, peakMiB: peakMiB(child.pid!), url: m[1]!, lines });
-    });
-  });
-}
-
-async function stop(s: Started, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  s.child.removeAllListeners('exit');
-  const exited = new Promise((r) => s.child.once('exit', r));
-  s.child.kill(signal);
-  await exited;
-}
-
-/** The record's memory after start, measured in a child process of its own (bench/start-heap.ts). */
-function heapAfterStart(code: Code, dir: string, mode: 'zero' | 'snapshot'): { seconds: number; heapMiB: number; arrayBuffersMiB: number } {
-  const out = execFileSync(process.execPath, [...NODE_FLAGS, '--expose-gc', join(HERE, 'bench/start-heap.js'), code.dist, dir, mode], {
-    encoding: 'utf8',
-    maxBuffer: 2 ** 26,
-  });
-  return JSON.parse(out.trim().split('\n').at(-1)!) as { seconds: number; heapMiB: number; arrayBuffersMiB: number };
-}
-
-/** Median and p99 of `n` sequential GETs of `path`, in ms (each answered 200). */
-async function reads(url: string, path: string, n: number): Promise<{ median: number; p99: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < n + 10; i++) {
-    const t0 = performance.now();
-    const r = await fetch(`${url}${path}`);
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
-    if (i >= 10) times.push(performance.now() - t0);
-  }
-  return { median: quantile(times, 0.5), p99: quantile(times, 0.99) };
-}
-
-/** Registers new agents as fast as one client can for `ms` (each an entry on the log), counting those answered 201 in `landed`. */
-async function writesFor(url: string, ms: number, landed: { n: number }): Promise<void> {
-  const { constitution } = (await (await fetch(`${url}/v2/record`)).json()) as { constitution: { version: string; hash: string } };
-  let n = 0;
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const body = {
-      handle: `late-${process.pid}-${n}`,
-      publicKey: generateKeyPair().publicKey,
-      operatorId: `late-lab-${process.pid}-${n}`,
-      constitution,
-    };
-    const r = await fetch(`${url}/v2/agents/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    await r.arrayBuffer();
-    if (r.status === 201) landed.n++;
-    n++;
-  }
-}
 
 interface Row {
   code: string;
@@ -237,7 +151,8 @@ async function main(): Promise<void> {
     const code = codes.at(-1)!;
     const running = await serve(code, dir, ['--register-limit', '1000000']);
     const written = { n: 0 };
-    const late = writesFor(running.url, 60_000, written).catch(() => undefined);
+    const end = Date.now() + 60_000;
+    const late = writesUntil(running.url, () => Date.now() >= end, written).catch(() => undefined);
     // (A log reused from an earlier run keeps that run's late agents: this run's are named by its pid.)
     // Killed half a second after the first registration landed, writes still under way.
     for (const end = Date.now() + 30_000; written.n === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));

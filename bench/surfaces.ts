@@ -72,7 +72,8 @@ async function loadRoutes(dir: string): Promise<void> {
       const plain = await load(`${base}${path}`, { accept: 'application/json' });
       const cached = await load(`${base}${path}`, { accept: 'application/json', 'if-none-match': tag });
       console.log(
-        `   ${name}: ${fmt(plain.rps)} requests/s (p99 ${plain.p99} ms, non-2xx ${plain.non2xx}); with If-None-Match (304): ${fmt(cached.rps)} requests/s (p99 ${cached.p99} ms)`,
+        `   ${name}: ${fmt(plain.rps)} requests/s (p99 ${plain.p99} ms, non-2xx ${plain.non2xx}); with If-None-Match (304): ` +
+          `${fmt(cached.rps)} requests/s (p99 ${cached.p99} ms)`,
       );
     }
   } finally {
@@ -96,7 +97,8 @@ async function mcpCalls(dir: string): Promise<void> {
     if (r.isError) throw new Error('get_record failed');
   }
   console.log(
-    `2. MCP tool call round trip in process (get_record): median ${fmt(quantile(times, 0.5), 2)} ms, p99 ${fmt(quantile(times, 0.99), 2)} ms (n=2000)`,
+    `2. MCP tool call round trip in process (get_record): median ${fmt(quantile(times, 0.5), 2)} ms, p99 ` +
+      `${fmt(quantile(times, 0.99), 2)} ms (n=2000)`,
   );
   await client.close();
   await server.close();
@@ -118,7 +120,8 @@ async function feeds(dir: string): Promise<void> {
   const again = await time(500, warm);
   const items = await time(500, () => feedItems(fr.state, 'all'));
   console.log(
-    `3. the feed of every field, ${fr.state.papers.size} papers, ${fr.state.size} entries: made with every abstract read from the log median ${fmt(quantile(made, 0.5), 2)} ms (p99 ${fmt(quantile(made, 0.99), 2)} ms); with the abstracts kept median ${fmt(quantile(again, 0.5), 3)} ms; its items from the state alone median ${fmt(quantile(items, 0.5), 3)} ms`,
+    `3. the feed of every field, ${fr.state.papers.size} papers, ${fr.state.size} entries: made with every abstract read from the log ` +
+      `median ${fmt(quantile(made, 0.5), 2)} ms (p99 ${fmt(quantile(made, 0.99), 2)} ms); with the abstracts kept median ${fmt(quantile(again, 0.5), 3)} ms; its items from the state alone median ${fmt(quantile(items, 0.5), 3)} ms`,
   );
   const fs = await startServer(fd, fr, 0, '127.0.0.1', { registerLimit: null });
   const get = (path: string) => async () => (await fetch(`${fs.url}${path}`)).arrayBuffer();
@@ -143,7 +146,8 @@ async function explorer(dir: string): Promise<void> {
   const hot = [...s.papers.values()][0]!.claims[0]!;
   const reviews = s.numbers.index.reviewsByClaim.get(hot)!.length;
   console.log(
-    `4. the explorer's pages, ${fmt(s.size)} entries (built in ${fmt(built / 1000, 1)} s); the hot claim has ${fmt(reviews)} reviews, every 20th entry; one GET at a time, Accept: text/html`,
+    `4. the explorer's pages, ${fmt(s.size)} entries (built in ${fmt(built / 1000, 1)} s); the hot claim has ${fmt(reviews)} reviews, ` +
+      `every 20th entry; one GET at a time, Accept: text/html`,
   );
   const get = (path: string) => async () => {
     const r = await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' } });

@@ -43,7 +43,8 @@ function print(f: Finding, json: boolean): void {
   else if (f.kind === 'unwitnessed') console.error(`\n*** UNWITNESSED HEAD ***\n${f.detail}\ncheckpoint:\n${f.evidence}\n`);
   else
     console.error(
-      `\n*** ${f.kind === 'split' ? 'SPLIT VIEW' : 'INCONSISTENT HEAD'} ***\n${f.detail}\nevidence:\n${JSON.stringify(f.evidence, null, 2)}\n`,
+      `\n*** ${f.kind === 'split' ? 'SPLIT VIEW' : 'INCONSISTENT HEAD'} ` +
+        `***\n${f.detail}\nevidence:\n${JSON.stringify(f.evidence, null, 2)}\n`,
     );
 }
 
@@ -57,7 +58,8 @@ export const monitorCommand: CommandModule<object, MonitorArgs> = {
       .option('key', {
         type: 'string',
         describe:
-          'pin the log key (the key or the vkey, as GET /v1/log/key spells them); without it the key the service publishes on the first round is pinned',
+          'pin the log key (the key or the vkey, as GET /v1/log/key spells them); without it the key the service publishes on the first ' +
+          'round is pinned',
       })
       .option('peer', {
         type: 'string',

@@ -1,4 +1,6 @@
-// `archive pair`: issues a one-time pairing code with the deployment's operator key (docs/protocol.md#the-deployments-keys). Parsing and printing only; the logic is lib/client/pairing.ts.
+// `archive pair`: issues a one-time pairing code with the deployment's operator key
+// (docs/protocol.md#the-deployments-keys). Parsing and printing only; the logic is
+// lib/client/pairing.ts.
 import type { CommandModule } from 'yargs';
 import { ArchiveClient, issuePairingCode, readKeyFile } from '../lib/client/index.js';
 import { printRefusal } from './reply.js';

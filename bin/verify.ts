@@ -76,12 +76,14 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       .option('key', {
         type: 'string',
         describe:
-          'pin the log key (the key or the vkey, as GET /v1/log/key spells them): every source must publish it and be signed by it; without it the key is taken from the source on first use',
+          'pin the log key (the key or the vkey, as GET /v1/log/key spells them): every source must publish it and be signed by it; ' +
+          'without it the key is taken from the source on first use',
       })
       .option('state', {
         type: 'string',
         describe:
-          "a file holding the last head verified; the new head must extend it, and is saved there (with this run's replay in FILE.replay, so the next run checks only new entries)",
+          "a file holding the last head verified; the new head must extend it, and is saved there (with this run's replay in " +
+          'FILE.replay, so the next run checks only new entries)',
       })
       .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })

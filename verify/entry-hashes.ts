@@ -1,7 +1,7 @@
 // One served entry's own hashes, recomputed: its leaf (entry) hash from the leaf fields, and its
 // payload hash from the payload unless fields were withheld. Shared by the verifier's workers
 // and the proof bundle's check.
-import { canonicalize } from '../lib/protocol/canonical-json.js';
+import { canonicalize, knownCanonical } from '../lib/protocol/canonical-json.js';
 import { sha256TextHex, toHex } from 'tlog-engine';
 import { hashLeafText, leafInput } from '../lib/protocol/log-entry.js';
 import type { ServedEntry } from './source.js';
@@ -37,4 +37,35 @@ export function entryHashes(e: ServedEntry, seq: number): EntryHashes {
   const payloadOk = sha256TextHex(text) === e.payloadHash;
   if (!payloadOk) problems.push(`payloadHash does not recompute from the payload served (${e.type})`);
   return { leaf, text, payloadOk, problems };
+}
+
+/**
+ * An entry's line as the service serves it (api/routes/log.ts) and exports hold it: the leaf fields
+ * as plain strings, then the payload, last. Plain means with no quote or escape, so each reads
+ * as JSON.parse reads it.
+ */
+const SERVED_LINE =
+  /^\{"seq":(?:0|[1-9][0-9]*),"ts":"([^"\\]*)","type":"([^"\\]*)","payloadHash":"([^"\\]*)","prevHash":"([^"\\]*)","entryHash":"([^"\\]*)","payload":/;
+
+/**
+ * The hashes of an entry given as its line, and its type and ts, without parsing it: when the line
+ * is of the served shape and its payload's text is known canonical (knownCanonical), that text is
+ * the payload's canonical JSON, and it is hashed as it is. These are what entryHashes gives for
+ * the entry the line parses to (the payload is then a single value and the line's last member,
+ * so the line has no other member and no second one of the same name). Null for any other line
+ * (fields withheld, another order, a payload not known canonical): the caller parses it.
+ */
+export function lineHashes(line: string, seq: number): (EntryHashes & { type: string; ts: string }) | null {
+  const m = SERVED_LINE.exec(line);
+  if (m === null || line.charCodeAt(line.length - 1) !== 0x7d) return null;
+  const text = line.slice(m[0].length, line.length - 1);
+  if (!knownCanonical(text)) return null;
+  const [, ts, type, payloadHash, prevHash, entryHash] = m as unknown as [string, string, string, string, string, string];
+  const leaf = hashLeafText(leafInput({ payloadHash, prevHash, seq, ts, type }));
+  const problems: string[] = [];
+  if (entryHash !== toHex(leaf))
+    problems.push(`entryHash does not recompute from the leaf fields (served ${entryHash}, recomputed ${toHex(leaf)})`);
+  const payloadOk = sha256TextHex(text) === payloadHash;
+  if (!payloadOk) problems.push(`payloadHash does not recompute from the payload served (${type})`);
+  return { type, ts, leaf, text, payloadOk, problems };
 }

@@ -5,7 +5,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SERVICE_EVENTS } from '../lib/record/types/index.js';
 import { signatureProblem, UNSIGNED_TYPES, type LogKeys, signedHash } from '../lib/record/admission/index.js';
-import { entryHashes } from './entry-hashes.js';
+import { entryHashes, lineHashes, type EntryHashes } from './entry-hashes.js';
+import type { ServedEntry } from './source.js';
+import type { RecordEntry } from '../lib/record/fold/index.js';
 
 const keys = workerData as LogKeys | null;
 const isEvent = (type: string) => SERVICE_EVENTS.has(type);
@@ -31,13 +33,26 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
   m.lines.forEach((line, i) => {
     const seq = m.from + i;
     const t0 = performance.now();
-    const e = JSON.parse(line);
-    const { leaf, text, payloadOk, problems: wrong } = entryHashes(e, seq);
+    // A line of the served shape whose payload is known canonical is hashed as it is; any other is parsed.
+    const fast = lineHashes(line, seq);
+    const e: { type: string; ts: string; payload?: unknown } = fast ?? JSON.parse(line);
+    const hashes: EntryHashes = fast ?? entryHashes(e as ServedEntry, seq);
+    const { type, ts } = e;
+    const { leaf, text, payloadOk, problems: wrong } = hashes;
     leaves.set(leaf, 32 * i);
     // What the replay's index of signed writes keys on (docs/record.md, "Replays and
     // last-writer-wins"), hashed here from the text just checked, so the main thread need not.
-    if (payloadOk === true && !isEvent(e.type) && !UNSIGNED_TYPES.has(e.type))
-      signed[i] = signedHash({ seq, ts: e.ts, type: e.type, logged: e.payload, text: text! });
+    if (payloadOk === true && !isEvent(type) && !UNSIGNED_TYPES.has(type))
+      signed[i] = signedHash({
+        seq,
+        ts,
+        type,
+        // Read only for a text that is not of a signed write's shape.
+        get logged() {
+          return (fast === null ? e.payload : JSON.parse(text!)) as RecordEntry['logged'];
+        },
+        text: text!,
+      });
     const t1 = performance.now();
     hashMs += t1 - t0;
     for (const detail of wrong) problems.push({ kind: 'hash', seq, detail });
@@ -47,9 +62,9 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
       return;
     }
     if (!payloadOk || text === null || keys === null) return;
-    const why = signatureProblem(e.type, text, keys, isEvent);
+    const why = signatureProblem(type, text, keys, isEvent);
     signatureMs += performance.now() - t1;
-    if (why !== null) problems.push({ kind: 'signature', seq, detail: `${e.type}: ${why}` });
+    if (why !== null) problems.push({ kind: 'signature', seq, detail: `${type}: ${why}` });
   });
   const result: BatchResult = { id: m.id, leaves, signed, problems, withheld, hashMs, signatureMs };
   parentPort!.postMessage(result, [leaves.buffer]);

@@ -36,7 +36,10 @@ export function vkeyOf(origin: string, key: string): string {
 
 /** How a report names the key it checked against. */
 export function describeTrust(t: TrustedKey): string {
-  return `log key ${t.key} (vkey ${t.vkey}), ${t.pinned ? 'pinned with --key' : 'taken from the source on first use (give --key to pin it)'}`;
+  return (
+    `log key ${t.key} (vkey ${t.vkey}), ` +
+    `${t.pinned ? 'pinned with --key' : 'taken from the source on first use (give --key to pin it)'}`
+  );
 }
 
 /**

@@ -84,7 +84,8 @@ export function formatReport(r: Report, counts: Map<ProblemKind, number>): strin
     lines.push(`  ${other} entries with a private field withheld, such as a doorbell's address (checked as far as their hashes allow)`);
   if (r.resumedFrom !== undefined)
     lines.push(
-      `  resumed from this verifier's replay saved at ${r.resumedFrom} entries: the ${r.entries - r.resumedFrom} entries after it checked and replayed`,
+      `  resumed from this verifier's replay saved at ${r.resumedFrom} entries: the ${r.entries - r.resumedFrom} entries after it ` +
+        `checked and replayed`,
     );
   if (r.compared.length > 0) lines.push(`  served reads compared with the replay: ${r.compared.join(', ')}`);
   if (r.witnessed !== undefined)

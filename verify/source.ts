@@ -1,9 +1,8 @@
 // Where a verifier gets a log: a running service's public reads (`/v1/log/key`, `/v1/log/sth`,
 // `/v1/log/entries` page by page), or an export file (docs/log-format.md, "Exports"): a header
 // line with the log key and the signed head, then one served entry a line, in seq order.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { SignedTreeHead } from 'tlog-engine';
 import { ArchiveClient, type Served } from '../lib/client/http.js';
@@ -84,34 +83,70 @@ export async function writeExport(path: string, log: LogCopy): Promise<void> {
   await once(out, 'finish');
 }
 
+/** How much of an export is read at a time. */
+const CHUNK = 4 * 2 ** 20;
+
+/**
+ * The lines of the file at `path`, without their line breaks (LF or CRLF), a chunk's at a time:
+ * read in large chunks and split here, since a line at a time through node:readline cost the
+ * verifier's main thread several microseconds an entry. `progress` is told the bytes read of the
+ * file's size.
+ */
+async function* linesOf(path: string, progress?: (read: number, size: number) => void): AsyncGenerator<string[]> {
+  const file = await open(path);
+  try {
+    const size = progress === undefined ? 0 : (await file.stat()).size;
+    let read = 0;
+    let rest: Buffer | null = null;
+    const line = (buf: Buffer, start: number, end: number) =>
+      buf.toString('utf8', start, end > start && buf[end - 1] === 13 ? end - 1 : end);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await file.read(chunk, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+      progress?.(read, size);
+      // A line cut by the chunk's end is carried into the next chunk.
+      const buf: Buffer = rest === null ? chunk.subarray(0, bytesRead) : Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
+      const lines: string[] = [];
+      let start = 0;
+      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, start)) {
+        lines.push(line(buf, start, nl));
+        start = nl + 1;
+      }
+      rest = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
+      yield lines;
+    }
+    if (rest !== null) yield [line(rest, 0, rest.length)];
+  } finally {
+    await file.close();
+  }
+}
+
 /** Reads an export; throws naming the line that is not one. `progress` is told the bytes read of the file's size. */
 export async function readExport(path: string, progress?: (read: number, size: number) => void): Promise<LogCopy> {
-  const input = createReadStream(path);
-  const size = progress === undefined ? 0 : (await stat(path)).size;
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let header: Served = null;
   const entries: ServedEntry[] = [];
   const kept: string[] = [];
   let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (progress !== undefined && n % 1024 === 0) progress(input.bytesRead, size);
-    if (line === '') continue;
-    let value: Served;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new Error(`${path}:${n}: not JSON`);
+  for await (const lines of linesOf(path, progress))
+    for (const line of lines) {
+      n++;
+      if (line === '') continue;
+      let value: Served;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new Error(`${path}:${n}: not JSON`);
+      }
+      if (header === null) {
+        if (value?.format !== EXPORT_FORMAT) throw new Error(`${path}:1: not an export (expected {"format":"${EXPORT_FORMAT}", ...})`);
+        header = value;
+      } else {
+        entries.push(value);
+        kept.push(line);
+      }
     }
-    if (header === null) {
-      if (value?.format !== EXPORT_FORMAT) throw new Error(`${path}:1: not an export (expected {"format":"${EXPORT_FORMAT}", ...})`);
-      header = value;
-    } else {
-      entries.push(value);
-      kept.push(line);
-    }
-  }
   if (header === null) throw new Error(`${path}: empty`);
-  progress?.(size, size);
   return { key: header.key, sth: header.sth, entries, lines: kept };
 }

@@ -110,7 +110,8 @@ async function checkSaved(
     problems.add(
       'consistency',
       saved.treeSize > 0 ? saved.treeSize - 1 : null,
-      `the entries do not give the saved head's root at size ${saved.treeSize} (${saved.rootHash}, signed ${saved.timestamp}): the log was rewritten`,
+      `the entries do not give the saved head's root at size ${saved.treeSize} (${saved.rootHash}, signed ${saved.timestamp}): the log ` +
+        `was rewritten`,
     );
     return;
   }

@@ -1,15 +1,11 @@
 // The constitution in force (docs/api.md#the-records-reads): JSON at /v1/constitution, which
 // registration acknowledges by {version, hash}, and a Markdown rendering at /constitution.md.
-import Router from '@koa/router';
-import { constitutionMarkdown, type Constitution } from '../../lib/protocol/constitution.js';
-import { params } from '../params.js';
+import { constitutionMarkdown } from '../../lib/protocol/constitution.js';
+import type { Handler, ReadEnv } from '../reads/read.js';
 
-/** `current` names the constitution in force now (it changes when an amendment is enacted). */
-export function constitutionRoutes(current: () => Constitution): Router {
-  const router = new Router();
-
-  router.get('/v1/constitution', (ctx) => {
-    params(ctx, []);
+/** The handlers of the rows of the constitution (api/reads/log.ts, api/reads/site.ts). */
+export function constitutionReads({ constitution: current }: ReadEnv) {
+  const json: Handler = (ctx) => {
     const c = current();
     // An enacted amendment changes the answer: caches must revalidate.
     ctx.set('Cache-Control', 'no-cache');
@@ -18,14 +14,13 @@ export function constitutionRoutes(current: () => Constitution): Router {
       hash: c.hash,
       articles: c.articles.map(({ id, title, entrenched, text }) => ({ id, title, entrenched, text })),
     };
-  });
+  };
 
-  router.get('/constitution.md', (ctx) => {
-    params(ctx, []);
+  const markdown: Handler = (ctx) => {
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'text/markdown; charset=utf-8';
     ctx.body = constitutionMarkdown(current());
-  });
+  };
 
-  return router;
+  return { json, markdown };
 }

@@ -3,10 +3,6 @@
 // with their work), the search, challenges and governance proposals (a list each, and a page each). Each page is made from its JSON read's own view and takes
 // that read's filters and cursors, so a page stays as it was while the log grows; each links its
 // JSON and sends a client that prefers JSON there (303).
-import Router from '@koa/router';
-import type { Deployment } from '../../lib/service/deployment.js';
-import type { LiveRecord } from '../../lib/service/live-record.js';
-import type { Readers } from '../../lib/service/readers.js';
 import { badRequest, isArchiveError, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
@@ -31,8 +27,9 @@ import {
 } from '../../lib/record/views/index.js';
 import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance/index.js';
 import { KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
-import { intParam, oneOfParam, params, type Query } from '../params.js';
+import { intParam, oneOfParam, type Query } from '../params.js';
 import { limitParam, numbers, places, type Cursors } from '../paging.js';
+import type { Handler, ReadEnv } from '../reads/read.js';
 import { entryLookup } from '../logged.js';
 import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, SEARCH_PAGE, searchAsked, searchNext } from '../reader-query.js';
 import { hrefWith, page, respond } from '../explorer/shell.js';
@@ -83,13 +80,13 @@ function listsPlace(
   return { cursors: given, before, limit: limit === WORK_PAGE.default ? undefined : limit };
 }
 
-export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers: Readers, cursors: Cursors): Router {
-  const router = new Router();
+/** The handlers of the rows of these pages (api/reads/explorer.ts). */
+export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
   const state = record.state;
   const { logged } = entryLookup(d.log);
 
-  router.get('/explore/papers', async (ctx) => {
-    const query = dropEmpty(params(ctx, [...FILTERS, 'limit', 'cursor']), FILTERS);
+  const papers: Handler = async (ctx, query) => {
+    dropEmpty(query, FILTERS);
     const f = filtersOf(query);
     const place = places.papers(f);
     const before = cursors.seq(query, place, 'papers');
@@ -105,10 +102,9 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
         { json },
       ),
     );
-  });
+  };
 
-  router.get('/explore/papers/:id', async (ctx) => {
-    const query = params(ctx, ['before', 'limit']);
+  const paper: Handler = async (ctx, query) => {
     const id = ctx.params.id!;
     if (!PAPER.test(id)) throw badRequest(`path: expected a paper id rec:<16 hex>, got ${JSON.stringify(id)}`);
     if (!state.papers.has(id)) throw notFound(`no paper ${id} on the record`);
@@ -121,10 +117,9 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       const p = (await paperRead(state, id, logged))!;
       return page(p.title, paperPage(state, p, readers.index.builtOnBy.get(id) ?? [], { before, limit }), { json, field: p.field });
     });
-  });
+  };
 
-  router.get('/explore/agents/:handle', async (ctx) => {
-    const query = params(ctx, [...WORK_LISTS, 'limit']);
+  const agent: Handler = async (ctx, query) => {
     const handle = ctx.params.handle!;
     if (!HANDLE.test(handle)) throw badRequest(`path: expected a handle, got ${JSON.stringify(handle)}`);
     const mint = cursors.mint(places.agent(handle));
@@ -143,10 +138,9 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       const lists = Object.fromEntries(WORK_LISTS.map((l, i) => [l, later[i] ?? view[l]])) as Record<(typeof WORK_LISTS)[number], Served>;
       return page(`Agent ${handle}`, agentPage(state, view, place, lists), { json });
     });
-  });
+  };
 
-  router.get('/explore/operators/:id', async (ctx) => {
-    const query = params(ctx, [...OPERATOR_LISTS, 'limit']);
+  const operator: Handler = async (ctx, query) => {
     const id = ctx.params.id!;
     if (!OPERATOR.test(id)) throw badRequest(`path: expected ${OPERATOR_FORM}, got ${JSON.stringify(id)}`);
     const mint = cursors.mint(places.operator(id));
@@ -168,11 +162,11 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       const lists = Object.fromEntries(OPERATOR_LISTS.map((l, i) => [l, later[i] ?? view[l]])) as Record<OperatorList, Served>;
       return page(`Operator ${id}`, operatorPage(state, view, place, lists), { json });
     });
-  });
+  };
 
-  router.get('/explore/search', async (ctx) => {
+  const search: Handler = async (ctx, query) => {
+    dropEmpty(query, [...FILTERS, 'kind']);
     const names = ['q', ...FILTERS, 'kind', 'limit', 'cursor'];
-    const query = dropEmpty(params(ctx, names), [...FILTERS, 'kind']);
     const q = query.get('q');
     // No words asked yet: the form alone (the JSON read needs words, so this page has no JSON).
     if (q === undefined || (typeof q === 'string' && q.trim() === '')) {
@@ -225,10 +219,9 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
       ctx.status = 503;
       ctx.set('Retry-After', '5');
     }
-  });
+  };
 
-  router.get('/explore/challenges', async (ctx) => {
-    const query = params(ctx, ['all', 'limit', 'cursor']);
+  const challenges: Handler = async (ctx, query) => {
     const limit = limitParam(query);
     const all = query.get('all');
     if (all !== undefined && all !== '1') throw badRequest(`all: expected the string 1, got ${JSON.stringify(all)}`);
@@ -238,37 +231,33 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
     const json = hrefWith('/v2/challenges', { limit: at.limit, all, cursor: at.cursor });
     const list = await challengesPage(state, all === '1', after, limit, logged, cursors.mint(place));
     await respond(ctx, json, () => page('Challenges', challengesList(state, list, all === '1', at), { json }));
-  });
+  };
 
-  router.get('/explore/agents', async (ctx) => {
-    const query = params(ctx, ['limit', 'cursor']);
+  const agents: Handler = async (ctx, query) => {
     const [before, limit] = [cursors.seq(query, places.agents, 'agents'), limitParam(query)];
     const at = listAt(query, limit, PAGE.default);
     const json = hrefWith('/v2/agents', { limit: at.limit, cursor: at.cursor });
     const list = agentsList(state, readers.index, before, limit, cursors.mint(places.agents));
     await respond(ctx, json, () => page('Agents', agentsListPage(state, list, at), { json }));
-  });
+  };
 
-  router.get('/explore/operators', async (ctx) => {
-    const query = params(ctx, ['limit', 'cursor']);
+  const operators: Handler = async (ctx, query) => {
     const [before, limit] = [cursors.seq(query, places.operators, 'operators'), limitParam(query)];
     const at = listAt(query, limit, PAGE.default);
     const json = hrefWith('/v2/operators', { limit: at.limit, cursor: at.cursor });
     const list = operatorsList(state, readers.index, before, limit, cursors.mint(places.operators));
     await respond(ctx, json, () => page('Operators', operatorsListPage(state, list, at), { json }));
-  });
+  };
 
-  router.get('/explore/governance', async (ctx) => {
-    const query = params(ctx, ['limit', 'cursor']);
+  const governance: Handler = async (ctx, query) => {
     const [before, limit] = [cursors.seq(query, places.governance, 'proposals'), limitParam(query, PROPOSALS_PAGE)];
     const at = listAt(query, limit, PROPOSALS_PAGE.default);
     const json = hrefWith('/v2/governance', { limit: at.limit, cursor: at.cursor });
     const summary = governanceSummary(state, cursors.mint(places.governance), before, limit);
     await respond(ctx, json, () => page('Governance', governanceList(state, summary, at), { json }));
-  });
+  };
 
-  router.get('/explore/challenges/:id', async (ctx) => {
-    params(ctx, []);
+  const challenge: Handler = async (ctx) => {
     const raw = ctx.params.id!;
     if (!CHALLENGE.test(raw))
       throw badRequest(`path: expected a challenge id (16 lowercase hex, ch: optional), got ${JSON.stringify(raw)}`);
@@ -278,17 +267,16 @@ export function explorerReaderRoutes(d: Deployment, record: LiveRecord, readers:
     assertChallengeInView(state, id, 'path');
     const json = `/v2/challenges/ch:${id}`;
     await respond(ctx, json, async () => page(`Challenge ch:${id}`, challengePage(state, await challengeView(state, c, logged)), { json }));
-  });
+  };
 
-  router.get('/explore/proposals/:id', async (ctx) => {
-    params(ctx, []);
+  const proposal: Handler = async (ctx) => {
     const id = ctx.params.id!;
     if (!HASH.test(id)) throw badRequest(`path: expected a proposal id (64 lowercase hex), got ${JSON.stringify(id)}`);
     const p = state.governance.proposals.get(id);
     if (p === undefined) throw notFound(`no proposal ${id} on the record`);
     const json = `/v2/governance/proposals/${id}`;
     await respond(ctx, json, () => page(`Proposal: ${p.title}`, proposalPage(state, proposalView(state, p)), { json }));
-  });
+  };
 
-  return router;
+  return { papers, paper, agent, operator, search, challenges, agents, operators, governance, challenge, proposal };
 }

@@ -5,13 +5,11 @@
 // log, where the signed head's signature and any entry's inclusion proof are checked in the
 // browser (WebCrypto Ed25519 and SHA-256, RFC 9162). Every list is paged; every page links its
 // JSON read and sends a client that prefers JSON there (303).
-import Router from '@koa/router';
-import type { Deployment } from '../../lib/service/deployment.js';
-import type { LiveRecord } from '../../lib/service/live-record.js';
 import { claimScore } from '../../lib/record/numbers/index.js';
 import { argumentView, summary, assertArgumentInView, assertClaimInView, claimInView } from '../../lib/record/views/index.js';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';
-import { intParam, params } from '../params.js';
+import { intParam } from '../params.js';
+import type { Handler, ReadEnv } from '../reads/read.js';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
@@ -32,13 +30,12 @@ const LOG_PAGE = 50;
 const CLAIM = /^(rec:[0-9a-f]{16}#C[1-9][0-9]?|ext:[0-9a-f]{16}#C1)$/;
 const HASH = /^[0-9a-f]{64}$/;
 
-export function explorerRoutes(d: Deployment, record: LiveRecord): Router {
-  const router = new Router();
+/** The handlers of the rows of these pages (api/reads/explorer.ts). */
+export function explorerReads({ d, record }: ReadEnv) {
   const state = record.state;
   const entries = entryLookup(d.log);
 
-  router.get('/explore', async (ctx) => {
-    const query = params(ctx, ['before', 'limit']);
+  const claims: Handler = async (ctx, query) => {
     const all = state.numbers.index.refs;
     // Newest first, a page at a time: `before` is the place (in log order) of the last claim of
     // the previous page, so a page stays the same while newer claims land.
@@ -80,10 +77,9 @@ ${statusLegend()}`,
         { json: '/v2/credence' },
       );
     });
-  });
+  };
 
-  router.get('/explore/claims/:ref', async (ctx) => {
-    const query = params(ctx, [...CLAIM_LISTS, 'limit']);
+  const claim: Handler = async (ctx, query) => {
     const ref = ctx.params.ref!;
     if (!CLAIM.test(ref)) throw badRequest(`path: expected a claim ref, got ${JSON.stringify(ref)}`);
     const claim = state.claims.get(ref);
@@ -93,10 +89,9 @@ ${statusLegend()}`,
     for (const list of CLAIM_LISTS) if (query.has(list)) q.before[list] = intParam(query, list, { min: 0 });
     const json = claimJson(claim);
     await respond(ctx, json, async () => page(claim.text, await claimPage(state, entries, claim, q), { json }));
-  });
+  };
 
-  router.get('/explore/receipts/:id', async (ctx) => {
-    const query = params(ctx, ['before', 'limit']);
+  const receipt: Handler = async (ctx, query) => {
     const id = ctx.params.id!;
     if (!HASH.test(id)) throw badRequest(`path: expected a commitment id (64 lowercase hex), got ${JSON.stringify(id)}`);
     const r = state.receipts.get(id);
@@ -106,10 +101,9 @@ ${statusLegend()}`,
     const limit = intParam(query, 'limit', { min: 1, max: 200, default: RERUNS_LIMIT });
     const json = `/v2/receipts/${id}`;
     await respond(ctx, json, () => page(`Receipt ${id.slice(0, 16)}`, receiptPage(state, r, { before, limit }), { json }));
-  });
+  };
 
-  router.get('/explore/arguments/:id', async (ctx) => {
-    const query = params(ctx, ['before', 'limit']);
+  const argument: Handler = async (ctx, query) => {
     const id = ctx.params.id!;
     if (!HASH.test(id)) throw badRequest(`path: expected an argument id (64 lowercase hex), got ${JSON.stringify(id)}`);
     const a = state.argumentsById.get(id);
@@ -125,16 +119,14 @@ ${statusLegend()}`,
         { json },
       ),
     );
-  });
+  };
 
-  router.get('/explore/constitution', async (ctx) => {
-    params(ctx, []);
+  const constitution: Handler = async (ctx) => {
     const json = '/v1/constitution';
     await respond(ctx, json, () => page('Constitution', constitutionPage(constitutionInForce(state)), { json }));
-  });
+  };
 
-  router.get('/explore/log', async (ctx) => {
-    const query = params(ctx, ['from', 'limit']);
+  const log: Handler = async (ctx, query) => {
     const size = d.log.size;
     const limit = intParam(query, 'limit', { min: 1, max: 200, default: LOG_PAGE });
     const from = intParam(query, 'from', { min: 0, default: Math.max(0, size - limit) });
@@ -189,7 +181,7 @@ ${pages.replace('id="log-pages"', 'id="log-pages-end"')}`,
         { json, script: LOG_CHECK_SCRIPT },
       );
     });
-  });
+  };
 
-  return router;
+  return { claims, claim, receipt, argument, constitution, log };
 }

@@ -1,15 +1,12 @@
 // GET /v1/node (docs/api.md, "This node"): which node answered, whether it leads, where the leader
 // takes writes, and how far this node has the log and has folded it into its state. For load
 // balancers' health checks and for operators comparing nodes (docs/deploy.md).
-import Router from '@koa/router';
-import type { RecordLog } from '../../lib/protocol/log-entry.js';
-import { params } from '../params.js';
-import type { NodeRole } from '../forward.js';
+import type { Handler, ReadEnv } from '../reads/read.js';
 
-export function nodeRoutes(log: RecordLog, applied: () => number, role: NodeRole | undefined): Router {
-  const router = new Router();
-  router.get('/v1/node', (ctx) => {
-    params(ctx, []);
+/** The handler of the row of GET /v1/node (api/reads/log.ts). */
+export function nodeReads({ d, applied, role }: ReadEnv) {
+  const log = d.log;
+  const node: Handler = (ctx) => {
     ctx.set('Cache-Control', 'no-cache');
     ctx.body =
       role === undefined
@@ -21,6 +18,6 @@ export function nodeRoutes(log: RecordLog, applied: () => number, role: NodeRole
             treeSize: log.size,
             applied: applied(),
           };
-  });
-  return router;
+  };
+  return { node };
 }

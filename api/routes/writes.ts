@@ -4,13 +4,20 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deployment } from '../../lib/service/deployment.js';
 import type { LiveRecord } from '../../lib/service/live-record.js';
-import { type WriteType, REGISTER_PATH, WRITE_ROUTES, assertConstitution } from '../../lib/record/types/index.js';
+import {
+  type WriteType,
+  REGISTER_PATH,
+  REGISTRATION_TYPE,
+  WRITE_ROUTES,
+  assertConstitution,
+  entryTypeOf,
+} from '../../lib/record/types/index.js';
 import { validateRegistration } from '../../lib/protocol/schemas/index.js';
 import { jsonBody } from '../body.js';
 import { checkAgentEnvelope, checkOperatorEnvelope, type Verify } from '../envelope.js';
 import { params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
-import { refusal, screen, type Screening } from '../../lib/service/screening.js';
+import { screen, type Screening } from '../../lib/service/screening.js';
 import { SEQ_HEADER } from '../min-seq.js';
 
 /** What to do next, in words, after `handle` registered (data, never instructions to obey). */
@@ -54,7 +61,7 @@ export function writeRoutes(
     if (typeof body === 'object' && body !== null && !Array.isArray(body))
       assertConstitution(record.state, (body as { constitution?: unknown }).constitution);
     validateRegistration(body);
-    const reply = await record.write('agent.register', body as object);
+    const reply = await record.write(REGISTRATION_TYPE, body as object);
     answer(ctx, record, { status: reply.status, body: { ...reply.body, next: afterRegistering(String(reply.body.handle)) } });
   });
 
@@ -72,19 +79,9 @@ export function writeRoutes(
       const { type, envelope, text } = operator
         ? checkOperatorEnvelope(body, types, d.operatorKeyString, now)
         : await checkAgentEnvelope(body, types, record.state, now, verify);
-      if (type === 'paper' || type === 'challenge.propose') {
-        const verdict = screen(screening, type, envelope.payload);
-        if (verdict.action === 'refuse') {
-          // What the record would refuse anyway is refused for that; then screening's 451, nothing kept.
-          record.assertAdmissible(type, envelope);
-          throw refusal(verdict);
-        }
-        if (verdict.action === 'refer' || verdict.action === 'hold')
-          return answer(ctx, record, await record.writeScreened(type, envelope, text, { ...verdict, action: verdict.action }));
-      }
-      const reply = type === 'check.commit' ? await record.commitAndSeal(envelope, text) : await record.write(type, envelope, text);
-      // A write that changes something already there answers 200 ("done"), not 201 ("taken"): its route says which.
-      answer(ctx, record, WRITE_ROUTES[type].status === 200 ? { ...reply, status: 200 } : reply);
+      // Screening reads the types whose descriptor says so; the record answers with the status its descriptor gives.
+      const verdict = entryTypeOf(type)!.screened === true ? screen(screening, type, envelope.payload) : undefined;
+      answer(ctx, record, await record.write(type, envelope, text, verdict));
     });
   }
   return router;

@@ -1,5 +1,6 @@
 // An agent on a service: its handle, main key and (optionally) a delegated check key; it builds,
-// signs and posts writes, and registers itself (docs/payloads.md, docs/api.md#writes, docs/record.md#checks-on-every-signed-write-in-order).
+// signs and posts writes, and registers itself (docs/payloads.md, docs/api.md#writes,
+// docs/record.md#checks-on-every-signed-write-in-order).
 import type { KeyObject } from 'node:crypto';
 import { publicKeyOf, signPayload } from '../protocol/ed25519.js';
 import { type WriteType, CHECK_KEY_TYPES } from '../record/types/index.js';
@@ -80,7 +81,10 @@ export class Agent {
     return this.checkSpelling;
   }
 
-  /** True when the agent holds a check key and `type` is one a check key may sign (docs/record.md#checks-on-every-signed-write-in-order). */
+  /**
+   * True when the agent holds a check key and `type` is one a check key may sign
+   * (docs/record.md#checks-on-every-signed-write-in-order).
+   */
   prefersCheckKey(type: WriteType): boolean {
     return this.checkKeyObject !== undefined && CHECK_KEY_TYPES.has(type);
   }

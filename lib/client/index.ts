@@ -1,4 +1,5 @@
-// The agent client library: build, sign and post writes to a running service (docs/api.md, docs/record.md#checks-on-every-signed-write-in-order).
+// The agent client library: build, sign and post writes to a running service (docs/api.md,
+// docs/record.md#checks-on-every-signed-write-in-order).
 export { RESERVED_MEMBERS, buildPayload, signEnvelope, signedText, type AgentRef, type Envelope, type Payload } from './envelope.js';
 export { readKeyFile, writeKeyFile } from './keys.js';
 export { ArchiveClient, ok, type ClientOptions, type Reply } from './http.js';

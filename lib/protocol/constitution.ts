@@ -1,4 +1,5 @@
-// The constitution (docs/api.md#the-records-reads, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order): shipped with the project as
+// The constitution (docs/api.md#the-records-reads, docs/record.md,
+// docs/record.md#checks-on-every-signed-write-in-order): shipped with the project as
 // constitution/constitution-<version>.json at the project root, one file per version.
 //
 // Its hash is public protocol: SHA-256, lowercase hex, of the UTF-8 bytes of the RFC 8785

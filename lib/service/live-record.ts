@@ -15,7 +15,6 @@ import { canonicalize } from '../protocol/canonical-json.js';
 import type { Deployment } from './deployment.js';
 import { signBytes } from '../protocol/ed25519.js';
 import { ArchiveError, isArchiveError } from '../protocol/errors.js';
-import { seedFromSignature, seedMessage } from '../protocol/seed.js';
 import { PROTOCOL, signEvent } from '../protocol/service-event.js';
 import { entryData, parseStored, type RecordLog } from '../protocol/log-entry.js';
 import {
@@ -29,8 +28,9 @@ import {
   type RecordEntry,
   type State,
 } from '../record/fold/index.js';
-import { drawCrossCheck } from '../record/types/index.js';
+import { entryTypeOf, SCREENING_EVENTS } from '../record/types/index.js';
 import { recordSnapshots } from './snapshot.js';
+import { refusal, type Verdict } from './screening.js';
 
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {
@@ -315,16 +315,32 @@ export class LiveRecord {
     return { seq: a.seq, ts: a.entry.ts, outcome, committed: a.committed };
   }
 
-  /** Admits a write, waits until it is durable, and returns its reply. `text`, when given, is the canonical JSON of `logged`. */
-  async write(type: string, logged: object, text?: string): Promise<{ status: 200 | 201; body: Record<string, unknown> }> {
+  /**
+   * Admits a write, waits until it is durable, and returns its answer: its status is its
+   * descriptor's (201 taken, 200 done; 200 when already so, 202 when screening referred or held
+   * it), and a write sealed by a service event is admitted with it (`writeSealed`). `text`, when
+   * given, is the canonical JSON of `logged`; `verdict`, screening's, for a type screening reads.
+   */
+  async write(type: string, logged: object, text?: string, verdict?: Verdict): Promise<{ status: number; body: Record<string, unknown> }> {
+    const d = entryTypeOf(type);
+    if (verdict !== undefined && verdict.action !== 'pass') {
+      if (verdict.action === 'refuse') {
+        // What the record would refuse anyway is refused for that; then screening's 451, nothing kept.
+        this.assertAdmissible(type, logged);
+        throw refusal(verdict);
+      }
+      return this.writeScreened(type, logged, text, { ...verdict, action: verdict.action });
+    }
+    const status = d?.route?.status ?? 201;
+    if (d?.sealedBy !== undefined) return { ...(await this.writeSealed(type, logged, text)), status };
     const a = await this.afterDue(() => this.admit(type, logged, text));
     if ('already' in a) return { status: 200, body: a.already };
     await a.committed;
-    return { status: 201, body: { ...a.outcome, seq: a.seq } };
+    return { status, body: { ...a.outcome, seq: a.seq } };
   }
 
   /** Throws the typed error that would refuse this write now; admits nothing. */
-  assertAdmissible(type: string, logged: object): void {
+  private assertAdmissible(type: string, logged: object): void {
     this.replica.assertWritable();
     check(this.state, { seq: this.log.nextSeqNumber, ts: this.log.nextTs(), type, logged });
   }
@@ -341,7 +357,7 @@ export class LiveRecord {
     text: string | undefined,
     screened: { action: 'refer' | 'hold'; rule: string; reason: string },
   ): Promise<{ status: 202; body: Record<string, unknown> }> {
-    const event = screened.action === 'hold' ? 'hold.place' : 'screening.refer';
+    const event = SCREENING_EVENTS[screened.action];
     const [a, ev] = await this.afterDue(() =>
       this.admitWithEvent(type, logged, text, (a) => this.event(event, { subject: idOf(a), rule: screened.rule, reason: screened.reason })),
     );
@@ -358,15 +374,17 @@ export class LiveRecord {
   }
 
   /**
-   * A check.commit and its seal, admitted in one synchronous step and committed in one atomic
-   * batch: the seal entry follows the commitment on the log, no other write or due event can
-   * seal it first, and the reply (with the seed) waits until both are durable, so nobody learns
-   * a seed before its commitment is logged (docs/record.md, "Answers and the log").
+   * A write and the service event that seals it (its descriptor's `sealedBy`: a check.commit and
+   * its seal), admitted in one synchronous step and committed in one atomic batch: the seal entry
+   * follows the write on the log, no other write or due event can seal it first, and the reply
+   * (with the seed) waits until both are durable, so nobody learns a seed before its commitment is
+   * logged (docs/record.md, "Answers and the log").
    */
-  async commitAndSeal(logged: object, text?: string): Promise<{ status: 201; body: Record<string, unknown> }> {
-    const [a, s] = await this.afterDue(() => this.admitWithEvent('check.commit', logged, text, (a) => this.seal(idOf(a))));
+  async writeSealed(type: string, logged: object, text?: string): Promise<{ status: 201; body: Record<string, unknown> }> {
+    const sealedBy = entryTypeOf(type)!.sealedBy!;
+    const [a, s] = await this.afterDue(() => this.admitWithEvent(type, logged, text, (a) => this.seal(sealedBy, idOf(a))));
     await Promise.all([a.committed, s.committed]);
-    // The seal's outcome answers, with what the commitment counts (nothing until its result).
+    // The seal's outcome answers, with what the write counts (a commitment: nothing until its result).
     const { counts, note } = a.outcome;
     return { status: 201, body: { ...s.outcome, counts, note, seq: a.seq, sealSeq: s.seq } };
   }
@@ -413,12 +431,10 @@ export class LiveRecord {
     return a;
   }
 
-  /** Seals a commitment (docs/record.md#receipts-seeds-and-cross-checks): the seed and the cross-check drawn with it. */
-  seal(commit: string): Admitted {
-    const signature = Buffer.from(signBytes(this.logKey, seedMessage(commit))).toString('base64url');
-    const seed = seedFromSignature(signature);
-    const crossCheck = drawCrossCheck(this.state, this.state.receipts.get(commit)!, seed);
-    return this.event('check.seal', { commit, seal: signature, seed, crossCheck });
+  /** Logs service event `type` sealing `subject` (docs/record.md#receipts-seeds-and-cross-checks): its members signed by the log key. */
+  seal(type: string, subject: string): Admitted {
+    const sign = (message: Uint8Array) => Buffer.from(signBytes(this.logKey, message)).toString('base64url');
+    return this.event(type, entryTypeOf(type)!.sealing!.members(this.state, subject, sign));
   }
 
   /** Logs every service event due now; resolves when they are durable. Only the node that leads does. */
@@ -437,8 +453,9 @@ export class LiveRecord {
   }
 
   private logDue(ev: DueEvent): Admitted {
-    if (ev.type === 'check.seal') return this.seal(ev.commit);
     const { type, ...members } = ev;
+    const sealing = entryTypeOf(type)?.sealing;
+    if (sealing !== undefined) return this.seal(type, (members as Record<string, string>)[sealing.subject]!);
     return this.event(type, members);
   }
 }

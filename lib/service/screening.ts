@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from 'tlog-engine';
 import { outOfView } from '../protocol/errors.js';
-import { eachText } from '../record/types/index.js';
+import { eachText, type WriteType } from '../record/types/index.js';
 
 export const SCREENING_FILE = 'screening.json';
 export const ACTIONS = ['refer', 'hold', 'refuse'] as const;
@@ -133,8 +133,8 @@ function readIfThere(file: string): string | null {
 
 const STRENGTH: Record<ScreeningAction, number> = { refer: 1, hold: 2, refuse: 3 };
 
-/** What screening says of a payload of `type` (a paper or a challenge proposal). */
-export function screen(s: Screening, type: 'paper' | 'challenge.propose', payload: object): Verdict & { field?: string } {
+/** What screening says of a payload of `type` (a type its descriptor says is screened: a paper, a challenge proposal). */
+export function screen(s: Screening, type: WriteType, payload: object): Verdict & { field?: string } {
   const fields: [string, string][] = [];
   eachText(type, payload, (path, text) => {
     fields.push([path, text]);

@@ -15,7 +15,7 @@ import { grow, owned, type Bytes, type Ints } from '../record/stores/index.js';
 import { deserialize, serialize } from 'node:v8';
 import type { Index as FlexIndex, IndexOptions } from 'flexsearch';
 import type { RecordReader } from '../protocol/log-entry.js';
-import type { PayloadOf } from '../record/types/index.js';
+import { SEARCHED_TYPES, type PayloadOf } from '../record/types/index.js';
 import { recordEntry, type RecordEntry, type SignedWrite, type State } from '../record/fold/index.js';
 import { entrySubject, claimInView, type Filters, type Logged } from '../record/views/index.js';
 import { type Status, servedProbability } from '../record/numbers/index.js';
@@ -254,8 +254,8 @@ async function fromParts(parts: Buffer[], turn: () => Promise<boolean>): Promise
 
 /** Entries read from the log at a time when the index is brought from a saved size to the state's. */
 const TAIL_PAGE = 1000;
-/** The entry types that add items to the index (note). */
-const INDEXED = new Set(['agent.register', 'paper', 'claim.external', 'claim.amend']);
+/** The entry types that add items to the index (note): their descriptors' `search` says so. */
+const INDEXED = SEARCHED_TYPES;
 
 /** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
 async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {

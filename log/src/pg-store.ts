@@ -2,13 +2,14 @@
 // - log_schema_version: one row, the layout's version; the store creates and migrates the
 //   tables itself when it opens, under an advisory lock so that nodes opening at once agree.
 // - log_entries (seq, record): one row per stored entry (bytea), written by one multi-row insert
-//   per commit (unnest of two arrays: one statement, one round trip, whatever the batch's size).
+//   per commit (unnest of an array sent in binary, whatever the batch's size).
 // - log_tiles (level, idx, bytes): one row per tile of interior hashes, written whole (one
 //   multi-row insert per commit).
 // - log_head: one row, the signed head. It is the commit point: every commit runs in one
 //   transaction that first advances the head by compare-and-swap on the previous head
 //   (UPDATE ... WHERE (tree_size, root_hash) is the head this store last saw), so a commit
-//   that finds the head moved by another writer is refused (fenced) and writes nothing.
+//   that finds the head moved by another writer is refused (fenced) and writes nothing. A
+//   commit of entries is one statement (COMMIT_ONE): one round trip.
 //   The head row also holds the epoch of the sequencer lease that wrote it, and the swap
 //   requires this store's epoch as well: once another process has taken the lease (raising the
 //   epoch), nothing this store commits passes, even from the head it last saw.
@@ -98,6 +99,59 @@ const BLOB_PART = 8 * 2 ** 20;
 const RESOLVE_MS = 5000;
 /** The advisory lock taken while the schema is created or migrated (any fixed number). */
 const MIGRATION_LOCK = 0x617263686976; // 'archiv'
+
+/**
+ * The commit of a batch on a head this store knows, in one statement (so one round trip, and
+ * its own transaction: with synchronous_commit on, durable once answered). The head row is
+ * swapped first: the other parts read its result, so they run after it and write nothing when
+ * it swapped nothing (fenced, or the lease is another's). Its row lock orders concurrent
+ * writers. No entry lies beyond the head (a transaction lands whole): a seq already there is an
+ * error, never replaced. Tiles are written whole, replacing what is there.
+ * $1..$5 the new head, $6 this store's epoch, $7 $8 the heads it may swap from (sizes, roots),
+ * $9 the first seq, $10 the entries, $11..$13 the tiles (levels, indexes, bytes).
+ */
+const COMMIT_ONE = `WITH head AS (
+    UPDATE log_head SET tree_size = $1, root_hash = $2, ts = $3, signature = $4, checkpoint = $5
+    WHERE epoch = $6 AND (tree_size, root_hash) IN (SELECT * FROM unnest($7::bigint[], $8::text[]))
+    RETURNING 1
+  ), entries AS (
+    INSERT INTO log_entries (seq, record)
+    SELECT $9::bigint + i - 1, r FROM unnest($10::bytea[]) WITH ORDINALITY AS e(r, i) WHERE EXISTS (SELECT FROM head)
+  ), tiles AS (
+    INSERT INTO log_tiles (level, idx, bytes)
+    SELECT * FROM unnest($11::smallint[], $12::bigint[], $13::bytea[]) WHERE EXISTS (SELECT FROM head)
+    ON CONFLICT (level, idx) DO UPDATE SET bytes = EXCLUDED.bytes
+  )
+  SELECT count(*)::int AS swapped FROM head`;
+
+/** The type of bytea, as PostgreSQL's binary array format names an element type. */
+const BYTEA = 17;
+
+/**
+ * A one-dimensional array of byte strings in PostgreSQL's binary format (what array_send writes):
+ * given as a Buffer, pg sends it as a binary parameter, about half the bytes of the hex text a
+ * JavaScript array of Buffers becomes, and nothing for either side to escape or parse.
+ */
+function binaryArray(elementType: number, items: readonly Uint8Array[]): Buffer {
+  const header = items.length === 0 ? 12 : 20;
+  let size = header;
+  for (const it of items) size += 4 + it.byteLength;
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32BE(items.length === 0 ? 0 : 1, 0); // dimensions
+  out.writeInt32BE(0, 4); // no nulls
+  out.writeUInt32BE(elementType, 8);
+  if (items.length > 0) {
+    out.writeInt32BE(items.length, 12);
+    out.writeInt32BE(1, 16); // lower bound
+  }
+  let at = header;
+  for (const it of items) {
+    out.writeInt32BE(it.byteLength, at);
+    out.set(it, at + 4);
+    at += 4 + it.byteLength;
+  }
+  return out;
+}
 
 /** Something that runs queries: the pool, or one client inside a transaction or a snapshot. */
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -280,44 +334,22 @@ export class PgStore implements SharedStore {
   }
 
   async commit(batch: CommitBatch): Promise<void> {
-    const client = await this.pool.connect();
-    // Once COMMIT is sent, a lost answer leaves the outcome unknown until it is asked for.
+    // Once the commit is sent, a lost answer leaves the outcome unknown until it is asked for.
     let sent = false;
     try {
-      await client.query(this.begin);
-      // The head first: the row lock it takes orders concurrent writers, and a fenced commit
-      // stops before writing anything else.
-      if (!(await this.swapHead(client, batch.head)))
+      // The common commit (entries on a head this store knows) is one statement, one round trip;
+      // the first head and a roll-back are a transaction of a few.
+      const swapped =
+        batch.entries.length > 0 && !this.expected.includes(null)
+          ? await this.commitOne(batch, () => (sent = true))
+          : await this.commitSteps(batch, () => (sent = true));
+      if (!swapped)
         throw new LogError(
           'fenced',
           `the log's head in the database is not the one this store last saw (size ${this.expected[0]?.treeSize ?? 'none'}), or the sequencer lease is not this store's (epoch ${this.epoch}): another writer moved it`,
         );
-      if (batch.entries.length === 0) await deleteBeyond(client, batch.head.treeSize);
-      else {
-        // No row is beyond the head (a transaction lands whole): a seq already there is an
-        // error, never replaced.
-        await client.query('INSERT INTO log_entries (seq, record) SELECT * FROM unnest($1::bigint[], $2::bytea[])', [
-          batch.entries.map((_, i) => batch.first + i),
-          batch.entries.map((e) => Buffer.from(e.buffer, e.byteOffset, e.byteLength)),
-        ]);
-      }
-      if (batch.tiles.length > 0) {
-        // One multi-row statement; the tiles' bytes go as binary parameters.
-        const rows = batch.tiles.map((_, i) => `($${3 * i + 1}::smallint, $${3 * i + 2}::bigint, $${3 * i + 3}::bytea)`);
-        await client.query(
-          `INSERT INTO log_tiles (level, idx, bytes) VALUES ${rows.join(', ')} ON CONFLICT (level, idx) DO UPDATE SET bytes = EXCLUDED.bytes`,
-          batch.tiles.flatMap((t) => [t.id.level, t.id.index, Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength)]),
-        );
-      }
-      // synchronous_commit (on by default): COMMIT returns once the transaction is durable.
-      sent = true;
-      await client.query('COMMIT');
-      client.release();
     } catch (err) {
-      // The transaction is rolled back, unless COMMIT was sent and the answer lost.
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
-      if (!sent || fromServer(err)) throw err;
+      if (!sent || fromServer(err) || (err instanceof LogError && err.code === 'fenced')) throw err;
       const landed = await this.resolve(batch);
       if (landed === false) throw err;
       if (landed === null) {
@@ -333,6 +365,96 @@ export class PgStore implements SharedStore {
       }
     }
     this.expected = [batch.head];
+  }
+
+  /**
+   * A commit as one statement, run on its own (its own transaction, durable when it returns):
+   * the head swapped by compare-and-swap, and only if it was, the entries and tiles written.
+   * The parameters that carry bytes go in PostgreSQL's binary array format. False when fenced
+   * (nothing written).
+   */
+  private async commitOne(batch: CommitBatch, sending: () => void): Promise<boolean> {
+    const { head } = batch;
+    const known = this.expected as StoredHead[];
+    const client = await this.pool.connect();
+    try {
+      sending();
+      const { rows } = await client.query<{ swapped: number }>({
+        name: 'log_commit',
+        text: COMMIT_ONE,
+        values: [
+          head.treeSize,
+          head.rootHash,
+          head.timestamp,
+          head.signature,
+          head.checkpoint,
+          this.epoch,
+          known.map((h) => h.treeSize),
+          known.map((h) => h.rootHash),
+          batch.first,
+          binaryArray(BYTEA, batch.entries),
+          batch.tiles.map((t) => t.id.level),
+          batch.tiles.map((t) => t.id.index),
+          binaryArray(
+            BYTEA,
+            batch.tiles.map((t) => t.bytes),
+          ),
+        ],
+      });
+      client.release();
+      return rows[0]!.swapped === 1;
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+  }
+
+  /** A commit as a transaction of a few statements: the first head (none known yet), or a roll-back (no entries). */
+  private async commitSteps(batch: CommitBatch, sending: () => void): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(this.begin);
+      // The head first: the row lock it takes orders concurrent writers, and a fenced commit
+      // stops before writing anything else.
+      if (!(await this.swapHead(client, batch.head))) {
+        await client.query('ROLLBACK');
+        client.release();
+        return false;
+      }
+      if (batch.entries.length === 0) await deleteBeyond(client, batch.head.treeSize);
+      else {
+        // No row is beyond the head (a transaction lands whole): a seq already there is an
+        // error, never replaced.
+        await client.query(
+          'INSERT INTO log_entries (seq, record) SELECT $1::bigint + i - 1, r FROM unnest($2::bytea[]) WITH ORDINALITY AS e(r, i)',
+          [batch.first, binaryArray(BYTEA, batch.entries)],
+        );
+      }
+      if (batch.tiles.length > 0) {
+        await client.query(
+          `INSERT INTO log_tiles (level, idx, bytes) SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::bytea[])
+           ON CONFLICT (level, idx) DO UPDATE SET bytes = EXCLUDED.bytes`,
+          [
+            batch.tiles.map((t) => t.id.level),
+            batch.tiles.map((t) => t.id.index),
+            binaryArray(
+              BYTEA,
+              batch.tiles.map((t) => t.bytes),
+            ),
+          ],
+        );
+      }
+      // synchronous_commit (on by default): COMMIT returns once the transaction is durable.
+      sending();
+      await client.query('COMMIT');
+      client.release();
+      return true;
+    } catch (err) {
+      // The transaction is rolled back, unless COMMIT was sent and the answer lost.
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      throw err;
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
-// Challenges over HTTP (docs/api.md#the-records-reads, docs/record.md, docs/api.md#writes; docs/record.md#identifiers, docs/credence.md#tiers-quotas-and-rate-limits; the payloads
-// are this project's, docs/protocol.md): propose within the daily quota of the tier, withdraw,
-// completion by a receipt or (conceptual claims) an argument, and the reads.
+// Challenges over HTTP (docs/api.md#the-records-reads, docs/record.md, docs/api.md#writes;
+// docs/record.md#identifiers, docs/credence.md#tiers-quotas-and-rate-limits; the payloads are this
+// project's, docs/protocol.md): propose within the daily quota of the tier, withdraw, completion by
+// a receipt or (conceptual claims) an argument, and the reads.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
-// Receipts through HTTP (docs/payloads.md#checks/CheckResult, Part 3, 4.3 behaviours 1 to 3, Part 7;
-// docs/record.md#identifiers, docs/record.md#receipts-seeds-and-cross-checks, docs/record.md#service-events-and-time): commit and seal, the seed, the cross-check draw, results,
-// findings, withheld outputs, lapses and reveals; and, at the state level, a commitment logged
-// without its seal.
+// Receipts through HTTP (docs/payloads.md#checks/CheckResult, Part 3, 4.3 behaviours 1 to 3, Part
+// 7; docs/record.md#identifiers, docs/record.md#receipts-seeds-and-cross-checks,
+// docs/record.md#service-events-and-time): commit and seal, the seed, the cross-check draw,
+// results, findings, withheld outputs, lapses and reveals; and, at the state level, a commitment
+// logged without its seal.
 import t from 'tap';
 import { toArchiveError } from '../../api/error-middleware.js';
 import type { Test } from 'tap';

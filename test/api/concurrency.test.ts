@@ -429,7 +429,9 @@ t.test('two commitments admitted in the same turn: each 2xx carries its own seal
   const checkers = await Promise.all([registerOne(s, 'checker-a', 'lab-a'), registerOne(s, 'checker-b', 'lab-b')]);
   const paper = await s.post(WRITE_ROUTES.paper.path, signed(s, author, 'paper', make.paper(1)));
   const claim = paper.body.claims[0] as string;
-  const replies = await Promise.all(checkers.map((c) => s.record.commitAndSeal(signed(s, c, 'check.commit', make.commit(claim)))));
+  const replies = await Promise.all(
+    checkers.map((c) => s.record.writeSealed('check.commit', signed(s, c, 'check.commit', make.commit(claim)))),
+  );
   const entries = (await s.get(`/v1/log/entries?from=0&limit=1000`)).body.entries;
   for (const r of replies) {
     t.equal(r.status, 201);

@@ -1,15 +1,15 @@
-// api/routes/constitution.ts mounted in a bare Koa app behind the project's error middleware.
+// The constitution's reads (api/routes/constitution.ts, from their rows) mounted in a bare Koa app behind the project's error middleware.
 import t, { type Test } from 'tap';
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { errorMiddleware } from '../../api/error-middleware.js';
-import { constitutionRoutes } from '../../api/routes/constitution.js';
+import { readRoutes } from '../../api/reads/index.js';
 import { currentConstitution, constitutionHash, type Constitution } from '../../lib/protocol/constitution.js';
 
 async function serve(t: Test, current: () => Constitution = () => currentConstitution()): Promise<string> {
   const app = new Koa();
   app.use(errorMiddleware(() => {}));
-  const router = constitutionRoutes(current);
+  const router = readRoutes({ constitution: current }, ['/v1/constitution', '/constitution.md']);
   app.use(router.routes()).use(router.allowedMethods());
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));

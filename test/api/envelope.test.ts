@@ -1,7 +1,9 @@
-// The checks on every signed write, through HTTP (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md, docs/record.md#service-events-and-time):
-// the body (64 KiB, strict JSON, content type), then the envelope in the spec's order, each
-// with its own error: shape; protocol and type; agent and key (401), check-key scope (403); ts
-// (400); signature (401); schema and NT text (400). Every refusal writes nothing.
+// The checks on every signed write, through HTTP
+// (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md,
+// docs/record.md#service-events-and-time): the body (64 KiB, strict JSON, content type), then the
+// envelope in the spec's order, each with its own error: shape; protocol and type; agent and key
+// (401), check-key scope (403); ts (400); signature (401); schema and NT text (400). Every refusal
+// writes nothing.
 import t, { type Test } from 'tap';
 import { connect } from 'node:net';
 import { generateKeyPair, sign, signPayload, verifyPayload } from '../../lib/protocol/ed25519.js';
@@ -307,7 +309,9 @@ t.test('the payload is logged exactly as signed', async (t) => {
   const payload = payloadOf(s, alice, 'paper', make.paper(1, { title: 'Ünïcödé, emoji 🧪 and "quotes"', methods: 'Line one\nline two' }));
   const envelope = signed(payload);
   // Sent with the members in another order and with whitespace: the log keeps the canonical form.
-  const text = `{ "signature": ${JSON.stringify(envelope.signature)},\n  "payload": ${JSON.stringify(Object.fromEntries(Object.entries(payload).reverse()), null, 2)} }`;
+  const text =
+    `{ "signature": ${JSON.stringify(envelope.signature)},\n  "payload": ` +
+    `${JSON.stringify(Object.fromEntries(Object.entries(payload).reverse()), null, 2)} }`;
   const r = await raw(s, '/v2/papers', text);
   t.equal(r.status, 201, r.text);
   const e = (await s.get(`/v1/log/entries?from=${r.body.seq}&limit=1`)).body.entries[0];

@@ -62,7 +62,8 @@ async function closeWindow(s: TestService): Promise<any[]> {
 }
 
 const NEW_V3 =
-  '1. This constitution is amended under governance/0.1. Any registered agent may propose an amendment; the proposal carries the full text it would enact and is logged.';
+  '1. This constitution is amended under governance/0.1. Any registered agent may propose an amendment; the proposal carries the full ' +
+  'text it would enact and is logged.';
 
 t.test('an amendment is proposed, voted, closed by a logged event, enacted; 428 until acknowledged', async (t) => {
   const s = await startService(t);

@@ -13,7 +13,7 @@ import { make, oneOfEach, payloadOf, register, send } from '../helpers/agents.js
 import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
 import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS } from '../../lib/record/types/index.js';
 import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
-import { READS } from '../../api/openapi.js';
+import { READS } from '../../api/reads/index.js';
 import { sortedJson } from '../helpers/by-hand.js';
 
 async function connect(t: Test, s: TestService, headers: Record<string, string> = {}): Promise<Client> {

@@ -1,6 +1,8 @@
-// The numbers over HTTP (docs/api.md#the-records-reads; docs/credence.md, docs/credence.md#operators-verified-by-the-record, docs/credence.md#tiers-quotas-and-rate-limits): /v2/credence with its ETag,
-// /v2/frontier, challenges ranked by value of checking, standing in the heartbeat, the record
-// summary's verifiedByRecord, and the same numbers after a restart. Real service, real keys.
+// The numbers over HTTP (docs/api.md#the-records-reads; docs/credence.md,
+// docs/credence.md#operators-verified-by-the-record,
+// docs/credence.md#tiers-quotas-and-rate-limits): /v2/credence with its ETag, /v2/frontier,
+// challenges ranked by value of checking, standing in the heartbeat, the record summary's
+// verifiedByRecord, and the same numbers after a restart. Real service, real keys.
 import t from 'tap';
 import { startService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';

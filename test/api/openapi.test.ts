@@ -14,7 +14,7 @@ import { oneOfEach } from '../helpers/agents.js';
 import { projectRoot } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/tmp.js';
 import { ENDPOINTS } from '../../api/app.js';
-import { READS } from '../../api/openapi.js';
+import { READS } from '../../api/reads/index.js';
 import { EARLIER } from '../../api/routes/earlier.js';
 import { WRITE_ROUTES } from '../../lib/record/types/index.js';
 

@@ -1,5 +1,6 @@
-// Papers, external claims, amendments and reviews through HTTP (docs/payloads.md, docs/record.md, docs/api.md#writes, docs/api.md#statuses-and-error-codes;
-// docs/record.md#identifiers for ids): what a user sees, and that nothing refused is written.
+// Papers, external claims, amendments and reviews through HTTP (docs/payloads.md, docs/record.md,
+// docs/api.md#writes, docs/api.md#statuses-and-error-codes; docs/record.md#identifiers for ids):
+// what a user sees, and that nothing refused is written.
 import t from 'tap';
 import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { refused } from '../helpers/refused.js';

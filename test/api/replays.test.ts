@@ -52,7 +52,8 @@ const onLogAt = (seq: number) =>
   new RegExp(`^payload: these signed bytes \\(SHA-256 [0-9a-f]{64}\\) are on the log already at entry ${seq}; an envelope counts once$`);
 const olderThan = (seq: number) =>
   new RegExp(
-    `^payload\\.ts: \\S+ is not later than \\S+, the time of entry ${seq}, which set .+ last \\(the earlier of its payload ts and its ts\\); ` +
+    `^payload\\.ts: \\S+ is not later than \\S+, the time of entry ${seq}, which set .+ last \\(the earlier of its payload ts and ` +
+      `its ts\\); ` +
       'an older write never overwrites a newer one$',
   );
 
@@ -71,7 +72,10 @@ t.test('every write type: the same envelope twice is refused 409 naming its entr
     return r.body;
   }
 
-  /** After `older` and then `newer` were taken: `older` again (on the log) and `unsent` (older, never posted) are refused; `same` still holds. */
+  /**
+   * After `older` and then `newer` were taken: `older` again (on the log) and `unsent` (older, never posted)
+   * are refused; `same` still holds.
+   */
   async function superseded(
     t: Test,
     olderSeq: number,

@@ -6,7 +6,7 @@ import { startService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
-import { READS } from '../../api/openapi.js';
+import { READS } from '../../api/reads/index.js';
 import { abstractReader } from '../../api/logged.js';
 
 t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
@@ -166,8 +166,8 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const titles = [...xml.matchAll(/<entry>[\s\S]*?<title>([^<]*)<\/title>/g)].map((m) => m[1]);
   t.same(
     titles,
-    [`${c1} is now supported (was unchecked)`, 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
-    'newest first, escaped',
+    ['Now supported (was unchecked): Claim number 1 holds', 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
+    'newest first, a change titled by its claim, escaped',
   );
   // A new paper's entry: its page and its JSON, its author, and its abstract as the summary.
   const id = paper.body.id as string;
@@ -177,7 +177,7 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   t.match(newPaper, `<link rel="alternate" type="application/json" href="${s.url}/v2/papers/${enc}"/>`, 'its JSON one link away');
   t.match(newPaper, '<author><name>alice</name></author>');
   t.match(newPaper, `<summary>${loss.abstract}\n\n1 claim (${id}#C1) by operator lab-a.</summary>`, 'the abstract, then what it holds');
-  const change = /<entry>(?:(?!<\/entry>)[\s\S])*is now supported(?:(?!<\/entry>)[\s\S])*<\/entry>/.exec(xml)?.[0] ?? '';
+  const change = /<entry>(?:(?!<\/entry>)[\s\S])*Now supported(?:(?!<\/entry>)[\s\S])*<\/entry>/.exec(xml)?.[0] ?? '';
   t.match(
     change,
     `<link rel="alternate" type="text/html" href="${s.url}/explore/claims/${encodeURIComponent(c1)}"/>`,
@@ -221,7 +221,11 @@ t.test('Atom feeds per field: new papers and changes of status, newest first', a
   const all = await (await fetch(`${s.url}/feeds/all.atom`)).text();
   t.same(
     [...all.matchAll(/<entry>[\s\S]*?<title>([^<]*)<\/title>/g)].map((m) => m[1]),
-    [`${c1} is now supported (was unchecked)`, 'New paper: A paper of 1 claims', 'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;'],
+    [
+      'Now supported (was unchecked): Claim number 1 holds',
+      'New paper: A paper of 1 claims',
+      'New paper: Loss &lt;falls&gt; &amp; &quot;rises&quot;',
+    ],
     'all.atom: every field',
   );
 

@@ -1,6 +1,8 @@
-// Operators verified by the record, made through HTTP for governance tests (docs/credence.md#operators-verified-by-the-record): each files confirmed replications on three fresh claims, and an agent of the deployment's
-// own operator (verified at genesis) re-runs each as its cross-check, with matching outputs:
-// three receipts verified by a cross-check match, so the operator is verified in round 1.
+// Operators verified by the record, made through HTTP for governance tests
+// (docs/credence.md#operators-verified-by-the-record): each files confirmed replications on three
+// fresh claims, and an agent of the deployment's own operator (verified at genesis) re-runs each as
+// its cross-check, with matching outputs: three receipts verified by a cross-check match, so the
+// operator is verified in round 1.
 import type { Test } from 'tap';
 import type { TestService } from './service.js';
 import { make, register, replicate, send, type TestAgent } from './agents.js';

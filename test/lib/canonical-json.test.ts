@@ -3,7 +3,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import stringify from 'fast-json-stable-stringify';
-import { MAX_DEPTH, canonicalBytes, canonicalize } from '../../lib/protocol/canonical-json.js';
+import { MAX_DEPTH, canonicalBytes, canonicalize, knownCanonical } from '../../lib/protocol/canonical-json.js';
 import { parseJson } from '../../lib/protocol/strict-json.js';
 import { fixtureJson, fixtureText } from '../helpers/fixtures.js';
 
@@ -109,4 +109,76 @@ t.test('members already in order are written by JSON.stringify: the same text as
   // Array-index member names come first in a JavaScript object, whatever their canonical place.
   t.equal(canonicalize(JSON.parse('{"10":1,"9":2,"a":3}')), '{"10":1,"9":2,"a":3}');
   t.equal(canonicalize({ b: 1, a: { d: [1, { f: 0, e: -0 }], c: 'x' } }), '{"a":{"c":"x","d":[1,{"e":0,"f":0}]},"b":1}');
+});
+
+/** What knownCanonical must never do: call a text canonical that canonicalize would write otherwise, or refuse. */
+function wronglyKnown(text: string): string | null {
+  if (!knownCanonical(text)) return null;
+  try {
+    const again = canonicalize(JSON.parse(text));
+    return again === text ? null : `${text} is written ${again}`;
+  } catch (err) {
+    return `${text}: ${(err as Error).message}`;
+  }
+}
+
+t.test('knownCanonical: true only for the canonical text of a value, as canonicalize writes it', async (t) => {
+  // The canonical text of any JSON value is known canonical, unless a member name needs an escape
+  // (then canonicalize decides).
+  const plain = (k: string): boolean => [...k].every((c) => c !== '"' && c !== '\\' && c >= ' ');
+  const plainNames = (v: unknown): boolean =>
+    typeof v !== 'object' || v === null ? true : Object.entries(v).every(([k, x]) => plain(k) && plainNames(x));
+  let known = 0;
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const text = canonicalize(v);
+      if (plainNames(v)) {
+        if (!knownCanonical(text)) return false;
+        known++;
+      }
+      // The same value written otherwise (members as drawn, spaces): known only when that is the canonical text.
+      return [JSON.stringify(v), JSON.stringify(v, null, 1)].every((other) => wronglyKnown(other) === null);
+    }),
+    { numRuns: 3000 },
+  );
+  t.ok(known > 2000, `${known} canonical texts of 3,000 random values known canonical`);
+
+  // Texts drawn from JSON's tokens, most of them not JSON at all: none is wrongly known canonical.
+  const token = fc.constantFrom(
+    ...['{', '}', '[', ']', ',', ':', ' ', '"a"', '"b"', '"a"', '"\\u0001"', '"\\u001F"', '"\\n"', '"\\u000a"', '"\\/"', '"\\ud800"'],
+    ...['"\ud83d\ude00"', '"\ud83d"', '"\u007f"', '"\\"', '"', '0', '-0', '1', '01', '1.0', '1.5', '1e3', '1E3', '1e+21', '1e21'],
+    ...['1e400', '-1', '-', '.5', '9007199254740993', 'true', 'false', 'null', 'nul', '\u0001', '"x\ny"'],
+  );
+  let valid = 0;
+  fc.assert(
+    fc.property(fc.array(token, { maxLength: 12 }), (tokens) => {
+      const text = tokens.join('');
+      if (knownCanonical(text)) valid++;
+      return wronglyKnown(text) === null;
+    }),
+    { numRuns: 20000 },
+  );
+  t.ok(valid > 100, `${valid} of 20,000 texts drawn from tokens known canonical, and each rightly`);
+
+  const yes = ['{}', '[]', '0', '-1.5', '1e+21', '"\\u001f\\n"', '{"10":1,"9":2,"a":[true,false,null]}', '"\ud83d\ude00"', '"\u007f"'];
+  for (const text of yes) t.equal(knownCanonical(text), true, text);
+  const no: [string, string][] = [
+    ['', 'no value'],
+    ['{"b":1,"a":2}', 'members out of order'],
+    ['{"a":1,"a":1}', 'a member twice'],
+    ['{"a": 1}', 'a space'],
+    ['1.0', 'a number not as ECMAScript writes it'],
+    ['-0', '-0, written 0'],
+    ['1e400', 'beyond a double'],
+    ['9007199254740993', 'an integer a double does not hold'],
+    ['"\\u000a"', 'an escape with a short form'],
+    ['"\\u001F"', 'an uppercase escape'],
+    ['"\\/"', 'an escaped solidus'],
+    ['"\ud800"', 'a lone surrogate'],
+    ['"\\ud800"', 'a lone surrogate escaped'],
+    ['{"a\\"":1}', 'a member name with an escape (left to canonicalize)'],
+    ['[1]]', 'something after the value'],
+    [`${'['.repeat(65)}${']'.repeat(65)}`, 'nested deeper than it follows (left to canonicalize)'],
+  ];
+  for (const [text, why] of no) t.equal(knownCanonical(text), false, why);
 });

@@ -227,7 +227,8 @@ t.test('arguments: settled ones that hold move credence as their grounds say; qu
     f.checkArg('ver-two', a, true, ['claude-3']);
     f.checkArg('ver-three', a, true, ['gpt-4']);
   };
-  // Refutes on a counterexample: -ln 6 -> logit(0.685) - ln 6 = -1.015 -> 0.2660; refuted (credenceVerified <= 0.35 with a settled refutation).
+  // Refutes on a counterexample: -ln 6 -> logit(0.685) - ln 6 = -1.015 -> 0.2660; refuted
+  // (credenceVerified <= 0.35 with a settled refutation).
   uphold(f.argue('un-one', c1!, 'refutes', 'counterexample'));
   t.match(claimScore(f.state, c1!), {
     credence: 0.266,

@@ -1,8 +1,10 @@
 // Adding an entry type is one new file and one line in the registry (docs/entry-types.md,
-// "Adding an entry type"). Proved on a copy of the project: fixtures/one-file/notes.ts goes in
-// as lib/record/types/notes.ts, the registry gets one line, the copy compiles with the project's
-// own tsconfig (so every table typed by WriteType takes the new type), and the route, the
-// OpenAPI operation, the MCP tool, the client verb, /skill.md and validation all show it.
+// "Adding an entry type"). Proved on a copy of the project: fixtures/one-file/notes.ts and
+// fixtures/one-file/comments.ts go in under lib/record/types/, the registry gets one line each,
+// the copy compiles with the project's own tsconfig (so every table typed by WriteType takes the
+// new types), and the route, the OpenAPI operation, the MCP tool, the client verb, /skill.md and
+// validation all show them; the comment, which keeps state of its own and is screened, is written
+// to a service started from the copy, and its state survives a snapshot.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,36 +13,46 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
+// One copy for both types, compiled once (the whole project: minutes on a loaded machine).
+t.setTimeout(600_000);
+const copy = mkdtempSync(join(tmpdir(), 'archive-one-file-'));
+t.teardown(() => rmSync(copy, { recursive: true, force: true }));
+for (const dir of ['lib', 'log', 'api', 'constitution', 'test/helpers']) cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
+cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+writeFileSync(
+  join(copy, 'tsconfig.json'),
+  JSON.stringify({
+    extends: join(ROOT, 'tsconfig.json'),
+    compilerOptions: { outDir: 'dist', rootDir: '.' },
+    include: ['lib/**/*.ts', 'log/**/*.ts', 'api/**/*.ts'],
+    files: ['test/helpers/service.ts', 'test/helpers/agents.ts'],
+  }),
+);
+
+// The new files, and the one line (with its import) each in the registry.
+cpSync(join(ROOT, 'fixtures/one-file/notes.ts'), join(copy, 'lib/record/types/notes.ts'));
+cpSync(join(ROOT, 'fixtures/one-file/comments.ts'), join(copy, 'lib/record/types/comments.ts'));
+const registry = join(copy, 'lib/record/types/registry.ts');
+const before = readFileSync(registry, 'utf8');
+const after = before
+  .replace(
+    "import * as outOfView from './out-of-view.js';",
+    "import * as outOfView from './out-of-view.js';\nimport * as notes from './notes.js';\nimport * as comments from './comments.js';",
+  )
+  .replace('  outOfView.holdPlace,\n', '  outOfView.holdPlace,\n  notes.note,\n  comments.comment,\n');
+writeFileSync(registry, after);
+execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', copy], { cwd: copy, stdio: 'pipe' });
+
+/** Runs `probe` (an ES module's text) in the copy, from a file (a worker the service starts takes the process's flags); returns what it printed. */
+function run(probe: string): Record<string, any> {
+  writeFileSync(join(copy, 'probe.mjs'), probe);
+  return JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: copy }).toString());
+}
+
+t.not(after, before, 'the registry lines went in');
+
 t.test('a new write type: one file and one registry line, and every table has it', async (t) => {
-  const copy = mkdtempSync(join(tmpdir(), 'archive-one-file-'));
-  t.teardown(() => rmSync(copy, { recursive: true, force: true }));
-  for (const dir of ['lib', 'log', 'api', 'constitution']) cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
-  cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-  writeFileSync(
-    join(copy, 'tsconfig.json'),
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: { outDir: 'dist', rootDir: '.' },
-      include: ['lib/**/*.ts', 'log/**/*.ts', 'api/**/*.ts'],
-    }),
-  );
-
-  // The new file, and the one line (with its import) in the registry.
-  cpSync(join(ROOT, 'fixtures/one-file/notes.ts'), join(copy, 'lib/record/types/notes.ts'));
-  const registry = join(copy, 'lib/record/types/registry.ts');
-  const before = readFileSync(registry, 'utf8');
-  const after = before
-    .replace(
-      "import * as outOfView from './out-of-view.js';",
-      "import * as outOfView from './out-of-view.js';\nimport * as notes from './notes.js';",
-    )
-    .replace('  outOfView.holdPlace,\n', '  outOfView.holdPlace,\n  notes.note,\n');
-  t.not(after, before, 'the registry line went in');
-  writeFileSync(registry, after);
-
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', copy], { cwd: copy, stdio: 'pipe' });
-
   const probe = `
     const { WRITE_ROUTES, WRITE_TYPES, CLIENT_VERBS, AGENT_WRITE_TYPES } = await import('./dist/lib/record/types/index.js');
     const { payloadErrors } = await import('./dist/lib/record/validation/index.js');
@@ -62,14 +74,66 @@ t.test('a new write type: one file and one registry line, and every table has it
       invalid: payloadErrors('claim.note', { ...good, note: 'short' }),
     }));
   `;
-  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: copy }).toString());
+  const out = run(probe);
   t.equal(out.writeType, true, 'a write type');
   t.equal(out.agentWrite, true, 'an agent signs it');
-  t.same(out.route, { path: '/v2/claims/notes', signer: 'main', status: 201 }, 'its route');
+  t.same(out.route, { path: '/v2/claims/notes', signer: 'main', status: 201, statuses: [404] }, 'its route');
   t.same(out.openapi, ['post'], 'its OpenAPI operation');
   t.equal(out.mcp, true, 'its MCP tool');
   t.same(out.verb, ['note', 'claim.note', 'leave a public note on a claim'], "the agent client's verb");
   t.equal(out.skill, true, 'its section of skill.md');
   t.same(out.valid, [], 'a payload its schema accepts');
   t.match(out.invalid, [/^payload\.note: /], 'and one it refuses, naming the field');
+});
+
+t.test('a write type that keeps state and is screened: one file and one registry line, on a running service', async (t) => {
+  const probe = `
+    const { startService } = await import('./dist/test/helpers/service.js');
+    const { register, send, make } = await import('./dist/test/helpers/agents.js');
+    const { MCP_TOOLS, writeToolName } = await import('./dist/api/mcp.js');
+    const { encodeSnapshot, decodeSnapshot } = await import('./dist/lib/service/snapshot.js');
+    const { stateDigest } = await import('./dist/lib/record/fold/index.js');
+    const downs = [];
+    const s = await startService({ teardown: (f) => downs.push(f) });
+    const alice = await register(s, 'alice');
+    const paper = await send(s, alice, 'paper', make.paper(1));
+    const claim = paper.body.claims[0];
+    const text = 'The second table reports medians where the text says means.';
+    const first = await send(s, alice, 'claim.comment', { claim, text });
+    const again = await send(s, alice, 'claim.comment', { claim, text });
+    const second = await send(s, alice, 'claim.comment', { claim, text: text + ' So does the third.' });
+    const size = s.record.state.size;
+    const secret = await send(s, alice, 'claim.comment', { claim, text: 'My key: -----BEGIN PRIVATE KEY----- MC4CAQAwBQYDK2VwBCIEIA== for you.' });
+    const unknown = await send(s, alice, 'claim.comment', { claim: 'rec:0123456789abcdef#C1', text });
+    const doc = (await s.get('/openapi.json')).body;
+    const skill = (await s.get('/skill.md')).text;
+    const state = s.record.state;
+    const restored = decodeSnapshot(encodeSnapshot(state, 'ab'.repeat(32))).state;
+    console.log(JSON.stringify({
+      first: [first.status, first.body], again: [again.status, again.body.error], second: [second.status, second.body.count],
+      secret: [secret.status, secret.body.detail, s.record.state.size === size],
+      unknown: [unknown.status, unknown.body.detail],
+      operation: doc.paths['/v2/claims/comments']?.post?.operationId ?? null,
+      responses: Object.keys(doc.paths['/v2/claims/comments']?.post?.responses ?? {}),
+      mcp: MCP_TOOLS.includes(writeToolName('claim.comment')),
+      skill: skill.includes('### \`claim.comment\`: POST /v2/claims/comments (main key)'),
+      stored: state.comments.get(claim).map((c) => c.agent + ' ' + c.seq),
+      restored: restored.comments.get(claim).map((c) => c.agent + ' ' + c.seq),
+      digest: stateDigest(restored) === stateDigest(state),
+    }));
+    for (const f of downs.reverse()) await f();
+  `;
+  const out = run(probe);
+  t.match(out.first, [201, { claim: /#C1$/, count: 1, seq: Number }], 'its route and status, its answer');
+  t.same(out.again, [409, 'conflict'], 'its check reads what it stored');
+  t.same(out.second, [201, 2], 'a second comment counts two');
+  t.match(out.secret, [451, /^payload\.text: refused by screening rule private-key: /, true], 'screened: refused, nothing kept');
+  t.match(out.unknown, [404, /^payload\.claim: no claim/], 'its refusal');
+  t.equal(out.operation, 'write_claim_comment', 'its OpenAPI operation');
+  t.same(out.responses, ['201', '400', '401', '404', '409', '413', '428', '429', '451', '503', '507'], 'with the statuses it declares');
+  t.equal(out.mcp, true, 'its MCP tool');
+  t.equal(out.skill, true, 'its section of skill.md');
+  t.equal(out.stored.length, 2, 'its state');
+  t.same(out.restored, out.stored, 'the same after a snapshot round trip');
+  t.equal(out.digest, true, 'and the same state digest');
 });

@@ -1,5 +1,6 @@
 // The settlement rule of arguments (docs/credence.md) and the shut-out after three dismissed
-// attacks (docs/record.md, docs/api.md#statuses-and-error-codes, docs/payloads.md), at the state level, with operators verified from the start.
+// attacks (docs/record.md, docs/api.md#statuses-and-error-codes, docs/payloads.md), at the state
+// level, with operators verified from the start.
 import t from 'tap';
 import { settlement, SHUT_OUT_FOR } from '../../lib/record/numbers/index.js';
 import { dueEvents, DAY, emptyState, type Argument, type State, replayEntries, stateJson } from '../../lib/record/fold/index.js';

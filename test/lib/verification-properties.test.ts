@@ -160,6 +160,7 @@ t.test('the tallies of verification by the record equal the from-scratch criteri
   t.pass('held for every random log');
   t.ok(
     seen.byRecord > 10 && seen.byReports > 3 && seen.voided > 0 && seen.disowned > 20 && seen.unresolved > 0,
-    `the logs held ${seen.reviews} reviews, ${seen.byRecord} operators verified by the record (${seen.byReports} on reports), ${seen.voided} voided, ${seen.disowned} reports disowned, ${seen.unresolved} claims unresolved`,
+    `the logs held ${seen.reviews} reviews, ${seen.byRecord} operators verified by the record (${seen.byReports} on reports), ` +
+      `${seen.voided} voided, ${seen.disowned} reports disowned, ${seen.unresolved} claims unresolved`,
   );
 });

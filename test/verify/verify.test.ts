@@ -19,6 +19,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
 import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchProof, proofProblem } from '../../verify/proof.js';
+import { entryHashes, lineHashes } from '../../verify/entry-hashes.js';
 import { headMessage, sha256TextHex, toHex } from 'tlog-engine';
 import { hashLeafText, leafInput, ZERO_HASH } from '../../lib/protocol/log-entry.js';
 
@@ -109,9 +110,41 @@ t.test('an honest service verifies: entries, signatures, head, seeds and draws, 
   await writeExport(file, await fetchLog(new ArchiveClient(s.url)));
   const offline = await verifyLog(await readExport(file));
   t.same(offline.report.problems, [], 'the export verifies offline');
+  // An export's lines of the served shape are hashed as they are, without parsing: the same hashes
+  // as the parsed entry's, for every line.
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const body = lines.slice(1).filter((l) => l !== '');
+  const fast = body.filter((l, seq) => {
+    const h = lineHashes(l, seq);
+    if (h === null) return false;
+    const { leaf, text, payloadOk, problems } = entryHashes(JSON.parse(l) as ServedEntry, seq);
+    t.same({ leaf, text, payloadOk, problems }, { leaf: h.leaf, text: h.text, payloadOk: h.payloadOk, problems: h.problems });
+    return true;
+  });
+  t.ok(fast.length >= body.length - offline.report.withheld, `${fast.length} of ${body.length} lines hashed as they are`);
+  // A payload written otherwise (with spaces) is parsed and canonicalized: its hash holds.
+  const paperAt = lines.findIndex((l) => l.includes('"type":"paper"'));
+  const paperLine = JSON.parse(lines[paperAt]!) as ServedEntry;
+  const respaced = [...lines];
+  respaced[paperAt] = JSON.stringify(paperLine, null, 1).replace(/\n/g, '');
+  t.equal(lineHashes(respaced[paperAt]!, paperLine.seq), null, 'that line is not of the served shape');
+  writeFileSync(file, respaced.join('\n'));
+  t.same((await verifyLog(await readExport(file))).report.problems, [], 'a payload written otherwise but the same value verifies');
+  // A text altered where it stays canonical is caught as well.
+  const retitled = [...lines];
+  retitled[paperAt] = lines[paperAt]!.replace(/"title":"/, '"title":"A better ');
+  t.not(lineHashes(retitled[paperAt]!, paperLine.seq), null, 'that line is hashed as it is');
+  writeFileSync(file, retitled.join('\n'));
+  const altered = (await verifyLog(await readExport(file))).report.problems;
+  t.ok(
+    altered.some(
+      (p) =>
+        p.kind === 'hash' && p.seq === paperLine.seq && /payloadHash does not recompute from the payload served \(paper\)/.test(p.detail),
+    ),
+    'an altered title',
+  );
   // An export's entries reach the checks as the lines of the file: a line altered there is caught,
   // a number beyond what JSON's doubles hold as well (its payload has no canonical JSON).
-  const lines = readFileSync(file, 'utf8').split('\n');
   const at = lines.findIndex((l) => l.includes('"type":"review"'));
   const seq = (JSON.parse(lines[at]!) as ServedEntry).seq;
   lines[at] = lines[at]!.replace(/"forecast":[0-9.]+/, '"forecast":1e400');

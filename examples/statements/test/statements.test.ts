@@ -115,7 +115,8 @@ describe('a log of signed statements', async () => {
       ],
     );
     assert.deepEqual(Object.keys(answers[0]).sort(), ['leafHash', 'seq', 'time', 'treeSize']);
-    const leaf = `{"publicKey":"${alice.publicKey}","signature":"${bodies[0]!.signature}","statement":{"claim":"the sky is blue","n":1e+21}}`;
+    const leaf =
+      `{"publicKey":"${alice.publicKey}","signature":"${bodies[0]!.signature}","statement":{"claim":"the sky is ` + `blue","n":1e+21}}`;
     assert.equal(answers[0].leafHash, createHash('sha256').update(Buffer.of(0)).update(leaf).digest('hex'), 'SHA-256(0x00 || leaf)');
     const page = await call(running.url, '/v1/log/entries?from=0&limit=1');
     assert.deepEqual(page.body, {

@@ -78,7 +78,8 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
     throw invalid(
-      `payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); the limit is ${window / 60000} minutes`,
+      `payload.ts: ${ts} is ${(Math.abs(skew) / 60000).toFixed(1)} minutes ${skew < 0 ? 'before' : 'after'} the entry's ts (${e.ts}); ` +
+        `the limit is ${window / 60000} minutes`,
     );
   }
   const hash = signedHash(e);

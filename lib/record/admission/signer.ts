@@ -28,10 +28,3 @@ export function authorizeSigner(state: State, type: string, who: { handle: strin
     throw forbidden(`payload.agent.publicKey: a check key may sign only check.commit, check.result and review; ${type} needs the main key`);
   return { agent, key: who.publicKey, role: 'check' };
 }
-
-/** The same for a write only the main key may sign. */
-export function authorizeMain(state: State, type: string, who: { handle: string; publicKey: string }): Agent {
-  const s = authorizeSigner(state, type, who, false);
-  if (s.role !== 'main') throw forbidden(`payload.agent.publicKey: ${type} needs the main key`);
-  return s.agent;
-}

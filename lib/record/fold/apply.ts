@@ -4,14 +4,13 @@
 // and the verifier checks each entry first. What each entry type means is its descriptor in the
 // registry (types/registry.ts); the fold runs in fixed phases (docs/entry-types.md, "The fold").
 import { invalid } from '../admission/refusal.js';
-import type { AlreadySo, EntryType } from '../types/descriptor.js';
+import type { AlreadySo, EntryType, SignedBy } from '../types/descriptor.js';
 import type { Counted } from '../numbers/counting.js';
 import { payloadOf, type Logged, type RecordEntry, type State } from './state.js';
 import { untouched, updateNumbers } from '../numbers/rescore.js';
 import { authorizeSigner } from '../admission/signer.js';
 import { entryTypeOf, SERVICE_EVENTS } from '../types/registry.js';
-import { assertNotPaused } from '../types/stewards.js';
-import { assertAcknowledged } from '../types/governance.js';
+import { assertAcknowledged, assertNotPaused } from '../admission/standing.js';
 import { assertFreshAndNew, assertLater, isSignedWrite, noteSigned, noteSlot, pruneSeen } from '../admission/replay-window.js';
 
 /** The descriptor of `type`; a type the record does not know is refused. */
@@ -46,17 +45,19 @@ export function check(state: State, logged: RecordEntry<object>): void | Already
   const d = descriptor(e.type);
   // Who signed is checked against the state the write is admitted to, not only the one its
   // envelope was checked against: a key revoked meanwhile refuses it (docs/record.md).
+  // Resolved here once and handed to the type's check.
   const signer = d.route?.signer;
+  let by: SignedBy | null = null;
   if (signer === 'main' || signer === 'main-or-check') {
     // The schema of every write an agent signs requires its agent.
     const who = agentOf(e);
     if (who === undefined) throw invalid('payload.agent: required');
-    authorizeSigner(state, e.type, who, signer === 'main-or-check');
+    by = authorizeSigner(state, e.type, who, signer === 'main-or-check');
   }
   if (isSignedWrite(e, SERVICE_EVENTS)) assertFreshAndNew(state, e);
   if (d.pausable) assertNotPaused(state, d.surface);
-  assertAcknowledged(state, e);
-  const verdict = d.check(state, e);
+  assertAcknowledged(state, e, d.beforeAcknowledging === true);
+  const verdict = d.check(state, e, by);
   if (d.slot !== undefined) assertLater(state, d.slot(state, e), e);
   return verdict;
 }
@@ -71,6 +72,9 @@ export function applyEntry(state: State, logged: RecordEntry<object>): unknown {
   const e = admitted(logged);
   const d = descriptor(e.type);
   const slot = d.slot?.(state, e);
+  // What a type keeps of its own is made when it first needs it (its descriptor's `stores`).
+  const members = state as unknown as Record<string, unknown>;
+  for (const [member, empty] of Object.entries(d.stores ?? {})) if (!(member in members)) members[member] = empty();
   const outcome = d.apply(state, e);
   const touched = d.numbers?.(state, e, outcome) ?? untouched();
   if (slot !== undefined) noteSlot(state, slot, e);

@@ -1,5 +1,6 @@
-// GET /v2/frontier (docs/api.md#the-records-reads): five queues, never blended into credence. Each is ranked by the
-// record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence (docs/credence.md); ties go to the older item; the top 50 of each are kept. The three queues of
+// GET /v2/frontier (docs/api.md#the-records-reads): five queues, never blended into credence. Each
+// is ranked by the record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence
+// (docs/credence.md); ties go to the older item; the top 50 of each are kept. The three queues of
 // claims are made again only when a claim changed that is in them or may now belong in them
 // (rescore.ts watches each rescore); the receipts and arguments queues at each change.
 import type { Argument, State } from '../fold/state.js';
@@ -83,7 +84,10 @@ function claimQueues(state: State) {
   return { queues: { claims: claims.list(), disputes: disputes.list(), conceptual: conceptual.list() }, watch };
 }
 
-/** The queues of receipts and arguments; `awaiting` lists the receipts that await a verified cross-check, `open` the open arguments in log order. */
+/**
+ * The queues of receipts and arguments; `awaiting` lists the receipts that await a verified cross-check,
+ * `open` the open arguments in log order.
+ */
 function otherQueues(state: State, awaiting: Iterable<string>, open: Iterable<Argument>) {
   // Receipts only operators that are not verified disagreed with: a verified cross-check settles them.
   const receipts = new Top<unknown>(FRONTIER_MAX);

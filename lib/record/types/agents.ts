@@ -3,7 +3,6 @@ import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } 
 import { parsePublicKey, verifyPayload } from '../../protocol/ed25519.js';
 import { sha256TextHex } from 'tlog-engine';
 import { doorbellUrlProblem } from '../../protocol/doorbell-address.js';
-import { authorizeMain } from '../admission/signer.js';
 import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, tierOf, type RecordEntry, type State } from '../fold/state.js';
 import { noteAwaiting, untouched } from '../numbers/rescore.js';
@@ -88,7 +87,7 @@ export const pairing = entryType({
   type: 'operator.pairing',
   origin: 'write',
   schema: operatorPairingSchema,
-  route: { path: '/v2/pairing', signer: 'operator', status: 201 },
+  route: { path: '/v2/pairing', signer: 'operator', status: 201, statuses: [409] },
   surface: null,
   pausable: false,
   check(state, e) {
@@ -146,6 +145,7 @@ export function assertConstitution(state: State, ack: unknown): void {
 
 export const register = registrationType({
   type: 'agent.register',
+  search: ['agent'],
   origin: 'registration',
   schema: REGISTRATION_SCHEMA,
   route: null,
@@ -205,7 +205,7 @@ export const delegate = entryType({
   type: 'key.delegate',
   origin: 'write',
   schema: keyDelegateSchema,
-  route: { path: '/v2/keys/delegate', signer: 'main', status: 201 },
+  route: { path: '/v2/keys/delegate', signer: 'main', status: 201, statuses: [409] },
   surface: null,
   pausable: true,
   skill: {
@@ -215,7 +215,6 @@ export const delegate = entryType({
   verb: { name: 'delegate', describe: 'delegate a check key (scope reports)' },
   check(state, e) {
     const p = e.logged.payload;
-    authorizeMain(state, e.type, p.agent);
     parsePublicKey(p.key, 'payload.key');
     if (state.keys.has(p.key)) throw conflict('payload.key: this key already belongs to an agent');
   },
@@ -230,9 +229,10 @@ export const delegate = entryType({
 
 export const revoke = entryType({
   type: 'key.revoke',
+  beforeAcknowledging: true,
   origin: 'write',
   schema: keyRevokeSchema,
-  route: { path: '/v2/keys/revoke', signer: 'main', status: 200 },
+  route: { path: '/v2/keys/revoke', signer: 'main', status: 200, statuses: [404] },
   surface: null,
   pausable: true,
   destructive:
@@ -242,9 +242,9 @@ export const revoke = entryType({
     answers: '200 revoked, listing the reports it disowned (with compromisedAt)',
   },
   verb: { name: 'revoke', describe: 'revoke a check key, or the main key' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     if (p.key === agent.mainKey) return;
     const check = agent.checkKeys.get(p.key);
     if (check === undefined) throw notFound(`payload.key: not a key of agent ${agent.handle}`);
@@ -329,7 +329,6 @@ export const doorbellSet = entryType({
   verb: { name: 'doorbell', describe: 'set how the agent is woken' },
   check(state, e) {
     const p = e.logged.payload;
-    authorizeMain(state, e.type, p.agent);
     const kind = p.kind ?? 'poll';
     if (kind === 'webhook' && p.url === undefined) throw invalid('payload.url: a webhook doorbell needs an https:// address');
     // An IP literal is refused here, where it is a pure check of the payload; names are resolved and
@@ -366,8 +365,8 @@ export const doorbellStop = entryType({
     answers: '200 stopped',
   },
   verb: { name: 'doorbell-stop', describe: 'stop the doorbell (no file needed)' },
-  check(state, e) {
-    const agent = authorizeMain(state, e.type, e.logged.payload.agent);
+  check(state, e, by) {
+    const agent = by.agent;
     if (agent.doorbell === null || agent.doorbell.status === 'stopped') {
       // The entry that holds the state: the stop, or (never set) the agent's registration.
       const seq = agent.doorbell?.seq ?? agent.seq;

@@ -2,7 +2,6 @@
 // settlement rule of docs/credence.md) and the shut-out after three dismissed attacks.
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
 
-import { authorizeMain } from '../admission/signer.js';
 import { pushTo, type Argument, type State } from '../fold/state.js';
 import { assertNotShutOut, settleIfDue, shutOutKey } from '../numbers/settlement.js';
 import { resolvedNow, untouched } from '../numbers/rescore.js';
@@ -96,7 +95,7 @@ export const file = entryType({
   type: 'argument.file',
   origin: 'write',
   schema: argumentFileSchema,
-  route: { path: '/v2/arguments', signer: 'main', status: 201 },
+  route: { path: '/v2/arguments', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },
   surface: 'arguments',
   pausable: true,
   skill: {
@@ -111,9 +110,9 @@ export const file = entryType({
       '201 {id, page, counts, note} (nothing counts until it is upheld); 404 a claim it names is not on the record; 403 shut out of the claim',
   },
   verb: { name: 'argue', describe: 'file an argument on a claim' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     const claim = claimAt(state, p.claim, 'payload.claim');
     (p.cites ?? []).forEach((ref: string, i: number) => claimAt(state, ref, `payload.cites[${i}]`));
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
@@ -157,7 +156,7 @@ export const check = entryType({
   type: 'argument.check',
   origin: 'write',
   schema: argumentCheckSchema,
-  route: { path: '/v2/arguments/check', signer: 'main', status: 201 },
+  route: { path: '/v2/arguments/check', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },
   surface: 'arguments',
   pausable: true,
   skill: {
@@ -166,9 +165,9 @@ export const check = entryType({
       "201 with the argument's status as it now stands, and whether the check has a voice (counts, note?); 403 your own argument; 409 settled already",
   },
   verb: { name: 'check-argument', describe: 'check whether an argument holds' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     const a = argumentAt(state, p.argument, 'payload.argument');
     if (a.operatorId === agent.operatorId)
       throw forbidden(`payload.argument: filed by your own operator (${agent.operatorId}); an operator never checks its own argument`);
@@ -225,7 +224,7 @@ export const answer = entryType({
   type: 'argument.answer',
   origin: 'write',
   schema: argumentAnswerSchema,
-  route: { path: '/v2/arguments/answer', signer: 'main', status: 201 },
+  route: { path: '/v2/arguments/answer', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },
   surface: 'arguments',
   pausable: true,
   skill: {
@@ -233,9 +232,9 @@ export const answer = entryType({
     answers: "201 filed; 403 only the claim's own operator answers; 409 answered already",
   },
   verb: { name: 'answer', describe: "answer an argument on one's own claim" },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     const a = argumentAt(state, p.argument, 'payload.argument');
     const claim = state.claims.get(a.claim)!;
     if (claim.operatorId !== agent.operatorId)

@@ -3,7 +3,6 @@
 // proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
 import { conflict, forbidden, notFound, overQuota } from '../admission/refusal.js';
 import { bareChallengeId, challengeId } from '../../protocol/ids.js';
-import { authorizeMain } from '../admission/signer.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../fold/state.js';
 import { entryType } from './descriptor.js';
 import { claimAt } from './papers.js';
@@ -35,9 +34,10 @@ export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, ve
 
 export const propose = entryType({
   type: 'challenge.propose',
+  screened: true,
   origin: 'write',
   schema: challengeProposeSchema,
-  route: { path: '/v2/challenges', signer: 'main', status: 201 },
+  route: { path: '/v2/challenges', signer: 'main', status: 201, statuses: [202, 404, 409, 451] },
   surface: 'challenges',
   pausable: true,
   skill: {
@@ -45,9 +45,9 @@ export const propose = entryType({
     answers: '201 {id, page}; 429 over the daily quota of your tier (Retry-After)',
   },
   verb: { name: 'challenge', describe: 'propose a challenge on a claim' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     claimAt(state, p.claim, 'payload.claim');
     const id = challengeId(p);
     if (state.challenges.has(id)) throw conflict(`challenge ${id} is proposed already`);
@@ -96,7 +96,7 @@ export const withdraw = entryType({
   type: 'challenge.withdraw',
   origin: 'write',
   schema: challengeWithdrawSchema,
-  route: { path: '/v2/challenges/withdraw', signer: 'main', status: 200 },
+  route: { path: '/v2/challenges/withdraw', signer: 'main', status: 200, statuses: [403, 404, 409, 451] },
   surface: 'challenges',
   pausable: true,
   destructive: 'It closes the challenge for good.',
@@ -105,9 +105,9 @@ export const withdraw = entryType({
     answers: "200 withdrawn; 403 not your operator's challenge; 409 closed already",
   },
   verb: { name: 'withdraw', describe: 'withdraw a challenge' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     const c = state.challenges.get(bareChallengeId(p.challenge));
     if (c === undefined) throw notFound(`payload.challenge: no challenge ${p.challenge} on the record`);
     assertChallengeInView(state, c.id, 'payload.challenge');

@@ -5,7 +5,6 @@ import { conflict, forbidden, invalid, notFound, unprocessable } from '../admiss
 import { commitmentId } from '../../protocol/ids.js';
 import { verifySignature } from '../../protocol/ed25519.js';
 import { outputsMatch, seedFromSignature, seedMessage } from '../../protocol/seed.js';
-import { authorizeSigner } from '../admission/signer.js';
 import { DAY, pushTo, type Bundle, type Receipt, type State } from '../fold/state.js';
 import { noteAwaiting, untouched, watchFrontier } from '../numbers/rescore.js';
 import { noteReceipt } from '../numbers/verification.js';
@@ -107,9 +106,10 @@ export function drawCrossCheck(state: State, r: Receipt, seed: number): string |
 
 export const commit = entryType({
   type: 'check.commit',
+  sealedBy: 'check.seal',
   origin: 'write',
   schema: checkCommitSchema,
-  route: { path: '/v2/checks', signer: 'main-or-check', status: 201 },
+  route: { path: '/v2/checks', signer: 'main-or-check', status: 201, statuses: [400, 403, 404, 409, 451] },
   surface: 'checks',
   pausable: true,
   skill: {
@@ -128,9 +128,9 @@ export const commit = entryType({
       "201 {id, seed, crossCheck, deadline, counts, note} (nothing counts before the result); 403 your own operator's claim; 409 this exact commitment made already; 451 claim out of view",
   },
   verb: { name: 'commit', describe: 'commit to a check: the bundle, fixed by hash before it runs' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const { agent } = authorizeSigner(state, e.type, p.agent, true);
+    const { agent } = by;
     const claim = claimAt(state, p.target, 'payload.target');
     if (claim.kind === 'conceptual')
       throw invalid(`payload.target: ${claim.ref} is a conceptual claim; it is checked by argument, not by receipt`);
@@ -206,6 +206,15 @@ export interface CommitEvent extends ServiceEvent {
 
 export const seal = serviceEvent<SealEvent, unknown>({
   type: 'check.seal',
+  // The seal is the log key's signature of the seed message, the seed derives from it, and the cross-check is drawn with it.
+  sealing: {
+    subject: 'commit',
+    members(state, commit, sign) {
+      const signature = sign(seedMessage(commit));
+      const seed = seedFromSignature(signature);
+      return { commit, seal: signature, seed, crossCheck: drawCrossCheck(state, state.receipts.get(commit)!, seed) };
+    },
+  },
   check(state, e) {
     const ev = e.logged.event;
     const r = receiptAt(state, ev.commit, 'event.commit');
@@ -258,7 +267,7 @@ export const result = entryType({
   type: 'check.result',
   origin: 'write',
   schema: checkResultSchema,
-  route: { path: '/v2/checks/result', signer: 'main-or-check', status: 201 },
+  route: { path: '/v2/checks/result', signer: 'main-or-check', status: 201, statuses: [403, 404, 409, 422] },
   surface: 'checks',
   pausable: true,
   skill: {
@@ -267,9 +276,9 @@ export const result = entryType({
       '201 {id, outcome, crossMatch, finding, revealAt, counts, note?} (a note when it counts nothing, or only in part); 409 not sealed, already resulted, or lapsed; 422 outputs not as declared',
   },
   verb: { name: 'result', describe: "file a committed check's outcome and outputs" },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const { agent } = authorizeSigner(state, e.type, p.agent, true);
+    const { agent } = by;
     const r = receiptAt(state, p.commit, 'payload.commit');
     if (r.agent !== agent.handle) throw forbidden(`payload.commit: committed by ${r.agent}; only that agent files its result`);
     if (r.stage === 'committed') throw conflict(`payload.commit: ${r.id} is not sealed yet`);

@@ -12,15 +12,21 @@ import type { ServiceEvent, SignedEvent } from '../../protocol/service-event.js'
 import type { Touched } from '../numbers/rescore.js';
 import type { Counted } from '../numbers/counting.js';
 import type { RecordEntry, SignedWrite, State } from '../fold/state.js';
+import type { Signer as SignedBy } from '../admission/signer.js';
 
 /** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
 export interface AlreadySo {
   already: Record<string, unknown>;
 }
 
-/** `Logged` is the type of the logged object: a SignedWrite, a registration body or a SignedEvent. */
-export interface Handler<Logged = unknown, Outcome = unknown> {
-  check(state: State, e: RecordEntry<Logged>): void | AlreadySo;
+/**
+ * `Logged` is the type of the logged object: a SignedWrite, a registration body or a SignedEvent.
+ * `By`: who signed it, as the record resolved it once before `check` (admission/signer.ts): the
+ * agent and its key for a write an agent signs; null for the operator key's writes, registrations
+ * and events.
+ */
+export interface Handler<Logged = unknown, Outcome = unknown, By extends SignedBy | null = SignedBy | null> {
+  check(state: State, e: RecordEntry<Logged>, by: By): void | AlreadySo;
   apply(state: State, e: RecordEntry<Logged>): Outcome;
   /**
    * For a last-writer-wins write: the slot it sets (read after `check` passed, before `apply`).
@@ -41,10 +47,26 @@ export interface WriteRoute {
   readonly path: string;
   readonly signer: Signer;
   readonly status: 200 | 201;
+  /**
+   * The other statuses it may be answered, beyond those of every write (docs/api.md#statuses-and-error-codes):
+   * 200 already so, 202 screened out of view, and its refusals; the OpenAPI description lists them.
+   */
+  readonly statuses?: readonly number[];
+}
+
+/** For a service event that seals a write (check.seal): the member naming what it seals, and its members. */
+export interface Sealing {
+  readonly subject: string;
+  /** The event's members sealing `subject`, given `sign`, the log key's signature (base64url) of a message. */
+  members(state: State, subject: string, sign: (message: Uint8Array) => string): Record<string, unknown>;
 }
 
 /** One entry type, all in one place (docs/entry-types.md). */
-export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<Logged, Outcome> {
+export interface EntryType<Logged = unknown, Outcome = unknown, By extends SignedBy | null = SignedBy | null> extends Handler<
+  Logged,
+  Outcome,
+  By
+> {
   /** The entry's type on the log. */
   readonly type: string;
   /**
@@ -76,6 +98,31 @@ export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<
   readonly destructive?: string;
   /** For a write that makes the service reach something outside it, what: its MCP tool is marked open-world. */
   readonly reachesOut?: string;
+  /**
+   * Whether screening reads its text before the record does (docs/stewardship.md): a rule refuses
+   * it (451), or it is admitted with the service event that takes it out of view, answered 202.
+   */
+  readonly screened?: boolean;
+  /** The service event that seals it, admitted with it in one batch: its answer waits for both (docs/record.md). */
+  readonly sealedBy?: string;
+  /** For a service event, the screening action it records: `refer` to the stewards, or `hold` (R1). */
+  readonly screening?: 'refer' | 'hold';
+  /** For a service event that seals a write, how the service makes it. */
+  readonly sealing?: Sealing;
+  /** For a write an agent signs: true when it may sign it before acknowledging the constitution in force. */
+  readonly beforeAcknowledging?: boolean;
+  /**
+   * What search indexes of it (docs/api.md, GET /v2/search): the kinds of item an entry of this type
+   * adds, or makes a new version of. The search reads which types to index from here.
+   */
+  readonly search?: readonly string[];
+  /**
+   * What it keeps in the state of its own (docs/entry-types.md#adding-an-entry-type): each member's
+   * name and how it starts, made by the fold when it first applies an entry of this type (so a
+   * record without one holds, digests and snapshots as before). Its type is declared beside the
+   * descriptor, as an optional member added to State (`declare module '../fold/state.js'`).
+   */
+  readonly stores?: Readonly<Record<string, () => unknown>>;
   /** What the entry changed for the numbers (numbers/rescore.ts), read after `apply` with its outcome. */
   numbers?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Touched;
   /**
@@ -85,14 +132,20 @@ export interface EntryType<Logged = unknown, Outcome = unknown> extends Handler<
   counts?(state: State, e: RecordEntry<Logged>, outcome: Outcome): Counted;
 }
 
+/** Who signed a write whose route names `signer`, as its `check` receives it. */
+type ByOf<S extends Signer> = S extends 'operator' ? null : SignedBy;
+
 /** A descriptor as written: its schema's static type types the entry its hooks receive. */
-type Described<Origin, P, Logged, Outcome> = Omit<EntryType<Logged, Outcome>, 'origin' | 'schema'> & {
+type Described<Origin, P, Logged, Outcome, By extends SignedBy | null = null> = Omit<
+  EntryType<Logged, Outcome, By>,
+  'origin' | 'schema'
+> & {
   readonly origin: Origin;
   readonly schema: TSchema<P>;
 };
 
 /** A signed write's descriptor, its type, route and schema as written: the registry derives `WriteType` and `PayloadOf` from them. */
-export type WriteEntryType<T extends string, R extends WriteRoute, P, Outcome> = EntryType<SignedWrite<P>, Outcome> & {
+export type WriteEntryType<T extends string, R extends WriteRoute, P, Outcome> = EntryType<SignedWrite<P>, Outcome, ByOf<R['signer']>> & {
   readonly type: T;
   readonly origin: 'write';
   readonly route: R;
@@ -101,16 +154,16 @@ export type WriteEntryType<T extends string, R extends WriteRoute, P, Outcome> =
 
 /** A signed write's descriptor: its hooks read `e.logged.payload` as its schema types it, its outcome from `apply`. */
 export const entryType = <const T extends string, const R extends WriteRoute, P, Outcome>(
-  d: Omit<Described<'write', P, SignedWrite<P>, Outcome>, 'type' | 'route'> & { readonly type: T; readonly route: R },
+  d: Omit<Described<'write', P, SignedWrite<P>, Outcome, ByOf<R['signer']>>, 'type' | 'route'> & { readonly type: T; readonly route: R },
 ): WriteEntryType<T, R, P, Outcome> => Object.freeze(d);
 
 /** The registration's descriptor: its hooks read `e.logged`, the body, as its schema types it. */
-export const registrationType = <P, Outcome>(d: Described<'registration', P, P, Outcome>): EntryType<P, Outcome> => Object.freeze(d);
+export const registrationType = <P, Outcome>(d: Described<'registration', P, P, Outcome>): EntryType<P, Outcome, null> => Object.freeze(d);
 
 /** A service event's descriptor: logged by the service itself, so no schema, no route, never paused. */
 export const serviceEvent = <E extends ServiceEvent, Outcome = void>(
-  d: Omit<EntryType<SignedEvent<E>, Outcome>, 'origin' | 'schema' | 'route' | 'surface' | 'pausable'>,
-): EntryType<SignedEvent<E>, Outcome> =>
+  d: Omit<EntryType<SignedEvent<E>, Outcome, null>, 'origin' | 'schema' | 'route' | 'surface' | 'pausable'>,
+): EntryType<SignedEvent<E>, Outcome, null> =>
   Object.freeze({ ...d, origin: 'event', schema: null, route: null, surface: null, pausable: false });
 
-export type { SignedWrite, Static };
+export type { SignedBy, SignedWrite, Static };

@@ -2,12 +2,12 @@
 // co-signature (R2), the close (a service event 14 days after the proposal), enactment, and the
 // acknowledgement of an enacted version, without which an agent's writes answer 428.
 import { validateConstitution, type Article } from '../../protocol/constitution.js';
-import { conflict, forbidden, invalid, notFound, unacknowledged } from '../admission/refusal.js';
+import { conflict, forbidden, invalid, notFound } from '../admission/refusal.js';
+import { acknowledges } from '../admission/standing.js';
 
-import { authorizeMain } from '../admission/signer.js';
 import { VOTING_WINDOW_MS, type Proposal } from '../governance/proposals.js';
 import { constitutionInForce, nextVersion, outcomeOf, tally } from '../governance/tally.js';
-import { signerHandle, type RecordEntry, type State } from '../fold/state.js';
+import type { RecordEntry, State } from '../fold/state.js';
 import { assertConstitution } from './agents.js';
 import { entryType, serviceEvent } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
@@ -64,40 +64,6 @@ export const constitutionAcknowledgeSchema = signed(
   ['version', 'hash'],
 );
 
-/** Writes an agent may sign without acknowledging the version in force: the acknowledgement itself, and revoking a key. */
-const NO_ACKNOWLEDGEMENT_NEEDED: ReadonlySet<string> = new Set(['constitution.acknowledge', 'key.revoke']);
-
-/** The version an agent acknowledged: by acknowledging, or by registering while it was in force. */
-function acknowledges(state: State, handle: string, version: string, enactedSeq: number): boolean {
-  const agent = state.agents.get(handle);
-  if (agent === undefined || agent.seq > enactedSeq) return true;
-  return state.governance.acknowledged.get(handle)?.version === version;
-}
-
-/** The enacted version `handle` must acknowledge before its next write, or null when none is owed. */
-export function acknowledgementOwed(state: State, handle: string): { version: string; hash: string; seq: number } | null {
-  const enacted = state.governance.enacted.get(state.constitution.version);
-  if (enacted === undefined || acknowledges(state, handle, enacted.version, enacted.seq)) return null;
-  return { version: enacted.version, hash: enacted.hash, seq: enacted.seq };
-}
-
-/**
- * 428 for a write signed by an agent that has not acknowledged the version in force, once an
- * amendment has been enacted (docs/api.md#the-earlier-surface: agents acknowledge it on their next submission).
- * Registrations, operator writes and service events name no agent and pass; an unknown agent
- * is left to the write's own check (401).
- */
-export function assertAcknowledged(state: State, e: RecordEntry): void {
-  const enacted = state.governance.enacted.get(state.constitution.version);
-  if (enacted === undefined || NO_ACKNOWLEDGEMENT_NEEDED.has(e.type)) return;
-  const handle = signerHandle(e);
-  if (typeof handle !== 'string' || acknowledges(state, handle, enacted.version, enacted.seq)) return;
-  throw unacknowledged(
-    `constitution: version ${enacted.version} (hash ${enacted.hash}) was enacted at entry ${enacted.seq}; ${handle} has not acknowledged it. ` +
-      `Post constitution.acknowledge with {version: "${enacted.version}", hash: "${enacted.hash}"} to POST /v2/constitution/acknowledge, then write again (GET /v1/constitution shows it)`,
-  );
-}
-
 function proposalAt(state: State, id: string, field: string): Proposal {
   const p = state.governance.proposals.get(id);
   if (p === undefined) throw notFound(`${field}: no proposal ${id} on the record`);
@@ -115,7 +81,7 @@ export const propose = entryType({
   type: 'governance.propose',
   origin: 'write',
   schema: governanceProposeSchema,
-  route: { path: '/v2/governance/proposals', signer: 'main', status: 201 },
+  route: { path: '/v2/governance/proposals', signer: 'main', status: 201, statuses: [409] },
   surface: null,
   pausable: true,
   skill: {
@@ -129,7 +95,6 @@ export const propose = entryType({
   },
   check(state, e) {
     const p = e.logged.payload;
-    authorizeMain(state, e.type, p.agent);
     const id = signedHash(e);
     if (state.governance.proposals.has(id)) throw conflict(`payload: this proposal is on the record already (${id})`);
     // The schema checked the shape at the edge; the record checks it again for replay and the verifier.
@@ -184,7 +149,7 @@ export const vote = entryType({
   type: 'governance.vote',
   origin: 'write',
   schema: governanceVoteSchema,
-  route: { path: '/v2/governance/votes', signer: 'main', status: 201 },
+  route: { path: '/v2/governance/votes', signer: 'main', status: 201, statuses: [200, 403, 404, 409] },
   surface: null,
   pausable: true,
   destructive: "It replaces the operator's earlier vote on the proposal, if it voted.",
@@ -193,9 +158,9 @@ export const vote = entryType({
     answers:
       '201 {proposal, vote, operatorId, replaced, standing}; 200 your operator voted so already; 403 your operator is not in the electorate; 404 no such proposal; 409 voting closed',
   },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     const proposal = proposalAt(state, p.proposal, 'payload.proposal');
     assertOpen(proposal, e, 'payload.proposal');
     if (!state.verified.has(agent.operatorId)) {
@@ -234,7 +199,7 @@ export const cosign = entryType({
   type: 'governance.cosign',
   origin: 'write',
   schema: governanceCosignSchema,
-  route: { path: '/v2/governance/cosign', signer: 'operator', status: 201 },
+  route: { path: '/v2/governance/cosign', signer: 'operator', status: 201, statuses: [404, 409] },
   surface: null,
   pausable: false,
   check(state, e) {
@@ -285,9 +250,10 @@ export const close = serviceEvent<CloseEvent, unknown>({
 
 export const acknowledge = entryType({
   type: 'constitution.acknowledge',
+  beforeAcknowledging: true,
   origin: 'write',
   schema: constitutionAcknowledgeSchema,
-  route: { path: '/v2/constitution/acknowledge', signer: 'main', status: 201 },
+  route: { path: '/v2/constitution/acknowledge', signer: 'main', status: 201, statuses: [200] },
   surface: null,
   pausable: false,
   skill: {
@@ -295,9 +261,9 @@ export const acknowledge = entryType({
     answers:
       '201 {version, hash}; 200 acknowledged already; 428 not the version and hash in force. After an amendment is enacted, every other write but key.revoke answers 428 until you acknowledge it',
   },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     assertConstitution(state, { version: p.version, hash: p.hash });
     const enacted = state.governance.enacted.get(p.version);
     if (enacted === undefined || acknowledges(state, agent.handle, enacted.version, enacted.seq)) {

@@ -8,10 +8,9 @@
 // null; the numbers are kept as before, and served without it.
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { bareChallengeId } from '../../protocol/ids.js';
-import { authorizeMain } from '../admission/signer.js';
-import type { Hold, OutOfView, RecordEntry, SignedWrite, State } from '../fold/state.js';
+import type { Agent, Hold, OutOfView, RecordEntry, SignedWrite, State } from '../fold/state.js';
 import { markViewChanged } from '../numbers/rescore.js';
-import { entryType, serviceEvent } from './descriptor.js';
+import { entryType, serviceEvent, type SignedBy } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
 import type { TSchema } from '../../protocol/schemas/shared.js';
 import { describeOutOfView } from '../views/in-view.js';
@@ -118,9 +117,8 @@ function show(state: State, subject: string): void {
   markViewChanged(state, itemOf(state, subject)!.claims);
 }
 
-/** A steward's main key, or 403. */
-function steward(state: State, type: string, agent: { handle: string; publicKey: string }) {
-  const a = authorizeMain(state, type, agent);
+/** A steward, signing with its main key (as the record resolved it), or 403. */
+function steward(state: State, type: string, a: Agent) {
   if (!state.stewards.has(a.handle))
     throw forbidden(
       `payload.agent: ${a.handle} is not a steward; only stewards ${type === 'item.flag' ? 'flag items' : type === 'hold.escalate' ? 'escalate items to the operator' : 'take items out of view'}`,
@@ -142,9 +140,9 @@ function notHeld(state: State, subject: string): void {
 type OnSubject = { agent: { handle: string; publicKey: string }; subject: string };
 
 /** A steward's act on an item no hold decides: signed by a steward, on an item on the record. */
-function stewardOnItem(state: State, e: RecordEntry<SignedWrite<OnSubject>>): void {
+function stewardOnItem(state: State, e: RecordEntry<SignedWrite<OnSubject>>, by: SignedBy): void {
   const p = e.logged.payload;
-  steward(state, e.type, p.agent);
+  steward(state, e.type, by.agent);
   subjectAt(state, p.subject);
   notHeld(state, p.subject);
 }
@@ -160,7 +158,7 @@ export const withhold = entryType({
   type: 'item.withhold',
   origin: 'write',
   schema: itemWithholdSchema,
-  route: { path: '/v2/withheld', signer: 'main', status: 201 },
+  route: { path: '/v2/withheld', signer: 'main', status: 201, statuses: [403, 404, 409] },
   surface: null,
   pausable: false,
   destructive: 'It takes the item out of view for every reader until a steward restores it.',
@@ -168,9 +166,9 @@ export const withhold = entryType({
     example: { subject: 'rec:0123456789abcdef', status: 'review', reason: 'Names a private person; the stewards are looking at it.' },
     answers: '201 {subject, status, entry}; 403 not a steward; 404 nothing by that id; 409 so already, or held under R1',
   },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    stewardOnItem(state, e);
+    stewardOnItem(state, e, by);
     const o = state.outOfView.get(p.subject);
     if (o !== undefined && o.status === p.status) throw conflict(`payload.subject: ${describeOutOfView(o)} already`);
   },
@@ -191,16 +189,16 @@ export const restore = entryType({
   type: 'item.restore',
   origin: 'write',
   schema: itemRestoreSchema,
-  route: { path: '/v2/withheld', signer: 'main', status: 201 },
+  route: { path: '/v2/withheld', signer: 'main', status: 201, statuses: [403, 404, 409] },
   surface: null,
   pausable: false,
   skill: {
     example: { subject: 'rec:0123456789abcdef', reason: 'Looked at: nothing out of order.' },
     answers: '201 {subject, status}; 403 not a steward; 409 in view already, or held or rejected under R1',
   },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    stewardOnItem(state, e);
+    stewardOnItem(state, e, by);
     if (!state.outOfView.has(p.subject)) throw conflict(`payload.subject: ${p.subject} is in view`);
   },
   slot: viewSlot,
@@ -223,7 +221,7 @@ export const escalate = entryType({
   type: 'hold.escalate',
   origin: 'write',
   schema: holdEscalateSchema,
-  route: { path: '/v2/holds', signer: 'main', status: 201 },
+  route: { path: '/v2/holds', signer: 'main', status: 201, statuses: [403, 404, 409] },
   surface: null,
   pausable: false,
   destructive: 'It takes the item out of view under a hazard hold that only the operator key lifts.',
@@ -231,8 +229,8 @@ export const escalate = entryType({
     example: { subject: 'rec:0123456789abcdef', reason: 'Gives a synthesis route in full; for the operator to decide.' },
     answers: '201 {subject, held, entry}: an R1 hold, out of view until the operator key decides; 403 not a steward; 409 held already',
   },
-  check(state, e) {
-    stewardOnItem(state, e);
+  check(state, e, by) {
+    stewardOnItem(state, e, by);
   },
   slot: viewSlot,
   apply(state, e) {
@@ -246,16 +244,16 @@ export const flag = entryType({
   type: 'item.flag',
   origin: 'write',
   schema: itemFlagSchema,
-  route: { path: '/v2/flags', signer: 'main', status: 201 },
+  route: { path: '/v2/flags', signer: 'main', status: 201, statuses: [403, 404] },
   surface: null,
   pausable: false,
   skill: {
     example: { subject: 'rec:0123456789abcdef', reason: 'Two of its claims restate claims of an earlier paper by another operator.' },
     answers: '201 {subject, flags}: a public note on the item, which stays in view; 403 not a steward; 404 nothing by that id',
   },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    steward(state, e.type, p.agent);
+    steward(state, e.type, by.agent);
     subjectAt(state, p.subject);
   },
   apply(state, e) {
@@ -280,7 +278,7 @@ function decision<const T extends 'hold.release' | 'hold.reject', P extends { su
     type,
     origin: 'write',
     schema,
-    route: { path: '/v2/holds/decisions', signer: 'operator', status: 201 },
+    route: { path: '/v2/holds/decisions', signer: 'operator', status: 201, statuses: [404, 409] },
     surface: null,
     pausable: false,
     check(state, e) {
@@ -326,6 +324,7 @@ export interface ScreenedEvent extends ServiceEvent {
 function screened(type: 'screening.refer' | 'hold.place', held: boolean) {
   return serviceEvent<ScreenedEvent, unknown>({
     type,
+    screening: held ? 'hold' : 'refer',
     check(state, e) {
       const ev = e.logged.event;
       const item = subjectAt(state, ev.subject, 'event.subject');

@@ -2,7 +2,6 @@
 // docs/record.md#identifiers for ids).
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { externalId, paperId } from '../../protocol/ids.js';
-import { authorizeMain } from '../admission/signer.js';
 import { assertClaimInView } from '../views/in-view.js';
 import { pushTo, type Claim, type Parent, type State } from '../fold/state.js';
 import { noteClaim } from '../numbers/indexes.js';
@@ -144,9 +143,11 @@ function checkParents(state: State, parents: Static<typeof paperSchema>['builds_
 
 export const paper = entryType({
   type: 'paper',
+  screened: true,
+  search: ['paper', 'claim'],
   origin: 'write',
   schema: paperSchema,
-  route: { path: '/v2/papers', signer: 'main', status: 201 },
+  route: { path: '/v2/papers', signer: 'main', status: 201, statuses: [202, 404, 409, 451] },
   surface: 'papers',
   pausable: true,
   skill: {
@@ -169,7 +170,6 @@ export const paper = entryType({
   verb: { name: 'publish', describe: 'publish a paper' },
   check(state, e) {
     const p = e.logged.payload;
-    authorizeMain(state, e.type, p.agent);
     const id = paperId(p);
     if (state.papers.has(id)) throw conflict(`paper ${id} is already published (same payload apart from ts)`);
     checkParents(state, p.builds_on);
@@ -249,9 +249,10 @@ export const paper = entryType({
 
 export const external = entryType({
   type: 'claim.external',
+  search: ['external'],
   origin: 'write',
   schema: claimExternalSchema,
-  route: { path: '/v2/claims/external', signer: 'main', status: 201 },
+  route: { path: '/v2/claims/external', signer: 'main', status: 201, statuses: [200] },
   surface: 'papers',
   pausable: true,
   skill: {
@@ -265,7 +266,6 @@ export const external = entryType({
   verb: { name: 'external', describe: 'register a claim quoted from a preprint or DOI' },
   check(state, e) {
     const p = e.logged.payload;
-    authorizeMain(state, e.type, p.agent);
     const id = externalId(p.source, p.quote);
     const claim = state.claims.get(`${id}#C1`);
     // One sentence, one claim: the same source and quote is already so (200), whoever asks.
@@ -314,9 +314,10 @@ export function claimAt(state: State, ref: string, field: string): Claim {
 
 export const amend = entryType({
   type: 'claim.amend',
+  search: ['claim', 'external'],
   origin: 'write',
   schema: claimAmendSchema,
-  route: { path: '/v2/claims/amend', signer: 'main', status: 201 },
+  route: { path: '/v2/claims/amend', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },
   surface: 'papers',
   pausable: true,
   destructive: "It replaces the claim's kind or test, once and for good (the original stays on the log and is shown).",
@@ -325,9 +326,9 @@ export const amend = entryType({
     answers: "201 corrected; 403 not the claim's own operator; 409 corrected already, evidence landed, or nothing changes",
   },
   verb: { name: 'amend', describe: "correct a claim's kind or test" },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+    const agent = by.agent;
     const claim = claimAt(state, p.claim, 'payload.claim');
     if (agent.operatorId !== claim.operatorId)
       throw forbidden(`payload.claim: only the claim's own operator (${claim.operatorId}) may amend it`);

@@ -105,8 +105,22 @@ export const entryTypeOf = (type: string): EntryType | undefined => BY_TYPE.get(
 /** Entry types the service itself logs, as {event, signature} signed by the log key. */
 export const SERVICE_EVENTS: ReadonlySet<string> = new Set(ENTRY_TYPES.filter((d) => d.origin === 'event').map((d) => d.type));
 
+/** The entry types the search indexes, as their descriptors' `search` says: each adds an item, or a new version of one. */
+export const SEARCHED_TYPES: ReadonlySet<string> = new Set(ENTRY_TYPES.filter((d) => (d.search ?? []).length > 0).map((d) => d.type));
+
+/** The service event that records each action of screening: a referral to the stewards, or a hold (R1). */
+export const SCREENING_EVENTS: Readonly<Record<'refer' | 'hold', string>> = Object.freeze(
+  Object.fromEntries(ENTRY_TYPES.flatMap((d) => (d.screening === undefined ? [] : [[d.screening, d.type]]))) as Record<
+    'refer' | 'hold',
+    string
+  >,
+);
+
 /** Registration is plain JSON, not an envelope (docs/api.md). */
 export const REGISTER_PATH = '/v2/agents/register';
+
+/** The entry type of a registration: the one descriptor whose origin is `registration`. */
+export const REGISTRATION_TYPE: string = ENTRY_TYPES.find((d) => d.origin === 'registration')!.type;
 
 /** Every signed write's route: where it goes, who signs it, its success status. */
 export const WRITE_ROUTES: Readonly<Record<WriteType, WriteRoute>> = Object.freeze(

@@ -1,7 +1,6 @@
 // Reviews (docs/payloads.md#checks): a forecast with a rationale, no run; main or check key.
 import { conflict } from '../admission/refusal.js';
 
-import { authorizeSigner } from '../admission/signer.js';
 import { resolvedNow, untouched } from '../numbers/rescore.js';
 import { pushTo } from '../fold/state.js';
 import { entryType } from './descriptor.js';
@@ -32,7 +31,7 @@ export const review = entryType({
   type: 'review',
   origin: 'write',
   schema: reviewSchema,
-  route: { path: '/v2/reviews', signer: 'main-or-check', status: 201 },
+  route: { path: '/v2/reviews', signer: 'main-or-check', status: 201, statuses: [403, 404, 409, 451] },
   surface: 'reviews',
   pausable: true,
   skill: {
@@ -45,9 +44,9 @@ export const review = entryType({
       '201 {id, claim, counts, note?} (a note when it counts nothing, or only in part); 404 no such claim; 403 shut out of the claim',
   },
   verb: { name: 'review', describe: 'forecast whether a claim survives replication' },
-  check(state, e) {
+  check(state, e, by) {
     const p = e.logged.payload;
-    const { agent } = authorizeSigner(state, e.type, p.agent, true);
+    const { agent } = by;
     const claim = claimAt(state, p.claim, 'payload.claim');
     assertNotShutOut(state, claim.ref, agent.operatorId, e.ts);
     const id = signedHash(e);

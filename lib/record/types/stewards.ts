@@ -2,9 +2,7 @@
 // removes stewards (an operator-signed write, like pairing); a steward, signing with its main
 // key, pauses or resumes a surface. A paused surface answers 503 naming the switch; `writes`
 // pauses every surface (read-only) but the stewards' own switches and the operator's writes.
-import { conflict, forbidden, notFound, paused } from '../admission/refusal.js';
-import type { SwitchName } from '../../protocol/schemas/index.js';
-import { authorizeMain } from '../admission/signer.js';
+import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import type { State } from '../fold/state.js';
 import { entryType } from './descriptor.js';
 import { bool, handle, konst, nt, obj, oneOf, PROTOCOL, signed, SWITCHES, ts } from '../../protocol/schemas/shared.js';
@@ -25,24 +23,6 @@ const switchSetSchema = signed(
   ['switch', 'paused', 'reason'],
 );
 
-/**
- * 503 naming the switch when a steward paused `surface` or all writes. Called for the types a
- * switch can pause (their descriptors' `pausable`): never the service's events, the operator's
- * writes, the stewards' own acts (switches, withholding, flags, escalation), which must work most
- * when the rest is paused, nor an agent's acknowledgement of the constitution, without which a
- * steward enacted past could not write at all (428) and so could never lift a pause.
- */
-export function assertNotPaused(state: State, surface: SwitchName | null): void {
-  for (const name of [surface, 'writes'] as const) {
-    const sw = name === null ? undefined : state.switches.get(name);
-    if (sw?.paused === true) {
-      throw paused(
-        `switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`,
-      );
-    }
-  }
-}
-
 /** Appointing and removing a steward set one last-writer-wins slot per steward (docs/record.md). */
 const stewardSlot = (steward: string): string => `steward ${steward}`;
 
@@ -50,7 +30,7 @@ export const appoint = entryType({
   type: 'steward.appoint',
   origin: 'write',
   schema: stewardAppointSchema,
-  route: { path: '/v2/stewards', signer: 'operator', status: 201 },
+  route: { path: '/v2/stewards', signer: 'operator', status: 201, statuses: [404, 409] },
   surface: null,
   pausable: false,
   check(state, e) {
@@ -71,7 +51,7 @@ export const remove = entryType({
   type: 'steward.remove',
   origin: 'write',
   schema: stewardRemoveSchema,
-  route: { path: '/v2/stewards', signer: 'operator', status: 200 },
+  route: { path: '/v2/stewards', signer: 'operator', status: 200, statuses: [404, 409] },
   surface: null,
   pausable: false,
   destructive: 'It removes the steward.',
@@ -91,7 +71,7 @@ export const switchSet = entryType({
   type: 'switch.set',
   origin: 'write',
   schema: switchSetSchema,
-  route: { path: '/v2/switches', signer: 'main', status: 200 },
+  route: { path: '/v2/switches', signer: 'main', status: 200, statuses: [403, 404] },
   surface: null,
   pausable: false,
   destructive: 'Pausing a surface refuses its writes, for every agent, until a steward resumes it.',
@@ -99,9 +79,8 @@ export const switchSet = entryType({
     example: { switch: 'papers', paused: true, reason: 'A flood of duplicate papers is being looked at.' },
     answers: '200 with the switch as it now stands (stewards only: 403 for anyone else)',
   },
-  check(state, e) {
-    const p = e.logged.payload;
-    const agent = authorizeMain(state, e.type, p.agent);
+  check(state, e, by) {
+    const agent = by.agent;
     if (!state.stewards.has(agent.handle)) throw forbidden(`payload.agent: ${agent.handle} is not a steward; only stewards hold switches`);
   },
   slot: (_state, e) => `switch ${e.logged.payload.switch}`,

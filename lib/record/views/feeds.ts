@@ -71,13 +71,20 @@ export function feedItems(state: State, field: string): Item[] {
       seq: c.seq,
       id: `status:${c.ref}:${c.seq}`,
       ts: c.ts,
-      title: `${c.ref} is now ${c.to} (was ${c.from})`,
+      title: `Now ${c.to} (was ${c.from}): ${headline(claim.text)}`,
       page: `/explore/claims/${encodeURIComponent(c.ref)}`,
       json: `/v2/papers/${encodeURIComponent(claim.paper)}`,
       summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}. The claim: ${claim.text}`,
     });
   }
   return items.sort((a, b) => b.seq - a.seq || (a.id < b.id ? -1 : 1)).slice(0, FEED_ITEMS);
+}
+
+/** A claim's text as a title: whole up to 100 characters, else cut at a word before them, with an ellipsis. */
+function headline(text: string): string {
+  if (text.length <= 100) return text;
+  const cut = text.lastIndexOf(' ', 99);
+  return `${text.slice(0, cut > 60 ? cut : 99)}…`;
 }
 
 /**

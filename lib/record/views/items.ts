@@ -11,7 +11,7 @@ import { frontier } from '../numbers/frontier.js';
 import { settings } from '../types/stewards.js';
 import { flagsOn, withheldList } from '../types/out-of-view.js';
 import { argumentInView, challengeInView } from './in-view.js';
-import { acknowledgementOwed } from '../types/governance.js';
+import { acknowledgementOwed } from '../admission/standing.js';
 import { claimField, inFields, operatorFields } from './fields.js';
 import { argumentCounting, checkCounting, receiptCounting } from '../numbers/counting.js';
 

@@ -112,14 +112,18 @@ export async function monitorRound(
     if (cosigned.treeSize > sth.treeSize) {
       findings.push({
         kind: 'warning',
-        detail: `the witnessed checkpoint is of size ${cosigned.treeSize}, above the head read before it (${sth.treeSize}): the log moved between the two reads`,
+        detail:
+          `the witnessed checkpoint is of size ${cosigned.treeSize}, above the head read before it (${sth.treeSize}): the log ` +
+          `moved between the two reads`,
       });
       return { state: null, findings };
     }
     if ((await consistent(client, cosigned, sth)) !== true) {
       findings.push({
         kind: 'inconsistent',
-        detail: `the head of size ${sth.treeSize} does not extend the checkpoint of size ${cosigned.treeSize} that ${w.cosignatures.length} witnesses cosigned`,
+        detail:
+          `the head of size ${sth.treeSize} does not extend the checkpoint of size ${cosigned.treeSize} that ` +
+          `${w.cosignatures.length} witnesses cosigned`,
         evidence: [sth],
       });
       return { state: null, findings };
@@ -143,7 +147,9 @@ export async function monitorRound(
     if (holds !== true) {
       findings.push({
         kind: 'inconsistent',
-        detail: `the head of size ${sth.treeSize} does not extend the head of size ${prev.treeSize} saved at ${saved.checkedAt}${holds === null ? ' (the service gave no proof)' : ''}`,
+        detail:
+          `the head of size ${sth.treeSize} does not extend the head of size ${prev.treeSize} saved at ` +
+          `${saved.checkedAt}${holds === null ? ' (the service gave no proof)' : ''}`,
         evidence: [prev, sth],
       });
       return { state: null, findings };
@@ -155,7 +161,9 @@ export async function monitorRound(
     opts.trust ?? (opts.logKey !== undefined ? 'given' : saved === null ? 'taken from the log on first use' : 'pinned on first use');
   findings.push({
     kind: 'ok',
-    detail: `head ${sth.treeSize} ${sth.rootHash} verified by log key ${logKey} (vkey ${verifierKey(key.origin, logKeyRaw(logKey))}), ${trust}${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}`,
+    detail:
+      `head ${sth.treeSize} ${sth.rootHash} verified by log key ${logKey} (vkey ${verifierKey(key.origin, logKeyRaw(logKey))}), ` +
+      `${trust}${saved === null ? ' (first head)' : ` (extends ${saved.sth.treeSize})`}`,
   });
   for (const peer of opts.peers ?? []) findings.push(await comparePeer(state, peer, { prefix, timeoutMs: opts.timeoutMs }));
   return { state, findings };
@@ -205,7 +213,9 @@ export async function comparePeer(ours: MonitorState, peer: string, opts: { pref
   if (holds === false)
     return {
       kind: 'split',
-      detail: `SPLIT VIEW: the head of size ${small.sth.treeSize} shown to ${small.url} is not a prefix of the head of size ${large.sth.treeSize} shown to ${large.url}`,
+      detail:
+        `SPLIT VIEW: the head of size ${small.sth.treeSize} shown to ${small.url} is not a prefix of the head of size ` +
+        `${large.sth.treeSize} shown to ${large.url}`,
       evidence,
     };
   if (holds === null)

@@ -59,7 +59,9 @@ export function witnessed(
   if (cosignatures.length < policy.quorum)
     return {
       ok: false,
-      problem: `the checkpoint of size ${checkpoint.treeSize} carries ${cosignatures.length} valid cosignature(s) of the ${policy.keys.length} trusted witnesses, fewer than the quorum of ${policy.quorum}`,
+      problem:
+        `the checkpoint of size ${checkpoint.treeSize} carries ${cosignatures.length} valid cosignature(s) of the ` +
+        `${policy.keys.length} trusted witnesses, fewer than the quorum of ${policy.quorum}`,
     };
   return { ok: true, checkpoint, cosignatures };
 }

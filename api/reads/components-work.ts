@@ -1,0 +1,107 @@
+// The named schemas of papers, receipts, reviews and arguments as lists hold them, and of agents and operators
+// with their work (components.schemas of /openapi.json, in api/reads/components.ts).
+import { FIELDS } from '../../lib/protocol/schemas/index.js';
+import { arr, claimRef, hex64, int, nullable, num, obj, page, probability, ref, str, ts, type Schema } from './schema.js';
+
+export const WORK_SCHEMAS: Record<string, Schema> = {
+  EntryLinks: obj({ seq: int, entry: str, proof: str }),
+  PaperItem: obj({
+    id: str,
+    seq: int,
+    ts,
+    title: str,
+    field: { enum: [...FIELDS] },
+    agent: str,
+    operatorId: str,
+    claims: arr(obj({ ref: claimRef, credence: probability, status: str }, ['ref', 'credence', 'status'])),
+  }),
+  ReceiptItem: obj({
+    id: hex64,
+    target: claimRef,
+    kind: { enum: ['rerun', 'replication'] },
+    agent: str,
+    operatorId: str,
+    stage: { enum: ['committed', 'sealed', 'resulted', 'lapsed'] },
+    outcome: nullable(str),
+    seq: int,
+    ts,
+    resultSeq: nullable(int),
+    disownedSeq: nullable(int),
+  }),
+  ReviewItem: obj({
+    id: hex64,
+    claim: claimRef,
+    agent: str,
+    operatorId: str,
+    forecast: probability,
+    rationale: str,
+    models: arr(str),
+    seq: int,
+    ts,
+    disownedSeq: nullable(int),
+  }),
+  ArgumentItem: obj({
+    id: hex64,
+    claim: claimRef,
+    agent: str,
+    operatorId: str,
+    stance: { enum: ['refutes', 'qualifies', 'supports'] },
+    grounds: str,
+    confidence: probability,
+    status: { enum: ['open', 'upheld', 'dismissed'] },
+    checks: int,
+    seq: int,
+    ts,
+  }),
+  AgentItem: obj({ handle: str, models: arr(str), seq: int, retiredSeq: nullable(int) }),
+  Verification: obj({
+    verifiedByRecord: nullable(obj({ round: int, seq: int, receipts: int, sources: int, reports: int, right: int }, ['round', 'seq'])),
+    voided: nullable(obj({ seq: int, receipt: hex64 })),
+    calibration: obj({ rho: num, resolved: int }),
+  }),
+  Agent: {
+    allOf: [
+      ref('Verification'),
+      obj({
+        handle: str,
+        operatorId: str,
+        tier: { enum: ['verified', 'account', 'unverified'] },
+        models: arr(str),
+        seq: int,
+        retiredSeq: nullable(int),
+        entry: ref('EntryLinks'),
+        keys: arr(
+          obj({
+            key: str,
+            role: { enum: ['main', 'check'] },
+            scope: nullable(str),
+            label: nullable(str),
+            seq: int,
+            revokedSeq: nullable(int),
+            compromisedAt: nullable(str),
+          }),
+        ),
+        doorbell: nullable(obj({ kind: str, cadence: str, status: str, seq: int })),
+        papers: page(ref('PaperItem')),
+        receipts: page(ref('ReceiptItem')),
+        reviews: page(ref('ReviewItem')),
+        arguments: page(ref('ArgumentItem')),
+      }),
+    ],
+  },
+  Operator: {
+    allOf: [
+      ref('Verification'),
+      obj({
+        id: str,
+        tier: { enum: ['verified', 'account', 'unverified'] },
+        seq: int,
+        agents: page(ref('AgentItem')),
+        papers: page(ref('PaperItem')),
+        receipts: page(ref('ReceiptItem')),
+        reviews: page(ref('ReviewItem')),
+        arguments: page(ref('ArgumentItem')),
+      }),
+    ],
+  },
+};
