@@ -9,7 +9,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { Fold } from '../helpers/fold.js';
-import { scoreClaim, calibrationOf, type Score, operatorCalibration, round4 } from '../../lib/record/numbers/index.js';
+import { scoreClaim, calibrationOf, type Score, operatorCalibration, round4, KEEP_AGGREGATE_FROM } from '../../lib/record/numbers/index.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { isArchiveError } from '../../lib/protocol/errors.js';
 import type { State } from '../../lib/record/fold/index.js';
@@ -68,7 +68,8 @@ function fromScratch(state: State): Map<string, Score> {
   return scores;
 }
 
-const bits = (state: State, scores: Map<string, Score>) => canonicalize(state.numbers.index.refs.map((ref) => ({ ...scores.get(ref)! })));
+const bits = (state: State, scores: { get(ref: string): Score | undefined }) =>
+  canonicalize(state.numbers.index.refs.map((ref) => ({ ...scores.get(ref)! })));
 
 const seen = {
   hot: 0,
@@ -198,4 +199,21 @@ t.test('the kept numbers equal those from scratch, bit for bit, after every entr
   t.ok(seen.verifiedOrVoided > 0, 'operators verified by the record or voided');
   t.ok(seen.capBinds > 0 && seen.capFree > 0, 'caps that bind and caps that do not');
   t.ok(seen.resultsAppended > 20, 'results appended to a kept aggregate, not built again');
+});
+
+t.test('only a claim with many reviews and results keeps its evidence aggregate; the numbers are the same', async (t) => {
+  const f = new Fold(VERIFIED);
+  for (const op of OPERATORS) f.agent(agentOf(op, 0), op);
+  const claims = Array.from({ length: 5 }, (_, i) => f.paper(agentOf('prolific', 0), [{ confidence: 0.1 + i / 10 }])[0]!);
+  const [hot, ...cold] = claims as [string, ...string[]];
+  for (let i = 0; i < KEEP_AGGREGATE_FROM + 8; i++) f.review(agentOf(pick(OPERATORS.slice(4), i), 0), hot, 0.5 + (i % 5) / 10);
+  cold.forEach((ref, i) => f.review(agentOf(pick(OPERATORS.slice(4), i), 0), ref, 0.8));
+  const kept = f.state.numbers.aggregates.evidence;
+  t.same([...kept.keys()], [hot], 'the hot claim alone keeps one');
+  t.equal(f.state.numbers.index.reviewsByClaim.get(hot)!.length, KEEP_AGGREGATE_FROM + 8);
+  t.equal(bits(f.state, f.state.numbers.scores), bits(f.state, fromScratch(f.state)), 'every score as from scratch, bit for bit');
+  t.ok(
+    cold.every((ref) => f.state.numbers.index.reviewsByClaim.get(ref)!.length === 1),
+    'the other claims have their review',
+  );
 });

@@ -13,6 +13,7 @@ import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
 import { History, type HistoryData } from '../numbers/history.js';
 import { ReportPairs, type ReportPairsData } from '../numbers/report-pairs.js';
+import { Scores, type ScoresData } from '../numbers/score-store.js';
 import type { Numbers } from '../numbers/indexes.js';
 
 /** A state's header line (the engine's snapshot header; the folding code's identity is lib/protocol/code-id.ts). */
@@ -23,7 +24,8 @@ interface Written extends Omit<State, 'reviews' | 'reportsByKey' | 'seen' | 'num
   reviews: ReviewsData;
   reportsByKey: ReportsData;
   seen: SeenData;
-  numbers: Omit<Numbers, 'history' | 'tallies'> & {
+  numbers: Omit<Numbers, 'history' | 'tallies' | 'scores'> & {
+    scores: ScoresData;
     history: HistoryData;
     tallies: Omit<Numbers['tallies'], 'pairs'> & { pairs: ReportPairsData };
   };
@@ -44,6 +46,7 @@ export function writtenState(state: State): Written {
     seen: state.seen.pack(),
     numbers: {
       ...n,
+      scores: n.scores.pack(),
       history: n.history.pack(),
       tallies: { ...n.tallies, pairs: n.tallies.pairs.pack() },
       aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set() },
@@ -61,6 +64,7 @@ function restoredState(w: Written): State {
     seen: SeenIndex.unpack(w.seen),
     numbers: {
       ...n,
+      scores: Scores.unpack(n.scores, n.index),
       history: History.unpack(n.history),
       tallies: { ...n.tallies, pairs: ReportPairs.unpack(n.tallies.pairs) },
     },

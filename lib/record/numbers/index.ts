@@ -6,6 +6,7 @@ export { exactSum, ExactSum } from './exact-sum.js';
 export { computeFrontier, frontier, FRONTIER_MAX } from './frontier.js';
 export { History, RECENT_POINTS } from './history.js';
 export { type Score, type Status } from './indexes.js';
+export { KEEP_AGGREGATE_FROM } from './kept.js';
 export { DEFAULT_MINUTES, rescoreAll } from './rescore.js';
 export {
   anchor,

@@ -4,38 +4,9 @@
 import type { EvidenceAggregate } from './aggregate.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
+import { Scores } from './score-store.js';
 
-export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
-
-/** A claim's numbers, unrounded (served.ts rounds what it serves). */
-export interface Score {
-  ref: string;
-  /** Calibration rho of the author operator (null for an external claim: a = 0.5). */
-  calibration: number | null;
-  prior: number;
-  credence: number;
-  credenceVerified: number;
-  /** The lowest cap on credence (a qualifying argument that holds), or null. */
-  cap: number | null;
-  status: Status;
-  resolved: 0 | 1 | null;
-  use: number;
-  s: number;
-  f: number;
-  dispute: number;
-  reproduced: boolean;
-  families: string[];
-  /** Arguments by independent operators, by stance and status. */
-  arguments: Record<'refutes' | 'qualifies' | 'supports', Record<'open' | 'upheld' | 'dismissed', number>>;
-  foundations: string[];
-  /** Log-odds of the evidence (everything after the prior), all and verified-only. */
-  evidence: number;
-  evidenceVerified: number;
-  /** Credence and credenceVerified if it gained one confirming verified replication of a new family (for lift). */
-  hypoCredence: number;
-  hypoVerified: number;
-  lift: { ref: string; from: number; to: number; gain: number }[];
-}
+export type { Score, Status } from './score-store.js';
 
 export interface NumbersIndex {
   /** Every claim's place in log order (claims of one paper in claim order). */
@@ -194,7 +165,8 @@ export const emptyAggregates = (): Aggregates => ({
 /** The numbers the fold keeps: its indexes and every claim's score (rescore.ts). */
 export interface Numbers {
   index: NumbersIndex;
-  scores: Map<string, Score>;
+  /** Every claim's score, by its ordinal (score-store.ts). */
+  scores: Scores;
   aggregates: Aggregates;
   ranks: Ranks;
   /** Bumped whenever any score changes: caches of served numbers key on it. */
@@ -219,15 +191,18 @@ export interface StatusChange {
   to: string;
 }
 
-export const emptyNumbers = (): Numbers => ({
-  index: emptyIndex(),
-  scores: new Map(),
-  aggregates: emptyAggregates(),
-  ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
-  version: 0,
-  chunkVersion: [],
-  statusChanges: [],
-  history: new History(),
-  at: { seq: 0, ts: '' },
-  tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
-});
+export const emptyNumbers = (): Numbers => {
+  const index = emptyIndex();
+  return {
+    index,
+    scores: new Scores(index),
+    aggregates: emptyAggregates(),
+    ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
+    version: 0,
+    chunkVersion: [],
+    statusChanges: [],
+    history: new History(),
+    at: { seq: 0, ts: '' },
+    tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
+  };
+};

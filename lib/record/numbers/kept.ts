@@ -10,15 +10,25 @@ import { countedItems, countingReceipt, countsAsRerun, receiptItem, rerunsOf, re
 
 const rank = (k: keyof typeof KIND_RANK) => KIND_RANK[k];
 
-/** The claim's evidence aggregate built from its items. */
-function build(state: State, claim: Claim): EvidenceAggregate {
+/**
+ * A claim with fewer reviews and results than this has its evidence aggregate built from its
+ * items each time it is read, and not kept: that costs at most this many items, and an aggregate
+ * kept for every claim held about half the heap of a paper- and claim-heavy log (issue 26). A
+ * hot claim keeps its aggregate, so that a write on it costs the same however many items it has.
+ */
+export const KEEP_AGGREGATE_FROM = 32;
+/** In the same way, a claim relied on by fewer papers than this counts its use afresh when read. */
+export const KEEP_USE_FROM = 16;
+
+/** The claim's evidence aggregate built from its items, kept when `keep`. */
+function build(state: State, claim: Claim, keep = true): EvidenceAggregate {
   const { index: ix, aggregates } = state.numbers;
   const agg = new EvidenceAggregate();
   for (const item of countedItems(state, ix, claim)) agg.append(item);
   agg.reruns = rerunsOf(state, claim);
   agg.reviewsRead = ix.reviewsByClaim.get(claim.ref)?.length ?? 0;
   agg.resultsRead = ix.resultsByClaim.get(claim.ref)?.length ?? 0;
-  aggregates.evidence.set(claim.ref, agg);
+  if (keep) aggregates.evidence.set(claim.ref, agg);
   aggregates.stale.delete(claim.ref);
   return agg;
 }
@@ -30,10 +40,11 @@ function build(state: State, claim: Claim): EvidenceAggregate {
  */
 export function keptAggregate(state: State, claim: Claim): EvidenceAggregate {
   const { index: ix, aggregates } = state.numbers;
-  let agg = aggregates.evidence.get(claim.ref);
-  if (agg === undefined || aggregates.stale.has(claim.ref)) return build(state, claim);
   const reviews = ix.reviewsByClaim.get(claim.ref) ?? [];
   const results = ix.resultsByClaim.get(claim.ref) ?? [];
+  if (reviews.length + results.length < KEEP_AGGREGATE_FROM) return build(state, claim, false);
+  let agg = aggregates.evidence.get(claim.ref);
+  if (agg === undefined || aggregates.stale.has(claim.ref)) return build(state, claim);
   while (agg.reviewsRead < reviews.length || agg.resultsRead < results.length) {
     const v = agg.reviewsRead < reviews.length ? reviews[agg.reviewsRead]! : -1;
     const r = agg.resultsRead < results.length ? state.receipts.get(results[agg.resultsRead]!)! : undefined;
@@ -63,7 +74,9 @@ export const keptEvidence = (state: State, claim: Claim): Evidence => keptAggreg
 
 /** Marks claims whose evidence aggregate must be built again (an entry other than a review touched them, or who is verified changed). */
 export function markStale(state: State, refs: Iterable<string>): void {
-  for (const ref of refs) state.numbers.aggregates.stale.add(ref);
+  const { evidence, stale } = state.numbers.aggregates;
+  // A claim with no kept aggregate builds one when read anyway.
+  for (const ref of refs) if (evidence.has(ref)) stale.add(ref);
 }
 
 function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own: string[] } {
@@ -114,9 +127,12 @@ export function resolvedMoved(state: State, claim: Claim): void {
 /** `use`: the tier weights of the operators other than the author's whose papers rely on the claim. */
 export function keptUse(state: State, claim: Claim): number {
   const { index: ix, aggregates } = state.numbers;
-  let u = aggregates.use.get(claim.ref);
-  if (u === undefined) aggregates.use.set(claim.ref, (u = { read: 0, ops: new Map() }));
   const relying = ix.relying.get(claim.ref) ?? [];
+  let u = aggregates.use.get(claim.ref);
+  if (u === undefined) {
+    u = { read: 0, ops: new Map() };
+    if (relying.length >= KEEP_USE_FROM) aggregates.use.set(claim.ref, u);
+  }
   for (; u.read < relying.length; u.read++) {
     const op = state.papers.get(relying[u.read]!)!.operatorId;
     if (op !== claim.operatorId) u.ops.set(op, (u.ops.get(op) ?? 0) + 1);

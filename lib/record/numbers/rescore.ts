@@ -7,6 +7,7 @@
 import type { Receipt, RecordEntry, State } from '../fold/state.js';
 import { CHUNK, emptyAggregates, type Ranks } from './indexes.js';
 import { keptParts, markStale, resolvedMoved } from './kept.js';
+import { Scores } from './score-store.js';
 import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
@@ -138,7 +139,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
 
 /** Every claim scored from nothing, in log order (the aggregates are built again as claims are next rescored). */
 export function rescoreAll(state: State): void {
-  state.numbers.scores = new Map();
+  state.numbers.scores = new Scores(state.numbers.index);
   state.numbers.aggregates = emptyAggregates();
   const { index: ix, scores } = state.numbers;
   state.numbers.version++;

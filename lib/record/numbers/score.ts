@@ -128,12 +128,17 @@ function factorOf(state: State, f: Score, credence = f.credence, verified = f.cr
  * Calibration of an operator over its resolved paper claims published before entry `before`:
  * rho and how many claims it rests on.
  */
+/** Where earlier claims' scores are read: the fold's (score-store.ts), or a Map of scores made from scratch. */
+export interface ScoreReader {
+  get(ref: string): Score | undefined;
+}
+
 export function calibrationOf(
   state: State,
   ix: NumbersIndex,
   operatorId: string,
   before: number,
-  scores: Map<string, Score>,
+  scores: ScoreReader,
 ): { rho: number; resolved: number } {
   let sum = 0;
   let n = 0;
@@ -233,7 +238,7 @@ export interface Parts {
 }
 
 /** The parts of a score computed from scratch. */
-export const fromScratch = (state: State, ix: NumbersIndex, scores: Map<string, Score>): Parts => ({
+export const fromScratch = (state: State, ix: NumbersIndex, scores: ScoreReader): Parts => ({
   evidence: (claim) => evidenceFromScratch(state, ix, claim),
   calibration: (claim) => calibrationOf(state, ix, claim.operatorId, claim.seq, scores).rho,
   use: (claim) => useOf(state, ix, claim),
@@ -244,7 +249,7 @@ export function scoreClaim(
   state: State,
   ix: NumbersIndex,
   claim: Claim,
-  scores: Map<string, Score>,
+  scores: ScoreReader,
   parts: Parts = fromScratch(state, ix, scores),
 ): Score {
   // Prior.
