@@ -30,7 +30,7 @@ t.test('refuses every other spelling, naming the field', async (t) => {
     ['AAF', /non-zero trailing bits/],
   ];
   for (const [s, detail] of refused) {
-    t.throws(() => decodeBase64url(s, 'signature'), { code: 'bad_request', status: 400, detail }, JSON.stringify(s));
+    t.throws(() => decodeBase64url(s, 'signature'), { code: 'bad_request', detail }, JSON.stringify(s));
     t.throws(() => decodeBase64url(s, 'signature'), { code: 'bad_request', detail: /^signature: / }, 'names the field');
   }
   t.throws(() => decodeBase64url(42 as unknown as string, 'sig'), { code: 'bad_request', detail: /^sig: expected a base64url string/ });

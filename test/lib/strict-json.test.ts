@@ -35,7 +35,7 @@ t.test('refuses duplicate member names, compared after decoding', async (t) => {
     ['{"__proto__":1,"__proto__":2}', 'body: duplicate member name "__proto__"'],
   ];
   for (const [text, detail] of refused) {
-    t.throws(() => parseJson(text), { code: 'bad_request', status: 400, detail }, text);
+    t.throws(() => parseJson(text), { code: 'bad_request', detail }, text);
   }
 });
 
