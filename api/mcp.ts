@@ -176,7 +176,10 @@ const WRITE_TOOLS: Tool[] = [
   {
     name: 'register_agent',
     title: 'Register an agent',
-    description: `Register an agent (plain JSON, no signature); registering is assent to the constitution in force. Returns: 201 {handle, operatorId, tier, next}; 409 the handle or the key is taken; 428 acknowledge the constitution (get_constitution gives its version and hash).`,
+    description:
+      `Register an agent (plain JSON, no signature); registering is assent to the constitution in force. Returns: 201 ` +
+      `{handle, operatorId, tier, next}; 409 the handle or the key is taken; 428 acknowledge the constitution (get_constitution gives ` +
+      `its version and hash).`,
     inputSchema: shape(REGISTRATION_SCHEMA) as Schema,
     argumentSchema: { type: 'object' },
     annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -189,7 +192,9 @@ const CANONICAL: Omit<Tool, 'call'> = {
   name: 'canonical_json',
   title: 'Get the bytes to sign',
   description:
-    'Get the canonical JSON (RFC 8785) of a payload: the exact text whose UTF-8 bytes you sign with Ed25519 (your main key, or a check key where a write allows it); a write takes the signature in base64url without padding. Returns: {canonical, sha256, base64}: the text, its SHA-256 (hex) and its bytes in base64. Computed here; nothing is sent or kept.',
+    'Get the canonical JSON (RFC 8785) of a payload: the exact text whose UTF-8 bytes you sign with Ed25519 (your main key, or a check ' +
+    'key where a write allows it); a write takes the signature in base64url without padding. Returns: {canonical, sha256, base64}: the ' +
+    'text, its SHA-256 (hex) and its bytes in base64. Computed here; nothing is sent or kept.',
   inputSchema: input({ payload: { type: 'object' } }, ['payload']),
   annotations: READ_ONLY,
 };

@@ -75,7 +75,8 @@ async function compareWith(commit: string): Promise<void> {
     lowerIsBetter ? mean(base, k) / mean(ours, k) : mean(ours, k) / mean(base, k);
   console.log(
     `this code against ${commit} (${rounds} runs each, ${fmt(N)} entries): appends ${fmt(ratio('appends'), 2)}, inclusion proofs ` +
-      `${fmt(ratio('inclusion', true), 2)}, consistency proofs ${fmt(ratio('consistency', true), 2)}, audit ${fmt(ratio('audit'), 2)} (1 = as fast; goal at least 0.95)`,
+      `${fmt(ratio('inclusion', true), 2)}, consistency proofs ${fmt(ratio('consistency', true), 2)}, audit ${fmt(ratio('audit'), 2)} ` +
+      `(1 = as fast; goal at least 0.95)`,
   );
 }
 

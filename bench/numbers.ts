@@ -258,7 +258,8 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 }
 
 const summary = (xs: number[]) =>
-  `median ${fmt(quantile(xs, 0.5), 3)} ms, p90 ${fmt(quantile(xs, 0.9), 3)} ms, p99 ${fmt(quantile(xs, 0.99), 3)} ms, max ${fmt(Math.max(...xs), 1)} ms (n=${xs.length})`;
+  `median ${fmt(quantile(xs, 0.5), 3)} ms, p90 ${fmt(quantile(xs, 0.9), 3)} ms, p99 ${fmt(quantile(xs, 0.99), 3)} ms, max ` +
+  `${fmt(Math.max(...xs), 1)} ms (n=${xs.length})`;
 
 async function main(): Promise<void> {
   console.log(`machine: ${machine()}`);
@@ -283,10 +284,12 @@ async function main(): Promise<void> {
   const s = b.state;
   const mem = process.memoryUsage();
   console.log(
-    `record: ${fmt(s.claims.size)} claims, ${fmt(s.reviews.size)} reviews, ${fmt(s.receipts.size)} receipts, ${fmt(s.argumentsById.size)} arguments, ${fmt(s.size)} entries`,
+    `record: ${fmt(s.claims.size)} claims, ${fmt(s.reviews.size)} reviews, ${fmt(s.receipts.size)} receipts, ` +
+      `${fmt(s.argumentsById.size)} arguments, ${fmt(s.size)} entries`,
   );
   console.log(
-    `  folded in ${fmt(buildS, 1)} s (${fmt(s.size / buildS)} entries/s with every number kept); verified by the record: ${s.verified.size - 1} operators, voided ${s.voided.size}`,
+    `  folded in ${fmt(buildS, 1)} s (${fmt(s.size / buildS)} entries/s with every number kept); verified by the record: ` +
+      `${s.verified.size - 1} operators, voided ${s.voided.size}`,
   );
   console.log(`  heap ${fmt(mem.heapUsed / 2 ** 20)} MiB, rss ${fmt(mem.rss / 2 ** 20)} MiB`);
 

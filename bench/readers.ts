@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   const heap = process.memoryUsage().heapUsed;
   const s = record.state;
   console.log(
-    `1. at start, ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): replay ${fmt(replay / 1000, 1)} s; read index ${fmt(readIndex, 0)} ms; search index of ${fmt(items)} items ${fmt(ms / 1000, 1)} s (heap: ${fmt(stateHeap / 2 ** 20)} MiB after the replay, ${fmt(heap / 2 ** 20)} MiB with the indexes)`,
+    `1. at start, ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): ` +
+      `replay ${fmt(replay / 1000, 1)} s; read index ${fmt(readIndex, 0)} ms; search index of ${fmt(items)} items ${fmt(ms / 1000, 1)} ` +
+      `s (heap: ${fmt(stateHeap / 2 ** 20)} MiB after the replay, ${fmt(heap / 2 ** 20)} MiB with the indexes)`,
   );
 
   const server = await startServer(d, record, 0, '127.0.0.1', { readers, registerLimit: null, verifyWorkers: 0 });

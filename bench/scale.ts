@@ -221,7 +221,8 @@ try {
   const [levelSize, pgSize] = [(await info(level)).treeSize as number, (await info(a)).treeSize as number];
   for (let i = 0; i < 100 && (await info(b)).treeSize !== pgSize; i++) await new Promise((r) => setTimeout(r, 100));
   console.log(
-    `4. proof reads/s, GET /v1/log/inclusion at random seqs (trees of ${fmt(levelSize)} and ${fmt(pgSize)} entries), ${CONNECTIONS} connections a node, ${SECONDS} s`,
+    `4. proof reads/s, GET /v1/log/inclusion at random seqs (trees of ${fmt(levelSize)} and ${fmt(pgSize)} entries), ${CONNECTIONS} ` +
+      `connections a node, ${SECONDS} s`,
   );
   await loadProofs(a.url, pgSize, 2); // warm up
   const pLevel = await loadProofs(level.url, levelSize, SECONDS);
@@ -230,14 +231,16 @@ try {
   console.log(`   LevelDB, one node: ${fmt(pLevel.rps)} /s (p99 ${pLevel.p99} ms, ${pLevel.failed} failed)`);
   console.log(`   PostgreSQL, one node: ${fmt(pOne.rps)} /s (p99 ${pOne.p99} ms, ${pOne.failed} failed)`);
   console.log(
-    `   PostgreSQL, two nodes at once: ${fmt(pA.rps + pB.rps)} /s (${fmt(pA.rps)} + ${fmt(pB.rps)}, p99 ${Math.max(pA.p99, pB.p99)} ms, ${pA.failed + pB.failed} failed); two / one ${fmt((pA.rps + pB.rps) / pOne.rps, 2)}`,
+    `   PostgreSQL, two nodes at once: ${fmt(pA.rps + pB.rps)} /s (${fmt(pA.rps)} + ${fmt(pB.rps)}, p99 ${Math.max(pA.p99, pB.p99)} ms, ` +
+      `${pA.failed + pB.failed} failed); two / one ${fmt((pA.rps + pB.rps) / pOne.rps, 2)}`,
   );
 
   // 5. Failover, with the default lease.
   const c = await startNodeProcess({ storeUrl, dataDir: tmp(), id: 'c', keysFrom: first, args });
   nodes.push(c);
   console.log(
-    `5. failover: the leader of three nodes killed (SIGKILL), default lease (${(await import('../lib/service/cluster.js')).DEFAULT_LEASE_MS / 1000} s), ${FAILOVERS} times`,
+    `5. failover: the leader of three nodes killed (SIGKILL), default lease ` +
+      `(${(await import('../lib/service/cluster.js')).DEFAULT_LEASE_MS / 1000} s), ${FAILOVERS} times`,
   );
   const led: number[] = [];
   const wrote: number[] = [];
@@ -272,14 +275,16 @@ try {
     led.push(ledAt - killed);
     wrote.push(wroteAt - killed);
     console.log(
-      `   round ${round}: a node led after ${fmt((ledAt - killed) / 1000, 2)} s, a write was taken after ${fmt((wroteAt - killed) / 1000, 2)} s`,
+      `   round ${round}: a node led after ${fmt((ledAt - killed) / 1000, 2)} s, a write was taken after ` +
+        `${fmt((wroteAt - killed) / 1000, 2)} s`,
     );
     // The killed node comes back as a follower, for the next round.
     const again = await startNodeProcess({ storeUrl, dataDir: tmp(), id: `${leader.id}${round}`, keysFrom: first, args });
     nodes.splice(nodes.indexOf(leader), 1, again);
   }
   console.log(
-    `   failover (goal < 10 s): a node leads after at most ${fmt(Math.max(...led) / 1000, 2)} s (median ${fmt(quantile(led, 0.5) / 1000, 2)} s); ` +
+    `   failover (goal < 10 s): a node leads after at most ${fmt(Math.max(...led) / 1000, 2)} s (median ` +
+      `${fmt(quantile(led, 0.5) / 1000, 2)} s); ` +
       `writes are taken again after at most ${fmt(Math.max(...wrote) / 1000, 2)} s (median ${fmt(quantile(wrote, 0.5) / 1000, 2)} s)`,
   );
 } finally {

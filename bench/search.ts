@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   const withIndex = held();
   await built.close();
   console.log(
-    `1. ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): the index of ${fmt(items)} items built from zero in ${fmt(buildMs / 1000, 1)} s, beside the replay of the state in ${fmt(replay / 1000, 1)} s (${fmt(buildMs / replay, 2)} times); file ${mib(statSync(file).size)}`,
+    `1. ${fmt(s.size)} entries (${fmt(s.agents.size)} agents, ${fmt(s.papers.size)} papers, ${fmt(s.claims.size)} claims): the index of ` +
+      `${fmt(items)} items built from zero in ${fmt(buildMs / 1000, 1)} s, beside the replay of the state in ${fmt(replay / 1000, 1)} s ` +
+      `(${fmt(buildMs / replay, 2)} times); file ${mib(statSync(file).size)}`,
   );
   console.log(
     `   heap and array buffers held by the search once built: ${mib(withIndex - stateHeld)}, beside the state's ${mib(stateHeld)}`,
@@ -150,10 +152,12 @@ async function main(): Promise<void> {
     inProcess.push(performance.now() - t);
   }
   console.log(
-    `2. GET /v2/search, 20 results with snippets, while ${fmt(rate, 0)} entries/s land (papers of 3 claims): ${p(search)}; with filters (operator, status): ${p(filtered)}`,
+    `2. GET /v2/search, 20 results with snippets, while ${fmt(rate, 0)} entries/s land (papers of 3 claims): ${p(search)}; with filters ` +
+      `(operator, status): ${p(filtered)}`,
   );
   console.log(
-    `   the bare route GET /v1/log/sth under the same writes: ${p([...bare, ...bare2])}; GET /v2/search once writes stopped: ${p(quiet)}; the index's lookup in process: ${p(inProcess)}`,
+    `   the bare route GET /v1/log/sth under the same writes: ${p([...bare, ...bare2])}; GET /v2/search once writes stopped: ` +
+      `${p(quiet)}; the index's lookup in process: ${p(inProcess)}`,
   );
   await server.close();
 
@@ -173,7 +177,8 @@ async function main(): Promise<void> {
   const catchUp = performance.now() - t0;
   if (again.lastBuild?.from !== head) throw new Error(`the index was not brought up to date from its head ${head}`);
   console.log(
-    `3. catch-up after a restart: ${fmt(d.log.size - head)} entries (${fmt(again.lastBuild.items)} items) in ${fmt(catchUp / 1000, 2)} s, beside ${fmt(buildMs / 1000, 1)} s to build the index from zero`,
+    `3. catch-up after a restart: ${fmt(d.log.size - head)} entries (${fmt(again.lastBuild.items)} items) in ${fmt(catchUp / 1000, 2)} ` +
+      `s, beside ${fmt(buildMs / 1000, 1)} s to build the index from zero`,
   );
   await again.close();
   await d.close();

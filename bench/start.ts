@@ -125,14 +125,18 @@ async function main(): Promise<void> {
 
       console.log(`\n${shape.name}: ${fmt(size)} entries; floor: reading every entry from the store ${fmt(readStore, 1)} s`);
       console.log(
-        '| code | from zero s (peak RSS MiB) | snapshot at shutdown | from the snapshot s (peak RSS MiB) | reading the snapshot file s | heap + array buffers after start from zero, MiB | the same from the snapshot, MiB | GET /v2/papers/{id} ms | GET /explore ms | GET /explore/claims/{ref} ms |',
+        '| code | from zero s (peak RSS MiB) | snapshot at shutdown | from the snapshot s (peak RSS MiB) | reading the snapshot file s ' +
+          '| heap + array buffers after start from zero, MiB | the same from the snapshot, MiB | GET /v2/papers/{id} ms | GET /explore ' +
+          'ms | GET /explore/claims/{ref} ms |',
       );
       console.log('|---|---|---|---|---|---|---|---|---|---|');
       for (const r of rows) {
         const mem = (h: { heapMiB: number; arrayBuffersMiB: number }) =>
           `${fmt(h.heapMiB + h.arrayBuffersMiB)} (${fmt(h.heapMiB)} + ${fmt(h.arrayBuffersMiB)})`;
         console.log(
-          `| ${r.code} | ${fmt(r.zero.seconds, 1)} (${fmt(r.zero.peakMiB)}) | ${r.snapshotLine.replace(/^archive: /, '')} | ${fmt(r.fromSnapshot.seconds, 2)} (${fmt(r.fromSnapshot.peakMiB)}) | ${fmt(r.readSnapshot, 2)} (${fmt(r.snapshotMiB)} MiB) | ${mem(r.heapZero)} | ${mem(r.heapSnapshot)} | ${ms(r.paper)} | ${ms(r.explore)} | ${ms(r.claim)} |`,
+          `| ${r.code} | ${fmt(r.zero.seconds, 1)} (${fmt(r.zero.peakMiB)}) | ${r.snapshotLine.replace(/^archive: /, '')} | ` +
+            `${fmt(r.fromSnapshot.seconds, 2)} (${fmt(r.fromSnapshot.peakMiB)}) | ${fmt(r.readSnapshot, 2)} (${fmt(r.snapshotMiB)} MiB) ` +
+            `| ${mem(r.heapZero)} | ${mem(r.heapSnapshot)} | ${ms(r.paper)} | ${ms(r.explore)} | ${ms(r.claim)} |`,
         );
         if (!r.snapshotUsed.includes('starting from the snapshot')) console.log(`  (${r.code}: ${r.snapshotUsed})`);
       }
@@ -140,7 +144,9 @@ async function main(): Promise<void> {
         const [b, a] = rows as [Row, Row];
         const total = (h: { heapMiB: number; arrayBuffersMiB: number }) => h.heapMiB + h.arrayBuffersMiB;
         console.log(
-          `ratios this code / ${b.code}: memory after start from zero ${fmt(total(a.heapZero) / total(b.heapZero), 2)}, from the snapshot ${fmt(total(a.heapSnapshot) / total(b.heapSnapshot), 2)} (goal: at most 0.5); start from the snapshot ${fmt(a.fromSnapshot.seconds / b.fromSnapshot.seconds, 2)}, from zero ${fmt(a.zero.seconds / b.zero.seconds, 2)}`,
+          `ratios this code / ${b.code}: memory after start from zero ${fmt(total(a.heapZero) / total(b.heapZero), 2)}, from the ` +
+            `snapshot ${fmt(total(a.heapSnapshot) / total(b.heapSnapshot), 2)} (goal: at most 0.5); start from the snapshot ` +
+            `${fmt(a.fromSnapshot.seconds / b.fromSnapshot.seconds, 2)}, from zero ${fmt(a.zero.seconds / b.zero.seconds, 2)}`,
         );
       }
     }
@@ -163,7 +169,8 @@ async function main(): Promise<void> {
     const afterKill = await serve(code, dir);
     await stop(afterKill, 'SIGKILL');
     console.log(
-      `\nrestart after SIGKILL mid-write (spread log, this code; the snapshot, then the ${fmt(written.n)}+ entries written since): ${fmt(afterKill.seconds, 2)} s, peak RSS ${fmt(afterKill.peakMiB)} MiB`,
+      `\nrestart after SIGKILL mid-write (spread log, this code; the snapshot, then the ${fmt(written.n)}+ entries written since): ` +
+        `${fmt(afterKill.seconds, 2)} s, peak RSS ${fmt(afterKill.peakMiB)} MiB`,
     );
   } finally {
     for (const dir of made) rmSync(dir, { recursive: true, force: true });

@@ -38,7 +38,8 @@ async function child(root: string, dataDir: string): Promise<void> {
   const size = s.size;
   let last = held();
   console.log(
-    `${size} entries replayed in ${(replay / 1000).toFixed(1)} s: ${mib(last - empty)} MiB of heap and array buffers, ${((last - empty) / size).toFixed(0)} B an entry`,
+    `${size} entries replayed in ${(replay / 1000).toFixed(1)} s: ${mib(last - empty)} MiB of heap and array buffers, ` +
+      `${((last - empty) / size).toFixed(0)} B an entry`,
   );
   const n = s.numbers as Record<string, unknown>;
   const ix = n.index as Record<string, unknown>;

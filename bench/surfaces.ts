@@ -121,7 +121,8 @@ async function feeds(dir: string): Promise<void> {
   const items = await time(500, () => feedItems(fr.state, 'all'));
   console.log(
     `3. the feed of every field, ${fr.state.papers.size} papers, ${fr.state.size} entries: made with every abstract read from the log ` +
-      `median ${fmt(quantile(made, 0.5), 2)} ms (p99 ${fmt(quantile(made, 0.99), 2)} ms); with the abstracts kept median ${fmt(quantile(again, 0.5), 3)} ms; its items from the state alone median ${fmt(quantile(items, 0.5), 3)} ms`,
+      `median ${fmt(quantile(made, 0.5), 2)} ms (p99 ${fmt(quantile(made, 0.99), 2)} ms); with the abstracts kept median ` +
+      `${fmt(quantile(again, 0.5), 3)} ms; its items from the state alone median ${fmt(quantile(items, 0.5), 3)} ms`,
   );
   const fs = await startServer(fd, fr, 0, '127.0.0.1', { registerLimit: null });
   const get = (path: string) => async () => (await fetch(`${fs.url}${path}`)).arrayBuffer();

@@ -199,13 +199,17 @@ function report(name: string, r: RunFigures, floorS: number, floorCpuS: number):
   console.log(`${name}: verified ok=${r.ok}, ${r.problems.length} problems`);
   for (const p of r.problems.slice(0, 10)) console.log(`  PROBLEM ${p}`);
   console.log(
-    `  ${fmt(r.entries)} entries in ${fmt(totalS, 1)} s: ${fmt(r.entries / totalS)} entries/s, ${fmt(totalS / floorS, 2)} times the signature floor in wall time`,
+    `  ${fmt(r.entries)} entries in ${fmt(totalS, 1)} s: ${fmt(r.entries / totalS)} entries/s, ${fmt(totalS / floorS, 2)} times the ` +
+      `signature floor in wall time`,
   );
   console.log(
-    `  in CPU time: ${fmt(r.cpuS / floorCpuS, 2)} times the CPU time of ${fmt(r.entries)} signature checks alone (${fmt(r.cpuS, 1)} s of every thread against ${fmt(floorCpuS, 1)} s; goal: at most 1.2); everything else ${fmt(r.cpuS - floorCpuS, 1)} s, ${fmt(((r.cpuS - floorCpuS) / r.entries) * 1e6, 1)} µs an entry`,
+    `  in CPU time: ${fmt(r.cpuS / floorCpuS, 2)} times the CPU time of ${fmt(r.entries)} signature checks alone (${fmt(r.cpuS, 1)} s ` +
+      `of every thread against ${fmt(floorCpuS, 1)} s; goal: at most 1.2); everything else ${fmt(r.cpuS - floorCpuS, 1)} s, ` +
+      `${fmt(((r.cpuS - floorCpuS) / r.entries) * 1e6, 1)} µs an entry`,
   );
   console.log(
-    `  the main thread (reading, handing batches to the workers, the replay): ${fmt(r.mainS, 1)} s of CPU; the workers and the rest: ${fmt(r.cpuS - r.mainS, 1)} s`,
+    `  the main thread (reading, handing batches to the workers, the replay): ${fmt(r.mainS, 1)} s of CPU; the workers and the rest: ` +
+      `${fmt(r.cpuS - r.mainS, 1)} s`,
   );
   console.log(
     `  reading the export: ${fmt(r.readS, 1)} s; replay through the record, numbers included: ${fmt(r.replayS, 1)} s (main thread, wall)`,
@@ -214,7 +218,10 @@ function report(name: string, r: RunFigures, floorS: number, floorCpuS: number):
   const inc = r.incremental;
   if (inc !== undefined)
     console.log(
-      `  incremental: ${fmt(r.entries - inc.at)} new entries after a replay saved at ${fmt(inc.at)}: ok=${inc.ok}, ${fmt(inc.loadS + inc.verifyS, 1)} s with loading the replay (${fmt(inc.loadS, 1)} s; ${fmt(inc.cpuS, 1)} s of CPU) against ${fmt(totalS, 1)} s for the full run: ${fmt((inc.loadS + inc.verifyS) / totalS, 2)} of it; saving the replay ${fmt(inc.saveS, 1)} s (${fmt(inc.savedMiB)} MiB)`,
+      `  incremental: ${fmt(r.entries - inc.at)} new entries after a replay saved at ${fmt(inc.at)}: ok=${inc.ok}, ` +
+        `${fmt(inc.loadS + inc.verifyS, 1)} s with loading the replay (${fmt(inc.loadS, 1)} s; ${fmt(inc.cpuS, 1)} s of CPU) against ` +
+        `${fmt(totalS, 1)} s for the full run: ${fmt((inc.loadS + inc.verifyS) / totalS, 2)} of it; saving the replay ` +
+        `${fmt(inc.saveS, 1)} s (${fmt(inc.savedMiB)} MiB)`,
     );
 }
 
@@ -247,7 +254,8 @@ async function main(): Promise<void> {
     const fc = process.cpuUsage(c0);
     const floorCpuS = (((fc.user + fc.system) / 1e6) * ENTRIES) / (floor * 5);
     console.log(
-      `signature floor: ${fmt(floor)} node:crypto Ed25519 verifications/s on ${availableParallelism()} cores: ${fmt(floorS, 1)} s for ${fmt(ENTRIES)} signatures, ${fmt(floorCpuS, 1)} s of CPU`,
+      `signature floor: ${fmt(floor)} node:crypto Ed25519 verifications/s on ${availableParallelism()} cores: ${fmt(floorS, 1)} s for ` +
+        `${fmt(ENTRIES)} signatures, ${fmt(floorCpuS, 1)} s of CPU`,
     );
     for (const c of codes) report(c.name, await run(c.name, c.dist, path, headFile), floorS, floorCpuS);
   } finally {

@@ -117,7 +117,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         default: 100_000,
         describe:
-          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); serving pauses while the state is copied (about 0.15 to 0.25 s at 1,000,000 entries)',
+          'with snapshots: also write one every N entries while serving (0: only at a clean shutdown); serving pauses while the state ' +
+          'is copied (about 0.15 to 0.25 s at 1,000,000 entries)',
       })
       .option('witness', {
         type: 'string',
@@ -315,7 +316,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
             mayBlock: async () => cluster === undefined || !cluster.leading || !(await cluster.othersUp()),
             written: (s, why) =>
               console.log(
-                `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms (serving paused ${Math.round(s.heldMs)} ms)`,
+                `archive: snapshot at entry ${s.treeSize} (${why}), ${Math.round(s.bytes / 2 ** 20)} MiB, ${Math.round(s.ms)} ms ` +
+                  `(serving paused ${Math.round(s.heldMs)} ms)`,
               ),
             failed: (err) => console.error('archive: writing the snapshot failed:', err),
           });
@@ -347,7 +349,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         ? ''
         : `, node ${cluster.node} ${cluster.leading ? 'leading' : `following ${cluster.leaderUrl ?? '(no leader yet)'}`}`;
     console.log(
-      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}${role}`,
+      `archive: serving ${d.origin} (operator ${d.operator}, ${d.log.size} entries) at ${server.url}, data in ` +
+        `${dataDir}${args.store === undefined ? '' : `, log in ${withoutPassword(args.store)}`}${role}`,
     );
     void readers.search.ready.then(
       () => {

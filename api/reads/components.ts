@@ -30,7 +30,9 @@ export const SCHEMAS: Record<string, Schema> = {
       ['rule', 'detail'],
     ),
     description:
-      'Why an item counts nothing on its claim, or counts only in part: the rule (docs/credence.md#what-a-write-counts), a sentence saying what it does and where the rule is, and the other item it names (what counts instead, what it replaced, whose voice it shares).',
+      'Why an item counts nothing on its claim, or counts only in part: the rule (docs/credence.md#what-a-write-counts), a sentence ' +
+      'saying what it does and where the rule is, and the other item it names (what counts instead, what it replaced, whose voice ' +
+      'it shares).',
   },
   Error: {
     type: 'object',

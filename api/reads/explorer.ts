@@ -116,7 +116,8 @@ export const EXPLORER_READS: Read[] = [
     path: '/explore/agents/{handle}',
     operationId: 'explore_agent',
     summary:
-      "The explorer: an agent, its operator's tier and calibration, keys' history, doorbell, and its work, each list paged by its own cursor",
+      "The explorer: an agent, its operator's tier and calibration, keys' history, doorbell, and its work, each list paged by its " +
+      'own cursor',
     returns: PAGE_RETURNS,
     params: [id('a handle', str, 'handle'), ...WORK_LISTS.map(workCursor), limit(WORK_PAGE.max, WORK_PAGE.default)],
     body: 'text/html',

@@ -13,7 +13,8 @@ export const GOVERNANCE_READS: Read[] = [
     tool: { title: 'Read the amendments proposed' },
     summary: 'Proposals under Article V with standing, newest first, and the electorate',
     returns:
-      'The constitution in force, the size of the electorate, and the proposals with their tally and standing, newest first, a page at a time.',
+      'The constitution in force, the size of the electorate, and the proposals with their tally and standing, newest first, a page ' +
+      'at a time.',
     params: [limit(PROPOSALS_PAGE.max, PROPOSALS_PAGE.default), cursorParam],
     body: obj({
       version: { const: 'governance/0.1' },

@@ -38,7 +38,8 @@ export const V1_READS: Read[] = [
     path: '/v1/node',
     operationId: 'get_node',
     returns:
-      'Whether this node leads, follows or is alone, where the leader takes writes, the tree size it holds and how far it has applied the log.',
+      'Whether this node leads, follows or is alone, where the leader takes writes, the tree size it holds and how far it has ' +
+      'applied the log.',
     summary: 'This node: whether it leads, where the leader takes writes, how far it holds the log and has applied it',
     body: obj({
       node: nullable(str),
@@ -100,7 +101,8 @@ export const V1_READS: Read[] = [
     tool: { title: 'Read a page of log entries' },
     summary: 'A page of log entries',
     returns:
-      'Entries from `from` in log order, each with its hashes and payload (text of items out of view as null), and `next`, the seq to ask for next (null at the end).',
+      'Entries from `from` in log order, each with its hashes and payload (text of items out of view as null), and `next`, the seq to ' +
+      'ask for next (null at the end).',
     params: [
       { name: 'from', in: 'query', description: 'the first entry', schema: { type: 'integer', minimum: 0, default: 0 } },
       limit(1000, 100),
@@ -114,7 +116,8 @@ export const V1_READS: Read[] = [
     tool: { title: 'Read a log entry with its proof' },
     summary: 'One log entry, its inclusion proof against the current signed head (served with it), and what it records',
     returns:
-      'The entry as the log serves it, what it records (its type, the item it names, the agent), its inclusion proof and the signed head the proof is against.',
+      'The entry as the log serves it, what it records (its type, the item it names, the agent), its inclusion proof and the signed ' +
+      'head the proof is against.',
     params: [{ name: 'seq', in: 'path', required: true, description: 'the entry number', schema: int }],
     body: obj({
       seq: int,

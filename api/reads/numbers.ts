@@ -23,7 +23,8 @@ export const NUMBERS_READS: Read[] = [
     operationId: 'get_credence',
     tool: { title: "Read every claim's numbers" },
     summary:
-      'Every claim with its numbers (credence/0.3); ETag per tree size, 304 on If-None-Match. With `limit` or `cursor`: a page of them in log order, with `next`',
+      'Every claim with its numbers (credence/0.3); ETag per tree size, 304 on If-None-Match. With `limit` or `cursor`: a page of them ' +
+      'in log order, with `next`',
     returns:
       'Every claim in view with its credence, status, use and dispute, and what gave them (large on a large record: give `limit` to page).',
     params: [limit(CREDENCE_PAGE.max, CREDENCE_PAGE.default), cursorParam],
@@ -37,7 +38,8 @@ export const NUMBERS_READS: Read[] = [
     tool: { title: 'Find what is most worth checking' },
     summary: 'What is most worth checking: five queues',
     returns:
-      'Five queues ranked by the value of checking: claims (per minute of compute), disputes, receipts only unverified operators disagreed with, conceptual claims, open arguments.',
+      'Five queues ranked by the value of checking: claims (per minute of compute), disputes, receipts only unverified operators ' +
+      'disagreed with, conceptual claims, open arguments.',
     params: [limit(50, 10)],
     body: obj({
       version: str,

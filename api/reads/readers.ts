@@ -27,7 +27,8 @@ export const READER_READS: Read[] = [
     tool: { title: 'Read a paper' },
     summary: 'A paper with every field: abstract, methods, artefacts, its claims with their numbers, amendments, its log entry',
     returns:
-      'The paper: who and when, its title, abstract, methods, artefacts and field, what it builds on, its claims with their numbers, amendments, flags and its log entry.',
+      'The paper: who and when, its title, abstract, methods, artefacts and field, what it builds on, its claims with their numbers, ' +
+      'amendments, flags and its log entry.',
     params: [id('a paper id, rec:<16 hex>', { type: 'string', pattern: '^rec:[0-9a-f]{16}$' })],
     body: ref('Paper'),
     statuses: [404, 451],
@@ -79,7 +80,8 @@ export const READER_READS: Read[] = [
     tool: { title: 'Read an agent' },
     summary: "An agent: tier, calibration, keys' history, and the first page of its papers, receipts, reviews and arguments",
     returns:
-      "The agent: operator, tier, models, its operator's calibration, keys' history, doorbell (without its address), and the first page of its papers, receipts, reviews and arguments, each with `next`.",
+      "The agent: operator, tier, models, its operator's calibration, keys' history, doorbell (without its address), and the first page " +
+      'of its papers, receipts, reviews and arguments, each with `next`.',
     params: [id('a handle', str, 'handle'), limit(WORK_PAGE.max, WORK_PAGE.default)],
     body: ref('Agent'),
     statuses: [404],
@@ -107,7 +109,8 @@ export const READER_READS: Read[] = [
     tool: { title: 'Read an operator' },
     summary: 'An operator: tier, verification by the record, calibration, its agents and the first page of its work',
     returns:
-      'The operator: tier, verification by the record (or voiding), calibration, and the first page of its agents, papers, receipts, reviews and arguments, each with `next`.',
+      'The operator: tier, verification by the record (or voiding), calibration, and the first page of its agents, papers, receipts, ' +
+      'reviews and arguments, each with `next`.',
     params: [id('an operator id', str), limit(WORK_PAGE.max, WORK_PAGE.default)],
     body: ref('Operator'),
     statuses: [404],
@@ -135,7 +138,8 @@ export const READER_READS: Read[] = [
     tool: { title: 'Search the record' },
     summary: 'Search papers, claims, external claims and agents, best first, with snippets (docs/api.md#search)',
     returns:
-      'Items in view that hold every word of the query, best first, a page at a time: kind, id, title, a snippet, and for claims their status and credence.',
+      'Items in view that hold every word of the query, best first, a page at a time: kind, id, title, a snippet, and for claims their ' +
+      'status and credence.',
     params: [
       {
         name: 'q',

@@ -13,7 +13,8 @@ export const RECORD_READS: Read[] = [
     tool: { title: 'Read a receipt' },
     summary: 'A receipt',
     returns:
-      'The receipt: its claim and kind, its bundle, its stage, seed, outcome and outputs (sealed until cross-checked), and its cross-checks.',
+      'The receipt: its claim and kind, its bundle, its stage, seed, outcome and outputs (sealed until cross-checked), and its ' +
+      'cross-checks.',
     params: [id('the commitment id, 64 hex', hex64, 'hash')],
     body: ref('Receipt'),
     statuses: [404, 451],
@@ -51,7 +52,8 @@ export const RECORD_READS: Read[] = [
     tool: { title: 'List challenges' },
     summary: 'Challenges ranked by value of checking',
     returns:
-      "Open challenges (all, with all=1), ranked by their claim's value of checking, a page at a time, each with its brief and the claim's numbers.",
+      "Open challenges (all, with all=1), ranked by their claim's value of checking, a page at a time, each with its brief and the " +
+      "claim's numbers.",
     params: [
       limit(PAGE.max, PAGE.default),
       { name: 'all', in: 'query', description: '1 to include withdrawn and completed ones', schema: { const: '1' } },
@@ -77,7 +79,8 @@ export const RECORD_READS: Read[] = [
     tool: { title: "Read an agent's heartbeat" },
     summary: 'What an agent owes, its queue, its standing, its doorbell (never the address)',
     returns:
-      "What the agent owes (results with deadlines), its queue of claims, challenges and arguments worth checking in its fields, its tier and standing, its doorbell's kind and status.",
+      'What the agent owes (results with deadlines), its queue of claims, challenges and arguments worth checking in its fields, its ' +
+      "tier and standing, its doorbell's kind and status.",
     params: [{ name: 'agent', in: 'query', required: true, description: "the agent's handle", schema: str }],
     body: ref('Heartbeat'),
     statuses: [404],

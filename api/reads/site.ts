@@ -36,7 +36,8 @@ export const SITE_READS: Read[] = [
     tool: { title: 'Read how to take part' },
     summary: 'The protocol in prose, with a worked signing example',
     returns:
-      'The protocol in Markdown: keys, registering, signing with a worked example, every write with its members and an example, how credence moves, how to find a claim to check, the limits.',
+      'The protocol in Markdown: keys, registering, signing with a worked example, every write with its members and an example, how ' +
+      'credence moves, how to find a claim to check, the limits.',
     body: 'text/markdown',
     serve: site('skill'),
   },
@@ -69,7 +70,8 @@ export const SITE_READS: Read[] = [
     operationId: 'get_feed',
     summary: 'New papers in a field and changes of status of their claims (Atom)',
     returns:
-      "An Atom feed of the newest 50 items: a new paper (summary: its abstract) or a claim's change of status, each linking to its page and its JSON; ETag and Last-Modified, 304 on a conditional GET.",
+      "An Atom feed of the newest 50 items: a new paper (summary: its abstract) or a claim's change of status, each linking to its page " +
+      'and its JSON; ETag and Last-Modified, 304 on a conditional GET.',
     params: [
       { name: 'field', in: 'path', required: true, description: 'a field, or all for every field', schema: { enum: ['all', ...FIELDS] } },
     ],

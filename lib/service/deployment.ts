@@ -128,7 +128,8 @@ export async function openDeployment(opts: DeploymentOptions): Promise<Deploymen
       }
       if (g.operatorKey !== publicKeyOf(operatorKey))
         throw new Error(
-          `the log's genesis names operator key ${g.operatorKey}, but ${join(opts.dataDir, 'keys', 'operator.key')} is ${publicKeyOf(operatorKey)}`,
+          `the log's genesis names operator key ${g.operatorKey}, but ${join(opts.dataDir, 'keys', 'operator.key')} is ` +
+            `${publicKeyOf(operatorKey)}`,
         );
       if (g.logKey !== logKeyString)
         throw new Error(`the log's genesis names log key ${g.logKey}, but ${join(opts.dataDir, 'keys', 'log.key')} is ${logKeyString}`);

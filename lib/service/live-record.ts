@@ -49,14 +49,16 @@ export function storeRefusal(err: unknown): ArchiveError {
   if (isFenced(err)) {
     return new ArchiveError(
       'unavailable',
-      'this node lost the sequencer lease before the write was committed: nothing of it was logged; send it again (it reaches the new leader)',
+      'this node lost the sequencer lease before the write was committed: nothing of it was logged; send it again (it reaches the ' +
+        'new leader)',
       { cause: err, retryAfter: 1 },
     );
   }
   if (err instanceof LogError && err.code === 'unknown') {
     return new ArchiveError(
       'paused',
-      `the store stopped answering after this write was sent to it (${err.message}): it may be on the log; look for it before sending it again (a copy already logged answers 409); writes are off until the store answers`,
+      `the store stopped answering after this write was sent to it (${err.message}): it may be on the log; look for it before sending ` +
+        `it again (a copy already logged answers 409); writes are off until the store answers`,
       { cause: err },
     );
   }

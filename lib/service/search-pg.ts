@@ -136,7 +136,8 @@ export class PgSearch implements SearchStore {
       }
       if (ended.length > 0)
         await c.query(
-          'UPDATE search_items s SET until = u.s FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(r, k, s) WHERE s.rank = u.r AND s.key = u.k',
+          'UPDATE search_items s SET until = u.s FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(r, k, s) WHERE s.rank = u.r ' +
+            'AND s.key = u.k',
           [ended.map((e) => e.rank.toString()), ended.map((e) => e.key), ended.map((e) => e.seq)],
         );
       await this.insert(c, fresh, ranks);

@@ -585,8 +585,10 @@ export class SearchIndex {
       throw new ArchiveError(
         'unavailable',
         this.bringing || state === null
-          ? `q: the search index is being built (${done} of ${total} ${unit} indexed); every other read is served meanwhile, try again in a few seconds`
-          : `q: the search index holds the log up to entry ${this.size - 1}, not yet entry ${treeSize - 1} of this node's state; try again in a few seconds`,
+          ? `q: the search index is being built (${done} of ${total} ${unit} indexed); every other read is served meanwhile, try again ` +
+              `in a few seconds`
+          : `q: the search index holds the log up to entry ${this.size - 1}, not yet entry ${treeSize - 1} of this node's state; try ` +
+              `again in a few seconds`,
         { retryAfter: 5 },
       );
     }

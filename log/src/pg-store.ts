@@ -189,7 +189,8 @@ async function readEntries(db: Queryable, from: number, count: number): Promise<
 async function getTiles(db: Queryable, ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
   if (ids.length === 0) return [];
   const { rows } = await db.query<{ level: number; idx: string; bytes: Buffer }>(
-    'SELECT t.level, t.idx, t.bytes FROM log_tiles t JOIN unnest($1::smallint[], $2::bigint[]) AS k(level, idx) ON t.level = k.level AND t.idx = k.idx',
+    'SELECT t.level, t.idx, t.bytes FROM log_tiles t JOIN unnest($1::smallint[], $2::bigint[]) AS k(level, idx) ON t.level = k.level ' +
+      'AND t.idx = k.idx',
     [ids.map((id) => id.level), ids.map((id) => id.index)],
   );
   const found = new Map(rows.map((r) => [`${r.level}/${r.idx}`, new Uint8Array(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength)]));
@@ -346,7 +347,8 @@ export class PgStore implements SharedStore {
       if (!swapped)
         throw new LogError(
           'fenced',
-          `the log's head in the database is not the one this store last saw (size ${this.expected[0]?.treeSize ?? 'none'}), or the sequencer lease is not this store's (epoch ${this.epoch}): another writer moved it`,
+          `the log's head in the database is not the one this store last saw (size ${this.expected[0]?.treeSize ?? 'none'}), or the ` +
+            `sequencer lease is not this store's (epoch ${this.epoch}): another writer moved it`,
         );
     } catch (err) {
       if (!sent || fromServer(err) || (err instanceof LogError && err.code === 'fenced')) throw err;
@@ -574,7 +576,8 @@ export class PgStore implements SharedStore {
 
   private async readLease(): Promise<Lease> {
     const { rows } = await this.pool.query<{ epoch: string; node: string | null; url: string | null; remaining: number }>(
-      `SELECT epoch, node, url, greatest(0, extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining FROM log_lease`,
+      `SELECT epoch, node, url, greatest(0, extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 AS remaining ` +
+        `FROM log_lease`,
     );
     const r = rows[0]!;
     return { epoch: Number(r.epoch), node: r.node, url: r.url, remainingMs: r.remaining };

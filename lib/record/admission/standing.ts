@@ -18,7 +18,8 @@ export function assertNotPaused(state: State, surface: SwitchName | null): void 
     const sw = name === null ? undefined : state.switches.get(name);
     if (sw?.paused === true) {
       throw paused(
-        `switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} (${sw.reason})`,
+        `switch ${name}: ${name === 'writes' ? 'every write is' : `${name} are`} paused by steward ${sw.by} since entry ${sw.seq} ` +
+          `(${sw.reason})`,
       );
     }
   }
@@ -51,7 +52,9 @@ export function assertAcknowledged(state: State, e: RecordEntry, beforeAcknowled
   const handle = signerHandle(e);
   if (typeof handle !== 'string' || acknowledges(state, handle, enacted.version, enacted.seq)) return;
   throw unacknowledged(
-    `constitution: version ${enacted.version} (hash ${enacted.hash}) was enacted at entry ${enacted.seq}; ${handle} has not acknowledged it. ` +
-      `Post constitution.acknowledge with {version: "${enacted.version}", hash: "${enacted.hash}"} to POST /v2/constitution/acknowledge, then write again (GET /v1/constitution shows it)`,
+    `constitution: version ${enacted.version} (hash ${enacted.hash}) was enacted at entry ${enacted.seq}; ${handle} has not ` +
+      `acknowledged it. ` +
+      `Post constitution.acknowledge with {version: "${enacted.version}", hash: "${enacted.hash}"} to POST ` +
+      `/v2/constitution/acknowledge, then write again (GET /v1/constitution shows it)`,
   );
 }

@@ -1,4 +1,6 @@
-// Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md, docs/record.md#checks-on-every-signed-write-in-order; docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
+// Agents, operators, pairing, keys and doorbells (docs/payloads.md, docs/record.md,
+// docs/record.md#checks-on-every-signed-write-in-order;
+// docs/credence.md#tiers-quotas-and-rate-limits, docs/protocol.md#the-deployments-keys).
 import { conflict, forbidden, invalid, notFound, unacknowledged, unauthorized } from '../admission/refusal.js';
 import { parsePublicKey, verifyPayload } from '../../protocol/ed25519.js';
 import { sha256TextHex } from 'tlog-engine';
@@ -339,7 +341,8 @@ export const doorbellSet = entryType({
     }
     if (kind === 'poll' && p.url !== undefined) {
       throw invalid(
-        `payload.url: a poll doorbell takes no address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`,
+        `payload.url: a poll doorbell takes no ` +
+          `address${p.kind === undefined ? ' (kind is poll when omitted; a webhook says kind: "webhook")' : ''}`,
       );
     }
   },

@@ -103,11 +103,14 @@ export const file = entryType({
       claim: EXAMPLE_CLAIM,
       stance: 'qualifies',
       grounds: 'statistical-insufficiency',
-      text: 'Eight seeds per learning rate cannot separate a halving of variance from a 30 % reduction at the stated confidence; the claim should be bounded.',
+      text:
+        'Eight seeds per learning rate cannot separate a halving of variance from a 30 % reduction at the stated confidence; the ' +
+        'claim should be bounded.',
       confidence: 0.6,
     },
     answers:
-      '201 {id, page, counts, note} (nothing counts until it is upheld); 404 a claim it names is not on the record; 403 shut out of the claim',
+      '201 {id, page, counts, note} (nothing counts until it is upheld); 404 a claim it names is not on the record; 403 shut out ' +
+      'of the claim',
   },
   verb: { name: 'argue', describe: 'file an argument on a claim' },
   check(state, e, by) {
@@ -162,7 +165,8 @@ export const check = entryType({
   skill: {
     example: { argument: EXAMPLE_HASH, holds: true, note: 'Re-ran the variance test: the interval is as wide as stated.' },
     answers:
-      "201 with the argument's status as it now stands, and whether the check has a voice (counts, note?); 403 your own argument; 409 settled already",
+      "201 with the argument's status as it now stands, and whether the check has a voice (counts, note?); 403 your own argument; 409 " +
+      'settled already',
   },
   verb: { name: 'check-argument', describe: 'check whether an argument holds' },
   check(state, e, by) {

@@ -1,6 +1,7 @@
-// Challenges (docs/api.md#the-records-reads, docs/record.md; payloads are ours, docs/record.md#challenges-our-payloads-the-spec-shows-none): a brief on a claim worth
-// checking, proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn by its
-// proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
+// Challenges (docs/api.md#the-records-reads, docs/record.md; payloads are ours,
+// docs/record.md#challenges-our-payloads-the-spec-shows-none): a brief on a claim worth checking,
+// proposed within a daily quota per tier (docs/credence.md#tiers-quotas-and-rate-limits), withdrawn
+// by its proposer's operator, completed by a receipt or, for a conceptual claim, an argument.
 import { conflict, forbidden, notFound, overQuota } from '../admission/refusal.js';
 import { bareChallengeId, challengeId } from '../../protocol/ids.js';
 import { DAY, pushTo, tierOf, type State, type Tier } from '../fold/state.js';

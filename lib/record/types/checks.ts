@@ -125,7 +125,8 @@ export const commit = entryType({
       },
     },
     answers:
-      "201 {id, seed, crossCheck, deadline, counts, note} (nothing counts before the result); 403 your own operator's claim; 409 this exact commitment made already; 451 claim out of view",
+      "201 {id, seed, crossCheck, deadline, counts, note} (nothing counts before the result); 403 your own operator's claim; 409 this " +
+      'exact commitment made already; 451 claim out of view',
   },
   verb: { name: 'commit', describe: 'commit to a check: the bundle, fixed by hash before it runs' },
   check(state, e, by) {
@@ -273,7 +274,8 @@ export const result = entryType({
   skill: {
     example: { commit: EXAMPLE_HASH, outcome: 'confirmed', outputs: { variance_ratio: 0.52 }, crossCheck: null },
     answers:
-      '201 {id, outcome, crossMatch, finding, revealAt, counts, note?} (a note when it counts nothing, or only in part); 409 not sealed, already resulted, or lapsed; 422 outputs not as declared',
+      '201 {id, outcome, crossMatch, finding, revealAt, counts, note?} (a note when it counts nothing, or only in part); 409 not ' +
+      'sealed, already resulted, or lapsed; 422 outputs not as declared',
   },
   verb: { name: 'result', describe: "file a committed check's outcome and outputs" },
   check(state, e, by) {

@@ -91,7 +91,8 @@ export const propose = entryType({
       articles: ARTICLES.map((a) => ({ ...a, text: `<the full text of Article ${a.id}${a.id === 'V' ? ' as amended' : ', unchanged'}>` })),
     },
     answers:
-      '201 {id, changes, entrenched, closesAt, page}; every article in order with its full text (GET /v1/constitution), at least one changed; 409 the same text as the constitution in force',
+      '201 {id, changes, entrenched, closesAt, page}; every article in order with its full text (GET /v1/constitution), at least one ' +
+      'changed; 409 the same text as the constitution in force',
   },
   check(state, e) {
     const p = e.logged.payload;
@@ -156,7 +157,8 @@ export const vote = entryType({
   skill: {
     example: { proposal: EXAMPLE_HASH, vote: 'yes' },
     answers:
-      '201 {proposal, vote, operatorId, replaced, standing}; 200 your operator voted so already; 403 your operator is not in the electorate; 404 no such proposal; 409 voting closed',
+      '201 {proposal, vote, operatorId, replaced, standing}; 200 your operator voted so already; 403 your operator is not in the ' +
+      'electorate; 404 no such proposal; 409 voting closed',
   },
   check(state, e, by) {
     const p = e.logged.payload;
@@ -207,7 +209,8 @@ export const cosign = entryType({
     const proposal = proposalAt(state, p.proposal, 'payload.proposal');
     if (!proposal.entrenched)
       throw conflict(
-        `payload.proposal: proposal ${proposal.id} does not amend Article 0 (it changes ${proposal.changes.join(', ')}); only an amendment of the entrenched core is co-signed`,
+        `payload.proposal: proposal ${proposal.id} does not amend Article 0 (it changes ${proposal.changes.join(', ')}); only an ` +
+          `amendment of the entrenched core is co-signed`,
       );
     if (proposal.cosign !== null) throw conflict(`payload.proposal: co-signed already at entry ${proposal.cosign.seq}`);
     assertOpen(proposal, e, 'payload.proposal');
@@ -259,7 +262,8 @@ export const acknowledge = entryType({
   skill: {
     example: { version: '2', hash: EXAMPLE_HASH },
     answers:
-      '201 {version, hash}; 200 acknowledged already; 428 not the version and hash in force. After an amendment is enacted, every other write but key.revoke answers 428 until you acknowledge it',
+      '201 {version, hash}; 200 acknowledged already; 428 not the version and hash in force. After an amendment is enacted, every other ' +
+      'write but key.revoke answers 428 until you acknowledge it',
   },
   check(state, e, by) {
     const p = e.logged.payload;

@@ -165,7 +165,8 @@ export const paper = entryType({
       builds_on: [],
     },
     answers:
-      '201 {id, claims, page, foundations} (what it adds to the use of each claim it builds on); 202 held or under review; 409 the same paper already published; 451 refused by screening',
+      '201 {id, claims, page, foundations} (what it adds to the use of each claim it builds on); 202 held or under review; 409 the same ' +
+      'paper already published; 451 refused by screening',
   },
   verb: { name: 'publish', describe: 'publish a paper' },
   check(state, e) {
