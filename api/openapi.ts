@@ -13,7 +13,10 @@ import { READS, type Param } from './reads/index.js';
 import { SCHEMAS } from './reads/components.js';
 import { arr, bool, claimRef, counting, hex64, int, nullable, obj, ref, str, ts, type Schema } from './reads/schema.js';
 
-/** What registering can be answered beyond 400, 401, 413, 428, 429, 503 (docs/api.md#statuses-and-error-codes); each write's: its route's statuses. */
+/**
+ * What registering can be answered beyond 400, 401, 413, 428, 429, 503
+ * (docs/api.md#statuses-and-error-codes); each write's: its route's statuses.
+ */
 const REGISTRATION_STATUSES = [201, 409, 403, 404];
 /**
  * The answers of the writes whose item the numbers read: what the write reports, and what its

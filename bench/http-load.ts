@@ -41,7 +41,10 @@ export const signedReviews = (r: Reviewers, from: number, n: number): string[] =
     JSON.stringify(review(`reviewer-${j % r.keys.length}`, r.keys[j % r.keys.length]!, r.claim, from + j)),
   );
 
-/** POSTs of `bodies` (in turn, from the first) to `url` for `seconds`: requests/s, latency, how many were not 2xx, and how many bodies were sent. */
+/**
+ * POSTs of `bodies` (in turn, from the first) to `url` for `seconds`: requests/s, latency, how many were not
+ * 2xx, and how many bodies were sent.
+ */
 export async function loadPosts(url: string, bodies: string[], seconds: number) {
   let i = 0;
   const r = await autocannon({

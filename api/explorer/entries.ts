@@ -13,7 +13,10 @@ export interface EntryAbout {
   subject: Subject | null;
 }
 
-/** Who wrote an entry (the agent that signed it, the agent a registration names, the operator key, or the service: the log key), and what it is about. */
+/**
+ * Who wrote an entry (the agent that signed it, the agent a registration names, the operator key, or the
+ * service: the log key), and what it is about.
+ */
 export function aboutEntry(state: State, e: Pick<LoggedEntry, 'seq' | 'type' | 'payload'>): EntryAbout {
   const logged = JSON.parse(e.payload) as Record<string, unknown> & { handle?: unknown; payload?: { agent?: { handle?: unknown } } };
   const subject = entrySubject(state, e.seq, e.type, logged);

@@ -151,7 +151,10 @@ function valueLines(name: string, s: Schema, indent: string, required: boolean):
   return [`${indent}${name}:`];
 }
 
-/** A commented YAML payload file for `type`: every member with what it must be; required members to fill in, optional ones commented out. */
+/**
+ * A commented YAML payload file for `type`: every member with what it must be; required members to fill in,
+ * optional ones commented out.
+ */
 export function payloadTemplate(type: WriteType, heading: readonly string[] = []): string {
   const schema = PAYLOAD_SCHEMAS[type] as Schema;
   const lines = [

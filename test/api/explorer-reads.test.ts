@@ -381,7 +381,8 @@ t.test('an operator verified by the record, and one that lost it, say so and why
     await html(s, '/explore/operators/lab-ann'),
     /<p id="verification">Verified by the record in round 1, at entry <a [^>]+>\d+<\/a>: 3 receipts matched by cross-checks of verified operators, from 1 operator\.<\/p>/,
   );
-  // Ann's receipt, then two verified operators' cross-checks of it (both drawn from it alone: committed before either has a result), disagreeing.
+  // Ann's receipt, then two verified operators' cross-checks of it (both drawn from it alone: committed
+  // before either has a result), disagreeing.
   const claim = ((await send(s, author, 'paper', make.paper(1))).body.claims as string[])[0]!;
   const annReceipt = await replicate(t, s, ann, claim, 'confirmed');
   const commits = [await send(s, ben, 'check.commit', make.commit(claim)), await send(s, cat, 'check.commit', make.commit(claim))];

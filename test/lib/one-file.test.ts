@@ -44,7 +44,10 @@ const after = before
 writeFileSync(registry, after);
 execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', copy], { cwd: copy, stdio: 'pipe' });
 
-/** Runs `probe` (an ES module's text) in the copy, from a file (a worker the service starts takes the process's flags); returns what it printed. */
+/**
+ * Runs `probe` (an ES module's text) in the copy, from a file (a worker the service starts takes the
+ * process's flags); returns what it printed.
+ */
 function run(probe: string): Record<string, any> {
   writeFileSync(join(copy, 'probe.mjs'), probe);
   return JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: copy }).toString());

@@ -173,7 +173,10 @@ export interface ReceiptResult {
   signerKey: string;
 }
 
-/** A cross-check of this receipt by a later receipt's result (whether its operator is verified is read when needed: it may be verified later). */
+/**
+ * A cross-check of this receipt by a later receipt's result (whether its operator is verified is read when
+ * needed: it may be verified later).
+ */
 export interface CrossCheckBy {
   receipt: string;
   operatorId: string;

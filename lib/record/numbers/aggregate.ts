@@ -116,7 +116,10 @@ export class EvidenceAggregate {
     this.lastOperator = item.operatorId;
   }
 
-  /** Adds (`by` 1) or takes back (-1) an item's terms: w * e to its evidence sum; if verified, mass * w to s or f, and for a replication to sRep or fRep. */
+  /**
+   * Adds (`by` 1) or takes back (-1) an item's terms: w * e to its evidence sum; if verified, mass * w to s
+   * or f, and for a replication to sRep or fRep.
+   */
   private terms(flags: number, evidence: number, mass: number, by: 1 | -1): void {
     const kind = KINDS[flags & 3]!;
     const favours = (flags & FAVOURS) !== 0;

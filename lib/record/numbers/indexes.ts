@@ -85,11 +85,17 @@ export function noteClaim(ix: NumbersIndex, ref: string): void {
 export interface OperatorTally {
   /** Per receipt of the operator: what its verified cross-checks say (absent while none do). */
   receipts: Map<string, ReceiptTally>;
-  /** Sums over `receipts`: verified cross-checks that disagreed, receipts per lowest verifying round, verified matching cross-checks per checker. */
+  /**
+   * Sums over `receipts`: verified cross-checks that disagreed, receipts per lowest verifying round, verified
+   * matching cross-checks per checker.
+   */
   disputes: number;
   byRound: Map<number, number>;
   sources: Map<string, number>;
-  /** The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on each): what each counts is in the report pairs. */
+  /**
+   * The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on
+   * each): what each counts is in the report pairs.
+   */
   claims: number[];
   reports: number;
   right: number;

@@ -94,7 +94,10 @@ const bump = <K>(m: Map<K, number>, k: K, by: number): void => {
   else m.set(k, n);
 };
 
-/** Receipt `id` changed (a cross-check, disowned) or one of its cross-checkers was verified or voided: its operator's receipts tally anew. */
+/**
+ * Receipt `id` changed (a cross-check, disowned) or one of its cross-checkers was verified or voided: its
+ * operator's receipts tally anew.
+ */
 export function noteReceipt(state: State, id: string): void {
   const r = state.receipts.get(id)!;
   const t = tallyOf(state, r.operatorId);
@@ -179,7 +182,10 @@ export function noteReports(state: State, op: string, claim: string): void {
   t.right += right;
 }
 
-/** The operators with reports on `claim` (its reviewers, the checkers of its arguments): after its resolution moved, their reports count anew. */
+/**
+ * The operators with reports on `claim` (its reviewers, the checkers of its arguments): after its resolution
+ * moved, their reports count anew.
+ */
 export function noteResolution(state: State, claim: string): string[] {
   const ops = new Set<string>();
   for (const row of state.numbers.index.reviewsByClaim.get(claim) ?? []) ops.add(state.reviews.operatorAt(row));

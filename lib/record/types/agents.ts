@@ -390,7 +390,10 @@ export const doorbellStop = entryType({
   },
 });
 
-/** Records a report other than a review (check.commit, check.result) under the key that signed it; a review is noted by its row (types/reviews.ts). */
+/**
+ * Records a report other than a review (check.commit, check.result) under the key that signed it; a review is
+ * noted by its row (types/reviews.ts).
+ */
 export function noteReport(state: State, key: string, type: string, id: string, e: RecordEntry): void {
   state.reportsByKey.note(key, { type, id, seq: e.seq, ts: e.ts });
 }

@@ -100,7 +100,10 @@ export async function readHashTiles(client: LogClient, checkpoint: Checkpoint, p
   return leaves;
 }
 
-/** The entries' leaf inputs of entry bundle `t`, as served (throws LogError('unavailable') unless served, 'bad_argument' when not a bundle). */
+/**
+ * The entries' leaf inputs of entry bundle `t`, as served (throws LogError('unavailable') unless served,
+ * 'bad_argument' when not a bundle).
+ */
 export async function readEntryBundle(client: LogClient, t: TilePath): Promise<Uint8Array[]> {
   return decodeBundle(await client.bytes(tilePath(t)));
 }

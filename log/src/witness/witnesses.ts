@@ -20,7 +20,10 @@ export interface WitnessConfig {
   key: CosignerKey;
 }
 
-/** The witness at `url` (its submission prefix, kept as given but for trailing slashes) with the cosigner vkey `vkey`; throws LogError('bad_argument') on either. */
+/**
+ * The witness at `url` (its submission prefix, kept as given but for trailing slashes) with the cosigner vkey
+ * `vkey`; throws LogError('bad_argument') on either.
+ */
 export function witnessConfig(url: string, vkey: string): WitnessConfig {
   checkedUrl(url);
   return { url: url.replace(/\/+$/, ''), vkey, key: parseCosignerKey(vkey) };
