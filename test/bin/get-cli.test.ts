@@ -98,7 +98,17 @@ t.test('archive search prints ranked results with snippets, and the cursor of th
   const alice = await register(s, 'alice', { operatorId: 'lab-a' });
   const bob = await register(s, 'bob', { operatorId: 'lab-b' });
   const a = await send(s, alice, 'paper', make.paper(1, { title: 'Sparse probes find the feature' }));
-  const b = await send(s, bob, 'paper', make.paper(1, { title: 'Dense probes miss the feature', field: 'neuro' }));
+  // Bob's paper has the word in its abstract, Alice's in its title: title first (ties would go by a key of the id).
+  const b = await send(
+    s,
+    bob,
+    'paper',
+    make.paper(1, {
+      title: 'Dense readouts miss the feature',
+      abstract: 'Dense probes miss the feature that the sparse ones find, on every layer.',
+      field: 'neuro',
+    }),
+  );
   const url = ['--url', s.url];
 
   const found = await archive(['search', 'probes', '--kind', 'paper', '--limit', '1', ...url]);
