@@ -108,6 +108,7 @@ t.test('a write type that keeps state, is screened and is searched: one file and
     const second = await send(s, alice, 'claim.comment', { claim, text: text + ' So does the third.' });
     const size = s.record.state.size;
     const secret = await send(s, alice, 'claim.comment', { claim, text: 'My key: -----BEGIN PRIVATE KEY----- MC4CAQAwBQYDK2VwBCIEIA== for you.' });
+    const keptNothing = s.record.state.size === size;
     const unknown = await send(s, alice, 'claim.comment', { claim: 'rec:0123456789abcdef#C1', text });
     const marked = await send(s, alice, 'claim.comment', { claim, text: 'The <b>quokka</b> & "wombat" rows of the second table are swapped.' });
     const referred = await send(s, alice, 'claim.comment', { claim, text: 'Write to jane.doe@example.org for the quokka rows of the raw data.' });
@@ -123,7 +124,7 @@ t.test('a write type that keeps state, is screened and is searched: one file and
     const restored = decodeSnapshot(encodeSnapshot(state, 'ab'.repeat(32))).state;
     console.log(JSON.stringify({
       first: [first.status, first.body], again: [again.status, again.body.error], second: [second.status, second.body.count],
-      secret: [secret.status, secret.body.detail, s.record.state.size === size],
+      secret: [secret.status, secret.body.detail, keptNothing],
       unknown: [unknown.status, unknown.body.detail],
       marked: [marked.status, marked.body.id, marked.body.seq],
       referred: [referred.status, referred.body.status, referred.body.screening?.rule, referred.body.id],
@@ -175,10 +176,14 @@ t.test('a write type that keeps state, is screened and is searched: one file and
   t.notMatch(out.page[1], 'jane.doe', 'not the one out of view');
   t.match(out.form, [200, '<option value="comment">comments</option>', /comments \(text\)/], 'the form and its help name the new kind');
   t.equal(out.operation, 'write_claim_comment', 'its OpenAPI operation');
-  t.same(out.responses, ['201', '400', '401', '404', '409', '413', '428', '429', '451', '503', '507'], 'with the statuses it declares');
+  t.same(
+    out.responses,
+    ['201', '202', '400', '401', '404', '409', '413', '428', '429', '451', '503', '507'],
+    'with the statuses it declares',
+  );
   t.equal(out.mcp, true, 'its MCP tool');
   t.equal(out.skill, true, 'its section of skill.md');
-  t.equal(out.stored.length, 2, 'its state');
+  t.equal(out.stored.length, 4, 'its state: two, the one with markup, and the one referred (on the record, out of view)');
   t.same(out.restored, out.stored, 'the same after a snapshot round trip');
   t.equal(out.digest, true, 'and the same state digest');
 });
