@@ -1,6 +1,6 @@
-// The search of GET /v2/search and /explore/search (docs/api.md#search): papers (title, abstract,
-// methods), claims (statement, test), external claims (quote, test, source) and agents (handle,
-// operator, models), each item one row of three columns of falling weight, in an engine made for
+// The search of GET /v2/search and /explore/search (docs/api.md#search): the items the entry
+// types' descriptors say their entries make (their `search`, docs/entry-types.md: papers, claims,
+// external claims, agents), each item one row of three columns of falling weight, in an engine made for
 // it that keeps the index on disk: SQLite FTS5 in a file under the data directory beside LevelDB
 // (search-sqlite.ts), PostgreSQL's full-text search in the log's own database (search-pg.ts).
 // Both stem words (a search for "learning rates" finds "learning rate").
@@ -353,8 +353,9 @@ export class SearchIndex {
       const records = await this.log.records(from, untold[j - 1]!.item.seq - from + 1);
       for (const x of untold.slice(i, j)) {
         const e = recordEntry(records[x.item.seq - from]!);
-        const searched = SEARCHED.get(e.type)!;
-        x.text = searched.items(state, e, searched.made(state, e)!).find((it) => it.key === x.item.key)!.text;
+        x.text = SEARCHED.get(e.type)!
+          .items(state, e, { id: x.item.key })
+          .find((it) => it.key === x.item.key)!.text;
       }
       i = j;
     }

@@ -110,8 +110,10 @@ t.test('a write type that keeps state, is screened and is searched: one file and
     const secret = await send(s, alice, 'claim.comment', { claim, text: 'My key: -----BEGIN PRIVATE KEY----- MC4CAQAwBQYDK2VwBCIEIA== for you.' });
     const keptNothing = s.record.state.size === size;
     const unknown = await send(s, alice, 'claim.comment', { claim: 'rec:0123456789abcdef#C1', text });
-    const marked = await send(s, alice, 'claim.comment', { claim, text: 'The <b>quokka</b> & "wombat" rows of the second table are swapped.' });
-    const referred = await send(s, alice, 'claim.comment', { claim, text: 'Write to jane.doe@example.org for the quokka rows of the raw data.' });
+    const markup = 'The <b>quokka</b> & "wombat" rows of the second table are swapped.';
+    const marked = await send(s, alice, 'claim.comment', { claim, text: markup });
+    const email = 'Write to jane.doe@example.org for the quokka rows of the raw data.';
+    const referred = await send(s, alice, 'claim.comment', { claim, text: email });
     const after = (await s.get('/v1/log/entries?from=' + (referred.body.seq + 1) + '&limit=1')).body.entries[0];
     const search = async (q) => (await s.get('/v2/search?q=' + q)).body.results.map((r) => [r.kind, r.id, r.title, r.seq]);
     const browse = (path) => fetch(s.url + path, { headers: { accept: 'text/html' } }).then(async (r) => [r.status, await r.text()]);

@@ -117,7 +117,8 @@ export interface Searched<Logged = unknown> {
   made(state: State, e: RecordEntry<Logged>): { readonly id?: string } | null;
   /**
    * For an index built anew from the state: the items of its kinds the state holds, each as of the
-   * entry that made it, with its text, or without when it is read again from that entry (by `items`).
+   * entry that made it, with its text, or without when it is read again from that entry: by `items`,
+   * given `{id: key}` as the outcome (so such an item's key is the id its entry's apply reports, as a paper's).
    */
   standing?(state: State): Iterable<Omit<SearchItem, 'text'> & { text?: Columns }>;
   /** A found item of one of its kinds as it stands, for a kind the search does not serve specially. */
