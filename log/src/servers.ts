@@ -1,8 +1,5 @@
-// The engine's HTTP servers of the client side (docs/engine.md, "Witnesses" and "Monitors"),
-// on plain node:http, apart from everything a client that only verifies loads
-// (`tlog-engine/servers`): a tlog-witness server (POST /add-checkpoint, GET
-// /<origin hash>/checkpoint) and a monitor's gossip endpoint (GET /head), which may be a
-// witness too.
+// The engine's HTTP servers of the client side, on plain node:http, in the subpath `tlog-engine/servers` apart from what a
+// client that only verifies loads: a witness's and a monitor's gossip endpoint (docs/engine.md#witnesses, docs/engine.md#monitors).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MonitorState } from './client/monitor-state.js';
