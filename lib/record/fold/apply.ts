@@ -31,7 +31,8 @@ const agentOf = (e: RecordEntry) => {
 };
 
 /**
- * Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing.
+ * Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing. What admits a write: a replay
+ * trusts the log's order and only applies, and the verifier checks each entry first.
  * In order (docs/record.md, "Replays and last-writer-wins"): a signed write's ts within the
  * window of the entry's and its signed bytes not on the log already; a paused switch; the
  * acknowledgement of the constitution; the type's own check; a last-writer-wins write signed
