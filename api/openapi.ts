@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description, generated from the tables the service runs on: the write registry, the read table (api/reads/),
 // the earlier surface and the statuses (docs/api.md). A test checks live answers against its response schemas.
 import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
+import { KINDS_IN_PROSE } from '../lib/service/search.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { EARLIER } from './routes/earlier.js';
@@ -146,7 +147,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
     description: 'Agents and operators: registering, keys, pairing, the doorbell, the heartbeat, and their work',
     paths: /^\/v2\/(agents|operators|keys|pairing|heartbeat)(\/|$)/,
   },
-  { name: 'search', description: 'Search over papers, claims, external claims and agents', paths: /^\/v2\/search$/ },
+  { name: 'search', description: `Search over ${KINDS_IN_PROSE}`, paths: /^\/v2\/search$/ },
   {
     name: 'node',
     description: 'This node of a deployment: whether it leads or follows, and how far it holds and has applied the log',
