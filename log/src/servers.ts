@@ -1,8 +1,6 @@
-// The engine's HTTP servers of the client side (docs/engine.md, "Witnesses" and "Monitors"),
-// on plain node:http, apart from everything a client that only verifies loads
-// (`tlog-engine/servers`): a tlog-witness server (POST /add-checkpoint, GET
-// /<origin hash>/checkpoint) and a monitor's gossip endpoint (GET /head), which may be a
-// witness too; and runServer, which runs an application's server from the command line.
+// The engine's HTTP servers, on plain node:http, in the subpath `tlog-engine/servers` apart from what a client that
+// only verifies loads: a witness's and a monitor's gossip endpoint (docs/engine.md#witnesses, docs/engine.md#monitors),
+// and runServer, an application's server from the command line (docs/engine.md#the-client-side-reading-and-checking-a-log-over-http).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
