@@ -93,6 +93,11 @@ export function argumentAt(state: State, id: string, field: string): Argument {
 
 export const file = entryType({
   type: 'argument.file',
+  // An argument (its 64-hex id).
+  item: (state, id) => {
+    const a = state.argumentsById.get(id);
+    return a && { entry: a.seq, claims: [] };
+  },
   origin: 'write',
   schema: argumentFileSchema,
   route: { path: '/v2/arguments', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },

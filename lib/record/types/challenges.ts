@@ -36,6 +36,11 @@ export const DAILY_QUOTA: Record<Tier, number> = { unverified: 1, account: 5, ve
 export const propose = entryType({
   type: 'challenge.propose',
   screened: true,
+  // A challenge (ch:<16 hex>).
+  item: (state, id) => {
+    const c = id.startsWith('ch:') ? state.challenges.get(bareChallengeId(id)) : undefined;
+    return c && { entry: c.seq, claims: [] };
+  },
   origin: 'write',
   schema: challengeProposeSchema,
   route: { path: '/v2/challenges', signer: 'main', status: 201, statuses: [202, 404, 409, 451] },

@@ -162,9 +162,10 @@ export interface EntryType<Logged = unknown, Outcome = unknown, By extends Signe
    */
   readonly screened?: boolean;
   /**
-   * For a write whose entry makes an item of its own that screening may refer or hold, or a steward
-   * withhold (docs/stewardship.md): the item `id` names (the id its apply reports), or undefined when
-   * it is none of this type's. Out of view, its entry is served with its text fields null.
+   * For a write whose entry makes an item of its own, which a steward may withhold and screening
+   * refer or hold (docs/stewardship.md#out-of-view): the item `id` names (the id its apply reports),
+   * or undefined when it is none of this type's. A screened type must have one. Out of view, its
+   * entry is served with its text fields null.
    */
   readonly item?: (state: State, id: string) => ViewedItem | undefined;
   /** The service event that seals it, admitted with it in one batch: its answer waits for both (docs/record.md). */

@@ -1,7 +1,6 @@
 // Out of view (docs/stewardship.md#out-of-view): the entries that take an item out of view
 // (withheld, referred, held) and bring it back, and how an item out of view is read and written.
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
-import { bareChallengeId } from '../../protocol/ids.js';
 import type { Agent, Hold, OutOfView, RecordEntry, SignedWrite, State } from '../fold/state.js';
 import { markViewChanged } from '../numbers/rescore.js';
 import { entryType, serviceEvent, type EntryType, type SignedBy, type ViewedItem } from './descriptor.js';
@@ -59,27 +58,13 @@ const holdDecision = <const T extends string>(type: T, title: string, descriptio
 const holdReleaseSchema = holdDecision('hold.release', 'HoldRelease', 'Release a hazard hold: the item returns to view');
 const holdRejectSchema = holdDecision('hold.reject', 'HoldReject', 'Reject a held item: it stays out of view for good');
 
-/** The items of the other entry types that say they have some (their descriptors' `item`): the registry gives them. */
-let otherItems: readonly NonNullable<EntryType['item']>[] = [];
-export const itemsOfOtherTypes = (items: readonly NonNullable<EntryType['item']>[]): void => void (otherItems = items);
+/** The entry types' items (their descriptors' `item`): the registry gives them, as it imports this file. */
+let typesItems: readonly NonNullable<EntryType['item']>[] = [];
+export const itemsOfTypes = (items: readonly NonNullable<EntryType['item']>[]): void => void (typesItems = items);
 
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
 export function itemOf(state: State, subject: string): ViewedItem | undefined {
-  if (subject.startsWith('rec:')) {
-    const p = state.papers.get(subject);
-    return p && { entry: p.seq, claims: p.claims };
-  }
-  if (subject.startsWith('ext:')) {
-    const c = state.claims.get(`${subject}#C1`);
-    return c && { entry: c.seq, claims: [c.ref] };
-  }
-  if (subject.startsWith('ch:')) {
-    const c = state.challenges.get(bareChallengeId(subject));
-    return c && { entry: c.seq, claims: [] };
-  }
-  const a = state.argumentsById.get(subject);
-  if (a !== undefined) return { entry: a.seq, claims: [] };
-  for (const item of otherItems) {
+  for (const item of typesItems) {
     const found = item(state, subject);
     if (found !== undefined) return found;
   }

@@ -157,6 +157,11 @@ function checkParents(state: State, parents: Static<typeof paperSchema>['builds_
 export const paper = entryType({
   type: 'paper',
   screened: true,
+  // A paper (rec:<16 hex>), with its claims.
+  item: (state, id) => {
+    const p = id.startsWith('rec:') ? state.papers.get(id) : undefined;
+    return p && { entry: p.seq, claims: p.claims };
+  },
   // A paper (title, abstract, methods) and each of its claims as the paper wrote it (statement,
   // test): a later amendment is a version of its own. Its text is read from its entry.
   search: {
@@ -291,6 +296,11 @@ export const paper = entryType({
 
 export const external = entryType({
   type: 'claim.external',
+  // An external claim (ext:<16 hex>), its one claim.
+  item: (state, id) => {
+    const c = id.startsWith('ext:') ? state.claims.get(`${id}#C1`) : undefined;
+    return c && { entry: c.seq, claims: [c.ref] };
+  },
   // An external claim: quote, test, source.
   search: {
     kinds: [{ name: 'external', code: 2, plural: 'external claims', columns: ['quote', 'test', 'source'] }],

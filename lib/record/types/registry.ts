@@ -61,8 +61,11 @@ const DESCRIPTORS = [
 /** Every entry type's descriptor. */
 export const ENTRY_TYPES: readonly EntryType[] = Object.freeze(DESCRIPTORS);
 
-// The items of types that have their own for the acts that take an item out of view, which cannot import this table.
-outOfView.itemsOfOtherTypes(ENTRY_TYPES.flatMap((d) => (d.item === undefined ? [] : [d.item])));
+// Every type's items, for the acts that take an item out of view (out-of-view.ts cannot import this table).
+outOfView.itemsOfTypes(ENTRY_TYPES.flatMap((d) => (d.item === undefined ? [] : [d.item])));
+// Screening refers or holds a screened write's item: a screened type without one is a mistake of the code.
+for (const d of ENTRY_TYPES)
+  if (d.screened === true && d.item === undefined) throw new Error(`entry type ${d.type}: screened, but its descriptor names no item`);
 
 /** The descriptors of signed writes, as the registry types them. */
 type WriteDescriptor = Extract<(typeof DESCRIPTORS)[number], { readonly origin: 'write' }>;
