@@ -1,7 +1,7 @@
 // What the PostgreSQL store adds to the store contract (docs/log-format.md, "How the service
 // stores the log"): the head row advanced by compare-and-swap (a fenced commit writes nothing),
 // a failed transaction leaves the head where it was, a killed server and the log's recovery,
-// and the versioned schema. On a real PostgreSQL server (test/helpers/postgres.ts).
+// and the versioned schema. On a real PostgreSQL server (tlog-engine/testing, docs/engine.md).
 import { bytes } from './helpers/text.js';
 import t from 'tap';
 import pg from 'pg';
@@ -10,7 +10,7 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION, PgStore } from '../src/pg-store.js';
 import { Sequencer } from '../src/sequencer.js';
 import type { CommitBatch } from '../src/store.js';
 import { batch as commitBatch, head } from './store-conformance.js';
-import { startPostgres } from './helpers/postgres.js';
+import { startPostgres } from '../src/testing.js';
 import { testSigner } from './helpers/signer.js';
 
 const server = await startPostgres(t);

@@ -19,7 +19,7 @@ import {
 } from '../src/index.js';
 import { testSigner } from './helpers/signer.js';
 import { tempDir } from './helpers/tmp.js';
-import { startPostgres } from './helpers/postgres.js';
+import { startPostgres } from '../src/testing.js';
 import { bytes, str } from './helpers/text.js';
 
 interface Register {

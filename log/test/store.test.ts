@@ -9,7 +9,7 @@ import { PgStore } from '../src/pg-store.js';
 import { Sequencer } from '../src/sequencer.js';
 import type { LogStore } from '../src/store.js';
 import { testSigner } from './helpers/signer.js';
-import { startPostgres } from './helpers/postgres.js';
+import { startPostgres } from '../src/testing.js';
 import { tempDir } from './helpers/tmp.js';
 import { storeConformance } from './store-conformance.js';
 import { textLines } from '../src/framing.js';

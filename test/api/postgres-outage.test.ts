@@ -11,7 +11,7 @@ import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { openPgStore } from 'tlog-engine';
 import { startService, type Reply } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 
 t.test('a PostgreSQL server killed under concurrent writers: 503, reads go on, nothing refused is logged, writes resume', async (t) => {

@@ -1,7 +1,7 @@
-// A real PostgreSQL server for tests and benchmarks: Debian's binaries (log/scripts/postgres.sh
-// installs them when missing), a cluster made by initdb in a temporary directory, listening on a
-// free loopback port and on a unix socket in that directory; no system service is used. As
-// root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
+// `tlog-engine/testing`: a real PostgreSQL server for tests and benchmarks (docs/engine.md,
+// "Testing on PostgreSQL"). Debian's binaries (scripts/postgres.sh finds them, or installs them as
+// root), a cluster made by initdb in a temporary directory, on a free loopback port; no system
+// service is used. As root, the server runs as the `postgres` user (PostgreSQL refuses root).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const SCRIPT = fileURLToPath(new URL('../../../log/scripts/postgres.sh', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../scripts/postgres.sh', import.meta.url));
 
 export interface PgServer {
   /** The URL of database `db` on this server. */
@@ -58,7 +58,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startPostgres(t?: { teardown(fn: () => unknown): void }): Promise<PgServer> {
   const bin = pgBin();
   const user = serverUser();
-  const dir = mkdtempSync(join(tmpdir(), 'archive-pg-'));
+  const dir = mkdtempSync(join(tmpdir(), 'tlog-pg-'));
   if (user !== undefined) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');
   execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], {
