@@ -1,14 +1,16 @@
-// `tlog-engine/testing`: a real PostgreSQL server for tests and benchmarks (docs/engine.md,
-// "Testing on PostgreSQL"). Debian's binaries (scripts/postgres.sh finds them, or installs them as
-// root), a cluster made by initdb in a temporary directory, on a free loopback port; no system
-// service is used. As root, the server runs as the `postgres` user (PostgreSQL refuses root).
+// `tlog-engine/testing` (docs/engine.md, "Testing on PostgreSQL"): a throw-away log key, and a
+// real PostgreSQL server for tests and benchmarks: Debian's binaries (scripts/postgres.sh finds
+// them, or installs them as root), a cluster made by initdb in a temporary directory, on a free
+// loopback port; no system service. As root, the server runs as `postgres` (it refuses root).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { LogSigner, LogVerifier } from './head.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/postgres.sh', import.meta.url));
 
@@ -181,5 +183,15 @@ export async function startPostgres(t?: { teardown(fn: () => unknown): void }): 
     kill,
     start,
     remove,
+  };
+}
+
+/** A throw-away log key for tests: its signer and a verifier of its signatures. */
+export function testSigner(): { signer: LogSigner; verify: LogVerifier } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+  return {
+    signer: { publicKey: raw, sign: (m) => sign(null, m, privateKey) },
+    verify: (m, s) => verify(null, m, publicKey, s),
   };
 }
