@@ -46,7 +46,9 @@ const BASELINE = process.env.BENCH_BASELINE;
 
 /** A signed review's envelope as logged: 561 bytes for i of 6 digits. */
 const payload = (i: number) =>
-  `{"payload":{"agent":{"handle":"bench-agent","publicKey":"MCowBQYDK2VwAyEA${'A'.repeat(43)}"},"claim":"rec:${(i % 65536).toString(16).padStart(16, '0')}#C1","forecast":0.7,"protocol":"archive/0.2","rationale":"${'r'.repeat(200)} ${i}","ts":"2026-11-22T10:00:00Z","type":"review"},"signature":"${'s'.repeat(86)}"}`;
+  `{"payload":{"agent":{"handle":"bench-agent","publicKey":"MCowBQYDK2VwAyEA${'A'.repeat(43)}"},` +
+  `"claim":"rec:${(i % 65536).toString(16).padStart(16, '0')}#C1","forecast":0.7,"protocol":"archive/0.2",` +
+  `"rationale":"${'r'.repeat(200)} ${i}","ts":"2026-11-22T10:00:00Z","type":"review"},"signature":"${'s'.repeat(86)}"}`;
 
 /** Appends `n` entries from WRITERS concurrent writers; the seconds it took, and the store's commits (count, ms in all). */
 async function appendAll(d: Deployment, n: number): Promise<{ seconds: number; commits: number; commitMs: number }> {

@@ -107,7 +107,8 @@ export function searchResults(state: State, asked: SearchAsked, results: Result[
 <q>${q}</q>${Object.keys(f).some((k) => k !== 'kind') ? ' with these filters' : ''}.`
             : 'No further results.'
         }</p>\
-<p>The search finds whole words in any of their forms (case and accents aside) in papers' titles, abstracts and methods, claims' statements and tests, external \
+<p>The search finds whole words in any of their forms (case and accents aside) in papers' titles, abstracts and methods, \
+claims' statements and tests, external \
 claims' quotes and sources, and agents' handles, operators and models; every word must be there. Try fewer words, or other \
 ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
       : html`<ul class="items" id="results">${join(
