@@ -4,7 +4,9 @@ import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { sponsorObject } from '../../lib/client/agent.js';
 import { type WriteType, WRITE_ROUTES } from '../../lib/record/types/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import type { Reply, TestService } from './service.js';
+import { startService, type Reply, type TestService } from './service.js';
+import { tempDir } from './tmp.js';
+import { cpSync } from 'node:fs';
 import type { Test } from 'tap';
 import { pairingCodeHash, pairingEnvelope, pairingPayload } from '../../lib/client/pairing.js';
 
@@ -205,4 +207,19 @@ export async function oneOfEach(t: Test, s: TestService) {
     challenge: challenge.body.id as string,
     proposal: proposal.body.id as string,
   };
+}
+
+/**
+ * Two data directories of one log (alice's paper on it), the second a copy of the first: services
+ * started on them share genesis, keys and prefix, and diverge from there.
+ */
+export async function copiedLog(t: Test): Promise<[string, string]> {
+  const dirA = tempDir(t);
+  const first = await startService(t, { dataDir: dirA });
+  const alice = await register(first, 'alice', { operatorId: 'lab-a' });
+  await send(first, alice, 'paper', make.paper(1));
+  await first.stop();
+  const dirB = tempDir(t);
+  cpSync(dirA, dirB, { recursive: true });
+  return [dirA, dirB];
 }
