@@ -5,6 +5,7 @@
 // docs/api.md#statuses-and-error-codes. Response schemas describe what the reads serve; a test
 // checks live answers against them.
 import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
+import { KINDS_IN_PROSE } from '../lib/service/search.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
 import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { EARLIER } from './routes/earlier.js';
@@ -150,7 +151,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
     description: 'Agents and operators: registering, keys, pairing, the doorbell, the heartbeat, and their work',
     paths: /^\/v2\/(agents|operators|keys|pairing|heartbeat)(\/|$)/,
   },
-  { name: 'search', description: 'Search over papers, claims, external claims and agents', paths: /^\/v2\/search$/ },
+  { name: 'search', description: `Search over ${KINDS_IN_PROSE}`, paths: /^\/v2\/search$/ },
   {
     name: 'node',
     description: 'This node of a deployment: whether it leads or follows, and how far it holds and has applied the log',

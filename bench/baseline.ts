@@ -1,9 +1,9 @@
 // The code of an earlier commit, built in a temporary directory, for a benchmark that measures
-// it beside this code in the same run (BENCH_BASELINE): `git archive` of the commit, this
-// checkout's node_modules (each package linked, but the engine: a commit that has one gets its
-// own, built from its own log/), and its own TypeScript build.
+// it beside this code in the same run (BENCH_BASELINE): `git archive` of the commit, installed
+// from its own package-lock.json (`npm ci`, its engine workspace included when it has one) and
+// built by its own `prepare` script, so it runs exactly the dependencies it was written for.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,22 +20,12 @@ export interface Code {
   dist: string;
 }
 
-/** The code of `commit`, built in a temporary directory. */
+/** The code of `commit`, installed and built in a temporary directory. */
 export function buildBaseline(commit: string): Code {
   const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
   execFileSync('sh', ['-c', `git -C ${JSON.stringify(REPO)} archive ${commit} | tar -x -C ${JSON.stringify(dir)}`]);
-  const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
-  const engine = existsSync(join(dir, 'log', 'package.json'));
-  if (!engine) symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  else {
-    // Every package of this checkout but the engine, which is the commit's own.
-    mkdirSync(join(dir, 'node_modules'));
-    for (const name of readdirSync(join(REPO, 'node_modules')))
-      if (name !== 'tlog-engine') symlinkSync(join(REPO, 'node_modules', name), join(dir, 'node_modules', name));
-    symlinkSync(join(dir, 'log'), join(dir, 'node_modules', 'tlog-engine'));
-    symlinkSync(join(REPO, 'node_modules'), join(dir, 'log', 'node_modules'));
-    execFileSync(process.execPath, [tsc, '-p', join(dir, 'log', 'tsconfig.json')], { stdio: 'inherit' });
-  }
-  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { stdio: 'inherit' });
+  // `npm ci` runs the commit's `prepare`: its build.
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!existsSync(join(dir, 'dist'))) throw new Error(`${commit}: npm ci built no dist/ (no prepare script?)`);
   return { name: commit, dist: join(dir, 'dist') };
 }

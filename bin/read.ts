@@ -8,6 +8,7 @@ import { Reader } from '../lib/client/reads.js';
 import { checkpointProblem } from 'tlog-engine';
 import { headSigned } from '../verify/check-log.js';
 import { printRefusal } from './reply.js';
+import { SEARCH_KINDS } from '../lib/record/types/index.js';
 
 interface ReadArgs {
   url: string;
@@ -154,7 +155,7 @@ export const searchCommand: CommandModule<object, SearchArgs> = {
   builder: (y) =>
     readOptions(y)
       .positional('q', { type: 'string', describe: 'the words to search for: an item holds every one' })
-      .option('kind', { type: 'string', choices: ['paper', 'claim', 'external', 'agent'], describe: 'only items of this kind' })
+      .option('kind', { type: 'string', choices: SEARCH_KINDS.map((k) => k.name), describe: 'only items of this kind' })
       .option('field', { type: 'string', describe: 'only papers and claims of this field (ml, econ, ...)' })
       .option('agent', { type: 'string', describe: 'only items by this agent (a handle)' })
       .option('operator', { type: 'string', describe: "only items by this operator's agents" })

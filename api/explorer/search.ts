@@ -6,14 +6,16 @@ import { html, isEmpty, join, type Html } from './html.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { STATUSES } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
-import { KINDS, wordSpans, type Kind, type searchResult } from '../../lib/service/search.js';
+import { SEARCH_KINDS, searchOfKind } from '../../lib/record/types/index.js';
+import { COLUMNS_IN_PROSE, KINDS, wordSpans, type Kind, type searchResult } from '../../lib/service/search.js';
 import type { SearchAsked } from '../reader-query.js';
-import { agentLink, count, fieldName, fieldWords, hrefWith, operatorLink } from './shell.js';
+import { agentLink, count, entryLink, fieldName, fieldWords, hrefWith, operatorLink } from './shell.js';
 import { claimNumbersLine } from './work.js';
 
 type Result = Awaited<ReturnType<typeof searchResult>>;
 
-const KIND_NAMES: Readonly<Record<Kind, string>> = { paper: 'papers', claim: 'claims', external: 'external claims', agent: 'agents' };
+/** What many items of each kind are called ("external claims"), as its descriptor says. */
+const KIND_NAMES: ReadonlyMap<Kind, string> = new Map(SEARCH_KINDS.map((k) => [k.name, k.plural]));
 
 /** `text` escaped, the words of the query in it marked. */
 export function marked(text: string, words: readonly string[]): Html {
@@ -33,12 +35,24 @@ function resultHref(r: Result): string {
       return `/explore/papers/${r.id}`;
     case 'agent':
       return `/explore/agents/${encodeURIComponent(r.id)}`;
-    default:
+    case 'claim':
+    case 'external':
       return `/explore/claims/${encodeURIComponent(r.id)}`;
+    default:
+      return `/explore/log?from=${r.seq}#entry-${r.seq}`;
   }
 }
 
+/** A hit of a kind the explorer has no words of its own for: its key and first column, linked to its entry; the claim it is about. */
+function otherLi(state: State, r: Result, words: readonly string[]): Html {
+  const claim = searchOfKind(r.kind)?.hit?.(state, r.id)?.claim ?? null;
+  const about = claim === null ? '' : html` on claim <a href="/explore/claims/${encodeURIComponent(claim)}">${claim}</a>`;
+  return html`<li><span class="kind">${r.kind}</span> <a href="${resultHref(r)}">${marked(r.title, words)}</a><br><small>\
+<code>${r.id}</code>${about}, entry ${entryLink(r.seq)}, by ${agentLink(state, r.agent)}</small></li>`;
+}
+
 function resultLi(state: State, r: Result, words: readonly string[]): Html {
+  if (!['paper', 'claim', 'external', 'agent'].includes(r.kind)) return otherLi(state, r, words);
   const kind = html`<span class="kind">${r.kind === 'external' ? 'external claim' : r.kind}</span>`;
   const title =
     r.kind === 'claim' || r.kind === 'external'
@@ -73,7 +87,7 @@ export function searchForm(q: string, f: SearchAsked['f']): Html {
   );
   return html`<form class="filters" id="search-form" action="/explore/search" method="get"><label>words\
 <input type="search" name="q" value="${q}" maxlength="200" required>\
-</label>${select('kind', 'any', KINDS, f.kind, (k) => KIND_NAMES[k as Kind])}${select('field', 'any', FIELDS, f.field, fieldWords)}\
+</label>${select('kind', 'any', KINDS, f.kind, (k) => KIND_NAMES.get(k)!)}${select('field', 'any', FIELDS, f.field, fieldWords)}\
 ${select('status', 'any', STATUSES, f.status)}${kept}<button>Search</button></form>`;
 }
 
@@ -82,7 +96,7 @@ export function searchResults(state: State, asked: SearchAsked, results: Result[
   const { q, f, words } = asked;
   const base = { q, field: f.field, agent: f.agent, operator: f.operator, status: f.status, limit };
   const kinds = [undefined, ...KINDS].map((k) => {
-    const name = k === undefined ? 'everything' : KIND_NAMES[k];
+    const name = k === undefined ? 'everything' : KIND_NAMES.get(k)!;
     return k === f.kind ? html`<b>${name}</b>` : html`<a href="${hrefWith('/explore/search', { ...base, kind: k })}">${name}</a>`;
   });
   const only = [
@@ -103,14 +117,12 @@ export function searchResults(state: State, asked: SearchAsked, results: Result[
       ? html`<div class="notice" id="no-results">\
 <p>${
           asked.at === null
-            ? html`Nothing ${f.kind === undefined ? '' : `among the ${KIND_NAMES[f.kind]} `}holds every word of \
+            ? html`Nothing ${f.kind === undefined ? '' : `among the ${KIND_NAMES.get(f.kind)} `}holds every word of \
 <q>${q}</q>${Object.keys(f).some((k) => k !== 'kind') ? ' with these filters' : ''}.`
             : 'No further results.'
         }</p>\
-<p>The search finds whole words in any of their forms (case and accents aside) in papers' titles, abstracts and methods, \
-claims' statements and tests, external \
-claims' quotes and sources, and agents' handles, operators and models; every word must be there. Try fewer words, or other \
-ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
+<p>The search finds whole words in any of their forms (case and accents aside) in ${COLUMNS_IN_PROSE}; every word must be there. \
+Try fewer words, or other ones${Object.keys(f).length === 0 ? '' : ', or drop a filter'}.</p></div>`
       : html`<ul class="items" id="results">${join(
           results.map((r) => resultLi(state, r, words)),
           '',

@@ -4,6 +4,7 @@ import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { STATUSES } from '../../lib/record/views/index.js';
 import { arr, bool, claimRef, counted, hex64, int, nullable, num, obj, probability, ref, str, ts, type Schema } from './schema.js';
 import { WORK_SCHEMAS } from './components-work.js';
+import { KINDS } from '../../lib/service/search.js';
 
 /** A check as an argument's read lists it: its `note` is its own text, so what it counts is `counts` and `countsNote`. */
 const CHECK = obj(
@@ -154,7 +155,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   ...WORK_SCHEMAS,
   SearchResult: obj({
-    kind: { enum: ['paper', 'claim', 'external', 'agent'] },
+    kind: { enum: [...KINDS] },
     id: str,
     title: str,
     snippet: str,

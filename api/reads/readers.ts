@@ -2,7 +2,7 @@
 import { recordReads } from '../routes/record.js';
 import { readerReads } from '../routes/readers.js';
 import { PAGE, WORK_LISTS, WORK_PAGE } from '../../lib/record/views/index.js';
-import { KINDS } from '../../lib/service/search.js';
+import { KINDS, KINDS_IN_PROSE } from '../../lib/service/search.js';
 import { QUERY_MAX, SEARCH_PAGE } from '../reader-query.js';
 import { arr, hex64, int, next, nullable, obj, ref, str } from './schema.js';
 import { limit, id, cursorParam, filters, group, type Read } from './read.js';
@@ -136,7 +136,7 @@ export const READER_READS: Read[] = [
     path: '/v2/search',
     operationId: 'search',
     tool: { title: 'Search the record' },
-    summary: 'Search papers, claims, external claims and agents, best first, with snippets (docs/api.md#search)',
+    summary: `Search ${KINDS_IN_PROSE}, best first, with snippets (docs/api.md#search)`,
     returns:
       'Items in view that hold every word of the query, best first, a page at a time: kind, id, title, a snippet, and for claims their ' +
       'status and credence.',

@@ -27,7 +27,7 @@ import {
   challengeView,
 } from '../../lib/record/views/index.js';
 import { governanceSummary, PROPOSALS_PAGE, proposalView } from '../../lib/record/governance/index.js';
-import { KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
+import { COLUMNS_IN_PROSE, KINDS, searchResult, type SearchFilters } from '../../lib/service/search.js';
 import { intParam, oneOfParam, type Query } from '../params.js';
 import { limitParam, numbers, places, type Cursors } from '../paging.js';
 import type { Handler, ReadEnv } from '../reads/read.js';
@@ -179,8 +179,7 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
       await respond(ctx, null, () =>
         page(
           'Search',
-          html`${searchForm('', f)}<p id="search-help">Search papers (title, abstract, methods), claims (statement and test), external \
-claims (quote, test, source) and agents (handle, operator, models): whole words in any of their forms \
+          html`${searchForm('', f)}<p id="search-help">Search ${COLUMNS_IN_PROSE}: whole words in any of their forms \
 (<q>rate</q> finds <q>rates</q>), case and accents aside; every word must be there.</p>`,
           { json: null },
         ),

@@ -7,6 +7,7 @@ import { summary, ALL_FIELDS, atomFeed, FEED_ITEMS, papersPage, claimInView } fr
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { html, join, type Html } from '../explorer/html.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
+import { KINDS_IN_PROSE } from '../../lib/service/search.js';
 import { abstractReader } from '../logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
@@ -99,7 +100,7 @@ artefacts, what it builds on, what builds on it and its claims' numbers (JSON: $
 <li>${link('/explore/challenges', 'The challenges')}: claims someone asked to be checked, ranked by the value of checking them \
 (JSON: ${link('/v2/challenges', 'the challenges')}; what is most worth checking: ${link('/v2/frontier', 'the frontier')}).</li>
 <li>${link('/explore/agents', 'The agents')} and ${link('/explore/operators', 'the operators')}, each with its tier, keys and \
-work; ${link('/explore/search', 'search')} papers, claims, external claims and agents.</li>
+work; ${link('/explore/search', 'search')} ${KINDS_IN_PROSE}.</li>
 <li>${link('/explore/log', 'The log')}: who wrote each entry and what it is about, the signed head's signature and any entry's inclusion \
 proof checked in your browser \
 (JSON: ${link('/v1/log/entries', 'entries')}, ${link('/v1/log/sth', 'the signed head')}, ${link('/v1/log/checkpoint', 'checkpoint')}); \

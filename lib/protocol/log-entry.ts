@@ -9,6 +9,7 @@
 //
 // The engine calls the codec when it sequences an entry (stamping its ts) and whenever it needs
 // a leaf; every entry's seq, ts and chain come from the engine.
+import { hash } from 'node:crypto';
 import {
   LogError,
   NO_LEAF,
@@ -20,6 +21,7 @@ import {
   textLines,
   toHex,
   type AuditReport,
+  type Appended as EngineAppended,
   type Chained,
   type LeafCodec,
   type LeafEntry,
@@ -135,28 +137,36 @@ export function parseStored(stored: Uint8Array): { ts: string; type: string; pay
   return { ts, type, payload: b.toString('utf8', nl + 1) };
 }
 
+/** The room entryData leaves for the header's ts and its space: 25 spaces (a type never begins with one). */
+const HEADROOM_TEXT = ' '.repeat(25);
+const HEADROOM = Buffer.from(HEADROOM_TEXT, 'latin1');
+
 /** The record's codec (the engine's LeafCodec): what is stored, and each stored entry's leaf input. */
 export const recordCodec: LeafCodec = {
-  /** `data` is "<type>\n<payload>"; the engine's time becomes the entry's ts. */
+  /**
+   * `data` is entryData's: room for the header, then "<type>\n<payload>". The engine's time
+   * becomes the entry's ts, written into that room: the stored bytes are `data` itself, so an
+   * entry's payload is encoded and copied once on its way to the store.
+   */
   stored(data: Uint8Array, at: Sequenced): Uint8Array {
-    const out = Buffer.allocUnsafe(25 + data.length);
-    out.write(iso(at.time), 0, 'latin1');
-    out[24] = 0x20;
-    out.set(data, 25);
-    return out;
+    const b = view(data);
+    if (b.length < HEADROOM.length + 3 || b.compare(HEADROOM, 0, HEADROOM.length, 0, HEADROOM.length) !== 0)
+      throw new LogError('bad_argument', 'the record appends what entryData makes');
+    b.write(iso(at.time), 0, 'latin1');
+    return b;
   },
-  leaf(stored: Uint8Array, at: Chained): Uint8Array {
+  /** The leaf input as text: it is ASCII, and JavaScript hashes a string without making it bytes first. */
+  leaf(stored: Uint8Array, at: Chained): string {
     const b = view(stored);
     const { nl, ts, type } = headEnd(b);
-    const payloadHash = toHex(sha256(b.subarray(nl + 1)));
-    return Buffer.from(leafInput({ payloadHash, prevHash: toHex(at.prev), seq: at.seq, ts, type }), 'latin1');
+    const payloadHash = hash('sha256', b.subarray(nl + 1), 'hex');
+    return leafInput({ payloadHash, prevHash: toHex(at.prev), seq: at.seq, ts, type });
   },
   /** Entry times never go backwards (docs/log-format.md, "Entries"). */
   follows(stored: Uint8Array, before: Uint8Array | null): string | null {
     if (before === null) return null;
-    return view(stored).toString('latin1', 0, 24) < view(before).toString('latin1', 0, 24)
-      ? 'ts is earlier than the entry before it'
-      : null;
+    // A ts is fixed-width ASCII, so its bytes compare as its times do.
+    return view(stored).compare(view(before), 0, 24, 0, 24) < 0 ? 'ts is earlier than the entry before it' : null;
   },
   module: { url: import.meta.url, name: 'recordCodec' },
 };
@@ -164,11 +174,14 @@ export const recordCodec: LeafCodec = {
 /** How the record's LevelDB store joins stored entries: each is two lines of text. */
 export const RECORD_FRAMING = textLines(2);
 
-/** The data the record appends for an entry: "<type>\n<payload>" (the codec adds the ts). */
+/**
+ * The data the record appends for an entry: room for the ts, then "<type>\n<payload>" (the
+ * codec writes the ts in when the engine sequences the entry).
+ */
 export function entryData(type: string, payload: string): Uint8Array {
   if (!ENTRY_TYPE.test(type)) throw new LogError('bad_argument', `entry type ${JSON.stringify(type)} is not a dotted lower-case name`);
   if (payload.includes('\n')) throw new LogError('bad_argument', 'payload must be canonical JSON (no raw newline)');
-  return Buffer.from(`${type}\n${payload}`, 'utf8');
+  return Buffer.from(`${HEADROOM_TEXT}${type}\n${payload}`, 'utf8');
 }
 
 /** An entry of the engine's log, with its hashes, as the record serves it; throws when its stored bytes are not an entry. */
@@ -233,9 +246,8 @@ export class RecordLog {
   }
 
   /** Appends one entry; resolves once it and a head including it are durable. */
-  async append(type: string, payload: string): Promise<Appended> {
-    const a = await this.engine.append(entryData(type, payload));
-    return { seq: a.seq, ts: iso(a.time), entryHash: a.leafHash, treeSize: a.treeSize };
+  append(type: string, payload: string): Promise<Appended> {
+    return this.engine.append(entryData(type, payload)).then(recordAppended);
   }
 
   /**
@@ -330,6 +342,9 @@ export class RecordLog {
     return this.engine.close();
   }
 }
+
+/** The engine's acknowledgement as the record gives it. */
+const recordAppended = (a: EngineAppended): Appended => ({ seq: a.seq, ts: iso(a.time), entryHash: a.leafHash, treeSize: a.treeSize });
 
 /** A stored entry parsed; a malformed one is the store's corruption. */
 function loggedEntry(seq: number, bytes: Uint8Array): LoggedEntry {

@@ -1,6 +1,6 @@
-// The search of GET /v2/search and /explore/search (docs/api.md#search): papers (title, abstract,
-// methods), claims (statement, test), external claims (quote, test, source) and agents (handle,
-// operator, models), each item one row of three columns of falling weight, in an engine made for
+// The search of GET /v2/search and /explore/search (docs/api.md#search): the items the entry
+// types' descriptors say their entries make (their `search`, docs/entry-types.md: papers, claims,
+// external claims, agents), each item one row of three columns of falling weight, in an engine made for
 // it that keeps the index on disk: SQLite FTS5 in a file under the data directory beside LevelDB
 // (search-sqlite.ts), PostgreSQL's full-text search in the log's own database (search-pg.ts).
 // Both stem words (a search for "learning rates" finds "learning rate").
@@ -22,14 +22,25 @@
 import { createHash } from 'node:crypto';
 import { stemmer } from 'stemmer';
 import type { LoggedEntry } from '../protocol/log-entry.js';
-import { SEARCHED_TYPES, type PayloadOf } from '../record/types/index.js';
-import { recordEntry, type RecordEntry, type SignedWrite, type State } from '../record/fold/index.js';
-import { entrySubject, claimInView, type Filters, type Logged } from '../record/views/index.js';
+import { SEARCH_KINDS, SEARCHED, searchOfKind, type Columns, type SearchHit, type SearchItem } from '../record/types/index.js';
+import { recordEntry, type RecordEntry, type State } from '../record/fold/index.js';
+import { claimInView, type Filters, type Logged } from '../record/views/index.js';
 import { type Status, servedProbability } from '../record/numbers/index.js';
 import { ArchiveError } from '../protocol/errors.js';
 
-export const KINDS = ['paper', 'claim', 'external', 'agent'] as const;
-export type Kind = (typeof KINDS)[number];
+/** The kinds of item, as the entry types' descriptors declare them (their `search`), in the order of their codes. */
+export const KINDS: readonly string[] = Object.freeze(SEARCH_KINDS.map((k) => k.name));
+export type Kind = string;
+
+/** `items` in prose: "a, b and c". */
+const inProse = (items: readonly string[]): string =>
+  items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
+/** What the search finds, in prose: "papers, claims, external claims and agents". */
+export const KINDS_IN_PROSE = inProse(SEARCH_KINDS.map((k) => k.plural));
+
+/** What the search reads of each kind, in prose: "papers (title, abstract, methods), claims (statement, test), ...". */
+export const COLUMNS_IN_PROSE = inProse(SEARCH_KINDS.map((k) => `${k.plural} (${k.columns.filter((c) => c !== '').join(', ')})`));
 
 /** What the search filters by: the lists' filters, and the kind of item. */
 export interface SearchFilters extends Filters {
@@ -44,16 +55,8 @@ export interface SearchPosition {
   after: string;
 }
 
-/** An item's text in three columns of falling weight: a paper's title, abstract and methods, and so on. */
-export type Columns = readonly [a: string, b: string, c: string];
-
-/** An item as of entry `seq`: a new item, or a new version of one (an amended claim). */
-export interface IndexedItem {
-  key: string;
-  kind: Kind;
-  seq: number;
-  text: Columns;
-}
+/** An item as of entry `seq`, its text in three columns of falling weight (declared with the entry types' descriptors). */
+export type IndexedItem = SearchItem;
 
 /** What an index holds: every item of the log's first `treeSize` entries, whose root is `rootHash` (hex). */
 export interface IndexHead {
@@ -143,97 +146,6 @@ const BATCH = 2000;
 const TAIL_PAGE = 1000;
 /** How long a search waits for the index (being built, or behind this node's state) before it is answered 503. */
 export const SEARCH_WAIT_MS = 2000;
-
-/** A paper's columns: title, abstract and methods. */
-const paperText = (p: { title: string; abstract: string; methods?: string }): Columns => [p.title, p.abstract, p.methods ?? ''];
-
-/** A claim's columns as it stands: its statement, test and (an external claim's) source. */
-function claimText(state: State, ref: string): Columns {
-  const c = state.claims.get(ref)!;
-  return [c.text, c.test, c.source ?? ''];
-}
-
-function agentText(state: State, handle: string): Columns {
-  const a = state.agents.get(handle)!;
-  return [a.handle, a.operatorId, a.models.join('\n')];
-}
-
-/**
- * What the search indexes, by entry type (docs/api.md#search): the items an entry of that type
- * makes, their text as of that entry (`items`, given what its apply reported), and what it made,
- * read again from the entry and the state when the index catches up from the log (`made`: null
- * when the state holds nothing of it). The one place that says which types and fields are
- * searched, so that the entry types' descriptors (lib/record/types/) can come to say it.
- */
-interface Searched {
-  items(state: State, e: RecordEntry, outcome: { readonly id?: string }): IndexedItem[];
-  made(state: State, e: RecordEntry): { id?: string } | null;
-}
-
-/** What entry `e` made, as an id its subject names (a paper's, or an external claim's ref), when the state holds it. */
-const subjectIn = (state: State, e: RecordEntry, has: (id: string) => boolean): string | null => {
-  const id = entrySubject(state, e.seq, e.type, e.logged as Record<string, unknown>)?.id;
-  return id !== undefined && has(id) ? id : null;
-};
-
-const SEARCHED: ReadonlyMap<string, Searched> = new Map(
-  Object.entries({
-    // An agent: handle, operator, models.
-    'agent.register': {
-      items: (state, e) => {
-        const handle = (e.logged as { handle: string }).handle;
-        return [{ key: handle, kind: 'agent', seq: e.seq, text: agentText(state, handle) }];
-      },
-      made: (state, e) => (state.agents.has((e.logged as { handle: string }).handle) ? {} : null),
-    },
-    // A paper (title, abstract, methods) and each of its claims as the paper wrote it (statement,
-    // test): a later amendment is a version of its own.
-    paper: {
-      items: (state, e, outcome) => {
-        const p = state.papers.get(outcome.id!)!;
-        const payload = (e.logged as SignedWrite<PayloadOf<'paper'>>).payload;
-        return [
-          { key: p.id, kind: 'paper', seq: e.seq, text: paperText(payload) },
-          ...p.claims.map((ref, i): IndexedItem => {
-            const c = payload.claims[i]!;
-            return { key: ref, kind: 'claim', seq: e.seq, text: [c.text, c.test, ''] };
-          }),
-        ];
-      },
-      made: (state, e) => {
-        const id = subjectIn(state, e, (id) => state.papers.has(id));
-        return id === null ? null : { id };
-      },
-    },
-    // An external claim: quote, test, source.
-    'claim.external': {
-      items: (state, e, outcome) => {
-        const p = (e.logged as SignedWrite<PayloadOf<'claim.external'>>).payload;
-        return [{ key: `${outcome.id}#C1`, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
-      },
-      made: (state, e) => {
-        const ref = subjectIn(state, e, (id) => state.claims.has(id));
-        return ref === null ? null : { id: ref.slice(0, -'#C1'.length) };
-      },
-    },
-    // An amended claim: a new version of it, its text as it stands (a claim is amended once).
-    'claim.amend': {
-      items: (state, e) => {
-        const ref = (e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim;
-        return [{ key: ref, kind: state.claims.get(ref)!.external ? 'external' : 'claim', seq: e.seq, text: claimText(state, ref) }];
-      },
-      made: (state, e) => (state.claims.has((e.logged as SignedWrite<PayloadOf<'claim.amend'>>).payload.claim) ? {} : null),
-    },
-  } satisfies Record<string, Searched>),
-);
-
-// Each type's descriptor says whether the search reads it (its `search`, lib/record/types/); the
-// table above says how. A type in one and not the other is a mistake of the code: it stops the start.
-for (const type of new Set([...SEARCHED.keys(), ...SEARCHED_TYPES]))
-  if (SEARCHED.has(type) !== SEARCHED_TYPES.has(type))
-    throw new Error(
-      `search: ${type} is ${SEARCHED.has(type) ? 'searched here but its descriptor declares no search' : 'declared searched but not here'}`,
-    );
 
 /** Whether `p` settles within `ms` (its rejection is the caller's to see: it is thrown). */
 async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
@@ -403,31 +315,23 @@ export class SearchIndex {
   }
 
   /**
-   * Builds the index anew from `state`: every agent, paper (its text read from the log) and claim
-   * as it stands, in log order; the head is written with the last batch.
+   * Builds the index anew from `state`: every item its searched types say it holds (each as of the
+   * entry that made it; a paper's text read from its entry), in log order; the head is written with the last batch.
    */
   private async build(generation: number, state: State): Promise<{ items: number; from: null } | null> {
     await this.store.clear();
     this.head = null;
     const size = state.size;
     const todo: { item: Omit<IndexedItem, 'text'>; text?: Columns }[] = [];
-    const keep = (item: Omit<IndexedItem, 'text'>) => item.seq < size && todo.push({ item });
-    for (const a of state.agents.values()) keep({ kind: 'agent', key: a.handle, seq: a.seq });
-    for (const p of state.papers.values()) {
-      keep({ kind: 'paper', key: p.id, seq: p.seq });
-      for (const ref of p.claims) keep({ kind: 'claim', key: ref, seq: p.seq });
-    }
-    for (const c of state.claims.values()) if (c.external) keep({ kind: 'external', key: c.ref, seq: c.seq });
+    for (const searched of SEARCHED.values())
+      for (const { text, ...item } of searched.standing?.(state) ?? []) if (item.seq < size) todo.push({ item, text });
     todo.sort((a, b) => a.item.seq - b.item.seq);
     this.progress = { done: 0, total: todo.length, unit: 'items' };
     for (let i = 0; i < todo.length; i += BATCH) {
       const batch = todo.slice(i, i + BATCH);
-      await this.readPapers(batch);
+      await this.readTexts(state, batch);
       if (generation !== this.generation) return null;
-      const items = batch.map(({ item, text }) => ({
-        ...item,
-        text: text ?? (item.kind === 'agent' ? agentText(state, item.key) : claimText(state, item.key)),
-      }));
+      const items = batch.map(({ item, text }) => ({ ...item, text: text! }));
       if (i + BATCH < todo.length) await this.store.write(items, { treeSize: 0, rootHash: '' });
       else await this.writeHead(items, size);
       this.progress.done += batch.length;
@@ -438,18 +342,20 @@ export class SearchIndex {
     return { items: todo.length, from: null };
   }
 
-  /** Reads the text of the papers of `batch` from their entries. */
-  private async readPapers(batch: { item: Omit<IndexedItem, 'text'>; text?: Columns }[]): Promise<void> {
-    const papers = batch.filter((x) => x.item.kind === 'paper');
-    for (let i = 0; i < papers.length;) {
+  /** Reads the text of the items of `batch` that have none from the entries that made them. */
+  private async readTexts(state: State, batch: { item: Omit<IndexedItem, 'text'>; text?: Columns }[]): Promise<void> {
+    const untold = batch.filter((x) => x.text === undefined);
+    for (let i = 0; i < untold.length;) {
       // Entries near one another are read in one go.
       let j = i + 1;
-      while (j < papers.length && papers[j]!.item.seq - papers[j - 1]!.item.seq < 64) j++;
-      const from = papers[i]!.item.seq;
-      const records = await this.log.records(from, papers[j - 1]!.item.seq - from + 1);
-      for (const x of papers.slice(i, j)) {
-        const logged = JSON.parse(records[x.item.seq - from]!.payload) as SignedWrite<PayloadOf<'paper'>>;
-        x.text = paperText(logged.payload);
+      while (j < untold.length && untold[j]!.item.seq - untold[j - 1]!.item.seq < 64) j++;
+      const from = untold[i]!.item.seq;
+      const records = await this.log.records(from, untold[j - 1]!.item.seq - from + 1);
+      for (const x of untold.slice(i, j)) {
+        const e = recordEntry(records[x.item.seq - from]!);
+        x.text = SEARCHED.get(e.type)!
+          .items(state, e, { id: x.item.key })
+          .find((it) => it.key === x.item.key)!.text;
       }
       i = j;
     }
@@ -643,14 +549,32 @@ function shown(state: State, doc: { kind: Kind; key: string }, f: SearchFilters)
       if ((f.agent !== undefined && f.agent !== p.agent) || (f.operator !== undefined && f.operator !== p.operatorId)) return false;
       return f.status === undefined || p.claims.some((ref) => statusOf(state, ref) === f.status);
     }
-    default: {
+    case 'claim':
+    case 'external': {
       const c = state.claims.get(doc.key);
       if (c === undefined || !claimInView(state, c.ref)) return false;
       if (f.field !== undefined && (c.external || state.papers.get(c.paper)!.field !== f.field)) return false;
       if ((f.agent !== undefined && f.agent !== c.agent) || (f.operator !== undefined && f.operator !== c.operatorId)) return false;
       return f.status === undefined || statusOf(state, c.ref) === f.status;
     }
+    default: {
+      // A kind of another entry type, as its descriptor finds it: field and status are those of the claim it is about.
+      const hit = hitOf(state, doc);
+      if (hit === null) return false;
+      if ((f.agent !== undefined && f.agent !== hit.agent) || (f.operator !== undefined && f.operator !== hit.operatorId)) return false;
+      if (f.field === undefined && f.status === undefined) return true;
+      const c = hit.claim === null ? undefined : state.claims.get(hit.claim);
+      if (c === undefined || !claimInView(state, c.ref)) return false;
+      if (f.field !== undefined && (c.external || state.papers.get(c.paper)!.field !== f.field)) return false;
+      return f.status === undefined || statusOf(state, c.ref) === f.status;
+    }
   }
+}
+
+/** A found item of a kind its descriptor serves (`search.hit`), or null when the state holds none in view. */
+function hitOf(state: State, doc: { kind: Kind; key: string }): SearchHit | null {
+  const hit = searchOfKind(doc.kind)?.hit?.(state, doc.key) ?? null;
+  return hit !== null && (hit.claim === null || claimInView(state, hit.claim)) ? hit : null;
 }
 
 const statusOf = (state: State, ref: string): Status => state.numbers.scores.get(ref)!.status;
@@ -757,7 +681,8 @@ export async function searchResult(state: State, r: { kind: Kind; key: string },
         credence: null,
       };
     }
-    default: {
+    case 'claim':
+    case 'external': {
       const c = state.claims.get(r.key)!;
       const s = state.numbers.scores.get(c.ref)!;
       return {
@@ -772,6 +697,27 @@ export async function searchResult(state: State, r: { kind: Kind; key: string },
         field: c.external ? null : state.papers.get(c.paper)!.field,
         status: s.status,
         credence: servedProbability(s.credence),
+      };
+    }
+    default: {
+      // Its key, its first column as title, a snippet of the rest; the claim it is about, if any.
+      const hit = hitOf(state, r)!;
+      const c = hit.claim === null ? undefined : state.claims.get(hit.claim);
+      return {
+        kind: r.kind,
+        id: r.key,
+        title: hit.text[0],
+        snippet: snippet(
+          [...hit.text].filter((t) => t !== ''),
+          words,
+        ),
+        seq: hit.seq,
+        agent: hit.agent,
+        operatorId: hit.operatorId,
+        paper: c?.paper ?? null,
+        field: c === undefined || c.external ? null : state.papers.get(c.paper)!.field,
+        status: null,
+        credence: null,
       };
     }
   }

@@ -1,7 +1,6 @@
 // The per-entry half of the audit, on one page of stored entries: pure, so it runs on worker
 // threads (audit-worker.ts) as well as inline.
-import type { Codec } from './codec.js';
-import { hashLeaf } from './merkle.js';
+import { leafHash, type Codec, type Leaf } from './codec.js';
 
 export interface PageCheck {
   /** Leaf hashes of the good entries before the first problem, 32 bytes each. */
@@ -30,7 +29,7 @@ export function checkPage(
     const seq = from + i;
     const fail = (detail: string): PageCheck => ({ hashes: hashes.subarray(0, 32 * i), count: i, problem: { seq, detail } });
     const stored = records[i]!;
-    let leaf: Uint8Array;
+    let leaf: Leaf;
     try {
       leaf = codec.leaf(stored, { seq, prev });
     } catch (err) {
@@ -38,7 +37,7 @@ export function checkPage(
     }
     const why = codec.follows(stored, last);
     if (why !== null) return fail(why);
-    const hash = hashLeaf(leaf);
+    const hash = leafHash(leaf);
     hashes.set(hash, 32 * i);
     prev = hash;
     last = stored;

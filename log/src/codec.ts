@@ -3,7 +3,11 @@
 // and serves it. By default what is appended is what is stored and what is hashed. An
 // application that wants the sequence number, the time or a hash chain inside its entries gives
 // the log a codec: the log calls `stored` when it sequences an entry (in log order, before the
-// entry is durable) and `leaf` whenever it needs the leaf input of a stored entry.
+// entry is durable) and `leaf` whenever it needs the leaf input of a stored entry. A codec whose
+// leaf input is text may give it as a string, which stands for its UTF-8 bytes: JavaScript hashes
+// a string without first making it bytes.
+import { sha256Text } from './hash.js';
+import { hashLeaf } from './merkle.js';
 
 /** Where the log sequenced an entry: its index and its time (milliseconds since the epoch, never earlier than the entry before). */
 export interface Sequenced {
@@ -20,8 +24,11 @@ export interface Chained {
 export interface LeafCodec {
   /** The bytes to store for an entry appended as `data`. Default: `data`. */
   stored?(data: Uint8Array, at: Sequenced): Uint8Array;
-  /** The leaf input of the stored entry. Default: the stored bytes. Throws (any error) when they are malformed. */
-  leaf?(stored: Uint8Array, at: Chained): Uint8Array;
+  /**
+   * The leaf input of the stored entry: bytes, or a string standing for its UTF-8 bytes. Default:
+   * the stored bytes. Throws (any error) when they are malformed.
+   */
+  leaf?(stored: Uint8Array, at: Chained): Leaf;
   /**
    * An application's rule between consecutive stored entries, checked by the audit: why `stored`
    * may not follow `before` (null for entry 0), or null when it may.
@@ -34,13 +41,26 @@ export interface LeafCodec {
   module?: { url: string; name: string };
 }
 
+/** A leaf input: bytes, or a string standing for its UTF-8 bytes. */
+export type Leaf = Uint8Array | string;
+
+/** RFC 6962's leaf hash of a leaf input, SHA-256(0x00 || leaf). */
+export function leafHash(leaf: Leaf): Uint8Array {
+  return typeof leaf === 'string' ? sha256Text(`\u0000${leaf}`) : hashLeaf(leaf);
+}
+
+/** A leaf input as bytes. */
+export function leafBytes(leaf: Leaf): Uint8Array {
+  return typeof leaf === 'string' ? Buffer.from(leaf, 'utf8') : leaf;
+}
+
 /** The leaf hash of entry 0's predecessor: 32 zero bytes. */
 export const NO_LEAF = new Uint8Array(32);
 
 /** A codec with its defaults filled in. */
 export interface Codec {
   stored(data: Uint8Array, at: Sequenced): Uint8Array;
-  leaf(stored: Uint8Array, at: Chained): Uint8Array;
+  leaf(stored: Uint8Array, at: Chained): Leaf;
   follows(stored: Uint8Array, before: Uint8Array | null): string | null;
   module: { url: string; name: string } | undefined;
 }

@@ -7,6 +7,9 @@ import { hash } from 'node:crypto';
 
 /** Scratch space for concatenating short inputs without allocating. */
 const scratch = Buffer.allocUnsafe(1024);
+/** Views of scratch's first n bytes, made once each: a Merkle tree hashes inputs of a few lengths over and over. */
+const prefixes: Buffer[] = [];
+const scratchView = (n: number): Buffer => (prefixes[n] ??= scratch.subarray(0, n));
 
 function digest(data: Uint8Array | string): Uint8Array {
   const out = Buffer.allocUnsafe(32);
@@ -25,7 +28,17 @@ export function sha256(...parts: Uint8Array[]): Uint8Array {
     scratch.set(p, off);
     off += p.length;
   }
-  return digest(scratch.subarray(0, n));
+  return digest(scratchView(n));
+}
+
+/** SHA-256 of one byte `tag` followed by `a` (and `b`): the shape of every hash of a Merkle tree (merkle.ts). */
+export function sha256Tagged(tag: number, a: Uint8Array, b?: Uint8Array): Uint8Array {
+  const n = 1 + a.length + (b?.length ?? 0);
+  if (n > scratch.length) return digest(Buffer.concat(b === undefined ? [Uint8Array.of(tag), a] : [Uint8Array.of(tag), a, b]));
+  scratch[0] = tag;
+  scratch.set(a, 1);
+  if (b !== undefined) scratch.set(b, 1 + a.length);
+  return digest(scratchView(n));
 }
 
 /** SHA-256 of the UTF-8 bytes of `text`, as lowercase hex. */
@@ -40,7 +53,7 @@ export function sha256Text(text: string): Uint8Array {
 
 /** Lowercase hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex');
 }
 
 const HEX = /^(?:[0-9a-f]{2})*$/;

@@ -39,7 +39,7 @@ export function openLog(opts: LogOptions): Promise<Log> {
 }
 
 export type { Appended, AuditReport, EntryReader, LeafEntry, StoredEntry };
-export { NO_LEAF, type Chained, type LeafCodec, type Sequenced } from './codec.js';
+export { NO_LEAF, leafBytes, leafHash, type Chained, type Leaf, type LeafCodec, type Sequenced } from './codec.js';
 export type { AuditProblem } from './audit.js';
 export { storeReader } from './reader.js';
 export { LogError, type LogErrorCode } from './errors.js';

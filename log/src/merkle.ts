@@ -13,10 +13,8 @@ import {
   trailingZeros,
 } from './bits.js';
 import { LogError } from './errors.js';
-import { bytesEqual, sha256 } from './hash.js';
+import { bytesEqual, sha256, sha256Tagged } from './hash.js';
 
-const LEAF_PREFIX = Uint8Array.of(0x00);
-const NODE_PREFIX = Uint8Array.of(0x01);
 const HASH_SIZE = 32;
 
 /** RFC 9162 2.1.1: MTH({}) = SHA-256 of no bytes. */
@@ -24,12 +22,12 @@ export const EMPTY_ROOT: Uint8Array = sha256();
 
 /** RFC 9162 2.1.1: MTH({d}) = SHA-256(0x00 || d). */
 export function hashLeaf(data: Uint8Array): Uint8Array {
-  return sha256(LEAF_PREFIX, data);
+  return sha256Tagged(0x00, data);
 }
 
 /** RFC 9162 2.1.1: an interior node = SHA-256(0x01 || left || right). */
 export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
-  return sha256(NODE_PREFIX, left, right);
+  return sha256Tagged(0x01, left, right);
 }
 
 /** A complete subtree of a tree's left edge: its height and its hash. */

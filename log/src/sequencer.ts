@@ -7,11 +7,11 @@
 // other processes share, a log that does not append follows the one that does (refresh).
 import { checkpointText, signNote } from './checkpoint.js';
 import { auditLog, type AuditReport } from './audit.js';
-import { NO_LEAF, fullCodec, type Codec, type LeafCodec } from './codec.js';
+import { NO_LEAF, fullCodec, leafBytes, leafHash, type Codec, type Leaf, type LeafCodec } from './codec.js';
 import { LogError } from './errors.js';
 import { toHex } from './hash.js';
 import { headMessage, type LogSigner, type LogVerifier, type SignedTreeHead } from './head.js';
-import { EMPTY_ROOT, applyPlan, hashLeaf, consistencyPlan, inclusionPlan, rangeNodes, rootFromSubtrees, type ProofPlan } from './merkle.js';
+import { EMPTY_ROOT, applyPlan, consistencyPlan, inclusionPlan, rangeNodes, rootFromSubtrees, type ProofPlan } from './merkle.js';
 import { readRecords, type EntryReader, type StoredEntry } from './reader.js';
 import type { CommitBatch, LogStore, StoredHead } from './store.js';
 import { TileReader } from './tile-reader.js';
@@ -271,7 +271,7 @@ export class Sequencer implements EntryReader {
   async entryBundle(t: TilePath): Promise<Uint8Array | null> {
     if (t.level !== null || !tileInTree(t, this.size)) return null;
     const entries = await this.entries(t.index * TILE_WIDTH, t.width);
-    return encodeBundle(entries.map((e) => this.codec.leaf(e.bytes, e)));
+    return encodeBundle(entries.map((e) => leafBytes(this.codec.leaf(e.bytes, e))));
   }
 
   /** RFC 9162 2.1.3 inclusion proof of entry `seq` in the tree of `size` (default: current). */
@@ -445,7 +445,7 @@ export class Sequencer implements EntryReader {
       const page: StoredEntry[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const seq = from + i;
-        const hash = hashLeaf(this.leafOf(records[i]!, seq, this.tipHash));
+        const hash = leafHash(this.leafOf(records[i]!, seq, this.tipHash));
         this.edge.push(hash);
         this.tipHash = hash;
         page[i] = { seq, bytes: records[i]! };
@@ -464,7 +464,7 @@ export class Sequencer implements EntryReader {
   }
 
   /** The codec's leaf input of a stored entry; a refusal is the store's corruption. */
-  private leafOf(stored: Uint8Array, seq: number, prev: Uint8Array): Uint8Array {
+  private leafOf(stored: Uint8Array, seq: number, prev: Uint8Array): Leaf {
     try {
       return this.codec.leaf(stored, { seq, prev });
     } catch (err) {
@@ -577,7 +577,7 @@ export class Sequencer implements EntryReader {
       const p = pending[i]!;
       const seq = first + i;
       if (p.seq !== seq) throw new LogError('corrupt', `entry queued as ${p.seq} would be logged as ${seq}`);
-      const hash = hashLeaf(this.codec.leaf(p.stored, { seq, prev: this.tipHash }));
+      const hash = leafHash(this.codec.leaf(p.stored, { seq, prev: this.tipHash }));
       entries.push(p.stored);
       this.edge.push(hash);
       acks.push({ seq, time: p.time, leafHash: toHex(hash), treeSize });

@@ -35,3 +35,21 @@ t.test('anything else is refused', async (t) => {
   t.throws(() => parseStored(Buffer.from(`${TS} review`, 'latin1')), /not "<ts> <type>"/, 'no newline');
   t.ok(parseStored(stored(`${TS} ${'a'.repeat(128)}`)), 'a type of 128 characters is one');
 });
+
+t.test('the data entryData makes, and only it, is what the codec stores', async (t) => {
+  const data = entryData('claim.amend', '{"é":1}');
+  const s = recordCodec.stored!(data, { seq: 0, time: Date.parse(TS) });
+  t.equal(Buffer.from(s).toString('utf8'), `${TS} claim.amend\n{"é":1}`, 'the ts written into its room, the UTF-8 payload after');
+  t.throws(() => recordCodec.stored!(Buffer.from('review\n{}'), { seq: 0, time: 0 }), /what entryData makes/, 'bytes without the room');
+  t.throws(() => entryData('Review', '{}'), /not a dotted lower-case name/);
+  t.throws(() => entryData('review', '{"a":\n1}'), /no raw newline/);
+});
+
+t.test('entry times never go backwards: an entry may not follow one of a later ts', async (t) => {
+  const at = (ts: string) => stored(`${ts} review`);
+  t.equal(recordCodec.follows!(at(TS), null), null, 'the first entry');
+  t.equal(recordCodec.follows!(at(TS), at(TS)), null, 'the same ts');
+  t.equal(recordCodec.follows!(at('2026-11-22T10:00:00.124Z'), at(TS)), null, 'a later ts');
+  t.equal(recordCodec.follows!(at('2026-11-22T09:59:59.999Z'), at(TS)), 'ts is earlier than the entry before it', 'an earlier ts');
+  t.equal(recordCodec.follows!(at('2025-12-31T23:59:59.999Z'), at(TS)), 'ts is earlier than the entry before it', 'an earlier year');
+});

@@ -3,8 +3,9 @@
 // fixtures/one-file/comments.ts go in under lib/record/types/, the registry gets one line each,
 // the copy compiles with the project's own tsconfig (so every table typed by WriteType takes the
 // new types), and the route, the OpenAPI operation, the MCP tool, the client verb, /skill.md and
-// validation all show them; the comment, which keeps state of its own and is screened, is written
-// to a service started from the copy, and its state survives a snapshot.
+// validation all show them; the comment, which keeps state of its own, is screened and is searched
+// as a kind of its own, is written to a service started from the copy: the search finds it (the
+// explorer shows it escaped), screening refers one out of view, and its state survives a snapshot.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -89,7 +90,7 @@ t.test('a new write type: one file and one registry line, and every table has it
   t.match(out.invalid, [/^payload\.note: /], 'and one it refuses, naming the field');
 });
 
-t.test('a write type that keeps state and is screened: one file and one registry line, on a running service', async (t) => {
+t.test('a write type that keeps state, is screened and is searched: one file and one registry line, on a running service', async (t) => {
   const probe = `
     const { startService } = await import('./dist/test/helpers/service.js');
     const { register, send, make } = await import('./dist/test/helpers/agents.js');
@@ -107,15 +108,36 @@ t.test('a write type that keeps state and is screened: one file and one registry
     const second = await send(s, alice, 'claim.comment', { claim, text: text + ' So does the third.' });
     const size = s.record.state.size;
     const secret = await send(s, alice, 'claim.comment', { claim, text: 'My key: -----BEGIN PRIVATE KEY----- MC4CAQAwBQYDK2VwBCIEIA== for you.' });
+    const keptNothing = s.record.state.size === size;
     const unknown = await send(s, alice, 'claim.comment', { claim: 'rec:0123456789abcdef#C1', text });
+    const markup = 'The <b>quokka</b> & "wombat" rows of the second table are swapped.';
+    const marked = await send(s, alice, 'claim.comment', { claim, text: markup });
+    const email = 'Write to jane.doe@example.org for the quokka rows of the raw data.';
+    const referred = await send(s, alice, 'claim.comment', { claim, text: email });
+    const after = (await s.get('/v1/log/entries?from=' + (referred.body.seq + 1) + '&limit=1')).body.entries[0];
+    const search = async (q) => (await s.get('/v2/search?q=' + q)).body.results.map((r) => [r.kind, r.id, r.title, r.seq]);
+    const browse = (path) => fetch(s.url + path, { headers: { accept: 'text/html' } }).then(async (r) => [r.status, await r.text()]);
+    const [pageStatus, page] = await browse('/explore/search?q=quokka');
+    const [formStatus, form] = await browse('/explore/search');
+    const bad = await s.get('/v2/search?q=quokka&kind=note');
     const doc = (await s.get('/openapi.json')).body;
     const skill = (await s.get('/skill.md')).text;
     const state = s.record.state;
     const restored = decodeSnapshot(encodeSnapshot(state, 'ab'.repeat(32))).state;
     console.log(JSON.stringify({
       first: [first.status, first.body], again: [again.status, again.body.error], second: [second.status, second.body.count],
-      secret: [secret.status, secret.body.detail, s.record.state.size === size],
+      secret: [secret.status, secret.body.detail, keptNothing],
       unknown: [unknown.status, unknown.body.detail],
+      marked: [marked.status, marked.body.id, marked.body.seq],
+      referred: [referred.status, referred.body.status, referred.body.screening?.rule, referred.body.id],
+      after: [after.type, after.payload.event?.subject],
+      withheld: (await s.get('/v2/record')).body.withheld.map((w) => w.subject),
+      quokka: await search('quokka'),
+      comments: await search('medians%20table&kind=comment'),
+      claims: await search('medians%20table&kind=claim'),
+      bad: [bad.status, bad.body.detail],
+      page: [pageStatus, page.match(/<ul class="items" id="results">.*?<\\/ul>/s)?.[0] ?? page],
+      form: [formStatus, form.match(/<select name="kind">.*?<\\/select>/s)?.[0] ?? form, form.match(/<p id="search-help">.*?<\\/p>/s)?.[0]],
       operation: doc.paths['/v2/claims/comments']?.post?.operationId ?? null,
       responses: Object.keys(doc.paths['/v2/claims/comments']?.post?.responses ?? {}),
       mcp: MCP_TOOLS.includes(writeToolName('claim.comment')),
@@ -132,11 +154,38 @@ t.test('a write type that keeps state and is screened: one file and one registry
   t.same(out.second, [201, 2], 'a second comment counts two');
   t.match(out.secret, [451, /^payload\.text: refused by screening rule private-key: /, true], 'screened: refused, nothing kept');
   t.match(out.unknown, [404, /^payload\.claim: no claim/], 'its refusal');
+  t.match(out.referred, [202, 'review', 'personal-data', /^[0-9a-f]{64}$/], 'screened: referred, answered 202');
+  t.same(out.after, ['screening.refer', out.referred[3]], 'with the service event that takes it out of view, right after it');
+  t.same(out.withheld, [out.referred[3]], 'out of view');
+  const markup = 'The <b>quokka</b> & "wombat" rows of the second table are swapped.';
+  t.same(
+    out.quokka,
+    [['comment', out.marked[1], markup, out.marked[2]]],
+    'the search finds the comment by a word of it, not the one out of view',
+  );
+  t.equal(out.comments.length, 2, 'kind=comment: the two comments that say medians and table');
+  t.ok(
+    out.comments.every(([kind]: string[]) => kind === 'comment'),
+    'and nothing else',
+  );
+  t.same(out.claims, [], 'kind=claim finds no comment');
+  t.match(out.bad, [400, /^kind: .*\bcomment\b/], 'a kind it does not know: 400 naming the kinds, the new one with them');
+  t.equal(out.page[0], 200, 'the explorer finds it');
+  t.match(out.page[1], '<span class="kind">comment</span>', 'as a comment');
+  t.match(out.page[1], 'The &lt;b&gt;<mark>quokka</mark>&lt;/b&gt; &amp; &quot;wombat&quot; rows', 'its text escaped, the word marked');
+  t.notMatch(out.page[1], '<b>quokka', 'no markup of its own');
+  t.match(out.page[1], '<a href="/explore/claims/' + encodeURIComponent(out.first[1].claim) + '">', 'linked to the claim it is about');
+  t.notMatch(out.page[1], 'jane.doe', 'not the one out of view');
+  t.match(out.form, [200, '<option value="comment">comments</option>', /comments \(text\)/], 'the form and its help name the new kind');
   t.equal(out.operation, 'write_claim_comment', 'its OpenAPI operation');
-  t.same(out.responses, ['201', '400', '401', '404', '409', '413', '428', '429', '451', '503', '507'], 'with the statuses it declares');
+  t.same(
+    out.responses,
+    ['201', '202', '400', '401', '404', '409', '413', '428', '429', '451', '503', '507'],
+    'with the statuses it declares',
+  );
   t.equal(out.mcp, true, 'its MCP tool');
   t.equal(out.skill, true, 'its section of skill.md');
-  t.equal(out.stored.length, 2, 'its state');
+  t.equal(out.stored.length, 4, 'its state: two, the one with markup, and the one referred (on the record, out of view)');
   t.same(out.restored, out.stored, 'the same after a snapshot round trip');
   t.equal(out.digest, true, 'and the same state digest');
 });

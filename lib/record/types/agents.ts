@@ -9,7 +9,7 @@ import { sponsorObject } from '../../protocol/sponsor.js';
 import { DAY, tierOf, type RecordEntry, type State } from '../fold/state.js';
 import { noteAwaiting, untouched } from '../numbers/rescore.js';
 import { noteReceipt, noteReports } from '../numbers/verification.js';
-import { entryType, registrationType, serviceEvent } from './descriptor.js';
+import { entryType, registrationType, serviceEvent, type Columns } from './descriptor.js';
 import type { GenesisEvent } from '../../protocol/genesis.js';
 import { REGISTRATION_SCHEMA, type Registration } from '../../protocol/schemas/registration.js';
 import { hash64, konst, obj, oneOf, pat, PROTOCOL, publicKey, signed, str, ts } from '../../protocol/schemas/shared.js';
@@ -145,9 +145,22 @@ export function assertConstitution(state: State, ack: unknown): void {
   }
 }
 
+/** An agent's search columns: its handle, operator and models. */
+function agentText(state: State, handle: string): Columns {
+  const a = state.agents.get(handle)!;
+  return [a.handle, a.operatorId, a.models.join('\n')];
+}
+
 export const register = registrationType({
   type: 'agent.register',
-  search: ['agent'],
+  // An agent: its handle, operator and models, as they stand.
+  search: {
+    kinds: [{ name: 'agent', code: 3, plural: 'agents', columns: ['handle', 'operator', 'models'] }],
+    items: (state, e) => [{ key: e.logged.handle, kind: 'agent', seq: e.seq, text: agentText(state, e.logged.handle) }],
+    made: (state, e) => (state.agents.has(e.logged.handle) ? {} : null),
+    standing: (state) =>
+      [...state.agents.values()].map((a) => ({ key: a.handle, kind: 'agent', seq: a.seq, text: agentText(state, a.handle) })),
+  },
   origin: 'registration',
   schema: REGISTRATION_SCHEMA,
   route: null,

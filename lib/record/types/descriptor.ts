@@ -61,6 +61,70 @@ export interface Sealing {
   members(state: State, subject: string, sign: (message: Uint8Array) => string): Record<string, unknown>;
 }
 
+/** An item an out-of-view act names: its own entry, and the claims whose numbers it shows. */
+export interface ViewedItem {
+  entry: number;
+  claims: string[];
+}
+
+/** An item's text in three columns of falling weight (docs/api.md#search, "How it ranks"): a paper's title, abstract and methods. */
+export type Columns = readonly [a: string, b: string, c: string];
+
+/** A search item as of entry `seq`: a new item, or a new version of one (an amended claim). */
+export interface SearchItem {
+  key: string;
+  kind: string;
+  seq: number;
+  text: Columns;
+}
+
+/** A kind of search item (the `kind` of GET /v2/search), declared by the type whose entries add such items. */
+export interface SearchKind {
+  readonly name: string;
+  /** Its number in the search index, which stores it as this integer: never changes once used (0, 1, 2 ... in the registry). */
+  readonly code: number;
+  /** What many of them are called in prose ("external claims"). */
+  readonly plural: string;
+  /** What its three columns hold, in prose ("title", "abstract", "methods"); '' for a column it leaves empty. */
+  readonly columns: readonly [string, string, string];
+}
+
+/** A found item of a kind the search serves in general (not a paper, claim or agent): null when it is not in the state or out of view. */
+export interface SearchHit {
+  /** Its text as it stands. */
+  text: Columns;
+  /** The entry that made it. */
+  seq: number;
+  agent: string;
+  operatorId: string;
+  /** The claim it is about, if any (its field and status filter it, and it links there). */
+  claim: string | null;
+}
+
+/**
+ * What the search indexes of an entry type (docs/api.md#search; docs/entry-types.md#adding-an-entry-type):
+ * its entries' items, their text, and how a found item of a kind of its own is served.
+ */
+export interface Searched<Logged = unknown> {
+  /** The kinds of item its entries add; none for a type that only makes new versions of others' items (claim.amend). */
+  readonly kinds: readonly SearchKind[];
+  /** The items entry `e` makes, their text as of that entry, given what its apply reported. */
+  items(state: State, e: RecordEntry<Logged>, outcome: { readonly id?: string }): SearchItem[];
+  /**
+   * What entry `e` made, read again from the entry and the state when the index catches up from
+   * the log (as its apply reported it, enough for `items`): null when the state holds nothing of it.
+   */
+  made(state: State, e: RecordEntry<Logged>): { readonly id?: string } | null;
+  /**
+   * For an index built anew from the state: the items of its kinds the state holds, each as of the
+   * entry that made it, with its text, or without when it is read again from that entry: by `items`,
+   * given `{id: key}` as the outcome (so such an item's key is the id its entry's apply reports, as a paper's).
+   */
+  standing?(state: State): Iterable<Omit<SearchItem, 'text'> & { text?: Columns }>;
+  /** A found item of one of its kinds as it stands, for a kind the search does not serve specially. */
+  hit?(state: State, key: string): SearchHit | null;
+}
+
 /** One entry type, all in one place (docs/entry-types.md). */
 export interface EntryType<Logged = unknown, Outcome = unknown, By extends SignedBy | null = SignedBy | null> extends Handler<
   Logged,
@@ -103,6 +167,12 @@ export interface EntryType<Logged = unknown, Outcome = unknown, By extends Signe
    * it (451), or it is admitted with the service event that takes it out of view, answered 202.
    */
   readonly screened?: boolean;
+  /**
+   * For a write whose entry makes an item of its own that screening may refer or hold, or a steward
+   * withhold (docs/stewardship.md): the item `id` names (the id its apply reports), or undefined when
+   * it is none of this type's. Out of view, its entry is served with its text fields null.
+   */
+  readonly item?: (state: State, id: string) => ViewedItem | undefined;
   /** The service event that seals it, admitted with it in one batch: its answer waits for both (docs/record.md). */
   readonly sealedBy?: string;
   /** For a service event, the screening action it records: `refer` to the stewards, or `hold` (R1). */
@@ -111,11 +181,8 @@ export interface EntryType<Logged = unknown, Outcome = unknown, By extends Signe
   readonly sealing?: Sealing;
   /** For a write an agent signs: true when it may sign it before acknowledging the constitution in force. */
   readonly beforeAcknowledging?: boolean;
-  /**
-   * What search indexes of it (docs/api.md, GET /v2/search): the kinds of item an entry of this type
-   * adds, or makes a new version of. The search reads which types to index from here.
-   */
-  readonly search?: readonly string[];
+  /** What the search indexes of it (docs/api.md#search); a type without it is not searched. */
+  readonly search?: Searched<Logged>;
   /**
    * What it keeps in the state of its own (docs/entry-types.md#adding-an-entry-type): each member's
    * name and how it starts, made by the fold when it first applies an entry of this type (so a

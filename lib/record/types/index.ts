@@ -16,9 +16,12 @@ export {
   REGISTER_PATH,
   REGISTRATION_TYPE,
   SCREENING_EVENTS,
-  SEARCHED_TYPES,
+  SEARCH_KINDS,
+  SEARCHED,
+  searchOfKind,
   SERVICE_EVENTS,
   WRITE_ROUTES,
   WRITE_TYPES,
   type WriteType,
 } from './registry.js';
+export type { Columns, SearchHit, SearchItem, SearchKind, Searched } from './descriptor.js';

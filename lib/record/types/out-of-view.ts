@@ -11,7 +11,7 @@ import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { bareChallengeId } from '../../protocol/ids.js';
 import type { Agent, Hold, OutOfView, RecordEntry, SignedWrite, State } from '../fold/state.js';
 import { markViewChanged } from '../numbers/rescore.js';
-import { entryType, serviceEvent, type SignedBy } from './descriptor.js';
+import { entryType, serviceEvent, type EntryType, type SignedBy, type ViewedItem } from './descriptor.js';
 import type { ServiceEvent } from '../../protocol/service-event.js';
 import type { TSchema } from '../../protocol/schemas/shared.js';
 import { describeOutOfView } from '../views/in-view.js';
@@ -66,8 +66,12 @@ const holdDecision = <const T extends string>(type: T, title: string, descriptio
 const holdReleaseSchema = holdDecision('hold.release', 'HoldRelease', 'Release a hazard hold: the item returns to view');
 const holdRejectSchema = holdDecision('hold.reject', 'HoldReject', 'Reject a held item: it stays out of view for good');
 
+/** The items of the other entry types that say they have some (their descriptors' `item`): the registry gives them. */
+let otherItems: readonly NonNullable<EntryType['item']>[] = [];
+export const itemsOfOtherTypes = (items: readonly NonNullable<EntryType['item']>[]): void => void (otherItems = items);
+
 /** The item a subject names: its own entry and the claims it shows, or undefined. */
-export function itemOf(state: State, subject: string): { entry: number; claims: string[] } | undefined {
+export function itemOf(state: State, subject: string): ViewedItem | undefined {
   if (subject.startsWith('rec:')) {
     const p = state.papers.get(subject);
     return p && { entry: p.seq, claims: p.claims };
@@ -81,7 +85,12 @@ export function itemOf(state: State, subject: string): { entry: number; claims: 
     return c && { entry: c.seq, claims: [] };
   }
   const a = state.argumentsById.get(subject);
-  return a && { entry: a.seq, claims: [] };
+  if (a !== undefined) return { entry: a.seq, claims: [] };
+  for (const item of otherItems) {
+    const found = item(state, subject);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The subject as named by a payload, checked to be on the record (404 naming the field). */

@@ -3,12 +3,13 @@
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { externalId, paperId } from '../../protocol/ids.js';
 import { assertClaimInView } from '../views/in-view.js';
-import { pushTo, type Claim, type Parent, type State } from '../fold/state.js';
+import { pushTo, type Claim, type Parent, type RecordEntry, type State } from '../fold/state.js';
 import { noteClaim } from '../numbers/indexes.js';
 import { foundationsOf } from '../numbers/score.js';
 import { paperCounting } from '../numbers/counting.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/rescore.js';
-import { entryType } from './descriptor.js';
+import { entryType, type Columns, type SearchItem } from './descriptor.js';
+import { entrySubject } from '../views/subject.js';
 import {
   arr,
   claimKind,
@@ -126,6 +127,18 @@ const claimAmendSchema = signed(
   ['claim'],
 );
 
+/** A claim's search columns as it stands: its statement, test and (an external claim's) source. */
+function claimText(state: State, ref: string): Columns {
+  const c = state.claims.get(ref)!;
+  return [c.text, c.test, c.source ?? ''];
+}
+
+/** What entry `e` made, as an id its subject names (a paper's, or an external claim's ref), when the state holds it. */
+function subjectIn(state: State, e: RecordEntry, has: (id: string) => boolean): string | null {
+  const id = entrySubject(state, e.seq, e.type, e.logged as Record<string, unknown>)?.id;
+  return id !== undefined && has(id) ? id : null;
+}
+
 /** The claims of a parent named in builds_on must exist when it is on the record (rec:, ext:). */
 function checkParents(state: State, parents: Static<typeof paperSchema>['builds_on']): void {
   parents.forEach((p, i) => {
@@ -144,7 +157,35 @@ function checkParents(state: State, parents: Static<typeof paperSchema>['builds_
 export const paper = entryType({
   type: 'paper',
   screened: true,
-  search: ['paper', 'claim'],
+  // A paper (title, abstract, methods) and each of its claims as the paper wrote it (statement,
+  // test): a later amendment is a version of its own. Its text is read from its entry.
+  search: {
+    kinds: [
+      { name: 'paper', code: 0, plural: 'papers', columns: ['title', 'abstract', 'methods'] },
+      { name: 'claim', code: 1, plural: 'claims', columns: ['statement', 'test', ''] },
+    ],
+    items(state, e, outcome) {
+      const p = state.papers.get(outcome.id!)!;
+      const payload = e.logged.payload;
+      return [
+        { key: p.id, kind: 'paper', seq: e.seq, text: [payload.title, payload.abstract, payload.methods ?? ''] },
+        ...p.claims.map((ref, i): SearchItem => {
+          const c = payload.claims[i]!;
+          return { key: ref, kind: 'claim', seq: e.seq, text: [c.text, c.test, ''] };
+        }),
+      ];
+    },
+    made(state, e) {
+      const id = subjectIn(state, e, (id) => state.papers.has(id));
+      return id === null ? null : { id };
+    },
+    *standing(state) {
+      for (const p of state.papers.values()) {
+        yield { key: p.id, kind: 'paper', seq: p.seq };
+        for (const ref of p.claims) yield { key: ref, kind: 'claim', seq: p.seq, text: claimText(state, ref) };
+      }
+    },
+  },
   origin: 'write',
   schema: paperSchema,
   route: { path: '/v2/papers', signer: 'main', status: 201, statuses: [202, 404, 409, 451] },
@@ -250,7 +291,22 @@ export const paper = entryType({
 
 export const external = entryType({
   type: 'claim.external',
-  search: ['external'],
+  // An external claim: quote, test, source.
+  search: {
+    kinds: [{ name: 'external', code: 2, plural: 'external claims', columns: ['quote', 'test', 'source'] }],
+    items(_state, e, outcome) {
+      const p = e.logged.payload;
+      return [{ key: `${outcome.id}#C1`, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
+    },
+    made(state, e) {
+      const ref = subjectIn(state, e, (id) => state.claims.has(id));
+      return ref === null ? null : { id: ref.slice(0, -'#C1'.length) };
+    },
+    *standing(state) {
+      for (const c of state.claims.values())
+        if (c.external) yield { key: c.ref, kind: 'external', seq: c.seq, text: claimText(state, c.ref) };
+    },
+  },
   origin: 'write',
   schema: claimExternalSchema,
   route: { path: '/v2/claims/external', signer: 'main', status: 201, statuses: [200] },
@@ -315,7 +371,15 @@ export function claimAt(state: State, ref: string, field: string): Claim {
 
 export const amend = entryType({
   type: 'claim.amend',
-  search: ['claim', 'external'],
+  // A new version of the claim it amends (a claim or an external claim), its text as it stands (a claim is amended once).
+  search: {
+    kinds: [],
+    items(state, e) {
+      const ref = e.logged.payload.claim;
+      return [{ key: ref, kind: state.claims.get(ref)!.external ? 'external' : 'claim', seq: e.seq, text: claimText(state, ref) }];
+    },
+    made: (state, e) => (state.claims.has(e.logged.payload.claim) ? {} : null),
+  },
   origin: 'write',
   schema: claimAmendSchema,
   route: { path: '/v2/claims/amend', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },

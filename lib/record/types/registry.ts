@@ -16,7 +16,7 @@ import * as challenges from './challenges.js';
 import * as stewards from './stewards.js';
 import * as governance from './governance.js';
 import * as outOfView from './out-of-view.js';
-import type { EntryType, Signer, WriteRoute } from './descriptor.js';
+import type { EntryType, Searched, SearchKind, Signer, WriteRoute } from './descriptor.js';
 
 export type { EntryType, Signer, WriteRoute };
 
@@ -65,6 +65,9 @@ const DESCRIPTORS = [
 /** Every entry type's descriptor. */
 export const ENTRY_TYPES: readonly EntryType[] = Object.freeze(DESCRIPTORS);
 
+// The items of types that have their own for the acts that take an item out of view, which cannot import this table.
+outOfView.itemsOfOtherTypes(ENTRY_TYPES.flatMap((d) => (d.item === undefined ? [] : [d.item])));
+
 /** The descriptors of signed writes, as the registry types them. */
 type WriteDescriptor = Extract<(typeof DESCRIPTORS)[number], { readonly origin: 'write' }>;
 
@@ -105,8 +108,25 @@ export const entryTypeOf = (type: string): EntryType | undefined => BY_TYPE.get(
 /** Entry types the service itself logs, as {event, signature} signed by the log key. */
 export const SERVICE_EVENTS: ReadonlySet<string> = new Set(ENTRY_TYPES.filter((d) => d.origin === 'event').map((d) => d.type));
 
-/** The entry types the search indexes, as their descriptors' `search` says: each adds an item, or a new version of one. */
-export const SEARCHED_TYPES: ReadonlySet<string> = new Set(ENTRY_TYPES.filter((d) => (d.search ?? []).length > 0).map((d) => d.type));
+/** The entry types the search indexes, and how (their descriptors' `search`): each adds items, or new versions of them. */
+export const SEARCHED: ReadonlyMap<string, Searched> = new Map(
+  ENTRY_TYPES.flatMap((d) => (d.search === undefined ? [] : [[d.type, d.search]])),
+);
+
+/**
+ * Every kind of search item, in the order of their codes (the index stores a kind as its code):
+ * a code used twice or a gap is a mistake of the code, and stops the start.
+ */
+export const SEARCH_KINDS: readonly SearchKind[] = Object.freeze(
+  [...SEARCHED.values()].flatMap((s) => s.kinds).sort((a, b) => a.code - b.code),
+);
+SEARCH_KINDS.forEach((k, i) => {
+  if (k.code !== i) throw new Error(`search kind ${k.name}: code ${k.code}, expected ${i} (each kind its own code, from 0 without a gap)`);
+});
+
+/** The descriptor's search of the type whose entries add items of kind `kind`. */
+export const searchOfKind = (kind: string): Searched | undefined =>
+  [...SEARCHED.values()].find((s) => s.kinds.some((k) => k.name === kind));
 
 /** The service event that records each action of screening: a referral to the stewards, or a hold (R1). */
 export const SCREENING_EVENTS: Readonly<Record<'refer' | 'hold', string>> = Object.freeze(
