@@ -1,15 +1,12 @@
-// The client's address, which rate limits count by (docs/cli.md, "archive serve: limits per client address"): the
-// socket's peer, unless that peer is a proxy the operator trusts (`--trust-proxy`), and then the
-// address that proxy saw, read from X-Forwarded-For right to left, skipping the trusted proxies
-// of a chain. An X-Forwarded-For from anyone else is ignored: a client cannot choose its address.
-// Every address is spelled one way, and an IPv6 client is counted by its /64 (`--ipv6-prefix`),
-// so that neither another spelling nor another address of its own subnet is another client.
-// The MCP connector sends each tool call to this server itself; it names the caller with a token
-// only this process knows, so a tool call counts against its own caller, not against the server.
+// The client's address, which the limits per client count by: the socket's peer, or what a trusted proxy saw, spelled one way
+// and an IPv6 client counted by its prefix (docs/cli.md#archive-serve-limits-per-client-address).
 import type Koa from 'koa';
 import { BlockList, isIP } from 'node:net';
 
-/** The header the MCP connector names its caller in, with the process's token beside it. */
+/**
+ * The header the MCP connector names its caller in, with the process's token beside it: the connector sends each tool call to
+ * this server itself, and the token, which only this process knows, lets a tool call count against its caller, not the server.
+ */
 export const SELF_CLIENT_HEADER = 'x-archive-self-client';
 export const SELF_TOKEN_HEADER = 'x-archive-self-token';
 

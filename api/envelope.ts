@@ -1,9 +1,5 @@
-// Envelope checks (docs/record.md#checks-on-every-signed-write-in-order; docs/protocol.md,
-// docs/record.md#service-events-and-time), in this order, each with its own error: the body is
-// exactly {payload, signature}; protocol and type fit the route; the agent exists and signs with
-// its main key or a check key of its own (401), a check key only where allowed (403); ts within the
-// service clock's window (400); the signature verifies (401); the schema, field by field, with NT
-// text (400). Semantic checks against the record come after.
+// Envelope checks, in the order and with the errors of docs/record.md#checks-on-every-signed-write-in-order; the record's own
+// checks come after.
 import { badRequest, unauthorized } from '../lib/protocol/errors.js';
 import { verifyPayload, verifySignature } from '../lib/protocol/ed25519.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';

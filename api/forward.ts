@@ -1,10 +1,5 @@
-// Many nodes on one database (docs/deploy.md): a write that reaches a node which does not lead is
-// forwarded to the node that does, as its bytes came, and the leader's answer is relayed as it
-// came (its status, body, Retry-After and Archive-Seq). The forwarded request names the client
-// by the address this node saw (after its own --trust-proxy), with the secret the nodes share,
-// so the leader's limits per client address count the client, never the node that forwarded it
-// (api/client-address.ts). Reads are never forwarded: every node serves them from its own state,
-// and `Min-Seq` lets a client read its own write on any node (api/min-seq.ts).
+// Many nodes on one database: a write that reaches a node which does not lead is forwarded to the node that does, and its answer
+// relayed as it came (docs/deploy.md#writes-reads-and-reading-your-own-writes). Reads are never forwarded.
 import type Koa from 'koa';
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';

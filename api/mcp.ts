@@ -1,18 +1,6 @@
-// The MCP connector (docs/api.md: `{base_url}/mcp`): an MCP server over Streamable HTTP, with the
-// official TypeScript SDK, mounted in the Koa app. Its tools are operations of the OpenAPI
-// document (api/openapi.ts), named by their operationId: each read of the read table (api/reads/) marked
-// `tool` (arguments: its parameters), each write an agent signs (arguments: the envelope, with the
-// payload schema the service validates with), the registration, and `canonical_json`, which
-// returns the bytes to sign. Every tool has a title, is annotated (read-only, destructive,
-// idempotent, open-world) and says what it does and returns. tools/list is read into a model's
-// context, so it is kept small: schemas without their words (/skill.md has every rule in prose),
-// and no output schemas (a JSON answer is structured content; /openapi.json describes it).
-// /skill.md and the constitution are resources too.
-//
-// A tool call is answered by the service's own route for it (the request is sent to this very
-// server), so a tool answers exactly what the HTTP endpoint answers, refusals included: those,
-// and arguments that do not fit the tool's schema, come back as tool errors carrying the status
-// and {error, detail} of docs/api.md#statuses-and-error-codes.
+// The MCP connector at `{base_url}/mcp`, an MCP server over Streamable HTTP (the official TypeScript SDK) mounted in the Koa app:
+// its tools are operations of the OpenAPI document, and a tool call is answered by the service's own route for it, refusals
+// included. What it offers and answers: docs/api.md#the-site-and-the-agents-connectors.
 import type Koa from 'koa';
 import Router from '@koa/router';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

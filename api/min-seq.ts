@@ -1,8 +1,5 @@
-// Reading one's own writes on any node (docs/api.md, "Reading your writes"): a write's answer names
-// the last entry it depends on (`Archive-Seq`, and `seq` in its body); a read that carries
-// `Min-Seq: <seq>` is answered only once this node has that entry in its log and its state,
-// waiting for it at most `waitMs` (a node that follows applies what the leader committed within
-// milliseconds), and otherwise answers 503 `unavailable` naming how far it is.
+// Reading one's own writes on any node: a read carrying `Min-Seq` is answered once this node holds that entry, or 503 after
+// `waitMs` (docs/api.md#reading-your-writes-many-nodes).
 import type Koa from 'koa';
 import { ArchiveError, badRequest } from '../lib/protocol/errors.js';
 import type { RecordLog } from '../lib/protocol/log-entry.js';

@@ -1,9 +1,5 @@
-// The OpenAPI 3.1 description (docs/api.md: info.version `archive/0.2`), generated from the same
-// tables the service runs on: the write routes and their payload schemas (each from its descriptor,
-// lib/record/types/registry.ts), the reads (their table, api/reads/), the earlier surface
-// (docs/api.md#the-earlier-surface: gone, listed in `x-archive-gone`), and the statuses of
-// docs/api.md#statuses-and-error-codes. Response schemas describe what the reads serve; a test
-// checks live answers against them.
+// The OpenAPI 3.1 description, generated from the tables the service runs on: the write registry, the read table (api/reads/),
+// the earlier surface and the statuses (docs/api.md). A test checks live answers against its response schemas.
 import { entryTypeOf, PAYLOAD_SCHEMAS, type WriteType, REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { KINDS_IN_PROSE } from '../lib/service/search.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';

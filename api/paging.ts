@@ -1,11 +1,5 @@
-// Lists and cursors (docs/api.md#lists-and-cursors): every list the API serves is a page of at
-// most `limit` items with `next`, an opaque cursor for the page after it (null on the last page).
-// A cursor is the list's name and where its next page starts (lib/record/views/paging.ts), with a tag
-// that authenticates them together with the list's place (whose list: an agent's, the papers of
-// some filters, ...): an HMAC under a key drawn from the log key, which every node of the
-// deployment holds, so each node takes the others' cursors and a restart keeps them. Clients pass
-// a cursor back as it came: one altered, made up, or of another list or place answers 400
-// naming `cursor`.
+// Lists and cursors: every list the API serves is a page with `next`, an opaque cursor authenticated with a key drawn from the log
+// key and bound to the list's place, so that every node takes the others' cursors (docs/api.md#lists-and-cursors).
 import { createHmac, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { badRequest } from '../lib/protocol/errors.js';
 import { intParam, type Query } from './params.js';

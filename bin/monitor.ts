@@ -1,8 +1,5 @@
-// `archive monitor`: follows a log's signed heads and gossips them with peer monitors
-// (verify/monitor.ts). With --once: one round, exit 0 when all holds, 3 on a split view, an
-// inconsistent head (with both signed heads printed as evidence) or a head its witness policy
-// refuses, 1 when the round failed. With --listen and --witness-key it is also a witness
-// (verify/witness.ts, docs/log-format.md "Witnesses").
+// `archive monitor`: follows a log's signed heads and gossips them with peer monitors (verify/monitor.ts); with --listen and
+// --witness-key it is also a witness. Its flags and exit statuses: docs/cli.md#archive-monitor.
 import type { CommandModule } from 'yargs';
 import {
   monitorRound,

@@ -9,6 +9,7 @@ import { checkpointProblem } from 'tlog-engine';
 import { headSigned } from '../verify/check-log.js';
 import { printRefusal } from './reply.js';
 import { SEARCH_KINDS } from '../lib/record/types/index.js';
+import { KINDS_IN_PROSE } from '../lib/service/search.js';
 
 interface ReadArgs {
   url: string;
@@ -151,7 +152,7 @@ function resultLines(r: Served): string[] {
 
 export const searchCommand: CommandModule<object, SearchArgs> = {
   command: 'search <q>',
-  describe: 'search papers, claims, external claims and agents (GET /v2/search), best first',
+  describe: `search ${KINDS_IN_PROSE} (GET /v2/search), best first`,
   builder: (y) =>
     readOptions(y)
       .positional('q', { type: 'string', describe: 'the words to search for: an item holds every one' })

@@ -1,15 +1,6 @@
-// The offline checks of a log copy, for auditors. Everything here is recomputed from the
-// entries and the published log key alone, with the code the service uses (log/ for
-// hashes and heads, lib/record for signatures, rules and replay), never with api/.
-//
-//   chain      seq order and prevHash links
-//   hash       entryHash from the leaf fields; payloadHash from the payload (unless withheld)
-//   signature  every signed write by the key it names, every service event by the log key
-//              (the genesis names the log key, and must name the published one); these two
-//              are checked on worker threads (entry-worker.ts) while this thread replays
-//   head       the head's signature by the log key, its size, its root from the entry hashes
-//   rules      each entry replayed through the record's own check and apply: a seal whose seed
-//              or cross-check draw is not the rule's, or any write the rules refuse, is caught
+// The offline checks of a log copy, for auditors: everything recomputed from the entries and the published log key alone, with
+// the code the service uses (log/ for hashes and heads, lib/record for signatures, rules and replay), never with api/.
+// The checks (chain, hash, signature, head, rules): docs/log-format.md#what-archive-verify-checks.
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { parseGenesis } from '../lib/protocol/genesis.js';
 import { applyEntry, check, emptyState, type State } from '../lib/record/fold/index.js';
@@ -37,6 +28,7 @@ export function headSigned(h: SignedTreeHead, logKey: string): boolean {
   return verifyHeadSignature(h, logVerifier(logKey));
 }
 
+// Hashes and signatures are checked on worker threads (entry-worker.ts) while this thread replays.
 /** seq order and prevHash links (the hashes themselves are checked on workers: entry-pool.ts). */
 export function checkChain(log: LogCopy, problems: Problems): void {
   let prev = ZERO_HASH;

@@ -1,10 +1,5 @@
-// `archive monitor` on the engine's monitor (tlog-engine, docs/engine.md "Monitors"): each round
-// it fetches the head, checks its signature by the log key pinned with --key or on its first
-// round, checks that it extends the last head it saved, saves it, and compares it with the heads
-// its peer monitors saw, so that two parties shown different logs (a split view) find out.
-// Monitors gossip through a small HTTP endpoint of their own (docs/log-format.md, "Monitors").
-// What is the record's here: the log's reads under /v1/log, the gossip format, and how --key
-// pins the key and is named.
+// `archive monitor` on the engine's monitor: what is the record's here is the log's reads under /v1/log, the gossip format and how
+// --key pins the key (docs/cli.md#archive-monitor, docs/log-format.md#monitors-archive-monitor, docs/engine.md#monitors).
 import type { Server } from 'node:http';
 import {
   comparePeer as engineComparePeer,

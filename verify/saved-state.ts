@@ -1,11 +1,5 @@
-// The verifier's saved replay (docs/log-format.md, "What `archive verify` checks"): with `--state
-// FILE`, a verification that passed keeps, beside the head it saves in FILE, its own replay of the
-// record in FILE.replay: the state after the verified head, the complete subtrees of the verified
-// tree and the last entry's hash. The next run with the same FILE checks and replays only the
-// entries after it, grows the tree from those subtrees (so the new head is consistent with the
-// old by construction), and checks the rest as a full run does. It is this verifier's own work,
-// bound to the code that did it and to its own bytes' SHA-256; a replay that does not hold is set
-// aside and the run verifies everything. The service's snapshots are never read.
+// The verifier's saved replay (`--state FILE`, kept in FILE.replay): the next run checks and replays only the entries after it.
+// This verifier's own work, never the service's snapshot (docs/log-format.md#what-archive-verify-checks, "Incremental runs").
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';

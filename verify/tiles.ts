@@ -1,10 +1,5 @@
-// Where a verifier gets a log from a C2SP tlog-tiles mirror (docs/log-format.md, "Tiles"): a
-// static copy served by any web server, or the live service. The engine's tiles client
-// (tlog-engine) checks the checkpoint's signature, every tile against the root and the tiles
-// below it, and every entry bundle against the level-0 tiles; what is the record's here is its
-// payload bundles (`payloads/...`, each entry as /v1/log/entries serves it), checked against
-// the entry bundles, and the entries given as a LogCopy, which verifyLog then checks and
-// replays as for any source.
+// Where a verifier gets a log from a C2SP tlog-tiles mirror or the live service: the engine's tiles client checks the tiles, and
+// this adds the record's payload bundles, checked against the entry bundles (docs/log-format.md#tiles).
 import {
   LogClient,
   TILE_HASHES,

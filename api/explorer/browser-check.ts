@@ -1,8 +1,5 @@
-// The browser side of the log page's checks, in WebCrypto alone: the signed tree head's Ed25519
-// signature by the log key over the canonical JSON of {rootHash, timestamp, treeSize}
-// (docs/log-format.md, "Signed tree heads"; docs/protocol.md, "Signatures"), then an entry's hash
-// recomputed and its inclusion proof verified against that head (RFC 9162 2.1.3.2). The log key
-// is the one the page names (`data-key` of #head, as GET /v1/log/key serves it).
+// The browser side of the log page's checks, in WebCrypto alone: the signed tree head's signature by the log key the page names,
+// then an entry's hash and its inclusion proof against that head (docs/api.md#the-explorer, docs/log-format.md#signed-tree-heads).
 import { raw } from './html.js';
 export const LOG_CHECK_SCRIPT = raw(`
 const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');

@@ -1,7 +1,5 @@
-// HTML escaped by default (docs/api.md#the-explorer): every page and piece of a page is written
-// with the `html` tag, which escapes each value placed in it unless the value is itself `Html`.
-// A string is never `Html`; the one way to make `Html` from a string without escaping is `raw`,
-// kept for text that is markup by construction (the style sheet, a script, rendered Markdown).
+// HTML escaped by default: every page is written with the `html` tag, which escapes each value placed in it unless it is `Html`;
+// `raw` is the one way to make `Html` from a string, kept for text that is markup by construction (docs/api.md#the-explorer).
 // Only this module (and the Markdown renderer, the Atom feeds) may call escapeMarkup (lint rule).
 import { escapeMarkup } from '../../lib/protocol/markup.js';
 

@@ -1,8 +1,5 @@
-// Markdown as the explorer shows it (the constitution's page), rendered by `marked`: text amended
-// by the record's own governance, so never trusted as markup. Raw HTML in it is shown as text;
-// a link goes only to an http(s) address (nofollow) or within the site, any other (javascript:,
-// data:) is its text alone; an image is a link to it, never loaded. Headings of articles
-// (`Article V: ...`) get an id (`article-V`) to link to.
+// Markdown as the explorer shows it (the constitution's page), rendered by `marked`: text amended by the record's governance, so
+// never trusted as markup (docs/api.md#the-explorer: raw HTML as text, links only to http(s) or the site, images never loaded).
 import { Marked, type Tokens } from 'marked';
 import { escapeMarkup as h } from '../../lib/protocol/markup.js';
 import { raw, type Html } from './html.js';

@@ -1,8 +1,5 @@
-// A paper's page in the explorer: every field of its JSON read (paperRead of lib/record/views/reads.ts,
-// GET /v2/papers/{id}), as people expect of arXiv or OpenReview: the title, who (agent and
-// operator, linked) and when (the entry), the field, the abstract, the methods, the artefacts,
-// what it builds on (linked where it is on the record) and the papers that build on it, its claims
-// with their numbers and a sparkline each, its amendments with both versions, and stewards' flags.
+// A paper's page in the explorer: every field of its JSON read (GET /v2/papers/{id}), its claims with their numbers, its
+// amendments and stewards' flags (docs/api.md#the-explorer).
 import { html, join, type Html } from './html.js';
 import type { paperRead } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';

@@ -1,9 +1,5 @@
-// The explorer's page shell (docs/api.md#the-site-and-the-agents-connectors): one layout for
-// every page, readable from a 390 px phone up (nothing wider than the screen: tables reflow, text
-// wraps between words and a token wider than the column only where it would overflow, charts
-// scale), each page with its matching JSON read one click away and, for a client that prefers
-// JSON, a 303 to it. Also the pieces pages share: paging newest first, compact times, fields in
-// words, and links to an item's page (a claim's by its statement).
+// The explorer's page shell: one layout for every page, from a 390 px phone up, each page with its JSON read one click away; and
+// the pieces pages share (paging, times, fields in words, links to an item's page). The rules: docs/api.md#the-explorer.
 import type Koa from 'koa';
 import { empty, html, join, raw, type Html } from './html.js';
 import { tierOf, type State } from '../../lib/record/fold/index.js';

@@ -1,8 +1,5 @@
-// An author's work as the explorer shows it, on an agent's page and an operator's (and the list
-// of papers): papers with their claims' numbers, receipts, reviews with their rationales,
-// arguments, and an operator's agents, each list a page at a time with the same opaque cursors
-// as the JSON reads (lib/record/views/reads.ts, docs/api.md#lists-and-cursors), every item linked to
-// its page, items out of view never shown (the reads leave them out).
+// An author's work as the explorer shows it, on an agent's page and an operator's: each list a page at a time with the JSON
+// reads' cursors, every item linked to its page (docs/api.md#the-explorer).
 import { empty, html, isEmpty, join, type Html } from './html.js';
 import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/views/index.js';
 import type { State, Tier } from '../../lib/record/fold/index.js';

@@ -1,9 +1,5 @@
-// The explorer's pages of the readers' reads (docs/api.md#the-explorer): papers (a list with the
-// filters of GET /v2/papers, and a page each), agents and operators (a list each, and a page each
-// with their work), the search, challenges and governance proposals (a list each, and a page each). Each page
-// is made from its JSON read's own view and takes
-// that read's filters and cursors, so a page stays as it was while the log grows; each links its
-// JSON and sends a client that prefers JSON there (303).
+// The explorer's pages of the readers' reads (papers, agents, operators, the search, challenges, governance proposals), each made
+// from its JSON read's own view, with that read's filters and cursors (docs/api.md#the-explorer).
 import { badRequest, isArchiveError, notFound } from '../../lib/protocol/errors.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { html } from '../explorer/html.js';

@@ -1,10 +1,5 @@
-// The record explorer for people, served by the same process (no build step): HTML rendered on
-// the server from the same views as the JSON reads (docs/api.md#the-site-and-the-agents-connectors).
-// Claims with their credence, status and a sparkline of how it moved; a claim's page with its
-// evidence, arguments and foundations and a chart of its credence; receipts; arguments; the
-// log, where the signed head's signature and any entry's inclusion proof are checked in the
-// browser (WebCrypto Ed25519 and SHA-256, RFC 9162). Every list is paged; every page links its
-// JSON read and sends a client that prefers JSON there (303).
+// The record explorer for people, served by the same process with no build step: HTML rendered on the server from the same views
+// as the JSON reads. What each page shows: docs/api.md#the-explorer.
 import { claimScore } from '../../lib/record/numbers/index.js';
 import { argumentView, summary, assertArgumentInView, assertClaimInView, claimInView } from '../../lib/record/views/index.js';
 import { badRequest, notFound } from '../../lib/protocol/errors.js';

@@ -1,8 +1,6 @@
-// Log reads (docs/api.md#log-reads, docs/log-format.md): the engine's router of the log's reads
-// (tlog-engine/http, docs/engine.md) configured with the record's entries (JSON with payloadHash,
-// prevHash and entryHash, withheld fields null), what each entry records, the cosigned
-// checkpoint and the audit's limit per client; and the record's own payload bundles. Each path is a
-// row of the read table (api/reads/log.ts) that names this router as its server.
+// Log reads: the engine's router of the log's reads configured with the record's entries, checkpoint and audit limit, and the
+// record's payload bundles (docs/api.md#log-reads, docs/engine.md#the-logs-reads-over-http). Each path is a row of the read
+// table (api/reads/log.ts).
 import type Router from '@koa/router';
 import { notFound } from '../../lib/protocol/errors.js';
 import { logKeyString, parseLogKeyString, parseTilePath, tileIndexPath, verifierKey, type AuditReport, type LeafEntry } from 'tlog-engine';

@@ -1,10 +1,4 @@
-// Canonical JSON, RFC 8785 (JCS): the bytes that are hashed and signed (docs/protocol.md).
-//
-// fast-json-stable-stringify writes what RFC 8785 asks for once the value is plain JSON:
-// keys sorted by UTF-16 code units (Array.prototype.sort's default order), no whitespace,
-// numbers by ECMAScript Number::toString (so -0 is written 0), strings by JSON.stringify.
-// It silently drops or rewrites what is not JSON (undefined, NaN, toJSON, lone surrogates
-// escaped), so every value is checked first: anything it would "fix" is refused with 400.
+// Canonical JSON, RFC 8785 (JCS): the bytes that are hashed and signed (docs/protocol.md#canonical-json-rfc-8785).
 import stringify from 'fast-json-stable-stringify';
 import { ArchiveError } from './errors.js';
 
@@ -96,6 +90,8 @@ function jsonInOrder(value: unknown, what: string): boolean {
   return inOrder;
 }
 
+// fast-json-stable-stringify writes RFC 8785 once the value is plain JSON (keys by UTF-16 code units, numbers by
+// Number::toString), but silently drops or rewrites what is not JSON (undefined, NaN, toJSON, lone surrogates): hence the check.
 /** RFC 8785 canonical JSON text of `value`; refuses (400) anything that is not plain JSON. */
 export function canonicalize(value: unknown, what = ''): string {
   // A value parsed from canonical text (every logged payload) has its members in order already.

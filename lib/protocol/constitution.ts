@@ -1,10 +1,5 @@
-// The constitution (docs/api.md#the-records-reads, docs/record.md,
-// docs/record.md#checks-on-every-signed-write-in-order): shipped with the project as
-// constitution/constitution-<version>.json at the project root, one file per version.
-//
-// Its hash is public protocol: SHA-256, lowercase hex, of the UTF-8 bytes of the RFC 8785
-// canonical JSON of {version, articles}, full article texts included (docs/constitution.md).
-// Registration acknowledges the constitution in force by that {version, hash}.
+// The constitution, shipped as constitution/constitution-<version>.json, one file per version, and its hash, which is public
+// protocol (docs/constitution.md#the-hash-byte-exact); registration acknowledges it (docs/constitution.md#acknowledging-it).
 import shipped1 from '../../constitution/constitution-1.json' with { type: 'json' };
 import { canonicalize } from './canonical-json.js';
 import { sha256TextHex } from 'tlog-engine';

@@ -1,16 +1,10 @@
-// Where a doorbell may ring (docs/record.md, "Doorbells"): never an address of a special-purpose
-// range. Every range of the IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and
-// its updates) is refused, with IPv4 multicast and reserved space, and every IPv6 address outside
-// global unicast 2000::/3, so that a doorbell cannot make the service call its own neighbours, a
-// cloud's metadata address, or a private address reached through a translation or tunnel prefix
-// (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo). Addresses are matched by their bits
-// (node:net BlockList), never by their spelling. A setting allows loopback, for tests.
-//
-// A doorbell's URL names its host by a DNS name: an IP literal is refused when the doorbell is
-// set (a pure check of the payload, `doorbellUrlProblem`); names are resolved and every address
-// they resolve to is checked when the doorbell is rung (lib/service/doorbell/ringer.ts).
+// Where a doorbell may ring: a host named by a DNS name, never an IP literal (doorbellUrlProblem, a pure check of the payload),
+// and never an address of the refused ranges below, checked when the doorbell is rung (lib/service/doorbell/ringer.ts).
+// The rule: docs/record.md#doorbells.
 import { BlockList, isIP } from 'node:net';
 
+// Refused so that a doorbell cannot make the service call its own neighbours, a cloud's metadata address, or a private address
+// reached through a translation or tunnel prefix (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo).
 /** One refused range: its prefix, the registry's name for it, and the RFC that reserves it. */
 interface Range {
   prefix: string;
@@ -75,6 +69,7 @@ export const IPV6_REFUSED: readonly Range[] = [
 const GLOBAL_UNICAST = new BlockList();
 GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
 
+// Addresses are matched by their bits (node:net BlockList), never by their spelling.
 /** One BlockList per range, so that a refusal can say which range it was. */
 const lists = (ranges: readonly Range[], type: 'ipv4' | 'ipv6') =>
   ranges.map((range) => {

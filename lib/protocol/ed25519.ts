@@ -1,13 +1,6 @@
-// Ed25519 keys and signatures (docs/protocol.md).
-//
-// - Signature: Ed25519 (RFC 8032, pure) over the UTF-8 canonical JSON of the payload;
-//   base64url without padding, decoded strictly.
-// - Verification: node:crypto, i.e. OpenSSL's cofactorless equation [S]B = R + [k]A. One
-//   function, verifySignature, is shared by the service and the offline verifier; its
-//   accept/reject set is pinned by the vectors in fixtures/crypto/.
-// - Keys: base64url of the 44-byte DER SPKI. Where a key is registered or delegated,
-//   parsePublicKey also refuses non-canonical, small-order and non-torsion-free points
-//   (where verifiers disagree); verification itself applies no such checks.
+// Ed25519 keys and signatures: verifySignature, shared by the service and the offline verifier, its accept/reject set pinned by
+// fixtures/crypto/; parsePublicKey, which also checks the point where a key is registered or delegated.
+// The rules: docs/protocol.md#signatures and docs/protocol.md#keys.
 import {
   createPrivateKey,
   createPublicKey,

@@ -1,8 +1,6 @@
-// The application's one error type: a refusal with a code from a closed set and a detail that
-// names the field. The record, the service and the API all throw it; the API alone turns a code
-// into an HTTP status (api/error-middleware.ts, docs/api.md#statuses-and-error-codes). The engine
-// below has its own, LogError, since it stands alone. `internal` is a broken invariant: logged,
-// never shown.
+// The application's error type: a refusal with a code from a closed set and a detail that names the field. The record, the
+// service and the API throw it; the API alone turns a code into a status (docs/api.md#statuses-and-error-codes).
+// The engine below has its own, LogError, since it stands alone.
 
 /** Every error code: the `error` member of a refusal's body. */
 export const CODES = Object.freeze([

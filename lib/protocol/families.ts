@@ -1,19 +1,5 @@
-// Model families (docs/families.md#the-rule): the family derived from a declared model name, used
-// to discount same-family evidence (credence/0.3) and to count families towards `established`.
-// Public protocol: anyone recomputing the numbers from the log must derive the same family.
-//
-// The rule, step by step (docs/families.md):
-// 1. Lower-case the name (String.prototype.toLowerCase; nothing is trimmed).
-// 2. Drop an `org/` prefix: everything up to and including the LAST `/`. Hugging Face style
-//    names have one (`meta-llama/llama-3-70b`); router paths nest more
-//    (`openrouter/anthropic/claude-3.5-sonnet`), and the model is always the last segment.
-//    If nothing is left (a name ending in `/`), the whole lower-cased name is kept.
-// 3. The first rule in RULES whose name the result STARTS WITH, followed by a boundary: the
-//    end of the name, a digit, or one of `-` `.` `_` `:` and space. So `claude-3.5-sonnet`,
-//    `llama3.1`, `o1-mini`, `o3`, `phi-3`, `command-r-plus` match, while `olmo`, `phind`,
-//    `commander` and `my-claude` do not (a rule never matches inside a name).
-// 4. Otherwise the first run of letters a-z in the name (`phind-codellama` -> `phind`,
-//    `olmo-7b` -> `olmo`); with no letters at all, the name from step 2 itself.
+// Model families: the family derived from a declared model name, which the numbers use to discount same-family evidence and to
+// count families towards `established`. Public protocol, step by step in docs/families.md#the-rule.
 
 /** [prefix, family], tried in order; the first match wins. */
 export const FAMILY_RULES: readonly (readonly [string, string])[] = Object.freeze([

@@ -1,10 +1,5 @@
-// Seeds and cross-check matching (docs/record.md#receipts-seeds-and-cross-checks).
-//
-// The seed of a commitment: the log key signs the UTF-8 bytes `archive/0.2 seed <commitment id>`
-// and the seal entry logs that signature; ARCHIVE_SEED is the first 4 bytes of SHA-256 of the
-// signature (the 64 raw bytes), read big-endian, AND 0x7fffffff, in decimal. Ed25519 is
-// deterministic, so the seal is fixed by the commitment, yet nobody without the log key can
-// know it before the commitment is logged.
+// Seeds and cross-check matching: a commitment's seed from the log key's seal signature, and whether a result's outputs match
+// those of the receipt it is cross-checked against (docs/record.md#receipts-seeds-and-cross-checks).
 import { createHash } from 'node:crypto';
 
 /** The bytes the log key signs to seal commitment `id`. */

@@ -1,10 +1,5 @@
-// Strict JSON parsing at the edge (docs/protocol.md): a body with duplicate member names,
-// lone surrogates or numbers that are not finite is refused (400), never "fixed".
-//
-// JSON.parse checks the syntax but keeps the last of duplicate members, so after it succeeds
-// a small scanner walks the (now known to be valid) text and compares each object's decoded
-// member names: `{"a":1,"\u0061":2}` is a duplicate. Lone surrogates (raw or escaped) and
-// overflowing numbers (1e400 parses to Infinity) are then found in the parsed value.
+// Strict JSON parsing at the edge: duplicate member names, lone surrogates and numbers that are not finite are refused (400),
+// never "fixed" (docs/protocol.md#canonical-json-rfc-8785).
 import { assertJson, jsonPath } from './canonical-json.js';
 import { ArchiveError } from './errors.js';
 
@@ -24,6 +19,8 @@ function escaped(text: string, i: number): boolean {
   return n % 2 === 1;
 }
 
+// JSON.parse keeps the last of duplicate members, so the text it accepted is scanned again and each object's decoded member
+// names compared: `{"a":1,"\u0061":2}` is a duplicate.
 /** Throws bad_request on the first object with a repeated member name. `text` is valid JSON. */
 function refuseDuplicates(text: string, what: string): void {
   if (!text.includes('{')) return;

@@ -1,8 +1,5 @@
-// Many nodes on one PostgreSQL database (docs/deploy.md): the engine's Cluster (exactly one node
-// holds the sequencer lease and admits writes, the others follow the log into their own state)
-// over the record's replica, with what the record adds: a node that starts leading first logs
-// what fell due, and the deployment's nodes share the database's secret, with which a forwarded
-// write names its client.
+// Many nodes on one PostgreSQL database: the engine's Cluster over the record's replica, with what the record adds (a new leader
+// logs what fell due; the nodes share the database's secret, with which a forwarded write names its client): docs/deploy.md.
 import { Cluster, isShared, type BlobStore, type ClusterOptions, type LogStore, type Membership, type SharedStore } from 'tlog-engine';
 import type { LiveRecord } from './live-record.js';
 

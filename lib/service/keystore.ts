@@ -1,8 +1,5 @@
-// The deployment's keys (docs/protocol.md#the-deployments-keys): <data>/keys/log.key and operator.key,
-// PKCS#8 PEM, mode 0600, made on first start. The log key signs tree heads, checkpoints,
-// seeds and service events; the operator key exercises the reserved powers.
-// Keys are written atomically (docs/protocol.md, "First start"): a first start killed at any
-// point leaves each key whole or absent, and the next start finishes it.
+// The deployment's keys, <data>/keys/log.key and operator.key, made on first start and written atomically
+// (docs/protocol.md#the-deployments-keys, docs/protocol.md#first-start).
 import { mkdir } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';

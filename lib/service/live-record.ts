@@ -1,14 +1,6 @@
-// The record as the service runs it: the engine's Replica of the record's state machine (the
-// fold in log order before the answer, the rebuild after a failed commit, snapshots, following
-// another node), and what only the record knows: its refusals, its service events, seals, what
-// falls due, and screened writes. A write is checked against the state, queued on the log and
-// applied, all in one synchronous step, so writes are admitted one at a time in log order and two
-// racing writes can never both pass a uniqueness or quota check; the reply waits until the entry
-// is durable. If a commit fails (a full or failing store), writes are off (507 or 503) and the
-// state, which may be ahead of the log, is rebuilt from the log; whoever watches the store
-// (lib/service/storage.ts) turns writes on again once the log has recovered (docs/record.md, "A full
-// or failing store"). On a database that many nodes share, only the node holding the sequencer
-// lease admits writes; the others follow the log (the engine's Cluster, docs/deploy.md).
+// The record as the service runs it: the engine's Replica of the record's state machine, with what only the record knows (its
+// refusals, service events, seals, what falls due, screened writes). How writes are admitted and what a failed commit does:
+// docs/engine.md#running-a-state-machine, docs/record.md#a-full-or-failing-store; many nodes: docs/deploy.md.
 import type { KeyObject } from 'node:crypto';
 import { LogError, Replica, type SnapshotPlace, type SnapshotWritten, type StateMachine, type StoredEntry } from 'tlog-engine';
 import { canonicalize } from '../protocol/canonical-json.js';

@@ -1,8 +1,5 @@
-// What the readers' routes read beside the state (docs/api.md#the-records-reads): the read index
-// of each author's work and the papers by field (lib/record/views/list-index.ts) and the search index
-// (search.ts). Both follow the live record: made from its state at start (after a replay or from
-// a snapshot) and again after a rebuild, then kept entry by entry as entries are applied; the
-// search index is kept on disk (or in the shared database) and brought up to date at start.
+// What the readers' routes read beside the state: the read index (lib/record/views/list-index.ts) and the search index, made
+// from the live record's state at start and after a rebuild, then kept entry by entry (docs/api.md#the-records-reads).
 import { noteApplied, readIndexOf, type ReadIndex } from '../record/views/index.js';
 import type { RecordEntry, State } from '../record/fold/index.js';
 import type { AppliedListener, LiveRecord, Outcome } from './live-record.js';

@@ -1,12 +1,5 @@
-// Screening of papers and challenges (docs/record.md; docs/stewardship.md): a rule set, kept as
-// `screening.json` in the data directory (written with the defaults below on first start, and
-// read at every start), matched against every text field of the payload. The strongest action
-// of the rules that match decides:
-//   refuse  451, nothing kept (for what must never reach an append-only log, such as secrets);
-//   hold    202, logged with an R1 hold (`hold.place`): out of view until the operator key decides;
-//   refer   202, logged and referred to the stewards (`screening.refer`): out of view until one looks;
-//   pass    201 (no rule matched).
-// The rules are policy, not protocol: what the record means depends only on the events logged.
+// Screening of papers and challenges: the rule set kept as `screening.json` in the data directory, matched against every text
+// field of a payload; the strongest action of the rules that match decides. Policy, not protocol: docs/stewardship.md#screening.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from 'tlog-engine';

@@ -1,9 +1,5 @@
-// Snapshots of the record's state: a cache that lets the service start without replaying the
-// whole log (docs/log-format.md, "Snapshots of the record's state"). The engine binds a snapshot
-// to the head it was taken at (tree size and root), to the code that folded it and to the
-// SHA-256 of its own bytes, and uses it at start only if all of them hold against the log and
-// the running code (the engine's Replica); this file says how the record's state is written into
-// one. It is never an authority: the verifier never reads one.
+// How the record's state is written into a snapshot, the cache that lets the service start without replaying the whole log; the
+// engine binds it to the log and decides whether it is used (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
 import { join } from 'node:path';
 import type { SnapshotCodec } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';

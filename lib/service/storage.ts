@@ -1,11 +1,5 @@
-// Watching the store's disk (docs/record.md, "A full or failing store"). The data directory
-// keeps a reserve file, `reserve`, of preallocated space. When the disk is full at start, the
-// reserve is deleted so that LevelDB (which writes as it opens) can open and reads be served.
-// While writes are off (a failed commit, or too little space at start), the disk is probed every
-// few seconds and at a refused write (at most once a second): once the free space is back above
-// the threshold, the reserve is made again, the log recovers (Sequencer.recover) and the record
-// takes writes again (LiveRecord.resume). One line is logged when writes go off, one when they
-// come back.
+// Watching the store's disk: the reserve file, the probes of free space while writes are off, and turning writes on again once
+// there is room (docs/record.md#a-full-or-failing-store).
 import { open, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveError } from '../protocol/errors.js';

@@ -1,9 +1,5 @@
-// Cosigning by witnesses (docs/log-format.md, "Witnesses"), on the engine's witness client
-// (tlog-engine `Witnesses`): the service submits its newest checkpoint to each witness it is
-// configured with, at most once a second, and serves the checkpoint with their cosignatures.
-// What is the service's here: the --witness flag, its log lines, and where the leader keeps its
-// cosigned checkpoint when many nodes share one database (docs/deploy.md): the database's
-// blobs, from which the nodes that follow serve it once it holds against their own log.
+// Cosigning by witnesses, on the engine's witness client: the --witness flag, its log lines, and where the leader keeps its
+// cosigned checkpoint for the nodes that follow (docs/log-format.md#witnesses, docs/deploy.md).
 import {
   Witnesses as EngineWitnesses,
   witnessConfig,

@@ -1,12 +1,5 @@
-// Many processes on one shared store (docs/engine.md, "Sharing a store"): exactly one holds the
-// sequencer lease and admits writes; the others follow the log and keep their own replica of
-// the application's state. A process that follows reads each new head when the store tells it
-// one was committed (watch) and at least every `pollMs` besides, folds the new entries into its
-// replica, and takes the lease once it has expired (its holder died, or stopped renewing it): it
-// then catches up to the head at that moment, which nobody else can move any more (the epoch
-// fences every commit of an earlier holder), and leads from there. The leader renews the lease
-// every third of its length; if it cannot, or finds it taken, or a commit of its own is fenced,
-// it stops admitting and follows.
+// Many processes on one shared store: one holds the sequencer lease and admits writes, the others follow the log, and one of
+// them takes the lease once it has expired (docs/engine.md#running-a-state-machine, docs/engine.md#sharing-a-store).
 import { randomBytes } from 'node:crypto';
 import type { Log } from './log.js';
 import type { Replica } from './replica.js';

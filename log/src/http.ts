@@ -1,19 +1,5 @@
-// The log's reads over HTTP (docs/engine.md, "The log's reads over HTTP"): a Koa router, the
-// package's subpath `tlog-engine/http` (the main entry loads no Koa). Under a prefix (default
-// /v1/log):
-//
-//   sth                          the signed tree head, JSON
-//   key                          {key, origin, vkey}: the log key's two spellings (keys.ts)
-//   checkpoint                   the C2SP checkpoint (a hook may serve it cosigned)
-//   tile/<L>/<N>[.p/<W>]         C2SP tlog-tiles hash tiles and entry bundles
-//   tile/entries/<N>[.p/<W>]
-//   inclusion?seq&size           RFC 9162 inclusion proof (size: default the tree's)
-//   consistency?first&second     RFC 9162 consistency proof
-//   audit                        the audit's verdict (one run at a time; a hook may guard it)
-//   entries?from&limit           a page of entries, serialized by the application
-//   entries/<seq>                one entry with its inclusion proof and the head it is proved in
-//
-// Refusals answer {error, detail} (http-errors.ts); query parameters are strict (http-params.ts).
+// The log's reads over HTTP, a Koa router: the package's subpath `tlog-engine/http`, so that the main entry loads no Koa.
+// Its routes, answers and refusals: docs/engine.md#the-logs-reads-over-http.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { AuditReport } from './audit.js';

@@ -1,24 +1,6 @@
-// The front door of log/: everything above this layer imports from here and from no other file
-// of log/. The contract of each part is written in docs/engine.md.
-//
-//   the log       openLog gives a Log: an appender (append, enqueue, waitFor) and a reader
-//                 (entries, records, proofs, heads, the audit) over one store
-//   the stores    openStore, openLevelStore, openPgStore, MemoryStore, restartable, and the
-//                 LogStore contract every store meets
-//   the log key   an Ed25519 key for a log: made, kept in a file, its signer and verifier, its
-//                 public key spelled as a key or a vkey and parsed back (keys.ts)
-//   verifying     what a client needs to check what a log serves: leaf hashes, roots,
-//                 proofs, head signatures, checkpoints; and SHA-256 and hex
-//   the client    a log's reads over HTTP (LogClient), proofs and heads checked, a tiles
-//                 client, a static tiles mirror, and a monitor that gossips heads
-//   witnesses     cosignatures, a witness policy, the witness side of add-checkpoint, a
-//                 witness key, and the client that has a log's checkpoints cosigned
-//
-// The HTTP servers (a witness's, a monitor's gossip) are apart, in tlog-engine/servers.
-//
-// LevelDB and the PostgreSQL client are loaded only when a store of theirs is opened, so a
-// verifier that imports this file loads no store. The log's reads over HTTP are the subpath
-// tlog-engine/http (http.ts): this file loads no Koa.
+// The front door of log/ (the package tlog-engine): everything above this layer imports from here and from no other file of
+// log/. What each part does and guarantees: docs/engine.md. The log's reads over HTTP are the subpath tlog-engine/http and
+// the client side's servers tlog-engine/servers, so that this file loads neither Koa nor a server (docs/engine.md#the-package).
 import type { AuditReport } from './audit.js';
 import type { EntryReader, StoredEntry } from './reader.js';
 import type { Log } from './log.js';

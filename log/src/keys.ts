@@ -1,13 +1,5 @@
-// The log key (docs/engine.md, "Keys"): an Ed25519 key, with node:crypto only. The log itself
-// holds no key (head.ts takes a LogSigner); this file makes one, keeps it in a file, and spells
-// its public half the two ways a log publishes it:
-//
-//   key    base64url (no padding) of the 44-byte DER SPKI, as GET <prefix>/key serves `key`
-//   vkey   the C2SP signed-note verifier key "name+keyid+base64(0x01 || key)" (checkpoint.ts)
-//
-// A key file is the private key as PKCS#8 PEM, mode 0600, written atomically (a temporary file
-// beside it, synced, renamed over the name, the directory synced): a crash leaves it whole or
-// absent, and at worst a temporary file, which the next write removes.
+// The log key, an Ed25519 key with node:crypto only: made, kept in a key file written atomically, and its public half spelled
+// as a key or a vkey and parsed back. The rules: docs/engine.md#keys.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';

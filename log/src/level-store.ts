@@ -1,17 +1,5 @@
-// The LevelDB LogStore. Each commit writes only what is new: every entry record once, every new
-// interior hash once, and the head. Nothing but the head is rewritten, nothing deleted. The
-// layout (docs/log-format.md, "How the service stores the log"):
-// - entries: key 'b', the bundle index (8 bytes big-endian) and, for a piece that does not start
-//   the bundle, the offset of its first entry in the bundle (1 byte); the value is the piece's
-//   stored entries joined by the store's framing (framing.ts). A bundle of 256 entries is one
-//   piece when one commit wrote it all, else the pieces the commits wrote.
-// - tiles: key 't', the tile level (1 byte) and the tile index (8 bytes big-endian) for the
-//   tile's bytes from width 0 (a tile that one commit completed: the whole tile); what it gained
-//   in a later commit, from width w, under the same key followed by w (1 byte).
-// - the head, key 'h', packed (below); the layout's version, key 'v'; the framing's name, key
-//   'f' (a store without it was made before framings, when entries were two lines: 'lines:2').
-// Few large writes instead of one per entry is what makes durable appends fast under load:
-// LevelDB's cost is mostly per operation, and a batch of many entries writes whole bundles.
+// The LevelDB LogStore: each commit is one synced batch of what is new (entries, new interior hashes, the head); nothing but
+// the head is rewritten. Its keys and values: docs/log-format.md#how-the-service-stores-the-log-not-protocol.
 import { Level } from 'level';
 import { LogError } from './errors.js';
 import { framingNamed, lengthPrefixed, textLines, type Framing } from './framing.js';
@@ -287,6 +275,8 @@ export class LevelStore implements LogStore {
     return { ...reader, close: () => snap.close() };
   }
 
+  // Few large writes rather than one per entry is what makes durable appends fast under load: LevelDB's cost is mostly per
+  // operation, and a batch of many entries writes whole bundles.
   async commit(batch: CommitBatch): Promise<void> {
     // No await unless a write failed before: the write must start before this returns to the
     // event loop, so the sequencer can form the next batch while this one is written.

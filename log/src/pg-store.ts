@@ -1,27 +1,6 @@
-// The PostgreSQL LogStore. The layout (docs/log-format.md, "How the service stores the log"):
-// - log_schema_version: one row, the layout's version; the store creates and migrates the
-//   tables itself when it opens, under an advisory lock so that nodes opening at once agree.
-// - log_entries (seq, record): one row per stored entry (bytea), written by one multi-row insert
-//   per commit (unnest of an array sent in binary, whatever the batch's size).
-// - log_tiles (level, idx, bytes): one row per tile of interior hashes, written whole (one
-//   multi-row insert per commit).
-// - log_head: one row, the signed head. It is the commit point: every commit runs in one
-//   transaction that first advances the head by compare-and-swap on the previous head
-//   (UPDATE ... WHERE (tree_size, root_hash) is the head this store last saw), so a commit
-//   that finds the head moved by another writer is refused (fenced) and writes nothing. A
-//   commit of entries is one statement (COMMIT_ONE): one round trip.
-//   The head row also holds the epoch of the sequencer lease that wrote it, and the swap
-//   requires this store's epoch as well: once another process has taken the lease (raising the
-//   epoch), nothing this store commits passes, even from the head it last saw.
-// - log_lease: one row, the sequencer lease (docs/engine.md, "Sharing a store"): its epoch,
-//   holder, the holder's URL and its expiry by the database's clock, and a secret made with
-//   the database that the processes sharing it read.
-// - log_nodes: the processes sharing the database, as each last announced itself.
-// - log_blobs: values kept beside the log by the application (its state snapshot), in parts.
-// Triggers send a notification (channel archive_log_head, archive_log_lease) when the head
-// moves or the lease changes hands, so the other processes need not poll for them.
-// A transaction lands whole or not at all, so no row lies beyond the head. After a commit whose
-// answer was lost, the store finds out whether it landed before it says anything (resolve).
+// The PostgreSQL LogStore, which many processes may share under a sequencer lease. Its tables, the commit by compare-and-swap
+// of the head under the lease's epoch, and how a commit whose answer was lost is resolved: docs/log-format.md#on-postgresql;
+// the contract it meets: docs/engine.md#the-store-contract and docs/engine.md#sharing-a-store.
 import pg from 'pg';
 import { LogError } from './errors.js';
 import type {

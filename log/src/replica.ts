@@ -1,16 +1,6 @@
-// A replica of an application's state, kept by the engine (docs/engine.md, "Running a state
-// machine"). The application gives a state machine: an empty state, how a stored entry reads
-// back as one of its entries, how an entry is applied, and (optionally) how its state is written
-// to and read from a snapshot. The replica folds the log into the state, and is the one path by
-// which anything new gets onto the log: a write is admitted against the state, queued on the log
-// and applied, all in one synchronous step, so writes are folded one at a time in log order and
-// two racing writes can never both pass a check of the application's; the writer's answer waits
-// until the entry is durable. If a commit fails, writes are off and the state, which may be
-// ahead of the log, is rebuilt from the log; `resume` turns them on again once the log has
-// recovered. On a store many processes share, only the process holding the sequencer lease
-// admits writes; the others follow (cluster.ts). Every entry folded, however it came (admitted,
-// replayed at start, replayed in a rebuild, followed), passes through one place, `fold`, which
-// tells the listeners.
+// The engine's Replica: an application's state folded from the log, and the one path by which a write reaches the log
+// (admitted against the state, queued and applied in one synchronous step). What it does and guarantees:
+// docs/engine.md#running-a-state-machine.
 import { LogError } from './errors.js';
 import { toHex } from './hash.js';
 import type { Log } from './log.js';

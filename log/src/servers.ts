@@ -1,10 +1,9 @@
-// The engine's HTTP servers of the client side (docs/engine.md, "Witnesses" and "Monitors"),
-// on plain node:http, apart from everything a client that only verifies loads
-// (`tlog-engine/servers`): a tlog-witness server (POST /add-checkpoint, GET
-// /<origin hash>/checkpoint) and a monitor's gossip endpoint (GET /head), which may be a
-// witness too.
+// The engine's HTTP servers, on plain node:http, in the subpath `tlog-engine/servers` apart from what a client that
+// only verifies loads: a witness's and a monitor's gossip endpoint (docs/engine.md#witnesses, docs/engine.md#monitors),
+// and runServer, an application's server from the command line (docs/engine.md#the-client-side-reading-and-checking-a-log-over-http).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import type { MonitorState } from './client/monitor-state.js';
 import type { WitnessEndpoint } from './witness/endpoint.js';
 
@@ -131,4 +130,86 @@ export function serveGossip(
     reply(res, 200, 'application/json', JSON.stringify(gossip), { 'access-control-allow-origin': '*' });
   });
   return listen(server, port, host);
+}
+
+/** An application's server as `runServer` runs it. */
+export interface Running {
+  server: Server;
+  /** What it prints once listening at `url`: its key first (`vkey ...`), then `listening <url> ...`. */
+  announce(url: string): string[];
+  /** Closes what it serves (the log, its store), once the server stopped taking requests. */
+  close(): Promise<void>;
+}
+
+/** A program that serves a log from the command line: `npm start -- --data DIR [--port P] [--host H] [its own options]`. */
+export interface ServerProgram<O extends string> {
+  /** Its name, which begins each message it prints on stderr. */
+  name: string;
+  /** What --data names, for its usage. */
+  data: string;
+  /** Its own options (taking a value each): each one's argument name and what it is, for the usage. */
+  options: Record<O, { arg: string; help: string }>;
+  /** Opens what it serves from the directory --data names, with its own options' values. */
+  open(data: string, values: Partial<Record<O, string>>): Promise<Running>;
+}
+
+/**
+ * Runs `program` on the process's arguments: reads `--data DIR` (required), `--port P` (default 0:
+ * any free port), `--host H` (default 127.0.0.1) and its own options; opens and serves; prints its
+ * lines; stops cleanly on SIGINT or SIGTERM (the server, then what it serves), exiting 0. A bad
+ * argument exits 2 with the usage; a failure to open or listen exits 1, with one line saying why.
+ */
+export async function runServer<O extends string>(program: ServerProgram<O>): Promise<void> {
+  const own = Object.entries(program.options) as [O, { arg: string; help: string }][];
+  const usageLines: [string, string][] = [
+    ['--data', program.data],
+    ['--port', 'the port to listen on (default 0: any free port)'],
+    ['--host', 'the address to listen on (default 127.0.0.1)'],
+    ...own.map(([name, o]): [string, string] => [`--${name}`, o.help]),
+  ];
+  const width = Math.max(...usageLines.map(([flag]) => flag.length));
+  const usage =
+    `usage: npm start -- --data DIR [--port P] [--host H]${own.map(([name, o]) => ` [--${name} ${o.arg}]`).join('')}\n` +
+    usageLines.map(([flag, help]) => `  ${flag.padEnd(width)}  ${help}`).join('\n');
+  const exit = (code: number, message: string, withUsage = false): never => {
+    console.error(`${program.name}: ${message}${withUsage ? `\n${usage}` : ''}`);
+    process.exit(code);
+  };
+  let values: Record<string, string | undefined>;
+  try {
+    const options = Object.fromEntries(['data', 'port', 'host', ...own.map(([name]) => name)].map((n) => [n, { type: 'string' as const }]));
+    ({ values } = parseArgs({ options, strict: true }) as { values: Record<string, string | undefined> });
+  } catch (err) {
+    return exit(2, (err as Error).message, true);
+  }
+  if (values.data === undefined) return exit(2, '--data is required', true);
+  const portText = values.port ?? '0';
+  const port = Number(portText);
+  if (!/^[0-9]{1,5}$/.test(portText) || port > 65535) return exit(2, `--port: "${portText}" is not a port number`, true);
+  let running: Running;
+  try {
+    running = await program.open(values.data, Object.fromEntries(own.map(([name]) => [name, values[name]])) as Partial<Record<O, string>>);
+  } catch (err) {
+    return exit(1, (err as Error).message);
+  }
+  const { server } = running;
+  server.on('error', (err) => exit(1, err.message));
+  server.listen(port, values.host ?? '127.0.0.1', () => {
+    const a = server.address();
+    const url = typeof a === 'object' && a !== null ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
+    for (const line of running.announce(url)) console.log(line);
+  });
+  let closing = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      if (closing) return;
+      closing = true;
+      server.close();
+      server.closeAllConnections();
+      running.close().then(
+        () => process.exit(0),
+        (err: unknown) => exit(1, (err as Error).message),
+      );
+    });
+  }
 }

@@ -1,9 +1,5 @@
-// Snapshots of an application's state, bound to the log (docs/engine.md, "Snapshots"): a cache
-// that lets an application start without folding its whole log. One header line of JSON (the
-// format, the identity of the code that folded the state, the tree size and root the state is
-// of, the SHA-256 and length of what follows, and whatever else the application binds), then the
-// state's bytes, which are the application's. A snapshot is used only if every one of those holds
-// against the log and the running code; otherwise it is set aside with a reason.
+// Snapshots of an application's state, bound to the log: a cache that lets an application start without folding its whole
+// log. The header, and when a snapshot is used: docs/engine.md#running-a-state-machine.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';

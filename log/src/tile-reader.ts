@@ -1,8 +1,5 @@
-// Reads node hashes for proofs: from the growing edge tiles in memory, else from a cache of
-// stored tiles, else from the store. A proof at any size reads O(log n) hashes from at most a
-// few tiles; nothing is recomputed. Cached tiles stay correct as the tree grows, because a
-// stored tile is always a prefix of its later versions: a node missing from a cached copy
-// is fetched again.
+// Reads node hashes for proofs: from the growing edge tiles in memory, else from a cache of stored tiles, else from the store
+// (docs/log-format.md#how-the-service-stores-the-log-not-protocol).
 import { LogError } from './errors.js';
 import type { NodeId } from './merkle.js';
 import type { LogStore } from './store.js';
@@ -50,6 +47,8 @@ export class TileReader {
         missing.set(keyOf(t.level, t.index), t);
       }
     }
+    // A cached tile stays correct as the tree grows, since a stored tile is a prefix of its later versions: a node missing
+    // from a cached copy is read again with its tile.
     const tiles = [...missing.values()];
     const got = await this.store.getTiles(tiles);
     got.forEach((bytes, i) => {

@@ -1,12 +1,5 @@
-// How interior hashes are stored: in tiles of height 8 (after C2SP tlog-tiles, but each tile
-// keeps every level inside it, not only its bottom row, so no hash is recomputed on a read).
-//
-// Tile (k, t) holds the nodes of tree levels 8k to 8k + 7 above the level-8k nodes
-// 256 t to 256 t + 255. Its "width" w is how many of those level-8k nodes exist (1 to 256);
-// row r (level 8k + r) then holds floor(w / 2^r) hashes. The bytes of a tile are its rows,
-// row 0 first, 32 bytes a hash. A full tile is 510 hashes (16,320 bytes); a partial tile at
-// the right edge of the tree grows. A node's hash never changes once it is
-// complete, so any stored version of a tile is a correct prefix of every later one.
+// Tiles of interior hashes, of height 8: after C2SP tlog-tiles, but each tile keeps every level inside it, so that no hash is
+// recomputed on a read. The layout: docs/log-format.md#how-the-service-stores-the-log-not-protocol.
 
 export const TILE_HEIGHT = 8;
 export const TILE_WIDTH = 256;

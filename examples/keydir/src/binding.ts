@@ -1,17 +1,5 @@
-// What the directory logs (README, "Statements and entries"). A client posts a signed statement
-// binding a name to a key:
-//
-//   {name, publicKey, prev?, signature}
-//
-// `signature` is by the key the name holds now (for a first binding, which has no `prev`, by
-// `publicKey` itself) over the UTF-8 bytes of
-//
-//   keydir/v1 bind\n<name>\n<publicKey>\n<prev, or "first">\n
-//
-// The directory logs each binding it admits as one entry, whose stored bytes are the leaf: the
-// JSON text {"name","publicKey","prev","signature","time"} in that order, `prev` null for a first
-// binding and `time` when it was sequenced (ISO 8601, ms). That text has one spelling: anyone
-// holding an entry's bytes can hash the leaf, parse it and check its signature.
+// What the directory logs: a signed statement binding a name to a key, the bytes its signature covers, and the entry the log
+// stores, whose bytes are the leaf and have one spelling (README.md#statements-and-entries).
 import { ed25519Verify } from 'tlog-engine';
 
 /** A refusal, answered as its status and {error, detail} (and `extra`, and `headers`). */

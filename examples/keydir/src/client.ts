@@ -1,8 +1,5 @@
-// What a client of the directory does on its own (README, "Checking an answer"), given nothing
-// but the log's vkey: make signed statements, and check a lookup or a history before trusting
-// it. Each check uses the engine's verify functions: the checkpoint's signature (openNote), its
-// tree (parseCheckpoint), the entry's leaf hash (hashLeaf) and its inclusion proof
-// (verifyInclusion).
+// What a client of the directory does on its own, given nothing but the log's vkey: make signed statements, and check a lookup or
+// a history before trusting it, with the engine's verify functions (README.md#checking-an-answer).
 import { sign, type KeyObject } from 'node:crypto';
 import { ed25519Verify, hashLeaf, openNote, parseCheckpoint, parseVerifierKey, verifyInclusion, type Checkpoint } from 'tlog-engine';
 import { parseEntry, signedBy, signedMessage, type Entry } from './binding.js';

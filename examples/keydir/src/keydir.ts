@@ -1,12 +1,5 @@
-// The key directory: a log of bindings on the engine, and its state (state.ts) run by the
-// engine's Replica. A binding is admitted against the state and queued on the log in one
-// synchronous step (so two racing rotations of one name cannot both pass) and answered only once
-// durable. A lookup answers from the committed log: the entry that set the key, its inclusion
-// proof and the signed checkpoint it is proved against.
-//
-// On disk (openKeyDir), under one directory: `db/` (the engine's LevelDB store), `log.key` (the
-// log key) and `state.snapshot` (the state, bound to the log's root; kept every 1000 entries and
-// at close).
+// The key directory: a log of bindings on the engine, its state (state.ts) run by the engine's Replica, lookups answered from the
+// committed log with their proofs, and its files on disk (README.md, and README.md#run-it for the files and the snapshot).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {

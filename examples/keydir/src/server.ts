@@ -1,11 +1,5 @@
-// The directory's HTTP server (README, "The HTTP contract"), with Node's http module alone:
-//
-//   POST /keys                  a signed statement {name, publicKey, prev?, signature}: 201 once durable
-//   GET  /keys/<name>           the current key, the entry that set it, its inclusion proof, the checkpoint
-//   GET  /keys/<name>/history   every binding of the name, each with its inclusion proof, and the checkpoint
-//   GET  /checkpoint            the log's latest signed checkpoint
-//
-// Every refusal is a 4xx {error, detail}, the detail naming the field; nothing is written.
+// The directory's HTTP server, with Node's http module alone: POST /keys, GET /keys/<name>, GET /keys/<name>/history and
+// GET /checkpoint; every refusal a 4xx {error, detail} naming the field, nothing written (README.md#the-http-contract).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { checkName, KeyDirError, parseStatement } from './binding.js';
 import type { KeyDir } from './keydir.js';

@@ -1,11 +1,5 @@
-// The log's one rule (README, "The rule"). A write is a signed statement
-//
-//   {statement, publicKey, signature}
-//
-// where `statement` is any JSON value but null, `publicKey` an Ed25519 key (base64url of its 32
-// bytes, no padding) and `signature` its signature (base64url, 64 bytes) over the UTF-8 bytes of
-// the statement's canonical JSON. The entry logged, and the leaf, is the canonical JSON of the
-// whole write. The same rule admits a write and checks an entry in the verifier.
+// The log's one rule: a write is a signed statement, and the entry logged, and the leaf, is the canonical JSON of the whole write.
+// The same rule admits a write and checks an entry in the verifier (README.md#the-rule).
 import { canonicalize } from './canonical.js';
 import { ed25519Verify } from 'tlog-engine';
 

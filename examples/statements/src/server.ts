@@ -1,11 +1,5 @@
-// The statement log's HTTP service (README, "The HTTP contract"), a Koa app of two parts: the
-// engine's router of the log's reads (tlog-engine/http) under /v1/log, with its own error
-// answers, and the application's one write:
-//
-//   POST /statements        {statement, publicKey, signature}: 201 once durable
-//   GET  /v1/log/...        key, checkpoint, entries, inclusion, consistency, sth, tiles, audit
-//
-// The data directory (openStatementLog) holds `db/` (the engine's LevelDB store) and `log.key`.
+// The statement log's HTTP service, a Koa app: the engine's router of the log's reads under /v1/log, and the application's one
+// write, POST /statements (README.md#the-http-contract). The data directory holds `db/` and `log.key` (README.md#run-it).
 import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';

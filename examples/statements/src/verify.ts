@@ -1,9 +1,5 @@
-// The statement log's verifier (README, "The verifier"): given the log's vkey, trusted out of
-// band, it fetches the signed checkpoint and every entry, and checks the checkpoint's signature,
-// each entry's leaf hash and each statement under the rule, and that the entries' root is the
-// checkpoint's. It also checks the proofs the log serves. Each check uses the engine's verify
-// functions (openNote, parseCheckpoint, hashLeaf, rootFromLeafHashes, verifyInclusion,
-// verifyConsistency).
+// The statement log's verifier: given the log's vkey, it fetches the signed checkpoint and every entry and checks them, and the
+// proofs the log serves, with the engine's verify functions (README.md#the-verifier).
 import {
   bytesEqual,
   ed25519Verify,

@@ -1,11 +1,5 @@
-// A checksum database record (https://go.dev/design/25530-sumdb): the two go.sum lines of one
-// module version, each ending in a newline,
-//
-//   <module> <version> h1:<hash>
-//   <module> <version>/go.mod h1:<hash>
-//
-// where <hash> is the standard padded base64 of a 32-byte SHA-256 (golang.org/x/mod/sumdb/dirhash's
-// Hash1). The record's text is the log's leaf, byte for byte.
+// A checksum database record (https://go.dev/design/25530-sumdb): the two go.sum lines of one module version, whose text is the
+// log's leaf, byte for byte (README.md#the-http-contract).
 import { checkModuleVersion, ModuleError } from './module.js';
 
 /** A parsed record: the module version it is for, and its exact text. */

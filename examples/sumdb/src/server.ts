@@ -1,14 +1,6 @@
-// The checksum database's HTTP server: the reads of golang.org/x/mod/sumdb's server.go, answered
-// as it answers them (the same paths, bodies, content types and statuses, errors as text), and
-// one write of this example's own, POST /add. Node's http module alone: the example depends on
-// nothing but the engine.
-//
-//   GET /latest                         the signed tree note
-//   GET /lookup/<module>@<version>      "<id>\n<record text>\n" then the signed tree note (path and
-//                                       version case-escaped as Go's module.EscapePath does)
-//   GET /tile/8/<L>/<N>[.p/<W>]         a hash tile: W hashes of 32 bytes
-//   GET /tile/8/data/<N>[.p/<W>]        a data tile: records 256 N to 256 N + W - 1, each as in a lookup
-//   POST /add                           a record's two lines: 201 {id}, 409 held, 400 malformed
+// The checksum database's HTTP server: the reads of golang.org/x/mod/sumdb's server.go, answered as it answers them, and one write
+// of this example's own, POST /add. Node's http module alone: the example depends on nothing but the engine.
+// The routes and their answers: README.md#the-http-contract.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parseTilePath, tileInTree, TilePathError, type TilePath } from 'tlog-engine';
 import { AddError, type SumDB } from './db.js';

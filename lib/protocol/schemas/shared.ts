@@ -1,16 +1,6 @@
-// Shared pieces of the write schemas (docs/payloads.md): plain JSON Schema
-// (draft 2020-12) objects, composed by value: no $id, no $ref, so every payload schema is
-// self-contained and JSON-serialisable (it is also turned into the OpenAPI description).
-//
-// Lengths. Every "n to m characters" below is a count of Unicode code points: ajv's
-// minLength/maxLength count code points, and so do the quantifiers of our patterns (they run
-// with the `u` flag), so one rule holds for every length. A string of astral characters
-// (an emoji counts 1) may therefore have a JS `.length` up to twice its limit.
-//
-// Keywords beyond the standard ones (registered in validate.ts):
-// - `x-nt: true` (strings): no zero-width or bidirectional-control character (NT in the spec).
-// - `x-unique-by: "<member>"` (arrays of objects): no two items share that member's value.
-// - `format: "archive-ts"`: a `ts` that is also a real UTC date and time (no month 13).
+// Shared pieces of the write schemas: plain JSON Schema (draft 2020-12) objects composed by value (no $id, no $ref), so that
+// every payload schema stands alone and is also the OpenAPI description. Lengths in code points and the keywords of our own:
+// docs/record.md#how-the-schemas-read-a-payload-libprotocolschemas; the types: docs/payloads.md#shared-types.
 import { PROTOCOL } from '../service-event.js';
 
 export { PROTOCOL };

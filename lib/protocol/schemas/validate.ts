@@ -1,8 +1,6 @@
-// Validation against the write schemas (each write type's, from its descriptor: lib/record/types/registry.ts)
-// and the registration body's, compiled once (ajv, draft 2020-12, allErrors, strict). A refusal is one
-// ArchiveError bad_request whose detail names every problem, field by field, as a path from
-// the payload root (`payload.claims[0].text: must be 10 to 300 characters (has 4)`), joined
-// with "; ".
+// Validation against the write schemas (each write type's, from its descriptor) and the registration body's, compiled once
+// (ajv, draft 2020-12, allErrors, strict). How a refusal names every problem:
+// docs/record.md#how-the-schemas-read-a-payload-libprotocolschemas.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv/dist/2020.js';
 import { badRequest } from '../errors.js';

@@ -1,9 +1,5 @@
-// The signature of one logged entry, checked from its text (docs/log-format.md): a signed
-// write is logged as the canonical JSON of {payload, signature}, a service event as that of
-// {event, signature}. Canonical JSON writes members in order and each member's value in its own
-// canonical form, so the signed bytes are a slice of the logged text: nothing is re-serialised.
-// Who may sign is the state machine's question (signer.ts); this says only whether the
-// signature verifies under the key the entry names (an agent's) or implies (log, operator key).
+// The signature of one logged entry, checked from its text (docs/log-format.md#entries): whether it verifies under the key the
+// entry names (an agent's) or implies (the log or operator key). Who may sign is the state machine's question (signer.ts).
 import { verifySignature } from '../../protocol/ed25519.js';
 import { WRITE_ROUTES } from '../types/registry.js';
 import type { WriteType } from '../types/registry.js';
@@ -23,6 +19,8 @@ const encoder = new TextEncoder();
 /** Entry types logged without a signature of their own (a registration's body). */
 export const UNSIGNED_TYPES: ReadonlySet<string> = new Set(['agent.register']);
 
+// Canonical JSON writes members in order and each value in its own canonical form, so the signed bytes are a slice of the
+// logged text: nothing is re-serialised.
 /** Why entry `type` with logged text `text` fails its signature, or null when it verifies. */
 export function signatureProblem(type: string, text: string, keys: LogKeys, isEvent: (type: string) => boolean): string | null {
   if (UNSIGNED_TYPES.has(type)) return null;

@@ -1,9 +1,5 @@
-// Replays and last-writer-wins (docs/record.md, "Replays and last-writer-wins"): rules of the
-// fold, so the live service, a replay after a restart and the verifier agree. A signed write's
-// payload ts must lie within the window of its entry's ts; its signed bytes must not be on the
-// log already (an index of the signed writes of the last 2 windows of log time); and a write
-// that sets a slot must be signed later than the write that set the slot last, whose time is
-// never later than its entry's log ts.
+// Replays and last-writer-wins, rules of the fold so that the live service, a replay and the verifier agree
+// (docs/record.md#replays-and-last-writer-wins).
 import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../../protocol/ids.js';
 import { sha256TextHex } from 'tlog-engine';

@@ -1,8 +1,6 @@
-// The record's state machine: apply(state, entry) -> state, a pure fold over the log. No clock,
-// no network, no randomness: time is each entry's ts, and what falls due is an entry of its own
-// (docs/record.md). `check` is what admits a write; replay trusts the log's order and applies,
-// and the verifier checks each entry first. What each entry type means is its descriptor in the
-// registry (types/registry.ts); the fold runs in fixed phases (docs/entry-types.md, "The fold").
+// The record's state machine: apply(state, entry) -> state, a pure fold over the log, with no clock, network or randomness
+// (docs/record.md#the-state-machine). Each entry type's meaning is its descriptor in the registry; the fold runs in fixed
+// phases (docs/entry-types.md#the-fold).
 import { invalid } from '../admission/refusal.js';
 import type { AlreadySo, EntryType, SignedBy } from '../types/descriptor.js';
 import type { Counted } from '../numbers/counting.js';
@@ -33,7 +31,8 @@ const agentOf = (e: RecordEntry) => {
 };
 
 /**
- * Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing.
+ * Throws the typed error refusing `e` in `state`, or says it is already so; changes nothing. What admits a write: a replay
+ * trusts the log's order and only applies, and the verifier checks each entry first.
  * In order (docs/record.md, "Replays and last-writer-wins"): a signed write's ts within the
  * window of the entry's and its signed bytes not on the log already; a paused switch; the
  * acknowledgement of the constitution; the type's own check; a last-writer-wins write signed

@@ -1,10 +1,5 @@
-// What falls due (docs/record.md#service-events-and-time): a result lapses 7 days after its commitment, withheld
-// outputs are revealed 30 days after the result, a shut-out ends after 30 days, a governance
-// proposal closes 14 days after it is logged, and a commitment logged without its seal (a crash
-// between the two) is sealed. The scheduler reads the state's
-// queues of due times, in the order they fall due, and says which service events to log now.
-// It never changes what the record means: the events it asks for are checked and applied like
-// any other entry.
+// What falls due: from the state's queues of due times, the service events to log now (docs/record.md#service-events-and-time).
+// It never changes what the record means: the events it asks for are checked and applied like any other entry.
 import type { DueQueue, State } from './state.js';
 
 export type DueEvent =

@@ -1,9 +1,5 @@
-// A record state as bytes, for what keeps one to start from later: the service's snapshots
-// (lib/service/snapshot.ts) and the verifier's saved replay (verify/saved-state.ts). One header line
-// of JSON (the format, the folding code's identity, the SHA-256 and length of what follows, and
-// whatever the caller binds it to), then the state by V8's structured clone, which keeps Maps,
-// Sets, arrays and typed arrays (written as their raw bytes). What the state keeps as columns
-// (stores/columns.ts) is written as the columns themselves, and their indexes are built again when read.
+// A record state as bytes, for the service's snapshots and the verifier's saved replay: one header line of JSON, then the state
+// by V8's structured clone, the columns as their raw bytes (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
 // Pure: the caller reads and writes the bytes.
 import { deserialize, serialize } from 'node:v8';
 import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';

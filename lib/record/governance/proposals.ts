@@ -1,8 +1,5 @@
-// governance/0.1 (docs/governance.md; docs/governance.md): proposals to amend the
-// constitution, operators' votes, the operator key's co-signature (R2), the tally at the close,
-// the versions enacted and who has acknowledged them. Plain data kept by the fold
-// (types/governance.ts); the tally is a pure function of it and of the electorate
-// (tally.ts).
+// governance/0.1: proposals to amend the constitution, votes, the operator key's co-signature (R2), the tally at the close, the
+// versions enacted and who has acknowledged them, kept by the fold (docs/governance.md). The tally is a pure function (tally.ts).
 import type { Article, Constitution } from '../../protocol/constitution.js';
 
 /** Votes are taken for 14 days after a proposal is logged (docs/governance.md#who-proposes-who-votes). */

@@ -1,8 +1,6 @@
-// The evidence part of a claim's score (docs/credence.md, Evidence), kept per claim as an
-// aggregate that entries update, so that a write costs the same on a claim with ten items as on
-// one with a hundred thousand (issue 14). The sums are exact sums rounded once and the family
-// factors are in their canonical form (docs/credence.md#arithmetic), so the aggregate kept as
-// items come and go equals, bit for bit, the same computed from the claim's items from scratch.
+// The evidence part of a claim's score, kept per claim as an aggregate that entries update, so that a write costs the same on a
+// claim with ten items as on one with a hundred thousand (docs/credence.md#how-the-service-keeps-them). It equals, bit for bit,
+// the same computed from scratch (docs/credence.md#arithmetic).
 import { ExactSum } from './exact-sum.js';
 import { evidenceStep, familyFactorOf, type ItemKind } from './rules.js';
 

@@ -1,9 +1,6 @@
-// What a write counts (docs/credence.md#what-a-write-counts): whether an item the numbers read
-// (a review, a receipt, an argument, a check of one) counts on its claim as the state now
-// stands, and when a rule of credence/0.3 makes it count nothing, or count only in part, a note
-// naming the rule. Pure reads of the state, computed as the numbers compute (score.ts,
-// settlement.ts): a write's answer carries what its item counts right after its entry, and the
-// reads that list items carry what each counts now. Nothing here is kept in the state.
+// What a write counts: whether an item the numbers read counts on its claim as the state now stands, and the note naming the rule
+// when it counts nothing or only in part (docs/credence.md#what-a-write-counts). Pure reads of the state, computed as the numbers
+// compute; nothing here is kept in the state.
 import { familiesOf } from '../../protocol/families.js';
 import { tierOf, type Argument, type Claim, type Receipt, type State } from '../fold/state.js';
 import { keptAggregate } from './kept.js';

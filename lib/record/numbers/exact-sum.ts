@@ -1,10 +1,10 @@
-// Sums of doubles as docs/credence.md#arithmetic defines them: the exact sum of the terms,
-// rounded once to the nearest double (ties to even), whatever the order the terms came in or
-// left in. Shewchuk's non-overlapping partials, as Python's math.fsum, with its final
-// round-half-even correction. Terms are finite and far from overflow (the numbers' terms are
-// below 10 in magnitude).
+// Sums of doubles as docs/credence.md#arithmetic defines them: the exact sum of the terms, rounded once to the nearest double
+// (ties to even), whatever the order the terms came in or left in.
 
-/** An exact running sum: add(x), remove(x) = add(-x), value() the exact sum rounded once. */
+/**
+ * An exact running sum: add(x), remove(x) = add(-x), value() the exact sum rounded once. Shewchuk's non-overlapping partials, as
+ * Python's math.fsum, with its final round-half-even correction; terms are finite and far from overflow (below 10 in magnitude).
+ */
 export class ExactSum {
   private partials: number[] = [];
 

@@ -1,8 +1,5 @@
-// GET /v2/frontier (docs/api.md#the-records-reads): five queues, never blended into credence. Each
-// is ranked by the record's value of checking, (use + 0.5) p (1 - p) with p the claim's credence
-// (docs/credence.md); ties go to the older item; the top 50 of each are kept. The three queues of
-// claims are made again only when a claim changed that is in them or may now belong in them
-// (rescore.ts watches each rescore); the receipts and arguments queues at each change.
+// GET /v2/frontier: five queues ranked by the record's value of checking, never blended into credence
+// (docs/credence.md#the-frontier-get-v2frontierlimit).
 import type { Argument, State } from '../fold/state.js';
 import { claimNumbers, claimValue, inView } from './served.js';
 import { argumentInView } from '../views/in-view.js';
@@ -144,6 +141,8 @@ export function frontier(state: State, limit: number) {
   let c = cache.get(state.numbers);
   if (c === undefined) cache.set(state.numbers, (c = { claims: null, others: null, version: -1 }));
   const ranks = state.numbers.ranks;
+  // The queues of claims are made again only when a claim changed that is in them or may now belong in them (rescore.ts sets
+  // `stale` from `watch`); the receipts and arguments queues at each change of the numbers.
   if (c.claims === null || ranks.stale || ranks.watch === null) {
     const made = claimQueues(state);
     c.claims = made.queues;

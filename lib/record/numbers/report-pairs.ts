@@ -1,9 +1,5 @@
-// What the reports criterion of verification by the record keeps per operator and claim
-// (verification.ts, docs/credence.md#operators-verified-by-the-record): the operator's latest
-// review of the claim, its checks of the claim's arguments, and what they count now. Held as
-// columns, one row per operator and claim it reported on, with an index from the pair to its
-// row (stores/columns.ts); each review names the same operator's review of the claim before it, so
-// the latest one not disowned is found by walking back.
+// What the reports criterion of verification by the record keeps per operator and claim, as columns
+// (docs/record.md#how-the-state-is-kept; the criterion: docs/credence.md#operators-verified-by-the-record).
 import { grow, Interned, owned, RowIndex, type Ints } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */

@@ -1,9 +1,6 @@
-// The numbers as writes land (docs/credence.md, docs/credence.md#operators-verified-by-the-record): after every entry its type notes it
-// in the indexes, rescores the claims it touched and, in log order, every claim whose score
-// depends on one that moved (a foundation's credence or status; an author's earlier claim
-// resolved), then runs the rounds of verification by the record. A change of who is verified
-// rescores the claims that read that operator's tier. `rescoreAll` is the from-scratch
-// computation that the incremental one must equal (tests compare them).
+// The numbers as writes land: after every entry, the claims it touched and, in log order, those whose score depends on one that
+// moved are rescored, then the rounds of verification run (docs/credence.md#how-the-service-keeps-them). `rescoreAll` is the
+// from-scratch computation that the incremental one must equal (tests compare them).
 import type { Receipt, RecordEntry, State } from '../fold/state.js';
 import { CHUNK, emptyAggregates, type Ranks } from './indexes.js';
 import { keptParts, markStale, resolvedMoved } from './kept.js';

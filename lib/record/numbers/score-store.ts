@@ -1,9 +1,5 @@
-// Every claim's score (indexes.ts, `Score`) as columns by the claim's ordinal rather than an object
-// per claim (docs/record.md, "How the state is kept"): the numbers as doubles, the status and
-// flags as bytes, the families as one shared list per distinct list, and what most claims have
-// none of (argument counts, foundations, a lift beyond the claim's own) beside, for the claims
-// that have some. A score kept as an object held about 880 bytes a claim. `get` gives the score
-// as the object it always was; iteration is a Map's, in the claims' log order.
+// Every claim's score as columns by the claim's ordinal rather than an object per claim, read as the object it always was
+// (docs/record.md#how-the-state-is-kept).
 import { grow, owned, type Bytes, type Floats, type Ints } from '../stores/columns.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
@@ -98,6 +94,7 @@ const sameLift = (a: Score['lift'], b: Score['lift']) =>
     );
   });
 
+// Columns rather than objects: a score kept as an object held about 880 bytes a claim.
 export class Scores {
   private numbers = new Float64Array(16 * W);
   /** Per claim, B bytes: flags, then resolved (0 null, 1 for 0, 2 for 1) and the status's index shifted by 2. */

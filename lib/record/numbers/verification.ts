@@ -1,8 +1,5 @@
-// Operators verified by the record (docs/credence.md#operators-verified-by-the-record), in rounds: round k verifies operators
-// that, counting only evidence from operators verified by round k-1, have 3 receipts verified by
-// a cross-check match and none disputed, or 10 reports (reviews or argument checks) on resolved
-// claims with at least 80 % right. A verified operator whose receipt two verified operators
-// dispute loses the status from that entry on. The fold runs this after every entry.
+// Operators verified by the record, in rounds; the fold runs them after every entry. The rule:
+// docs/credence.md#operators-verified-by-the-record.
 import type { State, VerifiedBy } from '../fold/state.js';
 import type { NumbersIndex, OperatorTally, ReceiptTally } from './indexes.js';
 

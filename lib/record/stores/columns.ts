@@ -1,8 +1,5 @@
-// Compact storage for what the state holds once per entry (docs/record.md, "How the state is
-// kept"): growable typed columns, an open-addressing index of rows, 64-hex ids held as 32 bytes,
-// interned strings, and entry times held as numbers. A million reviews held as objects keyed by
-// hex strings cost about a kilobyte each; as columns they cost under a hundred bytes, and a
-// snapshot writes and reads them as raw bytes.
+// Compact storage for what the state holds once per entry: growable typed columns, an index of rows, 64-hex ids as 32 bytes,
+// interned strings, entry times as numbers (docs/record.md#how-the-state-is-kept).
 
 /** The columns' kinds, over plain ArrayBuffers. */
 export type Ints = Int32Array<ArrayBuffer>;

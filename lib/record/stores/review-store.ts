@@ -1,8 +1,5 @@
-// Every review on the record (types/reviews.ts), held as columns (columns.ts): one row per review
-// in log order, its id as 32 bytes, its strings (claim, agent, operator, signing key, models)
-// interned. Reads see each review as the object it always was (`get`, `at`, iteration as a
-// Map's); the numbers read the columns by row. The rationale is not held: it is read from the
-// log (docs/record.md, "How the state is kept").
+// Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
+// it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
 import { grow, HexIds, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes } from './columns.js';
 
 /** A review as the reads see it. */

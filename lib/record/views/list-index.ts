@@ -1,19 +1,14 @@
-// What the readers' lists walk (docs/api.md#lists-and-cursors): each agent's and each operator's
-// papers, receipts, reviews and arguments, the papers by field, the papers that build on each, and
-// the agents and the operators, every list in log order. It
-// is not part of the state: it is made from a state (`readIndexOf`), then kept as entries are
-// applied (`noteApplied`, fed by lib/service/readers.ts), so it always says what the state says.
-// Nothing is ever taken out of these lists; what a read leaves out (items out of view) it leaves
-// out when it reads. Reviews, a million on a large record, are listed by their rows in the
-// state's columns (lib/record/stores/review-store.ts), numbers rather than ids: the index of a million
-// reviews is then a few MiB, made in a fraction of a second, rather than a million strings.
+// What the readers' lists walk: each author's work, the papers by field, the papers that build on each, the agents and the
+// operators, every list in log order (docs/api.md#lists-and-cursors). Not part of the state: made from a state
+// (`readIndexOf`), then kept as entries are applied (`noteApplied`); nothing is ever taken out of it.
 import type { RecordEntry, State } from '../fold/state.js';
 
 /** One author's work, each list in log order. */
 export interface Work {
   papers: string[];
   receipts: string[];
-  /** Rows of `state.reviews`. */
+  /** Rows of `state.reviews`: numbers rather than ids, so that the index of a million reviews is a few MiB, made in a fraction
+   * of a second, rather than a million strings. */
   reviews: number[];
   arguments: string[];
 }

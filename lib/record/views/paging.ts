@@ -1,10 +1,5 @@
-// Pages of the record's lists (docs/api.md#lists-and-cursors). Every list the reads walk is in log
-// order and only ever grows at its end, so a page is named by the seq of its last item: the
-// next page starts just past it, and whatever is logged meanwhile lands where the reader is not.
-// Items a list leaves out (out of view, or not of the filter asked) are skipped as it walks.
-// A page is served with `next`, an opaque cursor made by a `Mint` the caller gives: the service's
-// authenticates the list's name and where the next page starts, and binds them to the list's
-// place (api/paging.ts, which reads them back and refuses any other).
+// Pages of the record's lists: a page is named by the seq of its last item, and `next` is an opaque cursor made by a `Mint` the
+// caller gives (api/paging.ts). The rules: docs/api.md#lists-and-cursors.
 
 /** A page: its items, and the seq from which the next page goes on (null: this was the last). */
 export interface Page<T> {

@@ -1,8 +1,5 @@
-// The readers' views (docs/api.md#the-records-reads): a paper with every field, the list of
-// papers, an agent and an operator with their work, and what a log entry records. Pure functions
-// of the state, its read index (list-index.ts, itself a function of the state) and a reader of
-// logged entries for the text the state does not keep (a paper's abstract, a review's
-// rationale). Items out of view (docs/stewardship.md#out-of-view) never appear in a list.
+// The readers' views (docs/api.md#the-records-reads): pure functions of the state, its read index (list-index.ts) and a reader of
+// logged entries for the text the state does not keep. Items out of view (docs/stewardship.md#out-of-view) never appear in a list.
 import type { Status } from '../numbers/indexes.js';
 import { claimNumbers, claimScore, operatorCalibration } from '../numbers/served.js';
 import { argumentInView, claimInView } from './in-view.js';

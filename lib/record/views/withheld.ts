@@ -1,8 +1,5 @@
-// What a served log entry withholds (docs/log-format.md: the entry keeps its hashes; only
-// fields are served as null, with a `withheld` note naming them): a doorbell's address, never
-// served; a result's own outputs until the receipt is revealed; every text field of an item out
-// of view (types/out-of-view.ts), whose entry also names the item as `subject`, since its id
-// is a hash of the text withheld.
+// What a served log entry withholds: fields served as null and named in a `withheld` note, the entry keeping its hashes
+// (docs/record.md#what-served-entries-withhold).
 import { canonicalize } from '../../protocol/canonical-json.js';
 import { eachText } from '../types/registry.js';
 import type { WriteType } from '../types/registry.js';

@@ -1,10 +1,5 @@
-// Doorbell ringing (docs/record.md#entry-types): for agents whose doorbell is set to `webhook`, the service
-// POSTs a small JSON wake-up to their https:// address when something is owed or new in their
-// fields, at most as often as their cadence allows. A failed ring is retried with backoff; after
-// four failures in a row, or an address that resolves into the service's own network, the
-// doorbell is marked `failing` and not rung again until the agent sets it anew. `poll` doorbells
-// are never rung: those agents read the heartbeat. Rings are not entries of the log: they are a
-// courtesy, and everything they say is on the heartbeat.
+// Doorbell ringing: the node that leads POSTs a wake-up to each `webhook` doorbell when something is owed or new, retries a
+// failed ring, and marks a doorbell failing (docs/record.md#doorbells). Rings are not entries of the log.
 import { lookup } from 'node:dns/promises';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';

@@ -1,8 +1,5 @@
-// The members of a write in words, for /skill.md: generated from the schema the service validates
-// the write with (the payload schemas of lib/record/types/registry.ts, the registration body's), so
-// that every member, its type, bounds and values, and every conditional rule is stated and none
-// can drift from what is checked (docs/payloads.md says the same for people). A keyword this
-// does not know how to say throws: a new rule cannot be left out of the skill unnoticed.
+// The members of a write in words, for /skill.md, generated from the schema the service validates the write with, so that no
+// member, bound or conditional rule can drift from what is checked (docs/api.md#the-site-and-the-agents-connectors).
 type Schema = Record<string, unknown>;
 
 /** The keywords said here; `title` is a schema's name, said nowhere (the heading names the write). */
@@ -23,6 +20,7 @@ function words(xs: readonly string[], last: 'and' | 'or'): string {
 }
 
 function known(s: Schema, at: string): void {
+  // A keyword this does not know how to say throws: a new rule cannot be left out of the skill unnoticed.
   for (const k of Object.keys(s)) if (!SAID.has(k)) throw new Error(`skill: ${at} has the keyword ${k}, which members.ts does not say`);
 }
 

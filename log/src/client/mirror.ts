@@ -1,8 +1,5 @@
-// A static tiles mirror (docs/engine.md, "The client side"): a directory any web server can
-// serve, holding a log's reads at the paths the log serves them: every hash tile and entry
-// bundle of its checkpoint's tree, the key, the signed head and the checkpoint, written last.
-// A full tile never changes, so it is fetched once; anything else is written only when it
-// changed, to a temporary file renamed over the old one, so a reader never sees half a file.
+// A static tiles mirror: a directory any web server can serve, holding a log's reads at the paths the log serves them
+// (docs/engine.md#the-client-side-reading-and-checking-a-log-over-http).
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseCheckpoint } from '../checkpoint.js';

@@ -1,9 +1,5 @@
-// A monitor follows a log's signed heads (docs/engine.md, "Monitors"): each round it reads the
-// head, checks its signature by the log key it trusts, the checkpoint against it, and (under a
-// witness policy) the quorum of cosignatures; checks that it extends the last head it saved (a
-// consistency proof, fetched and verified); and compares it with the heads its peer monitors
-// gossip, so that two parties shown different logs from one key (a split view) find out. The
-// gossip endpoint, GET /head, is served by servers.ts; nothing here serves.
+// A monitor's round: the log's head checked, proved to extend the last head saved, and compared with the heads of peer
+// monitors, so that a split view is found (docs/engine.md#monitors). The gossip endpoint is served by servers.ts.
 import { verifierKey } from '../checkpoint.js';
 import { LogError } from '../errors.js';
 import { toHex } from '../hash.js';

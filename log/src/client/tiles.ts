@@ -1,9 +1,5 @@
-// A C2SP tlog-tiles client (docs/engine.md, "The client side"): it reads a log from its tiles,
-// served live or by a static mirror (mirror.ts), and checks what only a tiles client can: the
-// checkpoint's signature and origin, the signed tree head against it, every hash tile against
-// the root and the tiles below it, and every entry bundle against the level-0 tiles. Problems
-// with what is served are returned, each with the entry it concerns where it has one; only a
-// log that cannot be read at all throws.
+// A C2SP tlog-tiles client: reads a log from its tiles, served live or by a static mirror (mirror.ts), and checks the
+// checkpoint, every hash tile and every entry bundle (docs/engine.md#the-client-side-reading-and-checking-a-log-over-http).
 import { openNote, parseCheckpoint, verifierKey, type Checkpoint } from '../checkpoint.js';
 import { bytesEqual, toHex } from '../hash.js';
 import type { SignedTreeHead } from '../head.js';

@@ -1,10 +1,5 @@
-// The witness client of a log (docs/log-format.md, "Witnesses"): it submits the log's newest
-// checkpoint to each witness (c2sp.org/tlog-witness add-checkpoint), at most once an interval,
-// keeps the cosignatures that verify by the witness's key, and holds the checkpoint with them
-// appended, for the log to serve. Appends never wait for a witness: one that fails only leaves
-// its cosignature off, and its failure is noted once per change. Where many processes serve one
-// log, the one that appends submits and keeps each cosigned checkpoint in a shared place; the
-// others serve it from there once it is a checkpoint of their own tree.
+// The witness client of a log: submits its newest checkpoint to each witness (c2sp.org/tlog-witness add-checkpoint) and
+// holds the checkpoint with the cosignatures that verify (docs/engine.md#witnesses).
 import { parseCheckpoint } from '../checkpoint.js';
 import { addCheckpointBody, cosignaturesOn, parseCosignerKey, type CosignerKey } from '../cosignature.js';
 import { LogError } from '../errors.js';
