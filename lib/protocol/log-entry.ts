@@ -1,14 +1,6 @@
-// The record's entries on the engine's log (docs/log-format.md, "Entries"): what the record
-// stores for an entry, its leaf input, and the record's view of the engine's log.
-//
-//   stored      "<ts> <type>", a newline, then the payload: the logged object's canonical JSON
-//   payloadHash SHA-256 of the payload's bytes
-//   leaf input  UTF-8 canonical JSON of {payloadHash, prevHash, seq, ts, type}
-//   entryHash   SHA-256(0x00 || leaf input), the RFC 6962 leaf hash; prevHash is the entry hash
-//               before (64 zeros for entry 0), so the entries form a hash chain
-//
-// The engine calls the codec when it sequences an entry (stamping its ts) and whenever it needs
-// a leaf; every entry's seq, ts and chain come from the engine.
+// The record's entries on the engine's log: what the record stores for an entry ("<ts> <type>",
+// a newline, the payload), its leaf input and hash chain (docs/log-format.md#entries), and the
+// record's view of the engine's log. The engine gives every entry its seq, ts and chain.
 import { hash } from 'node:crypto';
 import {
   LogError,

@@ -1,9 +1,5 @@
 // The search index in PostgreSQL's full-text search (docs/api.md#search), in the database that
-// holds the log, where every node of the deployment reads it and the node that leads writes it
-// (docs/deploy.md): `search_items`, one row per version of an item with its words as a tsvector
-// (the `english` configuration: stemmed, stop words out; the three columns weighted A, B and C)
-// under a GIN index, and `search_head`, the tree size and root it holds. Text is folded (case and
-// accents off) before it is parsed, as the query's words are.
+// holds the log: every node reads it, the node that leads writes it (docs/deploy.md).
 import pg from 'pg';
 import { withoutPassword } from './deployment.js';
 import {

@@ -1,11 +1,6 @@
-// The search index in SQLite FTS5 (docs/api.md#search), in one file under the data directory
-// beside the LevelDB log: `<data>/search.sqlite`. One FTS5 table of the items' three columns,
-// stemmed by FTS5's porter tokenizer over unicode61 (case and accents folded), holding no copy of
-// the text (contentless: the text is on the log); its rowid is the item's rank key, so FTS5 reads
-// a tier's items in rank key order and a page stops as soon as it is full. Beside it each
-// version's id, kind and entries (`items`), and the head (`meta`). WAL, synchronous NORMAL: a
-// crash may lose the last writes, never the file's consistency; the head says what it holds, and
-// at start the index is brought up to date from there.
+// The search index in SQLite FTS5 (docs/api.md#search), in `<data>/search.sqlite` beside the
+// LevelDB log: one contentless FTS5 table of the items' three columns (the text is on the log),
+// whose rowid is the item's rank key, so a tier is read in rank key order.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { KINDS, type Candidate, type IndexHead, type IndexedItem, type Kind, type SearchStore, type Tier, rankKey } from './search.js';

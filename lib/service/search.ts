@@ -1,24 +1,6 @@
-// The search of GET /v2/search and /explore/search (docs/api.md#search): the items the entry
-// types' descriptors say their entries make (their `search`, docs/entry-types.md: papers, claims,
-// external claims, agents), each item one row of three columns of falling weight, in an engine made for
-// it that keeps the index on disk: SQLite FTS5 in a file under the data directory beside LevelDB
-// (search-sqlite.ts), PostgreSQL's full-text search in the log's own database (search-pg.ts).
-// Both stem words (a search for "learning rates" finds "learning rate").
-//
-// Ranking (docs/api.md#search, "How it ranks"): an item's tier says where the query's words stand
-// in it (the words as a phrase in its first column, every word in its first column, ... every
-// word anywhere), and items of one tier come in the order of their rank key, a hash of the item's
-// id. Both depend on the item alone, never on the rest of the index nor on the order it was
-// indexed in, so an index followed live, brought up to date at start or built anew answers the
-// same, on one node or many, and a page read later goes on where the one before stopped (the
-// cursor names its tier and rank key).
-//
-// The index is written as the record folds (the readers' listener), once the entries are
-// committed, and records the tree size and root it holds. At start it is brought up to date from
-// the log when that head holds against the log, and built anew from the state otherwise (one line
-// saying why), in the background; searches meanwhile are answered 503 with its progress. On a
-// database many nodes share, the node that leads writes it, in log order, and every node reads it:
-// a search waits until the index holds this node's state, and its cursor names that tree size.
+// The search of GET /v2/search and /explore/search: the items the entry types' descriptors say
+// their entries make, kept as the record folds in an engine that keeps them on disk (search-sqlite.ts,
+// search-pg.ts), ranked by the item alone (docs/api.md#search).
 import { createHash } from 'node:crypto';
 import { stemmer } from 'stemmer';
 import type { LoggedEntry } from '../protocol/log-entry.js';

@@ -1,11 +1,5 @@
-// Leaves are the application's bytes (README, "Leaves"). An application appends bytes; the log
-// stores them, hashes the leaf input RFC 6962's way (SHA-256 of 0x00 || leaf), tiles, bundles
-// and serves it. By default what is appended is what is stored and what is hashed. An
-// application that wants the sequence number, the time or a hash chain inside its entries gives
-// the log a codec: the log calls `stored` when it sequences an entry (in log order, before the
-// entry is durable) and `leaf` whenever it needs the leaf input of a stored entry. A codec whose
-// leaf input is text may give it as a string, which stands for its UTF-8 bytes: JavaScript hashes
-// a string without first making it bytes.
+// Leaves are the application's bytes; a codec, when given, says what is stored for what is
+// appended and what each stored entry's leaf input is (docs/engine.md#leaves-are-the-applications-bytes).
 import { sha256Text } from './hash.js';
 import { hashLeaf } from './merkle.js';
 

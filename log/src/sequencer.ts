@@ -1,10 +1,5 @@
-// The sequencer: the one writer of the log. Appends go through one queue and are committed in
-// batches (group commit): the appends waiting when a batch is formed go into one atomic,
-// durable store write with the tiles of interior hashes they change and the new signed head,
-// and each append is acknowledged only after that write. While appends keep arriving, the next
-// batch is formed (hashed and signed) while the previous one is being written, and written
-// only after it. Reads (entries, proofs, the head) see only committed data. On a store that
-// other processes share, a log that does not append follows the one that does (refresh).
+// The sequencer: the one writer of the log. Appends are group-committed, each acknowledged once
+// its batch and a head including it are durable; reads see committed data only (docs/engine.md#the-log).
 import { checkpointText, signNote } from './checkpoint.js';
 import { auditLog, type AuditReport } from './audit.js';
 import { NO_LEAF, fullCodec, leafBytes, leafHash, type Codec, type Leaf, type LeafCodec } from './codec.js';

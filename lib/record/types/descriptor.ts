@@ -1,11 +1,5 @@
-// What one entry type is (docs/entry-types.md): a descriptor holding everything the project
-// knows of it, and registered in one table (registry.ts) from which every other table is built:
-// the write routes, the OpenAPI description, the MCP tools, the agent client's verbs, which
-// switch pauses it, which entries the log key signs, and what the numbers recount after it.
-//
-// `check` throws the typed error that refuses the entry (reading the state, never changing it),
-// or says the write is already so; `apply` folds an admitted entry into the state and returns
-// what the write's reply reports. Neither reads a clock: time is the entry's `ts`.
+// What one entry type is (docs/entry-types.md#the-descriptor): a descriptor holding everything the
+// project knows of it, registered in one table (registry.ts) from which every other table is built.
 import type { SwitchName } from '../../protocol/schemas/index.js';
 import type { Static, TSchema } from '../../protocol/schemas/shared.js';
 import type { ServiceEvent, SignedEvent } from '../../protocol/service-event.js';

@@ -1,12 +1,5 @@
-// Out of view (docs/api.md, docs/record.md, docs/api.md#statuses-and-error-codes;
-// docs/stewardship.md). An item (a paper with its claims, an external claim, a challenge or an
-// argument) leaves view four ways: a steward withholds it (`review` or `withdrawn`), screening
-// refers it to the stewards (`review`), a hazard rule or a steward's escalation places an R1 hold
-// on it (`review`), or the operator key rejects a hold (`withdrawn`). A steward restores what
-// stewards or screening took out; only the operator key releases or rejects a hold. While out of
-// view, reads of the item (and of receipts and arguments on its claims) and writes on it answer
-// 451; its entry is served with its text fields null; the numbers are kept as before, and served
-// without it.
+// Out of view (docs/stewardship.md#out-of-view): the entries that take an item out of view
+// (withheld, referred, held) and bring it back, and how an item out of view is read and written.
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { bareChallengeId } from '../../protocol/ids.js';
 import type { Agent, Hold, OutOfView, RecordEntry, SignedWrite, State } from '../fold/state.js';

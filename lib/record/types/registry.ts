@@ -1,10 +1,6 @@
-// The one table of entry types (docs/entry-types.md): every type the record folds, each a
-// descriptor in its family's file under types/. Every other table is built from this one: the
-// write routes and who signs them, the success statuses, the service events the log key signs,
-// the types a check key may sign, the write types and their payload schemas (each descriptor holds
-// its own), their validation and text fields; the API's routes, the OpenAPI description, the MCP
-// tools and the agent client's verbs read these (validation against the schemas: validation/payloads.ts). Pure
-// code: importing it reads no file and opens nothing.
+// The one table of entry types (docs/entry-types.md), from which every other table is built:
+// routes, statuses, service events, schemas, search, OpenAPI, MCP and the client's verbs.
+// Pure code: importing it reads no file and opens nothing.
 import { eachTextIn } from '../../protocol/schemas/text-fields.js';
 import { deepFreeze, type Static, type TSchema } from '../../protocol/schemas/shared.js';
 import * as agents from './agents.js';
