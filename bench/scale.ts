@@ -19,7 +19,7 @@
 //      client writes through the others: until a node says it leads, and until a write is
 //      taken again; BENCH_FAILOVERS times.
 // Every node is `archive serve` in its own process; the PostgreSQL server is a new cluster in a
-// temporary directory (test/helpers/postgres.ts) with PostgreSQL's defaults for durability
+// temporary directory (tlog-engine/testing) with PostgreSQL's defaults for durability
 // (fsync on, synchronous_commit on). All share this machine's cores, and so does the load.
 // Options: BENCH_ENTRIES (default 300000), BENCH_ROUNDS (default 2), BENCH_SECONDS (default 10),
 // BENCH_FAILOVERS (default 3), BENCH_BASELINE (none).
@@ -32,7 +32,7 @@ import type { Deployment } from '../lib/service/deployment.js';
 import type { CommitBatch } from 'tlog-engine';
 import { HERE, buildBaseline, type Code } from './baseline.js';
 import type { Served } from '../lib/client/http.js';
-import { startPostgres } from '../test/helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { startNodeProcess, type NodeProcess } from '../test/helpers/node-process.js';
 import { CONNECTIONS, loadPosts, reviewersOn, signedReviews } from './http-load.js';
 import { fmt, machine, quantile } from './stats.js';
@@ -46,7 +46,9 @@ const BASELINE = process.env.BENCH_BASELINE;
 
 /** A signed review's envelope as logged: 561 bytes for i of 6 digits. */
 const payload = (i: number) =>
-  `{"payload":{"agent":{"handle":"bench-agent","publicKey":"MCowBQYDK2VwAyEA${'A'.repeat(43)}"},"claim":"rec:${(i % 65536).toString(16).padStart(16, '0')}#C1","forecast":0.7,"protocol":"archive/0.2","rationale":"${'r'.repeat(200)} ${i}","ts":"2026-11-22T10:00:00Z","type":"review"},"signature":"${'s'.repeat(86)}"}`;
+  `{"payload":{"agent":{"handle":"bench-agent","publicKey":"MCowBQYDK2VwAyEA${'A'.repeat(43)}"},` +
+  `"claim":"rec:${(i % 65536).toString(16).padStart(16, '0')}#C1","forecast":0.7,"protocol":"archive/0.2",` +
+  `"rationale":"${'r'.repeat(200)} ${i}","ts":"2026-11-22T10:00:00Z","type":"review"},"signature":"${'s'.repeat(86)}"}`;
 
 /** Appends `n` entries from WRITERS concurrent writers; the seconds it took, and the store's commits (count, ms in all). */
 async function appendAll(d: Deployment, n: number): Promise<{ seconds: number; commits: number; commitMs: number }> {

@@ -77,7 +77,8 @@ async function makeExport(path: string): Promise<Made> {
     const entryHash = toHex(leafHash);
     leaves.push(leafHash);
     lines.push(
-      `{"seq":${seq},"ts":"${ts}","type":"${type}","payloadHash":"${payloadHash}","prevHash":"${prev}","entryHash":"${entryHash}","payload":${text}}\n`,
+      `{"seq":${seq},"ts":"${ts}","type":"${type}","payloadHash":"${payloadHash}",` +
+        `"prevHash":"${prev}","entryHash":"${entryHash}","payload":${text}}\n`,
     );
     prev = entryHash;
     if (lines.length >= 4096) await flush();

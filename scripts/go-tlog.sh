@@ -7,7 +7,8 @@ GOPATH_DEBIAN=/usr/share/gocode
 have() { command -v go >/dev/null 2>&1 && [ -d "$GOPATH_DEBIAN/src/golang.org/x/mod/sumdb/tlog" ]; }
 if have; then echo "$GOPATH_DEBIAN"; exit 0; fi
 if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "go and golang.org/x/mod are not installed, and this script can install them only as root with apt-get (apt-get install golang-go golang-golang-x-mod-dev)" >&2
+  echo "go and golang.org/x/mod are not installed, and this script can install them only as root with apt-get" \
+    "(apt-get install golang-go golang-golang-x-mod-dev)" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive

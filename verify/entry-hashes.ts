@@ -45,7 +45,11 @@ export function entryHashes(e: ServedEntry, seq: number): EntryHashes {
  * as JSON.parse reads it.
  */
 const SERVED_LINE =
-  /^\{"seq":(?:0|[1-9][0-9]*),"ts":"([^"\\]*)","type":"([^"\\]*)","payloadHash":"([^"\\]*)","prevHash":"([^"\\]*)","entryHash":"([^"\\]*)","payload":/;
+  // One RegExp in two pieces of source (a line of at most 140 characters).
+  new RegExp(
+    String.raw`^\{"seq":(?:0|[1-9][0-9]*),"ts":"([^"\\]*)","type":"([^"\\]*)","payloadHash":"([^"\\]*)",` +
+      String.raw`"prevHash":"([^"\\]*)","entryHash":"([^"\\]*)","payload":`,
+  );
 
 /**
  * The hashes of an entry given as its line, and its type and ts, without parsing it: when the line

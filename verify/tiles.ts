@@ -4,6 +4,7 @@ import {
   LogClient,
   TILE_HASHES,
   leafMatches,
+  pooled,
   readEntryBundle,
   readHashTiles,
   readTilesHead,
@@ -25,21 +26,6 @@ const LOG_PREFIX = 'v1/log';
 /** `payloads/<N>[.p/<W>]`: the payload bundle beside entry bundle `t`. */
 export function payloadPath(t: TilePath): string {
   return `payloads/${tileIndexPath(t.index)}${t.width === TILE_HASHES ? '' : `.p/${t.width}`}`;
-}
-
-/** Runs `f` over `items`, `width` at a time, keeping order. */
-async function pooled<T, R>(items: T[], width: number, f: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await f(items[i]!);
-      }
-    }),
-  );
-  return out;
 }
 
 export interface TilesCopy {

@@ -6,7 +6,7 @@ import { html, join, type Html } from './html.js';
 import { SPKI_PREFIX } from '../../lib/protocol/ed25519.js';
 import type { agentRead, operatorRead } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
-import { entryLink, operatorLink } from './shell.js';
+import { entryLink, modelList, operatorLink } from './shell.js';
 import { calibrationLine, TIER_MEANING, verificationLine, workSection, type OperatorList, type Served } from './work.js';
 
 type AgentRead = NonNullable<Awaited<ReturnType<typeof agentRead>>>;
@@ -66,14 +66,7 @@ entry ${entryLink(a.seq)}${
       : html`; <b>retired\
 </b> at entry ${entryLink(a.retiredSeq)} (its main key revoked)`
   }.</p>
-<p id="models">Models: ${
-    a.models.length === 0
-      ? 'none declared'
-      : join(
-          a.models.map((m) => html`<code>${m}</code>`),
-          ', ',
-        )
-  }.</p>
+<p id="models">Models: ${a.models.length === 0 ? 'none declared' : modelList(a.models)}.</p>
 <p id="tier">Its operator's tier is <b>${a.tier}</b>: ${TIER_MEANING[a.tier]}.</p>
 <p id="verification">${verificationLine(state, a)}</p>
 <p id="calibration">${calibrationLine(a.calibration)}</p>

@@ -4,7 +4,7 @@
 import { html, join, type Html } from './html.js';
 import { receiptView, type argumentView } from '../../lib/record/views/index.js';
 import type { Receipt, State } from '../../lib/record/fold/index.js';
-import { agentLink, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
+import { agentLink, modelsNote, claimLink, count, operatorLink, entryLink, hrefWith, itemLink, newestFirst, pager, when } from './shell.js';
 import { argumentStatusMeaning } from './status.js';
 import { countsMark } from './counts.js';
 import { receiptCounting } from '../../lib/record/numbers/index.js';
@@ -107,14 +107,7 @@ entry ${entryLink(r.result.seq)}${v.seedInsensitive === null ? '' : v.seedInsens
 ${v.disownedSeq === null ? '' : html`<li>Disowned at entry ${entryLink(v.disownedSeq)}: signed by a key revoked as compromised.</li>`}
 </ul>
 <h2>Run</h2>
-<p>Bundle <code>${v.bundle.repo}</code> at <code>${v.bundle.commit}</code>, run <code>${v.bundle.run}</code>${
-    v.models.length === 0
-      ? ''
-      : html`; models ${join(
-          v.models.map((m) => html`<code>${m}</code>`),
-          ', ',
-        )}`
-  }.</p>
+<p>Bundle <code>${v.bundle.repo}</code> at <code>${v.bundle.commit}</code>, run <code>${v.bundle.run}</code>${modelsNote(v.models)}.</p>
 <p>Outputs: ${outputs}.</p>
 <h2>Cross-checks</h2>
 <p id="cross-check">Cross-check: ${crossCheck}.</p>
@@ -154,25 +147,12 @@ export async function argumentPage(
   const checkItems = checks.shown.map(
     (c, i) =>
       html`<li><b>${c.holds ? 'holds' : 'does not hold'}</b>, by ${agentLink(state, c.agent)} \
-of ${operatorLink(state, c.operatorId)}, ${when(checkTimes[i]!)}, entry ${entryLink(c.seq)}${
-        c.models.length === 0
-          ? ''
-          : html`; models ${join(
-              c.models.map((m) => html`<code>${m}</code>`),
-              ', ',
-            )}`
-      }<blockquote class="note">${c.note}</blockquote><small>${voice(c.operatorId)}</small></li>`,
+of ${operatorLink(state, c.operatorId)}, ${when(checkTimes[i]!)}, entry ${entryLink(c.seq)}${modelsNote(c.models)}\
+<blockquote class="note">${c.note}</blockquote><small>${voice(c.operatorId)}</small></li>`,
   );
   return html`<p id="argument-about">${a.stance} ${claimLink(state, a.claim)} on the grounds of \
 <b>${a.grounds}</b>, by ${agentLink(state, a.agent)} of ${operatorLink(state, a.operatorId)}, ${when(a.ts)}, entry ${entryLink(a.seq)}; \
-stated confidence ${a.confidence}${
-    a.models.length === 0
-      ? ''
-      : html`; models ${join(
-          a.models.map((m) => html`<code>${m}</code>`),
-          ', ',
-        )}`
-  }.</p>
+stated confidence ${a.confidence}${modelsNote(a.models)}.</p>
 <p id="argument-status">Status <b>${a.status}</b>${argumentStatusMeaning(a.status, a.settledSeq)}</p>
 <blockquote id="argument-text">${a.text}</blockquote>
 ${

@@ -5,7 +5,7 @@ import { html, isEmpty, join, type Html } from './html.js';
 import type { agentsList, challengesPage, operatorsList } from '../../lib/record/views/index.js';
 import type { governanceSummary } from '../../lib/record/governance/index.js';
 import type { State } from '../../lib/record/fold/index.js';
-import { agentLink, claimLink, count, entryLink, hrefWith, itemHref, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, modelsNote, claimLink, count, entryLink, hrefWith, itemHref, itemLink, operatorLink, when } from './shell.js';
 import { claimNumbersLine, TIER_MEANING } from './work.js';
 import { OUTCOME } from './governance.js';
 
@@ -80,14 +80,9 @@ export function agentsListPage(state: State, page: AgentsList, at: ListAt): Html
   const items = page.agents.map(
     (a) =>
       html`<li>${agentLink(state, a.handle)} of ${operatorLink(state, a.operatorId)}, registered at \
-entry ${entryLink(a.seq)}${a.retiredSeq === null ? '' : html`, <b>retired</b> at entry ${entryLink(a.retiredSeq)}`}${
-        a.models.length === 0
-          ? ''
-          : html`; models ${join(
-              a.models.map((m) => html`<code>${m}</code>`),
-              ', ',
-            )}`
-      }</li>`,
+entry ${entryLink(a.seq)}${
+        a.retiredSeq === null ? '' : html`, <b>retired</b> at entry ${entryLink(a.retiredSeq)}`
+      }${modelsNote(a.models)}</li>`,
   );
   return html`<p>Every agent on the record, newest first, with its operator and the operator's tier (what its work weighs: \
 <a href="/explore/operators">the operators</a>).</p>

@@ -4,7 +4,20 @@ import { html, join, type Html } from './html.js';
 import type { paperRead } from '../../lib/record/views/index.js';
 import type { State } from '../../lib/record/fold/index.js';
 import { claimSparkline } from './charts.js';
-import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, newestFirst, operatorLink, pager, when } from './shell.js';
+import {
+  agentLink,
+  modelsNote,
+  claimLink,
+  count,
+  entryLink,
+  fieldLink,
+  hrefWith,
+  itemLink,
+  newestFirst,
+  operatorLink,
+  pager,
+  when,
+} from './shell.js';
 import { claimNumbersLine } from './work.js';
 
 type PaperRead = NonNullable<Awaited<ReturnType<typeof paperRead>>>;
@@ -116,14 +129,8 @@ ${claimSparkline(state.numbers.history, c.ref)}</li>`,
   );
   return html`<p id="byline">By ${agentLink(state, p.agent)} of ${operatorLink(state, p.operatorId)}, ${when(p.ts)}, \
 entry ${entryLink(p.seq)} (<a href="${p.entry.entry}">JSON</a>, <a href="${p.entry.proof}">inclusion proof\
-</a>); field ${fieldLink(p.field)} (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${
-    p.models.length === 0
-      ? ''
-      : html`; models ${join(
-          p.models.map((m) => html`<code>${m}</code>`),
-          ', ',
-        )}`
-  }. <small>Id <code>${p.id}</code>.</small></p>
+</a>); field ${fieldLink(p.field)} (<a href="/feeds/${encodeURIComponent(p.field)}.atom">its feed</a>)${modelsNote(p.models)}. \
+<small>Id <code>${p.id}</code>.</small></p>
 ${
   p.flags.length === 0
     ? ''

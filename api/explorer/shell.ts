@@ -1,7 +1,7 @@
 // The explorer's page shell: one layout for every page, from a 390 px phone up, each page with its JSON read one click away; and
 // the pieces pages share (paging, times, fields in words, links to an item's page). The rules: docs/api.md#the-explorer.
 import type Koa from 'koa';
-import { empty, html, raw, type Html } from './html.js';
+import { empty, html, join, raw, type Html } from './html.js';
 import { tierOf, type State } from '../../lib/record/fold/index.js';
 import { type Subject, argumentInView, challengeInView, claimInView, feedLinks } from '../../lib/record/views/index.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
@@ -253,6 +253,16 @@ export const agentLink = (state: State, handle: string): Html => itemLink(state,
 /** An operator, linked to its page, with its tier. */
 export const operatorLink = (state: State, operatorId: string): Html =>
   html`${itemLink(state, { kind: 'operator', id: operatorId })} <small>(${tierOf(state, operatorId)})</small>`;
+
+/** The models an item was made with, each as code, joined by commas. */
+export const modelList = (models: readonly string[]): Html =>
+  join(
+    models.map((m) => html`<code>${m}</code>`),
+    ', ',
+  );
+
+/** `; models …` after an item's line, or nothing when it names none. */
+export const modelsNote = (models: readonly string[]): Html => (models.length === 0 ? empty : html`; models ${modelList(models)}`);
 
 /** A link to the log page at entry `seq`, where its inclusion proof can be checked. */
 export const entryLink = (seq: number, text = String(seq)): Html => html`<a href="/explore/log?from=${seq}#entry-${seq}">${text}</a>`;

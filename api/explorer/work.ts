@@ -3,7 +3,7 @@
 import { empty, html, isEmpty, join, type Html } from './html.js';
 import type { argumentItem, paperItem, receiptItem, reviewItem, WorkList } from '../../lib/record/views/index.js';
 import type { State, Tier } from '../../lib/record/fold/index.js';
-import { agentLink, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
+import { agentLink, modelsNote, claimLink, count, entryLink, fieldLink, hrefWith, itemLink, operatorLink, when } from './shell.js';
 import { STATUS_MEANING } from './status.js';
 import { countsMark } from './counts.js';
 
@@ -82,14 +82,7 @@ function agentLi(state: State, a: AgentItem): Html {
       ? ''
       : html`, retired at \
 entry ${entryLink(a.retiredSeq)}`
-  }${
-    a.models.length === 0
-      ? ''
-      : html`; models ${join(
-          a.models.map((m) => html`<code>${m}</code>`),
-          ', ',
-        )}`
-  }</li>`;
+  }${modelsNote(a.models)}</li>`;
 }
 
 const TITLES: Record<OperatorList, [title: string, one: string]> = {

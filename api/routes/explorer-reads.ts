@@ -200,7 +200,8 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
           title,
           html`${searchForm(asked.q, asked.f)}<div class="notice" id="building">\
 <p>The search index is being built: the service started (or rebuilt its state) a moment ago, and has \
-indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${unit} so far. Nothing is searched until it holds them all.</p>\
+indexed ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${unit} so far. \
+Nothing is searched until it holds them all.</p>\
 <p><a href="${ctx.originalUrl}">Try again</a> in a few seconds. Meanwhile the <a href="/explore/papers">papers</a>, \
 <a href="/explore">claims</a> and <a href="/explore/log">log</a> are there as ever.</p></div>`,
           { json, q: asked.q },

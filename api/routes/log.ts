@@ -26,8 +26,12 @@ function entryJson(e: Entry, redact: Redact): string {
   const payload =
     served === null
       ? e.payload
-      : `${served.payload},"withheld":${JSON.stringify(served.withheld)}${served.subject === undefined ? '' : `,"subject":${JSON.stringify(served.subject)}`}`;
-  return `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}","prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${payload}}`;
+      : `${served.payload},"withheld":${JSON.stringify(served.withheld)}` +
+        (served.subject === undefined ? '' : `,"subject":${JSON.stringify(served.subject)}`);
+  return (
+    `{"seq":${e.seq},"ts":"${e.ts}","type":"${e.type}","payloadHash":"${e.payloadHash}",` +
+    `"prevHash":"${e.prevHash}","entryHash":"${e.entryHash}","payload":${payload}}`
+  );
 }
 
 /** What the log routes serve: a log's reads, its key and origin, and its audit. A Deployment is one. */

@@ -22,7 +22,8 @@ import { SEQ_HEADER } from '../min-seq.js';
 
 /** What to do next, in words, after `handle` registered (data, never instructions to obey). */
 const afterRegistering = (handle: string): string =>
-  `Registered. Sign every later write with this key (GET /skill.md explains how); GET /v2/heartbeat?agent=${encodeURIComponent(handle)} shows what is owed.`;
+  'Registered. Sign every later write with this key (GET /skill.md explains how); ' +
+  `GET /v2/heartbeat?agent=${encodeURIComponent(handle)} shows what is owed.`;
 
 /**
  * The last entry an answer depends on, for `Archive-Seq` (api/min-seq.ts): the largest seq it

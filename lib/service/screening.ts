@@ -45,7 +45,8 @@ export const DEFAULT_RULES: readonly Rule[] = Object.freeze([
     id: 'pathogen-enhancement',
     action: 'hold',
     pattern:
-      '\\b(gain[- ]of[- ]function|enhanc\\w*\\s+(the\\s+)?(transmissibility|virulence|lethality)|aerosoli[sz]\\w*\\s+(of\\s+)?(anthrax|smallpox|variola|ricin|botulinum))',
+      '\\b(gain[- ]of[- ]function|enhanc\\w*\\s+(the\\s+)?(transmissibility|virulence|lethality)|' +
+      'aerosoli[sz]\\w*\\s+(of\\s+)?(anthrax|smallpox|variola|ricin|botulinum))',
     reason: 'may describe enhancing a pathogen: a hazard hold (R1) until the operator decides',
   },
   {

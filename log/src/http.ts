@@ -143,7 +143,9 @@ export function logRouter(log: Reader, opts: LogRouterOptions = {}): Router {
     const entries = await log.entries(from, Math.min(limit, treeSize - from));
     const next = from + entries.length < treeSize ? from + entries.length : null;
     ctx.type = 'application/json';
-    ctx.body = `{"treeSize":${treeSize},"from":${from},"count":${entries.length},"next":${next},"entries":[${entries.map(entryJson).join(',')}]}`;
+    ctx.body =
+      `{"treeSize":${treeSize},"from":${from},"count":${entries.length},"next":${next},` +
+      `"entries":[${entries.map(entryJson).join(',')}]}`;
   });
 
   // One entry with its inclusion proof against the current signed head, which comes with it.
@@ -159,7 +161,9 @@ export function logRouter(log: Reader, opts: LogRouterOptions = {}): Router {
     const proof = log.inclusionProofNow(seq, head.treeSize) ?? (await log.inclusionProof(seq, head.treeSize));
     const records = opts.describe === undefined ? '' : `,"records":${JSON.stringify(opts.describe(e!) ?? null)}`;
     ctx.type = 'application/json';
-    ctx.body = `{"seq":${seq},"entry":${entryJson(e!)}${records},"inclusion":{"seq":${seq},"treeSize":${head.treeSize},"proof":${hexArray(proof)}},"head":${JSON.stringify(head)}}`;
+    ctx.body =
+      `{"seq":${seq},"entry":${entryJson(e!)}${records},` +
+      `"inclusion":{"seq":${seq},"treeSize":${head.treeSize},"proof":${hexArray(proof)}},"head":${JSON.stringify(head)}}`;
   });
 
   return router;

@@ -199,6 +199,7 @@ export {
   type TilesTrust,
 } from './client/tiles.js';
 export { writeMirror, type MirrorOptions } from './client/mirror.js';
+export { pooled } from './client/pool.js';
 export { MONITOR_FORMAT, readMonitorState, writeMonitorState, type MonitorState } from './client/monitor-state.js';
 export { comparePeer, monitorRound, type Finding, type RoundOptions, type TrustedKey } from './client/monitor.js';
 

@@ -606,7 +606,8 @@ export class PgStore implements SharedStore {
   private async announce(me: LeaseHolder & { role: string; treeSize: number }): Promise<void> {
     await this.pool.query(
       `INSERT INTO log_nodes (node, url, role, tree_size, seen_at) VALUES ($1, $2, $3, $4, clock_timestamp())
-       ON CONFLICT (node) DO UPDATE SET url = EXCLUDED.url, role = EXCLUDED.role, tree_size = EXCLUDED.tree_size, seen_at = EXCLUDED.seen_at`,
+       ON CONFLICT (node) DO UPDATE
+       SET url = EXCLUDED.url, role = EXCLUDED.role, tree_size = EXCLUDED.tree_size, seen_at = EXCLUDED.seen_at`,
       [me.node, me.url, me.role, me.treeSize],
     );
   }

@@ -5,7 +5,7 @@ import { headMessage } from '../src/head.js';
 import { BUNDLE_SIZE, LevelStore, levelKeys, storedHead } from '../src/level-store.js';
 import { Sequencer } from '../src/sequencer.js';
 import type { TileId } from '../src/tiles.js';
-import { testSigner } from './helpers/signer.js';
+import { testSigner } from '../src/testing.js';
 import { tempDir } from './helpers/tmp.js';
 import { textLines } from '../src/framing.js';
 import { bytes, timedCodec } from './helpers/text.js';

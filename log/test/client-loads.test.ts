@@ -1,6 +1,7 @@
 // A client that only verifies loads no HTTP server code (docs/engine.md, "The client side"):
 // the front door's static imports, walked through the compiled package, reach neither
-// servers.js nor node:http; tlog-engine/servers is the only way to them.
+// servers.js nor node:http; tlog-engine/servers is the only way to them. Nor do they reach the
+// test server of tlog-engine/testing, child processes or pg (loaded only by openPgStore).
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -43,4 +44,12 @@ t.test('the front door reaches the client side and the witnesses, and no server'
   for (const m of ['node:http', 'http', 'node:net', 'koa', '@koa/router']) t.notOk(bare.has(m), `${m} is not imported`);
   const servers = walk('servers.js');
   t.ok(servers.bare.has('node:http'), 'tlog-engine/servers is where node:http is');
+});
+
+t.test('the front door reaches neither the test server of tlog-engine/testing nor pg', async (t) => {
+  const { files, bare } = walk('index.js');
+  t.notOk(files.has('testing.js'), 'testing.js is not behind the front door');
+  for (const m of ['pg', 'node:child_process', 'child_process']) t.notOk(bare.has(m), `${m} is not imported`);
+  const testing = walk('testing.js');
+  t.ok(testing.bare.has('pg') && testing.bare.has('node:child_process'), 'tlog-engine/testing is where they are');
 });

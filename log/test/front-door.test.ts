@@ -5,7 +5,7 @@ import { bytes, str } from './helpers/text.js';
 import t from 'tap';
 import { join } from 'node:path';
 import { MemoryStore, openLevelStore, openLog, storeReader, type CommitBatch } from '../src/index.js';
-import { testSigner } from './helpers/signer.js';
+import { testSigner } from '../src/testing.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'test.example/front-door';

@@ -429,7 +429,8 @@ t.test('the main entry loads no Koa; tlog-engine/http does', async (t) => {
           '-e',
           `import { createRequire } from 'node:module';
            await import(${src(name)});
-           console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((p) => /[\\\\/](koa[^\\\\/]*|@koa|http-errors|path-to-regexp)[\\\\/]/.test(p))));`,
+           console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((p) =>
+             /[\\\\/](koa[^\\\\/]*|@koa|http-errors|path-to-regexp)[\\\\/]/.test(p))));`,
         ],
         { encoding: 'utf8' },
       ),

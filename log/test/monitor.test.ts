@@ -54,8 +54,10 @@ t.test('two logs from one key diverge; monitors that gossip find the split view'
     'one tree: consistent',
   );
   t.match(round.findings[0], {
-    detail:
-      /^head 4 [0-9a-f]{64} verified by log key \S+ \(vkey test\.example\/monitored\+[0-9a-f]{8}\+\S+\), taken from the log on first use \(first head\)$/,
+    detail: new RegExp(
+      String.raw`^head 4 [0-9a-f]{64} verified by log key \S+ \(vkey test\.example\/monitored\+[0-9a-f]{8}\+\S+\), taken from the ` +
+        String.raw`log on first use \(first head\)$`,
+    ),
   });
   let stateA = round.state!;
 

@@ -11,8 +11,7 @@ import { Sequencer } from '../src/sequencer.js';
 import type { CommitBatch } from '../src/store.js';
 import { batch as commitBatch, head } from './store-conformance.js';
 import type { StoredEntry } from '../src/reader.js';
-import { startPostgres } from './helpers/postgres.js';
-import { testSigner } from './helpers/signer.js';
+import { startPostgres, testSigner } from '../src/testing.js';
 
 const server = await startPostgres(t);
 const ORIGIN = 'test.example/lease';

@@ -1,7 +1,7 @@
 // What the PostgreSQL store adds to the store contract (docs/log-format.md, "How the service
 // stores the log"): the head row advanced by compare-and-swap (a fenced commit writes nothing),
 // a failed transaction leaves the head where it was, a killed server and the log's recovery,
-// and the versioned schema. On a real PostgreSQL server (test/helpers/postgres.ts).
+// and the versioned schema. On a real PostgreSQL server (tlog-engine/testing, docs/engine.md).
 import { bytes } from './helpers/text.js';
 import t from 'tap';
 import pg from 'pg';
@@ -10,8 +10,7 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION, PgStore } from '../src/pg-store.js';
 import { Sequencer } from '../src/sequencer.js';
 import type { CommitBatch } from '../src/store.js';
 import { batch as commitBatch, head } from './store-conformance.js';
-import { startPostgres } from './helpers/postgres.js';
-import { testSigner } from './helpers/signer.js';
+import { startPostgres, testSigner } from '../src/testing.js';
 
 const server = await startPostgres(t);
 const ORIGIN = 'test.example/pg';
@@ -154,7 +153,8 @@ t.test('a database of version 1 is migrated: its log is kept (entries as bytes),
   );
   await query(
     url,
-    `INSERT INTO log_head (tree_size, root_hash, ts, signature, checkpoint) VALUES (3, '${'ab'.repeat(32)}', '2026-01-01T00:00:00.000Z', 'sig3', 'cp3
+    `INSERT INTO log_head (tree_size, root_hash, ts, signature, checkpoint) VALUES
+       (3, '${'ab'.repeat(32)}', '2026-01-01T00:00:00.000Z', 'sig3', 'cp3
 ');
      INSERT INTO log_entries VALUES (0, 'entry 0
 {"n":0}'), (1, 'entry 1

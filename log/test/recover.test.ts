@@ -9,8 +9,7 @@ import { MemoryStore } from '../src/memory-store.js';
 import { PgStore } from '../src/pg-store.js';
 import { Sequencer } from '../src/sequencer.js';
 import type { CommitBatch, LogStore } from '../src/store.js';
-import { startPostgres } from './helpers/postgres.js';
-import { testSigner } from './helpers/signer.js';
+import { startPostgres, testSigner } from '../src/testing.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'test.example/recover';

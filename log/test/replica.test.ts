@@ -17,9 +17,8 @@ import {
   type StateMachine,
   type StoredEntry,
 } from '../src/index.js';
-import { testSigner } from './helpers/signer.js';
 import { tempDir } from './helpers/tmp.js';
-import { startPostgres } from './helpers/postgres.js';
+import { startPostgres, testSigner } from '../src/testing.js';
 import { bytes, str } from './helpers/text.js';
 
 interface Register {

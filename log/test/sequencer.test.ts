@@ -10,7 +10,7 @@ import { hashLeaf, rootFromLeafHashes, verifyConsistency, verifyInclusion } from
 import { decodeBundle } from '../src/tlog-tiles.js';
 import { Sequencer } from '../src/sequencer.js';
 import type { CommitBatch } from '../src/store.js';
-import { testSigner } from './helpers/signer.js';
+import { testSigner } from '../src/testing.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ORIGIN = 'test.example/log';

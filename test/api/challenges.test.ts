@@ -3,33 +3,13 @@
 // project's, docs/protocol.md): propose within the daily quota of the tier, withdraw, completion by
 // a receipt or (conceptual claims) an argument, and the reads.
 import t from 'tap';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
-import { privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
-import { PROTOCOL } from '../../lib/protocol/service-event.js';
+import { make, pairingCode, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
+import { signPayload } from '../../lib/protocol/ed25519.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
-
-/** A pairing code for `operatorId`, issued with the deployment's operator key. */
-async function pair(s: TestService, operatorId: string): Promise<string> {
-  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
-  const code = randomBytes(18).toString('base64url');
-  const payload = {
-    protocol: PROTOCOL,
-    type: 'operator.pairing',
-    operatorId,
-    codeHash: sha256Hex(code),
-    ts: new Date(s.record.now()).toISOString(),
-  };
-  const r = await s.post('/v2/pairing', { payload, signature: signPayload(key, payload) });
-  if (r.status !== 201) throw new Error(`pairing: ${r.status} ${r.text}`);
-  return code;
-}
 
 const brief = (n: number | string) => `Re-run the main table with a fresh seed, please; brief ${n}.`;
 const propose = (s: TestService, a: TestAgent, claim: string, n: number | string = Math.random()) =>
@@ -136,9 +116,9 @@ t.test('the daily quota of an unverified operator', async (t) => {
 
 t.test('an account operator proposes 5 a day, a verified one 20', async (t) => {
   const { s, empirical } = await world(t);
-  const paired = await register(s, 'paula', { pairing: await pair(s, 'op_paula') });
+  const paired = await register(s, 'paula', { pairing: await pairingCode(s, 'op_paula') });
   t.equal(paired.operatorId, 'op_paula');
-  const own = await register(s, 'ottilie', { pairing: await pair(s, s.record.state.operator) });
+  const own = await register(s, 'ottilie', { pairing: await pairingCode(s, s.record.state.operator) });
   for (const [a, quota, tier] of [
     [paired, 5, 'account'],
     [own, 20, 'verified'],

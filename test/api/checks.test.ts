@@ -7,17 +7,14 @@ import t from 'tap';
 import { toArchiveError } from '../../api/error-middleware.js';
 import type { Test } from 'tap';
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { generateKeyPair, privateKeyFromPem, signBytes, signPayload } from '../../lib/protocol/ed25519.js';
-import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
+import { generateKeyPair, signBytes, signPayload } from '../../lib/protocol/ed25519.js';
 import { check, replayEntries, dueEvents } from '../../lib/record/fold/index.js';
 import { seedMessage } from '../../lib/protocol/seed.js';
 import { signEvent } from '../../lib/protocol/service-event.js';
 import { refused } from '../helpers/refused.js';
 import { sha256Hex, sortedJson } from '../helpers/by-hand.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
+import { houseAgent, make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 
 const DAY = 24 * 3600 * 1000;
 const withoutTs = ({ ts: _ts, ...rest }: Record<string, unknown>) => rest;
@@ -32,15 +29,6 @@ async function post(s: TestService, path: string, key: KeyObject, payload: Recor
 const entries = async (s: TestService, from: number, limit = 1) =>
   (await s.get(`/v1/log/entries?from=${from}&limit=${limit}`)).body.entries as any[];
 const receipt = async (s: TestService, id: string) => (await s.get(`/v2/receipts/${id}`)).body;
-
-/** An agent of the deployment's own operator (op_archive, verified at genesis), by pairing. */
-async function verifiedAgent(s: TestService, handle: string): Promise<TestAgent> {
-  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
-  const code = `pairing-code-for-${handle}`;
-  const r = await s.post('/v2/pairing', pairingEnvelope(key, 'op_archive', pairingCodeHash(code), new Date(s.record.now()).toISOString()));
-  if (r.status !== 201) throw new Error(r.text);
-  return register(s, handle, { pairing: code });
-}
 
 /** A world: a claim author (lab-a) and checkers of other operators. */
 async function world(t: Test, claims = 3) {
@@ -385,8 +373,8 @@ t.test('results: refusals, cross-check matches, findings, who verified or disput
   t.equal((await s.get('/v2/record')).body.findings, 1);
 
   // Agents of op_archive (verified at genesis): their cross-checks verify or dispute.
-  const v1 = await verifiedAgent(s, 'vera');
-  const v2 = await verifiedAgent(s, 'victor');
+  const v1 = await houseAgent(s, 'vera');
+  const v2 = await houseAgent(s, 'victor');
   const two = [
     { name: 'acc', tolerance: 0.01 },
     { name: 'loss', tolerance: 0.05, relative: true },

@@ -11,7 +11,7 @@ import { openPgStore } from 'tlog-engine';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
 import { make, register, registration, send } from '../helpers/agents.js';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 import { join } from 'node:path';
 import { cosignedIn, parseWitnessFlag, Witnesses } from '../../lib/service/witnesses.js';

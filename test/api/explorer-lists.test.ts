@@ -48,7 +48,11 @@ t.test('the lists of agents and of operators: every one, newest first, a page at
   const page = await html(s, '/explore/agents');
   t.match(
     page,
-    /<li><a href="\/explore\/agents\/climate-lab-bot"><code>climate-lab-bot<\/code><\/a> of <a href="\/explore\/operators\/climate-lab"><code>climate-lab<\/code><\/a> <small>\(unverified\)<\/small>, registered at entry <a [^>]+>\d+<\/a>; models <code>claude-3-opus<\/code><\/li>/,
+    new RegExp(
+      String.raw`<li><a href="\/explore\/agents\/climate-lab-bot"><code>climate-lab-bot<\/code><\/a> of <a ` +
+        String.raw`href="\/explore\/operators\/climate-lab"><code>climate-lab<\/code><\/a> <small>\(unverified\)<\/small>, registered ` +
+        String.raw`at entry <a [^>]+>\d+<\/a>; models <code>claude-3-opus<\/code><\/li>`,
+    ),
   );
   t.match(page, '<a class="json" id="json" href="/v2/agents">JSON</a>');
   const second = await html(s, '/explore/agents?limit=2');
@@ -63,7 +67,11 @@ t.test('the lists of agents and of operators: every one, newest first, a page at
   const ops = await html(s, '/explore/operators');
   t.match(
     ops,
-    /<li><a href="\/explore\/operators\/op_archive"><code>op_archive<\/code><\/a>: <b title="its items weigh 1 and count towards credence and status">verified<\/b>, verified at genesis, the deployment’s own; 1 agent; on the record since entry <a [^>]+>0<\/a><\/li>/,
+    new RegExp(
+      String.raw`<li><a href="\/explore\/operators\/op_archive"><code>op_archive<\/code><\/a>: <b title="its items weigh 1 and count ` +
+        String.raw`towards credence and status">verified<\/b>, verified at genesis, the deployment’s own; 1 agent; on the record since ` +
+        String.raw`entry <a [^>]+>0<\/a><\/li>`,
+    ),
   );
   t.match(ops, /<li><a href="\/explore\/operators\/lab-b"><code>lab-b<\/code><\/a>: <b title="[^"]+">unverified<\/b>; 1 agent;/);
   t.match(ops, '<a class="json" id="json" href="/v2/operators">JSON</a>');
@@ -86,7 +94,9 @@ t.test('the list of challenges: ranked as GET /v2/challenges, open ones or all, 
   t.match(
     open,
     new RegExp(
-      `<li><a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" title="${one.c2}">“${claimText}”</a><br><small><a href="/explore/challenges/${one.challenge}"><code>${one.challenge}</code></a>: <b>open</b>, wants a receipt; value of checking [0-9.]+; the claim <span class="status"`,
+      `<li><a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" title="${one.c2}">“${claimText}”</a><br><small><a ` +
+        `href="/explore/challenges/${one.challenge}"><code>${one.challenge}</code></a>: <b>open</b>, wants a receipt; value of ` +
+        `checking [0-9.]+; the claim <span class="status"`,
     ),
   );
   t.match(open, '<blockquote class="brief">Re-run the main table with a fresh seed and report the spread.</blockquote>');
@@ -111,13 +121,16 @@ t.test('governance: the constitution in force, the electorate, the proposals; th
   const c = s.record.state.constitution;
   t.match(
     gov,
-    `<p id="in-force">The constitution in force: version <code>${c.version}</code>, hash <code>${c.hash}</code> (<a href="/explore/constitution">read it</a>).`,
+    `<p id="in-force">The constitution in force: version <code>${c.version}</code>, hash <code>${c.hash}</code> (<a ` +
+      `href="/explore/constitution">read it</a>).`,
   );
   t.match(gov, 'the electorate is 1 operator.');
   t.match(
     gov,
     new RegExp(
-      `<ul class="items" id="proposals-list"><li><a href="/explore/proposals/${one.proposal}">A clause added to Article V</a><br><small>by <a href="/explore/agents/bob">.*changes <code>V</code>; open until <time [^>]+>[^<]+</time>; 0 yes, 0 no of 0 voters so far</small></li></ul>`,
+      `<ul class="items" id="proposals-list"><li><a href="/explore/proposals/${one.proposal}">A clause added to Article V</a><br>` +
+        `<small>by <a href="/explore/agents/bob">.*changes <code>V</code>; open until <time [^>]+>[^<]+</time>; 0 yes, 0 no of 0 ` +
+        `voters so far</small></li></ul>`,
     ),
   );
   t.match(gov, '<a class="json" id="json" href="/v2/governance">JSON</a>');
@@ -136,7 +149,8 @@ t.test('governance: the constitution in force, the electorate, the proposals; th
 
 t.test('Markdown rendered with nothing in it taken as markup but Markdown', async (t) => {
   const out = markdownHtml(
-    '# A <b>title</b>\n\n1. A clause <script>alert(1)</script> with `code` and **bold**.\n2. [a link](https://example.org/x) and [another](javascript:alert(1)) and ![img](data:x) and [a page](/explore).\n\n<div onclick="x()">raw</div>\n',
+    '# A <b>title</b>\n\n1. A clause <script>alert(1)</script> with `code` and **bold**.\n2. [a link](https://example.org/x) and ' +
+      '[another](javascript:alert(1)) and ![img](data:x) and [a page](/explore).\n\n<div onclick="x()">raw</div>\n',
   ).toString();
   t.match(out, '<h1>A &lt;b&gt;title&lt;/b&gt;</h1>');
   t.match(out, 'A clause &lt;script&gt;alert(1)&lt;/script&gt; with <code>code</code> and <strong>bold</strong>.');
@@ -151,7 +165,9 @@ t.test('every page links the lists from its header', async (t) => {
   for (const path of ['/explore', '/explore/papers', '/explore/agents', '/explore/governance', '/explore/constitution', '/'])
     t.match(
       await html(s, path),
-      '<nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/papers">papers</a><a href="/explore/challenges">challenges</a><a href="/explore/agents">agents</a><a href="/explore/operators">operators</a><a href="/explore/governance">governance</a><a href="/explore/log">log</a></nav>',
+      '<nav><a href="/">archive</a><a href="/explore">claims</a><a href="/explore/papers">papers</a><a href="/explore/challenges">' +
+        'challenges</a><a href="/explore/agents">agents</a><a href="/explore/operators">operators</a><a href="/explore/governance">' +
+        'governance</a><a href="/explore/log">log</a></nav>',
       path,
     );
 });

@@ -60,7 +60,10 @@ t.test('statuses explained where the claims list shows them, sparklines labelled
   const page = await html(s, '/explore');
   t.match(
     page,
-    /<td class="status" data-label="status" title="credence from verified operators alone is at least 0\.6, with a confirming replication by a verified operator\.">supported<\/td>/,
+    new RegExp(
+      String.raw`<td class="status" data-label="status" title="credence from verified operators alone is at least 0\.6, with a ` +
+        String.raw`confirming replication by a verified operator\.">supported<\/td>`,
+    ),
   );
   for (const status of ['unchecked', 'supported', 'established', 'contested', 'refuted'])
     t.match(page, `<dt>${status}</dt>`, `the legend says what ${status} means`);
@@ -78,7 +81,11 @@ t.test("a claim's page names where it comes from, and an amended claim its origi
   t.match(
     page,
     new RegExp(
-      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}"><code>${paper.body.id}</code></a>, <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\), by <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
+      `<p id="about">From the paper <i>Variance &lt;halves&gt; with the rate</i> \\(<a href="/explore/papers/${paper.body.id}">` +
+        `<code>${paper.body.id}</code></a>, <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\), by <a ` +
+        `href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>` +
+        `\\(unverified\\)</small>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">` +
+        `${paper.body.seq}</a>; empirical, stated confidence 0\\.8\\.</p>`,
     ),
   );
   t.match(page, /<p>Test: A replication on the same setup where the ratio is above 0\.8\.<\/p>/, 'the test in force');
@@ -114,7 +121,10 @@ t.test(
     t.match(
       receipts,
       new RegExp(
-        `<a href="/explore/receipts/${r.verifiedReceipt}"><code>${r.verifiedReceipt.slice(0, 16)}</code></a>: a replication by .*house.* of <a href="/explore/operators/op_archive"><code>op_archive</code></a> <small>\\(verified\\)</small>, committed <time datetime="${v.ts}" [^>]+>${v.ts.slice(0, 19).replace('T', ' ')}</time> at entry <a href="/explore/log\\?from=${v.seq}#entry-${v.seq}">${v.seq}</a>; <b>confirmed</b> at <time datetime="${v.result!.ts}"`,
+        `<a href="/explore/receipts/${r.verifiedReceipt}"><code>${r.verifiedReceipt.slice(0, 16)}</code></a>: a replication by ` +
+          `.*house.* of <a href="/explore/operators/op_archive"><code>op_archive</code></a> <small>\\(verified\\)</small>, committed ` +
+          `<time datetime="${v.ts}" [^>]+>${v.ts.slice(0, 19).replace('T', ' ')}</time> at entry <a ` +
+          `href="/explore/log\\?from=${v.seq}#entry-${v.seq}">${v.seq}</a>; <b>confirmed</b> at <time datetime="${v.result!.ts}"`,
       ),
       'the verified receipt: who, its tier, when, its entries',
     );
@@ -144,7 +154,11 @@ t.test(
     );
     t.match(
       reviews,
-      /Forecast <b>0\.7<\/b> by .*carol.*<time datetime="[^"]+"[^>]*>[0-9-]+ [0-9:]+<\/time>, entry <a href="\/explore\/log\?from=\d+#entry-\d+">/s,
+      new RegExp(
+        String.raw`Forecast <b>0\.7<\/b> by .*carol.*<time datetime="[^"]+"[^>]*>[0-9-]+ [0-9:]+<\/time>, entry <a ` +
+          String.raw`href="\/explore\/log\?from=\d+#entry-\d+">`,
+        's',
+      ),
       'dated, with its entry',
     );
     const items = reviews.split('</li>');
@@ -152,7 +166,8 @@ t.test(
     t.match(
       items[1],
       new RegExp(
-        `bob.*<small class="uncounted" data-rule="outranked">counts nothing, outranked: Operator lab-b counts on .* by its replication receipt ${u.id} \\(entry ${u.result!.seq}\\)`,
+        `bob.*<small class="uncounted" data-rule="outranked">counts nothing, outranked: Operator lab-b counts on .* by its ` +
+          `replication receipt ${u.id} \\(entry ${u.result!.seq}\\)`,
         's',
       ),
       "bob's does not: his operator counts by its replication",
@@ -162,7 +177,8 @@ t.test(
     t.match(
       args,
       new RegExp(
-        `<a href="/explore/arguments/${r.argument}">refutes on logical-gap</a> by .*bob.*<b title="not settled: moves nothing yet">open</b>, 2 checks, answered`,
+        `<a href="/explore/arguments/${r.argument}">refutes on logical-gap</a> by .*bob.*<b title="not settled: moves nothing yet">` +
+          `open</b>, 2 checks, answered`,
       ),
     );
 
@@ -173,7 +189,8 @@ t.test(
       t.match(
         page,
         new RegExp(
-          `<a href="/explore/log\\?from=${seq}#entry-${seq}"><circle [^>]+><title>entry ${seq}, [a-z.]+ by [a-z ]+: credence ${p.toFixed(4)}</title>`,
+          `<a href="/explore/log\\?from=${seq}#entry-${seq}"><circle [^>]+><title>entry ${seq}, [a-z.]+ by [a-z ]+: credence ` +
+            `${p.toFixed(4)}</title>`,
         ),
       );
     t.match(page, /<text [^>]+>log entry \(seq\)<\/text>/, 'the x axis is labelled');
@@ -229,7 +246,9 @@ t.test("a receipt's and an argument's pages", async (t) => {
   t.match(
     await html(s, `/explore/receipts/${r.verifiedReceipt}`),
     new RegExp(
-      `<ul class="items" id="rerun-by-list"><li><a href="/explore/receipts/${r.unverifiedReceipt}"><code>[0-9a-f]{16}</code></a> by <a href="/explore/operators/lab-b"><code>lab-b</code></a> <small>\\(unverified\\)</small>, entry <a [^>]+>\\d+</a>: matched, an operator not verified: shown apart</li></ul>`,
+      `<ul class="items" id="rerun-by-list"><li><a href="/explore/receipts/${r.unverifiedReceipt}"><code>[0-9a-f]{16}</code></a> ` +
+        `by <a href="/explore/operators/lab-b"><code>lab-b</code></a> <small>\\(unverified\\)</small>, entry <a [^>]+>\\d+</a>: ` +
+        `matched, an operator not verified: shown apart</li></ul>`,
     ),
     'who re-ran it, and that an operator not verified is shown apart',
   );
@@ -239,7 +258,8 @@ t.test("a receipt's and an argument's pages", async (t) => {
   t.match(
     arg,
     new RegExp(
-      `<p id="argument-about">refutes <a class="claim" href="/explore/claims/${encodeURIComponent(r.claim)}" title="${r.claim}">“Smaller steps &lt;halve&gt; the variance”</a> on the grounds of <b>logical-gap</b>, by .*bob`,
+      `<p id="argument-about">refutes <a class="claim" href="/explore/claims/${encodeURIComponent(r.claim)}" title="${r.claim}">` +
+        `“Smaller steps &lt;halve&gt; the variance”</a> on the grounds of <b>logical-gap</b>, by .*bob`,
     ),
   );
   t.match(arg, /<p id="argument-status">Status <b>open<\/b>: not settled yet, so it moves nothing\./);
@@ -247,12 +267,20 @@ t.test("a receipt's and an argument's pages", async (t) => {
   const checks = /<ul class="items" id="checks-list">(.*?)<\/ul>/s.exec(arg)![1]!;
   t.match(
     checks,
-    /<b>does not hold<\/b>, by .*house.*<blockquote class="note">The skipped case is covered by the second table\.<\/blockquote><small>a verified operator: a voice<\/small>.*<b>holds<\/b>, by .*carol.*<small>an operator not verified: no voice<\/small>/s,
+    new RegExp(
+      String.raw`<b>does not hold<\/b>, by .*house.*<blockquote class="note">The skipped case is covered by the second ` +
+        String.raw`table\.<\/blockquote><small>a verified operator: a voice<\/small>.*<b>holds<\/b>, by .*carol.*<small>an operator ` +
+        String.raw`not verified: no voice<\/small>`,
+      's',
+    ),
     'newest first, notes and voices',
   );
   t.match(
     arg,
-    /<div id="answer"><p>By .*alice.*<time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a>:<\/p><blockquote>The second table covers the skipped case; see its last row\.<\/blockquote>/,
+    new RegExp(
+      String.raw`<div id="answer"><p>By .*alice.*<time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a>:<\/p><blockquote>The second ` +
+        String.raw`table covers the skipped case; see its last row\.<\/blockquote>`,
+    ),
   );
   const one = await html(s, `/explore/arguments/${r.argument}?limit=1`);
   t.match(one, /<b>does not hold<\/b>/);
@@ -267,7 +295,13 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   const rows = new Map(
     [
       ...page.matchAll(
-        /<tr id="entry-(\d+)" data-entry="[^"]+"><td class="n"><a href="\/v1\/log\/entries\?from=\1&amp;limit=1" [^>]+>\1<\/a><\/td><td class="what rest"><code>([^<]+)<\/code>(.*?)<\/td><td class="who">(.*?)<\/td><td class="at"><time datetime="([^"]+)" title="\5">([^<]+)<\/time><\/td><td class="proof"><button class="check">check inclusion<\/button> <a href="\/v1\/log\/inclusion\?seq=\1&amp;size=\d+">proof<\/a>/g,
+        new RegExp(
+          String.raw`<tr id="entry-(\d+)" data-entry="[^"]+"><td class="n"><a href="\/v1\/log\/entries\?from=\1&amp;limit=1" [^>]+>` +
+            String.raw`\1<\/a><\/td><td class="what rest"><code>([^<]+)<\/code>(.*?)<\/td><td class="who">(.*?)<\/td><td class="at">` +
+            String.raw`<time datetime="([^"]+)" title="\5">([^<]+)<\/time><\/td><td class="proof"><button class="check">check ` +
+            String.raw`inclusion<\/button> <a href="\/v1\/log\/inclusion\?seq=\1&amp;size=\d+">proof<\/a>`,
+          'g',
+        ),
       ),
     ].map((m) => [Number(m[1]), { type: m[2], what: unescape(m[3]!), who: m[4]!, ts: m[5]!, shown: m[6]! }]),
   );
@@ -286,7 +320,8 @@ t.test('the log page: who, what (linked to its page), when, its proof; a page at
   t.match(of('paper')[0], `<a href="/explore/papers/${paper}"><code>${paper}</code></a>`);
   t.match(
     of('claim.external')[0],
-    `<a class="claim" href="/explore/claims/${encodeURIComponent(r.external)}" title="${r.external}">“Larger batch sizes never reduce final accuracy.”</a>`,
+    `<a class="claim" href="/explore/claims/${encodeURIComponent(r.external)}" title="${r.external}">“Larger batch sizes never ` +
+      `reduce final accuracy.”</a>`,
     'a claim named by its statement',
   );
   t.match(
@@ -417,7 +452,11 @@ t.test("a claim's page says why it has its status", async (t) => {
   t.match(unchecked, /status <b title="not yet supported, which needs [^"]+">unchecked<\/b>/);
   t.match(
     unchecked,
-    /<p id="why-status">Unchecked: supported needs credence from verified operators alone of at least 0\.6 \(here [0-9.]+\) and a confirming replication by a verified operator \(here 0\)\. 2 results by operators not verified are shown and count towards credence, not towards status\.<\/p>/,
+    new RegExp(
+      String.raw`<p id="why-status">Unchecked: supported needs credence from verified operators alone of at least 0\.6 \(here ` +
+        String.raw`[0-9.]+\) and a confirming replication by a verified operator \(here 0\)\. 2 results by operators not verified are ` +
+        String.raw`shown and count towards credence, not towards status\.<\/p>`,
+    ),
     'two confirmed replications by operators not verified: said why it is unchecked',
   );
 
@@ -426,7 +465,10 @@ t.test("a claim's page says why it has its status", async (t) => {
   t.match(supported, /status <b title="[^"]+">supported<\/b>/);
   t.match(
     supported,
-    /<p id="why-status">Supported: credence from verified operators alone is [0-9.]+ \(at least 0\.6\), with 1 confirming replication by verified operators\. 2 results by operators not verified/,
+    new RegExp(
+      String.raw`<p id="why-status">Supported: credence from verified operators alone is [0-9.]+ \(at least 0\.6\), with 1 ` +
+        String.raw`confirming replication by verified operators\. 2 results by operators not verified`,
+    ),
   );
 });
 

@@ -77,7 +77,9 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(
     page,
     new RegExp(
-      `<div class="notice" id="flags"><p>Flagged by stewards \\(a public note; the paper stays in view\\):</p><ul><li>By steward <a href="/explore/agents/sam"><code>sam</code></a>, <time [^>]+>[^<]+</time>, entry <a [^>]+>${flag.body.seq}</a>: Its second claim restates an earlier one &lt;script&gt;`,
+      `<div class="notice" id="flags"><p>Flagged by stewards \\(a public note; the paper stays in view\\):</p><ul><li>By steward ` +
+        `<a href="/explore/agents/sam"><code>sam</code></a>, <time [^>]+>[^<]+</time>, entry <a [^>]+>${flag.body.seq}</a>: Its ` +
+        `second claim restates an earlier one &lt;script&gt;`,
     ),
     "a steward's flag, its reason escaped",
   );
@@ -90,7 +92,11 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(
     page,
     new RegExp(
-      `<p id="byline">By <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>lab-a</code></a> <small>\\(unverified\\)</small>, <time datetime="${paper.body.ts ?? '[^"]+'}"[^>]*>[^<]+</time>, entry <a href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a> \\(<a href="/v1/log/entries/${paper.body.seq}">JSON</a>, <a href="/v1/log/inclusion\\?seq=${paper.body.seq}">inclusion proof</a>\\); field <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>`,
+      `<p id="byline">By <a href="/explore/agents/alice"><code>alice</code></a> of <a href="/explore/operators/lab-a"><code>` +
+        `lab-a</code></a> <small>\\(unverified\\)</small>, <time datetime="${paper.body.ts ?? '[^"]+'}"[^>]*>[^<]+</time>, entry <a ` +
+        `href="/explore/log\\?from=${paper.body.seq}#entry-${paper.body.seq}">${paper.body.seq}</a> \\(<a ` +
+        `href="/v1/log/entries/${paper.body.seq}">JSON</a>, <a href="/v1/log/inclusion\\?seq=${paper.body.seq}">inclusion proof</a>` +
+        `\\); field <a href="/explore/papers\\?field=ml" title="ml">machine learning</a>`,
     ),
     'who, when, the entry and its proof, the field',
   );
@@ -99,12 +105,14 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(page, '<blockquote id="methods">Methods with &lt;script&gt;');
   t.match(
     page,
-    '<ul id="artefacts"><li><a href="https://example.org/data?a=1&amp;b=&quot;2&quot;" rel="nofollow noopener ugc">https://example.org/data?a=1&amp;b=&quot;2&quot;</a></li></ul>',
+    '<ul id="artefacts"><li><a href="https://example.org/data?a=1&amp;b=&quot;2&quot;" rel="nofollow noopener ugc">https:' +
+      '//example.org/data?a=1&amp;b=&quot;2&quot;</a></li></ul>',
   );
   const claims = /<ul class="items" id="claims-list">(.*?)<\/ul>/s.exec(page)![1]!;
   t.match(
     claims,
-    `<li id="claim-C1"><a class="claim" href="/explore/claims/${encodeURIComponent(c1)}" title="${c1}">Claim number 1 holds</a> <small><code>${c1}</code></small>`,
+    `<li id="claim-C1"><a class="claim" href="/explore/claims/${encodeURIComponent(c1)}" title="${c1}">Claim number 1 holds</a> ` +
+      `<small><code>${c1}</code></small>`,
     'a claim titled by its statement, its ref beside it',
   );
   t.match(
@@ -114,13 +122,19 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(claims, /<span class="status" title="[^"]+">supported<\/span> 0\.\d{4}, 1 receipt, 0 arguments <span class="spark"><svg/);
   t.match(
     page,
-    /<ul id="amendments-list"><li><a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>, amended at entry <a [^>]+>\d+<\/a>: the test was <q>A result that would refute it<\/q> \(empirical\); it is <q>A replication where the ratio is above 0\.8 on the same setup\.<\/q> \(empirical\)\.<\/li><\/ul>/,
+    new RegExp(
+      String.raw`<ul id="amendments-list"><li><a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 ` +
+        String.raw`holds”<\/a>, amended at entry <a [^>]+>\d+<\/a>: the test was <q>A result that would refute it<\/q> \(empirical\); ` +
+        String.raw`it is <q>A replication where the ratio is above 0\.8 on the same setup\.<\/q> \(empirical\)\.<\/li><\/ul>`,
+    ),
     'both versions of the amended claim',
   );
   const parents = /<ul id="builds-on-list">(.*?)<\/ul>/s.exec(page)![1]!;
   t.match(
     parents,
-    `<li>extends <a href="/explore/papers/${parent.body.id}"><code>${parent.body.id}</code></a> (claims <a class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>), having reproduced it<blockquote>A note of twenty characters or more &lt;script&gt;`,
+    `<li>extends <a href="/explore/papers/${parent.body.id}"><code>${parent.body.id}</code></a> (claims <a class="claim" ` +
+      `href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>)` +
+      `, having reproduced it<blockquote>A note of twenty characters or more &lt;script&gt;`,
   );
   t.match(
     parents,
@@ -139,7 +153,12 @@ t.test("a paper's page: every field, linked, escaped; its field's feed in the he
   t.match(
     built,
     new RegExp(
-      `<h2 id="built-on-by">Built on by</h2>\\s*<p class="muted">1 paper\\.</p>\\s*<ul class="items" id="built-on-by-list"><li><a href="/explore/papers/${id}">A title with &lt;script&gt;alert\\(&quot;x&quot;\\)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</a> <small>\\(<a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\)</small> by <a href="/explore/agents/alice"><code>alice</code></a> of .*, entry <a [^>]+>${paper.body.seq}</a>: extends it \\(<a class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim number 2 holds”</a>\\), having reproduced it</li></ul>`,
+      `<h2 id="built-on-by">Built on by</h2>\\s*<p class="muted">1 paper\\.</p>\\s*<ul class="items" id="built-on-by-list"><li><a ` +
+        `href="/explore/papers/${id}">A title with &lt;script&gt;alert\\(&quot;x&quot;\\)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;` +
+        `/b&gt;</a> <small>\\(<a href="/explore/papers\\?field=ml" title="ml">machine learning</a>\\)</small> by <a ` +
+        `href="/explore/agents/alice"><code>alice</code></a> of .*, entry <a [^>]+>${paper.body.seq}</a>: extends it \\(<a ` +
+        `class="claim" href="/explore/claims/${encodeURIComponent(`${parent.body.id}#C2`)}" title="${parent.body.id}#C2">“Claim ` +
+        `number 2 holds”</a>\\), having reproduced it</li></ul>`,
     ),
     'built on by: the paper that extends it, linked, with the claim it relies on',
   );
@@ -195,7 +214,10 @@ t.test('the list of papers: filters as a form and links, paged by cursor, stable
   t.match(all, '<option value="clim">climate science</option>', 'and in the form');
   t.match(
     all,
-    /<li><a href="\/explore\/papers\/rec:[0-9a-f]{16}">Paper 4 [^<]*<\/a> <small>\(<a href="\/explore\/papers\?field=math" title="math">mathematics<\/a>\)<\/small>/,
+    new RegExp(
+      String.raw`<li><a href="\/explore\/papers\/rec:[0-9a-f]{16}">Paper 4 [^<]*<\/a> <small>\(<a ` +
+        String.raw`href="\/explore\/papers\?field=math" title="math">mathematics<\/a>\)<\/small>`,
+    ),
   );
 
   t.same(linked(await html(s, '/explore/papers?field=ml'), 'papers-list', 'papers'), ids.slice(0, 3).reverse(), 'by field');
@@ -275,7 +297,10 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
   t.match(page, '<h1>Agent bob</h1>');
   t.match(
     page,
-    /<p id="who">An agent of operator <a href="\/explore\/operators\/lab-b"><code>lab-b<\/code><\/a> <small>\(unverified\)<\/small>, registered at entry <a [^>]+>\d+<\/a>\.<\/p>/,
+    new RegExp(
+      String.raw`<p id="who">An agent of operator <a href="\/explore\/operators\/lab-b"><code>lab-b<\/code><\/a> <small>` +
+        String.raw`\(unverified\)<\/small>, registered at entry <a [^>]+>\d+<\/a>\.<\/p>`,
+    ),
   );
   t.match(page, '<p id="tier">Its operator\'s tier is <b>unverified</b>: its items weigh 1/4');
   t.match(page, '<p id="verification">Not verified by the record.');
@@ -299,7 +324,10 @@ t.test("an agent's page: who, keys' history, doorbell without its address, each 
   t.match(page, `<ul class="items" id="receipts-list"><li><a href="/explore/receipts/${r.receipt}">`);
   t.match(
     page,
-    /Forecast <b>0\.6<\/b> on <a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>, <time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a><blockquote class="rationale">Rationale 2: &lt;script&gt;/,
+    new RegExp(
+      String.raw`Forecast <b>0\.6<\/b> on <a class="claim" href="\/explore\/claims\/[^"]+" title="[^"]+">“Claim number 1 holds”<\/a>` +
+        String.raw`, <time [^>]+>[^<]+<\/time>, entry <a [^>]+>\d+<\/a><blockquote class="rationale">Rationale 2: &lt;script&gt;`,
+    ),
   );
   t.notMatch(page, /<script>alert/);
   t.match(page, `<a href="/explore/arguments/${r.argument}"><code>refutes on logical-gap</code></a>`);
@@ -355,7 +383,11 @@ t.test("an operator's page: tier, verification, its agents and its work, each li
   t.same(linked(page, 'agents-list', 'agents'), ['bob-two', 'bob'], 'its agents, newest first');
   t.match(
     page,
-    /<ul class="items" id="reviews-list"><li>Forecast <b>0\.6<\/b> on .* by <a href="\/explore\/agents\/bob"><code>bob<\/code><\/a>, <time /s,
+    new RegExp(
+      String.raw`<ul class="items" id="reviews-list"><li>Forecast <b>0\.6<\/b> on .* by <a href="\/explore\/agents\/bob"><code>` +
+        String.raw`bob<\/code><\/a>, <time `,
+      's',
+    ),
     'each item names its agent',
   );
   const one = await html(s, '/explore/operators/lab-b?limit=1');
@@ -379,7 +411,10 @@ t.test('an operator verified by the record, and one that lost it, say so and why
   const [ann, ben, cat] = (await verifiedOperators(t, s, house, author, ['ann', 'ben', 'cat'])) as [TestAgent, TestAgent, TestAgent];
   t.match(
     await html(s, '/explore/operators/lab-ann'),
-    /<p id="verification">Verified by the record in round 1, at entry <a [^>]+>\d+<\/a>: 3 receipts matched by cross-checks of verified operators, from 1 operator\.<\/p>/,
+    new RegExp(
+      String.raw`<p id="verification">Verified by the record in round 1, at entry <a [^>]+>\d+<\/a>: 3 receipts matched by ` +
+        String.raw`cross-checks of verified operators, from 1 operator\.<\/p>`,
+    ),
   );
   // Ann's receipt, then two verified operators' cross-checks of it (both drawn from it alone: committed
   // before either has a result), disagreeing.
@@ -400,7 +435,9 @@ t.test('an operator verified by the record, and one that lost it, say so and why
   t.ok(voided, 'lab-ann lost its verification');
   t.match(
     await html(s, '/explore/agents/ann'),
-    `<p id="verification">Lost its verification at entry <a href="/explore/log?from=${voided.seq}#entry-${voided.seq}">${voided.seq}</a>: its receipt <a href="/explore/receipts/${annReceipt}"><code>${annReceipt.slice(0, 16)}</code></a> was disputed by two verified operators, so it is never verified by the record again.</p>`,
+    `<p id="verification">Lost its verification at entry <a href="/explore/log?from=${voided.seq}#entry-${voided.seq}">` +
+      `${voided.seq}</a>: its receipt <a href="/explore/receipts/${annReceipt}"><code>${annReceipt.slice(0, 16)}</code></a> was ` +
+      `disputed by two verified operators, so it is never verified by the record again.</p>`,
   );
 });
 
@@ -436,7 +473,10 @@ t.test('the search page: results ranked with the words marked, kinds, paging by 
   );
   t.match(
     page,
-    /<span class="snippet">An abstract about <mark>plasma<\/mark> and &lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt; &amp; &lt;b&gt;bold&lt;\/b&gt;, long enough/,
+    new RegExp(
+      String.raw`<span class="snippet">An abstract about <mark>plasma<\/mark> and &lt;script&gt;alert\(&quot;x&quot;\)&lt;` +
+        String.raw`\/script&gt; &amp; &lt;b&gt;bold&lt;\/b&gt;, long enough`,
+    ),
     'the snippet escaped, the word marked',
   );
   t.notMatch(page, /<script>alert/);
@@ -600,7 +640,8 @@ t.test("a challenge's page and a proposal's page; links from elsewhere go to pag
   t.match(
     ch,
     new RegExp(
-      `<p id="challenge-about">A challenge to check <a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" title="${one.c2}">“${s.record.state.claims.get(one.c2)!.text}”</a> .* proposed by <a href="/explore/agents/bob">`,
+      `<p id="challenge-about">A challenge to check <a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" ` +
+        `title="${one.c2}">“${s.record.state.claims.get(one.c2)!.text}”</a> .* proposed by <a href="/explore/agents/bob">`,
     ),
   );
   t.match(ch, '<blockquote id="brief">Re-run the main table with a fresh seed and report the spread.</blockquote>');

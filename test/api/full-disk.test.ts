@@ -6,7 +6,7 @@ import t from 'tap';
 import { join } from 'node:path';
 import { StorageWatch } from '../../lib/service/storage.js';
 import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
-import { startService, type Reply } from '../helpers/service.js';
+import { startService, watchStorage, type Reply } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
 import { FullDiskStore } from '../helpers/full-disk-store.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -15,14 +15,7 @@ t.test('a disk that fills under concurrent writers: 507, reads go on, nothing re
   const dataDir = tempDir(t);
   const store = await FullDiskStore.open(join(dataDir, 'db'));
   const s = await startService(t, { dataDir, store });
-  const said: string[] = [];
-  const watch = new StorageWatch(dataDir, s.d.log, s.record, {
-    reserveBytes: 64 * 1024,
-    minFreeBytes: 0,
-    probeMs: 50,
-    say: (line) => said.push(line),
-  });
-  t.teardown(() => watch.stop());
+  const { said } = watchStorage(t, s);
   const agents = await Promise.all(['ann', 'bob', 'cy', 'dee'].map((h) => register(s, h)));
   const before = (await s.get('/v1/log/sth')).body.treeSize;
 
@@ -106,6 +99,7 @@ t.test('a restart on a full disk opens for reads with writes off (507), and writ
   store.full = true;
   const s = await startService(t, { dataDir, store, writesOff: why });
   const said: string[] = [];
+  // The watch reads these options as they change: space comes back below by lowering the floor.
   const opts = { ...full, say: (line: string) => said.push(line) };
   const watch = new StorageWatch(dataDir, s.d.log, s.record, opts);
   t.teardown(() => watch.stop());

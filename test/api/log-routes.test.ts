@@ -1,25 +1,9 @@
 import t from 'tap';
 import { fromHex, headMessage, verifyConsistency, verifyInclusion } from 'tlog-engine';
 import { verifySignature } from '../../lib/protocol/ed25519.js';
-import { startService, type TestService } from '../helpers/service.js';
+import { startService } from '../helpers/service.js';
+import { appendPairings } from '../helpers/agents.js';
 import { sha256TextHex } from 'tlog-engine';
-import { signPayload } from '../../lib/protocol/ed25519.js';
-
-/** Appends `n` entries the record knows: pairing requests signed by the operator key. */
-async function appendN(s: TestService, n: number, from = 0) {
-  const pending = Array.from({ length: n }, (_, i) => {
-    const payload = {
-      protocol: 'archive/0.2',
-      type: 'operator.pairing',
-      operatorId: 'op_test',
-      codeHash: sha256TextHex(`code ${from + i}`),
-      ts: new Date().toISOString(),
-    };
-    const a = s.record.admit('operator.pairing', { payload, signature: signPayload(s.d.operatorKey, payload) });
-    return 'committed' in a ? a.committed : Promise.resolve();
-  });
-  await Promise.all(pending);
-}
 
 t.test('the index, the key and the signed head name the same log key', async (t) => {
   const s = await startService(t);
@@ -43,9 +27,9 @@ t.test('the index, the key and the signed head name the same log key', async (t)
 
 t.test('entries page with next, and every inclusion and consistency proof verifies', async (t) => {
   const s = await startService(t);
-  await appendN(s, 40);
+  await appendPairings(s, 40);
   const sth1 = (await s.get('/v1/log/sth')).body;
-  await appendN(s, 25, 40);
+  await appendPairings(s, 25, 40);
   const sth2 = (await s.get('/v1/log/sth')).body;
   t.equal(sth2.treeSize, 66);
 
@@ -107,7 +91,7 @@ t.test('entries page with next, and every inclusion and consistency proof verifi
 
 t.test('bad parameters answer 400 naming the parameter; beyond the tree 400 or 404, never 500', async (t) => {
   const s = await startService(t);
-  await appendN(s, 9);
+  await appendPairings(s, 9);
   const cases: [string, number, RegExp][] = [
     ['/v1/log/inclusion', 400, /^seq: required/],
     ['/v1/log/inclusion?seq=abc', 400, /^seq: expected an integer/],
@@ -143,7 +127,7 @@ t.test('bad parameters answer 400 naming the parameter; beyond the tree 400 or 4
 
 t.test('the audit answers intact, then 429 with Retry-After past its limit', async (t) => {
   const s = await startService(t, { auditLimit: { max: 1, windowSeconds: 60 } });
-  await appendN(s, 20);
+  await appendPairings(s, 20);
   const a = await s.get('/v1/log/audit');
   t.equal(a.status, 200);
   t.same(a.body, { intact: true, problem: null, treeSize: 21 });
@@ -156,7 +140,7 @@ t.test('the audit answers intact, then 429 with Retry-After past its limit', asy
 
 t.test('the checkpoint is the signed head as a C2SP signed note', async (t) => {
   const s = await startService(t);
-  await appendN(s, 3);
+  await appendPairings(s, 3);
   const sth = (await s.get('/v1/log/sth')).body;
   const cp = await s.get('/v1/log/checkpoint');
   t.equal(cp.status, 200);
@@ -169,7 +153,7 @@ t.test('the checkpoint is the signed head as a C2SP signed note', async (t) => {
 
 t.test('a restarted service keeps its key, its head and its one genesis', async (t) => {
   const s = await startService(t);
-  await appendN(s, 5);
+  await appendPairings(s, 5);
   const key = (await s.get('/v1/log/key')).body;
   const sth = (await s.get('/v1/log/sth')).body;
   await s.stop();
@@ -185,7 +169,7 @@ t.test('a restarted service keeps its key, its head and its one genesis', async 
 
 t.test('query strings are decoded strictly', async (t) => {
   const s = await startService(t);
-  await appendN(s, 3);
+  await appendPairings(s, 3);
   t.equal((await s.get('/v1/log/inclusion?%73eq=1')).status, 200, 'a percent-encoded name is decoded');
   const bad = await s.get('/v1/log/inclusion?seq=%E0%A4%A');
   t.equal(bad.status, 400);

@@ -6,12 +6,11 @@
 // restart of the service, from the head the database holds (never taken back), and the state is
 // the log's.
 import t from 'tap';
-import { StorageWatch } from '../../lib/service/storage.js';
 import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { openPgStore } from 'tlog-engine';
-import { startService, type Reply } from '../helpers/service.js';
+import { startService, watchStorage, type Reply } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 
 t.test('a PostgreSQL server killed under concurrent writers: 503, reads go on, nothing refused is logged, writes resume', async (t) => {
@@ -19,14 +18,7 @@ t.test('a PostgreSQL server killed under concurrent writers: 503, reads go on, n
   const dataDir = tempDir(t);
   const store = await openPgStore(await server.createDatabase());
   const s = await startService(t, { dataDir, store });
-  const said: string[] = [];
-  const watch = new StorageWatch(dataDir, s.d.log, s.record, {
-    reserveBytes: 64 * 1024,
-    minFreeBytes: 0,
-    probeMs: 50,
-    say: (l) => said.push(l),
-  });
-  t.teardown(() => watch.stop());
+  const { said } = watchStorage(t, s);
   const agents = await Promise.all(['ann', 'bob', 'cy', 'dee'].map((h) => register(s, h)));
   const before = (await s.get('/v1/log/sth')).body.treeSize;
 

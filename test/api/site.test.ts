@@ -86,7 +86,11 @@ t.test('the landing page: the latest papers and moves of credence, every list li
   for (const page of [await landing(), await claims()]) {
     t.match(
       page,
-      /<div class="notice" id="no-verified"><p>No claim can leave <b>unchecked<\/b> yet: status reads only what verified operators did, and no verified operator has an agent on the record\. The deployment's own operator, <code>op_archive<\/code>, is verified from the start; its agents join by pairing \(<code>archive pair<\/code>/,
+      new RegExp(
+        String.raw`<div class="notice" id="no-verified"><p>No claim can leave <b>unchecked<\/b> yet: status reads only what verified ` +
+          String.raw`operators did, and no verified operator has an agent on the record\. The deployment's own operator, <code>` +
+          String.raw`op_archive<\/code>, is verified from the start; its agents join by pairing \(<code>archive pair<\/code>`,
+      ),
     );
   }
   const page = await landing();
@@ -97,7 +101,9 @@ t.test('the landing page: the latest papers and moves of credence, every list li
   const before = s.record.state.numbers.history.get(ref)!.at(-2)![1];
   t.match(
     moves[0],
-    `<li><a class="claim" href="/explore/claims/${encodeURIComponent(ref)}" title="${ref}">“Claim number 1 holds”</a><br><small>credence ${before.toFixed(4)} ↑ <b>${p.toFixed(4)}</b> at entry <a href="/explore/log?from=${seq}#entry-${seq}">${seq}</a>; now <span class="status"`,
+    `<li><a class="claim" href="/explore/claims/${encodeURIComponent(ref)}" title="${ref}">“Claim number 1 holds”</a><br><small>` +
+      `credence ${before.toFixed(4)} ↑ <b>${p.toFixed(4)}</b> at entry <a href="/explore/log?from=${seq}#entry-${seq}">${seq}</a>; ` +
+      `now <span class="status"`,
     'the latest move: the claim, from, to, the entry that moved it',
   );
 

@@ -4,24 +4,8 @@
 import t from 'tap';
 import { createHash, verify as edVerify, createPublicKey } from 'node:crypto';
 import { decodeBundle, fromHex, openNote, rootFromLeafHashes, toHex, verifierKey } from 'tlog-engine';
-import { signPayload } from '../../lib/protocol/ed25519.js';
-import { sha256TextHex } from 'tlog-engine';
 import { startService, type TestService } from '../helpers/service.js';
-
-async function appendN(s: TestService, n: number, from = 0) {
-  const pending = Array.from({ length: n }, (_, i) => {
-    const payload = {
-      protocol: 'archive/0.2',
-      type: 'operator.pairing',
-      operatorId: 'op_test',
-      codeHash: sha256TextHex(`code ${from + i}`),
-      ts: new Date().toISOString(),
-    };
-    const a = s.record.admit('operator.pairing', { payload, signature: signPayload(s.d.operatorKey, payload) });
-    return 'committed' in a ? a.committed : Promise.resolve();
-  });
-  await Promise.all(pending);
-}
+import { appendPairings } from '../helpers/agents.js';
 
 async function bytes(s: TestService, path: string) {
   const r = await fetch(s.url + path);
@@ -51,7 +35,7 @@ const leafHash = (input: Buffer) =>
 t.test('hash tiles and entry bundles are what tlog-tiles defines, at several sizes', async (t) => {
   const s = await startService(t);
   for (const target of [1, 40, 256, 300]) {
-    await appendN(s, target - s.d.log.size, s.d.log.size);
+    await appendPairings(s, target - s.d.log.size, s.d.log.size);
     const size = s.d.log.size;
     t.equal(size, target);
     const served = await entries(s);

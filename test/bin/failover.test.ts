@@ -15,7 +15,7 @@ import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { monitorRound, serveGossip, type Finding, type MonitorState } from '../../verify/monitor.js';
 import { openPgStore, verifyHeadSignature } from 'tlog-engine';
 import { recordReader } from '../../lib/protocol/log-entry.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { startNodeProcess, type NodeProcess } from '../helpers/node-process.js';
 import { archive } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';

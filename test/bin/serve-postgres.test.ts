@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startPostgres } from '../helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 
 const archive = fileURLToPath(new URL('../../../bin/archive', import.meta.url));

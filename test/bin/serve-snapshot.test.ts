@@ -107,7 +107,10 @@ t.test('serve: the search index on disk is brought up to date after SIGKILL, and
   const text = third.lines.join('\n');
   t.match(
     text,
-    /the search index .*search\.sqlite is not used, its head \(size \d+, root [0-9a-f]{64}\) is not a prefix of this log; indexing the state's items/,
+    new RegExp(
+      String.raw`the search index .*search\.sqlite is not used, its head \(size \d+, root [0-9a-f]{64}\) is not a prefix of this ` +
+        String.raw`log; indexing the state's items`,
+    ),
   );
   t.match(text, /the search index holds \d+ items, built in/);
   t.same(await agents(third.url), all);

@@ -41,7 +41,8 @@ const BROKEN_WORDS = `(() => {
       let at = m.index;
       const pieces = prose ? m[0].match(/[^-]+-*|-+/g) : [m[0]];
       if (pieces.every((piece) => lines(node, at, (at += piece.length)).lines < 2)) continue;
-      broken.push(m[0] + ' (' + word.lines + ' lines, ' + Math.round(word.width) + ' of ' + Math.round(column) + ' px, in <' + node.parentElement.tagName.toLowerCase() + '>)');
+      broken.push(m[0] + ' (' + word.lines + ' lines, ' + Math.round(word.width) + ' of ' + Math.round(column) +
+        ' px, in <' + node.parentElement.tagName.toLowerCase() + '>)');
     }
   }
   return broken;

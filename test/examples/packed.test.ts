@@ -1,5 +1,6 @@
 // The engine stands alone: `npm pack` of log/ makes a tarball of the engine's built code, its
-// README and package.json (no tests), and each example (a folder of examples/ with a
+// README and package.json (no tests; tlog-engine/testing, a PostgreSQL server for tests, and
+// its script), and each example (a folder of examples/ with a
 // package.json) passes its own `npm test` from a copy in a temporary directory outside the
 // repository, with that tarball installed beside its declared dependencies, importing nothing
 // outside its folder.
@@ -87,12 +88,14 @@ t.test('the engine packs alone, and each example passes its own tests from a cop
   const tarball = join(packDir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   t.ok(statSync(tarball).size > 0, 'npm pack made a tarball');
   const files = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter((f) => f !== '');
-  for (const f of ['package/package.json', 'package/README.md', 'package/dist/src/index.js', 'package/dist/src/index.d.ts'])
-    t.ok(files.includes(f), `the tarball holds ${f}`);
+  const holds = ['package/package.json', 'package/README.md', 'package/dist/src/index.js', 'package/dist/src/index.d.ts'];
+  // tlog-engine/testing (a PostgreSQL server for tests) and the script that finds its binaries.
+  holds.push('package/dist/src/testing.js', 'package/scripts/postgres.sh');
+  for (const f of holds) t.ok(files.includes(f), `the tarball holds ${f}`);
   t.same(
-    files.filter((f) => !/^package\/(package\.json|README\.md|dist\/src\/.+)$/.test(f)),
+    files.filter((f) => !/^package\/(package\.json|README\.md|scripts\/postgres\.sh|dist\/src\/.+)$/.test(f)),
     [],
-    'and nothing but dist/src, README.md and package.json',
+    'and nothing but dist/src, scripts/postgres.sh, README.md and package.json',
   );
   t.same(
     files.filter((f) => /(^|\/)tests?\/|\.test\.[cm]?[jt]s$/.test(f)),
@@ -116,6 +119,21 @@ t.test('the engine packs alone, and each example passes its own tests from a cop
       /^entry 1 of 3: included \(checkpoint signed by example\.com\/log\+[0-9a-f]{8}\+\S+\)$/m,
       'it prints what the README says',
     );
+
+    // tlog-engine/testing from the same install: its script is in the package, and its server answers.
+    const pgCheck = [
+      "import { startPostgres } from 'tlog-engine/testing';",
+      "import pg from 'pg';",
+      'const server = await startPostgres();',
+      'const c = new pg.Client({ connectionString: await server.createDatabase() });',
+      'await c.connect();',
+      "console.log('answer', (await c.query('SELECT 6 * 7 AS n')).rows[0].n);",
+      'await c.end();',
+      'await server.remove();',
+    ].join('\n');
+    writeFileSync(join(dir, 'pg-check.mjs'), pgCheck);
+    const pgOut = await run(process.execPath, ['pg-check.mjs'], { cwd: dir, timeout: 120_000 });
+    t.equal(pgOut.stdout, 'answer 42\n', 'tlog-engine/testing starts a PostgreSQL server from the packed engine');
   });
 
   const examples = readdirSync(join(ROOT, 'examples')).filter((d) => existsSync(join(ROOT, 'examples', d, 'package.json')));

@@ -1,15 +1,14 @@
 // Agents for HTTP tests: real keys, real signatures, real registrations against a TestService.
-import type { KeyObject } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { sponsorObject } from '../../lib/client/agent.js';
 import { type WriteType, WRITE_ROUTES } from '../../lib/record/types/index.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
-import type { Reply, TestService } from './service.js';
+import { startService, type Reply, type TestService } from './service.js';
+import { tempDir } from './tmp.js';
+import { cpSync } from 'node:fs';
 import type { Test } from 'tap';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { privateKeyFromPem } from '../../lib/protocol/ed25519.js';
-import { pairingCodeHash, pairingEnvelope } from '../../lib/client/pairing.js';
+import { pairingCodeHash, pairingEnvelope, pairingPayload } from '../../lib/client/pairing.js';
 
 export interface TestAgent {
   handle: string;
@@ -128,16 +127,30 @@ export const make = {
   },
 };
 
+/** A pairing code for `operatorId` (`code`, or a new random one), issued with the deployment's operator key. */
+export async function pairingCode(s: TestService, operatorId: string, code = randomBytes(18).toString('base64url')): Promise<string> {
+  const ts = new Date(s.record.now()).toISOString();
+  const p = await s.post('/v2/pairing', pairingEnvelope(s.d.operatorKey, operatorId, pairingCodeHash(code), ts));
+  if (p.status !== 201) throw new Error(`pairing: ${p.status} ${p.text}`);
+  return code;
+}
+
 /** An agent of the deployment's own operator (verified at genesis), reached by pairing. */
 export async function houseAgent(s: TestService, handle: string): Promise<TestAgent> {
-  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
-  const code = `house-code-${handle}-0123456789`;
-  const p = await s.post(
-    '/v2/pairing',
-    pairingEnvelope(key, s.record.state.operator, pairingCodeHash(code), new Date(s.record.now()).toISOString()),
-  );
-  if (p.status !== 201) throw new Error(`pairing: ${p.status} ${p.text}`);
-  return register(s, handle, { pairing: code });
+  return register(s, handle, { pairing: await pairingCode(s, s.record.state.operator, `house-code-${handle}-0123456789`) });
+}
+
+/**
+ * Appends `n` entries the record knows, straight through the record (no HTTP): pairing requests
+ * signed by the operator key, with the codes `code <from>` onwards.
+ */
+export async function appendPairings(s: TestService, n: number, from = 0): Promise<void> {
+  const pending = Array.from({ length: n }, (_, i) => {
+    const payload = pairingPayload('op_test', pairingCodeHash(`code ${from + i}`), new Date().toISOString());
+    const a = s.record.admit('operator.pairing', { payload, signature: signPayload(s.d.operatorKey, payload) });
+    return 'committed' in a ? a.committed : Promise.resolve();
+  });
+  await Promise.all(pending);
 }
 
 /** Commits a replication on `target` and files its result; reports the cross-check's outputs (altered when `disagree`). */
@@ -194,4 +207,19 @@ export async function oneOfEach(t: Test, s: TestService) {
     challenge: challenge.body.id as string,
     proposal: proposal.body.id as string,
   };
+}
+
+/**
+ * Two data directories of one log (alice's paper on it), the second a copy of the first: services
+ * started on them share genesis, keys and prefix, and diverge from there.
+ */
+export async function copiedLog(t: Test): Promise<[string, string]> {
+  const dirA = tempDir(t);
+  const first = await startService(t, { dataDir: dirA });
+  const alice = await register(first, 'alice', { operatorId: 'lab-a' });
+  await send(first, alice, 'paper', make.paper(1));
+  await first.stop();
+  const dirB = tempDir(t);
+  cpSync(dirA, dirB, { recursive: true });
+  return [dirA, dirB];
 }

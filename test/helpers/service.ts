@@ -13,6 +13,7 @@ import { Witnesses, type WitnessConfig } from '../../lib/service/witnesses.js';
 import { RecordCluster, isSharedDb } from '../../lib/service/cluster.js';
 import type { SnapshotPlace } from 'tlog-engine';
 import type { Readers } from '../../lib/service/readers.js';
+import { StorageWatch } from '../../lib/service/storage.js';
 
 export interface Reply {
   status: number;
@@ -140,4 +141,20 @@ export async function startService(
         }),
       ),
   };
+}
+
+/**
+ * A storage watch over `s` (by default a 64 KiB reserve, no free-space floor, a probe every 50 ms),
+ * stopped at teardown: the watch, and the lines it says.
+ */
+export function watchStorage(t: Test, s: TestService): { watch: StorageWatch; said: string[] } {
+  const said: string[] = [];
+  const watch = new StorageWatch(s.dataDir, s.d.log, s.record, {
+    reserveBytes: 64 * 1024,
+    minFreeBytes: 0,
+    probeMs: 50,
+    say: (line) => said.push(line),
+  });
+  t.teardown(() => watch.stop());
+  return { watch, said };
 }

@@ -7,29 +7,13 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { signPayload } from '../../lib/protocol/ed25519.js';
-import { sha256TextHex } from 'tlog-engine';
-import { startService, type TestService } from '../helpers/service.js';
+import { startService } from '../helpers/service.js';
+import { appendPairings } from '../helpers/agents.js';
 import { serveStatic } from '../helpers/static-server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { writeStaticTiles } from '../../verify/tiles.js';
 
 const run = promisify(execFile);
-
-async function appendN(s: TestService, n: number, from = 0) {
-  const pending = Array.from({ length: n }, (_, i) => {
-    const payload = {
-      protocol: 'archive/0.2',
-      type: 'operator.pairing',
-      operatorId: 'op_test',
-      codeHash: sha256TextHex(`code ${from + i}`),
-      ts: new Date().toISOString(),
-    };
-    const a = s.record.admit('operator.pairing', { payload, signature: signPayload(s.d.operatorKey, payload) });
-    return 'committed' in a ? a.committed : Promise.resolve();
-  });
-  await Promise.all(pending);
-}
 
 t.test("Go's sumdb/tlog and sumdb/note read the log's tiles", async (t) => {
   // No Go, no pass: the script installs it or fails.
@@ -42,12 +26,12 @@ t.test("Go's sumdb/tlog and sumdb/note read the log's tiles", async (t) => {
     });
 
   const s = await startService(t);
-  await appendN(s, 100);
+  await appendPairings(s, 100);
   const dir = tempDir(t);
   mkdirSync(dir, { recursive: true });
   const older = join(dir, 'older-checkpoint');
   writeFileSync(older, (await s.get('/v1/log/checkpoint')).text);
-  await appendN(s, 200, 100);
+  await appendPairings(s, 200, 100);
   const vkey = (await s.get('/v1/log/key')).body.vkey;
   const size = s.d.log.size;
   t.ok(size > 256, 'a full tile and a partial one');

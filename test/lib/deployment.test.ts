@@ -8,7 +8,7 @@ import { loadDeploymentKeys } from '../../lib/service/keystore.js';
 import { DEFAULT_RULES, SCREENING_FILE, loadScreening } from '../../lib/service/screening.js';
 import { openLevelStore } from 'tlog-engine';
 import { RECORD_FRAMING, RecordLog } from '../../lib/protocol/log-entry.js';
-import { testSigner } from '../helpers/signer.js';
+import { testSigner } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 
 t.test('first start makes both keys (mode 0600) and a genesis signed by the log key it names', async (t) => {

@@ -3,14 +3,10 @@
 // does replayStore into a fresh state, every time. Writes carry on after a restart, and
 // uniqueness holds across it and under racing writes.
 import t from 'tap';
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
+import { make, pairingCode, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
-import { generateKeyPair, privateKeyFromPem, signPayload } from '../../lib/protocol/ed25519.js';
-import { PROTOCOL } from '../../lib/protocol/service-event.js';
+import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { replayStore, stateDigest, stateJson } from '../../lib/record/fold/index.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -21,26 +17,12 @@ async function ok(what: string, p: Promise<{ status: number; text: string; body:
   return r.body;
 }
 
-async function pair(s: TestService, operatorId: string): Promise<string> {
-  const key = privateKeyFromPem(readFileSync(join(s.dataDir, 'keys', 'operator.key'), 'utf8'));
-  const code = randomBytes(18).toString('base64url');
-  const payload = {
-    protocol: PROTOCOL,
-    type: 'operator.pairing',
-    operatorId,
-    codeHash: createHash('sha256').update(code).digest('hex'),
-    ts: new Date(s.record.now()).toISOString(),
-  };
-  await ok('pairing', s.post('/v2/pairing', { payload, signature: signPayload(key, payload) }));
-  return code;
-}
-
 /** Every kind of write and service event, with time moving on. Returns what later steps need. */
 async function workload(s: TestService, advance: (ms: number) => void) {
   const alice = await register(s, 'alice', { operatorId: 'lab-a', models: ['claude-3-opus'] });
   const alice2 = await register(s, 'alice-two', { operatorId: 'lab-a', sponsor: alice });
   const bob = await register(s, 'bob', { operatorId: 'lab-b' });
-  const carol = await register(s, 'carol', { pairing: await pair(s, 'op_carol'), models: ['gpt-4o'] });
+  const carol = await register(s, 'carol', { pairing: await pairingCode(s, 'op_carol'), models: ['gpt-4o'] });
   const dave = await register(s, 'dave');
   const checkKey = generateKeyPair();
   await ok('delegate', send(s, bob, 'key.delegate', { key: checkKey.publicKey, scope: 'reports', label: 'runner' }));

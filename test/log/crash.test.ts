@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openDeployment } from '../../lib/service/deployment.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { startPostgres } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 
 const child = fileURLToPath(new URL('./crash-child.js', import.meta.url));

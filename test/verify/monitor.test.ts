@@ -2,12 +2,11 @@
 // then diverge, each followed by a monitor; the monitors gossip heads and find the split view.
 // Also: a head that does not extend the saved one, and the command line's exit codes.
 import t from 'tap';
-import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { copiedLog, register } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
 import { monitorRound, readState, serveGossip, writeState, type MonitorState } from '../../verify/monitor.js';
 
@@ -16,13 +15,7 @@ const ARCHIVE = join(process.cwd(), 'bin', 'archive');
 
 t.test('two services from one genesis diverge; monitors that gossip find the split view', async (t) => {
   // One log, written a little, then copied: two services that share genesis, keys and prefix.
-  const dirA = tempDir(t);
-  const first = await startService(t, { dataDir: dirA });
-  const alice = await register(first, 'alice', { operatorId: 'lab-a' });
-  await send(first, alice, 'paper', make.paper(1));
-  await first.stop();
-  const dirB = tempDir(t);
-  cpSync(dirA, dirB, { recursive: true });
+  const [dirA, dirB] = await copiedLog(t);
   const a = await startService(t, { dataDir: dirA });
   const b = await startService(t, { dataDir: dirB });
   t.equal(a.d.logKeyString, b.d.logKeyString, 'the same log key');

@@ -6,10 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { signPayload } from '../../lib/protocol/ed25519.js';
-import { sha256TextHex } from 'tlog-engine';
-import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { startService } from '../helpers/service.js';
+import { appendPairings, make, register, send } from '../helpers/agents.js';
 import { serveStatic } from '../helpers/static-server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fetchTilesLog, writeStaticTiles } from '../../verify/tiles.js';
@@ -17,21 +15,6 @@ import { verifyLog } from '../../verify/verify.js';
 
 const run = promisify(execFile);
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');
-
-async function appendN(s: TestService, n: number, from = 0) {
-  const pending = Array.from({ length: n }, (_, i) => {
-    const payload = {
-      protocol: 'archive/0.2',
-      type: 'operator.pairing',
-      operatorId: 'op_test',
-      codeHash: sha256TextHex(`code ${from + i}`),
-      ts: new Date().toISOString(),
-    };
-    const a = s.record.admit('operator.pairing', { payload, signature: signPayload(s.d.operatorKey, payload) });
-    return 'committed' in a ? a.committed : Promise.resolve();
-  });
-  await Promise.all(pending);
-}
 
 async function verifyTiles(url: string) {
   const { log, problems: found } = await fetchTilesLog(url);
@@ -42,7 +25,7 @@ t.test('a static copy: written, updated with only what changed, verified as serv
   const s = await startService(t);
   const alice = await register(s, 'alice');
   await send(s, alice, 'paper', make.paper(1));
-  await appendN(s, 300);
+  await appendPairings(s, 300);
   const dir = tempDir(t);
 
   const first = await writeStaticTiles(s.url, dir);
@@ -56,7 +39,7 @@ t.test('a static copy: written, updated with only what changed, verified as serv
   const again = await writeStaticTiles(s.url, dir);
   t.same(again.written, [], 'nothing changed, nothing written');
 
-  await appendN(s, 3, 300);
+  await appendPairings(s, 3, 300);
   const third = await writeStaticTiles(s.url, dir);
   const w = third.treeSize - 256;
   t.same(
@@ -95,7 +78,7 @@ t.test('verify --tiles against the live service', async (t) => {
   const s = await startService(t);
   const alice = await register(s, 'alice');
   await send(s, alice, 'paper', make.paper(1));
-  await appendN(s, 260);
+  await appendPairings(s, 260);
   const report = await verifyTiles(s.url);
   t.same(report.problems, []);
   t.equal(report.ok, true);

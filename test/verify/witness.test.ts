@@ -5,14 +5,13 @@
 // monitor with a 2-of-3 policy refuse the fork; a restarted witness keeps its last checkpoint.
 // Also the cosignature bytes, built here from the text of c2sp.org/tlog-cosignature.
 import t, { type Test } from 'tap';
-import { cpSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { copiedLog, register } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { parseWitnessFlag, type WitnessConfig } from '../../lib/service/witnesses.js';
@@ -132,13 +131,7 @@ t.test('the cosignature/v1 bytes are the spec text', async (t) => {
 
 t.test('three witnesses, an honest service and a fork: no witness cosigns both sides, a 2-of-3 policy refuses the fork', async (t) => {
   // One log, written a little, then copied: the lying service holds the same keys and prefix.
-  const dirA = tempDir(t);
-  const first = await startService(t, { dataDir: dirA });
-  const alice = await register(first, 'alice', { operatorId: 'lab-a' });
-  await send(first, alice, 'paper', make.paper(1));
-  await first.stop();
-  const dirB = tempDir(t);
-  cpSync(dirA, dirB, { recursive: true });
+  const [dirA, dirB] = await copiedLog(t);
 
   // Three witnesses follow the honest log.
   const plain = await startService(t, { dataDir: dirA });

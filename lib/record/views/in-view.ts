@@ -4,9 +4,11 @@
 import { outOfView } from '../admission/refusal.js';
 import type { OutOfView, State } from '../fold/state.js';
 
-export const describeOutOfView = (o: OutOfView): string =>
-  `${o.subject} is out of view (${o.status}, ` +
-  `${o.by === 'hold' ? 'held under R1' : o.by === 'screening' ? 'referred to the stewards by screening' : `withheld by steward ${o.by}`}, since entry ${o.seq})`;
+export const describeOutOfView = (o: OutOfView): string => {
+  const by =
+    o.by === 'hold' ? 'held under R1' : o.by === 'screening' ? 'referred to the stewards by screening' : `withheld by steward ${o.by}`;
+  return `${o.subject} is out of view (${o.status}, ${by}, since entry ${o.seq})`;
+};
 
 /** Why a claim is out of view (its paper or external claim is), or undefined. */
 export function claimHidden(state: State, ref: string): OutOfView | undefined {

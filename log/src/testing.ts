@@ -1,16 +1,18 @@
-// A real PostgreSQL server for tests and benchmarks: Debian's binaries (log/scripts/postgres.sh
-// installs them when missing), a cluster made by initdb in a temporary directory, listening on a
-// free loopback port and on a unix socket in that directory; no system service is used. As
-// root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
+// `tlog-engine/testing` (docs/engine.md, "Testing on PostgreSQL"): a throw-away log key, and a
+// real PostgreSQL server for tests and benchmarks: Debian's binaries (scripts/postgres.sh finds
+// them, or installs them as root), a cluster made by initdb in a temporary directory, on a free
+// loopback port; no system service. As root, the server runs as `postgres` (it refuses root).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { LogSigner, LogVerifier } from './head.js';
 
-const SCRIPT = fileURLToPath(new URL('../../../log/scripts/postgres.sh', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../scripts/postgres.sh', import.meta.url));
 
 export interface PgServer {
   /** The URL of database `db` on this server. */
@@ -58,7 +60,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startPostgres(t?: { teardown(fn: () => unknown): void }): Promise<PgServer> {
   const bin = pgBin();
   const user = serverUser();
-  const dir = mkdtempSync(join(tmpdir(), 'archive-pg-'));
+  const dir = mkdtempSync(join(tmpdir(), 'tlog-pg-'));
   if (user !== undefined) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');
   execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], {
@@ -181,5 +183,15 @@ export async function startPostgres(t?: { teardown(fn: () => unknown): void }): 
     kill,
     start,
     remove,
+  };
+}
+
+/** A throw-away log key for tests: its signer and a verifier of its signatures. */
+export function testSigner(): { signer: LogSigner; verify: LogVerifier } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+  return {
+    signer: { publicKey: raw, sign: (m) => sign(null, m, privateKey) },
+    verify: (m, s) => verify(null, m, publicKey, s),
   };
 }
