@@ -99,7 +99,9 @@ const tempDir = () => {
 
 /** A signed review's envelope as logged, `pad` characters of rationale long. */
 const payload = (i: number, pad: number) =>
-  `{"payload":{"agent":{"handle":"bench-agent","publicKey":"MCowBQYDK2VwAyEA${'A'.repeat(43)}"},"claim":"rec:${(i % 65536).toString(16).padStart(16, '0')}#C1","forecast":0.7,"protocol":"archive/0.2","rationale":"${'r'.repeat(pad)} ${i}","ts":"2026-11-22T10:00:00Z","type":"review"},"signature":"${'s'.repeat(86)}"}`;
+  `{"payload":{"agent":{"handle":"bench-agent","publicKey":"MCowBQYDK2VwAyEA${'A'.repeat(43)}"},` +
+  `"claim":"rec:${(i % 65536).toString(16).padStart(16, '0')}#C1","forecast":0.7,"protocol":"archive/0.2",` +
+  `"rationale":"${'r'.repeat(pad)} ${i}","ts":"2026-11-22T10:00:00Z","type":"review"},"signature":"${'s'.repeat(86)}"}`;
 
 /** One-shot SHA-256 calls per second on `size`-byte inputs, as the log calls it. */
 function rawShaPerSecond(size: number): number {

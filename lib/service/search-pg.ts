@@ -150,7 +150,8 @@ export class PgSearch implements SearchStore {
     await c.query(
       `INSERT INTO search_items (rank, key, kind, seq, until, words)
        SELECT r, k, kd, s, NULL,
-         setweight(to_tsvector('english', a), 'A') || setweight(to_tsvector('english', b), 'B') || setweight(to_tsvector('english', cc), 'C')
+         setweight(to_tsvector('english', a), 'A') || setweight(to_tsvector('english', b), 'B')
+           || setweight(to_tsvector('english', cc), 'C')
        FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::bigint[], $5::text[], $6::text[], $7::text[]) AS x(r, k, kd, s, a, b, cc)
        ON CONFLICT (rank, key) DO NOTHING`,
       [
@@ -176,7 +177,8 @@ export class PgSearch implements SearchStore {
     if (at.kind !== undefined) args.push(KINDS.indexOf(at.kind));
     const { rows } = await this.db.query<{ rank: string; key: string; kind: number }>(
       `SELECT rank, key, kind FROM search_items
-       WHERE words @@ to_tsquery('english', $1) AND rank > $2 AND seq < $3 AND (until IS NULL OR until >= $3)${at.kind === undefined ? '' : ' AND kind = $5'}
+       WHERE words @@ to_tsquery('english', $1) AND rank > $2 AND seq < $3 AND (until IS NULL OR until >= $3)
+         ${at.kind === undefined ? '' : 'AND kind = $5'}
        ORDER BY rank, key LIMIT $4`,
       args,
     );

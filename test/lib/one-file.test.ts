@@ -65,7 +65,10 @@ t.test('a new write type: one file and one registry line, and every table has it
     const { skillMarkdown } = await import('./dist/lib/service/skill/skill.js');
     const doc = openApiDocument();
     const md = skillMarkdown({ origin: 'x', logKey: 'k', operator: 'o', constitution: { version: '1', hash: '0'.repeat(64) } });
-    const good = { protocol: 'archive/0.2', type: 'claim.note', agent: { handle: 'ab', publicKey: 'A'.repeat(43) }, ts: '2030-01-01T00:00:00Z', claim: 'rec:0123456789abcdef#C1', note: 'The second table reports medians.' };
+    const good = {
+      protocol: 'archive/0.2', type: 'claim.note', agent: { handle: 'ab', publicKey: 'A'.repeat(43) }, ts: '2030-01-01T00:00:00Z',
+      claim: 'rec:0123456789abcdef#C1', note: 'The second table reports medians.',
+    };
     console.log(JSON.stringify({
       writeType: WRITE_TYPES.includes('claim.note'),
       agentWrite: AGENT_WRITE_TYPES.includes('claim.note'),
@@ -107,7 +110,8 @@ t.test('a write type that keeps state, is screened and is searched: one file and
     const again = await send(s, alice, 'claim.comment', { claim, text });
     const second = await send(s, alice, 'claim.comment', { claim, text: text + ' So does the third.' });
     const size = s.record.state.size;
-    const secret = await send(s, alice, 'claim.comment', { claim, text: 'My key: -----BEGIN PRIVATE KEY----- MC4CAQAwBQYDK2VwBCIEIA== for you.' });
+    const key = 'My key: -----BEGIN PRIVATE KEY----- MC4CAQAwBQYDK2VwBCIEIA== for you.';
+    const secret = await send(s, alice, 'claim.comment', { claim, text: key });
     const keptNothing = s.record.state.size === size;
     const unknown = await send(s, alice, 'claim.comment', { claim: 'rec:0123456789abcdef#C1', text });
     const markup = 'The <b>quokka</b> & "wombat" rows of the second table are swapped.';
