@@ -123,6 +123,9 @@ t.test('a write type that keeps state, is screened and is searched: one file and
     const browse = (path) => fetch(s.url + path, { headers: { accept: 'text/html' } }).then(async (r) => [r.status, await r.text()]);
     const [pageStatus, page] = await browse('/explore/search?q=quokka');
     const [formStatus, form] = await browse('/explore/search');
+    // The log page's row of the referred comment: what it is about.
+    const [, logPage] = await browse('/explore/log?from=' + referred.body.seq + '&limit=1');
+    const row = logPage.slice(logPage.indexOf('<td class="what rest">') + 22, logPage.indexOf('<td class="who">'));
     const bad = await s.get('/v2/search?q=quokka&kind=note');
     const doc = (await s.get('/openapi.json')).body;
     const skill = (await s.get('/skill.md')).text;
@@ -135,6 +138,7 @@ t.test('a write type that keeps state, is screened and is searched: one file and
       marked: [marked.status, marked.body.id, marked.body.seq],
       referred: [referred.status, referred.body.status, referred.body.screening?.rule, referred.body.id],
       after: [after.type, after.payload.event?.subject],
+      row,
       withheld: (await s.get('/v2/record')).body.withheld.map((w) => w.subject),
       quokka: await search('quokka'),
       comments: await search('medians%20table&kind=comment'),
@@ -160,6 +164,12 @@ t.test('a write type that keeps state, is screened and is searched: one file and
   t.match(out.unknown, [404, /^payload\.claim: no claim/], 'its refusal');
   t.match(out.referred, [202, 'review', 'personal-data', /^[0-9a-f]{64}$/], 'screened: referred, answered 202');
   t.same(out.after, ['screening.refer', out.referred[3]], 'with the service event that takes it out of view, right after it');
+  t.match(
+    out.row,
+    /^<code>claim\.comment<\/code> <a class="claim" href="\/explore\/claims\/rec%3A[0-9a-f]{16}%23C1"/,
+    'the log page says it is about its claim',
+  );
+  t.notMatch(out.row, /arguments/, 'not an argument');
   t.same(out.withheld, [out.referred[3]], 'out of view');
   const markup = 'The <b>quokka</b> & "wombat" rows of the second table are swapped.';
   t.same(

@@ -25,12 +25,15 @@ const CREATES: Readonly<Record<string, (p: Members) => Subject>> = {
   'governance.propose': (p) => ({ kind: 'proposal', id: payloadId(p) }),
 };
 
-/** An item named by the id an out-of-view act or a withheld entry gives (rec:, ext:, ch: or an argument id). */
-export function subjectOfId(id: string): Subject {
+/**
+ * An item named by the id an out-of-view act or a withheld entry gives (rec:, ext:, ch: or an
+ * argument's id); null for an item of another type (an entry type added since names its own).
+ */
+export function subjectOfId(state: State, id: string): Subject | null {
   if (id.startsWith('rec:')) return { kind: 'paper', id };
   if (id.startsWith('ext:')) return { kind: 'claim', id: `${id}#C1` };
   if (id.startsWith('ch:')) return { kind: 'challenge', id };
-  return { kind: 'argument', id };
+  return state.argumentsById.has(id) ? { kind: 'argument', id } : null;
 }
 
 /**
@@ -40,13 +43,15 @@ export function subjectOfId(id: string): Subject {
  */
 export function entrySubject(state: State, seq: number, type: string, logged: Members): Subject | null {
   const withheld = state.redacted.get(seq);
-  if (withheld !== undefined) return subjectOfId(withheld);
+  const item = withheld === undefined ? null : subjectOfId(state, withheld);
+  if (item !== null) return item;
   if (type === 'agent.register') return { kind: 'agent', id: logged.handle as string };
   const p = (logged.payload ?? logged.event) as Members | undefined;
   if (p === undefined) return null;
   const creates = CREATES[type];
   if (creates !== undefined) return creates(p);
-  if (typeof p.subject === 'string') return subjectOfId(p.subject);
+  const named = typeof p.subject === 'string' ? subjectOfId(state, p.subject) : null;
+  if (named !== null) return named;
   if (typeof p.commit === 'string') return { kind: 'receipt', id: p.commit };
   if (typeof p.argument === 'string') return { kind: 'argument', id: p.argument };
   if (typeof p.challenge === 'string') return { kind: 'challenge', id: `ch:${bareChallengeId(p.challenge)}` };
