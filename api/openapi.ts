@@ -8,68 +8,13 @@ import { EARLIER } from './routes/earlier.js';
 import { sha256TextHex } from 'tlog-engine';
 import { READS, type Param } from './reads/index.js';
 import { SCHEMAS } from './reads/components.js';
-import { arr, bool, claimRef, counting, hex64, int, nullable, obj, ref, str, ts, type Schema } from './reads/schema.js';
+import { ref, type Schema } from '../lib/protocol/schemas/json.js';
 
 /**
  * What registering can be answered beyond 400, 401, 413, 428, 429, 503
  * (docs/api.md#statuses-and-error-codes); each write's: its route's statuses.
  */
 const REGISTRATION_STATUSES = [201, 409, 403, 404];
-/**
- * The answers of the writes whose item the numbers read: what the write reports, and what its
- * item counts (docs/credence.md#what-a-write-counts). Every other write answers `Accepted`.
- */
-const challengesCompleted = { ...arr({ type: 'string', pattern: '^ch:[0-9a-f]{16}$' }), description: 'the challenges it completed' };
-const WRITE_ANSWERS: Partial<Record<WriteType, Schema>> = {
-  paper: obj(
-    {
-      id: str,
-      claims: arr(claimRef),
-      page: str,
-      foundations: {
-        ...arr(obj({ ref: claimRef, ...counting }, ['ref', 'counts'])),
-        description: 'each claim its claims build on (extends, method), once: whether the paper adds to its use, and why not',
-      },
-      seq: int,
-    },
-    ['id', 'claims', 'page', 'foundations', 'seq'],
-  ),
-  review: obj({ id: hex64, claim: claimRef, seq: int, ...counting }, ['id', 'claim', 'seq', 'counts']),
-  'check.commit': obj(
-    { id: hex64, seed: int, crossCheck: nullable({ type: 'object' }), deadline: ts, seq: int, sealSeq: int, ...counting },
-    ['id', 'seed', 'crossCheck', 'deadline', 'seq', 'sealSeq', 'counts'],
-  ),
-  'check.result': obj(
-    {
-      id: hex64,
-      outcome: { enum: ['confirmed', 'failed', 'inconclusive'] },
-      crossMatch: nullable(bool),
-      finding: nullable(int),
-      revealAt: ts,
-      challengesCompleted,
-      seq: int,
-      ...counting,
-    },
-    ['id', 'outcome', 'crossMatch', 'finding', 'revealAt', 'seq', 'counts'],
-  ),
-  'argument.file': obj({ id: hex64, page: str, challengesCompleted, seq: int, ...counting }, ['id', 'page', 'seq', 'counts']),
-  'argument.check': obj(
-    {
-      argument: hex64,
-      status: { enum: ['open', 'upheld', 'dismissed'] },
-      checks: int,
-      replaced: {
-        ...nullable(obj({ holds: bool, models: arr(str), seq: int })),
-        description:
-          "the operator's earlier check of the argument that this one replaces (the latest check of each operator counts), or null",
-      },
-      shutOut: ts,
-      seq: int,
-      ...counting,
-    },
-    ['argument', 'status', 'checks', 'replaced', 'seq', 'counts'],
-  ),
-};
 const COMMON_WRITE = [400, 401, 413, 428, 429, 503, 507];
 const COMMON_READ = [400, 401, 404, 429, 503];
 
@@ -288,7 +233,7 @@ export function openApiDocument(): Record<string, unknown> {
         requestBody: { required: true, content: { 'application/json': { schema: envelope(payload as Schema) } } },
         responses: responses(
           statuses.filter((s) => s < 300),
-          (types.length === 1 ? WRITE_ANSWERS[types[0]!] : undefined) ?? null,
+          (types.length === 1 ? entryTypeOf(types[0]!)?.answer : undefined) ?? null,
           [...COMMON_WRITE, ...statuses.filter((s) => s >= 300)],
         ),
       }),

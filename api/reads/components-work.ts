@@ -1,7 +1,21 @@
 // The named schemas of papers, receipts, reviews and arguments as lists hold them, and of agents and operators
 // with their work (components.schemas of /openapi.json, in api/reads/components.ts).
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
-import { arr, claimRef, hex64, int, nullable, num, obj, page, probability, ref, str, ts, type Schema } from './schema.js';
+import {
+  arr,
+  claimRef,
+  hex64,
+  int,
+  nullable,
+  num,
+  obj,
+  page,
+  probability,
+  ref,
+  str,
+  ts,
+  type Schema,
+} from '../../lib/protocol/schemas/json.js';
 
 export const WORK_SCHEMAS: Record<string, Schema> = {
   EntryLinks: obj({ seq: int, entry: str, proof: str }),

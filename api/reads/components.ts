@@ -2,7 +2,22 @@
 import { COUNTING_RULES, NOTE_ITEM_KINDS } from '../../lib/record/numbers/index.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { STATUSES } from '../../lib/record/views/index.js';
-import { arr, bool, claimRef, counted, hex64, int, nullable, num, obj, probability, ref, str, ts, type Schema } from './schema.js';
+import {
+  arr,
+  bool,
+  claimRef,
+  counted,
+  hex64,
+  int,
+  nullable,
+  num,
+  obj,
+  probability,
+  ref,
+  str,
+  ts,
+  type Schema,
+} from '../../lib/protocol/schemas/json.js';
 import { WORK_SCHEMAS } from './components-work.js';
 import { KINDS } from '../../lib/service/search.js';
 

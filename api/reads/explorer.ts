@@ -5,7 +5,7 @@ import { PAGE, WORK_LISTS, WORK_PAGE } from '../../lib/record/views/index.js';
 import { KINDS } from '../../lib/service/search.js';
 import { PROPOSALS_PAGE } from '../../lib/record/governance/index.js';
 import { QUERY_MAX, SEARCH_PAGE } from '../reader-query.js';
-import { claimRef, hex64, str } from './schema.js';
+import { claimRef, hex64, str } from '../../lib/protocol/schemas/json.js';
 import { limit, id, cursorParam, workCursor, filters, PAGE_RETURNS, group, type Read } from './read.js';
 
 const explorer = group(explorerReads);

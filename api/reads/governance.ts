@@ -1,7 +1,7 @@
 // Governance (docs/governance.md): the proposals under Article V and one proposal in full.
 import { governanceReads } from '../routes/governance.js';
 import { PROPOSALS_PAGE } from '../../lib/record/governance/index.js';
-import { arr, bool, hex64, int, next, obj, ref, str } from './schema.js';
+import { arr, bool, hex64, int, next, obj, ref, str } from '../../lib/protocol/schemas/json.js';
 import { limit, id, cursorParam, group, type Read } from './read.js';
 
 const governance = group(governanceReads);

@@ -1,7 +1,7 @@
 // The /v1 reads: the constitution in force, the log (served by the engine's router, tlog-engine/http) and this node.
 import { constitutionReads } from '../routes/constitution.js';
 import { nodeReads } from '../routes/node.js';
-import { arr, bool, hex64, int, nullable, obj, ref, str } from './schema.js';
+import { arr, bool, hex64, int, nullable, obj, ref, str } from '../../lib/protocol/schemas/json.js';
 import { limit, id, group, type Read } from './read.js';
 
 const constitution = group(constitutionReads);

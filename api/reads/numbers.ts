@@ -1,7 +1,7 @@
 // The record's summary and its numbers: credence and the frontier.
 import { recordReads } from '../routes/record.js';
 import { CREDENCE_PAGE, numbersReads } from '../routes/numbers.js';
-import { arr, int, next, obj, ref, str } from './schema.js';
+import { arr, int, next, obj, ref, str } from '../../lib/protocol/schemas/json.js';
 import { limit, cursorParam, group, type Read } from './read.js';
 
 const record = group(recordReads);

@@ -13,7 +13,7 @@ import { STATUSES } from '../../lib/record/views/index.js';
 import type { NodeRole } from '../forward.js';
 import type { Cursors } from '../paging.js';
 import { params, type Query } from '../params.js';
-import { str, type Schema } from './schema.js';
+import { str, type Schema } from '../../lib/protocol/schemas/json.js';
 
 /** A parameter of a read: `description` is also the MCP tool's argument's. */
 export interface Param {

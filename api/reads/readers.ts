@@ -4,7 +4,7 @@ import { readerReads } from '../routes/readers.js';
 import { PAGE, WORK_LISTS, WORK_PAGE } from '../../lib/record/views/index.js';
 import { KINDS, KINDS_IN_PROSE } from '../../lib/service/search.js';
 import { QUERY_MAX, SEARCH_PAGE } from '../reader-query.js';
-import { arr, hex64, int, next, nullable, obj, ref, str } from './schema.js';
+import { arr, hex64, int, next, nullable, obj, ref, str } from '../../lib/protocol/schemas/json.js';
 import { limit, id, cursorParam, filters, group, type Read } from './read.js';
 
 const record = group(recordReads);

@@ -1,7 +1,7 @@
 // The record's items: receipts, arguments, challenges, the heartbeat, flags and holds.
 import { recordReads } from '../routes/record.js';
 import { PAGE } from '../../lib/record/views/index.js';
-import { arr, claimRef, hex64, int, next, nullable, obj, ref, str, ts } from './schema.js';
+import { arr, claimRef, hex64, int, next, nullable, obj, ref, str, ts } from '../../lib/protocol/schemas/json.js';
 import { limit, id, cursorParam, group, type Read } from './read.js';
 
 const record = group(recordReads);

@@ -3,7 +3,7 @@ import { siteReads } from '../routes/site.js';
 import { constitutionReads } from '../routes/constitution.js';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
-import { arr, int, obj, str } from './schema.js';
+import { arr, int, obj, str } from '../../lib/protocol/schemas/json.js';
 import { group, type Read } from './read.js';
 
 const site = group(siteReads);

@@ -15,6 +15,7 @@ import { noteArgumentCheck } from '../numbers/verification.js';
 import { argumentCounting, checkCounting } from '../numbers/counting.js';
 import { arr, bool, claimRef, hash64, https, models, nt, num, obj, oneOf, pat, signed, str } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
+import * as json from '../../protocol/schemas/json.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
@@ -93,6 +94,12 @@ export function argumentAt(state: State, id: string, field: string): Argument {
 
 export const file = entryType({
   type: 'argument.file',
+  answer: json.obj({ id: json.hex64, page: json.str, challengesCompleted: json.challengesCompleted, seq: json.int, ...json.counting }, [
+    'id',
+    'page',
+    'seq',
+    'counts',
+  ]),
   // An argument (its 64-hex id).
   item: (state, id) => {
     const a = state.argumentsById.get(id);
@@ -162,6 +169,22 @@ export const file = entryType({
 
 export const check = entryType({
   type: 'argument.check',
+  answer: json.obj(
+    {
+      argument: json.hex64,
+      status: { enum: ['open', 'upheld', 'dismissed'] },
+      checks: json.int,
+      replaced: {
+        ...json.nullable(json.obj({ holds: json.bool, models: json.arr(json.str), seq: json.int })),
+        description:
+          "the operator's earlier check of the argument that this one replaces (the latest check of each operator counts), or null",
+      },
+      shutOut: json.ts,
+      seq: json.int,
+      ...json.counting,
+    },
+    ['argument', 'status', 'checks', 'replaced', 'seq', 'counts'],
+  ),
   origin: 'write',
   schema: argumentCheckSchema,
   route: { path: '/v2/arguments/check', signer: 'main', status: 201, statuses: [403, 404, 409, 451] },

@@ -31,6 +31,7 @@ import {
   str,
 } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM, EXAMPLE_HASH } from './examples.js';
+import * as json from '../../protocol/schemas/json.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
@@ -106,6 +107,18 @@ export function drawCrossCheck(state: State, r: Receipt, seed: number): string |
 
 export const commit = entryType({
   type: 'check.commit',
+  answer: json.obj(
+    {
+      id: json.hex64,
+      seed: json.int,
+      crossCheck: json.nullable({ type: 'object' }),
+      deadline: json.ts,
+      seq: json.int,
+      sealSeq: json.int,
+      ...json.counting,
+    },
+    ['id', 'seed', 'crossCheck', 'deadline', 'seq', 'sealSeq', 'counts'],
+  ),
   sealedBy: 'check.seal',
   origin: 'write',
   schema: checkCommitSchema,
@@ -266,6 +279,19 @@ function checkOutputs(bundle: Bundle, outputs: Record<string, unknown>, field: s
 
 export const result = entryType({
   type: 'check.result',
+  answer: json.obj(
+    {
+      id: json.hex64,
+      outcome: { enum: ['confirmed', 'failed', 'inconclusive'] },
+      crossMatch: json.nullable(json.bool),
+      finding: json.nullable(json.int),
+      revealAt: json.ts,
+      challengesCompleted: json.challengesCompleted,
+      seq: json.int,
+      ...json.counting,
+    },
+    ['id', 'outcome', 'crossMatch', 'finding', 'revealAt', 'seq', 'counts'],
+  ),
   origin: 'write',
   schema: checkResultSchema,
   route: { path: '/v2/checks/result', signer: 'main-or-check', status: 201, statuses: [403, 404, 409, 422] },

@@ -7,6 +7,7 @@ import type { Touched } from '../numbers/rescore.js';
 import type { Counted } from '../numbers/counting.js';
 import type { RecordEntry, SignedWrite, State } from '../fold/state.js';
 import type { Signer as SignedBy } from '../admission/signer.js';
+import type { Schema } from '../../protocol/schemas/json.js';
 
 /** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
 export interface AlreadySo {
@@ -176,6 +177,11 @@ export interface EntryType<Logged = unknown, Outcome = unknown, By extends Signe
   readonly sealing?: Sealing;
   /** For a write an agent signs: true when it may sign it before acknowledging the constitution in force. */
   readonly beforeAcknowledging?: boolean;
+  /**
+   * For a write whose answer says more than `Accepted` (what its apply reports, and what its item
+   * counts): the JSON Schema of that answer, which the OpenAPI description gives as its response.
+   */
+  readonly answer?: Schema;
   /** What the search indexes of it (docs/api.md#search); a type without it is not searched. */
   readonly search?: Searched<Logged>;
   /**

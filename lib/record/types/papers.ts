@@ -27,6 +27,7 @@ import {
   type Static,
 } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM } from './examples.js';
+import * as json from '../../protocol/schemas/json.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
@@ -156,6 +157,19 @@ function checkParents(state: State, parents: Static<typeof paperSchema>['builds_
 
 export const paper = entryType({
   type: 'paper',
+  answer: json.obj(
+    {
+      id: json.str,
+      claims: json.arr(json.claimRef),
+      page: json.str,
+      foundations: {
+        ...json.arr(json.obj({ ref: json.claimRef, ...json.counting }, ['ref', 'counts'])),
+        description: 'each claim its claims build on (extends, method), once: whether the paper adds to its use, and why not',
+      },
+      seq: json.int,
+    },
+    ['id', 'claims', 'page', 'foundations', 'seq'],
+  ),
   screened: true,
   // A paper (rec:<16 hex>), with its claims.
   item: (state, id) => {

@@ -11,6 +11,7 @@ import { noteReview } from '../numbers/verification.js';
 import { reviewCounting } from '../numbers/counting.js';
 import { claimRef, models, nt, num, signed } from '../../protocol/schemas/shared.js';
 import { EXAMPLE_CLAIM } from './examples.js';
+import * as json from '../../protocol/schemas/json.js';
 
 // ---- the payloads (docs/payloads.md): each type's schema, typing its descriptor's hooks ----
 
@@ -29,6 +30,7 @@ const reviewSchema = signed(
 
 export const review = entryType({
   type: 'review',
+  answer: json.obj({ id: json.hex64, claim: json.claimRef, seq: json.int, ...json.counting }, ['id', 'claim', 'seq', 'counts']),
   origin: 'write',
   schema: reviewSchema,
   route: { path: '/v2/reviews', signer: 'main-or-check', status: 201, statuses: [403, 404, 409, 451] },

@@ -1,4 +1,5 @@
-// The JSON schemas' small words, shared by the read table (api/reads/) and the OpenAPI document (api/openapi.ts).
+// The JSON schemas' small words, plain JSON Schema objects: the entry types' answers (their descriptors'
+// `answer`), the read table (api/reads/) and the OpenAPI document are written with them.
 export type Schema = Record<string, unknown>;
 
 export const str: Schema = { type: 'string' };
@@ -30,3 +31,9 @@ export const counted = (item: Schema): Schema => ({
   properties: { ...(item.properties as Schema), ...counting },
   required: [...(item.required as string[]), 'counts'],
 });
+
+/** The challenges a write completed (a receipt's or an argument's answer). */
+export const challengesCompleted: Schema = {
+  ...arr({ type: 'string', pattern: '^ch:[0-9a-f]{16}$' }),
+  description: 'the challenges it completed',
+};
