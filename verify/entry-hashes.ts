@@ -2,8 +2,8 @@
 // payload hash from the payload unless fields were withheld. Shared by the verifier's workers
 // and the proof bundle's check.
 import { canonicalize, knownCanonical } from '../lib/protocol/canonical-json.js';
-import { sha256TextHex, toHex } from 'tlog-engine';
-import { hashLeafText, leafInput } from '../lib/protocol/log-entry.js';
+import { leafHash, sha256TextHex, toHex } from 'tlog-engine';
+import { leafInput } from '../lib/protocol/log-entry.js';
 import type { ServedEntry } from './source.js';
 
 /** Whether the entry was served with fields withheld (its payload hash cannot be recomputed). */
@@ -21,7 +21,7 @@ export interface EntryHashes {
 }
 
 export function entryHashes(e: ServedEntry, seq: number): EntryHashes {
-  const leaf = hashLeafText(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq, ts: e.ts, type: e.type }));
+  const leaf = leafHash(leafInput({ payloadHash: e.payloadHash, prevHash: e.prevHash, seq, ts: e.ts, type: e.type }));
   const problems: string[] = [];
   if (e.entryHash !== toHex(leaf))
     problems.push(`entryHash does not recompute from the leaf fields (served ${e.entryHash}, recomputed ${toHex(leaf)})`);
@@ -65,7 +65,7 @@ export function lineHashes(line: string, seq: number): (EntryHashes & { type: st
   const text = line.slice(m[0].length, line.length - 1);
   if (!knownCanonical(text)) return null;
   const [, ts, type, payloadHash, prevHash, entryHash] = m as unknown as [string, string, string, string, string, string];
-  const leaf = hashLeafText(leafInput({ payloadHash, prevHash, seq, ts, type }));
+  const leaf = leafHash(leafInput({ payloadHash, prevHash, seq, ts, type }));
   const problems: string[] = [];
   if (entryHash !== toHex(leaf))
     problems.push(`entryHash does not recompute from the leaf fields (served ${entryHash}, recomputed ${toHex(leaf)})`);

@@ -5,7 +5,7 @@ import { hash } from 'node:crypto';
 import {
   LogError,
   NO_LEAF,
-  hashLeaf,
+  leafHash,
   openLog,
   storeReader,
   sha256,
@@ -75,11 +75,6 @@ export function leafInput(f: LeafFields): string {
   return `{"payloadHash":"${f.payloadHash}","prevHash":"${f.prevHash}","seq":${f.seq},"ts":"${f.ts}","type":"${f.type}"}`;
 }
 
-/** RFC 6962 leaf hash of a leaf input given as text: SHA-256(0x00 || UTF-8 bytes). */
-export function hashLeafText(leaf: string): Uint8Array {
-  return hashLeaf(Buffer.from(leaf, 'utf8'));
-}
-
 /** The hashes of entry `seq` of `payload` text, chained to `prevHash`: its payloadHash and leaf (entry) hash. */
 export function entryHashes(
   seq: number,
@@ -89,7 +84,7 @@ export function entryHashes(
   prevHash: string,
 ): { payloadHash: string; leafHash: Uint8Array } {
   const payloadHash = sha256TextHex(payload);
-  return { payloadHash, leafHash: hashLeafText(leafInput({ payloadHash, prevHash, seq, ts, type })) };
+  return { payloadHash, leafHash: leafHash(leafInput({ payloadHash, prevHash, seq, ts, type })) };
 }
 
 const view = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));

@@ -193,12 +193,6 @@ export async function runServer<O extends string>(program: ServerProgram<O>): Pr
     return exit(1, (err as Error).message);
   }
   const { server } = running;
-  server.on('error', (err) => exit(1, err.message));
-  server.listen(port, values.host ?? '127.0.0.1', () => {
-    const a = server.address();
-    const url = typeof a === 'object' && a !== null ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
-    for (const line of running.announce(url)) console.log(line);
-  });
   let closing = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -212,4 +206,12 @@ export async function runServer<O extends string>(program: ServerProgram<O>): Pr
       );
     });
   }
+  let url: string;
+  try {
+    ({ url } = await listen(server, port, values.host ?? '127.0.0.1'));
+  } catch (err) {
+    return exit(1, (err as Error).message);
+  }
+  server.on('error', (err) => exit(1, err.message));
+  for (const line of running.announce(url)) console.log(line);
 }

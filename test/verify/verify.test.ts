@@ -20,8 +20,8 @@ import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verif
 import { verifyLog, verifyService } from '../../verify/verify.js';
 import { fetchProof, proofProblem } from '../../verify/proof.js';
 import { entryHashes, lineHashes } from '../../verify/entry-hashes.js';
-import { headMessage, sha256TextHex, toHex } from 'tlog-engine';
-import { hashLeafText, leafInput, ZERO_HASH } from '../../lib/protocol/log-entry.js';
+import { headMessage, leafHash, sha256TextHex, toHex } from 'tlog-engine';
+import { leafInput, ZERO_HASH } from '../../lib/protocol/log-entry.js';
 
 const run = promisify(execFile);
 const ARCHIVE = join(process.cwd(), 'bin', 'archive');
@@ -80,7 +80,7 @@ function rechain(entries: ServedEntry[], from: number): void {
     const e = entries[i]!;
     if (e.withheld === undefined) e.payloadHash = sha256TextHex(canonicalize(e.payload));
     e.prevHash = prev;
-    e.entryHash = toHex(hashLeafText(leafInput(e)));
+    e.entryHash = toHex(leafHash(leafInput(e)));
     prev = e.entryHash;
   }
 }
