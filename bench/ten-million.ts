@@ -23,6 +23,7 @@
 //     of the same stream otherwise);
 //   - heap plus array buffers after start from the snapshot, with the readers' indexes
 //     (bench/start-heap.ts; goal: at most 2 GiB).
+// BENCH_ONLY picks some of the figures: zero, snapshot, reads, search, pause, heap, verify.
 // The measures write to the log (registrations, one paper): a log reused grows by them.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -45,7 +46,10 @@ import { fmt, machine, prng, quantile } from './stats.js';
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000_000);
 const CACHE = process.env.BENCH_CACHE ?? join(tmpdir(), 'bench-ten-million');
 const SHAPES = (process.env.BENCH_SHAPES ?? 'review,papers').split(',');
-const VERIFY = process.env.BENCH_VERIFY !== '0';
+const FIGURES = ['zero', 'snapshot', 'reads', 'search', 'pause', 'heap', 'verify'];
+const ONLY = new Set((process.env.BENCH_ONLY ?? FIGURES.join(',')).split(','));
+if (process.env.BENCH_VERIFY === '0') ONLY.delete('verify');
+const want = (figure: string) => ONLY.has(figure);
 /** The generators' version, in the cache's key: raise it when bench/build-log.ts or bench/readers-log.ts changes the log. */
 const GENERATOR = 1;
 /** Entries written after the log for the incremental verification. */
@@ -212,94 +216,105 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
   const floor = `floor: reading every entry from the store ${fmt(sample.readS, 1)} s`;
 
   // No snapshot: the replay, then the search index built from the state (its file removed).
-  rmSync(snapshotFile(dir), { force: true });
-  for (const suffix of ['', '-wal', '-shm']) rmSync(searchFile(dir) + suffix, { force: true });
-  const zero = await serve(code, dir, SERVE);
-  const zeroSearch = await zero.line(/the search index holds/);
-  await stop(zero);
-  row(
-    'start with no snapshot: serving / search ready',
-    'stated',
-    `${fmt(zero.seconds, 1)} s / ${fmt(zeroSearch.seconds, 1)} s, peak RSS ${fmt(zero.peakMiB)} MiB at serving`,
-    floor,
-  );
-  const shutdown = zero.lines.filter((l) => l.includes('snapshot at entry')).map((l) => l.replace(/^archive: /, ''));
-  row('snapshots written at its clean shutdown', '', shutdown.join('; ') || 'none');
+  if (want('zero') || !existsSync(snapshotFile(dir))) {
+    rmSync(snapshotFile(dir), { force: true });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(searchFile(dir) + suffix, { force: true });
+    const zero = await serve(code, dir, SERVE);
+    const zeroSearch = await zero.line(/the search index holds/);
+    await stop(zero);
+    row(
+      'start with no snapshot: serving / search ready',
+      'stated',
+      `${fmt(zero.seconds, 1)} s / ${fmt(zeroSearch.seconds, 1)} s, peak RSS ${fmt(zero.peakMiB)} MiB at serving`,
+      floor,
+    );
+    const shutdown = zero.lines.filter((l) => l.includes('snapshot at entry')).map((l) => l.replace(/^archive: /, ''));
+    row('snapshots written at its clean shutdown', '', shutdown.join('; ') || 'none');
+  }
 
-  const tf = performance.now();
-  const bytes = (await readFile(snapshotFile(dir))).length;
-  const readSnapshot = (performance.now() - tf) / 1000;
-  const s = await serve(code, dir, SERVE);
-  const restored = await s.line(/the search index (holds|is up to date)/);
-  const used = s.lines.find((l) => l.includes('starting from the snapshot')) ?? 'the snapshot was not used';
-  row(
-    'start from the snapshot: serving / search ready',
-    '< 3 s',
-    `${fmt(s.seconds, 2)} s / ${fmt(restored.seconds, 2)} s, peak RSS ${fmt(s.peakMiB)} MiB (${used.replace(/^archive: /, '')})`,
-    `floor: reading the snapshot files (${mib(bytes)}) ${fmt(readSnapshot, 2)} s`,
-  );
+  if (want('snapshot') || want('reads') || want('search')) {
+    const tf = performance.now();
+    const bytes = (await readFile(snapshotFile(dir))).length;
+    const readSnapshot = (performance.now() - tf) / 1000;
+    const s = await serve(code, dir, SERVE);
+    const restored = await s.line(/the search index (holds|is up to date)/);
+    const used = s.lines.find((l) => l.includes('starting from the snapshot')) ?? 'the snapshot was not used';
+    if (want('snapshot'))
+      row(
+        'start from the snapshot: serving / search ready',
+        '< 3 s',
+        `${fmt(s.seconds, 2)} s / ${fmt(restored.seconds, 2)} s, peak RSS ${fmt(s.peakMiB)} MiB (${used.replace(/^archive: /, '')})`,
+        `floor: reading the snapshot files (${mib(bytes)}) ${fmt(readSnapshot, 2)} s`,
+      );
+    const rnd = prng(26);
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
 
-  // Reads of one item, beside the bare route.
-  const rnd = prng(26);
-  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const paper = await timeGets(s.url, 500, () => `/v2/papers/${pick(sample.papers).id}`);
-  const agent = await timeGets(s.url, 300, () => `/v2/agents/${pick(sample.handles)}`);
-  const hot = await timeGets(s.url, 100, () => `/explore/claims/${encodeURIComponent(sample.hotClaim)}`);
-  const bare = await timeGets(s.url, 500, () => '/v1/log/sth');
-  const bareAgain = `the bare route GET /v1/log/sth p50 ${p50(bare)}`;
-  row('GET /v2/papers/{id}', 'p50 < 5 ms', p50p99(paper), bareAgain);
-  row('GET /v2/agents/{handle}', 'p50 < 5 ms', p50p99(agent));
-  row(`the hot claim's page GET /explore/claims/{ref}`, 'p50 < 5 ms', p50p99(hot));
+    if (want('reads')) {
+      // Reads of one item, beside the bare route.
+      const paper = await timeGets(s.url, 500, () => `/v2/papers/${pick(sample.papers).id}`);
+      const agent = await timeGets(s.url, 300, () => `/v2/agents/${pick(sample.handles)}`);
+      const hot = await timeGets(s.url, 100, () => `/explore/claims/${encodeURIComponent(sample.hotClaim)}`);
+      const bare = await timeGets(s.url, 500, () => '/v1/log/sth');
+      const bareAgain = `the bare route GET /v1/log/sth p50 ${p50(bare)}`;
+      row('GET /v2/papers/{id}', 'p50 < 5 ms', p50p99(paper), bareAgain);
+      row('GET /v2/agents/{handle}', 'p50 < 5 ms', p50p99(agent));
+      row(`the hot claim's page GET /explore/claims/{ref}`, 'p50 < 5 ms', p50p99(hot));
+    }
+    if (want('search')) {
+      // Search while writes land: one or two words of the sampled papers' titles.
+      const queries = Array.from({ length: 1000 }, (_, i) => {
+        const ws = pick(sample.papers).title.split(' ');
+        return i % 2 === 0 ? pick(ws) : `${pick(ws)} ${pick(ws)}`;
+      });
+      let done = false;
+      const landed = { n: 0 };
+      const tw = performance.now();
+      const writes = writesUntil(s.url, () => done, landed);
+      const search = await timeGets(s.url, queries.length, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
+      const bareUnder = await timeGets(s.url, 500, () => '/v1/log/sth');
+      done = true;
+      await writes;
+      const writeRate = landed.n / ((performance.now() - tw) / 1000);
+      row(
+        'GET /v2/search while writes land (20 results, snippets)',
+        'p50 < 20 ms, p99 < 200 ms',
+        p50p99(search),
+        `the bare route under the same writes: ${p50p99(bareUnder)}; ${fmt(writeRate)} registrations/s landed`,
+      );
+      const id = await postPaper(s.url, 'Warm-up schedules for learning rates of small transformers');
+      let indexed = false;
+      for (const end = Date.now() + 10_000; !indexed && Date.now() < end;) indexed = await finds(s.url, 'learning rates', id);
+      const inflected = await finds(s.url, 'learning rate', id);
+      row(
+        'a search for "learning rate" finds a paper titled "... learning rates ..."',
+        'yes',
+        indexed ? (inflected ? 'yes' : 'no') : 'the paper was not found by its own words within 10 s',
+      );
+    }
+    await stop(s);
+  }
 
-  // Search while writes land: one or two words of the sampled papers' titles.
-  const queries = Array.from({ length: 1000 }, (_, i) => {
-    const ws = pick(sample.papers).title.split(' ');
-    return i % 2 === 0 ? pick(ws) : `${pick(ws)} ${pick(ws)}`;
-  });
-  let done = false;
-  const landed = { n: 0 };
-  const tw = performance.now();
-  const writes = writesUntil(s.url, () => done, landed);
-  const search = await timeGets(s.url, queries.length, (i) => `/v2/search?q=${encodeURIComponent(queries[i % queries.length]!)}`);
-  const bareUnder = await timeGets(s.url, 500, () => '/v1/log/sth');
-  done = true;
-  await writes;
-  const writeRate = landed.n / ((performance.now() - tw) / 1000);
-  row(
-    'GET /v2/search while writes land (20 results, snippets)',
-    'p50 < 20 ms, p99 < 200 ms',
-    p50p99(search),
-    `the bare route under the same writes: ${p50p99(bareUnder)}; ${fmt(writeRate)} registrations/s landed`,
-  );
-  const id = await postPaper(s.url, 'Warm-up schedules for learning rates of small transformers');
-  let indexed = false;
-  for (const end = Date.now() + 10_000; !indexed && Date.now() < end;) indexed = await finds(s.url, 'learning rates', id);
-  const inflected = await finds(s.url, 'learning rate', id);
-  row(
-    'a search for "learning rate" finds a paper titled "... learning rates ..."',
-    'yes',
-    indexed ? (inflected ? 'yes' : 'no') : 'the paper was not found by its own words within 10 s',
-  );
+  if (want('pause')) {
+    const pause = await snapshotPause(dir);
+    row(
+      "the snapshot's pause of serving: the longest gap in a stream of reads",
+      '< 250 ms',
+      `${fmt(pause.during)} ms (${pause.line})`,
+      `the longest gap otherwise: ${fmt(pause.otherwise)} ms, ${fmt(pause.reads)} reads in all`,
+    );
+  }
 
-  await stop(s);
-
-  const pause = await snapshotPause(dir);
-  row(
-    "the snapshot's pause of serving: the longest gap in a stream of reads",
-    '< 250 ms',
-    `${fmt(pause.during)} ms (${pause.line})`,
-    `the longest gap otherwise: ${fmt(pause.otherwise)} ms, ${fmt(pause.reads)} reads in all`,
-  );
-
-  const heap = heapAfterStart(code, dir, 'snapshot');
-  row(
-    "heap + array buffers after start from the snapshot, with the readers' indexes",
-    '<= 2,048 MiB',
-    `${fmt(heap.heapMiB + heap.arrayBuffersMiB)} MiB (${fmt(heap.heapMiB)} + ${fmt(heap.arrayBuffersMiB)}), rss ${fmt(heap.rssMiB)} MiB`,
-    `the search index built, not restored; ${fmt(heap.seconds, 1)} s to open`,
-  );
+  if (want('heap')) {
+    const heap = heapAfterStart(code, dir, 'snapshot');
+    row(
+      "heap + array buffers after start from the snapshot, with the readers' indexes",
+      '<= 2,048 MiB',
+      `${fmt(heap.heapMiB + heap.arrayBuffersMiB)} MiB (${fmt(heap.heapMiB)} + ${fmt(heap.arrayBuffersMiB)}), rss ${fmt(heap.rssMiB)} MiB`,
+      `the search index built, not restored; ${fmt(heap.seconds, 1)} s to open`,
+    );
+  }
   // The auditor, last (the longest): the whole log, then the entries written since.
-  if (VERIFY) {
+  if (want('verify')) {
     const a = await serve(code, dir, SERVE);
     const work = mkdtempSync(join(tmpdir(), 'bench-ten-million-verify-'));
     try {
@@ -320,7 +335,7 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
       rmSync(work, { recursive: true, force: true });
       await stop(a);
     }
-  } else row('archive verify --state, 10,000 new entries', '< 10 s', 'not run (BENCH_VERIFY=0)');
+  }
   return rows;
 }
 
