@@ -292,6 +292,22 @@ t.test('LevelStore: after a roll-back the entries read are the ones written agai
   await store.close();
 });
 
+t.test('LevelStore: a read begun before a roll-back keeps nothing of what it read', async (t) => {
+  const store = await LevelStore.open(join(tempDir(t), 'db'));
+  await store.commit(batch(0, 300));
+  await store.commit(batch(300, 300));
+  // The read begins (its LevelDB iterator made) before the roll-back's commit, and ends after it.
+  const reading = store.readEntries(300, 1);
+  const rolling = store.commit({ first: 300, entries: [], tiles: [], head: head(300) });
+  const [read] = await Promise.all([reading, rolling]);
+  t.same(hexOf(read), seqsOf(300, 301), 'it gives what was stored when it began');
+  t.equal(store.cached.bundles, 0, 'and keeps none of it');
+  const other = (seq: number) => bytes(`written again ${seq}`);
+  await store.commit(batch(300, 300, [], 'cd', other));
+  t.same(hexOf(await store.readEntries(300, 1)), hexOf([other(300)]), 'a later read gives the entry written again');
+  await store.close();
+});
+
 t.test('LevelStore: the bundles kept are bounded in bytes, the least recently read dropped first', async (t) => {
   const dir = join(tempDir(t), 'db');
   let store = await LevelStore.open(dir);
