@@ -86,7 +86,10 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
           "a file holding the last head verified; the new head must extend it, and is saved there (with this run's replay in " +
           'FILE.replay, so the next run checks only new entries)',
       })
-      .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
+      .option('cache', {
+        type: 'string',
+        describe: 'an export file to resume from and keep up to date (with --url; with --state, appended to: docs/cli.md)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
       .option('progress', {
         type: 'boolean',

@@ -27,7 +27,9 @@ export interface CacheMark {
 }
 
 /** A block of the cache that does not match its mark, found while reading it: the run starts again without the cache. */
-export class CacheProblem extends Error {}
+export class CacheProblem extends Error {
+  override name = 'CacheProblem';
+}
 
 const sha256 = (b: Buffer): Buffer => createHash('sha256').update(b).digest();
 
