@@ -6,6 +6,8 @@
 import t, { type Test } from 'tap';
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { archive } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
@@ -25,6 +27,19 @@ async function writes(t: Test, s: TestService, n: number): Promise<string> {
       201,
     );
   return paper.body.id as string;
+}
+
+/** A proxy in front of `target` that may rewrite the body of any GET by its path and query. */
+async function proxy(t: Test, target: string, lie: (path: string, body: string) => string): Promise<string> {
+  const server: Server = createServer(async (req, res) => {
+    const upstream = await fetch(target + req.url!, { method: req.method });
+    const body = lie(req.url!, await upstream.text());
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** The entry hashes of an export, and its head's size. */
@@ -56,6 +71,17 @@ t.test('a second run appends the new entries to the cache, its earlier bytes unt
   // An item of the first run's entries goes out of view: the second run fetches its entry again and checks it is served so.
   t.equal((await withhold(s, sam, paper)).status, 201);
   await writes(t, s, 2);
+  // A service that serves the paper's entry whole still (the older entries are not fetched otherwise) is caught.
+  const seq = (await fetchLog(new ArchiveClient(s.url))).entries.find((e) => e.subject === paper)!.seq;
+  const liar = await proxy(t, s.url, (path, body) => {
+    if (!path.startsWith(`/v1/log/entries?from=${seq}&`)) return body;
+    // The entry as the first run cached it, before the paper went out of view.
+    return JSON.stringify({ ...JSON.parse(body), entries: [JSON.parse(before.toString('utf8').split('\n')[seq + 1]!)] });
+  });
+  const lying = await archive(['verify', '--url', liar, '--state', state, '--cache', cache]);
+  t.equal(lying.code, 1, lying.stdout + lying.stderr);
+  t.match(lying.stdout, new RegExp(`PROBLEM rules .*${seq}.*the record holds ${paper} out of view at this entry; it is served whole`));
+  t.ok(readFileSync(cache).equals(before), 'a run that fails leaves the cache as it was');
   const second = await archive(args);
   t.equal(second.code, 0, second.stdout + second.stderr);
   t.match(second.stdout, /resumed from this verifier's replay saved at \d+ entries/);
@@ -112,6 +138,15 @@ t.test('a cache changed, cut short, or of another log is set aside; the run veri
     t.match(r.stdout, /resumed from/, `${what}: the saved replay still holds`);
     t.same(await exported(cache), await served(s), `${what}: the cache is written afresh`);
   }
+  // With no saved state, a cache of another log is read whole: the run from it fails, so it is set aside and the run repeated.
+  const lone = await archive(['verify', '--url', s.url, '--cache', otherCache]);
+  t.equal(lone.code, 0, lone.stdout + lone.stderr);
+  t.match(
+    lone.stderr,
+    /the cache .*other\.jsonl is set aside, the run from it found a problem \(signature at 0: .*\); fetching the entries/,
+  );
+  t.same(await exported(otherCache), await served(s), "the cache is now this log's");
+
   // And the next run appends to the cache written afresh.
   await writes(t, s, 9);
   const next = await archive(args);
