@@ -100,7 +100,7 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
 /** A cache that matched its mark when opened: its older entries on demand, and the new ones appended. */
 export interface Cache {
   mark: CacheMark;
-  /** Entry `seq` (before `mark.entries`), from its block, checked against the block's digest; throws CacheProblem when it does not match. */
+  /** Entry `seq` (before `mark.entries`), from its block, checked against its digest: CacheProblem when it does not match. */
   entry(seq: number): Promise<ServedEntry>;
   /** Appends the entries of `log` after the mark and rewrites the header in place for its head; returns the new mark. */
   append(log: LogCopy): Promise<CacheMark>;
