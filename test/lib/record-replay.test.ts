@@ -7,7 +7,11 @@ import { startService, type TestService } from '../helpers/service.js';
 import { make, pairingCode, payloadOf, register, send, type TestAgent } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
 import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
-import { replayStore, stateDigest, stateJson } from '../../lib/record/fold/index.js';
+import { applyEntry, emptyState, replayStore, stateDigest, stateJson } from '../../lib/record/fold/index.js';
+import { noteApplied, readIndexOf, type ReadIndex } from '../../lib/record/views/index.js';
+
+/** The readers' index as JSON, its Maps as lists of pairs in their order. */
+const indexJson = (ix: ReadIndex): string => JSON.stringify(ix, (_, v) => (v instanceof Map ? [...v] : v));
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -159,6 +163,15 @@ t.test('a restart replays the log from zero into the very same state', async (t)
   const size = s1.record.state.size;
   t.equal(size, entries.length);
   t.equal(stateJson(await replayStore(s1.d.log, size)), live, 'replayStore from zero gives the live state');
+  // The readers' index made from a state at start is the one kept entry by entry (docs/api.md#lists-and-cursors).
+  const kept = readIndexOf(emptyState());
+  const folded = await replayStore(s1.d.log, size, emptyState(), (state, e) => {
+    const outcome = applyEntry(state, e);
+    noteApplied(kept, state, e, typeof outcome === 'object' && outcome !== null ? (outcome as { id?: string }) : {});
+    return outcome;
+  });
+  t.ok(folded.reviews.size >= 2, 'reviews in the index');
+  t.equal(indexJson(readIndexOf(folded)), indexJson(kept), "the readers' index made at start is the one kept as entries land");
   await s1.stop();
 
   const s2 = await startService(t, { dataDir, clock });

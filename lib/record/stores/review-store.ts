@@ -117,6 +117,19 @@ export class Reviews implements ReadonlyMap<string, Review> {
   operatorAt(row: number): string {
     return this.operators.at(this.operator[row]!);
   }
+  /** The number of a row's agent (and operator) among the store's, and the name of a number: for walks of every row. */
+  agentNumberAt(row: number): number {
+    return this.agent[row]!;
+  }
+  operatorNumberAt(row: number): number {
+    return this.operator[row]!;
+  }
+  agentNamed(n: number): string {
+    return this.agents.at(n);
+  }
+  operatorNamed(n: number): string {
+    return this.operators.at(n);
+  }
   signerKeyAt(row: number): string {
     return this.signerKeys.at(this.key[row]!);
   }

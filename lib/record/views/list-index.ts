@@ -81,7 +81,16 @@ export function readIndexOf(state: State): ReadIndex {
   ix.operators.push(...state.operators.keys());
   for (const id of state.papers.keys()) notePaper(ix, state, id);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
-  for (let row = 0; row < state.reviews.size; row++) noteReview(ix, state, row);
+  // Every review row, its author's work found by the store's number for it rather than by name (ten million rows at start).
+  const reviews = state.reviews;
+  const byAgent: Work[] = [];
+  const byOperator: Work[] = [];
+  for (let row = 0; row < reviews.size; row++) {
+    const a = reviews.agentNumberAt(row);
+    const o = reviews.operatorNumberAt(row);
+    (byAgent[a] ??= workOf(ix.byAgent, reviews.agentNamed(a))).reviews.push(row);
+    (byOperator[o] ??= workOf(ix.byOperator, reviews.operatorNamed(o))).reviews.push(row);
+  }
   for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
   return ix;
 }
