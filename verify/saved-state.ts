@@ -5,7 +5,7 @@ import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
 import { encodeState, readState, stateHeader, type State } from '../lib/record/fold/index.js';
 
-export const REPLAY_FORMAT = 'archive-verify-replay/3';
+export const REPLAY_FORMAT = 'archive-verify-replay/4';
 
 /** Where `--state FILE` keeps the replay. */
 export const replayFile = (stateFile: string): string => `${stateFile}.replay`;
