@@ -175,7 +175,7 @@ function listColumn(list: number[]): Typed {
 }
 
 /** Numbers made columns per turn. */
-const NUMBERS = 2 ** 20;
+const NUMBERS = 2 ** 18;
 
 /** The body's chunks: the manifest, each part's structured clone, then each column's raw bytes. */
 function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
@@ -200,7 +200,7 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
 
 /**
  * The body of `copy`, in chunks: each part serialized in a turn of its own (`turn` waits for the
- * next), the lists made columns a million numbers a turn, the columns as they are.
+ * next), the lists made columns a quarter of a million numbers a turn, the columns as they are.
  */
 export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
   const parts: Uint8Array[] = [];
