@@ -67,9 +67,10 @@ export function entryLookup(log: RecordLog): EntryLookup {
     const worker = async () => {
       for (let r = todo.shift(); r !== undefined; r = todo.shift()) {
         try {
-          const got = await log.records(r.from, r.count);
+          // What lies between the seqs asked for is read but not parsed.
+          const got = new Map((await log.records(r.from, r.count, r.seqs)).map((e) => [e.seq, e]));
           for (const seq of r.seqs) {
-            const e = got[seq - r.from];
+            const e = got.get(seq);
             if (e === undefined) fail([seq], internal(`entry ${seq} is missing from the store`));
             else for (const w of batch.get(seq)!) w.resolve(e);
           }

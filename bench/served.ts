@@ -27,6 +27,14 @@ export function peakMiB(pid: number): number {
   return m === null ? NaN : Number(m[1]) / 1024;
 }
 
+/** CPU milliseconds `pid` has used so far, all its threads (Linux: /proc/<pid>/stat, in 10 ms ticks). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 /** The services still running, stopped when this process exits (a benchmark that fails leaves none holding its store). */
 const running = new Set<ChildProcess>();
 process.once('exit', () => running.forEach((c) => c.kill('SIGKILL')));

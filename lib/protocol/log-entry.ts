@@ -262,9 +262,19 @@ export class RecordLog {
     };
   }
 
-  /** Committed entries [from, from + count), parsed; throws when one is malformed. */
-  async records(from: number, count: number): Promise<LoggedEntry[]> {
-    return (await this.engine.records(from, count)).map((r) => loggedEntry(r.seq, r.bytes));
+  /**
+   * Committed entries [from, from + count), parsed; throws when one is malformed. `only` (seqs of
+   * the range, ascending): those alone are parsed and given, the others read and dropped.
+   */
+  async records(from: number, count: number, only?: readonly number[]): Promise<LoggedEntry[]> {
+    const stored = await this.engine.records(from, count);
+    if (only === undefined) return stored.map((r) => loggedEntry(r.seq, r.bytes));
+    const out: LoggedEntry[] = [];
+    for (const seq of only) {
+      const r = stored[seq - from];
+      if (r !== undefined) out.push(loggedEntry(r.seq, r.bytes));
+    }
+    return out;
   }
 
   /** Committed entries with their hashes, as the log serves them. */

@@ -50,9 +50,10 @@ export { MemoryStore, type Fault } from './memory-store.js';
 /**
  * A LevelDB store in `dir` (made if missing). LevelDB is loaded on the first call. `framing`: how
  * a new store joins the entries it keeps under one key (default: length-prefixed); an existing
- * store keeps its own, and refuses another.
+ * store keeps its own, and refuses another. `cacheBytes`: the bytes of whole bundles lately read
+ * it keeps (default 8 MiB; 0 keeps none; docs/engine.md).
  */
-export async function openLevelStore(dir: string, opts: { framing?: Framing } = {}): Promise<LogStore> {
+export async function openLevelStore(dir: string, opts: { framing?: Framing; cacheBytes?: number } = {}): Promise<LogStore> {
   const { LevelStore } = await import('./level-store.js');
   return LevelStore.open(dir, opts);
 }

@@ -125,23 +125,52 @@ async function readHead(db: Db, snapshot: Snapshot | undefined): Promise<StoredH
   return v === undefined ? null : decodeHead(v);
 }
 
+/**
+ * The entries of bundles `first`…`last`, each from its first entry until a gap (pieces are
+ * contiguous), with the bytes of its pieces; a bundle with no piece gives none.
+ */
+async function readBundles(
+  db: Db,
+  framing: Framing,
+  snapshot: Snapshot | undefined,
+  first: number,
+  last: number,
+): Promise<Map<number, { records: Uint8Array[]; bytes: number }>> {
+  const pieces = await db.iterator({ gte: bundleKey(first), lt: bundleKey(last + 1), snapshot }).all();
+  const out = new Map<number, { records: Uint8Array[]; bytes: number }>();
+  for (const [key, value] of pieces) {
+    const index = readIndex(key, 1);
+    const offset = key.length === 10 ? key[9]! : 0;
+    let bundle = out.get(index);
+    if (bundle === undefined && offset === 0) out.set(index, (bundle = { records: [], bytes: 0 }));
+    // Pieces are contiguous: a piece that does not start where its bundle ends is not used.
+    if (bundle === undefined || bundle.records.length !== offset) continue;
+    for (const r of framing.split(value)) bundle.records.push(r);
+    bundle.bytes += value.length;
+  }
+  return out;
+}
+
+/** Entries [from, from + count) of `bundles` (as readBundles gives them), stopping at the first missing. */
+function entriesOf(bundle: (index: number) => Uint8Array[] | undefined, from: number, count: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let seq = from; out.length < count;) {
+    const index = Math.floor(seq / BUNDLE_SIZE);
+    const records = bundle(index) ?? [];
+    let i = seq - index * BUNDLE_SIZE;
+    for (; i < records.length && out.length < count; i++) out.push(records[i]!);
+    // A bundle that ends short ends what the store holds.
+    if (i < BUNDLE_SIZE) break;
+    seq = (index + 1) * BUNDLE_SIZE;
+  }
+  return out;
+}
+
 async function readEntries(db: Db, framing: Framing, snapshot: Snapshot | undefined, from: number, count: number): Promise<Uint8Array[]> {
   if (count <= 0) return [];
   const first = Math.floor(from / BUNDLE_SIZE);
-  const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
-  const pieces = await db.iterator({ gte: bundleKey(first), lt: bundleKey(last + 1), snapshot }).all();
-  const out: Uint8Array[] = [];
-  let next = first * BUNDLE_SIZE;
-  for (const [key, value] of pieces) {
-    const start = readIndex(key, 1) * BUNDLE_SIZE + (key.length === 10 ? key[9]! : 0);
-    // Pieces are contiguous: stop at a gap.
-    if (start !== next) break;
-    const records = framing.split(value);
-    for (let i = Math.max(0, from - start); i < records.length && out.length < count; i++) out.push(records[i]!);
-    next = start + records.length;
-    if (out.length === count) break;
-  }
-  return out;
+  const bundles = await readBundles(db, framing, snapshot, first, Math.floor((from + count - 1) / BUNDLE_SIZE));
+  return entriesOf((index) => bundles.get(index)?.records, from, count);
 }
 
 /** The pieces of tile `id` after its first, in order: [width it grows from, bytes]. */
@@ -198,25 +227,85 @@ async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
   return edges;
 }
 
+/**
+ * Whole bundles lately read, split, the least recently used dropped first beyond `limit` bytes
+ * (their stored bytes): a page that shows a few entries spread along the log (a hot claim's
+ * reviews) reads each of their bundles once, not at every view. Only bundles wholly below the
+ * store's head are kept, which appends never change; a roll-back or a write below the head empties it.
+ */
+class BundleCache {
+  private readonly bundles = new Map<number, { records: Uint8Array[]; bytes: number }>();
+  private bytes = 0;
+  /** Raised when what is kept may no longer be what is stored: a read begun before does not keep what it read. */
+  generation = 0;
+
+  constructor(readonly limit: number) {}
+
+  get(index: number): Uint8Array[] | undefined {
+    const b = this.bundles.get(index);
+    if (b === undefined) return undefined;
+    // Kept in the order of use.
+    this.bundles.delete(index);
+    this.bundles.set(index, b);
+    return b.records;
+  }
+
+  keep(index: number, bundle: { records: Uint8Array[]; bytes: number }): void {
+    if (bundle.bytes > this.limit || this.bundles.has(index)) return;
+    this.bundles.set(index, bundle);
+    this.bytes += bundle.bytes;
+    for (const [oldest, b] of this.bundles) {
+      if (this.bytes <= this.limit) break;
+      this.bundles.delete(oldest);
+      this.bytes -= b.bytes;
+    }
+  }
+
+  clear(): void {
+    this.bundles.clear();
+    this.bytes = 0;
+    this.generation++;
+  }
+
+  /** Bundles kept and their bytes, for tests. */
+  get size(): { bundles: number; bytes: number } {
+    return { bundles: this.bundles.size, bytes: this.bytes };
+  }
+}
+
+/** Bytes of whole bundles a store keeps read (`LevelStore.open`'s `cacheBytes`). */
+export const CACHE_BYTES = 8 * 2 ** 20;
+/** A read of more bundles than this (a replay, a scan) neither fills the cache nor reads from it. */
+const CACHED_READ = 4;
+
 export class LevelStore implements LogStore {
   /** The last stored tile of each tile level; null after a failed write, until read again. */
   private edges: Map<number, EdgeTile> | null;
+  /** Whole bundles lately read. */
+  private readonly cache: BundleCache;
+  /** Entries below this are stored for good: the size of the last head written (or read at open). */
+  private size: number;
 
   private constructor(
     private readonly db: Db,
     /** How the entries of a bundle piece are joined. */
     readonly framing: Framing,
     edges: Map<number, EdgeTile>,
+    size: number,
+    cacheBytes: number,
   ) {
     this.edges = edges;
+    this.size = size;
+    this.cache = new BundleCache(cacheBytes);
   }
 
   /**
    * Opens (creating if needed) the LevelDB store in `dir`. `framing`: how a new store joins the
    * entries of a bundle (default: length-prefixed); an existing store opens with the framing it
-   * was made with, and refuses another.
+   * was made with, and refuses another. `cacheBytes`: how many bytes of whole bundles lately read
+   * it keeps (default CACHE_BYTES; 0 keeps none).
    */
-  static async open(dir: string, opts: { framing?: Framing } = {}): Promise<LevelStore> {
+  static async open(dir: string, opts: { framing?: Framing; cacheBytes?: number } = {}): Promise<LevelStore> {
     const db: Db = new Level<Buffer, Buffer>(dir, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
@@ -244,7 +333,8 @@ export class LevelStore implements LogStore {
         if (opts.framing !== undefined && opts.framing.name !== framing.name)
           throw new LogError('bad_argument', `the store in ${dir} frames its entries as ${framing.name}, not ${opts.framing.name}`);
       }
-      return new LevelStore(db, framing, await readEdgeTiles(db));
+      const size = (await readHead(db, undefined))?.treeSize ?? 0;
+      return new LevelStore(db, framing, await readEdgeTiles(db), size, opts.cacheBytes ?? CACHE_BYTES);
     } catch (err) {
       await db.close();
       throw err;
@@ -255,8 +345,38 @@ export class LevelStore implements LogStore {
     return readHead(this.db, undefined);
   }
 
-  readEntries(from: number, count: number): Promise<Uint8Array[]> {
-    return readEntries(this.db, this.framing, undefined, from, count);
+  async readEntries(from: number, count: number): Promise<Uint8Array[]> {
+    if (count <= 0) return [];
+    const first = Math.floor(from / BUNDLE_SIZE);
+    const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
+    if (last - first >= CACHED_READ || this.cache.limit === 0) return readEntries(this.db, this.framing, undefined, from, count);
+    const kept = new Map<number, Uint8Array[]>();
+    const missing: number[] = [];
+    for (let index = first; index <= last; index++) {
+      const records = this.cache.get(index);
+      if (records === undefined) missing.push(index);
+      else kept.set(index, records);
+    }
+    if (missing.length > 0) {
+      const generation = this.cache.generation;
+      const size = this.size;
+      // The bundles missing, in one read from the first to the last of them.
+      const read = await readBundles(this.db, this.framing, undefined, missing[0]!, missing[missing.length - 1]!);
+      for (const index of missing) {
+        const bundle = read.get(index);
+        if (bundle === undefined) continue;
+        kept.set(index, bundle.records);
+        // Kept only when whole and below the head as it was before the read began, and when no roll-back came meanwhile.
+        if (bundle.records.length === BUNDLE_SIZE && (index + 1) * BUNDLE_SIZE <= size && this.cache.generation === generation)
+          this.cache.keep(index, bundle);
+      }
+    }
+    return entriesOf((index) => kept.get(index), from, count);
+  }
+
+  /** Bundles the cache keeps and their bytes, for tests. */
+  get cached(): { bundles: number; bytes: number } {
+    return this.cache.size;
   }
 
   getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
@@ -281,6 +401,10 @@ export class LevelStore implements LogStore {
     // No await unless a write failed before: the write must start before this returns to the
     // event loop, so the sequencer can form the next batch while this one is written.
     const before = this.edges ?? (await readEdgeTiles(this.db));
+    // A roll-back, or entries written below the head: bundles kept may no longer be what is stored.
+    // Emptied before the write and again after it, so that no read begun before keeps what it read.
+    const rewrites = batch.entries.length === 0 || batch.first < this.size;
+    if (rewrites) this.cache.clear();
     // A chained batch: far less per-operation work in abstract-level than an array of operations.
     const b = this.db.batch();
     // A batch with no entries rewrites a head (a roll-back after a failed write, store.ts): what
@@ -325,7 +449,10 @@ export class LevelStore implements LogStore {
       // The write may or may not have reached the disk: read the tiles' state again before the next.
       this.edges = null;
       throw err;
+    } finally {
+      if (rewrites) this.cache.clear();
     }
+    this.size = batch.head.treeSize;
     // After a roll-back the tiles' state is read again from the store.
     this.edges = batch.entries.length === 0 ? null : after;
   }

@@ -10,8 +10,8 @@ import { Sequencer } from '../src/sequencer.js';
 import type { LogStore } from '../src/store.js';
 import { startPostgres, testSigner } from '../src/testing.js';
 import { tempDir } from './helpers/tmp.js';
-import { storeConformance } from './store-conformance.js';
-import { textLines } from '../src/framing.js';
+import { batch, entry, head, storeConformance } from './store-conformance.js';
+import { lengthPrefixed, textLines } from '../src/framing.js';
 import { bytes, twoLines } from './helpers/text.js';
 
 const dirs = new WeakMap<LogStore, string>();
@@ -243,4 +243,94 @@ t.test('LevelStore: a store of a layout version this code does not know is refus
   await t.rejects(LevelStore.open(dir), { code: 'corrupt', message: /layout version 3/ });
   // Refused without being changed, and closed again: a second attempt gives the same answer.
   await t.rejects(LevelStore.open(dir), { code: 'corrupt' });
+});
+
+// Whole bundles lately read are kept, split (level-store.ts, BundleCache): reads give what is stored all the same.
+const hexOf = (entries: Uint8Array[]): string[] => entries.map((e) => Buffer.from(e).toString('hex'));
+const seqsOf = (from: number, to: number): string[] => hexOf(Array.from({ length: to - from }, (_, i) => entry(from + i)));
+
+t.test('LevelStore: one entry from the middle of a bundle, at the edge of a partial bundle, kept read or not', async (t) => {
+  const store = await LevelStore.open(join(tempDir(t), 'db'));
+  await store.commit(batch(0, 100));
+  await store.commit(batch(100, 256));
+  // Bundle 0 whole (in two pieces), bundle 1 of 100 entries (356 in all).
+  t.same(store.cached, { bundles: 0, bytes: 0 });
+  t.same(hexOf(await store.readEntries(128, 1)), seqsOf(128, 129), 'one entry from the middle of a bundle');
+  t.equal(store.cached.bundles, 1, 'its whole bundle kept');
+  t.same(hexOf(await store.readEntries(128, 1)), seqsOf(128, 129), 'the same entry again, from the bundle kept');
+  t.same(hexOf(await store.readEntries(99, 2)), seqsOf(99, 101), 'across the two pieces of the bundle');
+  t.same(hexOf(await store.readEntries(355, 1)), seqsOf(355, 356), 'the last entry of the partial bundle');
+  t.same(await store.readEntries(356, 1), [], 'none beyond it');
+  t.same(hexOf(await store.readEntries(250, 200)), seqsOf(250, 356), 'from the bundle kept into the partial one, to its end');
+  t.equal(store.cached.bundles, 1, 'a partial bundle is not kept');
+  // The partial bundle grows whole: read again, it is read from the store, then kept.
+  await store.commit(batch(356, 156));
+  t.same(hexOf(await store.readEntries(300, 212)), seqsOf(300, 512), 'the bundle grown whole');
+  t.same(hexOf(await store.readEntries(355, 2)), seqsOf(355, 357));
+  t.equal(store.cached.bundles, 2, 'and now kept');
+  t.same(hexOf(await store.readEntries(0, 600)), seqsOf(0, 512), 'a long read gives what is stored');
+  await store.close();
+});
+
+t.test('LevelStore: after a roll-back the entries read are the ones written again, not those kept before it', async (t) => {
+  const store = await LevelStore.open(join(tempDir(t), 'db'));
+  await store.commit(batch(0, 300));
+  // A commit that landed although it was reported failed.
+  await store.commit(batch(300, 300));
+  t.same(hexOf(await store.readEntries(300, 1)), seqsOf(300, 301));
+  t.same(hexOf(await store.readEntries(100, 1)), seqsOf(100, 101));
+  t.equal(store.cached.bundles, 2, 'bundles 0 and 1 kept');
+  // Truncated at recovery to 300 (a commit with no entries), then other entries written from 300 on.
+  await store.commit({ first: 300, entries: [], tiles: [], head: head(300) });
+  t.same(await store.readEntries(300, 1), [], 'nothing beyond the head read');
+  const other = (seq: number) => bytes(`written again ${seq}`);
+  await store.commit(batch(300, 300, [], 'cd', other));
+  t.same(hexOf(await store.readEntries(300, 1)), hexOf([other(300)]), 'the entry written again');
+  t.same(hexOf(await store.readEntries(511, 2)), hexOf([other(511), other(512)]));
+  t.same(hexOf(await store.readEntries(299, 2)), hexOf([entry(299), other(300)]), 'the bundle that holds both');
+  t.same(hexOf(await store.readEntries(100, 1)), seqsOf(100, 101), 'below the roll-back, as before');
+  await store.close();
+});
+
+t.test('LevelStore: a read begun before a roll-back keeps nothing of what it read', async (t) => {
+  const store = await LevelStore.open(join(tempDir(t), 'db'));
+  await store.commit(batch(0, 300));
+  await store.commit(batch(300, 300));
+  // The read begins (its LevelDB iterator made) before the roll-back's commit, and ends after it.
+  const reading = store.readEntries(300, 1);
+  const rolling = store.commit({ first: 300, entries: [], tiles: [], head: head(300) });
+  const [read] = await Promise.all([reading, rolling]);
+  t.same(hexOf(read), seqsOf(300, 301), 'it gives what was stored when it began');
+  t.equal(store.cached.bundles, 0, 'and keeps none of it');
+  const other = (seq: number) => bytes(`written again ${seq}`);
+  await store.commit(batch(300, 300, [], 'cd', other));
+  t.same(hexOf(await store.readEntries(300, 1)), hexOf([other(300)]), 'a later read gives the entry written again');
+  await store.close();
+});
+
+t.test('LevelStore: the bundles kept are bounded in bytes, the least recently read dropped first', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  let store = await LevelStore.open(dir);
+  await store.commit(batch(0, 256 * 6));
+  await store.close();
+  const bundle = Buffer.from(lengthPrefixed.join(Array.from({ length: 256 }, (_, i) => entry(256 + i)))).length;
+  store = await LevelStore.open(dir, { cacheBytes: 2.5 * bundle });
+  for (const b of [0, 1, 2]) t.same(hexOf(await store.readEntries(b * 256 + 7, 1)), seqsOf(b * 256 + 7, b * 256 + 8));
+  t.equal(store.cached.bundles, 2, 'two bundles fit');
+  t.ok(store.cached.bytes <= 2.5 * bundle, `${store.cached.bytes} bytes kept, at most ${2.5 * bundle}`);
+  // Bundle 1 read again (kept), then bundle 3: bundle 2, the least recently read, goes.
+  await store.readEntries(256 + 9, 1);
+  await store.readEntries(3 * 256 + 9, 1);
+  t.equal(store.cached.bundles, 2);
+  for (const b of [0, 1, 2, 3, 4, 5]) t.same(hexOf(await store.readEntries(b * 256 + 255, 1)), seqsOf(b * 256 + 255, b * 256 + 256));
+  // A read of many bundles (a replay) neither fills the cache nor needs it.
+  await store.close();
+  store = await LevelStore.open(dir);
+  t.same(hexOf(await store.readEntries(0, 256 * 6)), seqsOf(0, 256 * 6));
+  t.same(store.cached, { bundles: 0, bytes: 0 }, 'nothing kept from a read of six bundles');
+  await store.close();
+  store = await LevelStore.open(dir, { cacheBytes: 0 });
+  t.same(hexOf(await store.readEntries(7, 1)), seqsOf(7, 8));
+  t.same(store.cached, { bundles: 0, bytes: 0 }, 'cacheBytes 0 keeps none');
+  await store.close();
 });
