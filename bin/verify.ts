@@ -3,8 +3,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ArchiveClient } from '../lib/client/http.js';
-import { fetchLog, readExport, writeExport } from '../verify/source.js';
-import { verifyLog, verifyService } from '../verify/verify.js';
+import { fetchLog, readExport, writeExport, type ServedEntry } from '../verify/source.js';
+import { CacheProblem, openCache, writeCache, type Cache, type CacheMark } from '../verify/cache.js';
+import { verifyLog, verifyService, type HeldFrom } from '../verify/verify.js';
 import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
@@ -85,7 +86,10 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
           "a file holding the last head verified; the new head must extend it, and is saved there (with this run's replay in " +
           'FILE.replay, so the next run checks only new entries)',
       })
-      .option('cache', { type: 'string', describe: 'an export file to resume from and keep up to date (with --url)' })
+      .option('cache', {
+        type: 'string',
+        describe: 'an export file to resume from and keep up to date (with --url; with --state, appended to: docs/cli.md)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
       .option('progress', {
         type: 'boolean',
@@ -137,7 +141,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     const savedHead = readSavedHead(args.state);
     // This verifier's own replay at the saved head, when it holds (verify/saved-state.ts); not
     // under a witness policy, which checks a cosigned size against every leaf.
-    const resume = (): Resume | undefined => {
+    const loadResume = (): Resume | undefined => {
       if (args.state === undefined || savedHead === null || args.witness.length > 0) return undefined;
       const loaded = loadReplay(replayFile(args.state));
       if (loaded === null) return undefined;
@@ -146,19 +150,65 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       console.error(`archive verify: the saved replay ${replayFile(args.state)} is set aside, ${why}; checking every entry`);
       return undefined;
     };
+    // Read once for the first attempt; again for any later one (a replay changes the state it is given).
+    let first = loadResume();
+    const resume = (): Resume | undefined => {
+      const r = first ?? loadResume();
+      first = undefined;
+      return r;
+    };
     let verification;
+    let cacheMark: CacheMark | undefined;
     if (args.url !== undefined) {
-      const have = args.cache !== undefined && existsSync(args.cache) ? (await readExport(args.cache)).entries : [];
-      verification = await verifyService(new ArchiveClient(args.url), {
-        savedHead,
-        have,
-        progress: progressIf(args.progress, 'fetch', 'entries'),
-        replayProgress: progressIf(args.progress, 'replay', 'entries'),
-        policy: witnessPolicy(args.witness, args['witness-quorum']),
-        resume,
-        pinned,
-      });
-      if (args.cache !== undefined) await writeExport(args.cache, verification.log);
+      const client = new ArchiveClient(args.url);
+      const run = (have: ServedEntry[], from?: HeldFrom) =>
+        verifyService(client, {
+          savedHead,
+          have,
+          from,
+          progress: progressIf(args.progress, 'fetch', 'entries'),
+          replayProgress: progressIf(args.progress, 'replay', 'entries'),
+          policy: witnessPolicy(args.witness, args['witness-quorum']),
+          resume,
+          pinned,
+        });
+      const setAside = (why: string) =>
+        console.error(`archive verify: the cache ${args.cache} is set aside, ${why}; fetching the entries from the service`);
+      // The cache this verifier appended to at its last run, when it matches the mark kept with the replay (verify/cache.ts).
+      let cache: Cache | undefined;
+      const saved = first;
+      let appended = false;
+      if (args.cache !== undefined && saved?.cache !== undefined && saved.genesis !== undefined) {
+        const c = await openCache(args.cache, saved.cache, saved.lastEntryHash);
+        if ('problem' in c) setAside(c.problem);
+        else cache = c;
+      }
+      if (cache !== undefined) {
+        try {
+          const held = cache;
+          verification = await run([], { seq: held.mark.entries, genesis: saved!.genesis!, older: (seq) => held.entry(seq) });
+          // Only a run that passed adds to the cache; otherwise it stays as the saved replay's mark knows it.
+          if (verification.report.ok) cacheMark = await cache.append(verification.log);
+          appended = true;
+        } catch (err) {
+          if (!(err instanceof CacheProblem)) throw err;
+          setAside(err.message);
+          verification = undefined;
+        } finally {
+          await cache.close();
+        }
+      } else if (args.cache !== undefined && existsSync(args.cache) && saved?.cache === undefined) {
+        // A cache with no mark (an export, a first run): its entries are checked as the service's would be.
+        const have = (await readExport(args.cache)).entries;
+        verification = await run(have);
+        if (!verification.report.ok) {
+          const p = verification.report.problems[0]!;
+          setAside(`the run from it found a problem (${p.kind}${p.seq === null ? '' : ` at ${p.seq}`}: ${p.detail})`);
+          verification = undefined;
+        }
+      }
+      verification ??= await run([]);
+      if (args.cache !== undefined && !appended) cacheMark = await writeCache(args.cache, verification.log);
     } else if (args.tiles !== undefined) {
       const { log, problems: found } = await fetchTilesLog(args.tiles, progressIf(args.progress, 'fetch', 'entries'), pinned);
       verification = {
@@ -178,7 +228,12 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     if (report.ok && args.state !== undefined) {
       writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);
       const last = log.entries.at(-1);
-      if (last !== undefined) saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash);
+      const genesis = log.entries[0];
+      if (last !== undefined)
+        saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, {
+          genesis,
+          ...(cacheMark === undefined || !verification.report.ok ? {} : { cache: cacheMark }),
+        });
     }
     process.exitCode = report.ok ? 0 : 1;
   },

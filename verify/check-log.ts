@@ -29,15 +29,18 @@ export function headSigned(h: SignedTreeHead, logKey: string): boolean {
 }
 
 // Hashes and signatures are checked on worker threads (entry-worker.ts) while this thread replays.
-/** seq order and prevHash links (the hashes themselves are checked on workers: entry-pool.ts). */
-export function checkChain(log: LogCopy, problems: Problems): void {
-  let prev = ZERO_HASH;
-  log.entries.forEach((e, i) => {
+/**
+ * seq order and prevHash links (the hashes themselves are checked on workers: entry-pool.ts), from
+ * entry `from` on, whose prevHash must be `prev` (an incremental run's: the last entry verified).
+ */
+export function checkChain(log: LogCopy, problems: Problems, from = 0, prev = ZERO_HASH): void {
+  for (let i = from; i < log.entries.length; i++) {
+    const e = log.entries[i]!;
     if (e.seq !== i) problems.add('chain', i, `entry ${i} is served with seq ${e.seq}`);
     if (e.prevHash !== prev) problems.add('chain', i, `prevHash ${e.prevHash} is not the entryHash of entry ${i - 1} (${prev})`);
     if (!HEX64.test(e.payloadHash ?? '')) problems.add('hash', i, 'payloadHash is not 64 lowercase hex');
     prev = e.entryHash;
-  });
+  }
 }
 
 /** The operator key the genesis names ('' when there is none to read). */
@@ -137,18 +140,22 @@ export function replay(
  * The entries served with their text withheld as an item out of view are exactly the entries of
  * the items the replayed record holds out of view, each under the id the record gives it: text
  * hidden that the record does not withhold, a wrong id, or withheld text served whole, is caught.
+ * Checks the entries from `from` on (an incremental run from a cache holds no others).
  */
-export function checkOutOfView(log: LogCopy, state: State, problems: Problems): void {
-  for (const e of log.entries) {
-    const held = state.redacted.get(e.seq);
-    if (held === e.subject) continue;
-    if (held === undefined)
-      problems.add('rules', e.seq, `served with its text withheld as ${e.subject}, but the record holds no item out of view at this entry`);
-    else
-      problems.add(
-        'rules',
-        e.seq,
-        `the record holds ${held} out of view at this entry; it is served ${e.subject === undefined ? 'whole' : `as ${e.subject}`}`,
-      );
-  }
+export function checkOutOfView(log: LogCopy, state: State, problems: Problems, from = 0): void {
+  for (let i = from; i < log.entries.length; i++) checkEntryOutOfView(log.entries[i]!, state, problems);
+}
+
+/** checkOutOfView of one entry. */
+export function checkEntryOutOfView(e: ServedEntry, state: State, problems: Problems): void {
+  const held = state.redacted.get(e.seq);
+  if (held === e.subject) return;
+  if (held === undefined)
+    problems.add('rules', e.seq, `served with its text withheld as ${e.subject}, but the record holds no item out of view at this entry`);
+  else
+    problems.add(
+      'rules',
+      e.seq,
+      `the record holds ${held} out of view at this entry; it is served ${e.subject === undefined ? 'whole' : `as ${e.subject}`}`,
+    );
 }

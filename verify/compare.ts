@@ -72,7 +72,8 @@ function spread<T>(items: T[], n: number): T[] {
  */
 export async function compareReads(client: ArchiveClient, log: LogCopy, state: State, problems: Problems): Promise<string[]> {
   const logged: Logged = async (seq, type) => {
-    const e = log.entries[seq]!;
+    // An incremental run from a cache holds the older entries there (LogCopy.older).
+    const e = log.entries[seq] ?? (await log.older!(seq));
     if (e.type !== type) throw new Error(`entry ${seq} is a ${e.type}, not the ${type} the replay names there`);
     return e.payload.payload;
   };

@@ -4,6 +4,9 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
 import { encodeState, readState, stateHeader, type State } from '../lib/record/fold/index.js';
+import type { ServedEntry } from './source.js';
+import type { CacheMark } from './cache.js';
+import { entryHashes } from './entry-hashes.js';
 
 export const REPLAY_FORMAT = 'archive-verify-replay/4';
 
@@ -15,16 +18,23 @@ export interface Resume {
   state: State;
   range: Subtree[];
   lastEntryHash: string;
+  /** The genesis, entry 0, as verified: an incremental run that holds no older entry checks signatures against its keys. */
+  genesis?: ServedEntry;
+  /** The export cache verified with it (cache.ts). */
+  cache?: CacheMark;
 }
 
-interface Extra {
+/** What a replay keeps beside the state, besides its tree. */
+export type ReplayMore = Pick<Resume, 'genesis' | 'cache'>;
+
+interface Extra extends ReplayMore {
   range: { level: number; hash: string }[];
   lastEntryHash: string;
 }
 
 /** Writes the replay of a verification that passed (atomically: a temporary file renamed over it). */
-export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string): void {
-  const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash };
+export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string, more: ReplayMore = {}): void {
+  const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash, ...more };
   const bytes = encodeState(REPLAY_FORMAT, codeId(), state, toHex(rootFromSubtrees(range.map((s) => s.hash))), extra);
   writeFileSync(`${file}.tmp`, bytes);
   renameSync(`${file}.tmp`, file);
@@ -41,12 +51,14 @@ export function loadReplay(file: string): Resume | { problem: string } | null {
   }
   const h = stateHeader<Extra>(bytes, REPLAY_FORMAT, codeId());
   if ('problem' in h) return h;
-  const { range, lastEntryHash, rootHash, treeSize } = h.header;
+  const { range, lastEntryHash, rootHash, treeSize, genesis, cache } = h.header;
   if (!Array.isArray(range) || typeof lastEntryHash !== 'string') return { problem: 'its header names no subtrees' };
   const subtrees = range.map((s) => ({ level: s.level, hash: fromHex(s.hash, 32) }));
   if (subtrees.reduce((n, s) => n + 2 ** s.level, 0) !== treeSize) return { problem: `its subtrees do not cover ${treeSize} entries` };
   if (toHex(rootFromSubtrees(subtrees.map((s) => s.hash))) !== rootHash) return { problem: 'its subtrees do not give its root' };
+  if (genesis !== undefined && (genesis?.seq !== 0 || entryHashes(genesis, 0).problems.length > 0))
+    return { problem: 'its genesis does not hash to its entry hash' };
   const state = readState(h.body, treeSize);
   if ('problem' in state) return state;
-  return { state, range: subtrees, lastEntryHash };
+  return { state, range: subtrees, lastEntryHash, genesis, cache };
 }

@@ -32,6 +32,13 @@ export interface LogCopy {
    * the verifier's workers as it is (entry-pool.ts), rather than written again from the entry.
    */
   lines?: string[];
+  /**
+   * In an incremental run from a cache (bin/verify.ts): the entries before `from` are not held
+   * (but entry 0, the genesis); the saved replay covers them, and `older` reads one when a served
+   * read needs its text.
+   */
+  from?: number;
+  older?: (seq: number) => Promise<ServedEntry>;
 }
 
 export const EXPORT_FORMAT = 'archive-export/1';
@@ -49,6 +56,8 @@ async function getJson(client: ArchiveClient, path: string): Promise<Served> {
 export interface FetchOptions {
   /** Entries already held (resuming): fetching starts after them. */
   have?: ServedEntry[];
+  /** Fetch from this seq on, holding none before it but `genesis` (an incremental run from a cache: LogCopy.from). */
+  from?: { seq: number; genesis: ServedEntry };
   /** Called after each page with the entries held so far and the size being fetched. */
   progress?: (held: number, size: number) => void;
 }
@@ -57,7 +66,9 @@ export interface FetchOptions {
 export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): Promise<LogCopy> {
   const key = await getJson(client, '/v1/log/key');
   const sth = (await getJson(client, '/v1/log/sth')) as SignedTreeHead;
-  const entries = opts.have ?? [];
+  // An array with holes before `from`: entries stay at their seq.
+  const entries = opts.have ?? (opts.from === undefined ? [] : new Array<ServedEntry>(opts.from.seq));
+  if (opts.from !== undefined && opts.from.seq > 0) entries[0] = opts.from.genesis;
   while (entries.length < sth.treeSize) {
     const limit = Math.min(PAGE, sth.treeSize - entries.length);
     const page = await getJson(client, `/v1/log/entries?from=${entries.length}&limit=${limit}`);
@@ -68,7 +79,7 @@ export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): 
   }
   // A page may run past the head when the log grew meanwhile: keep exactly the head's entries.
   entries.length = Math.min(entries.length, sth.treeSize);
-  return { key: { key: key.key, origin: key.origin }, sth, entries };
+  return { key: { key: key.key, origin: key.origin }, sth, entries, ...(opts.from === undefined ? {} : { from: opts.from.seq }) };
 }
 
 /** Writes `log` as an export: the header line, then one entry a line. */

@@ -4,7 +4,17 @@
 import { ArchiveClient } from '../lib/client/http.js';
 import { type State, emptyState } from '../lib/record/fold/index.js';
 import { appendToRange, fromHex, toHex, verifyConsistency, type SignedTreeHead, type Subtree } from 'tlog-engine';
-import { checkChain, checkHead, checkOutOfView, genesisKey, headSigned, operatorKeyOf, replay, rootOf } from './check-log.js';
+import {
+  checkChain,
+  checkEntryOutOfView,
+  checkHead,
+  checkOutOfView,
+  genesisKey,
+  headSigned,
+  operatorKeyOf,
+  replay,
+  rootOf,
+} from './check-log.js';
 import { BATCH, checkEntriesOnWorkers } from './entry-pool.js';
 import type { Resume } from './saved-state.js';
 import { compareReads } from './compare.js';
@@ -82,6 +92,8 @@ function checkResumed(resume: Resume, log: LogCopy, problems: Problems): void {
     problems.add('consistency', null, `the saved replay holds ${n} entries, the log served ${log.entries.length}: the log shrank`);
     return;
   }
+  // Held from the replay on alone (LogCopy.from), the chain links the first new entry to the last one verified.
+  if (log.from !== undefined) return;
   if (n > 0 && log.entries[n - 1]!.entryHash !== resume.lastEntryHash)
     problems.add('consistency', n - 1, `entry ${n - 1} is not the one verified before (${resume.lastEntryHash}): the log was rewritten`);
 }
@@ -138,15 +150,44 @@ async function checkSaved(
  * results whose own outputs are sealed until their receipt is cross-checked or revealed, and
  * items out of view (their entry names a `subject`). The rest are doorbells' addresses.
  */
-function withheldBy(entries: readonly ServedEntry[]): { sealed: number; outOfView: number } {
+function withheldBy(entries: readonly ServedEntry[], from: number): { sealed: number; outOfView: number } {
   let sealed = 0;
   let outOfView = 0;
-  for (const e of entries) {
+  for (let i = from; i < entries.length; i++) {
+    const e = entries[i]!;
     if (e.withheld === undefined || e.withheld.length === 0) continue;
     if (e.subject !== undefined) outOfView++;
     else if (e.type === 'check.result' && e.withheld.includes('payload.outputs')) sealed++;
   }
   return { sealed, outOfView };
+}
+
+/**
+ * checkOutOfView for the entries before `held`, which an incremental run does not hold: those of
+ * items the new entries put out of view (or back in view) are fetched, and must now be served so.
+ */
+async function checkOlderOutOfView(
+  client: ArchiveClient,
+  before: Map<number, string>,
+  state: State,
+  held: number,
+  problems: Problems,
+): Promise<void> {
+  const changed = new Set<number>();
+  for (const [seq, id] of state.redacted) if (seq < held && before.get(seq) !== id) changed.add(seq);
+  for (const seq of before.keys()) if (!state.redacted.has(seq)) changed.add(seq);
+  for (const seq of changed) {
+    const page = await getEntry(client, seq);
+    if (page === undefined) problems.add('rules', seq, `GET /v1/log/entries?from=${seq}&limit=1 serves no entry`);
+    else checkEntryOutOfView(page, state, problems);
+  }
+}
+
+/** Entry `seq` as the service serves it now. */
+async function getEntry(client: ArchiveClient, seq: number): Promise<ServedEntry | undefined> {
+  const r = await client.get(`/v1/log/entries?from=${seq}&limit=1`);
+  const e = r.status === 200 ? r.body?.entries?.[0] : undefined;
+  return e?.seq === seq ? e : undefined;
 }
 
 /** The key the report names: the pinned one, else the genesis's (or the published one when there is none to read). */
@@ -160,12 +201,16 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   const problems = new Problems();
   for (const p of opts.found ?? []) problems.add(p.kind, p.seq, p.detail);
   const logKey = genesisKey(log, problems, opts.pinned);
-  checkChain(log, problems);
   const resume = opts.resume;
   // A witness policy checks the cosigned size against every leaf: it needs a full run.
   if (resume !== undefined && opts.witness !== undefined) throw new Error('a witness policy needs every entry checked: no resume');
   const first = resume?.state.size ?? 0;
+  const held = log.from ?? 0;
+  if (held !== 0 && held !== first) throw new Error(`a copy held from entry ${held} needs a replay saved there`);
+  checkChain(log, problems, held, held === 0 ? undefined : resume!.lastEntryHash);
   if (resume !== undefined) checkResumed(resume, log, problems);
+  // The items out of view before the new entries, to find those the new entries put out of view or back (checkOlderOutOfView).
+  const hiddenBefore = held === 0 ? undefined : new Map(resume!.state.redacted);
   // Hashes and signatures on worker threads while this thread replays the log.
   let state = resume?.state ?? emptyState();
   let replayMs = 0;
@@ -183,7 +228,7 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
         state = replay(log, problems, state, opts.replayProgress, Math.min(total, from + BATCH), { from, hashes: signed });
         replayMs += performance.now() - t0;
       }
-      if (state.size === total) checkOutOfView(log, state, problems);
+      if (state.size === total) checkOutOfView(log, state, problems, held);
     },
     undefined,
     first,
@@ -191,7 +236,9 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   );
   for (const p of checks.problems) problems.add(p.kind, p.seq, p.detail);
   const { leaves, withheld } = checks;
-  const why = withheldBy(log.entries);
+  const why = withheldBy(log.entries, held);
+  if (hiddenBefore !== undefined && state.size === total && opts.client !== undefined)
+    await checkOlderOutOfView(opts.client, hiddenBefore, state, held, problems);
   const range = appendToRange(resume?.range ?? [], leaves);
   checkHead(log, range, logKey, problems);
   if (opts.savedHead) await checkSaved(opts.savedHead, log, resume === undefined ? leaves : null, logKey, opts.client, problems);
@@ -224,6 +271,13 @@ export async function verifyLog(log: LogCopy, opts: VerifyOptions = {}): Promise
   };
 }
 
+/** Where an incremental run's copy starts (LogCopy.from): the saved replay's size, its genesis, and where older entries are read. */
+export interface HeldFrom {
+  seq: number;
+  genesis: ServedEntry;
+  older: (seq: number) => Promise<ServedEntry>;
+}
+
 /**
  * Fetches a service's log and verifies it. The served reads are compared after the entries are
  * fetched, so on a service taking writes they may be of a later head: when numbers differ and
@@ -235,6 +289,8 @@ export async function verifyService(
   opts: {
     savedHead?: SignedTreeHead | null;
     have?: ServedEntry[];
+    /** Hold no entry before the saved replay's but the genesis, and read older ones from a cache (LogCopy.from). */
+    from?: HeldFrom;
     progress?: (held: number, size: number) => void;
     replayProgress?: (done: number, total: number) => void;
     attempts?: number;
@@ -250,7 +306,9 @@ export async function verifyService(
     const r = await client.get('/v1/log/checkpoint');
     witness = { policy: opts.policy, checkpoint: typeof r.body === 'string' ? r.body : '' };
   }
-  let log = await fetchLog(client, { have: opts.have, progress: opts.progress });
+  const from = opts.from;
+  const fetch = (have: ServedEntry[] | undefined) => fetchLog(client, { have, from, progress: opts.progress });
+  let log = { ...(await fetch(opts.have)), ...(from === undefined ? {} : { older: from.older }) };
   for (let attempt = 1; ; attempt++) {
     const resume = opts.resume?.();
     const v = await verifyLog(log, {
@@ -264,6 +322,6 @@ export async function verifyService(
     if (v.report.ok || !v.problems.has('numbers') || attempt >= (opts.attempts ?? 3)) return { ...v, log };
     const head = await client.get('/v1/log/sth');
     if (head.status !== 200 || head.body?.treeSize === log.sth.treeSize) return { ...v, log };
-    log = await fetchLog(client, { have: log.entries, progress: opts.progress });
+    log = { ...(await fetch(log.entries)), older: log.older };
   }
 }

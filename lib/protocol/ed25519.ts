@@ -10,6 +10,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { Point } from '@noble/ed25519';
+import sodium from 'libsodium-wrappers-sumo';
 import { bytesEqual } from 'tlog-engine';
 import { decodeBase64url, encodeBase64url } from './base64url.js';
 import { canonicalBytes } from './canonical-json.js';
@@ -41,6 +42,9 @@ function rawFromSpelling(s: string, what: string): Uint8Array {
   return der.slice(12);
 }
 
+// libsodium's WebAssembly, ready before any key is checked.
+await sodium.ready;
+
 /** Why `raw` is refused as a registered key, or null when it is a sound point. */
 function pointProblem(raw: Uint8Array): string | null {
   let point: Point;
@@ -56,7 +60,9 @@ function pointProblem(raw: Uint8Array): string | null {
   }
   if (!bytesEqual(point.toBytes(), raw)) return 'non-canonical point encoding';
   if (point.isSmallOrder()) return 'small-order point';
-  if (!point.isTorsionFree()) return 'point is not torsion-free (has a small-order component)';
+  // [L]P = O, by libsodium (about eight times faster than noble's isTorsionFree here): on a canonical point of the curve that
+  // is not of small order, crypto_core_ed25519_is_valid_point is true exactly when the point is in the prime-order subgroup.
+  if (!sodium.crypto_core_ed25519_is_valid_point(raw)) return 'point is not torsion-free (has a small-order component)';
   return null;
 }
 

@@ -468,6 +468,16 @@ export class LevelStore implements LogStore {
     const offset = size % BUNDLE_SIZE;
     const firstGone = offset === 0 ? bundleKey(bundle) : bundleKey(bundle, offset);
     for (const k of await this.db.keys({ gte: firstGone, lt: Buffer.from([BUNDLE + 1]) }).all()) b.del(k);
+    // A piece that begins below the head and holds entries beyond it is written again with only those below.
+    if (offset > 0) {
+      const [piece] = await this.db.iterator({ gte: bundleKey(bundle), lt: firstGone, reverse: true, limit: 1 }).all();
+      if (piece !== undefined) {
+        const [key, value] = piece;
+        const start = key.length === 10 ? key[9]! : 0;
+        const entries = this.framing.split(value);
+        if (start + entries.length > offset) b.put(key, this.framing.join(entries.slice(0, offset - start)) as Buffer);
+      }
+    }
     const whole = new Set(batch.tiles.map((t) => `${t.id.level}/${t.id.index}`));
     for (let level = 0; level < 8; level++) {
       // Nodes of tree level 8 * level at this size, and the index of the tile holding the last.

@@ -292,6 +292,18 @@ t.test('LevelStore: after a roll-back the entries read are the ones written agai
   await store.close();
 });
 
+t.test("LevelStore: a roll-back to a head inside a stored piece keeps only the piece's entries below it", async (t) => {
+  const store = await LevelStore.open(join(tempDir(t), 'db'), { cacheBytes: 0 });
+  // One commit of 600 entries: pieces at 0, 256 and 512 (the one at 256 holds 256..511).
+  await store.commit(batch(0, 600));
+  await store.commit({ first: 300, entries: [], tiles: [], head: head(300) });
+  t.same(hexOf(await store.readEntries(0, 1000)), seqsOf(0, 300), 'nothing beyond the head, though its piece held more');
+  const other = (seq: number) => bytes(`written again ${seq}`);
+  await store.commit(batch(300, 20, [], 'cd', other));
+  t.same(hexOf(await store.readEntries(290, 100)), [...seqsOf(290, 300), ...hexOf(Array.from({ length: 20 }, (_, i) => other(300 + i)))]);
+  await store.close();
+});
+
 t.test('LevelStore: a read begun before a roll-back keeps nothing of what it read', async (t) => {
   const store = await LevelStore.open(join(tempDir(t), 'db'));
   await store.commit(batch(0, 300));

@@ -2,6 +2,7 @@
 // (docs/protocol.md).
 import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
+import { Point } from '@noble/ed25519';
 import {
   generateKeyPair,
   parsePublicKey,
@@ -53,6 +54,23 @@ t.test('parsePublicKey refuses other spellings and unsound points, naming the fi
     t.throws(() => parsePublicKey(s, 'delegate.key'), { code: 'bad_request', detail: `delegate.key: ${reason}` }, reason);
   }
   t.throws(() => parsePublicKey(7 as unknown as string), { code: 'bad_request', detail: 'publicKey: expected a string' });
+});
+
+t.test('parsePublicKey: the subgroup check (libsodium) agrees with noble on keys with and without a small-order part', async (t) => {
+  // A point of order 8, and its multiples of order 4 and 2.
+  const t8 = Point.fromHex('26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05');
+  const small = [t8, t8.double(), t8.double().double()];
+  for (let i = 0; i < 40; i++) {
+    const p = Point.fromBytes(rawPublicKey(generateKeyPair().privateKey));
+    t.ok(p.isTorsionFree());
+    t.equal(Buffer.from(parsePublicKey(spell(p.toHex())).raw).toString('hex'), p.toHex(), 'a key of prime order is accepted');
+    const mixed = p.add(small[i % 3]!);
+    t.notOk(mixed.isTorsionFree(), 'noble: not torsion-free');
+    t.throws(() => parsePublicKey(spell(mixed.toHex())), {
+      code: 'bad_request',
+      detail: 'publicKey: point is not torsion-free (has a small-order component)',
+    });
+  }
 });
 
 t.test('verifySignature: the round trip, and false (never a throw) for garbage', async (t) => {
