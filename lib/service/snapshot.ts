@@ -6,18 +6,21 @@ import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
-export const SNAPSHOT_FORMAT = 'archive-snapshot/3';
+export const SNAPSHOT_FORMAT = 'archive-snapshot/4';
 
 /** Where a deployment on LevelDB keeps its snapshot: one file, replaced atomically (on PostgreSQL: snapshot-place.ts). */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');
 
-/** The record's state in the engine's snapshots: its body is the state's structured clone (lib/record/fold/state-codec.ts). */
+/**
+ * The record's state in the engine's snapshots: its body is the state in parts, each part's structured clone,
+ * and its columns (lib/record/fold/state-copy.ts). The state is read, a copy, in the synchronous part of `encode`.
+ */
 export const recordSnapshots: SnapshotCodec<State> = {
   format: SNAPSHOT_FORMAT,
   get code() {
     return codeId();
   },
-  encode: (state) => [stateBody(state)],
+  encode: (state) => stateBody(state),
   decode: (body, treeSize) => {
     const state = readState(body, treeSize);
     return 'problem' in state ? state : { state };

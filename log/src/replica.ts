@@ -16,9 +16,12 @@ export interface SnapshotCodec<S> {
   code: string;
   /**
    * The state's bytes, in chunks. Called in one synchronous step while the state is the
-   * committed log's: what it returns must not change when the state moves on (a copy).
+   * committed log's: what it returns must not change when the state moves on (a copy). It may
+   * return a promise of them: then the call's synchronous part must read all it needs of the
+   * state (a copy), and the promise make the bytes from that while the state moves on; only the
+   * synchronous part holds the event loop (`heldMs`).
    */
-  encode(state: S): Uint8Array[];
+  encode(state: S): Uint8Array[] | Promise<Uint8Array[]>;
   /** The state of a snapshot's body taken at `treeSize`, or why it cannot be read. */
   decode(body: Uint8Array, treeSize: number): { state: S } | { problem: string };
 }
@@ -249,8 +252,9 @@ export class Replica<S, E> {
         const rootHash = toHex(await this.log.rootAt(size));
         if (this.folded === size) {
           const h0 = performance.now();
-          const chunks = codec.encode(this.current);
+          const encoded = codec.encode(this.current);
           const heldMs = performance.now() - h0;
+          const chunks = await encoded;
           const bytes = await frameSnapshot({ format: codec.format, code: codec.code, treeSize: size, rootHash }, chunks);
           // A place shared with other processes keeps the larger snapshot when two are written at once.
           const kept = await placeOf(place).write(bytes, size);

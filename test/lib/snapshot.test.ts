@@ -12,6 +12,7 @@ import {
   stateDigest,
   replayEntries,
   replayStore,
+  recordEntry,
   applyEntry,
   emptyState,
   type RecordEntry,
@@ -23,7 +24,7 @@ import { decodeSnapshot, encodeSnapshot, encodeSnapshotAsync, snapshotFile } fro
 import { fixtureText } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { make, register, send, type TestAgent } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function fixture(name: string): { start: () => State; log: RecordEntry[] } {
@@ -94,6 +95,74 @@ async function workload(s: TestService, n: number): Promise<void> {
   }
   t.equal((await send(s, b, 'argument.file', make.argument((paper.body.claims as string[])[0]!))).status, 201);
 }
+
+/** Two reviews of `claim` by each of `reviewers`: the claim's list of reviews grows and its pairs' latest reviews move. */
+async function reviews(s: TestService, claim: string, reviewers: TestAgent[]): Promise<void> {
+  for (const a of reviewers)
+    for (const forecast of [0.6, 0.8]) {
+      const r = await send(s, a, 'review', { claim, forecast, rationale: 'The method section reads as sound and the data are public.' });
+      t.equal(r.status, 201);
+    }
+}
+
+const reviewers = async (s: TestService, n: number): Promise<TestAgent[]> => {
+  const out: TestAgent[] = [];
+  for (let i = 0; i < n; i++) out.push(await register(s, `many-${i}`));
+  return out;
+};
+
+t.test('a snapshot taken while writes land restores to the state at its own size, not a later one', async (t) => {
+  const s = await startService(t);
+  const a = await register(s, 'writer');
+  const paper = await send(s, a, 'paper', make.paper(2));
+  const claim = (paper.body.claims as string[])[0]!;
+  const many = await reviewers(s, 45);
+  // More than 64 reviews of one claim: its list of review rows is written as a column.
+  await reviews(s, claim, many.slice(0, 40));
+  const k = s.d.log.size;
+  // The writes that land while the snapshot is written: reviews by the same reviewers (their pairs' latest rows change in
+  // place), and by new ones.
+  await reviews(s, claim, many.slice(35));
+  const end = s.d.log.size;
+  const state = await replayStore(s.d.log, k);
+  const atK = stateDigest(state);
+  const encoding = encodeSnapshotAsync(state, 'root');
+  const later = await s.d.log.records(k, end - k);
+  for (const r of later) applyEntry(state, recordEntry(r));
+  t.equal(state.size, end, 'the state moved on while the snapshot was written');
+  const decoded = decodeSnapshot(await encoding);
+  if ('problem' in decoded) throw new Error(decoded.problem);
+  t.equal(decoded.treeSize, k, 'taken at its own size');
+  t.equal(decoded.state.reviews.size, 80, "its own size's reviews");
+  t.equal(stateDigest(decoded.state), atK, 'the state at its own size');
+  t.not(stateDigest(decoded.state), stateDigest(state), 'not the later one');
+  t.ok(
+    isDeepStrictEqual(writtenState(decoded.state), writtenState(await replayStore(s.d.log, k))),
+    'everything the fold keeps, deeply equal',
+  );
+  await s.stop();
+});
+
+t.test("the service's snapshot taken while writes land restores to the state at its own size", async (t) => {
+  const dataDir = tempDir(t);
+  const file = snapshotFile(dataDir);
+  const s = await startService(t, { dataDir, snapshot: file });
+  const a = await register(s, 'writer');
+  const paper = await send(s, a, 'paper', make.paper(2));
+  const claim = (paper.body.claims as string[])[0]!;
+  const many = await reviewers(s, 40);
+  await reviews(s, claim, many.slice(0, 35));
+  const writes = reviews(s, claim, many.slice(30));
+  const taken = await s.record.snapshot(file);
+  await writes;
+  t.ok(taken !== null && taken.treeSize > 0);
+  const decoded = decodeSnapshot(readFileSync(file));
+  if ('problem' in decoded) throw new Error(decoded.problem);
+  t.equal(decoded.treeSize, taken!.treeSize);
+  t.ok(s.d.log.size > decoded.treeSize, 'the log moved on');
+  t.equal(stateDigest(decoded.state), stateDigest(await replayStore(s.d.log, decoded.treeSize)), 'the state at its own size');
+  await s.stop();
+});
 
 t.test('a service starts from its snapshot, replays the tail, and ends where a replay from zero ends', async (t) => {
   const dataDir = tempDir(t);

@@ -18,4 +18,4 @@ export {
   type Tier,
   tierOf,
 } from './state.js';
-export { encodeState, encodeStateAsync, readState, stateBody, stateHeader, writtenState } from './state-codec.js';
+export { encodeState, encodeStateAsync, readState, stateBody, stateBodySync, stateHeader, writtenState } from './state-codec.js';

@@ -1,7 +1,7 @@
 // A record state as bytes, for the service's snapshots and the verifier's saved replay: one header line of JSON, then the state
-// by V8's structured clone, the columns as their raw bytes (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
-// Pure: the caller reads and writes the bytes.
-import { deserialize, serialize } from 'node:v8';
+// in parts by V8's structured clone, the columns as their raw bytes (state-copy.ts;
+// docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller reads and writes the bytes.
+import { copyBytes, copyBytesSync, copyState, readCopy } from './state-copy.js';
 import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
@@ -69,19 +69,30 @@ function restoredState(w: Written): State {
 
 /** The bytes of `state` under a header of `format` with `extra` members (bound to the head of size state.size whose root is `rootHash`). */
 export function encodeState<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Buffer {
-  return frameSnapshotSync({ format, code, treeSize: state.size, rootHash }, serialize(writtenState(state)), extra);
+  return frameSnapshotSync({ format, code, treeSize: state.size, rootHash }, Buffer.concat(stateBodySync(state)), extra);
 }
 
-/** The state's bytes alone (the body of a snapshot): read in one synchronous step, a copy. */
-export function stateBody(state: State): Uint8Array {
-  return serialize(writtenState(state));
+/** The state's bytes alone (the body of a snapshot), in chunks, in one synchronous step. */
+export function stateBodySync(state: State): Uint8Array[] {
+  return copyBytesSync(copyState(writtenState(state)));
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+/**
+ * The state's bytes alone, in chunks: the state is read in one synchronous step, a copy (its
+ * objects, and its columns that may change: state-copy.ts), before this returns; the copy is then
+ * serialized a part per turn of the event loop, so that the state may move on meanwhile.
+ */
+export function stateBody(state: State): Promise<Uint8Array[]> {
+  return copyBytes(copyState(writtenState(state)), turn);
 }
 
 /**
- * encodeState, reading the state in one synchronous step (its structured clone, a copy made at
- * about the speed of memory for the columns), then hashing the copy and putting it under its
- * header a slice at a time between turns of the event loop (the engine's frameSnapshot), so that
- * the state may move on meanwhile and the service answers while the bytes are made.
+ * encodeState, reading the state in one synchronous step (stateBody's copy), then serializing,
+ * hashing and putting the copy under its header between turns of the event loop (the engine's
+ * frameSnapshot), so that the state may move on meanwhile and the service answers while the
+ * bytes are made.
  */
 export async function encodeStateAsync<E extends object>(
   format: string,
@@ -91,7 +102,8 @@ export async function encodeStateAsync<E extends object>(
   extra?: E,
 ): Promise<Buffer> {
   const size = state.size;
-  return frameSnapshot({ format, code, treeSize: size, rootHash }, [stateBody(state)], extra);
+  const body = stateBody(state);
+  return frameSnapshot({ format, code, treeSize: size, rootHash }, await body, extra);
 }
 
 /** The header of state bytes, checked against `format` and `code`, or why they cannot be used; the state is read only by `readState`. */
@@ -101,7 +113,7 @@ export const stateHeader = openSnapshot;
 export function readState(body: Uint8Array, treeSize: number): State | { problem: string } {
   let state: State;
   try {
-    state = restoredState(deserialize(body) as Written);
+    state = restoredState(readCopy(body) as unknown as Written);
   } catch (err) {
     return { problem: `its state cannot be read (${(err as Error).message})` };
   }

@@ -1,7 +1,7 @@
 // Each claim's credence as it moved (the explorer's charts): [entry seq, credence] at each entry
 // that changed it. Held as three columns over every point of every claim in the order they were
 // noted, each point naming the claim's point before it (stores/columns.ts): no object per point.
-import { grow, owned, type Ints, type Floats } from '../stores/columns.js';
+import { grow, owned, stable, type Ints, type Floats } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface HistoryData {
@@ -79,11 +79,12 @@ export class History {
     return points.reverse();
   }
 
+  /** The columns are append-only: a point is written once, when noted (a snapshot shares them). */
   pack(): HistoryData {
     return {
-      seq: this.seq.subarray(0, this.n),
-      credence: this.credence.subarray(0, this.n),
-      prev: this.prev.subarray(0, this.n),
+      seq: stable(this.seq.subarray(0, this.n)),
+      credence: stable(this.credence.subarray(0, this.n)),
+      prev: stable(this.prev.subarray(0, this.n)),
       refs: [...this.last.keys()],
       last: [...this.last.values()],
     };

@@ -1,6 +1,6 @@
 // What the reports criterion of verification by the record keeps per operator and claim, as columns
 // (docs/record.md#how-the-state-is-kept; the criterion: docs/credence.md#operators-verified-by-the-record).
-import { grow, Interned, owned, RowIndex, type Ints } from '../stores/columns.js';
+import { grow, Interned, stable, owned, RowIndex, type Ints } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ReportPairsData {
@@ -95,12 +95,13 @@ export class ReportPairs {
     this.right[row] = right;
   }
 
+  /** `op` and `claim` are append-only, written once when a pair is made (a snapshot shares them); the rest change. */
   pack(): ReportPairsData {
     const n = this.n;
     return {
       ops: this.ops.list,
-      op: this.op.subarray(0, n),
-      claim: this.claim.subarray(0, n),
+      op: stable(this.op.subarray(0, n)),
+      claim: stable(this.claim.subarray(0, n)),
       latest: this.latest.subarray(0, n),
       reports: this.reports.subarray(0, n),
       right: this.right.subarray(0, n),

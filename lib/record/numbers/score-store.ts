@@ -1,6 +1,6 @@
 // Every claim's score as columns by the claim's ordinal rather than an object per claim, read as the object it always was
 // (docs/record.md#how-the-state-is-kept).
-import { grow, owned, type Bytes, type Floats, type Ints } from '../stores/columns.js';
+import { grow, owned, stable, type Bytes, type Floats, type Ints } from '../stores/columns.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
@@ -220,9 +220,9 @@ export class Scores {
     const { n } = this;
     return {
       n,
-      numbers: this.numbers.slice(0, n * W),
-      bytes: this.bytes.slice(0, n * B),
-      families: this.families.slice(0, n),
+      numbers: stable(this.numbers.slice(0, n * W)),
+      bytes: stable(this.bytes.slice(0, n * B)),
+      families: stable(this.families.slice(0, n)),
       lists: this.lists,
       sparse: [...this.sparse],
     };

@@ -8,6 +8,21 @@ export type Bytes = Uint8Array<ArrayBuffer>;
 /** A typed array that `grow` can replace by a larger copy. */
 type Column = Ints | Floats | Bytes;
 
+/** Views whose rows never change again: a snapshot's copy of the state shares them (fold/state-copy.ts). */
+const stableViews = new WeakSet<ArrayBufferView>();
+
+/**
+ * Marks `view` as rows that never change: its store writes only rows after them (an append-only
+ * column; when it grows, into a new buffer), or it is a copy of its own. A snapshot shares it
+ * rather than copying it (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
+ */
+export function stable<T extends ArrayBufferView>(view: T): T {
+  stableViews.add(view);
+  return view;
+}
+
+export const isStable = (view: ArrayBufferView): boolean => stableViews.has(view);
+
 /** `a`, or a copy of it at least twice as long, so that index `n - 1` fits. */
 export function grow<T extends Column>(a: T, n: number): T {
   if (n <= a.length) return a;

@@ -1,6 +1,6 @@
 // The replay index (docs/record.md, "Replays and last-writer-wins"; its rules are in admission/replay-window.ts),
 // held as columns (columns.ts).
-import { grow, HexIds, isoMs, isoTs, owned, type Bytes, type Floats, type Ints } from './columns.js';
+import { grow, HexIds, isoMs, isoTs, owned, stable, type Bytes, type Floats, type Ints } from './columns.js';
 
 /** What the snapshot writes of the replay index (fold/state-codec.ts): its rows in log order. */
 export interface SeenData {
@@ -111,7 +111,7 @@ export class SeenIndex {
       n += end - row;
       row = end;
     }
-    return { hashes, seq, time, odd: [...this.odd] };
+    return { hashes: stable(hashes), seq: stable(seq), time: stable(time), odd: [...this.odd] };
   }
 
   static unpack(d: SeenData): SeenIndex {

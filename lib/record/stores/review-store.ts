@@ -1,6 +1,6 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import { grow, HexIds, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes } from './columns.js';
+import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes } from './columns.js';
 
 /** A review as the reads see it. */
 export interface Review {
@@ -209,19 +209,20 @@ export class Reviews implements ReadonlyMap<string, Review> {
     return n;
   }
 
+  /** Every column but `disowned` is append-only: rows are written once, when pushed (a snapshot shares them). */
   pack(): ReviewsData {
     const n = this.size;
     return {
-      ids: this.ids.pack(),
-      seq: this.seq.subarray(0, n),
-      claim: this.claim.subarray(0, n),
-      agent: this.agent.subarray(0, n),
-      operator: this.operator.subarray(0, n),
-      key: this.key.subarray(0, n),
-      models: this.models.subarray(0, n),
-      forecast: this.forecast.subarray(0, n),
+      ids: stable(this.ids.pack()),
+      seq: stable(this.seq.subarray(0, n)),
+      claim: stable(this.claim.subarray(0, n)),
+      agent: stable(this.agent.subarray(0, n)),
+      operator: stable(this.operator.subarray(0, n)),
+      key: stable(this.key.subarray(0, n)),
+      models: stable(this.models.subarray(0, n)),
+      forecast: stable(this.forecast.subarray(0, n)),
       disowned: this.disowned.subarray(0, n),
-      time: this.time.subarray(0, n),
+      time: stable(this.time.subarray(0, n)),
       claims: this.claims.list,
       agents: this.agents.list,
       operators: this.operators.list,

@@ -1,0 +1,270 @@
+// The state's body in a snapshot as parts and columns, so that a snapshot pauses the fold only for a cheap copy: the columns
+// shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
+// (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
+import { deserialize, serialize } from 'node:v8';
+import { isStable } from '../stores/columns.js';
+
+const TYPED = {
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
+} as const;
+type TypedName = keyof typeof TYPED;
+type Typed = InstanceType<(typeof TYPED)[TypedName]>;
+
+/** A list of numbers at least this long is written as a column, its bytes raw (a structured clone writes it number by number). */
+const LIST = 64;
+/** In a part's objects, where a column stood: { [COLUMN]: its number }. */
+const COLUMN = '\u0000column';
+
+interface Column {
+  /** Its bytes: a view of the column, shared or copied; for a list, made from `list` once the state is copied. */
+  data?: Typed;
+  /** A list of numbers (made a list again when read), copied: its numbers are made a column after the copy. */
+  list?: number[];
+}
+
+/** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
+export interface StateCopy {
+  parts: { path: string[]; value: unknown; columns: boolean }[];
+  columns: Column[];
+}
+
+/** What the body's first bytes describe. */
+interface Manifest {
+  parts: { path: string[]; bytes: number; columns: boolean }[];
+  columns: { type: TypedName; bytes: number; list: boolean }[];
+}
+
+const isPlain = (v: object): boolean => {
+  const p = Object.getPrototypeOf(v) as unknown;
+  return p === Object.prototype || p === null;
+};
+
+const typedName = (v: ArrayBufferView): TypedName => {
+  for (const name of Object.keys(TYPED) as TypedName[]) if (v instanceof TYPED[name]) return name;
+  throw new Error(`a state cannot hold a ${v.constructor.name}`);
+};
+
+/** Copies values as a structured clone would keep them, the columns set aside; objects reached twice stay one object. */
+class Copier {
+  readonly columns: Column[] = [];
+  private readonly seen = new Map<object, { copy: unknown; part: number }>();
+  part = 0;
+  /** Whether an object is reached from two parts: written apart, they would be read back as two objects. */
+  shared = false;
+  /** The parts that name columns. */
+  readonly named = new Set<number>();
+
+  copy(v: unknown): unknown {
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'function' || typeof v === 'symbol') throw new Error(`a state cannot hold a ${typeof v}`);
+      return v;
+    }
+    const hit = this.seen.get(v);
+    if (hit !== undefined) {
+      if (hit.part !== this.part) this.shared = true;
+      return hit.copy;
+    }
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto === Object.prototype || proto === null) {
+      // A spread copies an object at once; then only its members that are objects are copied.
+      const o: Record<string, unknown> = { ...v };
+      this.seen.set(v, { copy: o, part: this.part });
+      for (const k in o) {
+        const x = o[k];
+        if (x !== null && typeof x === 'object') o[k] = this.copy(x);
+        else if (typeof x === 'function' || typeof x === 'symbol') throw new Error(`a state cannot hold a ${typeof x}`);
+      }
+      return o;
+    }
+    let copy: unknown;
+    if (Array.isArray(v)) copy = this.array(v);
+    else if (v instanceof Map) {
+      const m = new Map<unknown, unknown>();
+      this.seen.set(v, { copy: m, part: this.part });
+      for (const [k, x] of v) m.set(typeof k === 'object' ? this.copy(k) : k, x !== null && typeof x === 'object' ? this.copy(x) : x);
+      return m;
+    } else if (v instanceof Set) {
+      const s = new Set<unknown>();
+      this.seen.set(v, { copy: s, part: this.part });
+      for (const x of v) s.add(this.copy(x));
+      return s;
+    } else if (ArrayBuffer.isView(v)) {
+      typedName(v);
+      copy = this.column({ data: isStable(v) ? (v as Typed) : (v as Typed).slice() });
+    } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
+    this.seen.set(v, { copy, part: this.part });
+    return copy;
+  }
+
+  private column(c: Column): Record<string, number> {
+    this.columns.push(c);
+    this.named.add(this.part);
+    return { [COLUMN]: this.columns.length - 1 };
+  }
+
+  /** A long list of numbers as a column (a copy now, its bytes later), any other array copied. */
+  private array(a: unknown[]): unknown {
+    if (a.length >= LIST) {
+      let i = 0;
+      while (i < a.length && typeof a[i] === 'number') i++;
+      if (i === a.length) return this.column({ list: a.slice() as number[] });
+    }
+    // slice keeps holes, and copies a list of strings at the speed of memory.
+    const c = a.slice();
+    for (let i = 0; i < c.length; i++) {
+      const x = c[i];
+      if (x !== null && typeof x === 'object') c[i] = this.copy(x);
+    }
+    return c;
+  }
+}
+
+/**
+ * A copy of `written` (the state as the codec writes it) that the state moving on does not change:
+ * its parts (each member of `written`, and the members of its members down to `depth`) and the
+ * columns they name. Columns marked `stable` are shared, others copied; lists of numbers become
+ * columns. The work is the objects' count plus a copy of the mutable columns: what a snapshot
+ * holds the fold for.
+ */
+export function copyState(written: object, depth = 3): StateCopy {
+  const c = new Copier();
+  const parts: StateCopy['parts'] = [];
+  const split = (path: string[], v: object, d: number) => {
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      const object = x !== null && typeof x === 'object' && !ArrayBuffer.isView(x) && !Array.isArray(x);
+      if (d > 1 && object && isPlain(x) && Object.keys(x).length > 0) split([...path, k], x, d - 1);
+      else {
+        c.part = parts.length;
+        parts.push({ path: [...path, k], value: c.copy(x), columns: false });
+      }
+    }
+  };
+  split([], written, depth);
+  // An object reached from two parts is rare; written as one part it stays one object.
+  if (c.shared) {
+    const whole = new Copier();
+    return { parts: [{ path: [], value: whole.copy(written), columns: whole.columns.length > 0 }], columns: whole.columns };
+  }
+  for (const i of c.named) parts[i]!.columns = true;
+  return { parts, columns: c.columns };
+}
+
+const rawBytes = (t: Typed): Uint8Array => new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
+
+/** The numbers of a list, as Int32 when each fits, else as Float64 (a loop: `new Float64Array(list)` is slow on a list read back). */
+function listColumn(list: number[]): Typed {
+  const f = new Float64Array(list.length);
+  let ints = true;
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i]!;
+    f[i] = x;
+    if ((x | 0) !== x || (x === 0 && 1 / x < 0)) ints = false;
+  }
+  return ints ? new Int32Array(f) : f;
+}
+
+/** Numbers made columns per turn. */
+const NUMBERS = 2 ** 18;
+
+/** The body's chunks: the manifest, each part's structured clone, then each column's raw bytes. */
+function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
+  const data = copy.columns.map((c) => c.data ?? listColumn(c.list!));
+  const m: Manifest = {
+    parts: copy.parts.map((p, i) => ({ path: p.path, bytes: parts[i]!.length, columns: p.columns })),
+    columns: data.map((d, i) => ({ type: typedName(d), bytes: d.byteLength, list: copy.columns[i]!.list !== undefined })),
+  };
+  const manifest = serialize(m);
+  const length = new Uint8Array(4);
+  new DataView(length.buffer).setUint32(0, manifest.length, true);
+  return [length, manifest, ...parts, ...data.map(rawBytes)];
+}
+
+/** The body of `copy`, in chunks, in one synchronous step. */
+export function copyBytesSync(copy: StateCopy): Uint8Array[] {
+  return chunksOf(
+    copy,
+    copy.parts.map((p) => serialize(p.value)),
+  );
+}
+
+/**
+ * The body of `copy`, in chunks: each part serialized in a turn of its own (`turn` waits for the
+ * next), the lists made columns a quarter of a million numbers a turn, the columns as they are.
+ */
+export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
+  const parts: Uint8Array[] = [];
+  for (const p of copy.parts) {
+    await turn();
+    parts.push(serialize(p.value));
+  }
+  let numbers = 0;
+  for (const c of copy.columns)
+    if (c.list !== undefined) {
+      c.data = listColumn(c.list);
+      if ((numbers += c.list.length) >= NUMBERS) {
+        numbers = 0;
+        await turn();
+      }
+    }
+  return chunksOf(copy, parts);
+}
+
+/** The value written as `copyBytes`' chunks joined (`body`), its columns in place again; throws when the body is not one. */
+export function readCopy(body: Uint8Array): Record<string, unknown> {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const mLength = view.getUint32(0, true);
+  let at = 4 + mLength;
+  const m = deserialize(body.subarray(4, at)) as Manifest;
+  const take = (n: number) => {
+    if (at + n > body.length) throw new Error('the body is shorter than its manifest says');
+    return body.subarray(at, (at += n));
+  };
+  const values = m.parts.map((p) => deserialize(take(p.bytes)) as unknown);
+  const columns = m.columns.map((c) => {
+    const own = new Uint8Array(c.bytes);
+    own.set(take(c.bytes));
+    const data = new TYPED[c.type](own.buffer);
+    return c.list ? Array.from(data as ArrayLike<number>) : data;
+  });
+  if (at !== body.length) throw new Error('the body is longer than its manifest says');
+  const seen = new Set<object>();
+  const put = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || seen.has(v)) return v;
+    if (!Array.isArray(v) && !(v instanceof Map) && !(v instanceof Set) && COLUMN in v) {
+      const col = columns[(v as Record<string, number>)[COLUMN]!];
+      if (col === undefined) throw new Error('a column the body does not hold');
+      return col;
+    }
+    seen.add(v);
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = put(v[i]);
+    else if (v instanceof Map) for (const [k, x] of v) v.set(k, put(x));
+    else if (v instanceof Set) {
+      const xs = [...v];
+      if (xs.some((x) => x !== null && typeof x === 'object' && COLUMN in x)) {
+        v.clear();
+        for (const x of xs) v.add(put(x));
+      } else for (const x of xs) put(x);
+    } else for (const k of Object.keys(v)) (v as Record<string, unknown>)[k] = put((v as Record<string, unknown>)[k]);
+    return v;
+  };
+  const whole: Record<string, unknown> = {};
+  m.parts.forEach((p, i) => {
+    const v = p.columns ? put(values[i]) : values[i];
+    if (p.path.length === 0) Object.assign(whole, v);
+    let o = whole;
+    for (const k of p.path.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+    if (p.path.length > 0) o[p.path.at(-1)!] = v;
+  });
+  return whole;
+}
