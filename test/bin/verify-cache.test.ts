@@ -91,10 +91,25 @@ t.test('a second run appends the new entries to the cache, its earlier bytes unt
   t.ok(after.subarray(HEADER_BYTES, before.length).equals(before.subarray(HEADER_BYTES)), 'its earlier entries are the same bytes');
   t.same(await exported(cache), await served(s), 'its header names the new head');
 
+  const verified = (await served(s)).size;
   t.equal((await restore(s, sam, paper)).status, 201);
-  const third = await archive(args);
+  // The third run through a proxy that notes each read: of the entries, only the new ones are fetched (and the paper's, back in view).
+  const paths: string[] = [];
+  const noted = await proxy(t, s.url, (path, body) => {
+    paths.push(path);
+    return body;
+  });
+  const third = await archive(['verify', '--url', noted, '--state', state, '--cache', cache]);
   t.equal(third.code, 0, third.stdout + third.stderr);
   t.same(await exported(cache), await served(s));
+  const froms = paths.flatMap((p) => /^\/v1\/log\/entries\?from=(\d+)&limit=(\d+)/.exec(p) ?? []).filter((_, i) => i % 3 !== 0);
+  const pages = Array.from({ length: froms.length / 2 }, (_, i) => ({ from: Number(froms[2 * i]), limit: Number(froms[2 * i + 1]) }));
+  t.ok(pages.length > 0, 'the new entries were fetched');
+  t.same(
+    pages.filter((r) => r.from < verified && !(r.from === seq && r.limit === 1)),
+    [],
+    `no entry before the ${verified} verified is fetched but the paper's (${seq}): ${JSON.stringify(pages)}`,
+  );
   const offline = await archive(['verify', '--file', cache]);
   t.equal(offline.code, 0, offline.stdout + offline.stderr);
   t.match(offline.stdout, /^OK: /m, 'the cache verifies as an export');
