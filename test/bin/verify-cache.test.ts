@@ -6,41 +6,16 @@
 import t, { type Test } from 'tap';
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { archive } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
 import { restore, withhold, withSteward } from '../helpers/stewards.js';
 import { tempDir } from '../helpers/tmp.js';
+import { lyingProxy, reviewedPaper } from '../helpers/verifier.js';
 import { fetchLog, readExport } from '../../verify/source.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { HEADER_BYTES } from '../../verify/cache.js';
 
-async function writes(t: Test, s: TestService, n: number): Promise<string> {
-  const a = await register(s, `author-${n}`, { operatorId: `lab-a${n}` });
-  const b = await register(s, `reviewer-${n}`, { operatorId: `lab-b${n}` });
-  const paper = await send(s, a, 'paper', make.paper(2));
-  for (const claim of paper.body.claims as string[])
-    t.equal(
-      (await send(s, b, 'review', { claim, forecast: 0.6, rationale: 'Read the methods; the effect size is plausible.' })).status,
-      201,
-    );
-  return paper.body.id as string;
-}
-
-/** A proxy in front of `target` that may rewrite the body of any GET by its path and query. */
-async function proxy(t: Test, target: string, lie: (path: string, body: string) => string): Promise<string> {
-  const server: Server = createServer(async (req, res) => {
-    const upstream = await fetch(target + req.url!, { method: req.method });
-    const body = lie(req.url!, await upstream.text());
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const writes = async (t: Test, s: TestService, n: number): Promise<string> => (await reviewedPaper(t, s, n)).id;
 
 /** The entry hashes of an export, and its head's size. */
 async function exported(file: string): Promise<{ size: number; hashes: string[] }> {
@@ -73,7 +48,7 @@ t.test('a second run appends the new entries to the cache, its earlier bytes unt
   await writes(t, s, 2);
   // A service that serves the paper's entry whole still (the older entries are not fetched otherwise) is caught.
   const seq = (await fetchLog(new ArchiveClient(s.url))).entries.find((e) => e.subject === paper)!.seq;
-  const liar = await proxy(t, s.url, (path, body) => {
+  const liar = await lyingProxy(t, s.url, (path, body) => {
     if (!path.startsWith(`/v1/log/entries?from=${seq}&`)) return body;
     // The entry as the first run cached it, before the paper went out of view.
     return JSON.stringify({ ...JSON.parse(body), entries: [JSON.parse(before.toString('utf8').split('\n')[seq + 1]!)] });
@@ -95,7 +70,7 @@ t.test('a second run appends the new entries to the cache, its earlier bytes unt
   t.equal((await restore(s, sam, paper)).status, 201);
   // The third run through a proxy that notes each read: of the entries, only the new ones are fetched (and the paper's, back in view).
   const paths: string[] = [];
-  const noted = await proxy(t, s.url, (path, body) => {
+  const noted = await lyingProxy(t, s.url, (path, body) => {
     paths.push(path);
     return body;
   });

@@ -7,8 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { archive } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { make, register, send } from '../helpers/agents.js';
+import { make, send } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
+import { reviewedPaper } from '../helpers/verifier.js';
 import { fetchLog } from '../../verify/source.js';
 import { verifyLog } from '../../verify/verify.js';
 import { loadReplay, replayFile } from '../../verify/saved-state.js';
@@ -16,15 +17,8 @@ import { stateDigest } from '../../lib/record/fold/index.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 
 async function writes(t: Test, s: TestService, n: number): Promise<void> {
-  const a = await register(s, `author-${n}`, { operatorId: `lab-a${n}` });
-  const b = await register(s, `reviewer-${n}`, { operatorId: `lab-b${n}` });
-  const paper = await send(s, a, 'paper', make.paper(2));
-  for (const claim of paper.body.claims as string[])
-    t.equal(
-      (await send(s, b, 'review', { claim, forecast: 0.6, rationale: 'Read the methods; the effect size is plausible.' })).status,
-      201,
-    );
-  t.equal((await send(s, b, 'argument.file', make.argument((paper.body.claims as string[])[0]!))).status, 201);
+  const { claims, reviewer } = await reviewedPaper(t, s, n);
+  t.equal((await send(s, reviewer, 'argument.file', make.argument(claims[0]!))).status, 201);
 }
 
 t.test('a second run checks only the new entries and ends where a full run ends', async (t) => {

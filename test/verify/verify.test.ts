@@ -3,7 +3,7 @@
 // head, a head inconsistent with an earlier one, a served credence and a served count. Each lie
 // must be caught, with the kind of problem and the entry it is at.
 import t, { type Test } from 'tap';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
+import { lyingProxy } from '../helpers/verifier.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
 import { privateKeyFromPem, signBytes, signPayload } from '../../lib/protocol/ed25519.js';
@@ -50,19 +51,6 @@ async function busyService(t: Test): Promise<TestService> {
   for (const paused of [true, false])
     t.equal((await send(s, carol, 'switch.set', { switch: 'challenges', paused, reason: 'A check of the challenge board.' })).status, 200);
   return s;
-}
-
-/** A proxy in front of `target` that may rewrite the body of any GET by its path and query. */
-async function lyingProxy(t: Test, target: string, lie: (path: string, body: string) => string): Promise<string> {
-  const server: Server = createServer(async (req, res) => {
-    const upstream = await fetch(target + req.url!, { method: req.method });
-    const body = lie(req.url!, await upstream.text());
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** Rewrites the entries of a /v1/log/entries page. */
