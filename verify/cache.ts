@@ -4,10 +4,10 @@
 // what it wrote: the cache's size and the SHA-256 of each block of BLOCK entry lines. A run then reads
 // only the blocks it needs, checks each against its digest, and appends the new entries; a cache that
 // does not match its mark (truncated, edited, another log) is set aside, never trusted.
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
+import { bytesEqual, sha256 } from 'tlog-engine';
 import { EXPORT_FORMAT, type LogCopy, type ServedEntry } from './source.js';
 
 /** Entry lines a block: what one read of an older entry costs (about 60 KiB of a review-heavy log). */
@@ -31,8 +31,6 @@ export class CacheProblem extends Error {
   override name = 'CacheProblem';
 }
 
-const sha256 = (b: Buffer): Buffer => createHash('sha256').update(b).digest();
-
 /** The header line of `log`, padded to HEADER_BYTES when it fits (an export reader parses it as JSON all the same). */
 function headerLine(log: LogCopy): string {
   const json = JSON.stringify({ format: EXPORT_FORMAT, key: log.key, sth: log.sth });
@@ -42,7 +40,7 @@ function headerLine(log: LogCopy): string {
 /** Adds lines to a mark as they are written: a block's digest once it is complete (or at the end, the last one so far). */
 class Marker {
   private block: Buffer[] = [];
-  private readonly digests: Buffer[];
+  private readonly digests: Uint8Array[];
   constructor(
     private readonly mark: CacheMark,
     tail: Buffer,
@@ -62,7 +60,7 @@ class Marker {
     if (this.mark.entries % BLOCK === 0) this.flush();
   }
   private flush(): void {
-    if (this.block.length > 0) this.digests.push(sha256(Buffer.concat(this.block)));
+    if (this.block.length > 0) this.digests.push(sha256(...this.block));
     this.block = [];
   }
   done(): CacheMark {
@@ -128,7 +126,7 @@ export async function openCache(path: string, mark: CacheMark, lastEntryHash: st
   const readBlock = async (b: number): Promise<{ bytes: Buffer; entries: ServedEntry[] }> => {
     const start = mark.offsets[b]!;
     const bytes = await readAt(file, start, (mark.offsets[b + 1] ?? mark.bytes) - start);
-    if (!sha256(bytes).equals(digests.subarray(32 * b, 32 * b + 32)))
+    if (!bytesEqual(sha256(bytes), digests.subarray(32 * b, 32 * b + 32)))
       throw new CacheProblem(`its block of entries ${b * BLOCK} on (bytes ${start} on) is not the one verified`);
     const lines = bytes.toString('utf8').split('\n');
     if (lines.at(-1) === '') lines.pop();
