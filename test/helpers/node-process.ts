@@ -28,6 +28,10 @@ export interface NodeOptions {
   /** Copy the deployment's keys from this data directory first. */
   keysFrom?: string;
   args?: string[];
+  /** Node's own options, before the script (say --cpu-prof). */
+  nodeArgs?: string[];
+  /** The checkout whose `bin/archive` runs (default: this one; a benchmark's baseline, bench/baseline.ts). */
+  root?: string;
 }
 
 /** Starts `archive serve` (with `--store …` when given) and resolves once it serves. */
@@ -39,7 +43,8 @@ export async function startNodeProcess(opts: NodeOptions): Promise<NodeProcess> 
   const child = spawn(
     process.execPath,
     [
-      join(projectRoot, 'bin', 'archive'),
+      ...(opts.nodeArgs ?? []),
+      join(opts.root ?? projectRoot, 'bin', 'archive'),
       'serve',
       '--port',
       '0',
