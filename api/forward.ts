@@ -1,8 +1,7 @@
 // Many nodes on one database: a write that reaches a node which does not lead is forwarded to the node that does, and its answer
 // relayed as it came (docs/deploy.md#writes-reads-and-reading-your-own-writes). Reads are never forwarded.
 import type Koa from 'koa';
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Pool } from 'undici';
 import { ArchiveError } from '../lib/protocol/errors.js';
 import { bodyBytes } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
@@ -27,41 +26,53 @@ const RELAYED = ['content-type', 'retry-after', 'archive-seq'];
 /** Whether a failed request never reached the other end (no connection was made): it may be sent again. */
 function notDelivered(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
 }
 
-// Connections to the leader are kept open between writes (node:http: several times the rate of fetch here).
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+// Connections to the leader are kept open between writes, in one undici pool per leader: measured beside node:http's keep-alive
+// agent in one run of bench:scale, a forwarded write cost the follower about 40 % less CPU, and the leader about 20 % less.
+const pools = new Map<string, Pool>();
+
+function poolOf(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (pool === undefined) {
+    // The lease moved: the pools of earlier leaders close once their writes are answered.
+    for (const [o, p] of pools) {
+      pools.delete(o);
+      void p.close().catch(() => undefined);
+    }
+    pool = new Pool(origin);
+    pools.set(origin, pool);
+  }
+  return pool;
+}
 
 /** POSTs `body` to `url`; the answer whole, or the error of a request that failed or took over `timeoutMs`. */
-function postTo(
+async function postTo(
   url: string,
   headers: Record<string, string>,
   body: Buffer,
   timeoutMs: number,
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const https = u.protocol === 'https:';
-    const req = (https ? httpsRequest : httpRequest)(
-      u,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(body.length) },
-        agent: https ? agents.https : agents.http,
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const u = new URL(url);
+  const res = await poolOf(u.origin).request({
+    method: 'POST',
+    path: `${u.pathname}${u.search}`,
+    headers,
+    body,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
   });
+  const chunks: Buffer[] = [];
+  for await (const c of res.body) chunks.push(c as Buffer);
+  return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) };
 }
 
 export interface ForwardOptions {
