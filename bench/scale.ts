@@ -126,7 +126,10 @@ const tmp = () => {
 };
 const nodes: NodeProcess[] = [];
 let built: Code | undefined;
-const baseline = (): Code => (built ??= buildBaseline(BASELINE!));
+// BENCH_BASELINE_DIR: a checkout of BENCH_BASELINE built already (a directory bench/baseline.ts made, kept), rather than a new build.
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;
+const baseline = (): Code =>
+  (built ??= BASELINE_DIR === undefined ? buildBaseline(BASELINE!) : { name: BASELINE!, dist: join(BASELINE_DIR, 'dist') });
 try {
   // 1. Durable appends.
   if (want('appends')) {
