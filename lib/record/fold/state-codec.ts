@@ -80,20 +80,19 @@ export function stateBodySync(state: State): Uint8Array[] {
   return copyBytesSync(copyState(writtenState(state)));
 }
 
-const turn = () => new Promise((r) => setImmediate(r));
-
 /**
  * The state's bytes alone, in chunks: the state is read in one synchronous step, a copy (its
  * objects, and its columns that may change: state-copy.ts), before this returns; the copy is then
- * serialized a part per turn of the event loop, so that the state may move on meanwhile.
+ * serialized a part per turn (`turn` waits for the next turn of the caller's event loop), so that
+ * the state may move on meanwhile.
  */
-export function stateBody(state: State): Promise<Uint8Array[]> {
+export function stateBody(state: State, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
   return copyBytes(copyState(writtenState(state)), turn);
 }
 
 /**
  * encodeState, reading the state in one synchronous step (stateBody's copy), then serializing,
- * hashing and putting the copy under its header between turns of the event loop (the engine's
+ * hashing and putting the copy under its header between turns (`turn`; the engine's
  * frameSnapshot), so that the state may move on meanwhile and the service answers while the
  * bytes are made.
  */
@@ -102,10 +101,11 @@ export async function encodeStateAsync<E extends object>(
   code: string,
   state: State,
   rootHash: string,
+  turn: () => Promise<unknown>,
   extra?: E,
 ): Promise<Buffer> {
   const size = state.size;
-  const body = stateBody(state);
+  const body = stateBody(state, turn);
   return frameSnapshot({ format, code, treeSize: size, rootHash }, await body, extra);
 }
 
