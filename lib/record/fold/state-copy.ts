@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { isStable } from '../stores/columns.js';
+import { isStable, restored } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -231,11 +231,16 @@ export function readCopy(body: Uint8Array): Record<string, unknown> {
     return body.subarray(at, (at += n));
   };
   const values = m.parts.map((p) => deserialize(take(p.bytes)) as unknown);
+  // Each column copied once, into a buffer of its own with a quarter more room, which the store that reads it keeps (`owned`).
   const columns = m.columns.map((c) => {
-    const own = new Uint8Array(c.bytes);
-    own.set(take(c.bytes));
-    const data = new TYPED[c.type](own.buffer);
-    return c.list ? Array.from(data as ArrayLike<number>) : data;
+    const T = TYPED[c.type];
+    const size = T.BYTES_PER_ELEMENT;
+    if (c.bytes % size !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
+    const n = c.bytes / size;
+    const own = new ArrayBuffer(c.list ? c.bytes : (n + (n >> 2)) * size);
+    new Uint8Array(own).set(take(c.bytes));
+    const data = new T(own, 0, n);
+    return c.list ? Array.from(data as ArrayLike<number>) : restored(data);
   });
   if (at !== body.length) throw new Error('the body is longer than its manifest says');
   const seen = new Set<object>();
