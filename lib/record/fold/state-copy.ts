@@ -240,7 +240,12 @@ export function readCopy(body: Uint8Array): Record<string, unknown> {
     const own = new ArrayBuffer(c.list ? c.bytes : (n + (n >> 2)) * size);
     new Uint8Array(own).set(take(c.bytes));
     const data = new T(own, 0, n);
-    return c.list ? Array.from(data as ArrayLike<number>) : restored(data);
+    if (!c.list) return restored(data);
+    // A loop: Array.from of a typed array goes through its iterator, ten times slower (thousands of lists).
+    const list = new Array<number>(n);
+    const numbers = data as ArrayLike<number>;
+    for (let i = 0; i < n; i++) list[i] = numbers[i]!;
+    return list;
   });
   if (at !== body.length) throw new Error('the body is longer than its manifest says');
   const seen = new Set<object>();
