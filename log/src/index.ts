@@ -177,7 +177,11 @@ export {
   frameSnapshotSync,
   openSnapshot,
   placeOf,
+  bytesBody,
+  HASH_APART,
   readBound,
+  readBoundState,
+  type SnapshotBody,
   type SnapshotHeader,
   type SnapshotPlace,
 } from './snapshot.js';

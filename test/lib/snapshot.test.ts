@@ -23,7 +23,16 @@ import {
   stateBodySync,
 } from '../../lib/record/fold/index.js';
 import { claimScore, frontier } from '../../lib/record/numbers/index.js';
-import { decodeSnapshot, encodeSnapshot, encodeSnapshotAsync, snapshotFile } from '../../lib/service/snapshot.js';
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  encodeSnapshotAsync,
+  recordSnapshots,
+  SNAPSHOT_FORMAT,
+  snapshotFile,
+} from '../../lib/service/snapshot.js';
+import { codeId } from '../../lib/protocol/code-id.js';
+import { readBoundState } from 'tlog-engine';
 import { fixtureText } from '../helpers/fixtures.js';
 import { seededState } from '../helpers/fold.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -105,6 +114,29 @@ t.test('the reviews restored: their id index read back finds every id, and their
   );
   t.ok(isDeepStrictEqual([...back.reviews.values()], [...state.reviews.values()]), 'every review as in the state never written');
   t.ok(isDeepStrictEqual(writtenState(back), writtenState(state)), 'its columns and index as the state never written keeps them');
+});
+
+t.test('read from its file a piece at a time and hashed apart, as a service starts: the state written', async (t) => {
+  const { start, log } = fixture('concurrency');
+  const state = replayEntries(log, start());
+  const file = join(tempDir(t), 'state.snapshot');
+  const root = new Uint8Array(32).fill(3);
+  writeFileSync(file, encodeSnapshot(state, Buffer.from(root).toString('hex')));
+  const read = (hashApart: number) =>
+    readBoundState(file, async () => root, SNAPSHOT_FORMAT, codeId(), { size: state.size, of: "the log's" }, recordSnapshots.decodeFrom!, {
+      hashApart,
+    });
+  for (const hashApart of [0, Infinity]) {
+    const r = await read(hashApart);
+    if (r === null || 'problem' in r) throw new Error(`not read: ${JSON.stringify(r)}`);
+    t.equal(stateDigest(r.state), stateDigest(state), `hashed ${hashApart === 0 ? 'apart' : 'here'}: the same state digest`);
+    t.ok(isDeepStrictEqual(writtenState(r.state), writtenState(state)), 'everything the fold keeps, deeply equal');
+  }
+  const good = readFileSync(file);
+  const flipped = Buffer.from(good);
+  flipped[flipped.length - 100] = flipped[flipped.length - 100]! ^ 0xff;
+  writeFileSync(file, flipped);
+  t.match(await read(0), { problem: 'its state does not hash to its digest' }, 'a byte changed: set aside, though it was read');
 });
 
 t.test('a snapshot written while serving is the state when its writing began, whatever lands meanwhile', async (t) => {
