@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { writeFileAtomic } from './atomic-file.js';
 import { toHex } from './hash.js';
@@ -208,9 +209,10 @@ function fileBody(fd: FileHandle, start: number, length: number): SnapshotBody {
   const buf = new Uint8Array(PIECE);
   let bufAt = 0;
   let bufEnd = 0;
-  const fill = async (into: Uint8Array) => {
+  // Read synchronously: at start nothing else waits for the thread, and a read handed to the pool of threads only adds a wait.
+  const fill = (into: Uint8Array) => {
     for (let done = 0; done < into.length;) {
-      const { bytesRead } = await fd.read(into, done, into.length - done, pos);
+      const bytesRead = readSync(fd.fd, into, done, into.length - done, pos);
       if (bytesRead === 0) throw new Error('the body is shorter than its manifest says');
       done += bytesRead;
       pos += bytesRead;
@@ -230,7 +232,7 @@ function fileBody(fd: FileHandle, start: number, length: number): SnapshotBody {
       if (rest.length >= PIECE) return fill(rest);
       bufAt = 0;
       bufEnd = Math.min(PIECE, end - pos);
-      await fill(buf.subarray(0, bufEnd));
+      fill(buf.subarray(0, bufEnd));
       rest.set(buf.subarray(0, rest.length));
       bufAt = rest.length;
     },
