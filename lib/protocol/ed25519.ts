@@ -45,8 +45,14 @@ function rawFromSpelling(s: string, what: string): Uint8Array {
 // libsodium's WebAssembly, ready before any key is checked.
 await sodium.ready;
 
-/** Why `raw` is refused as a registered key, or null when it is a sound point. */
+/**
+ * Why `raw` is refused as a registered key, or null when it is a sound point. libsodium's
+ * crypto_core_ed25519_is_valid_point is true exactly when `raw` is a canonical encoding (y < p) of a point of the curve, not of
+ * small order (so x != 0 and no "-0" is possible), whose [L]P = O: the accept set of the checks below. Keys are accepted by it
+ * alone; noble decodes only a key it refuses, to say why (decoding took about as long as the subgroup check itself).
+ */
 function pointProblem(raw: Uint8Array): string | null {
+  if (sodium.crypto_core_ed25519_is_valid_point(raw)) return null;
   let point: Point;
   try {
     point = Point.fromBytes(raw, false); // RFC 8032 5.1.3 decoding: y < p, no "-0"
@@ -60,10 +66,8 @@ function pointProblem(raw: Uint8Array): string | null {
   }
   if (!bytesEqual(point.toBytes(), raw)) return 'non-canonical point encoding';
   if (point.isSmallOrder()) return 'small-order point';
-  // [L]P = O, by libsodium (about eight times faster than noble's isTorsionFree here): on a canonical point of the curve that
-  // is not of small order, crypto_core_ed25519_is_valid_point is true exactly when the point is in the prime-order subgroup.
-  if (!sodium.crypto_core_ed25519_is_valid_point(raw)) return 'point is not torsion-free (has a small-order component)';
-  return null;
+  // A canonical point of the curve, not of small order, that libsodium refuses: [L]P != O.
+  return 'point is not torsion-free (has a small-order component)';
 }
 
 /**
