@@ -70,6 +70,17 @@ function pointProblem(raw: Uint8Array): string | null {
   return 'point is not torsion-free (has a small-order component)';
 }
 
+// Keys whose point this process's own checks found sound on another thread (the verifier's workers, verify/entry-worker.ts), so
+// that the replay need not check them again; each is taken once, and the set is bounded.
+const soundPoints = new Set<string>();
+const SOUND_POINTS_MAX = 1 << 16;
+
+/** Notes that parsePublicKey accepted `spelling` on another thread of this process: its next parse skips the point's checks. */
+export function knownSoundKey(spelling: string): void {
+  if (soundPoints.size >= SOUND_POINTS_MAX) soundPoints.clear();
+  soundPoints.add(spelling);
+}
+
 /**
  * Parses a public key being registered or delegated: exactly base64url (no padding) of the
  * DER SPKI, with a canonical, torsion-free point of large order. Anything else is 400.
@@ -80,7 +91,7 @@ export function parsePublicKey(s: string, what = 'publicKey'): PublicKey {
     throw new ArchiveError('bad_request', `${what}: expected ${MIN_KEY_CHARS}..${MAX_KEY_CHARS} characters, got ${s.length}`);
   }
   const raw = rawFromSpelling(s, what);
-  const problem = pointProblem(raw);
+  const problem = soundPoints.delete(s) ? null : pointProblem(raw);
   if (problem) throw new ArchiveError('bad_request', `${what}: ${problem}`);
   return { spelling: s, raw };
 }
