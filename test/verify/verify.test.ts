@@ -265,6 +265,22 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
   );
 });
 
+t.test('pages served short: the copy asks again from where each ends, and is the whole log', async (t) => {
+  const s = await startService(t);
+  for (const h of ['alice', 'bob', 'carol', 'dave']) await register(s, h, { operatorId: `lab-${h}` });
+  const log = await fetchLog(new ArchiveClient(s.url));
+  t.ok(log.entries.length >= 5, `${log.entries.length} entries`);
+  t.same((await fetchLog(new ArchiveClient(s.url), { page: 2 })).entries, log.entries, 'pages of two, several asked for at once');
+  // Served two a page: the pages asked for after a page served short start too late (asked for three a page) or too early.
+  const short = await lyingProxy(
+    t,
+    s.url,
+    onEntries((es) => es.splice(2)),
+  );
+  t.same((await fetchLog(new ArchiveClient(short))).entries, log.entries, 'a page served short');
+  t.same((await fetchLog(new ArchiveClient(short), { page: 3 })).entries, log.entries, 'every page served short');
+});
+
 t.test(
   'a key with a small-order part, registered or delegated, is refused by the replay though the workers check keys first',
   async (t) => {
