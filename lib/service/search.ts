@@ -3,6 +3,7 @@
 // search-pg.ts), ranked by the item alone (docs/api.md#search).
 import { createHash } from 'node:crypto';
 import { stemmer } from 'stemmer';
+import { nextTurn } from 'tlog-engine';
 import type { LoggedEntry } from '../protocol/log-entry.js';
 import { SEARCH_KINDS, SEARCHED, searchOfKind, type Columns, type SearchHit, type SearchItem } from '../record/types/index.js';
 import { recordEntry, type RecordEntry, type State } from '../record/fold/index.js';
@@ -141,7 +142,6 @@ async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-const turn = () => new Promise((r) => setImmediate(r));
 
 export interface SearchIndexOptions {
   /** Whether this process writes the index (default true; on a shared database, the node that leads: `lead` and `follow`). */
@@ -317,7 +317,7 @@ export class SearchIndex {
       if (i + BATCH < todo.length) await this.store.write(items, { treeSize: 0, rootHash: '' });
       else await this.writeHead(items, size);
       this.progress.done += batch.length;
-      await turn();
+      await nextTurn();
       if (generation !== this.generation) return null;
     }
     if (todo.length === 0) await this.writeHead([], size);

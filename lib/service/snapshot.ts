@@ -1,7 +1,7 @@
 // How the record's state is written into a snapshot, the cache that lets the service start without replaying the whole log; the
 // engine binds it to the log and decides whether it is used (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
 import { join } from 'node:path';
-import type { SnapshotCodec } from 'tlog-engine';
+import { nextTurn, type SnapshotCodec } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
@@ -20,7 +20,7 @@ export const recordSnapshots: SnapshotCodec<State> = {
   get code() {
     return codeId();
   },
-  encode: (state) => stateBody(state),
+  encode: (state) => stateBody(state, nextTurn),
   decode: (body, treeSize) => {
     const state = readState(body, treeSize);
     return 'problem' in state ? state : { state };
@@ -32,7 +32,7 @@ export const encodeSnapshot = (state: State, rootHash: string): Buffer => encode
 
 /** The same bytes, the state read in one synchronous step (a copy) and the rest done off the event loop. */
 export const encodeSnapshotAsync = (state: State, rootHash: string): Promise<Buffer> =>
-  encodeStateAsync(SNAPSHOT_FORMAT, codeId(), state, rootHash);
+  encodeStateAsync(SNAPSHOT_FORMAT, codeId(), state, rootHash, nextTurn);
 
 /** A snapshot's state, or why it cannot be used. */
 export type Loaded = { state: State; treeSize: number } | { problem: string };

@@ -175,6 +175,7 @@ export {
   fileSnapshots,
   frameSnapshot,
   frameSnapshotSync,
+  nextTurn,
   openSnapshot,
   placeOf,
   readBound,

@@ -54,7 +54,9 @@ export const placeOf = (where: string | SnapshotPlace): SnapshotPlace => (typeof
 
 /** Bytes hashed or copied in one turn of the event loop: a few milliseconds' work. */
 const SLICE = 4 * 2 ** 20;
-const turn = () => new Promise((r) => setImmediate(r));
+/** Resolves on a later turn of the event loop (after the I/O and timers waiting), so that long work lets the process answer meanwhile. */
+export const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+const turn = nextTurn;
 
 /** Each slice of at most SLICE bytes of `chunks`, in order, a turn of the event loop after each SLICE bytes (small chunks share one). */
 async function eachSlice(chunks: readonly Uint8Array[], f: (slice: Uint8Array) => void): Promise<void> {

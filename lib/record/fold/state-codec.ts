@@ -5,6 +5,7 @@ import { copyBytes, copyBytesSync, copyState, readCopy } from './state-copy.js';
 import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
+import { appendOnly } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
 import { History, type HistoryData } from '../numbers/history.js';
@@ -53,6 +54,8 @@ export function writtenState(state: State): Written {
 /** The state written by `writtenState`, its stores of columns made again. */
 function restoredState(w: Written): State {
   const n = w.numbers;
+  for (const lists of [n.index.reviewsByClaim, n.index.reviewsByOperator]) for (const list of lists.values()) appendOnly(list);
+  for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   return {
     ...w,
     reviews: Reviews.unpack(w.reviews),
@@ -77,20 +80,19 @@ export function stateBodySync(state: State): Uint8Array[] {
   return copyBytesSync(copyState(writtenState(state)));
 }
 
-const turn = () => new Promise((r) => setImmediate(r));
-
 /**
  * The state's bytes alone, in chunks: the state is read in one synchronous step, a copy (its
  * objects, and its columns that may change: state-copy.ts), before this returns; the copy is then
- * serialized a part per turn of the event loop, so that the state may move on meanwhile.
+ * serialized a part per turn (`turn` waits for the next turn of the caller's event loop), so that
+ * the state may move on meanwhile.
  */
-export function stateBody(state: State): Promise<Uint8Array[]> {
+export function stateBody(state: State, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
   return copyBytes(copyState(writtenState(state)), turn);
 }
 
 /**
  * encodeState, reading the state in one synchronous step (stateBody's copy), then serializing,
- * hashing and putting the copy under its header between turns of the event loop (the engine's
+ * hashing and putting the copy under its header between turns (`turn`; the engine's
  * frameSnapshot), so that the state may move on meanwhile and the service answers while the
  * bytes are made.
  */
@@ -99,10 +101,11 @@ export async function encodeStateAsync<E extends object>(
   code: string,
   state: State,
   rootHash: string,
+  turn: () => Promise<unknown>,
   extra?: E,
 ): Promise<Buffer> {
   const size = state.size;
-  const body = stateBody(state);
+  const body = stateBody(state, turn);
   return frameSnapshot({ format, code, treeSize: size, rootHash }, await body, extra);
 }
 

@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { isStable } from '../stores/columns.js';
+import { isAppendOnly, isStable } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -28,8 +28,10 @@ const COLUMN = '\u0000column';
 interface Column {
   /** Its bytes: a view of the column, shared or copied; for a list, made from `list` once the state is copied. */
   data?: Typed;
-  /** A list of numbers (made a list again when read), copied: its numbers are made a column after the copy. */
+  /** A list of numbers (made a list again when read): its first `length` numbers are made a column after the copy. */
   list?: number[];
+  /** How many of the list's numbers are the state's: all of a copy, the length at the copy of an append-only list. */
+  length?: number;
 }
 
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
@@ -112,12 +114,14 @@ class Copier {
     return { [COLUMN]: this.columns.length - 1 };
   }
 
-  /** A long list of numbers as a column (a copy now, its bytes later), any other array copied. */
+  /** A long list of numbers as a column (its length now if it is append-only, else a copy; its bytes later), any other array copied. */
   private array(a: unknown[]): unknown {
     if (a.length >= LIST) {
+      // Its numbers before its length at the copy never change: read later, they are the state's.
+      if (isAppendOnly(a)) return this.column({ list: a as number[], length: a.length });
       let i = 0;
       while (i < a.length && typeof a[i] === 'number') i++;
-      if (i === a.length) return this.column({ list: a.slice() as number[] });
+      if (i === a.length) return this.column({ list: a.slice() as number[], length: a.length });
     }
     // slice keeps holes, and copies a list of strings at the speed of memory.
     const c = a.slice();
@@ -162,11 +166,11 @@ export function copyState(written: object, depth = 3): StateCopy {
 
 const rawBytes = (t: Typed): Uint8Array => new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
 
-/** The numbers of a list, as Int32 when each fits, else as Float64 (a loop: `new Float64Array(list)` is slow on a list read back). */
-function listColumn(list: number[]): Typed {
-  const f = new Float64Array(list.length);
+/** The first `n` numbers of a list, as Int32 when each fits, else as Float64 (a loop: `new Float64Array(list)` is slow). */
+function listColumn(list: number[], n: number): Typed {
+  const f = new Float64Array(n);
   let ints = true;
-  for (let i = 0; i < list.length; i++) {
+  for (let i = 0; i < n; i++) {
     const x = list[i]!;
     f[i] = x;
     if ((x | 0) !== x || (x === 0 && 1 / x < 0)) ints = false;
@@ -179,7 +183,7 @@ const NUMBERS = 2 ** 18;
 
 /** The body's chunks: the manifest, each part's structured clone, then each column's raw bytes. */
 function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
-  const data = copy.columns.map((c) => c.data ?? listColumn(c.list!));
+  const data = copy.columns.map((c) => c.data ?? listColumn(c.list!, c.length!));
   const m: Manifest = {
     parts: copy.parts.map((p, i) => ({ path: p.path, bytes: parts[i]!.length, columns: p.columns })),
     columns: data.map((d, i) => ({ type: typedName(d), bytes: d.byteLength, list: copy.columns[i]!.list !== undefined })),
@@ -211,8 +215,8 @@ export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): 
   let numbers = 0;
   for (const c of copy.columns)
     if (c.list !== undefined) {
-      c.data = listColumn(c.list);
-      if ((numbers += c.list.length) >= NUMBERS) {
+      c.data = listColumn(c.list, c.length!);
+      if ((numbers += c.length!) >= NUMBERS) {
         numbers = 0;
         await turn();
       }

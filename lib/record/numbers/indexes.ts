@@ -12,7 +12,7 @@ export interface NumbersIndex {
   /** Every claim's place in log order (claims of one paper in claim order). */
   ordinal: Map<string, number>;
   refs: string[];
-  /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts). */
+  /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`pushRow`). */
   reviewsByClaim: Map<string, number[]>;
   /** Receipts per claim, in the order of their results (check.result entries). */
   resultsByClaim: Map<string, string[]>;
@@ -24,7 +24,7 @@ export interface NumbersIndex {
   claimsByOperator: Map<string, string[]>;
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
-  /** An operator's reviews, their rows in state.reviews. */
+  /** An operator's reviews, their rows in state.reviews; each list append-only (`pushRow`). */
   reviewsByOperator: Map<string, number[]>;
   checksByOperator: Map<string, Set<string>>;
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
@@ -94,7 +94,7 @@ export interface OperatorTally {
   sources: Map<string, number>;
   /**
    * The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on
-   * each): what each counts is in the report pairs.
+   * each): what each counts is in the report pairs. Append-only (`appendOnly`).
    */
   claims: number[];
   reports: number;

@@ -95,7 +95,10 @@ export class ReportPairs {
     this.right[row] = right;
   }
 
-  /** `op` and `claim` are append-only, written once when a pair is made (a snapshot shares them); the rest change. */
+  /**
+   * `op` and `claim` are append-only, written once when a pair is made, and `before` once when its
+   * review lands (a snapshot shares them); the rest change.
+   */
   pack(): ReportPairsData {
     const n = this.n;
     return {
@@ -106,7 +109,7 @@ export class ReportPairs {
       reports: this.reports.subarray(0, n),
       right: this.right.subarray(0, n),
       checks: [...this.checks].map(([row, set]) => [row, [...set]]),
-      before: this.before.subarray(0, this.noted),
+      before: stable(this.before.subarray(0, this.noted)),
     };
   }
 

@@ -2,6 +2,7 @@
 // docs/credence.md#operators-verified-by-the-record.
 import type { State, VerifiedBy } from '../fold/state.js';
 import type { NumbersIndex, OperatorTally, ReceiptTally } from './indexes.js';
+import { appendOnly } from '../stores/columns.js';
 
 export type { VerifiedBy };
 
@@ -79,7 +80,7 @@ function tallyOf(state: State, op: string): OperatorTally {
   const all = state.numbers.tallies.operators;
   let t = all.get(op);
   if (t === undefined) {
-    t = { receipts: new Map(), disputes: 0, byRound: new Map(), sources: new Map(), claims: [], reports: 0, right: 0 };
+    t = { receipts: new Map(), disputes: 0, byRound: new Map(), sources: new Map(), claims: appendOnly([]), reports: 0, right: 0 };
     all.set(op, t);
   }
   return t;

@@ -23,6 +23,28 @@ export function stable<T extends ArrayBufferView>(view: T): T {
 
 export const isStable = (view: ArrayBufferView): boolean => stableViews.has(view);
 
+/** Lists of numbers that only ever grow at their end: a snapshot's copy notes their length rather than copying them. */
+const appendOnlyLists = new WeakSet<unknown[]>();
+
+/**
+ * Marks `list` as numbers that only grow at their end (no item is ever changed or removed), so
+ * that a snapshot's copy of the state reads its first items later, while the fold appends
+ * (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
+ */
+export function appendOnly(list: number[]): number[] {
+  appendOnlyLists.add(list);
+  return list;
+}
+
+export const isAppendOnly = (list: unknown[]): boolean => appendOnlyLists.has(list);
+
+/** Appends `row` to the list `map` keeps for `key`, an append-only list (`appendOnly`). */
+export function pushRow<K>(map: Map<K, number[]>, key: K, row: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, appendOnly([row]));
+  else list.push(row);
+}
+
 /** `a`, or a copy of it at least twice as long, so that index `n - 1` fits. */
 export function grow<T extends Column>(a: T, n: number): T {
   if (n <= a.length) return a;

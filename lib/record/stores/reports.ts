@@ -2,6 +2,7 @@
 // (docs/record.md, types/agents.ts key.revoke). A review is named by its row in the reviews
 // (review-store.ts), which holds its id, seq and time already; the few other reports are kept
 // whole. What the state's digest reads is the list of {type, id, seq, ts} of each key.
+import { appendOnly, pushRow } from './columns.js';
 import type { Reviews } from './review-store.js';
 
 export interface Report {
@@ -56,9 +57,7 @@ export class Reports {
   }
 
   private push(key: string, ref: number): void {
-    const list = this.byKey.get(key);
-    if (list === undefined) this.byKey.set(key, [ref]);
-    else list.push(ref);
+    pushRow(this.byKey, key, ref);
   }
 
   pack(): ReportsData {
@@ -67,7 +66,7 @@ export class Reports {
 
   static unpack(d: ReportsData): Reports {
     const r = new Reports();
-    d.keys.forEach((k, i) => r.byKey.set(k, d.refs[i]!));
+    d.keys.forEach((k, i) => r.byKey.set(k, appendOnly(d.refs[i]!)));
     r.others = d.others;
     return r;
   }

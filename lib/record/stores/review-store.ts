@@ -25,7 +25,8 @@ export interface ReviewsData {
   key: Ints;
   models: Ints;
   forecast: Floats;
-  disowned: Ints;
+  /** The rows disowned, each with the seq of the key.revoke that disowned it. */
+  disowned: [number, number][];
   time: Floats;
   claims: string[];
   agents: string[];
@@ -50,8 +51,8 @@ export class Reviews implements ReadonlyMap<string, Review> {
   private key = new Int32Array(16);
   private models = new Int32Array(16);
   private forecast = new Float64Array(16);
-  /** The seq of the key.revoke that disowned it, or -1. */
-  private disowned = new Int32Array(16);
+  /** The rows disowned (few), each with the seq of the key.revoke that disowned it. */
+  private disowned = new Map<number, number>();
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself when not canonical is in `odd`. */
   private time = new Float64Array(16);
   /** Each column's strings, held once: a table each, so that each lookup is in a small Map. */
@@ -79,7 +80,6 @@ export class Reviews implements ReadonlyMap<string, Review> {
     this.key = grow(this.key, n);
     this.models = grow(this.models, n);
     this.forecast = grow(this.forecast, n);
-    this.disowned = grow(this.disowned, n);
     this.time = grow(this.time, n);
     this.seq[row] = r.seq;
     this.claim[row] = this.claims.of(r.claim);
@@ -88,7 +88,6 @@ export class Reviews implements ReadonlyMap<string, Review> {
     this.key[row] = this.signerKeys.of(r.signerKey);
     this.models[row] = this.listOf(r.models);
     this.forecast[row] = r.forecast;
-    this.disowned[row] = -1;
     const ms = isoMs(r.ts);
     if (Number.isNaN(ms)) {
       this.time[row] = Date.parse(r.ts);
@@ -140,8 +139,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
     return this.forecast[row]!;
   }
   disownedAt(row: number): number | null {
-    const d = this.disowned[row]!;
-    return d < 0 ? null : d;
+    return this.disowned.get(row) ?? null;
   }
   /** Its entry's time, as Date.parse reads its ts. */
   timeAt(row: number): number {
@@ -154,7 +152,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
 
   /** Disowns the review at `row` from entry `seq` on (types/agents.ts, key.revoke). */
   disown(row: number, seq: number): void {
-    this.disowned[row] = seq;
+    this.disowned.set(row, seq);
   }
 
   /** The review at `row`, as an object. */
@@ -209,7 +207,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
     return n;
   }
 
-  /** Every column but `disowned` is append-only: rows are written once, when pushed (a snapshot shares them). */
+  /** Every column is append-only: rows are written once, when pushed (a snapshot shares them). */
   pack(): ReviewsData {
     const n = this.size;
     return {
@@ -221,7 +219,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
       key: stable(this.key.subarray(0, n)),
       models: stable(this.models.subarray(0, n)),
       forecast: stable(this.forecast.subarray(0, n)),
-      disowned: this.disowned.subarray(0, n),
+      disowned: [...this.disowned],
       time: stable(this.time.subarray(0, n)),
       claims: this.claims.list,
       agents: this.agents.list,
@@ -243,7 +241,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
     r.key = owned(d.key, n);
     r.models = owned(d.models, n);
     r.forecast = owned(d.forecast, n);
-    r.disowned = owned(d.disowned, n);
+    r.disowned = new Map(d.disowned);
     r.time = owned(d.time, n);
     r.claims = new Interned([...d.claims]);
     r.agents = new Interned([...d.agents]);
