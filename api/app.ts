@@ -5,7 +5,6 @@ import { clientAddress, trustedProxies } from './client-address.js';
 import type { Deployment } from '../lib/service/deployment.js';
 import { clientWentAway, errorMiddleware, noteClientGone } from './error-middleware.js';
 import { logRoutes } from './routes/log.js';
-import { credenceParts } from '../lib/record/numbers/index.js';
 import { writeRoutes } from './routes/writes.js';
 import type { Verify } from './envelope.js';
 import type { LiveRecord } from '../lib/service/live-record.js';
@@ -127,8 +126,6 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
       role: opts.role,
     }).routes(),
   );
-  // Make the served credence text once now, so that the first reader does not wait for it.
-  credenceParts(record.state);
   app.use(
     writeRoutes(
       d,

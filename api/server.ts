@@ -5,6 +5,8 @@ import type { Deployment } from '../lib/service/deployment.js';
 import type { LiveRecord } from '../lib/service/live-record.js';
 import { availableParallelism } from 'node:os';
 import { VerifyPool } from '../lib/service/verify-pool.js';
+import { nextTurn } from 'tlog-engine';
+import { credenceMade } from '../lib/record/numbers/index.js';
 import { createApp, type AppOptions } from './app.js';
 
 export interface RunningServer {
@@ -36,10 +38,21 @@ export async function startServer(
   });
   const addr = server.address() as AddressInfo;
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  // The served credence text made while serving, a chunk of claims a turn, so that neither the
+  // start nor the first reader of GET /v2/credence waits for all of it.
+  let closed = false;
+  const made = (async () => {
+    for (const _ of credenceMade(record.state)) {
+      await nextTurn();
+      if (closed) return;
+    }
+  })();
   return {
     server,
     url: `http://${shown}:${addr.port}`,
     close: async () => {
+      closed = true;
+      await made;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

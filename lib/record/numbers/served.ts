@@ -79,22 +79,13 @@ const chunkCache = new WeakMap<State['numbers'], Chunk[]>();
  * cached text, so a write costs the chunks it touched, not the whole body.
  */
 export function credenceParts(state: State): { parts: string[]; bytes: number } {
-  let cache = chunkCache.get(state.numbers);
-  if (cache === undefined) chunkCache.set(state.numbers, (cache = []));
+  const cache = chunksOf(state);
   const refs = state.numbers.index.refs;
   const head = `{"version":${JSON.stringify(CREDENCE_VERSION)},"claims":[`;
   const parts = [head];
   let bytes = head.length + 2;
   for (let k = 0; k * CHUNK < refs.length; k++) {
-    const version = state.numbers.chunkVersion[k]!;
-    let chunk = cache[k];
-    if (chunk === undefined || chunk.version !== version) {
-      const texts: string[] = [];
-      for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++)
-        if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
-      const text = texts.join(',');
-      chunk = cache[k] = { version, text, bytes: Buffer.byteLength(text) };
-    }
+    const chunk = chunkAt(state, cache, k);
     if (chunk.text === '') continue;
     if (parts.length > 1) {
       parts.push(',');
@@ -105,6 +96,40 @@ export function credenceParts(state: State): { parts: string[]; bytes: number } 
   }
   parts.push(']}');
   return { parts, bytes };
+}
+
+/**
+ * Makes each chunk of credenceParts' body that is not made yet, one per step: a caller takes a
+ * turn of its event loop between steps, so that the service answers meanwhile, and the first
+ * reader of GET /v2/credence does not make the whole body (a million claims take seconds).
+ */
+export function* credenceMade(state: State): Generator<number> {
+  const cache = chunksOf(state);
+  for (let k = 0; k * CHUNK < state.numbers.index.refs.length; k++) {
+    const made = cache[k];
+    if (made !== undefined && made.version === state.numbers.chunkVersion[k]) continue;
+    chunkAt(state, cache, k);
+    yield k;
+  }
+}
+
+const chunksOf = (state: State): Chunk[] => {
+  let cache = chunkCache.get(state.numbers);
+  if (cache === undefined) chunkCache.set(state.numbers, (cache = []));
+  return cache;
+};
+
+/** Chunk `k` of the claims' text, made again if a score in it changed since it was made. */
+function chunkAt(state: State, cache: Chunk[], k: number): Chunk {
+  const version = state.numbers.chunkVersion[k]!;
+  const chunk = cache[k];
+  if (chunk !== undefined && chunk.version === version) return chunk;
+  const refs = state.numbers.index.refs;
+  const texts: string[] = [];
+  for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++)
+    if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
+  const text = texts.join(',');
+  return (cache[k] = { version, text, bytes: Buffer.byteLength(text) });
 }
 
 /** The body of GET /v2/credence as one string. */
