@@ -4,6 +4,7 @@
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
 import { parentPort, workerData } from 'node:worker_threads';
 import { SERVICE_EVENTS } from '../lib/record/types/index.js';
+import { parsePublicKey } from '../lib/protocol/ed25519.js';
 import { signatureProblem, UNSIGNED_TYPES, type LogKeys, signedHash } from '../lib/record/admission/index.js';
 import { entryHashes, lineHashes, type EntryHashes } from './entry-hashes.js';
 import type { ServedEntry } from './source.js';
@@ -17,16 +18,30 @@ export interface BatchResult {
   leaves: Uint8Array;
   /** Per entry, the SHA-256 of its signed bytes (a signed write's payload), or '' (docs/record.md, "Replays and last-writer-wins"). */
   signed: string[];
+  /** Keys registered or delegated in the batch whose point parsePublicKey accepted here (the replay need not check them again). */
+  sound: string[];
   problems: { kind: 'hash' | 'signature'; seq: number; detail: string }[];
   withheld: number;
   hashMs: number;
   signatureMs: number;
 }
 
+/** The key a registration or delegation names, when its point is sound (checked here, on this worker); else undefined. */
+function keyNamed(type: string, text: string): string | undefined {
+  try {
+    const logged = JSON.parse(text);
+    const key: unknown = type === 'agent.register' ? logged?.publicKey : logged?.payload?.key;
+    return typeof key === 'string' ? parsePublicKey(key).spelling : undefined;
+  } catch {
+    return undefined; // the replay checks it again and names why
+  }
+}
+
 parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => {
   const leaves = new Uint8Array(32 * m.lines.length);
   const signed: string[] = new Array<string>(m.lines.length).fill('');
   const problems: BatchResult['problems'] = [];
+  const sound: string[] = [];
   let withheld = 0;
   let hashMs = 0;
   let signatureMs = 0;
@@ -61,11 +76,15 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
       withheld++;
       return;
     }
+    if (payloadOk === true && text !== null && (type === 'agent.register' || type === 'key.delegate')) {
+      const key = keyNamed(type, text);
+      if (key !== undefined) sound.push(key);
+    }
     if (!payloadOk || text === null || keys === null) return;
     const why = signatureProblem(type, text, keys, isEvent);
     signatureMs += performance.now() - t1;
     if (why !== null) problems.push({ kind: 'signature', seq, detail: `${type}: ${why}` });
   });
-  const result: BatchResult = { id: m.id, leaves, signed, problems, withheld, hashMs, signatureMs };
+  const result: BatchResult = { id: m.id, leaves, signed, sound, problems, withheld, hashMs, signatureMs };
   parentPort!.postMessage(result, [leaves.buffer]);
 });

@@ -1,14 +1,15 @@
 // The verifier's saved replay (`--state FILE`, kept in FILE.replay): the next run checks and replays only the entries after it.
 // This verifier's own work, never the service's snapshot (docs/log-format.md#what-archive-verify-checks, "Incremental runs").
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
-import { encodeState, readState, stateHeader, type State } from '../lib/record/fold/index.js';
+import { readState, stateBodySync, stateHeader, type State } from '../lib/record/fold/index.js';
 import type { ServedEntry } from './source.js';
 import type { CacheMark } from './cache.js';
 import { entryHashes } from './entry-hashes.js';
 
-export const REPLAY_FORMAT = 'archive-verify-replay/4';
+export const REPLAY_FORMAT = 'archive-verify-replay/5';
 
 /** Where `--state FILE` keeps the replay. */
 export const replayFile = (stateFile: string): string => `${stateFile}.replay`;
@@ -32,11 +33,29 @@ interface Extra extends ReplayMore {
   lastEntryHash: string;
 }
 
-/** Writes the replay of a verification that passed (atomically: a temporary file renamed over it). */
+/**
+ * Writes the replay of a verification that passed (atomically: a temporary file renamed over it). The bytes are encodeState's,
+ * written a chunk at a time after the header: joining the state's chunks, then the header and the body, copied it twice.
+ */
 export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string, more: ReplayMore = {}): void {
   const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash, ...more };
-  const bytes = encodeState(REPLAY_FORMAT, codeId(), state, toHex(rootFromSubtrees(range.map((s) => s.hash))), extra);
-  writeFileSync(`${file}.tmp`, bytes);
+  const chunks = stateBodySync(state);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for (const c of chunks) {
+    hash.update(c);
+    bytes += c.length;
+  }
+  const rootHash = toHex(rootFromSubtrees(range.map((s) => s.hash)));
+  // The header of the engine's frameSnapshotSync, member for member.
+  const header = { ...extra, format: REPLAY_FORMAT, code: codeId(), treeSize: state.size, rootHash, sha256: hash.digest('hex'), bytes };
+  const fd = openSync(`${file}.tmp`, 'w');
+  try {
+    for (const c of [Buffer.from(`${JSON.stringify(header)}\n`), ...chunks])
+      for (let at = 0; at < c.length;) at += writeSync(fd, c, at, c.length - at);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(`${file}.tmp`, file);
 }
 

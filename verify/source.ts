@@ -44,6 +44,8 @@ export interface LogCopy {
 export const EXPORT_FORMAT = 'archive-export/1';
 
 const PAGE = 1000;
+/** Pages asked for at once. */
+const AHEAD = 4;
 
 /** What a GET answered, or an error naming the path and what came back. */
 async function getJson(client: ArchiveClient, path: string): Promise<Served> {
@@ -58,6 +60,8 @@ export interface FetchOptions {
   have?: ServedEntry[];
   /** Fetch from this seq on, holding none before it but `genesis` (an incremental run from a cache: LogCopy.from). */
   from?: { seq: number; genesis: ServedEntry };
+  /** Entries asked for a page (PAGE unless given). */
+  page?: number;
   /** Called after each page with the entries held so far and the size being fetched. */
   progress?: (held: number, size: number) => void;
 }
@@ -70,13 +74,31 @@ export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): 
   const have = opts.have !== undefined && (opts.have.length > 0 || opts.from === undefined) ? opts.have : undefined;
   const entries = have ?? (opts.from === undefined ? [] : new Array<ServedEntry>(opts.from.seq));
   if (opts.from !== undefined && opts.from.seq > 0) entries[0] = opts.from.genesis;
-  while (entries.length < sth.treeSize) {
-    const limit = Math.min(PAGE, sth.treeSize - entries.length);
-    const page = await getJson(client, `/v1/log/entries?from=${entries.length}&limit=${limit}`);
+  // Pages are asked for AHEAD at a time, in order, so that the service reads the next while this side parses one.
+  const size = sth.treeSize;
+  const n = opts.page ?? PAGE;
+  const asked = new Map<number, Promise<Served>>();
+  const ask = (from: number): Promise<Served> => {
+    const page = getJson(client, `/v1/log/entries?from=${from}&limit=${Math.min(n, size - from)}`);
+    page.catch(() => undefined); // its failure is thrown where it is awaited, if it is (not after a page served short)
+    asked.set(from, page);
+    return page;
+  };
+  let next = entries.length;
+  while (entries.length < size) {
+    const at = entries.length;
+    for (; next < size && asked.size < AHEAD; next += n) ask(next);
+    const page = await (asked.get(at) ?? ask(at));
+    asked.delete(at);
     if (!Array.isArray(page.entries) || page.entries.length === 0)
-      throw new Error(`GET /v1/log/entries?from=${entries.length}: no entries, though the head has ${sth.treeSize}`);
+      throw new Error(`GET /v1/log/entries?from=${at}: no entries, though the head has ${size}`);
     entries.push(...page.entries);
-    opts.progress?.(entries.length, sth.treeSize);
+    opts.progress?.(entries.length, size);
+    // A page served short (or long): the pages asked for after it start elsewhere; ask again from where it ends.
+    if (entries.length !== at + Math.min(n, size - at)) {
+      asked.clear();
+      next = entries.length;
+    }
   }
   // A page may run past the head when the log grew meanwhile: keep exactly the head's entries.
   entries.length = Math.min(entries.length, sth.treeSize);

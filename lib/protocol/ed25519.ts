@@ -45,8 +45,14 @@ function rawFromSpelling(s: string, what: string): Uint8Array {
 // libsodium's WebAssembly, ready before any key is checked.
 await sodium.ready;
 
-/** Why `raw` is refused as a registered key, or null when it is a sound point. */
+/**
+ * Why `raw` is refused as a registered key, or null when it is a sound point. libsodium's
+ * crypto_core_ed25519_is_valid_point is true exactly when `raw` is a canonical encoding (y < p) of a point of the curve, not of
+ * small order (so x != 0 and no "-0" is possible), whose [L]P = O: the accept set of the checks below. Keys are accepted by it
+ * alone; noble decodes only a key it refuses, to say why (decoding took about as long as the subgroup check itself).
+ */
 function pointProblem(raw: Uint8Array): string | null {
+  if (sodium.crypto_core_ed25519_is_valid_point(raw)) return null;
   let point: Point;
   try {
     point = Point.fromBytes(raw, false); // RFC 8032 5.1.3 decoding: y < p, no "-0"
@@ -60,10 +66,19 @@ function pointProblem(raw: Uint8Array): string | null {
   }
   if (!bytesEqual(point.toBytes(), raw)) return 'non-canonical point encoding';
   if (point.isSmallOrder()) return 'small-order point';
-  // [L]P = O, by libsodium (about eight times faster than noble's isTorsionFree here): on a canonical point of the curve that
-  // is not of small order, crypto_core_ed25519_is_valid_point is true exactly when the point is in the prime-order subgroup.
-  if (!sodium.crypto_core_ed25519_is_valid_point(raw)) return 'point is not torsion-free (has a small-order component)';
-  return null;
+  // A canonical point of the curve, not of small order, that libsodium refuses: [L]P != O.
+  return 'point is not torsion-free (has a small-order component)';
+}
+
+// Keys whose point this process's own checks found sound on another thread (the verifier's workers, verify/entry-worker.ts), so
+// that the replay need not check them again; each is taken once, and the set is bounded.
+const soundPoints = new Set<string>();
+const SOUND_POINTS_MAX = 1 << 16;
+
+/** Notes that parsePublicKey accepted `spelling` on another thread of this process: its next parse skips the point's checks. */
+export function knownSoundKey(spelling: string): void {
+  if (soundPoints.size >= SOUND_POINTS_MAX) soundPoints.clear();
+  soundPoints.add(spelling);
 }
 
 /**
@@ -76,7 +91,7 @@ export function parsePublicKey(s: string, what = 'publicKey'): PublicKey {
     throw new ArchiveError('bad_request', `${what}: expected ${MIN_KEY_CHARS}..${MAX_KEY_CHARS} characters, got ${s.length}`);
   }
   const raw = rawFromSpelling(s, what);
-  const problem = pointProblem(raw);
+  const problem = soundPoints.delete(s) ? null : pointProblem(raw);
   if (problem) throw new ArchiveError('bad_request', `${what}: ${problem}`);
   return { spelling: s, raw };
 }

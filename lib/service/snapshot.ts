@@ -3,10 +3,10 @@
 import { join } from 'node:path';
 import { nextTurn, type SnapshotCodec } from 'tlog-engine';
 import { codeId } from '../protocol/code-id.js';
-import { encodeState, encodeStateAsync, readState, stateBody, stateHeader, type State } from '../record/fold/index.js';
+import { encodeState, encodeStateAsync, readState, readStateFrom, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
-export const SNAPSHOT_FORMAT = 'archive-snapshot/4';
+export const SNAPSHOT_FORMAT = 'archive-snapshot/5';
 
 /** Where a deployment on LevelDB keeps its snapshot: one file, replaced atomically (on PostgreSQL: snapshot-place.ts). */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');
@@ -23,6 +23,11 @@ export const recordSnapshots: SnapshotCodec<State> = {
   encode: (state) => stateBody(state, nextTurn),
   decode: (body, treeSize) => {
     const state = readState(body, treeSize);
+    return 'problem' in state ? state : { state };
+  },
+  // At start: the file read a piece at a time, each column straight into the buffer its store keeps, hashed meanwhile apart.
+  decodeFrom: async (body, treeSize) => {
+    const state = await readStateFrom(body, treeSize);
     return 'problem' in state ? state : { state };
   },
 };

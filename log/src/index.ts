@@ -178,7 +178,11 @@ export {
   nextTurn,
   openSnapshot,
   placeOf,
+  bytesBody,
+  HASH_APART,
   readBound,
+  readBoundState,
+  type SnapshotBody,
   type SnapshotHeader,
   type SnapshotPlace,
 } from './snapshot.js';

@@ -6,7 +6,15 @@ import { toHex } from './hash.js';
 import type { Log } from './log.js';
 import type { StoredEntry } from './reader.js';
 import type { Appended } from './sequencer.js';
-import { frameSnapshot, placeOf, readBound, type SnapshotPlace } from './snapshot.js';
+import {
+  frameSnapshot,
+  placeOf,
+  readBound,
+  readBoundState,
+  type SnapshotBody,
+  type SnapshotHeader,
+  type SnapshotPlace,
+} from './snapshot.js';
 
 /** How an application's state is kept in a snapshot (snapshot.ts): its format, its code's identity, its bytes. */
 export interface SnapshotCodec<S> {
@@ -24,6 +32,11 @@ export interface SnapshotCodec<S> {
   encode(state: S): Uint8Array[] | Promise<Uint8Array[]>;
   /** The state of a snapshot's body taken at `treeSize`, or why it cannot be read. */
   decode(body: Uint8Array, treeSize: number): { state: S } | { problem: string };
+  /**
+   * The same, reading the body a piece at a time (from a file, never whole, hashed meanwhile on a
+   * thread of its own: snapshot.ts, readBoundState); used at start instead of `decode` when given.
+   */
+  decodeFrom?(body: SnapshotBody, treeSize: number): Promise<{ state: S } | { problem: string }>;
 }
 
 /** An application's state machine: what the replica folds the log with. */
@@ -525,14 +538,22 @@ async function startState<S, E>(
   const empty = () => ({ state: machine.init(), size: 0 });
   const codec = machine.snapshot;
   if (place === undefined || codec === undefined) return empty();
-  const bound = await readBound(place, (n) => log.rootAt(n), codec.format, codec.code, { size: log.size, of: "the log's" });
-  if (bound === null) return empty();
-  const read = 'problem' in bound ? bound : codec.decode(bound.body, bound.header.treeSize);
+  const rootAt = (n: number) => log.rootAt(n);
+  const max = { size: log.size, of: "the log's" };
+  let read: { state: S; header: { treeSize: number } } | { problem: string } | null;
+  if (codec.decodeFrom !== undefined) read = await readBoundState(place, rootAt, codec.format, codec.code, max, codec.decodeFrom);
+  else {
+    const bound = await readBound(place, rootAt, codec.format, codec.code, max);
+    const decoded = bound === null || 'problem' in bound ? bound : codec.decode(bound.body, bound.header.treeSize);
+    read =
+      decoded === null || 'problem' in decoded ? decoded : { state: decoded.state, header: (bound as { header: SnapshotHeader }).header };
+  }
+  if (read === null) return empty();
   if ('problem' in read) {
     say(`the snapshot ${place.where} is not used, ${read.problem}; replaying the log from its first entry`);
     return empty();
   }
-  const size = (bound as { header: { treeSize: number } }).header.treeSize;
+  const size = read.header.treeSize;
   say(`starting from the snapshot at entry ${size} of ${log.size}`);
   return { state: read.state, size };
 }

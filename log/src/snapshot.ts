@@ -1,8 +1,10 @@
 // Snapshots of an application's state, bound to the log: a cache that lets an application start without folding its whole
 // log. The header, and when a snapshot is used: docs/engine.md#running-a-state-machine.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { writeFileAtomic } from './atomic-file.js';
 import { toHex } from './hash.js';
 
@@ -23,6 +25,8 @@ export interface SnapshotHeader {
 export interface SnapshotPlace {
   /** Where it is, for messages. */
   readonly where: string;
+  /** The file that holds it, when it is one: then it may be read a piece at a time (`readBoundState`). */
+  readonly file?: string;
   /** The bytes kept; null when there are none. */
   read(): Promise<Uint8Array | null>;
   /** Keeps `bytes`, a snapshot at tree size `treeSize`, whole or not at all; false when a snapshot of a larger size is kept already. */
@@ -33,6 +37,7 @@ export interface SnapshotPlace {
 export function fileSnapshots(file: string): SnapshotPlace {
   return {
     where: file,
+    file,
     read: async () => {
       try {
         return await readFile(file);
@@ -168,4 +173,228 @@ export async function readBound<E extends object>(
   if (toHex(await rootAt(treeSize)) !== rootHash)
     return { problem: `its head (size ${treeSize}, root ${rootHash}) is not a prefix of this log` };
   return h;
+}
+
+/** A snapshot's body read in order, a piece at a time: what a codec's `decodeFrom` reads. */
+export interface SnapshotBody {
+  /** The bytes not read yet. */
+  readonly left: number;
+  /** Fills `into` with the next `into.length` bytes; throws when fewer are left. */
+  readInto(into: Uint8Array): Promise<void>;
+  /** The next `n` bytes, in a buffer of their own. */
+  read(n: number): Promise<Uint8Array>;
+}
+
+/** A body held in memory. */
+export function bytesBody(body: Uint8Array): SnapshotBody {
+  let at = 0;
+  const take = (n: number) => {
+    if (n > body.length - at) throw new Error('the body is shorter than its manifest says');
+    return body.subarray(at, (at += n));
+  };
+  return {
+    get left() {
+      return body.length - at;
+    },
+    readInto: async (into) => into.set(take(into.length)),
+    read: async (n) => take(n).slice(),
+  };
+}
+
+/** Bytes read from the file in one call at most: small pieces are served from a buffer of this size. */
+const PIECE = 8 * 2 ** 20;
+
+/** `length` bytes of the file `fd` from `start`, read in order: small pieces through a buffer, large ones straight into place. */
+function fileBody(fd: FileHandle, start: number, length: number): SnapshotBody {
+  let pos = start;
+  const end = start + length;
+  const buf = new Uint8Array(PIECE);
+  let bufAt = 0;
+  let bufEnd = 0;
+  // Read synchronously: at start nothing else waits for the thread, and a read handed to the pool of threads only adds a wait.
+  const fill = (into: Uint8Array) => {
+    for (let done = 0; done < into.length;) {
+      const bytesRead = readSync(fd.fd, into, done, into.length - done, pos);
+      if (bytesRead === 0) throw new Error('the body is shorter than its manifest says');
+      done += bytesRead;
+      pos += bytesRead;
+    }
+  };
+  const body: SnapshotBody = {
+    get left() {
+      return end - pos + (bufEnd - bufAt);
+    },
+    async readInto(into) {
+      if (into.length > body.left) throw new Error('the body is shorter than its manifest says');
+      const had = Math.min(into.length, bufEnd - bufAt);
+      into.set(buf.subarray(bufAt, bufAt + had));
+      bufAt += had;
+      const rest = into.subarray(had);
+      if (rest.length === 0) return;
+      if (rest.length >= PIECE) return fill(rest);
+      bufAt = 0;
+      bufEnd = Math.min(PIECE, end - pos);
+      fill(buf.subarray(0, bufEnd));
+      rest.set(buf.subarray(0, rest.length));
+      bufAt = rest.length;
+    },
+    async read(n) {
+      const out = new Uint8Array(n);
+      await body.readInto(out);
+      return out;
+    },
+  };
+  return body;
+}
+
+/** The SHA-256 (hex) of `length` bytes of `file` from `start`, hashed on a thread of its own, which reads the file itself. */
+function hashApart(file: string, start: number, length: number): Promise<string> {
+  const code = `
+    const { workerData, parentPort } = require('node:worker_threads');
+    const { openSync, readSync, closeSync } = require('node:fs');
+    const { createHash } = require('node:crypto');
+    const { file, start, length, piece } = workerData;
+    const fd = openSync(file, 'r');
+    const hash = createHash('sha256');
+    const buf = Buffer.allocUnsafe(piece);
+    try {
+      for (let at = 0; at < length; ) {
+        const n = readSync(fd, buf, 0, Math.min(piece, length - at), start + at);
+        if (n === 0) break;
+        hash.update(buf.subarray(0, n));
+        at += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    parentPort.postMessage(hash.digest('hex'));`;
+  return new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true, workerData: { file, start, length, piece: PIECE } });
+    w.once('message', (digest: string) => resolve(digest));
+    w.once('error', reject);
+    w.once('exit', (c) => reject(new Error(`the hashing thread stopped (${c})`)));
+  });
+}
+
+/** A body at least this long, read from a file, is hashed on a thread of its own while it is read (`readBoundState`). */
+export const HASH_APART = 32 * 2 ** 20;
+
+/** The header line of the file `fd`, and where its body starts; null when it has no line. */
+async function headerLine(fd: FileHandle): Promise<{ line: Buffer; start: number } | null> {
+  const chunks: Buffer[] = [];
+  for (let pos = 0; ;) {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    const { bytesRead } = await fd.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) return null;
+    const got = buf.subarray(0, bytesRead);
+    const nl = got.indexOf(10);
+    if (nl >= 0) {
+      chunks.push(got.subarray(0, nl));
+      return { line: Buffer.concat(chunks), start: pos + nl + 1 };
+    }
+    chunks.push(got);
+    pos += bytesRead;
+  }
+}
+
+/** The checks of `openSnapshot` on a header, but the digest's. */
+function headerProblem(h: SnapshotHeader, format: string, code: string, bodyBytes: number): string | null {
+  if (h === null || typeof h !== 'object') return 'its header is not JSON';
+  if (h.format !== format) return `its format is ${JSON.stringify(h.format)}, not ${format}`;
+  if (h.code !== code) return 'it was written by other code than this';
+  if (!Number.isSafeInteger(h.treeSize) || h.treeSize < 0) return 'its header names no tree size';
+  if (bodyBytes !== h.bytes) return `it holds ${bodyBytes} bytes of state, its header says ${h.bytes} (truncated)`;
+  return null;
+}
+
+/**
+ * `readBound` and the state its body holds, by `decode` (a codec's `decodeFrom`), or why not; null
+ * when nothing is kept. From a file (`place.file`), the body is read a piece at a time, never
+ * whole, and a body of HASH_APART bytes or more (`opts.hashApart`) is hashed meanwhile on a thread
+ * of its own: the state decoded is used only once the digest is the header's.
+ */
+export async function readBoundState<S, E extends object = object>(
+  where: string | SnapshotPlace,
+  rootAt: (size: number) => Promise<Uint8Array>,
+  format: string,
+  code: string,
+  max: { size: number; of: string },
+  decode: (body: SnapshotBody, treeSize: number) => Promise<{ state: S } | { problem: string }>,
+  opts: { hashApart?: number } = {},
+): Promise<{ header: SnapshotHeader & Partial<E>; state: S } | { problem: string } | null> {
+  const place = placeOf(where);
+  const bound = async (h: SnapshotHeader & Partial<E>) => {
+    if (h.treeSize > max.size) return { problem: `it was taken at size ${h.treeSize}, beyond ${max.of} ${max.size} entries` };
+    if (toHex(await rootAt(h.treeSize)) !== h.rootHash)
+      return { problem: `its head (size ${h.treeSize}, root ${h.rootHash}) is not a prefix of this log` };
+    return null;
+  };
+  if (place.file === undefined) {
+    const h = await readBound<E>(place, rootAt, format, code, max);
+    if (h === null || 'problem' in h) return h;
+    const read = await decodeWhole(decode, bytesBody(h.body), h.header.treeSize);
+    return 'problem' in read ? read : { header: h.header, state: read.state };
+  }
+  let fd: FileHandle;
+  try {
+    fd = await open(place.file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { problem: `it cannot be read (${(err as Error).message})` };
+  }
+  try {
+    let head: { line: Buffer; start: number } | null;
+    let size: number;
+    try {
+      head = await headerLine(fd);
+      size = (await fd.stat()).size;
+    } catch (err) {
+      return { problem: `it cannot be read (${(err as Error).message})` };
+    }
+    let h: SnapshotHeader & Partial<E>;
+    try {
+      if (head === null) throw new Error('no header line');
+      h = JSON.parse(head.line.toString('utf8')) as SnapshotHeader & Partial<E>;
+    } catch {
+      return { problem: 'its header is not JSON' };
+    }
+    const problem = headerProblem(h, format, code, size - head.start);
+    if (problem !== null) return { problem };
+    const unbound = await bound(h);
+    if (unbound !== null) return unbound;
+    const body = fileBody(fd, head.start, h.bytes);
+    if (h.bytes < (opts.hashApart ?? HASH_APART)) {
+      // Small: hashed here, from the bytes read whole.
+      const bytes = await body.read(h.bytes);
+      if (createHash('sha256').update(bytes).digest('hex') !== h.sha256) return { problem: 'its state does not hash to its digest' };
+      const read = await decodeWhole(decode, bytesBody(bytes), h.treeSize);
+      return 'problem' in read ? read : { header: h, state: read.state };
+    }
+    const digest = hashApart(place.file, head.start, h.bytes).then(
+      (hex) => (hex === h.sha256 ? null : 'its state does not hash to its digest'),
+      (err: Error) => `its state cannot be hashed (${err.message})`,
+    );
+    const read = await decodeWhole(decode, body, h.treeSize);
+    const unhashed = await digest;
+    if (unhashed !== null) return { problem: unhashed };
+    return 'problem' in read ? read : { header: h, state: read.state };
+  } finally {
+    await fd.close();
+  }
+}
+
+/** `decode` of all of `body`: a body longer than what it reads, or a decode that throws, is a problem. */
+async function decodeWhole<S>(
+  decode: (body: SnapshotBody, treeSize: number) => Promise<{ state: S } | { problem: string }>,
+  body: SnapshotBody,
+  treeSize: number,
+): Promise<{ state: S } | { problem: string }> {
+  try {
+    const read = await decode(body, treeSize);
+    if ('problem' in read) return read;
+    if (body.left !== 0) return { problem: 'its state cannot be read (the body is longer than its manifest says)' };
+    return read;
+  } catch (err) {
+    return { problem: `its state cannot be read (${(err as Error).message})` };
+  }
 }

@@ -14,8 +14,11 @@ import {
   openLevelStore,
   openLog,
   openPgStore,
+  type SnapshotBody,
   type StateMachine,
   type StoredEntry,
+  frameSnapshotSync,
+  readBoundState,
 } from '../src/index.js';
 import { tempDir } from './helpers/tmp.js';
 import { startPostgres, testSigner } from '../src/testing.js';
@@ -158,6 +161,60 @@ t.test('snapshots: written bound to the root, used at start, refused when they a
   t.match(lines[0], /its head \(size 50, root [0-9a-f]{64}\) is not a prefix of this log/);
   t.equal(foreign.state.values.size, 60);
   await log.close();
+});
+
+t.test('a snapshot read from its file a piece at a time: the same bytes, hashed apart; changed, cut or longer, refused', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'state.snapshot');
+  // 20 MiB of bytes that repeat nowhere, read back in pieces of every kind: small ones through the buffer, large ones into place.
+  const body = new Uint8Array(20 * 2 ** 20);
+  for (let i = 0, x = 1; i < body.length; i++) body[i] = (x = Math.imul(x, 1103515245) + 12345) >>> 24;
+  const root = new Uint8Array(32).fill(7);
+  const header = { format: 'pieces/1', code: 'pieces v1', treeSize: 3, rootHash: Buffer.from(root).toString('hex') };
+  writeFileSync(file, frameSnapshotSync(header, body));
+  const sizes = [1, 100, 9 * 2 ** 20, 5, 3 * 2 ** 20, 4 * 2 ** 20 - 1];
+  const decode = async (b: SnapshotBody, treeSize: number) => {
+    const got: Uint8Array[] = [];
+    for (const n of sizes) got.push(await b.read(n));
+    const rest = new Uint8Array(b.left);
+    await b.readInto(rest);
+    return { state: { bytes: Buffer.concat([...got, rest]), treeSize } };
+  };
+  const read = (opts: { hashApart?: number }, d = decode) =>
+    readBoundState(file, async () => root, 'pieces/1', 'pieces v1', { size: 10, of: "the log's" }, d, opts);
+  for (const hashApart of [0, Infinity]) {
+    const r = await read({ hashApart });
+    if (r === null || 'problem' in r) throw new Error(`not read: ${JSON.stringify(r)}`);
+    t.ok(Buffer.from(body).equals(r.state.bytes), `hashed ${hashApart === 0 ? 'apart' : 'here'}: every byte read back in order`);
+    t.equal(r.state.treeSize, 3);
+  }
+  t.match(
+    await read({ hashApart: 0 }, async (b) => ({ state: { bytes: Buffer.from(await b.read(10)), treeSize: 0 } })),
+    { problem: /longer than its manifest says/ },
+    'not read to its end',
+  );
+  t.match(
+    await read({ hashApart: 0 }, async (b) => ({ state: { bytes: Buffer.from(await b.read(b.left + 1)), treeSize: 0 } })),
+    { problem: /shorter than its manifest says/ },
+    'read past its end',
+  );
+  const good = readFileSync(file);
+  const flipped = Buffer.from(good);
+  flipped[flipped.length - 5_000_000] = flipped[flipped.length - 5_000_000]! ^ 1;
+  writeFileSync(file, flipped);
+  for (const hashApart of [0, Infinity])
+    t.match(
+      await read({ hashApart }),
+      { problem: 'its state does not hash to its digest' },
+      `a byte changed, hashed ${hashApart === 0 ? 'apart' : 'here'}`,
+    );
+  writeFileSync(file, good.subarray(0, good.length - 1));
+  t.match(await read({ hashApart: 0 }), { problem: /truncated/ });
+  writeFileSync(file, good);
+  t.match(await readBoundState(file, async () => new Uint8Array(32), 'pieces/1', 'pieces v1', { size: 10, of: "the log's" }, decode), {
+    problem: /is not a prefix of this log/,
+  });
+  t.equal(await readBoundState(join(dir, 'none'), async () => root, 'pieces/1', 'pieces v1', { size: 10, of: "the log's" }, decode), null);
 });
 
 t.test('an entry the machine cannot read is a corrupt log', async (t) => {

@@ -83,6 +83,29 @@ t.test('the row index: the rows a Set holds, under random inserts and removals',
   t.pass('held for every random sequence');
 });
 
+t.test('the row index read back: the same rows found, and more indexed after; slots that cannot be an index refused', async (t) => {
+  const ids = new HexIds();
+  const all = Array.from({ length: 5000 }, (_, i) => hash(i));
+  all.slice(0, 1000).forEach((h) => ids.push(h));
+  const back = HexIds.unpack(ids.pack().slice(), undefined, ids.packIndex().slice());
+  t.ok(
+    all.slice(0, 1000).every((h, i) => back.find(h) === i),
+    'every id at its row',
+  );
+  t.equal(back.find(all[1000]!), -1, 'an id not pushed');
+  t.ok(
+    all.slice(1000).every((h, i) => back.push(h) === 1000 + i),
+    'the next ids pushed at the next rows',
+  );
+  t.ok(
+    all.every((h, i) => back.find(h) === i && back.hex(i) === h),
+    '4,000 more pushed (the index resized twice): every id at its row',
+  );
+  const index = new RowIndex(() => 0);
+  t.throws(() => index.adopt(new Int32Array(24), 3), /an index of 3 rows cannot have 24 slots/, 'not a power of two');
+  t.throws(() => index.adopt(new Int32Array(16), 9), /an index of 9 rows cannot have 16 slots/, 'more than half full');
+});
+
 t.test('the replay index: what the Map of the plain state held, in log order, pruned the same', async (t) => {
   const step = fc.oneof(
     {

@@ -1,7 +1,7 @@
 // lib/protocol/ed25519.ts: key spelling, registration checks, the one verify function, key helpers
 // (docs/protocol.md).
 import t from 'tap';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Point } from '@noble/ed25519';
 import {
   generateKeyPair,
@@ -71,6 +71,61 @@ t.test('parsePublicKey: the subgroup check (libsodium) agrees with noble on keys
       detail: 'publicKey: point is not torsion-free (has a small-order component)',
     });
   }
+});
+
+t.test('parsePublicKey accepts exactly the keys noble finds canonical, of the curve, not of small order and torsion-free', async (t) => {
+  // libsodium alone decides acceptance (noble only names the reason of a refusal): its accept set must be noble's whole check.
+  const nobleAccepts = (raw: Uint8Array): boolean => {
+    try {
+      const p = Point.fromBytes(raw, false);
+      return Buffer.from(p.toBytes()).equals(raw) && !p.isSmallOrder() && p.isTorsionFree();
+    } catch {
+      return false;
+    }
+  };
+  const accepts = (raw: Uint8Array): boolean => {
+    try {
+      parsePublicKey(spell(Buffer.from(raw).toString('hex')));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const raws: Uint8Array[] = [];
+  // Random encodings (about half on the curve, an eighth of those torsion-free), and random points of each order's coset.
+  for (let i = 0; i < 1500; i++) raws.push(new Uint8Array(randomBytes(32)));
+  const t8 = Point.fromHex('26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05');
+  for (let i = 0; i < 64; i++) {
+    const p = Point.fromBytes(rawPublicKey(generateKeyPair().privateKey));
+    let q = p;
+    for (let k = 0; k < i % 8; k++) q = q.add(t8);
+    raws.push(q.toBytes());
+  }
+  // The edges: y near 0 and near p, with either sign bit, and the small-order points with either sign bit.
+  const le = (n: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 0xffn));
+  const P = 2n ** 255n - 19n;
+  for (let d = 0n; d < 40n; d++) for (const y of [d, P - 1n - d, P + d]) raws.push(le(y), le(y | (1n << 255n)));
+  let small = t8;
+  for (let k = 0; k < 8; k++, small = small.add(t8)) {
+    const b = small.toBytes();
+    raws.push(
+      b,
+      Uint8Array.from(b, (x, i) => (i === 31 ? x ^ 0x80 : x)),
+    );
+  }
+  let agree = 0;
+  let accepted = 0;
+  for (const raw of raws) {
+    const want = nobleAccepts(raw);
+    if (accepts(raw) === want) agree++;
+    else
+      t.fail(
+        `${Buffer.from(raw).toString('hex')}: parsePublicKey ${want ? 'refuses' : 'accepts'} it, noble ${want ? 'accepts' : 'refuses'}`,
+      );
+    if (want) accepted++;
+  }
+  t.equal(agree, raws.length, 'the same verdict on every encoding');
+  t.ok(accepted > 50, `keys accepted among them: ${accepted}`);
 });
 
 t.test('verifySignature: the round trip, and false (never a throw) for garbage', async (t) => {

@@ -15,7 +15,8 @@ import { tempDir } from '../helpers/tmp.js';
 import { lyingProxy } from '../helpers/verifier.js';
 import { ArchiveClient } from '../../lib/client/http.js';
 import { canonicalize } from '../../lib/protocol/canonical-json.js';
-import { privateKeyFromPem, signBytes, signPayload } from '../../lib/protocol/ed25519.js';
+import { generateKeyPair, privateKeyFromPem, signBytes, signPayload } from '../../lib/protocol/ed25519.js';
+import { Point } from '@noble/ed25519';
 import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { fetchLog, readExport, writeExport, type ServedEntry } from '../../verify/source.js';
 import { verifyLog, verifyService } from '../../verify/verify.js';
@@ -263,6 +264,64 @@ t.test('a lying proxy is caught, lie by lie', async (t) => {
     'text hidden that the record does not withhold',
   );
 });
+
+t.test('pages served short: the copy asks again from where each ends, and is the whole log', async (t) => {
+  const s = await startService(t);
+  for (const h of ['alice', 'bob', 'carol', 'dave']) await register(s, h, { operatorId: `lab-${h}` });
+  const log = await fetchLog(new ArchiveClient(s.url));
+  t.ok(log.entries.length >= 5, `${log.entries.length} entries`);
+  t.same((await fetchLog(new ArchiveClient(s.url), { page: 2 })).entries, log.entries, 'pages of two, several asked for at once');
+  // Served two a page: the pages asked for after a page served short start too late (asked for three a page) or too early.
+  const short = await lyingProxy(
+    t,
+    s.url,
+    onEntries((es) => es.splice(2)),
+  );
+  t.same((await fetchLog(new ArchiveClient(short))).entries, log.entries, 'a page served short');
+  t.same((await fetchLog(new ArchiveClient(short), { page: 3 })).entries, log.entries, 'every page served short');
+});
+
+t.test(
+  'a key with a small-order part, registered or delegated, is refused by the replay though the workers check keys first',
+  async (t) => {
+    const s = await startService(t);
+    const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+    const check = generateKeyPair();
+    t.equal((await send(s, alice, 'key.delegate', { key: check.publicKey, scope: 'reports', label: 'the runner' })).status, 201);
+    const log = await fetchLog(new ArchiveClient(s.url));
+    t.same((await verifyLog(log)).report.problems, [], 'the honest log verifies');
+    // Each key plus a point of order 8: canonical, of the curve, not of small order, and not in the prime-order subgroup.
+    const t8 = Point.fromHex('26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05');
+    const mixed = (spelling: string): string => {
+      const der = Buffer.from(spelling, 'base64url');
+      const p = Point.fromBytes(der.subarray(12)).add(t8);
+      return Buffer.concat([der.subarray(0, 12), p.toBytes()]).toString('base64url');
+    };
+    const liar = (edit: (e: ServedEntry) => void, type: string) => {
+      const copy = structuredClone(log);
+      const seq = copy.entries.findIndex((e) => e.type === type);
+      edit(copy.entries[seq]!);
+      rechain(copy.entries, seq);
+      return { copy, seq };
+    };
+    const refused = 'point is not torsion-free (has a small-order component)';
+    const reg = liar((e) => (e.payload.publicKey = mixed(e.payload.publicKey)), 'agent.register');
+    t.ok(
+      (await verifyLog(reg.copy)).report.problems.some(
+        (p) => p.kind === 'rules' && p.seq === reg.seq && p.detail === `agent.register: bad_request: publicKey: ${refused}`,
+      ),
+      'a registered key',
+    );
+    // The delegation is signed: its signature no longer verifies, and the replay refuses the key all the same.
+    const del = liar((e) => (e.payload.payload.key = mixed(e.payload.payload.key)), 'key.delegate');
+    t.ok(
+      (await verifyLog(del.copy)).report.problems.some(
+        (p) => p.kind === 'rules' && p.seq === del.seq && p.detail === `key.delegate: bad_request: payload.key: ${refused}`,
+      ),
+      'a delegated key',
+    );
+  },
+);
 
 t.test('a head inconsistent with one seen before is caught; a consistent one is not', async (t) => {
   const s = await busyService(t);

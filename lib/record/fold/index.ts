@@ -18,4 +18,13 @@ export {
   type Tier,
   tierOf,
 } from './state.js';
-export { encodeState, encodeStateAsync, readState, stateBody, stateBodySync, stateHeader, writtenState } from './state-codec.js';
+export {
+  encodeState,
+  encodeStateAsync,
+  readState,
+  readStateFrom,
+  stateBody,
+  stateBodySync,
+  stateHeader,
+  writtenState,
+} from './state-codec.js';

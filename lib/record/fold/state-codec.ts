@@ -1,7 +1,7 @@
 // A record state as bytes, for the service's snapshots and the verifier's saved replay: one header line of JSON, then the state
 // in parts by V8's structured clone, the columns as their raw bytes (state-copy.ts;
 // docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller reads and writes the bytes.
-import { copyBytes, copyBytesSync, copyState, readCopy } from './state-copy.js';
+import { copyBytes, copyBytesSync, copyState, readCopy, readCopyFrom, type BodySource } from './state-copy.js';
 import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
@@ -120,6 +120,19 @@ export function readState(body: Uint8Array, treeSize: number): State | { problem
   } catch (err) {
     return { problem: `its state cannot be read (${(err as Error).message})` };
   }
-  if (state.size !== treeSize) return { problem: `its state holds ${state.size} entries, its header says ${treeSize}` };
-  return state;
+  return sized(state, treeSize);
+}
+
+const sized = (state: State, treeSize: number): State | { problem: string } =>
+  state.size === treeSize ? state : { problem: `its state holds ${state.size} entries, its header says ${treeSize}` };
+
+/** `readState` of a body read a piece at a time (the engine's SnapshotBody: from a file, each column straight into its own buffer). */
+export async function readStateFrom(body: BodySource, treeSize: number): Promise<State | { problem: string }> {
+  let state: State;
+  try {
+    state = restoredState((await readCopyFrom(body)) as unknown as Written);
+  } catch (err) {
+    return { problem: `its state cannot be read (${(err as Error).message})` };
+  }
+  return sized(state, treeSize);
 }

@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { isAppendOnly, isStable } from '../stores/columns.js';
+import { isAppendOnly, isStable, restored } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -224,6 +224,27 @@ export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): 
   return chunksOf(copy, parts);
 }
 
+/** A column's bytes as the manifest says, in a buffer of its own (with a quarter more room unless it is a list), not filled yet. */
+function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
+  const size = TYPED[c.type].BYTES_PER_ELEMENT;
+  if (c.bytes % size !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
+  const n = c.bytes / size;
+  return new Uint8Array(new ArrayBuffer(c.list ? c.bytes : (n + (n >> 2)) * size), 0, c.bytes);
+}
+
+/** The column whose bytes `columnBuffer` gave, filled: marked restored (its store keeps it: `owned`), or a list again. */
+function columnOf(c: Manifest['columns'][number], own: Uint8Array<ArrayBuffer>): unknown {
+  const T = TYPED[c.type];
+  const n = c.bytes / T.BYTES_PER_ELEMENT;
+  const data = new T(own.buffer, 0, n);
+  if (!c.list) return restored(data);
+  // A loop: Array.from of a typed array goes through its iterator, ten times slower (thousands of lists).
+  const list = new Array<number>(n);
+  const numbers = data as ArrayLike<number>;
+  for (let i = 0; i < n; i++) list[i] = numbers[i]!;
+  return list;
+}
+
 /** The value written as `copyBytes`' chunks joined (`body`), its columns in place again; throws when the body is not one. */
 export function readCopy(body: Uint8Array): Record<string, unknown> {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
@@ -235,13 +256,47 @@ export function readCopy(body: Uint8Array): Record<string, unknown> {
     return body.subarray(at, (at += n));
   };
   const values = m.parts.map((p) => deserialize(take(p.bytes)) as unknown);
+  // Each column copied once, into a buffer of its own, which the store that reads it keeps (`owned`).
   const columns = m.columns.map((c) => {
-    const own = new Uint8Array(c.bytes);
+    const own = columnBuffer(c);
     own.set(take(c.bytes));
-    const data = new TYPED[c.type](own.buffer);
-    return c.list ? Array.from(data as ArrayLike<number>) : data;
+    return columnOf(c, own);
   });
   if (at !== body.length) throw new Error('the body is longer than its manifest says');
+  return assemble(m, values, columns);
+}
+
+/** A body read in order, a piece at a time (the engine's SnapshotBody). */
+export interface BodySource {
+  readonly left: number;
+  readInto(into: Uint8Array): Promise<void>;
+  read(n: number): Promise<Uint8Array>;
+}
+
+/** `readCopy` of a body read a piece at a time: each column read straight into its own buffer, the body never whole. */
+export async function readCopyFrom(body: BodySource): Promise<Record<string, unknown>> {
+  const length = await body.read(4);
+  const mLength = new DataView(length.buffer, length.byteOffset, 4).getUint32(0, true);
+  if (mLength > body.left) throw new Error('the body is shorter than its manifest says');
+  const m = deserialize(await body.read(mLength)) as Manifest;
+  const values: unknown[] = [];
+  for (const p of m.parts) {
+    if (p.bytes > body.left) throw new Error('the body is shorter than its manifest says');
+    values.push(deserialize(await body.read(p.bytes)));
+  }
+  const columns: unknown[] = [];
+  for (const c of m.columns) {
+    if (c.bytes > body.left) throw new Error('the body is shorter than its manifest says');
+    const own = columnBuffer(c);
+    await body.readInto(own);
+    columns.push(columnOf(c, own));
+  }
+  if (body.left !== 0) throw new Error('the body is longer than its manifest says');
+  return assemble(m, values, columns);
+}
+
+/** The whole value from its parts' values and its columns, each column put where its part names it. */
+function assemble(m: Manifest, values: unknown[], columns: unknown[]): Record<string, unknown> {
   const seen = new Set<object>();
   const put = (v: unknown): unknown => {
     if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || seen.has(v)) return v;

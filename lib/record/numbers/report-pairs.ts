@@ -12,6 +12,8 @@ export interface ReportPairsData {
   right: Ints;
   checks: [number, string[]][];
   before: Ints;
+  /** The index from a pair to its row as it stands (RowIndex's slots): read back rather than built again. */
+  index: Ints;
 }
 
 /** A pair's hash: its operator's and claim's numbers mixed (Knuth's multiplicative hashing). */
@@ -110,6 +112,7 @@ export class ReportPairs {
       right: this.right.subarray(0, n),
       checks: [...this.checks].map(([row, set]) => [row, [...set]]),
       before: stable(this.before.subarray(0, this.noted)),
+      index: this.index.slotsNow(),
     };
   }
 
@@ -125,10 +128,7 @@ export class ReportPairs {
     p.checks = new Map(d.checks.map(([row, list]) => [row, new Set(list)]));
     p.noted = d.before.length;
     p.before = owned(d.before, p.noted);
-    p.index.rebuild(
-      Array.from({ length: n }, (_, i) => i),
-      n,
-    );
+    p.index.adopt(d.index, n);
     return p;
   }
 }

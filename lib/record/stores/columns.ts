@@ -53,9 +53,24 @@ export function grow<T extends Column>(a: T, n: number): T {
   return b;
 }
 
-/** A copy of the first `n` items of `a` with room to grow (a restored column owns its bytes, not the snapshot's). */
+/** Columns read from a snapshot, each the only view of a buffer of its own, which may be longer than the view (room to grow). */
+const restoredViews = new WeakSet<ArrayBufferView>();
+
+/** Marks `view` as a column read from a snapshot into a buffer of its own (fold/state-copy.ts): `owned` takes it as it is. */
+export function restored<T extends ArrayBufferView>(view: T): T {
+  restoredViews.add(view);
+  return view;
+}
+
+/**
+ * The first `n` items of `a` in a column of their own with room to grow, so that a restored state
+ * keeps no view of the snapshot's bytes: `a` itself, over the whole of its buffer, when it is a
+ * column read from a snapshot into a buffer of its own (`restored`, taken once); else a copy.
+ */
 export function owned<T extends Column>(a: T, n: number): T {
-  const b = new (a.constructor as new (length: number) => T)(Math.max(16, n + (n >> 2)));
+  const make = a.constructor as { new (length: number): T; new (buffer: ArrayBuffer): T };
+  if (restoredViews.delete(a) && a.length === n && a.byteOffset === 0) return new make(a.buffer);
+  const b = new make(Math.max(16, n + (n >> 2)));
   b.set(a.subarray(0, n));
   return b;
 }
@@ -117,6 +132,23 @@ export class RowIndex {
       this.place(row);
       this.size++;
     }
+  }
+
+  /** The slots as they stand (the index's own: they change as rows are indexed), for a snapshot that `adopt` reads back. */
+  slotsNow(): Ints {
+    return this.slots;
+  }
+
+  /**
+   * Takes `slots` (`slotsNow` of an index of `size` rows, read from a snapshot: the state's own
+   * bytes, checked by its digest) as this index's, rather than indexing every row again.
+   */
+  adopt(slots: Ints, size: number): void {
+    const cap = slots.length;
+    if (cap < 16 || (cap & (cap - 1)) !== 0 || size * 2 > cap) throw new Error(`an index of ${size} rows cannot have ${cap} slots`);
+    this.slots = slots;
+    this.mask = cap - 1;
+    this.size = size;
   }
 
   private resize(cap: number): void {
@@ -199,10 +231,23 @@ export class HexIds {
     return this.bytes.subarray(0, this.count * 32);
   }
 
-  static unpack(bytes: Bytes, live: (row: number) => boolean = () => true): HexIds {
+  /** The index's slots as they stand, for `unpack` to take back when every row is indexed (they change as ids are pushed). */
+  packIndex(): Ints {
+    return this.index.slotsNow();
+  }
+
+  /**
+   * The ids of `bytes`: indexed by `index` (`packIndex` of the ids that packed `bytes`, every row
+   * indexed), or else afresh, every row unless `live` says otherwise.
+   */
+  static unpack(bytes: Bytes, live: (row: number) => boolean = () => true, index?: Ints): HexIds {
     const ids = new HexIds();
     ids.count = bytes.length / 32;
     ids.bytes = owned(bytes, bytes.length);
+    if (index !== undefined) {
+      ids.index.adopt(index, ids.count);
+      return ids;
+    }
     const rows: number[] = [];
     for (let r = 0; r < ids.count; r++) if (live(r)) rows.push(r);
     ids.index.rebuild(rows, rows.length);

@@ -18,6 +18,8 @@ export interface Review {
 /** What a review's row holds, as the snapshot writes it (fold/state-codec.ts). */
 export interface ReviewsData {
   ids: Bytes;
+  /** The index from id to row as it stands (columns.ts, RowIndex): read back rather than built again from the ids. */
+  idIndex: Ints;
   seq: Ints;
   claim: Ints;
   agent: Ints;
@@ -212,6 +214,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
     const n = this.size;
     return {
       ids: stable(this.ids.pack()),
+      idIndex: this.ids.packIndex(),
       seq: stable(this.seq.subarray(0, n)),
       claim: stable(this.claim.subarray(0, n)),
       agent: stable(this.agent.subarray(0, n)),
@@ -233,7 +236,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
   static unpack(d: ReviewsData): Reviews {
     const r = new Reviews();
     const n = d.seq.length;
-    r.ids = HexIds.unpack(d.ids);
+    r.ids = HexIds.unpack(d.ids, undefined, d.idIndex);
     r.seq = owned(d.seq, n);
     r.claim = owned(d.claim, n);
     r.agent = owned(d.agent, n);

@@ -81,16 +81,49 @@ export function readIndexOf(state: State): ReadIndex {
   ix.operators.push(...state.operators.keys());
   for (const id of state.papers.keys()) notePaper(ix, state, id);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
-  // Every review row, its author's work found by the store's number for it rather than by name (ten million rows at start).
+  // Every review row, its author's work found by the store's number for it rather than by name (ten million rows at start):
+  // each list counted first and made at its length, then filled, rather than grown by ten million pushes.
   const reviews = state.reviews;
-  const byAgent: Work[] = [];
-  const byOperator: Work[] = [];
-  for (let row = 0; row < reviews.size; row++) {
-    const a = reviews.agentNumberAt(row);
-    const o = reviews.operatorNumberAt(row);
-    (byAgent[a] ??= workOf(ix.byAgent, reviews.agentNamed(a))).reviews.push(row);
-    (byOperator[o] ??= workOf(ix.byOperator, reviews.operatorNamed(o))).reviews.push(row);
-  }
+  const rows = reviews.size;
+  const count = (numberAt: (row: number) => number) => {
+    const counts: number[] = [];
+    const order: number[] = [];
+    for (let row = 0; row < rows; row++) {
+      const n = numberAt(row);
+      if (counts[n] === undefined) {
+        counts[n] = 0;
+        order.push(n);
+      }
+      counts[n]++;
+    }
+    return { counts, order };
+  };
+  const fill = (numberAt: (row: number) => number, map: Map<string, Work>, named: (n: number) => string) => {
+    const { counts, order } = count(numberAt);
+    const lists: number[][] = [];
+    const at: number[] = [];
+    // Each author's work made in the order of their first review, as the pushes made it.
+    for (const n of order) {
+      const w = workOf(map, named(n));
+      at[n] = w.reviews.length;
+      w.reviews.length += counts[n]!;
+      lists[n] = w.reviews;
+    }
+    for (let row = 0; row < rows; row++) {
+      const n = numberAt(row);
+      lists[n]![at[n]!++] = row;
+    }
+  };
+  fill(
+    (row) => reviews.agentNumberAt(row),
+    ix.byAgent,
+    (n) => reviews.agentNamed(n),
+  );
+  fill(
+    (row) => reviews.operatorNumberAt(row),
+    ix.byOperator,
+    (n) => reviews.operatorNamed(n),
+  );
   for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
   return ix;
 }
