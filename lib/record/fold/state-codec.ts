@@ -5,7 +5,7 @@ import { copyBytes, copyBytesSync, copyState, readCopy, readCopyFrom, type BodyS
 import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
-import { appendOnly } from '../stores/columns.js';
+import { appendOnly, appendOnlyEach } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
 import { History, type HistoryData } from '../numbers/history.js';
@@ -54,7 +54,8 @@ export function writtenState(state: State): Written {
 /** The state written by `writtenState`, its stores of columns made again. */
 function restoredState(w: Written): State {
   const n = w.numbers;
-  for (const lists of [n.index.reviewsByClaim, n.index.reviewsByOperator]) for (const list of lists.values()) appendOnly(list);
+  appendOnlyEach(n.index.reviewsByClaim);
+  appendOnlyEach(n.index.reviewsByOperator);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   return {
     ...w,

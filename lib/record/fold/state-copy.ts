@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { isAppendOnly, isStable, restored } from '../stores/columns.js';
+import { holdsAppendOnly, isAppendOnly, isStable, restored } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -66,7 +66,8 @@ class Copier {
   /** The parts that name columns. */
   readonly named = new Set<number>();
 
-  copy(v: unknown): unknown {
+  /** A copy of `v`; `appendOnly`: `v` is a member of a Map or array that holds only append-only lists (`holdsAppendOnly`). */
+  copy(v: unknown, appendOnly = false): unknown {
     if (v === null || typeof v !== 'object') {
       if (typeof v === 'function' || typeof v === 'symbol') throw new Error(`a state cannot hold a ${typeof v}`);
       return v;
@@ -89,11 +90,12 @@ class Copier {
       return o;
     }
     let copy: unknown;
-    if (Array.isArray(v)) copy = this.array(v);
+    if (Array.isArray(v)) copy = this.array(v, appendOnly || isAppendOnly(v));
     else if (v instanceof Map) {
       const m = new Map<unknown, unknown>();
       this.seen.set(v, { copy: m, part: this.part });
-      for (const [k, x] of v) m.set(typeof k === 'object' ? this.copy(k) : k, x !== null && typeof x === 'object' ? this.copy(x) : x);
+      const each = holdsAppendOnly(v);
+      for (const [k, x] of v) m.set(typeof k === 'object' ? this.copy(k) : k, x !== null && typeof x === 'object' ? this.copy(x, each) : x);
       return m;
     } else if (v instanceof Set) {
       const s = new Set<unknown>();
@@ -115,19 +117,20 @@ class Copier {
   }
 
   /** A long list of numbers as a column (its length now if it is append-only, else a copy; its bytes later), any other array copied. */
-  private array(a: unknown[]): unknown {
+  private array(a: unknown[], appendOnly: boolean): unknown {
     if (a.length >= LIST) {
       // Its numbers before its length at the copy never change: read later, they are the state's.
-      if (isAppendOnly(a)) return this.column({ list: a as number[], length: a.length });
+      if (appendOnly) return this.column({ list: a as number[], length: a.length });
       let i = 0;
       while (i < a.length && typeof a[i] === 'number') i++;
       if (i === a.length) return this.column({ list: a.slice() as number[], length: a.length });
     }
     // slice keeps holes, and copies a list of strings at the speed of memory.
     const c = a.slice();
+    const each = holdsAppendOnly(a);
     for (let i = 0; i < c.length; i++) {
       const x = c[i];
-      if (x !== null && typeof x === 'object') c[i] = this.copy(x);
+      if (x !== null && typeof x === 'object') c[i] = this.copy(x, each);
     }
     return c;
   }

@@ -5,6 +5,7 @@ import type { EvidenceAggregate } from './aggregate.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
+import { appendOnlyEach } from '../stores/columns.js';
 
 export type { Score, Status } from './score-store.js';
 
@@ -12,7 +13,7 @@ export interface NumbersIndex {
   /** Every claim's place in log order (claims of one paper in claim order). */
   ordinal: Map<string, number>;
   refs: string[];
-  /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`pushRow`). */
+  /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`appendOnlyEach`). */
   reviewsByClaim: Map<string, number[]>;
   /** Receipts per claim, in the order of their results (check.result entries). */
   resultsByClaim: Map<string, string[]>;
@@ -24,7 +25,7 @@ export interface NumbersIndex {
   claimsByOperator: Map<string, string[]>;
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
-  /** An operator's reviews, their rows in state.reviews; each list append-only (`pushRow`). */
+  /** An operator's reviews, their rows in state.reviews; each list append-only (`appendOnlyEach`). */
   reviewsByOperator: Map<string, number[]>;
   checksByOperator: Map<string, Set<string>>;
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
@@ -55,13 +56,13 @@ export function emptyIndex(): NumbersIndex {
   return {
     ordinal: new Map(),
     refs: [],
-    reviewsByClaim: new Map(),
+    reviewsByClaim: appendOnlyEach(new Map()),
     resultsByClaim: new Map(),
     relying: new Map(),
     dependents: new Map(),
     claimsByOperator: new Map(),
     receiptsByOperator: new Map(),
-    reviewsByOperator: new Map(),
+    reviewsByOperator: appendOnlyEach(new Map()),
     checksByOperator: new Map(),
     papersByOperator: new Map(),
     crossCheckedBy: new Map(),

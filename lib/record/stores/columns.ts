@@ -25,6 +25,8 @@ export const isStable = (view: ArrayBufferView): boolean => stableViews.has(view
 
 /** Lists of numbers that only ever grow at their end: a snapshot's copy notes their length rather than copying them. */
 const appendOnlyLists = new WeakSet<unknown[]>();
+/** Maps and arrays whose every member is such a list (marked once, rather than each of their many lists). */
+const appendOnlyHolders = new WeakSet<object>();
 
 /**
  * Marks `list` as numbers that only grow at their end (no item is ever changed or removed), so
@@ -38,10 +40,18 @@ export function appendOnly(list: number[]): number[] {
 
 export const isAppendOnly = (list: unknown[]): boolean => appendOnlyLists.has(list);
 
-/** Appends `row` to the list `map` keeps for `key`, an append-only list (`appendOnly`). */
+/** Marks `lists` (a Map of lists, or a list of lists) as holding only lists of numbers that only grow at their end (`appendOnly`). */
+export function appendOnlyEach<T extends Map<unknown, number[]> | number[][]>(lists: T): T {
+  appendOnlyHolders.add(lists);
+  return lists;
+}
+
+export const holdsAppendOnly = (lists: object): boolean => appendOnlyHolders.has(lists);
+
+/** Appends `row` to the list `map` keeps for `key`; `map` holds only append-only lists (`appendOnlyEach`). */
 export function pushRow<K>(map: Map<K, number[]>, key: K, row: number): void {
   const list = map.get(key);
-  if (list === undefined) map.set(key, appendOnly([row]));
+  if (list === undefined) map.set(key, [row]);
   else list.push(row);
 }
 

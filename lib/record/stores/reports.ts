@@ -2,7 +2,7 @@
 // (docs/record.md, types/agents.ts key.revoke). A review is named by its row in the reviews
 // (review-store.ts), which holds its id, seq and time already; the few other reports are kept
 // whole. What the state's digest reads is the list of {type, id, seq, ts} of each key.
-import { appendOnly, pushRow } from './columns.js';
+import { appendOnlyEach, pushRow } from './columns.js';
 import type { Reviews } from './review-store.js';
 
 export interface Report {
@@ -21,7 +21,7 @@ export interface ReportsData {
 
 export class Reports {
   /** Per key, its reports in log order: a review's row (>= 0), or -(1 + n) for others[n]. */
-  private byKey = new Map<string, number[]>();
+  private byKey = appendOnlyEach(new Map<string, number[]>());
   private others: Report[] = [];
 
   /** Notes the review at `row` under the key that signed it. */
@@ -61,12 +61,12 @@ export class Reports {
   }
 
   pack(): ReportsData {
-    return { keys: [...this.byKey.keys()], refs: [...this.byKey.values()], others: this.others };
+    return { keys: [...this.byKey.keys()], refs: appendOnlyEach([...this.byKey.values()]), others: this.others };
   }
 
   static unpack(d: ReportsData): Reports {
     const r = new Reports();
-    d.keys.forEach((k, i) => r.byKey.set(k, appendOnly(d.refs[i]!)));
+    d.keys.forEach((k, i) => r.byKey.set(k, d.refs[i]!));
     r.others = d.others;
     return r;
   }
