@@ -48,13 +48,6 @@ export function appendOnlyEach<T extends Map<unknown, number[]> | number[][]>(li
 
 export const holdsAppendOnly = (lists: object): boolean => appendOnlyHolders.has(lists);
 
-/** Appends `row` to the list `map` keeps for `key`; `map` holds only append-only lists (`appendOnlyEach`). */
-export function pushRow<K>(map: Map<K, number[]>, key: K, row: number): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [row]);
-  else list.push(row);
-}
-
 /** `a`, or a copy of it at least twice as long, so that index `n - 1` fits. */
 export function grow<T extends Column>(a: T, n: number): T {
   if (n <= a.length) return a;

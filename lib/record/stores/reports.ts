@@ -2,7 +2,7 @@
 // (docs/record.md, types/agents.ts key.revoke). A review is named by its row in the reviews
 // (review-store.ts), which holds its id, seq and time already; the few other reports are kept
 // whole. What the state's digest reads is the list of {type, id, seq, ts} of each key.
-import { appendOnlyEach, pushRow } from './columns.js';
+import { appendOnlyEach } from './columns.js';
 import type { Reviews } from './review-store.js';
 
 export interface Report {
@@ -57,7 +57,9 @@ export class Reports {
   }
 
   private push(key: string, ref: number): void {
-    pushRow(this.byKey, key, ref);
+    const list = this.byKey.get(key);
+    if (list === undefined) this.byKey.set(key, [ref]);
+    else list.push(ref);
   }
 
   pack(): ReportsData {

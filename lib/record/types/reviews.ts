@@ -2,7 +2,7 @@
 import { conflict } from '../admission/refusal.js';
 
 import { resolvedNow, untouched } from '../numbers/rescore.js';
-import { pushRow } from '../stores/columns.js';
+import { pushTo } from '../fold/state.js';
 import { entryType } from './descriptor.js';
 import { assertNotShutOut } from '../numbers/settlement.js';
 import { claimAt } from './papers.js';
@@ -85,8 +85,8 @@ export const review = entryType({
     const row = state.reviews.size - 1;
     const claim = state.reviews.claimAt(row);
     const op = state.reviews.operatorAt(row);
-    pushRow(ix.reviewsByClaim, claim, row);
-    pushRow(ix.reviewsByOperator, op, row);
+    pushTo(ix.reviewsByClaim, claim, row);
+    pushTo(ix.reviewsByOperator, op, row);
     noteReview(state, op, row);
     t.claims.push(claim);
     // A report counts towards verification only on a resolved claim; if this review changes
