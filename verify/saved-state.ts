@@ -1,10 +1,9 @@
 // The verifier's saved replay (`--state FILE`, kept in FILE.replay): the next run checks and replays only the entries after it.
 // This verifier's own work, never the service's snapshot (docs/log-format.md#what-archive-verify-checks, "Incremental runs").
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
-import { readState, stateBodySync, stateHeader, type State } from '../lib/record/fold/index.js';
+import { encodeStateChunks, readState, stateHeader, type State } from '../lib/record/fold/index.js';
 import type { ServedEntry } from './source.js';
 import type { CacheMark } from './cache.js';
 import { entryHashes } from './entry-hashes.js';
@@ -35,24 +34,14 @@ interface Extra extends ReplayMore {
 
 /**
  * Writes the replay of a verification that passed (atomically: a temporary file renamed over it). The bytes are encodeState's,
- * written a chunk at a time after the header: joining the state's chunks, then the header and the body, copied it twice.
+ * written a chunk at a time (encodeStateChunks): joining the state's chunks, then the header and the body, copied it twice.
  */
 export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string, more: ReplayMore = {}): void {
   const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash, ...more };
-  const chunks = stateBodySync(state);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for (const c of chunks) {
-    hash.update(c);
-    bytes += c.length;
-  }
-  const rootHash = toHex(rootFromSubtrees(range.map((s) => s.hash)));
-  // The header of the engine's frameSnapshotSync, member for member.
-  const header = { ...extra, format: REPLAY_FORMAT, code: codeId(), treeSize: state.size, rootHash, sha256: hash.digest('hex'), bytes };
+  const chunks = encodeStateChunks(REPLAY_FORMAT, codeId(), state, toHex(rootFromSubtrees(range.map((s) => s.hash))), extra);
   const fd = openSync(`${file}.tmp`, 'w');
   try {
-    for (const c of [Buffer.from(`${JSON.stringify(header)}\n`), ...chunks])
-      for (let at = 0; at < c.length;) at += writeSync(fd, c, at, c.length - at);
+    for (const c of chunks) for (let at = 0; at < c.length;) at += writeSync(fd, c, at, c.length - at);
   } finally {
     closeSync(fd);
   }

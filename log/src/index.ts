@@ -174,6 +174,7 @@ export { Cluster, DEFAULT_LEASE_MS, type ClusterOptions } from './cluster.js';
 export {
   fileSnapshots,
   frameSnapshot,
+  frameSnapshotChunks,
   frameSnapshotSync,
   nextTurn,
   openSnapshot,

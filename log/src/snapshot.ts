@@ -95,8 +95,7 @@ export async function frameSnapshot<E extends object>(
     hash.update(slice);
     bytes += slice.length;
   });
-  const h: SnapshotHeader & Partial<E> = { ...(extra ?? ({} as E)), ...header, sha256: hash.digest('hex'), bytes };
-  const line = Buffer.from(`${JSON.stringify(h)}\n`);
+  const line = snapshotLine(header, hash.digest('hex'), bytes, extra);
   const out = Buffer.allocUnsafe(line.length + bytes);
   line.copy(out, 0);
   let at = line.length;
@@ -113,13 +112,33 @@ export function frameSnapshotSync<E extends object>(
   body: Uint8Array,
   extra?: E,
 ): Buffer {
-  const h: SnapshotHeader & Partial<E> = {
-    ...(extra ?? ({} as E)),
-    ...header,
-    sha256: createHash('sha256').update(body).digest('hex'),
-    bytes: body.length,
-  };
-  return Buffer.concat([Buffer.from(`${JSON.stringify(h)}\n`), body]);
+  return Buffer.concat(frameSnapshotChunks(header, [body], extra));
+}
+
+/** The same bytes, in one synchronous step, as chunks not joined: the header line, then `chunks` themselves (to be written in turn). */
+export function frameSnapshotChunks<E extends object>(
+  header: { format: string; code: string; treeSize: number; rootHash: string },
+  chunks: readonly Uint8Array[],
+  extra?: E,
+): Uint8Array[] {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for (const c of chunks) {
+    hash.update(c);
+    bytes += c.length;
+  }
+  return [snapshotLine(header, hash.digest('hex'), bytes, extra), ...chunks];
+}
+
+/** A snapshot's header line: `extra`'s members, the head it is bound to, and its body's digest and length. */
+function snapshotLine<E extends object>(
+  header: { format: string; code: string; treeSize: number; rootHash: string },
+  sha256: string,
+  bytes: number,
+  extra?: E,
+): Buffer {
+  const h: SnapshotHeader & Partial<E> = { ...(extra ?? ({} as E)), ...header, sha256, bytes };
+  return Buffer.from(`${JSON.stringify(h)}\n`);
 }
 
 /** The header and body of snapshot bytes, checked against `format` and `code` and whole, or why they cannot be used. */
@@ -137,12 +156,9 @@ export function openSnapshot<E extends object>(
   } catch {
     return { problem: 'its header is not JSON' };
   }
-  if (h === null || typeof h !== 'object') return { problem: 'its header is not JSON' };
-  if (h.format !== format) return { problem: `its format is ${JSON.stringify(h.format)}, not ${format}` };
-  if (h.code !== code) return { problem: 'it was written by other code than this' };
-  if (!Number.isSafeInteger(h.treeSize) || h.treeSize < 0) return { problem: 'its header names no tree size' };
   const body = b.subarray(nl + 1);
-  if (body.length !== h.bytes) return { problem: `it holds ${body.length} bytes of state, its header says ${h.bytes} (truncated)` };
+  const problem = headerProblem(h, format, code, body.length);
+  if (problem !== null) return { problem };
   if (createHash('sha256').update(body).digest('hex') !== h.sha256) return { problem: 'its state does not hash to its digest' };
   return { header: h, body };
 }
@@ -168,11 +184,20 @@ export async function readBound<E extends object>(
   if (bytes === null) return null;
   const h = openSnapshot<E>(bytes, format, code);
   if ('problem' in h) return h;
-  const { treeSize, rootHash } = h.header;
-  if (treeSize > max.size) return { problem: `it was taken at size ${treeSize}, beyond ${max.of} ${max.size} entries` };
-  if (toHex(await rootAt(treeSize)) !== rootHash)
-    return { problem: `its head (size ${treeSize}, root ${rootHash}) is not a prefix of this log` };
-  return h;
+  const problem = await boundProblem(h.header, rootAt, max);
+  return problem === null ? h : { problem };
+}
+
+/** Why a snapshot's head is not of this log (beyond `max.size`, or not a prefix of the log whose roots `rootAt` gives), or null. */
+async function boundProblem(
+  h: SnapshotHeader,
+  rootAt: (size: number) => Promise<Uint8Array>,
+  max: { size: number; of: string },
+): Promise<string | null> {
+  if (h.treeSize > max.size) return `it was taken at size ${h.treeSize}, beyond ${max.of} ${max.size} entries`;
+  if (toHex(await rootAt(h.treeSize)) !== h.rootHash)
+    return `its head (size ${h.treeSize}, root ${h.rootHash}) is not a prefix of this log`;
+  return null;
 }
 
 /** A snapshot's body read in order, a piece at a time: what a codec's `decodeFrom` reads. */
@@ -297,7 +322,7 @@ async function headerLine(fd: FileHandle): Promise<{ line: Buffer; start: number
   }
 }
 
-/** The checks of `openSnapshot` on a header, but the digest's. */
+/** Why a snapshot's header cannot be used with `format` and `code` and a body of `bodyBytes`, or null (its digest is checked apart). */
 function headerProblem(h: SnapshotHeader, format: string, code: string, bodyBytes: number): string | null {
   if (h === null || typeof h !== 'object') return 'its header is not JSON';
   if (h.format !== format) return `its format is ${JSON.stringify(h.format)}, not ${format}`;
@@ -323,12 +348,6 @@ export async function readBoundState<S, E extends object = object>(
   opts: { hashApart?: number } = {},
 ): Promise<{ header: SnapshotHeader & Partial<E>; state: S } | { problem: string } | null> {
   const place = placeOf(where);
-  const bound = async (h: SnapshotHeader & Partial<E>) => {
-    if (h.treeSize > max.size) return { problem: `it was taken at size ${h.treeSize}, beyond ${max.of} ${max.size} entries` };
-    if (toHex(await rootAt(h.treeSize)) !== h.rootHash)
-      return { problem: `its head (size ${h.treeSize}, root ${h.rootHash}) is not a prefix of this log` };
-    return null;
-  };
   if (place.file === undefined) {
     const h = await readBound<E>(place, rootAt, format, code, max);
     if (h === null || 'problem' in h) return h;
@@ -358,10 +377,8 @@ export async function readBoundState<S, E extends object = object>(
     } catch {
       return { problem: 'its header is not JSON' };
     }
-    const problem = headerProblem(h, format, code, size - head.start);
+    const problem = headerProblem(h, format, code, size - head.start) ?? (await boundProblem(h, rootAt, max));
     if (problem !== null) return { problem };
-    const unbound = await bound(h);
-    if (unbound !== null) return unbound;
     const body = fileBody(fd, head.start, h.bytes);
     if (h.bytes < (opts.hashApart ?? HASH_APART)) {
       // Small: hashed here, from the bytes read whole.

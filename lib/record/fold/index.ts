@@ -21,6 +21,7 @@ export {
 export {
   encodeState,
   encodeStateAsync,
+  encodeStateChunks,
   readState,
   readStateFrom,
   stateBody,

@@ -2,7 +2,7 @@
 // in parts by V8's structured clone, the columns as their raw bytes (state-copy.ts;
 // docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller reads and writes the bytes.
 import { copyBytes, copyBytesSync, copyState, readCopy, readCopyFrom, type BodySource } from './state-copy.js';
-import { frameSnapshot, frameSnapshotSync, openSnapshot } from 'tlog-engine';
+import { frameSnapshot, frameSnapshotChunks, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
 import { appendOnly, appendOnlyEach } from '../stores/columns.js';
@@ -73,7 +73,12 @@ function restoredState(w: Written): State {
 
 /** The bytes of `state` under a header of `format` with `extra` members (bound to the head of size state.size whose root is `rootHash`). */
 export function encodeState<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Buffer {
-  return frameSnapshotSync({ format, code, treeSize: state.size, rootHash }, Buffer.concat(stateBodySync(state)), extra);
+  return Buffer.concat(encodeStateChunks(format, code, state, rootHash, extra));
+}
+
+/** encodeState's bytes as chunks not joined, to be written in turn: the header line, then the state's chunks. */
+export function encodeStateChunks<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Uint8Array[] {
+  return frameSnapshotChunks({ format, code, treeSize: state.size, rootHash }, stateBodySync(state), extra);
 }
 
 /** The state's bytes alone (the body of a snapshot), in chunks, in one synchronous step. */
