@@ -161,7 +161,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     let cacheMark: CacheMark | undefined;
     if (args.url !== undefined) {
       const client = new ArchiveClient(args.url);
-      const run = (have: ServedEntry[], from?: HeldFrom) =>
+      const run = (have?: ServedEntry[], from?: HeldFrom) =>
         verifyService(client, {
           savedHead,
           have,
@@ -186,7 +186,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       if (cache !== undefined) {
         try {
           const held = cache;
-          verification = await run([], { seq: held.mark.entries, genesis: saved!.genesis!, older: (seq) => held.entry(seq) });
+          verification = await run(undefined, { seq: held.mark.entries, genesis: saved!.genesis!, older: (seq) => held.entry(seq) });
           // Only a run that passed adds to the cache; otherwise it stays as the saved replay's mark knows it.
           if (verification.report.ok) cacheMark = await cache.append(verification.log);
           appended = true;
@@ -207,7 +207,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
           verification = undefined;
         }
       }
-      verification ??= await run([]);
+      verification ??= await run();
       if (args.cache !== undefined && !appended) cacheMark = await writeCache(args.cache, verification.log);
     } else if (args.tiles !== undefined) {
       const { log, problems: found } = await fetchTilesLog(args.tiles, progressIf(args.progress, 'fetch', 'entries'), pinned);

@@ -70,9 +70,8 @@ export interface FetchOptions {
 export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): Promise<LogCopy> {
   const key = await getJson(client, '/v1/log/key');
   const sth = (await getJson(client, '/v1/log/sth')) as SignedTreeHead;
-  // An array with holes before `from`: entries stay at their seq. (`have` empty with `from`: the holes, not the whole log again.)
-  const have = opts.have !== undefined && (opts.have.length > 0 || opts.from === undefined) ? opts.have : undefined;
-  const entries = have ?? (opts.from === undefined ? [] : new Array<ServedEntry>(opts.from.seq));
+  // An array with holes before `from`: entries stay at their seq.
+  const entries = opts.have ?? (opts.from === undefined ? [] : new Array<ServedEntry>(opts.from.seq));
   if (opts.from !== undefined && opts.from.seq > 0) entries[0] = opts.from.genesis;
   // Pages are asked for AHEAD at a time, in order, so that the service reads the next while this side parses one.
   const size = sth.treeSize;
