@@ -105,12 +105,11 @@ export function credenceParts(state: State): { parts: string[]; bytes: number } 
  */
 export function* credenceMade(state: State): Generator<number> {
   const cache = chunksOf(state);
-  for (let k = 0; k * CHUNK < state.numbers.index.refs.length; k++) {
-    const made = cache[k];
-    if (made !== undefined && made.version === state.numbers.chunkVersion[k]) continue;
-    chunkAt(state, cache, k);
-    yield k;
-  }
+  for (let k = 0; k * CHUNK < state.numbers.index.refs.length; k++)
+    if (!fresh(state, cache, k)) {
+      chunkAt(state, cache, k);
+      yield k;
+    }
 }
 
 const chunksOf = (state: State): Chunk[] => {
@@ -119,11 +118,14 @@ const chunksOf = (state: State): Chunk[] => {
   return cache;
 };
 
+/** Whether chunk `k` is made, and no score in it changed since. */
+const fresh = (state: State, cache: Chunk[], k: number): boolean =>
+  cache[k] !== undefined && cache[k].version === state.numbers.chunkVersion[k];
+
 /** Chunk `k` of the claims' text, made again if a score in it changed since it was made. */
 function chunkAt(state: State, cache: Chunk[], k: number): Chunk {
+  if (fresh(state, cache, k)) return cache[k]!;
   const version = state.numbers.chunkVersion[k]!;
-  const chunk = cache[k];
-  if (chunk !== undefined && chunk.version === version) return chunk;
   const refs = state.numbers.index.refs;
   const texts: string[] = [];
   for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++)
