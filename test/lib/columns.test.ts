@@ -2,12 +2,12 @@
 // against the plain structures they replace, on random operations: the replay index against a
 // Map of hash to {seq, ts} pruned as replay-window.ts once pruned it (rows noted again, odd ts
 // spellings, restores from the packed form half way), the row index against a Set under
-// inserts and removals, 64-hex ids found only by their canonical spelling, and entry times read
+// inserts and removals, a copy of its slots read later as they stood at the copy, 64-hex ids found only by their canonical spelling, and entry times read
 // without Date.parse exactly when the ts spells back.
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { HexIds, isoMs, isoTs, RowIndex, tsMs, SeenIndex } from '../../lib/record/stores/index.js';
+import { HexIds, isoMs, isoTs, RowIndex, slotsCopy, tsMs, SeenIndex, type SlotsCopy } from '../../lib/record/stores/index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 
@@ -82,6 +82,89 @@ t.test('the row index: the rows a Set holds, under random inserts and removals',
   );
   t.pass('held for every random sequence');
 });
+
+t.test(
+  'a copy of the row index: its slots as they stood at the copy, whatever inserts, removals and resizes land before it is read',
+  async (t) => {
+    // Keys spread over every page of the slots, each shared by two rows (probes run on, and across pages).
+    const keys = Array.from({ length: 6000 }, (_, i) => Math.imul(i % 3000, 0x9e3779b1));
+    const op = fc.tuple(fc.boolean(), fc.nat({ max: 5999 }));
+    const step = fc.oneof(
+      {
+        arbitrary: fc.record({ k: fc.constant('ops' as const), ops: fc.array(op, { minLength: 1, maxLength: 400, size: 'max' }) }),
+        weight: 6,
+      },
+      { arbitrary: fc.constant({ k: 'copy' as const }), weight: 1 },
+      {
+        arbitrary: fc.record({ k: fc.constant('read' as const), which: fc.nat(), from: fc.nat({ max: 9000 }), n: fc.nat({ max: 3000 }) }),
+        weight: 2,
+      },
+      { arbitrary: fc.record({ k: fc.constant('release' as const), which: fc.nat() }), weight: 1 },
+    );
+    let copies = 0;
+    let pages = 0;
+    fc.assert(
+      fc.property(
+        fc.array(op, { minLength: 100, maxLength: 5000, size: 'max' }),
+        fc.array(step, { maxLength: 30, size: 'max' }),
+        (before, steps) => {
+          const index = new RowIndex((row) => keys[row]!);
+          const model = new Set<number>();
+          const apply = (ops: [boolean, number][]) => {
+            for (const [add, row] of ops)
+              if (add && !model.has(row)) {
+                index.insert(row);
+                model.add(row);
+              } else if (!add && model.has(row)) {
+                index.remove(row);
+                model.delete(row);
+              }
+          };
+          apply(before);
+          // Each copy beside the slots it must give: a copy of them made at once.
+          const taken: { copy: SlotsCopy; was: Int32Array; released: boolean }[] = [];
+          const take = () => {
+            const slots = index.slotsNow();
+            taken.push({ copy: slotsCopy(slots)!, was: slots.slice(), released: false });
+            copies++;
+          };
+          const same = (c: (typeof taken)[number], from: number, to: number) => {
+            const out = new Int32Array(c.was.length).fill(-1);
+            c.copy.read(out, from, to);
+            for (let i = 0; i < out.length; i++) if (out[i] !== (i >= from && i < to ? c.was[i] : -1)) return false;
+            return true;
+          };
+          take();
+          for (const s of steps) {
+            if (s.k === 'ops') apply(s.ops);
+            else if (s.k === 'copy') take();
+            else {
+              // A copy is read until it is released, not after.
+              const open = taken.filter((c) => !c.released);
+              const c = open[s.which % Math.max(1, open.length)];
+              if (c === undefined) continue;
+              if (s.k === 'read') {
+                const from = s.from % c.was.length;
+                if (!same(c, from, Math.min(c.was.length, from + s.n))) return false;
+              } else {
+                if (!same(c, 0, c.was.length)) return false;
+                c.copy.release();
+                c.released = true;
+              }
+            }
+          }
+          for (const c of taken) if (!c.released && !same(c, 0, c.was.length)) return false;
+          pages += Math.ceil(index.slotsNow().length / 1024);
+          for (let row = 0; row < 6000; row++) if (index.find(keys[row]!, (r) => r === row) >= 0 !== model.has(row)) return false;
+          return index.size === model.size;
+        },
+      ),
+      { numRuns: 200 },
+    );
+    t.ok(pages > 400, `held for every random sequence (${copies} copies, slots of ${pages} pages in all)`);
+    t.equal(slotsCopy(new Int32Array(16)), undefined, "a column that is no index's slots has no such copy");
+  },
+);
 
 t.test('the row index read back: the same rows found, and more indexed after; slots that cannot be an index refused', async (t) => {
   const ids = new HexIds();

@@ -20,6 +20,7 @@ import {
   type State,
   writtenState,
   readState,
+  stateBody,
   stateBodySync,
 } from '../../lib/record/fold/index.js';
 import { claimScore, frontier } from '../../lib/record/numbers/index.js';
@@ -76,19 +77,20 @@ for (const name of ['concurrency', 'governance', 'replay', 'fold']) {
   });
 }
 
+const id = (i: number) => createHash('sha256').update(`review ${i}`).digest('hex');
+const review = (i: number) => ({
+  id: id(i),
+  seq: 10 + i,
+  claim: `rec:claim-${i % 7}`,
+  agent: `agent-${i % 5}`,
+  operatorId: `op-${i % 3}`,
+  forecast: (i % 100) / 100,
+  models: i % 2 === 0 ? [] : ['m-1'],
+  signerKey: `key-${i % 4}`,
+  ts: i % 50 === 0 ? '2030-01-01T00:00:00Z' : new Date(Date.UTC(2030, 0, 1) + i * 86).toISOString(),
+});
+
 t.test('the reviews restored: their id index read back finds every id, and their columns, their own, grow with new reviews', async (t) => {
-  const id = (i: number) => createHash('sha256').update(`review ${i}`).digest('hex');
-  const review = (i: number) => ({
-    id: id(i),
-    seq: 10 + i,
-    claim: `rec:claim-${i % 7}`,
-    agent: `agent-${i % 5}`,
-    operatorId: `op-${i % 3}`,
-    forecast: (i % 100) / 100,
-    models: i % 2 === 0 ? [] : ['m-1'],
-    signerKey: `key-${i % 4}`,
-    ts: i % 50 === 0 ? '2030-01-01T00:00:00Z' : new Date(Date.UTC(2030, 0, 1) + i * 86).toISOString(),
-  });
   const N = 3000;
   const state = emptyState();
   for (let i = 0; i < N; i++) state.reviews.add(review(i));
@@ -114,6 +116,45 @@ t.test('the reviews restored: their id index read back finds every id, and their
   );
   t.ok(isDeepStrictEqual([...back.reviews.values()], [...state.reviews.values()]), 'every review as in the state never written');
   t.ok(isDeepStrictEqual(writtenState(back), writtenState(state)), 'its columns and index as the state never written keeps them');
+});
+
+t.test('the indexes copied on write: rows indexed between the copy and its bytes, in every turn, change nothing written', async (t) => {
+  // Reviews (the id index) and report pairs (their index) from row `from` to `to`.
+  const fill = (s: State, from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      s.reviews.add(review(i));
+      s.numbers.tallies.pairs.rowOf(`op-${i % 97}`, i);
+    }
+  };
+  // 3,000 rows: each index has 8,192 slots (8 pages), and 1,000 more fit before it resizes.
+  const N = 3000;
+  const state = emptyState();
+  fill(state, 0, N);
+  const atCopy = emptyState();
+  fill(atCopy, 0, N);
+  let n = N;
+  let turns = 0;
+  const body = await stateBody(state, async () => {
+    turns++;
+    // A resize leaves the copy the slots before as they are: first the rows that land in place.
+    const more = n < N + 900 ? 300 : 5;
+    fill(state, n, (n += more));
+    await new Promise((r) => setImmediate(r));
+  });
+  t.ok(n > N + 1000, `${n - N} rows indexed in ${turns} turns while the copy was made bytes (the indexes resized on the way)`);
+  const bytes = Buffer.concat(body);
+  t.ok(bytes.equals(Buffer.concat(stateBodySync(atCopy))), 'the bytes of the state at the copy');
+  const back = readState(bytes, 0);
+  if ('problem' in back) throw new Error(back.problem);
+  t.ok(isDeepStrictEqual(writtenState(back), writtenState(atCopy)), 'read back: the state at the copy, its indexes too');
+  t.ok(
+    Array.from({ length: N }, (_, i) => i).every(
+      (i) => back.reviews.rowOf(id(i)) === i && back.numbers.tallies.pairs.find(`op-${i % 97}`, i) === i,
+    ),
+    'each review and pair found at its row',
+  );
+  t.equal(back.reviews.rowOf(id(N)), -1, 'a review that landed after the copy is not in it');
+  t.equal(back.numbers.tallies.pairs.find(`op-${N % 97}`, N), -1, 'nor a pair');
 });
 
 t.test('read from its file a piece at a time and hashed apart, as a service starts: the state written', async (t) => {

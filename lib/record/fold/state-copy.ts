@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { holdsAppendOnly, isAppendOnly, isStable, restored } from '../stores/columns.js';
+import { holdsAppendOnly, isAppendOnly, isStable, restored, slotsCopy, type Ints, type SlotsCopy } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -32,6 +32,8 @@ interface Column {
   list?: number[];
   /** How many of the list's numbers are the state's: all of a copy, the length at the copy of an append-only list. */
   length?: number;
+  /** A row index's slots, copied on write (columns.ts, `slotsCopy`): read into `data` once the state is copied. */
+  slots?: SlotsCopy;
 }
 
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
@@ -104,7 +106,8 @@ class Copier {
       return s;
     } else if (ArrayBuffer.isView(v)) {
       typedName(v);
-      copy = this.column({ data: isStable(v) ? (v as Typed) : (v as Typed).slice() });
+      const slots = isStable(v) ? undefined : slotsCopy(v);
+      copy = this.column(slots !== undefined ? { slots } : { data: isStable(v) ? (v as Typed) : (v as Typed).slice() });
     } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
     this.seen.set(v, { copy, part: this.part });
     return copy;
@@ -139,9 +142,10 @@ class Copier {
 /**
  * A copy of `written` (the state as the codec writes it) that the state moving on does not change:
  * its parts (each member of `written`, and the members of its members down to `depth`) and the
- * columns they name. Columns marked `stable` are shared, others copied; lists of numbers become
- * columns. The work is the objects' count plus a copy of the mutable columns: what a snapshot
- * holds the fold for.
+ * columns they name. Columns marked `stable` are shared, row indexes' slots copied on write, others
+ * copied; lists of numbers become columns. The work is the objects' count plus a copy of the mutable
+ * columns: what a snapshot holds the fold for. Its bytes (`copyBytes`, `copyBytesSync`) are to be
+ * made once: they release the slots' copies.
  */
 export function copyState(written: object, depth = 3): StateCopy {
   const c = new Copier();
@@ -160,6 +164,7 @@ export function copyState(written: object, depth = 3): StateCopy {
   split([], written, depth);
   // An object reached from two parts is rare; written as one part it stays one object.
   if (c.shared) {
+    for (const col of c.columns) col.slots?.release();
     const whole = new Copier();
     return { parts: [{ path: [], value: whole.copy(written), columns: whole.columns.length > 0 }], columns: whole.columns };
   }
@@ -183,6 +188,26 @@ function listColumn(list: number[], n: number): Typed {
 
 /** Numbers made columns per turn. */
 const NUMBERS = 2 ** 18;
+/** Slots of a row index read per turn (4 MiB). */
+const SLOTS = 2 ** 20;
+
+/** The slots copied on write, each read into a column of its own, SLOTS a turn (`turn`), then released. */
+async function readSlots(copy: StateCopy, turn: () => Promise<unknown>): Promise<void> {
+  try {
+    for (const c of copy.columns)
+      if (c.slots !== undefined) {
+        const data: Ints = new Int32Array(c.slots.length);
+        for (let from = 0; from < data.length; from += SLOTS) {
+          await turn();
+          c.slots.read(data, from, Math.min(data.length, from + SLOTS));
+        }
+        c.data = data;
+        c.slots.release();
+      }
+  } finally {
+    for (const c of copy.columns) c.slots?.release();
+  }
+}
 
 /** The body's chunks: the manifest, each part's structured clone, then each column's raw bytes. */
 function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
@@ -199,6 +224,12 @@ function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
 
 /** The body of `copy`, in chunks, in one synchronous step. */
 export function copyBytesSync(copy: StateCopy): Uint8Array[] {
+  for (const c of copy.columns)
+    if (c.slots !== undefined) {
+      c.data = new Int32Array(c.slots.length);
+      c.slots.read(c.data as Ints, 0, c.slots.length);
+      c.slots.release();
+    }
   return chunksOf(
     copy,
     copy.parts.map((p) => serialize(p.value)),
@@ -206,10 +237,13 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
 }
 
 /**
- * The body of `copy`, in chunks: each part serialized in a turn of its own (`turn` waits for the
- * next), the lists made columns a quarter of a million numbers a turn, the columns as they are.
+ * The body of `copy`, in chunks: the row indexes' slots read first, 4 MiB a turn (the sooner they
+ * are read, the fewer pages their indexes save), each part serialized in a turn of its own (`turn`
+ * waits for the next), the lists made columns a quarter of a million numbers a turn, the columns as
+ * they are.
  */
 export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
+  await readSlots(copy, turn);
   const parts: Uint8Array[] = [];
   for (const p of copy.parts) {
     await turn();

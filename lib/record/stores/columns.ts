@@ -78,6 +78,62 @@ export function owned<T extends Column>(a: T, n: number): T {
   return b;
 }
 
+/** A page of slots is 2 ** PAGE slots (4 KiB): what a write saves for a copy of an index taken before it. */
+const PAGE = 10;
+
+/**
+ * The slots of a row index as they stood when copied (`slotsCopy`), read later while the index
+ * moves on: the index's own slots, each page saved by the index before its first write after the
+ * copy (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
+ */
+export interface SlotsCopy {
+  readonly length: number;
+  /** Puts the copy's slots `from` to `to` at the same places in `out`. */
+  read(out: Ints, from: number, to: number): void;
+  /** Tells the index that the copy is read: its pages are no longer saved. */
+  release(): void;
+}
+
+class PagedCopy implements SlotsCopy {
+  /** The pages written since the copy, by number, as they stood at the copy. */
+  readonly saved = new Map<number, Ints>();
+  constructor(
+    private readonly slots: Ints,
+    private index: RowIndex | undefined,
+  ) {}
+
+  get length(): number {
+    return this.slots.length;
+  }
+
+  read(out: Ints, from: number, to: number): void {
+    out.set(this.slots.subarray(from, to), from);
+    if (this.saved.size === 0) return;
+    for (let p = from >> PAGE; p << PAGE < to; p++) {
+      const page = this.saved.get(p);
+      if (page === undefined) continue;
+      const start = p << PAGE;
+      const lo = Math.max(from, start);
+      out.set(page.subarray(lo - start, Math.min(to, start + page.length) - start), lo);
+    }
+  }
+
+  release(): void {
+    this.index?.forget(this);
+    this.index = undefined;
+  }
+}
+
+/** The row index whose slots (`slotsNow`) each array is, while they are its own. */
+const indexOfSlots = new WeakMap<Ints, RowIndex>();
+
+/**
+ * A copy of `slots` as they stand, if they are a row index's (`slotsNow`), which costs no copy of
+ * the slots now: the index saves each page before its first write to it until the copy is
+ * released. Undefined for any other column.
+ */
+export const slotsCopy = (slots: ArrayBufferView): SlotsCopy | undefined => indexOfSlots.get(slots as Ints)?.copy(slots as Ints);
+
 /**
  * An open-addressing index of rows (linear probing, at most half full): the caller says where a
  * row hashes and which row it is looking for, so the index holds nothing but row numbers.
@@ -87,8 +143,14 @@ export class RowIndex {
   private slots = new Int32Array(16);
   private mask = 15;
   size = 0;
+  /** The copies of the slots not yet released (`slotsCopy`): a write saves its page for them first. */
+  private copies: PagedCopy[] = [];
+  /** Per page, 1 while some copy has not saved it; undefined while there is no copy. */
+  private unsaved: Uint8Array | undefined;
 
-  constructor(private readonly hashOf: (row: number) => number) {}
+  constructor(private readonly hashOf: (row: number) => number) {
+    indexOfSlots.set(this.slots, this);
+  }
 
   /** The row whose hash is `hash` and for which `is` says yes, or -1. */
   find(hash: number, is: (row: number) => boolean): number {
@@ -116,10 +178,12 @@ export class RowIndex {
       const home = this.hashOf(slots[j]! - 1) & mask;
       // The row at j may move to i if its home slot is not cyclically within (i, j].
       if (i <= j ? home <= i || home > j : home <= i && home > j) {
+        this.mayWrite(i);
         slots[i] = slots[j]!;
         i = j;
       }
     }
+    this.mayWrite(i);
     slots[i] = 0;
     this.size--;
   }
@@ -128,8 +192,7 @@ export class RowIndex {
   rebuild(rows: Iterable<number>, count: number): void {
     let cap = 16;
     while (cap < count * 2) cap *= 2;
-    this.slots = new Int32Array(cap);
-    this.mask = cap - 1;
+    this.own(new Int32Array(cap));
     this.size = 0;
     for (const row of rows) {
       this.place(row);
@@ -149,15 +212,47 @@ export class RowIndex {
   adopt(slots: Ints, size: number): void {
     const cap = slots.length;
     if (cap < 16 || (cap & (cap - 1)) !== 0 || size * 2 > cap) throw new Error(`an index of ${size} rows cannot have ${cap} slots`);
-    this.slots = slots;
-    this.mask = cap - 1;
+    this.own(slots);
     this.size = size;
+  }
+
+  /** A copy of `slots` (`slotsCopy`): the index's slots, whose pages it saves from now on; any earlier slots as they are. */
+  copy(slots: Ints): SlotsCopy {
+    if (slots !== this.slots) return new PagedCopy(slots, undefined);
+    const c = new PagedCopy(slots, this);
+    this.copies.push(c);
+    this.unsaved = new Uint8Array(((slots.length - 1) >> PAGE) + 1).fill(1);
+    return c;
+  }
+
+  /** `c` is read (its `release`): its pages are no longer saved. */
+  forget(c: PagedCopy): void {
+    this.copies = this.copies.filter((x) => x !== c);
+    if (this.copies.length === 0) this.unsaved = undefined;
+  }
+
+  /** Before slot `i` is written: its page saved for the copies that have not saved it. */
+  private mayWrite(i: number): void {
+    const unsaved = this.unsaved;
+    if (unsaved === undefined || unsaved[i >> PAGE] === 0) return;
+    const p = i >> PAGE;
+    const page = this.slots.slice(p << PAGE, (p + 1) << PAGE);
+    for (const c of this.copies) if (!c.saved.has(p)) c.saved.set(p, page);
+    unsaved[p] = 0;
+  }
+
+  /** Makes `slots` this index's: the copies keep the slots before, never written again. */
+  private own(slots: Ints): void {
+    if (this.slots !== slots) indexOfSlots.delete(this.slots);
+    this.slots = slots;
+    this.mask = slots.length - 1;
+    indexOfSlots.set(slots, this);
+    for (const c of this.copies) c.release();
   }
 
   private resize(cap: number): void {
     const old = this.slots;
-    this.slots = new Int32Array(cap);
-    this.mask = cap - 1;
+    this.own(new Int32Array(cap));
     for (const r of old) if (r !== 0) this.place(r - 1);
   }
 
@@ -165,6 +260,7 @@ export class RowIndex {
     const { slots, mask } = this;
     let i = this.hashOf(row) & mask;
     while (slots[i] !== 0) i = (i + 1) & mask;
+    this.mayWrite(i);
     slots[i] = row + 1;
   }
 }
