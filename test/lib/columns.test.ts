@@ -7,7 +7,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { HexIds, isoMs, isoTs, RowIndex, slotsCopy, tsMs, SeenIndex, type SlotsCopy } from '../../lib/record/stores/index.js';
+import { HexIds, isoMs, isoTs, RowIndex, columnCopy, tsMs, SeenIndex, type ColumnCopy } from '../../lib/record/stores/index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 
@@ -122,10 +122,10 @@ t.test(
           };
           apply(before);
           // Each copy beside the slots it must give: a copy of them made at once.
-          const taken: { copy: SlotsCopy; was: Int32Array; released: boolean }[] = [];
+          const taken: { copy: ColumnCopy; was: Int32Array; released: boolean }[] = [];
           const take = () => {
             const slots = index.slotsNow();
-            taken.push({ copy: slotsCopy(slots)!, was: slots.slice(), released: false });
+            taken.push({ copy: columnCopy(slots)!, was: slots.slice(), released: false });
             copies++;
           };
           const same = (c: (typeof taken)[number], from: number, to: number) => {
@@ -162,7 +162,7 @@ t.test(
       { numRuns: 200 },
     );
     t.ok(pages > 400, `held for every random sequence (${copies} copies, slots of ${pages} pages in all)`);
-    t.equal(slotsCopy(new Int32Array(16)), undefined, "a column that is no index's slots has no such copy");
+    t.equal(columnCopy(new Int32Array(16)), undefined, "a column that is no index's slots has no such copy");
   },
 );
 

@@ -118,44 +118,52 @@ t.test('the reviews restored: their id index read back finds every id, and their
   t.ok(isDeepStrictEqual(writtenState(back), writtenState(state)), 'its columns and index as the state never written keeps them');
 });
 
-t.test('the indexes copied on write: rows indexed between the copy and its bytes, in every turn, change nothing written', async (t) => {
-  // Reviews (the id index) and report pairs (their index) from row `from` to `to`.
-  const fill = (s: State, from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      s.reviews.add(review(i));
-      s.numbers.tallies.pairs.rowOf(`op-${i % 97}`, i);
-    }
-  };
-  // 3,000 rows: each index has 8,192 slots (8 pages), and 1,000 more fit before it resizes.
-  const N = 3000;
-  const state = emptyState();
-  fill(state, 0, N);
-  const atCopy = emptyState();
-  fill(atCopy, 0, N);
-  let n = N;
-  let turns = 0;
-  const body = await stateBody(state, async () => {
-    turns++;
-    // A resize leaves the copy the slots before as they are: first the rows that land in place.
-    const more = n < N + 900 ? 300 : 5;
-    fill(state, n, (n += more));
-    await new Promise((r) => setImmediate(r));
-  });
-  t.ok(n > N + 1000, `${n - N} rows indexed in ${turns} turns while the copy was made bytes (the indexes resized on the way)`);
-  const bytes = Buffer.concat(body);
-  t.ok(bytes.equals(Buffer.concat(stateBodySync(atCopy))), 'the bytes of the state at the copy');
-  const back = readState(bytes, 0);
-  if ('problem' in back) throw new Error(back.problem);
-  t.ok(isDeepStrictEqual(writtenState(back), writtenState(atCopy)), 'read back: the state at the copy, its indexes too');
-  t.ok(
-    Array.from({ length: N }, (_, i) => i).every(
-      (i) => back.reviews.rowOf(id(i)) === i && back.numbers.tallies.pairs.find(`op-${i % 97}`, i) === i,
-    ),
-    'each review and pair found at its row',
-  );
-  t.equal(back.reviews.rowOf(id(N)), -1, 'a review that landed after the copy is not in it');
-  t.equal(back.numbers.tallies.pairs.find(`op-${N % 97}`, N), -1, 'nor a pair');
-});
+t.test(
+  'the columns copied on write: rows indexed and counts changed between the copy and its bytes, in every turn, change nothing written',
+  async (t) => {
+    // Reviews (the id index) and report pairs (their index) from row `from` to `to`; each also changes an earlier pair's latest
+    // review and counts in place.
+    const fill = (s: State, from: number, to: number) => {
+      const pairs = s.numbers.tallies.pairs;
+      for (let i = from; i < to; i++) {
+        s.reviews.add(review(i));
+        pairs.rowOf(`op-${i % 97}`, i);
+        const earlier = Math.imul(i, 7919) >>> 0;
+        pairs.noteReview(earlier % (i + 1), i);
+        pairs.setCounted(earlier % (i + 1), i % 5, i % 3);
+      }
+    };
+    // 3,000 rows: each index has 8,192 slots (8 pages), and 1,000 more fit before it resizes.
+    const N = 3000;
+    const state = emptyState();
+    fill(state, 0, N);
+    const atCopy = emptyState();
+    fill(atCopy, 0, N);
+    let n = N;
+    let turns = 0;
+    const body = await stateBody(state, async () => {
+      turns++;
+      // A resize leaves the copy the slots before as they are: first the rows that land in place.
+      const more = n < N + 900 ? 300 : 5;
+      fill(state, n, (n += more));
+      await new Promise((r) => setImmediate(r));
+    });
+    t.ok(n > N + 1000, `${n - N} rows indexed in ${turns} turns while the copy was made bytes (the indexes resized on the way)`);
+    const bytes = Buffer.concat(body);
+    t.ok(bytes.equals(Buffer.concat(stateBodySync(atCopy))), 'the bytes of the state at the copy');
+    const back = readState(bytes, 0);
+    if ('problem' in back) throw new Error(back.problem);
+    t.ok(isDeepStrictEqual(writtenState(back), writtenState(atCopy)), 'read back: the state at the copy, its indexes and counts too');
+    t.ok(
+      Array.from({ length: N }, (_, i) => i).every(
+        (i) => back.reviews.rowOf(id(i)) === i && back.numbers.tallies.pairs.find(`op-${i % 97}`, i) === i,
+      ),
+      'each review and pair found at its row',
+    );
+    t.equal(back.reviews.rowOf(id(N)), -1, 'a review that landed after the copy is not in it');
+    t.equal(back.numbers.tallies.pairs.find(`op-${N % 97}`, N), -1, 'nor a pair');
+  },
+);
 
 t.test('read from its file a piece at a time and hashed apart, as a service starts: the state written', async (t) => {
   const { start, log } = fixture('concurrency');

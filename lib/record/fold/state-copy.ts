@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { holdsAppendOnly, isAppendOnly, isStable, restored, slotsCopy, type Ints, type SlotsCopy } from '../stores/columns.js';
+import { columnCopy, holdsAppendOnly, isAppendOnly, isStable, restored, type ColumnCopy } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -32,8 +32,8 @@ interface Column {
   list?: number[];
   /** How many of the list's numbers are the state's: all of a copy, the length at the copy of an append-only list. */
   length?: number;
-  /** A row index's slots, copied on write (columns.ts, `slotsCopy`): read into `data` once the state is copied. */
-  slots?: SlotsCopy;
+  /** A column changed in place, copied on write (columns.ts, `columnCopy`: a row index's slots, say): read into `data` later. */
+  later?: ColumnCopy;
 }
 
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
@@ -106,8 +106,8 @@ class Copier {
       return s;
     } else if (ArrayBuffer.isView(v)) {
       typedName(v);
-      const slots = isStable(v) ? undefined : slotsCopy(v);
-      copy = this.column(slots !== undefined ? { slots } : { data: isStable(v) ? (v as Typed) : (v as Typed).slice() });
+      const later = isStable(v) ? undefined : columnCopy(v);
+      copy = this.column(later !== undefined ? { later } : { data: isStable(v) ? (v as Typed) : (v as Typed).slice() });
     } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
     this.seen.set(v, { copy, part: this.part });
     return copy;
@@ -142,10 +142,11 @@ class Copier {
 /**
  * A copy of `written` (the state as the codec writes it) that the state moving on does not change:
  * its parts (each member of `written`, and the members of its members down to `depth`) and the
- * columns they name. Columns marked `stable` are shared, row indexes' slots copied on write, others
- * copied; lists of numbers become columns. The work is the objects' count plus a copy of the mutable
- * columns: what a snapshot holds the fold for. Its bytes (`copyBytes`, `copyBytesSync`) are to be
- * made once: they release the slots' copies.
+ * columns they name. Columns marked `stable` are shared, those changed in place that their store
+ * marked (`columnCopy`: row indexes' slots, say) copied on write, others copied; lists of numbers
+ * become columns. The work is the objects' count plus a copy of the other mutable columns: what a
+ * snapshot holds the fold for. Its bytes (`copyBytes`, `copyBytesSync`) are to be made once: they
+ * release the copies on write.
  */
 export function copyState(written: object, depth = 3): StateCopy {
   const c = new Copier();
@@ -164,7 +165,7 @@ export function copyState(written: object, depth = 3): StateCopy {
   split([], written, depth);
   // An object reached from two parts is rare; written as one part it stays one object.
   if (c.shared) {
-    for (const col of c.columns) col.slots?.release();
+    for (const col of c.columns) col.later?.release();
     const whole = new Copier();
     return { parts: [{ path: [], value: whole.copy(written), columns: whole.columns.length > 0 }], columns: whole.columns };
   }
@@ -188,24 +189,24 @@ function listColumn(list: number[], n: number): Typed {
 
 /** Numbers made columns per turn. */
 const NUMBERS = 2 ** 18;
-/** Slots of a row index read per turn (4 MiB). */
-const SLOTS = 2 ** 20;
+/** Rows of a column copied on write read per turn (4 MiB of Int32). */
+const ROWS = 2 ** 20;
 
-/** The slots copied on write, each read into a column of its own, SLOTS a turn (`turn`), then released. */
-async function readSlots(copy: StateCopy, turn: () => Promise<unknown>): Promise<void> {
+/** The columns copied on write, each read into a column of its own, ROWS a turn (`turn`, first), then released. */
+async function readLater(copy: StateCopy, turn: () => Promise<unknown>): Promise<void> {
   try {
     for (const c of copy.columns)
-      if (c.slots !== undefined) {
-        const data: Ints = new Int32Array(c.slots.length);
-        for (let from = 0; from < data.length; from += SLOTS) {
+      if (c.later !== undefined) {
+        const data = c.later.empty();
+        for (let from = 0; from < data.length; from += ROWS) {
           await turn();
-          c.slots.read(data, from, Math.min(data.length, from + SLOTS));
+          c.later.read(data, from, Math.min(data.length, from + ROWS));
         }
         c.data = data;
-        c.slots.release();
+        c.later.release();
       }
   } finally {
-    for (const c of copy.columns) c.slots?.release();
+    for (const c of copy.columns) c.later?.release();
   }
 }
 
@@ -225,10 +226,11 @@ function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
 /** The body of `copy`, in chunks, in one synchronous step. */
 export function copyBytesSync(copy: StateCopy): Uint8Array[] {
   for (const c of copy.columns)
-    if (c.slots !== undefined) {
-      c.data = new Int32Array(c.slots.length);
-      c.slots.read(c.data as Ints, 0, c.slots.length);
-      c.slots.release();
+    if (c.later !== undefined) {
+      const data = c.later.empty();
+      c.later.read(data, 0, data.length);
+      c.later.release();
+      c.data = data;
     }
   return chunksOf(
     copy,
@@ -237,13 +239,13 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
 }
 
 /**
- * The body of `copy`, in chunks: the row indexes' slots read first, 4 MiB a turn (the sooner they
- * are read, the fewer pages their indexes save), each part serialized in a turn of its own (`turn`
+ * The body of `copy`, in chunks: the columns copied on write read first, 4 MiB a turn (the sooner
+ * they are read, the fewer pages their stores save), each part serialized in a turn of its own (`turn`
  * waits for the next), the lists made columns a quarter of a million numbers a turn, the columns as
  * they are.
  */
 export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
-  await readSlots(copy, turn);
+  await readLater(copy, turn);
   const parts: Uint8Array[] = [];
   for (const p of copy.parts) {
     await turn();

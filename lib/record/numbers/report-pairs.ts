@@ -1,6 +1,6 @@
 // What the reports criterion of verification by the record keeps per operator and claim, as columns
 // (docs/record.md#how-the-state-is-kept; the criterion: docs/credence.md#operators-verified-by-the-record).
-import { grow, Interned, stable, owned, RowIndex, type Ints } from '../stores/columns.js';
+import { grow, Interned, stable, owned, PageSaver, RowIndex, type Ints } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ReportPairsData {
@@ -30,6 +30,8 @@ export class ReportPairs {
   /** What its reports on the claim count now, and how many of them are right. */
   private reports = new Int32Array(16);
   private right = new Int32Array(16);
+  /** `latest`, `reports` and `right` change in place: a snapshot copies them on write (columns.ts, PageSaver). */
+  private readonly saved = { latest: new PageSaver(), reports: new PageSaver(), right: new PageSaver() };
   private n = 0;
   /** The arguments of the claim the operator checked, per row (few rows have any). */
   private checks = new Map<number, Set<string>>();
@@ -53,11 +55,13 @@ export class ReportPairs {
     const row = this.n++;
     this.op = grow(this.op, this.n);
     this.claim = grow(this.claim, this.n);
-    this.latest = grow(this.latest, this.n);
-    this.reports = grow(this.reports, this.n);
-    this.right = grow(this.right, this.n);
+    const { latest, reports, right } = this;
+    if ((this.latest = grow(latest, this.n)) !== latest) this.saved.latest.moved();
+    if ((this.reports = grow(reports, this.n)) !== reports) this.saved.reports.moved();
+    if ((this.right = grow(right, this.n)) !== right) this.saved.right.moved();
     this.op[row] = this.ops.of(op);
     this.claim[row] = claim;
+    this.saved.latest.write(row);
     this.latest[row] = -1;
     this.index.insert(row);
     made?.();
@@ -69,6 +73,7 @@ export class ReportPairs {
     this.noted = Math.max(this.noted, review + 1);
     this.before = grow(this.before, this.noted);
     this.before[review] = this.latest[row]!;
+    this.saved.latest.write(row);
     this.latest[row] = review;
   }
 
@@ -93,13 +98,16 @@ export class ReportPairs {
   }
 
   setCounted(row: number, reports: number, right: number): void {
+    this.saved.reports.write(row);
     this.reports[row] = reports;
+    this.saved.right.write(row);
     this.right[row] = right;
   }
 
   /**
    * `op` and `claim` are append-only, written once when a pair is made, and `before` once when its
-   * review lands (a snapshot shares them); the rest change.
+   * review lands (a snapshot shares them); `latest`, `reports` and `right` change in place (a
+   * snapshot copies them on write); the rest change.
    */
   pack(): ReportPairsData {
     const n = this.n;
@@ -107,9 +115,9 @@ export class ReportPairs {
       ops: this.ops.list,
       op: stable(this.op.subarray(0, n)),
       claim: stable(this.claim.subarray(0, n)),
-      latest: this.latest.subarray(0, n),
-      reports: this.reports.subarray(0, n),
-      right: this.right.subarray(0, n),
+      latest: this.saved.latest.mark(this.latest.subarray(0, n)),
+      reports: this.saved.reports.mark(this.reports.subarray(0, n)),
+      right: this.saved.right.mark(this.right.subarray(0, n)),
       checks: [...this.checks].map(([row, set]) => [row, [...set]]),
       before: stable(this.before.subarray(0, this.noted)),
       index: this.index.slotsNow(),

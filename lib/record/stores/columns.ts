@@ -6,7 +6,7 @@ export type Ints = Int32Array<ArrayBuffer>;
 export type Floats = Float64Array<ArrayBuffer>;
 export type Bytes = Uint8Array<ArrayBuffer>;
 /** A typed array that `grow` can replace by a larger copy. */
-type Column = Ints | Floats | Bytes;
+export type Column = Ints | Floats | Bytes;
 
 /** Views whose rows never change again: a snapshot's copy of the state shares them (fold/state-copy.ts). */
 const stableViews = new WeakSet<ArrayBufferView>();
@@ -78,36 +78,42 @@ export function owned<T extends Column>(a: T, n: number): T {
   return b;
 }
 
-/** A page of slots is 2 ** PAGE slots (4 KiB): what a write saves for a copy of an index taken before it. */
+/** A page is 2 ** PAGE rows (4 KiB of Int32): what a write saves for a copy of its column taken before it. */
 const PAGE = 10;
 
 /**
- * The slots of a row index as they stood when copied (`slotsCopy`), read later while the index
- * moves on: the index's own slots, each page saved by the index before its first write after the
- * copy (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
+ * A column changed in place as it stood when copied (`columnCopy`), read later while its store
+ * moves on: the column itself, each page saved by its store before its first write after the copy
+ * (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
  */
-export interface SlotsCopy {
+export interface ColumnCopy {
   readonly length: number;
-  /** Puts the copy's slots `from` to `to` at the same places in `out`. */
-  read(out: Ints, from: number, to: number): void;
-  /** Tells the index that the copy is read: its pages are no longer saved. */
+  /** A column of the copy's length and type, not filled yet. */
+  empty(): Column;
+  /** Puts the copy's rows `from` to `to` at the same places in `out`. */
+  read(out: Column, from: number, to: number): void;
+  /** Tells the store that the copy is read: its pages are no longer saved. */
   release(): void;
 }
 
-class PagedCopy implements SlotsCopy {
+class PagedCopy implements ColumnCopy {
   /** The pages written since the copy, by number, as they stood at the copy. */
-  readonly saved = new Map<number, Ints>();
+  readonly saved = new Map<number, Column>();
   constructor(
-    private readonly slots: Ints,
-    private index: RowIndex | undefined,
+    readonly view: Column,
+    private saver: PageSaver | undefined,
   ) {}
 
   get length(): number {
-    return this.slots.length;
+    return this.view.length;
   }
 
-  read(out: Ints, from: number, to: number): void {
-    out.set(this.slots.subarray(from, to), from);
+  empty(): Column {
+    return new (this.view.constructor as new (n: number) => Column)(this.view.length);
+  }
+
+  read(out: Column, from: number, to: number): void {
+    out.set(this.view.subarray(from, to), from);
     if (this.saved.size === 0) return;
     for (let p = from >> PAGE; p << PAGE < to; p++) {
       const page = this.saved.get(p);
@@ -119,20 +125,76 @@ class PagedCopy implements SlotsCopy {
   }
 
   release(): void {
-    this.index?.forget(this);
-    this.index = undefined;
+    this.saver?.forget(this);
+    this.saver = undefined;
   }
 }
 
-/** The row index whose slots (`slotsNow`) each array is, while they are its own. */
-const indexOfSlots = new WeakMap<Ints, RowIndex>();
+/** The views marked changing (`PageSaver.mark`): their store's saver, and its column's generation then. */
+const changingViews = new WeakMap<ArrayBufferView, { saver: PageSaver; moves: number }>();
 
 /**
- * A copy of `slots` as they stand, if they are a row index's (`slotsNow`), which costs no copy of
- * the slots now: the index saves each page before its first write to it until the copy is
- * released. Undefined for any other column.
+ * A copy of `view` as it stands, if its store marked it (`PageSaver.mark`), which costs no copy of
+ * its rows now: the store saves each page before its first write to it until the copy is released.
+ * Undefined for any other column.
  */
-export const slotsCopy = (slots: ArrayBufferView): SlotsCopy | undefined => indexOfSlots.get(slots as Ints)?.copy(slots as Ints);
+export function columnCopy(view: ArrayBufferView): ColumnCopy | undefined {
+  const m = changingViews.get(view);
+  return m === undefined ? undefined : m.saver.copy(view as Column, m.moves);
+}
+
+/**
+ * The copy-on-write of a column its store changes in place (a row index's slots, the report pairs'
+ * counts): the store marks the view of its rows that a snapshot reads (`mark`), says before each
+ * write to a row (`write`), and says when it writes a new column from then on (`moved`: the copies
+ * keep the one before, never written again).
+ */
+export class PageSaver {
+  /** The copies not yet released: a write saves its page for them first. */
+  private copies: PagedCopy[] = [];
+  /** Per page, 1 while some copy has not saved it; undefined while there is no copy. */
+  private unsaved: Uint8Array | undefined;
+  private moves = 0;
+
+  /** Marks `view`, the first rows of the column its store writes now (from its start), as copied on write. */
+  mark<T extends Column>(view: T): T {
+    changingViews.set(view, { saver: this, moves: this.moves });
+    return view;
+  }
+
+  /** Before row `i` of the column is written: its page saved for the copies that have not saved it. */
+  write(i: number): void {
+    const unsaved = this.unsaved;
+    if (unsaved !== undefined && unsaved[i >> PAGE] === 1) this.save(i >> PAGE);
+  }
+
+  /** The store writes a new column from now on: the copies keep the one before as it is. */
+  moved(): void {
+    this.moves++;
+    for (const c of this.copies) c.release();
+  }
+
+  /** A copy of `view` (`columnCopy`), of the column written now unless it moved since `view` was marked. */
+  copy(view: Column, moves: number): ColumnCopy {
+    if (moves !== this.moves) return new PagedCopy(view, undefined);
+    const c = new PagedCopy(view, this);
+    this.copies.push(c);
+    const pages = Math.max(...this.copies.map((x) => ((x.view.length - 1) >> PAGE) + 1));
+    this.unsaved = new Uint8Array(pages).fill(1);
+    return c;
+  }
+
+  /** `c` is read (its `release`): its pages are no longer saved. */
+  forget(c: PagedCopy): void {
+    this.copies = this.copies.filter((x) => x !== c);
+    if (this.copies.length === 0) this.unsaved = undefined;
+  }
+
+  private save(p: number): void {
+    for (const c of this.copies) if (!c.saved.has(p) && p << PAGE < c.view.length) c.saved.set(p, c.view.slice(p << PAGE, (p + 1) << PAGE));
+    this.unsaved![p] = 0;
+  }
+}
 
 /**
  * An open-addressing index of rows (linear probing, at most half full): the caller says where a
@@ -143,14 +205,10 @@ export class RowIndex {
   private slots = new Int32Array(16);
   private mask = 15;
   size = 0;
-  /** The copies of the slots not yet released (`slotsCopy`): a write saves its page for them first. */
-  private copies: PagedCopy[] = [];
-  /** Per page, 1 while some copy has not saved it; undefined while there is no copy. */
-  private unsaved: Uint8Array | undefined;
+  /** The slots change in place: a snapshot copies them on write. */
+  private readonly saver = new PageSaver();
 
-  constructor(private readonly hashOf: (row: number) => number) {
-    indexOfSlots.set(this.slots, this);
-  }
+  constructor(private readonly hashOf: (row: number) => number) {}
 
   /** The row whose hash is `hash` and for which `is` says yes, or -1. */
   find(hash: number, is: (row: number) => boolean): number {
@@ -178,12 +236,12 @@ export class RowIndex {
       const home = this.hashOf(slots[j]! - 1) & mask;
       // The row at j may move to i if its home slot is not cyclically within (i, j].
       if (i <= j ? home <= i || home > j : home <= i && home > j) {
-        this.mayWrite(i);
+        this.saver.write(i);
         slots[i] = slots[j]!;
         i = j;
       }
     }
-    this.mayWrite(i);
+    this.saver.write(i);
     slots[i] = 0;
     this.size--;
   }
@@ -200,9 +258,9 @@ export class RowIndex {
     }
   }
 
-  /** The slots as they stand (the index's own: they change as rows are indexed), for a snapshot that `adopt` reads back. */
+  /** The slots as they stand (the index's own: they change as rows are indexed, copied on write), for a snapshot that `adopt` reads back. */
   slotsNow(): Ints {
-    return this.slots;
+    return this.saver.mark(this.slots);
   }
 
   /**
@@ -216,38 +274,11 @@ export class RowIndex {
     this.size = size;
   }
 
-  /** A copy of `slots` (`slotsCopy`): the index's slots, whose pages it saves from now on; any earlier slots as they are. */
-  copy(slots: Ints): SlotsCopy {
-    if (slots !== this.slots) return new PagedCopy(slots, undefined);
-    const c = new PagedCopy(slots, this);
-    this.copies.push(c);
-    this.unsaved = new Uint8Array(((slots.length - 1) >> PAGE) + 1).fill(1);
-    return c;
-  }
-
-  /** `c` is read (its `release`): its pages are no longer saved. */
-  forget(c: PagedCopy): void {
-    this.copies = this.copies.filter((x) => x !== c);
-    if (this.copies.length === 0) this.unsaved = undefined;
-  }
-
-  /** Before slot `i` is written: its page saved for the copies that have not saved it. */
-  private mayWrite(i: number): void {
-    const unsaved = this.unsaved;
-    if (unsaved === undefined || unsaved[i >> PAGE] === 0) return;
-    const p = i >> PAGE;
-    const page = this.slots.slice(p << PAGE, (p + 1) << PAGE);
-    for (const c of this.copies) if (!c.saved.has(p)) c.saved.set(p, page);
-    unsaved[p] = 0;
-  }
-
   /** Makes `slots` this index's: the copies keep the slots before, never written again. */
   private own(slots: Ints): void {
-    if (this.slots !== slots) indexOfSlots.delete(this.slots);
+    this.saver.moved();
     this.slots = slots;
     this.mask = slots.length - 1;
-    indexOfSlots.set(slots, this);
-    for (const c of this.copies) c.release();
   }
 
   private resize(cap: number): void {
@@ -260,7 +291,7 @@ export class RowIndex {
     const { slots, mask } = this;
     let i = this.hashOf(row) & mask;
     while (slots[i] !== 0) i = (i + 1) & mask;
-    this.mayWrite(i);
+    this.saver.write(i);
     slots[i] = row + 1;
   }
 }
