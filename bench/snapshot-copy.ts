@@ -141,11 +141,11 @@ async function main(): Promise<void> {
   });
   if (loaded.length === 2) {
     const ratio = (a: number, b: number) => fmt(a / b, 2);
+    const both = (xs: number[][]) => `${ratio(p50(xs[0]!), p50(xs[1]!))} (p50), ${ratio(Math.min(...xs[0]!), Math.min(...xs[1]!))} (min)`;
+    const [a, b] = index as [(typeof index)[0], (typeof index)[0]];
     console.log(
-      `\nthis code / before: the copy ${ratio(p50(times[0]!), p50(times[1]!))} (p50), ${ratio(Math.min(...times[0]!), Math.min(...times[1]!))} (min); ` +
-        `its stores alone ${ratio(p50(storeTimes[0]!), p50(storeTimes[1]!))} (p50), ` +
-        `${ratio(Math.min(...storeTimes[0]!), Math.min(...storeTimes[1]!))} (min); ` +
-        `push ${ratio(index[0]!.push, index[1]!.push)}, find ${ratio(index[0]!.find, index[1]!.find)}, miss ${ratio(index[0]!.miss, index[1]!.miss)}`,
+      `\nthis code / before: the copy ${both(times)}; its stores alone ${both(storeTimes)}; ` +
+        `push ${ratio(a.push, b.push)}, find ${ratio(a.find, b.find)}, miss ${ratio(a.miss, b.miss)}`,
     );
   }
 }

@@ -2,8 +2,9 @@
 // against the plain structures they replace, on random operations: the replay index against a
 // Map of hash to {seq, ts} pruned as replay-window.ts once pruned it (rows noted again, odd ts
 // spellings, restores from the packed form half way), the row index against a Set under
-// inserts and removals, a copy of its slots read later as they stood at the copy, 64-hex ids found only by their canonical spelling, and entry times read
-// without Date.parse exactly when the ts spells back.
+// inserts and removals, a copy of its slots read later as they stood at the copy, 64-hex ids
+// found only by their canonical spelling, and entry times read without Date.parse exactly when
+// the ts spells back.
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';

@@ -258,7 +258,7 @@ export class RowIndex {
     }
   }
 
-  /** The slots as they stand (the index's own: they change as rows are indexed, copied on write), for a snapshot that `adopt` reads back. */
+  /** The slots as they stand (the index's own, changed as rows are indexed: copied on write), for a snapshot that `adopt` reads back. */
   slotsNow(): Ints {
     return this.saver.mark(this.slots);
   }
