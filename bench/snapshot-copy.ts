@@ -3,9 +3,10 @@
 // what `serving paused P ms` times) of the state in a snapshot file, for this code and the code before
 // in the same run, each reading the file with its own code; and the row index's find and insert (on
 // every review's path), 64-hex ids pushed and found, for both codes. BENCH_SNAPSHOT names the file
-// (e.g. <bench:ten-million's log>/snapshots/state.snapshot, written by either code: the body's format
-// is theirs); BENCH_BASELINE a commit built in a temporary directory, or BENCH_BASELINE_DIR its dist
-// built already (default: this code alone); BENCH_ROUNDS (default 7) copies each, in turn.
+// (e.g. <bench:ten-million's log>/snapshots/state.snapshot, written by this code), BENCH_BASELINE_SNAPSHOT
+// the baseline's when the state's shape differs (default: the same file); BENCH_BASELINE a commit built in
+// a temporary directory, or BENCH_BASELINE_DIR its dist built already (default: this code alone);
+// BENCH_ROUNDS (default 7) copies each, in turn.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -96,12 +97,13 @@ async function main(): Promise<void> {
   if (FILE === undefined) throw new Error('BENCH_SNAPSHOT names the snapshot file');
   console.log(`bench:snapshot-copy on ${machine()}: ${FILE}`);
   const bytes = readFileSync(FILE);
+  const baselineBytes = process.env.BENCH_BASELINE_SNAPSHOT ? readFileSync(process.env.BENCH_BASELINE_SNAPSHOT) : bytes;
   const codes: Code[] = [{ name: 'this code', dist: HERE }];
   if (process.env.BENCH_BASELINE_DIR)
     codes.push({ name: `before (${process.env.BENCH_BASELINE_DIR})`, dist: process.env.BENCH_BASELINE_DIR });
   else if (process.env.BENCH_BASELINE) codes.push(buildBaseline(process.env.BENCH_BASELINE));
   const loaded: Loaded[] = [];
-  for (const c of codes) loaded.push(await load(c, bytes));
+  for (const [i, c] of codes.entries()) loaded.push(await load(c, i === 0 ? bytes : baselineBytes));
 
   const times = loaded.map(() => [] as number[]);
   const storeTimes = loaded.map(() => [] as number[]);
