@@ -26,10 +26,10 @@ function plain(value: unknown): unknown {
 
 /** The state as canonical JSON, without the scheduler's queues. */
 export function stateJson(state: State): string {
-  // The numbers' indexes are derived from the rest; the scores are the numbers themselves. What is
+  // The numbers' indexes and each agent's reviews are derived from the rest; the scores are the numbers themselves. What is
   // kept as columns (stores/review-store.ts, stores/reports.ts, stores/replay-index.ts,
   // numbers/score-store.ts) is read as the Maps it stands for.
-  const { due: _due, numbers, reviews, reportsByKey, seen, ...rest } = state;
+  const { due: _due, numbers, reviews, reportsByKey, seen, reviewsByAgent: _byAgent, ...rest } = state;
   return canonicalize(
     plain({
       ...rest,

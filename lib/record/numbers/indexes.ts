@@ -5,7 +5,7 @@ import type { EvidenceAggregate } from './aggregate.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
-import { appendOnlyEach } from '../stores/columns.js';
+import { appendOnlyEach, type Rows } from '../stores/columns.js';
 
 export type { Score, Status } from './score-store.js';
 
@@ -14,7 +14,7 @@ export interface NumbersIndex {
   ordinal: Map<string, number>;
   refs: string[];
   /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`appendOnlyEach`). */
-  reviewsByClaim: Map<string, number[]>;
+  reviewsByClaim: Map<string, Rows>;
   /** Receipts per claim, in the order of their results (check.result entries). */
   resultsByClaim: Map<string, string[]>;
   /** Foundation ref to the papers relying on it (for `use`). */
@@ -26,7 +26,7 @@ export interface NumbersIndex {
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
   /** An operator's reviews, their rows in state.reviews; each list append-only (`appendOnlyEach`). */
-  reviewsByOperator: Map<string, number[]>;
+  reviewsByOperator: Map<string, Rows>;
   checksByOperator: Map<string, Set<string>>;
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
   papersByOperator: Map<string, string[]>;
@@ -97,7 +97,7 @@ export interface OperatorTally {
    * The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on
    * each): what each counts is in the report pairs. Append-only (`appendOnly`).
    */
-  claims: number[];
+  claims: Rows;
   reports: number;
   right: number;
 }

@@ -2,7 +2,7 @@
 import { conflict } from '../admission/refusal.js';
 
 import { resolvedNow, untouched } from '../numbers/rescore.js';
-import { pushTo } from '../fold/state.js';
+import { appendTo } from '../stores/columns.js';
 import { entryType } from './descriptor.js';
 import { assertNotShutOut } from '../numbers/settlement.js';
 import { claimAt } from './papers.js';
@@ -74,7 +74,7 @@ export const review = entryType({
       signerKey: key,
     });
     claim.evidence++;
-    pushTo(state.reviewsByAgent, agent.handle, row);
+    appendTo(state.reviewsByAgent, agent.handle, row);
     state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },
@@ -86,8 +86,8 @@ export const review = entryType({
     const row = state.reviews.size - 1;
     const claim = state.reviews.claimAt(row);
     const op = state.reviews.operatorAt(row);
-    pushTo(ix.reviewsByClaim, claim, row);
-    pushTo(ix.reviewsByOperator, op, row);
+    appendTo(ix.reviewsByClaim, claim, row);
+    appendTo(ix.reviewsByOperator, op, row);
     noteReview(state, op, row);
     t.claims.push(claim);
     // A report counts towards verification only on a resolved claim; if this review changes
