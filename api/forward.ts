@@ -89,8 +89,11 @@ export interface ForwardOptions {
   waitMs: number;
   /** Longest wait for the leader's answer, in ms. */
   timeoutMs: number;
-  /** Exchanges with the leader in flight at once (default EXCHANGES); the writes that come meanwhile wait and go as one batch. */
-  exchanges?: number;
+  /**
+   * Exchanges with the leader in flight at once (default EXCHANGES), and writes a batch (default BATCH_WRITES): the writes that
+   * come while all are in flight wait and go as one batch. `{ writes: 1, exchanges: Infinity }`: each write alone, as it comes.
+   */
+  batch?: { writes: number; exchanges: number };
 }
 
 /** Exchanges in flight at once: while one batch is answered the next is on its way, and the leader is seldom idle. */
@@ -121,13 +124,13 @@ class Batcher {
     readonly leader: string,
     private readonly secret: string,
     private readonly timeoutMs: number,
-    private readonly exchanges: number,
+    private readonly batch: { writes: number; exchanges: number },
   ) {}
 
   send(w: ForwardedWrite): Promise<Answer> {
     return new Promise((resolve, reject) => {
       this.queue.push({ w, resolve, reject });
-      if (!this.turn && this.inFlight < this.exchanges) {
+      if (!this.turn && this.inFlight < this.batch.exchanges) {
         this.turn = true;
         setImmediate(() => {
           this.turn = false;
@@ -138,9 +141,9 @@ class Batcher {
   }
 
   private flush(): void {
-    while (this.queue.length > 0 && this.inFlight < this.exchanges) {
+    while (this.queue.length > 0 && this.inFlight < this.batch.exchanges) {
       let n = 0;
-      for (let bytes = 0; n < Math.min(this.queue.length, BATCH_WRITES); n++) {
+      for (let bytes = 0; n < Math.min(this.queue.length, this.batch.writes); n++) {
         bytes += frameBytes(this.queue[n]!.w);
         if (bytes > BATCH_BYTES && n > 0) break;
       }
@@ -188,8 +191,9 @@ class Batcher {
 export function forwardWrites(role: NodeRole, paths: ReadonlySet<string>, opts: ForwardOptions): Koa.Middleware {
   // One batcher for the leader of the moment; those of earlier leaders end with the writes they hold.
   let batcher: Batcher | undefined;
+  const batch = opts.batch ?? { writes: BATCH_WRITES, exchanges: EXCHANGES };
   const batcherOf = (leader: string): Batcher => {
-    if (batcher?.leader !== leader) batcher = new Batcher(leader, role.secret, opts.timeoutMs, opts.exchanges ?? EXCHANGES);
+    if (batcher?.leader !== leader) batcher = new Batcher(leader, role.secret, opts.timeoutMs, batch);
     return batcher;
   };
   return async (ctx, next) => {
