@@ -113,10 +113,16 @@ const relayedOf = (headers: Record<string, string | string[] | undefined>): Answ
  * writes that waited go together, at most BATCH_WRITES of at most BATCH_BYTES, as one batch (forward-batch.ts); one that
  * finds an exchange free goes in the next turn of the event loop with those that came in the same turn (no timer: when writes
  * are few, none waits). A write that goes alone goes as it came, to its own path. A batch that fails as a whole fails each of
- * its writes with its error, as a single write's failure.
+ * its writes with its error, as a single write's failure; writes sent one by one fail each with its own.
  */
+interface Pending {
+  w: ForwardedWrite;
+  resolve: (a: Answer) => void;
+  reject: (err: unknown) => void;
+}
+
 class Batcher {
-  private readonly queue: { w: ForwardedWrite; resolve: (a: Answer) => void; reject: (err: unknown) => void }[] = [];
+  private readonly queue: Pending[] = [];
   private inFlight = 0;
   private turn = false;
 
@@ -147,42 +153,46 @@ class Batcher {
         bytes += frameBytes(this.queue[n]!.w);
         if (bytes > BATCH_BYTES && n > 0) break;
       }
-      const batch = this.queue.splice(0, n);
       this.inFlight++;
-      void this.exchange(batch.map((p) => p.w))
-        .then(
-          (answers) => batch.forEach((p, i) => p.resolve(answers[i]!)),
-          (err: unknown) => batch.forEach((p) => p.reject(err)),
-        )
-        .finally(() => {
-          this.inFlight--;
-          this.flush();
-        });
+      void this.exchange(this.queue.splice(0, n)).finally(() => {
+        this.inFlight--;
+        this.flush();
+      });
     }
   }
 
-  private async exchange(ws: ForwardedWrite[]): Promise<Answer[]> {
-    if (ws.length > 1) {
-      const res = await postTo(
-        `${this.leader}${BATCH_PATH}`,
-        { 'content-type': BATCH_TYPE, [SELF_TOKEN_HEADER]: this.secret },
-        encodeWrites(ws),
-        this.timeoutMs,
-      );
-      if (res.status === 200) return decodeAnswers(res.body, ws.length);
-      // A leader of code before batches: nothing of the batch was read; each goes alone. Else the batch was refused as a whole.
-      if (res.status !== 404) return ws.map(() => ({ status: res.status, headers: relayedOf(res.headers), body: res.body }));
-    }
-    return Promise.all(
-      ws.map(async (w) => {
+  /** Sends `batch` and settles each of its writes: with its own answer, or with the error of the exchange that carried it. */
+  private async exchange(batch: Pending[]): Promise<void> {
+    if (batch.length > 1) {
+      let answers: Answer[] | undefined;
+      try {
         const res = await postTo(
+          `${this.leader}${BATCH_PATH}`,
+          { 'content-type': BATCH_TYPE, [SELF_TOKEN_HEADER]: this.secret },
+          encodeWrites(batch.map((p) => p.w)),
+          this.timeoutMs,
+        );
+        if (res.status === 200) answers = decodeAnswers(res.body, batch.length);
+        // A leader of code before batches: nothing of the batch was read; each goes alone (below). Else refused as a whole.
+        else if (res.status !== 404) answers = batch.map(() => ({ status: res.status, headers: relayedOf(res.headers), body: res.body }));
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+        return;
+      }
+      if (answers !== undefined) {
+        batch.forEach((p, i) => p.resolve(answers[i]!));
+        return;
+      }
+    }
+    await Promise.all(
+      batch.map(({ w, resolve, reject }) =>
+        postTo(
           `${this.leader}${w.path}`,
           { 'content-type': w.contentType, [SELF_CLIENT_HEADER]: w.client, [SELF_TOKEN_HEADER]: this.secret },
           w.body,
           this.timeoutMs,
-        );
-        return { status: res.status, headers: relayedOf(res.headers), body: res.body };
-      }),
+        ).then((res) => resolve({ status: res.status, headers: relayedOf(res.headers), body: res.body }), reject),
+      ),
     );
   }
 }
