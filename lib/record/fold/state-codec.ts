@@ -56,6 +56,7 @@ function restoredState(w: Written): State {
   const n = w.numbers;
   appendOnlyEach(n.index.reviewsByClaim);
   appendOnlyEach(n.index.reviewsByOperator);
+  appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   return {
     ...w,

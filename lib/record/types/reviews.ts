@@ -74,6 +74,7 @@ export const review = entryType({
       signerKey: key,
     });
     claim.evidence++;
+    pushTo(state.reviewsByAgent, agent.handle, row);
     state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },
