@@ -71,7 +71,7 @@ function restoredState(w: Written): State {
     numbers: {
       ...n,
       scores: Scores.unpack(n.scores, claims),
-      history: History.unpack(n.history),
+      history: History.unpack(n.history, claims),
       tallies: { ...n.tallies, pairs: ReportPairs.unpack(n.tallies.pairs) },
     },
   };

@@ -206,7 +206,7 @@ export const emptyNumbers = (claims: Claims): Numbers => {
     version: 0,
     chunkVersion: [],
     statusChanges: [],
-    history: new History(),
+    history: new History(claims),
     at: { seq: 0, ts: '' },
     tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
   };

@@ -76,6 +76,9 @@ export class Claims implements ReadonlyMap<string, Claim> {
   private sources = new Map<number, string>();
   private amendments = new Map<number, NonNullable<Claim['amendment']>>();
   private papers = new Map<number, string>();
+  /** The ref `rowOf` looks for, and the test of a row it probes (made once: no closure per lookup). */
+  private probe = '';
+  private readonly isProbe = (row: number): boolean => this.refs[row] === this.probe;
 
   /** Claims whose refs are `refs` (of a snapshot, with `index`, the ref index as it stood; else none yet). */
   private constructor(refs: string[], index?: Ints) {
@@ -121,8 +124,8 @@ export class Claims implements ReadonlyMap<string, Claim> {
 
   /** The row of claim `ref` (its ordinal), or -1. */
   rowOf(ref: string): number {
-    const refs = this.refs;
-    return this.index.find(hashRef(ref), (row) => refs[row] === ref);
+    this.probe = ref;
+    return this.index.find(hashRef(ref), this.isProbe);
   }
 
   /** The row of claim `ref`, which the record holds. */
@@ -143,6 +146,11 @@ export class Claims implements ReadonlyMap<string, Claim> {
   }
   seqAt(row: number): number {
     return this.seq[row]!;
+  }
+  /** The author's stated confidence, or null (an external claim). */
+  confidenceAt(row: number): number | null {
+    const c = this.confidence[row]!;
+    return Number.isNaN(c) ? null : c;
   }
   operatorAt(row: number): string {
     return this.operators.at(this.operator[row]!);
@@ -171,17 +179,17 @@ export class Claims implements ReadonlyMap<string, Claim> {
     const confidence = this.confidence[row]!;
     return {
       ref,
-      paper: this.papers.get(row) ?? paperOfRef(ref),
+      paper: (this.papers.size > 0 ? this.papers.get(row) : undefined) ?? paperOfRef(ref),
       external: this.externalAt(row),
       kind: this.kindAt(row),
       text: this.text[row]!,
       test: this.test[row]!,
       confidence: Number.isNaN(confidence) ? null : confidence,
-      source: this.sources.get(row) ?? null,
+      source: this.sources.size > 0 ? (this.sources.get(row) ?? null) : null,
       operatorId: this.operatorAt(row),
       agent: this.agents.at(this.agent[row]!),
       seq: this.seq[row]!,
-      amendment: this.amendments.get(row) ?? null,
+      amendment: (this.amendments.size > 0 ? this.amendments.get(row) : undefined) ?? null,
       evidence: this.evidence[row]!,
     };
   }

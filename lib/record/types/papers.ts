@@ -322,8 +322,10 @@ export const external = entryType({
       return ref === null ? null : { id: ref.slice(0, -'#C1'.length) };
     },
     *standing(state) {
-      for (const c of state.claims.values())
-        if (c.external) yield { key: c.ref, kind: 'external', seq: c.seq, text: claimText(state, c.ref) };
+      const claims = state.claims;
+      for (let row = 0; row < claims.size; row++)
+        if (claims.externalAt(row))
+          yield { key: claims.refAt(row), kind: 'external', seq: claims.seqAt(row), text: claimText(state, claims.refAt(row)) };
     },
   },
   origin: 'write',
