@@ -125,7 +125,7 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
     const json = hrefWith(`/v2/agents/${handle}`, { limit: place.limit });
     await respond(ctx, json, async () => {
       const limit = place.limit ?? WORK_PAGE.default;
-      const work = agentWork(readers.index, handle);
+      const work = agentWork(state, readers.index, handle);
       // A list paged on goes on from its cursor; the others are the read's first pages.
       const [a, ...later] = await Promise.all([
         agentRead(state, readers.index, handle, limit, logged, mint),
@@ -146,7 +146,7 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
     const json = hrefWith(`/v2/operators/${encodeURIComponent(id)}`, { limit: place.limit });
     await respond(ctx, json, async () => {
       const limit = place.limit ?? WORK_PAGE.default;
-      const work = operatorWork(readers.index, id);
+      const work = operatorWork(state, readers.index, id);
       const [o, ...later] = await Promise.all([
         operatorRead(state, readers.index, id, limit, logged, mint),
         ...OPERATOR_LISTS.map((l) => {

@@ -69,7 +69,7 @@ export function readerReads({ d, record, readers, cursors }: ReadEnv) {
     const place = places.agent(handle);
     const before = cursors.seq(query, place, list);
     if (!state.agents.has(handle)) throw notFound(`no agent ${handle} on the record`);
-    const page = await workPage(state, agentWork(readers.index, handle), list, before, limit, logged, cursors.mint(place));
+    const page = await workPage(state, agentWork(state, readers.index, handle), list, before, limit, logged, cursors.mint(place));
     ctx.body = { agent: handle, list, ...page };
   };
 
@@ -93,7 +93,7 @@ export function readerReads({ d, record, readers, cursors }: ReadEnv) {
     const page =
       list === 'agents'
         ? agentsPage(state, id, before, limit, mint)
-        : await workPage(state, operatorWork(readers.index, id), list, before, limit, logged, mint);
+        : await workPage(state, operatorWork(state, readers.index, id), list, before, limit, logged, mint);
     ctx.body = { operator: id, list, ...page };
   };
 

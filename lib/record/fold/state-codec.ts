@@ -60,6 +60,7 @@ function restoredState(w: Written): State {
   const n = w.numbers;
   appendOnlyEach(n.index.reviewsByClaim);
   appendOnlyEach(n.index.reviewsByOperator);
+  appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   const claims = Claims.unpack(w.claims, n.index.refs);
   return {

@@ -4,6 +4,7 @@
 // per-review indexes) compact stores of columns (stores/columns.ts; docs/record.md, "How the state is kept").
 import { emptyNumbers, type Numbers } from '../numbers/indexes.js';
 import { Reviews } from '../stores/review-store.js';
+import { appendOnlyEach } from '../stores/columns.js';
 export type { Review } from '../stores/review-store.js';
 import { Claims } from '../stores/claim-store.js';
 export type { Claim } from '../stores/claim-store.js';
@@ -324,6 +325,11 @@ export interface State {
   receipts: Map<string, Receipt>;
   /** Receipts in commit order, per claim. */
   receiptsByClaim: Map<string, string[]>;
+  /**
+   * Each agent's reviews in log order, their rows in `reviews`: an agent's page lists them. Each list append-only
+   * (`appendOnlyEach`); an operator's are `numbers.index.reviewsByOperator`.
+   */
+  reviewsByAgent: Map<string, number[]>;
   findings: Finding[];
   /** Every review, by id (a Map's reads: `get`, `has`, `size`, iteration) and by row (`at`, stores/review-store.ts). */
   reviews: Reviews;
@@ -390,6 +396,7 @@ export function emptyState(): State {
     claims,
     receipts: new Map(),
     receiptsByClaim: new Map(),
+    reviewsByAgent: appendOnlyEach(new Map()),
     findings: [],
     reviews: new Reviews(),
     argumentsById: new Map(),

@@ -74,6 +74,7 @@ export const review = entryType({
       signerKey: key,
     });
     state.claims.addEvidence(claim);
+    pushTo(state.reviewsByAgent, agent.handle, row);
     state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },

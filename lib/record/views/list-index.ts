@@ -7,11 +7,13 @@ import type { RecordEntry, State } from '../fold/state.js';
 export interface Work {
   papers: string[];
   receipts: string[];
-  /** Rows of `state.reviews`: numbers rather than ids, so that the index of a million reviews is a few MiB, made in a fraction
-   * of a second, rather than a million strings. */
-  reviews: number[];
+  /** Rows of `state.reviews`: the state's own lists (`reviewsByAgent`, `numbers.index.reviewsByOperator`), kept as reviews land. */
+  reviews: readonly number[];
   arguments: string[];
 }
+
+/** What the index holds of an author's work: the reviews are the state's. */
+type IndexedWork = Omit<Work, 'reviews'>;
 
 export interface ReadIndex {
   /** Every paper id, in log order. */
@@ -22,22 +24,29 @@ export interface ReadIndex {
   papersByField: Map<string, string[]>;
   /** The papers whose builds_on names a paper or external claim of the record (rec: or ext: id), in log order. */
   builtOnBy: Map<string, string[]>;
-  byAgent: Map<string, Work>;
-  byOperator: Map<string, Work>;
+  byAgent: Map<string, IndexedWork>;
+  byOperator: Map<string, IndexedWork>;
 }
 
-const emptyWork = (): Work => ({ papers: [], receipts: [], reviews: [], arguments: [] });
+const emptyWork = (): IndexedWork => ({ papers: [], receipts: [], arguments: [] });
+const NONE: readonly number[] = [];
 
 /** The work of `key` in `map`, made empty when there is none yet. */
-function workOf(map: Map<string, Work>, key: string): Work {
+function workOf(map: Map<string, IndexedWork>, key: string): IndexedWork {
   let w = map.get(key);
   if (w === undefined) map.set(key, (w = emptyWork()));
   return w;
 }
 
-/** An agent's work, or an empty one (never stored). */
-export const agentWork = (ix: ReadIndex, handle: string): Work => ix.byAgent.get(handle) ?? emptyWork();
-export const operatorWork = (ix: ReadIndex, operatorId: string): Work => ix.byOperator.get(operatorId) ?? emptyWork();
+/** An agent's work, or an empty one (never stored); its reviews are the state's list. */
+export const agentWork = (state: State, ix: ReadIndex, handle: string): Work => ({
+  ...(ix.byAgent.get(handle) ?? emptyWork()),
+  reviews: state.reviewsByAgent.get(handle) ?? NONE,
+});
+export const operatorWork = (state: State, ix: ReadIndex, operatorId: string): Work => ({
+  ...(ix.byOperator.get(operatorId) ?? emptyWork()),
+  reviews: state.numbers.index.reviewsByOperator.get(operatorId) ?? NONE,
+});
 
 function notePaper(ix: ReadIndex, state: State, id: string): void {
   const p = state.papers.get(id)!;
@@ -60,11 +69,6 @@ function note(ix: ReadIndex, list: 'receipts' | 'arguments', item: { id: string;
   workOf(ix.byOperator, item.operatorId)[list].push(item.id);
 }
 
-function noteReview(ix: ReadIndex, state: State, row: number): void {
-  workOf(ix.byAgent, state.reviews.agentAt(row)).reviews.push(row);
-  workOf(ix.byOperator, state.reviews.operatorAt(row)).reviews.push(row);
-}
-
 /** The index of everything in `state` (each of its Maps holds its items in log order). */
 export function readIndexOf(state: State): ReadIndex {
   const ix: ReadIndex = {
@@ -81,49 +85,6 @@ export function readIndexOf(state: State): ReadIndex {
   ix.operators.push(...state.operators.keys());
   for (const id of state.papers.keys()) notePaper(ix, state, id);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
-  // Every review row, its author's work found by the store's number for it rather than by name (ten million rows at start):
-  // each list counted first and made at its length, then filled, rather than grown by ten million pushes.
-  const reviews = state.reviews;
-  const rows = reviews.size;
-  const count = (numberAt: (row: number) => number) => {
-    const counts: number[] = [];
-    const order: number[] = [];
-    for (let row = 0; row < rows; row++) {
-      const n = numberAt(row);
-      if (counts[n] === undefined) {
-        counts[n] = 0;
-        order.push(n);
-      }
-      counts[n]++;
-    }
-    return { counts, order };
-  };
-  const fill = (numberAt: (row: number) => number, map: Map<string, Work>, named: (n: number) => string) => {
-    const { counts, order } = count(numberAt);
-    const lists: number[][] = [];
-    const at: number[] = [];
-    // Each author's work made in the order of their first review, as the pushes made it.
-    for (const n of order) {
-      const w = workOf(map, named(n));
-      at[n] = w.reviews.length;
-      w.reviews.length += counts[n]!;
-      lists[n] = w.reviews;
-    }
-    for (let row = 0; row < rows; row++) {
-      const n = numberAt(row);
-      lists[n]![at[n]!++] = row;
-    }
-  };
-  fill(
-    (row) => reviews.agentNumberAt(row),
-    ix.byAgent,
-    (n) => reviews.agentNamed(n),
-  );
-  fill(
-    (row) => reviews.operatorNumberAt(row),
-    ix.byOperator,
-    (n) => reviews.operatorNamed(n),
-  );
   for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
   return ix;
 }
@@ -151,9 +112,6 @@ export function noteApplied(ix: ReadIndex, state: State, e: RecordEntry, outcome
       break;
     case 'check.commit':
       note(ix, 'receipts', state.receipts.get(id)!);
-      break;
-    case 'review':
-      noteReview(ix, state, state.reviews.rowOf(id));
       break;
     case 'argument.file':
       note(ix, 'arguments', state.argumentsById.get(id)!);

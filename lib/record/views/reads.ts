@@ -81,8 +81,8 @@ export function paperOf(state: State, id: string, f: Filters): boolean {
 export function papersPage(state: State, ix: ReadIndex, f: Filters, before: number | null, limit: number, mint: Mint) {
   const lists = [ix.papers];
   if (f.field !== undefined) lists.push(ix.papersByField.get(f.field) ?? []);
-  if (f.agent !== undefined) lists.push(agentWork(ix, f.agent).papers);
-  if (f.operator !== undefined) lists.push(operatorWork(ix, f.operator).papers);
+  if (f.agent !== undefined) lists.push(agentWork(state, ix, f.agent).papers);
+  if (f.operator !== undefined) lists.push(operatorWork(state, ix, f.operator).papers);
   const list = lists.reduce((a, b) => (b.length < a.length ? b : a));
   const page = newestFirst(
     list,
@@ -271,7 +271,7 @@ export async function agentRead(state: State, ix: ReadIndex, handle: string, lim
     keys: keyHistory(a),
     // Never the address (docs/record.md#doorbells).
     doorbell: bell === null ? null : { kind: bell.kind, cadence: bell.cadence, status: bell.status, seq: bell.seq },
-    ...(await workPages(state, agentWork(ix, handle), limit, logged, mint)),
+    ...(await workPages(state, agentWork(state, ix, handle), limit, logged, mint)),
   };
 }
 
@@ -345,7 +345,7 @@ export async function operatorRead(state: State, ix: ReadIndex, operatorId: stri
     calibration: operatorCalibration(state, op.id),
     ...verification(state, op.id),
     agents: agentsPage(state, op.id, null, limit, mint),
-    ...(await workPages(state, operatorWork(ix, op.id), limit, logged, mint)),
+    ...(await workPages(state, operatorWork(state, ix, op.id), limit, logged, mint)),
   };
 }
 
