@@ -6,12 +6,15 @@ import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
 import { appendOnlyEach, type Rows } from '../stores/columns.js';
+import type { Claims } from '../stores/claim-store.js';
 
 export type { Score, Status } from './score-store.js';
 
 export interface NumbersIndex {
-  /** Every claim's place in log order (claims of one paper in claim order). */
-  ordinal: Map<string, number>;
+  /**
+   * Every claim's ref in log order (claims of one paper in claim order): a claim's place here is its
+   * ordinal, its row in state.claims (stores/claim-store.ts), which holds this very list and finds a ref's row.
+   */
   refs: string[];
   /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`appendOnlyEach`). */
   reviewsByClaim: Map<string, Rows>;
@@ -52,10 +55,9 @@ export function* openOnly<T>(set: Set<string>, get: (id: string) => T | undefine
   }
 }
 
-export function emptyIndex(): NumbersIndex {
+export function emptyIndex(refs: string[]): NumbersIndex {
   return {
-    ordinal: new Map(),
-    refs: [],
+    refs,
     reviewsByClaim: appendOnlyEach(new Map()),
     resultsByClaim: new Map(),
     relying: new Map(),
@@ -71,11 +73,6 @@ export function emptyIndex(): NumbersIndex {
     openChallenges: new Set(),
     counts: { external: 0, resulted: 0 },
   };
-}
-
-export function noteClaim(ix: NumbersIndex, ref: string): void {
-  ix.ordinal.set(ref, ix.refs.length);
-  ix.refs.push(ref);
 }
 
 /**
@@ -198,17 +195,18 @@ export interface StatusChange {
   to: string;
 }
 
-export const emptyNumbers = (): Numbers => {
-  const index = emptyIndex();
+/** The numbers of a record whose claims are `claims` (none yet): their refs are the index's `refs`, their rows the ordinals. */
+export const emptyNumbers = (claims: Claims): Numbers => {
+  const index = emptyIndex(claims.refs);
   return {
     index,
-    scores: new Scores(index),
+    scores: new Scores(claims),
     aggregates: emptyAggregates(),
     ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
     version: 0,
     chunkVersion: [],
     statusChanges: [],
-    history: new History(),
+    history: new History(claims),
     at: { seq: 0, ts: '' },
     tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
   };

@@ -58,7 +58,7 @@ export const review = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const id = signedHash(e);
-    const claim = state.claims.get(p.claim)!;
+    const claim = state.claims.refAt(state.claims.ordinal(p.claim));
     // The state's own strings (the claim's ref, the agent's key) rather than the payload's: each is
     // interned by the reviews (stores/review-store.ts), and a string the state holds has its hash already.
     const key = p.agent.publicKey === agent.mainKey ? agent.mainKey : (agent.checkKeys.get(p.agent.publicKey)?.key ?? p.agent.publicKey);
@@ -66,14 +66,14 @@ export const review = entryType({
       id,
       seq: e.seq,
       ts: e.ts,
-      claim: claim.ref,
+      claim,
       agent: agent.handle,
       operatorId: agent.operatorId,
       forecast: p.forecast,
       models: p.models ?? [],
       signerKey: key,
     });
-    claim.evidence++;
+    state.claims.addEvidence(claim);
     appendTo(state.reviewsByAgent, agent.handle, row);
     state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
