@@ -21,6 +21,7 @@ import { loadScreening, type Screening } from '../lib/service/screening.js';
 import type { Witnesses } from '../lib/service/witnesses.js';
 import { REGISTER_PATH, WRITE_ROUTES } from '../lib/record/types/index.js';
 import { forwardWrites, type NodeRole } from './forward.js';
+import { batchRoute } from './forward-batch.js';
 import { minSeq } from './min-seq.js';
 import { isLeadership, Readers } from '../lib/service/readers.js';
 import { recordEntry } from '../lib/record/fold/index.js';
@@ -98,6 +99,9 @@ export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = 
   if (opts.role !== undefined) {
     const writePaths = new Set([REGISTER_PATH, ...Object.values(WRITE_ROUTES).map((r) => r.path)]);
     app.use(forwardWrites(opts.role, writePaths, { waitMs: opts.forwardWaitMs ?? 10_000, timeoutMs: opts.forwardTimeoutMs ?? 30_000 }));
+    // The writes of a batch another node forwarded, each through this app from its start, as it would have come alone.
+    let handle: ReturnType<Koa['callback']> | undefined;
+    app.use(batchRoute(opts.role.secret, writePaths, () => (handle ??= app.callback())));
   }
   const log = logRoutes(
     d,

@@ -1,10 +1,12 @@
 // `npm run bench:forward`: the cost of the hop a write takes through a follower (api/forward.ts), alone: a stand-in leader
-// (a bare node:http server that reads the body and answers 201 after 5 ms, as a commit would), and a follower in its own
-// process (Koa, the error middleware and forwardWrites, as createApp puts them) in front of it. autocannon POSTs a
-// 600-byte body with 64 connections for BENCH_SECONDS (default 5) to the leader directly (the floor: the bare route), then
-// through the follower of this code, then (with BENCH_BASELINE, a commit built in a temporary directory, or
-// BENCH_BASELINE_DIR, one built already) through a follower of that code; BENCH_ROUNDS (default 3) times in turn. Printed:
-// requests/s, and the CPU time a request of the follower, the leader and autocannon (this process), from /proc.
+// (Koa, the error middleware, the batch route of api/forward-batch.ts, and a bare route that reads the body and answers 201
+// after 5 ms, as a commit would), and a follower in its own process (Koa, the error middleware and forwardWrites, as createApp
+// puts them) in front of it. autocannon POSTs a 600-byte body with 64 connections for BENCH_SECONDS (default 5) to the leader
+// directly (the floor: the bare route), then through a follower of this code that batches (the writes that come while its
+// exchanges with the leader are in flight go as one), then through one of this code that forwards each write alone (the single
+// hop), then (with BENCH_BASELINE, a commit built in a temporary directory, or BENCH_BASELINE_DIR, one built already) through a
+// follower of that code; BENCH_ROUNDS (default 3) times in turn. Printed: requests/s, and the CPU time a request of the
+// follower, the leader and autocannon (this process), from /proc.
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +16,9 @@ import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
 import { HERE, buildBaseline } from './baseline.js';
 import { cpuMs } from './served.js';
+import { errorMiddleware } from '../api/error-middleware.js';
+import { batchRoute } from '../api/forward-batch.js';
+import { bodyBytes } from '../api/body.js';
 import { fmt, machine } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -25,28 +30,33 @@ const PATH = '/v2/reviews';
 const listen = (server: Server): Promise<number> =>
   new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
-const [mode, arg, leaderUrl] = process.argv.slice(2);
+const SECRET = 's';
+const [mode, arg, leaderUrl, alone] = process.argv.slice(2);
 if (mode === 'leader') {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () =>
-      setTimeout(() => {
-        res.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'archive-seq': '123456' });
-        res.end(JSON.stringify({ seq: 123456, id: `rev:${'0'.repeat(64)}`, bytes: Buffer.concat(chunks).length }));
-      }, 5),
-    );
+  const leader = new Koa();
+  leader.use(errorMiddleware());
+  let handle: ReturnType<Koa['callback']> | undefined;
+  leader.use(batchRoute(SECRET, new Set([PATH]), () => (handle ??= leader.callback())));
+  leader.use(async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== PATH) return next();
+    const bytes = (await bodyBytes(ctx)).length;
+    await new Promise((r) => setTimeout(r, 5));
+    ctx.status = 201;
+    ctx.set('archive-seq', '123456');
+    ctx.body = { seq: 123456, id: `rev:${'0'.repeat(64)}`, bytes };
   });
+  const server = createServer(leader.callback());
   server.keepAliveTimeout = 65_000;
   process.send!(await listen(server));
 } else if (mode === 'follower') {
-  // `arg`: the dist directory whose api/forward.js and api/error-middleware.js the follower runs.
+  // `arg`: the dist directory whose api/forward.js and api/error-middleware.js the follower runs; `alone`: each write alone.
   const { forwardWrites } = (await import(join(arg!, 'api/forward.js'))) as typeof import('../api/forward.js');
   const { errorMiddleware } = (await import(join(arg!, 'api/error-middleware.js'))) as typeof import('../api/error-middleware.js');
   const app = new Koa();
   app.use(errorMiddleware());
-  const role = { node: 'f', leading: false, leaderUrl: leaderUrl!, leader: () => Promise.resolve(leaderUrl!), secret: 's' };
-  app.use(forwardWrites(role, new Set([PATH]), { waitMs: 10_000, timeoutMs: 30_000 }));
+  const role = { node: 'f', leading: false, leaderUrl: leaderUrl!, leader: () => Promise.resolve(leaderUrl!), secret: SECRET };
+  const batch = alone === 'alone' ? { writes: 1, exchanges: Infinity } : undefined;
+  app.use(forwardWrites(role, new Set([PATH]), { waitMs: 10_000, timeoutMs: 30_000, batch }));
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   process.send!(await listen(server));
@@ -59,10 +69,18 @@ if (mode === 'leader') {
       child.once('message', (port) => resolve({ child, url: `http://127.0.0.1:${String(port)}` }));
     });
   const leader = await start(['leader']);
-  const codes = [{ name: 'this code', dist: HERE }];
+  const codes = [
+    { name: 'this code, batched', dist: HERE, alone: '' },
+    { name: 'this code, each write alone', dist: HERE, alone: 'alone' },
+  ];
   if (BASELINE !== undefined)
-    codes.push(BASELINE_DIR === undefined ? buildBaseline(BASELINE) : { name: BASELINE, dist: join(BASELINE_DIR, 'dist') });
-  const followers = await Promise.all(codes.map(async (c) => ({ name: c.name, ...(await start(['follower', c.dist, leader.url])) })));
+    codes.push({
+      ...(BASELINE_DIR === undefined ? buildBaseline(BASELINE) : { name: BASELINE, dist: join(BASELINE_DIR, 'dist') }),
+      alone: '',
+    });
+  const followers = await Promise.all(
+    codes.map(async (c) => ({ name: c.name, ...(await start(['follower', c.dist, leader.url, c.alone])) })),
+  );
   const body = JSON.stringify({ payload: { rationale: 'r'.repeat(480) }, signature: 's'.repeat(86) });
   const load = (url: string, seconds: number) =>
     autocannon({

@@ -64,7 +64,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   // A list's pages keep the other lists where they are.
   const link = (list: ClaimList) => (before: number | undefined) =>
     hrefWith(path, { ...q.before, [list]: before, limit: q.limit === LIMIT ? undefined : q.limit }, list);
-  const section = <T>(list: ClaimList, items: readonly T[], seqOf: (item: T) => number) =>
+  const section = <T>(list: ClaimList, items: ArrayLike<T>, seqOf: (item: T) => number) =>
     newestFirst(items, seqOf, q.before[list], q.limit);
 
   const points = state.numbers.history.get(ref) ?? [];

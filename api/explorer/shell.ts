@@ -140,7 +140,7 @@ export interface ListPage<T> {
  * The page of `items` (in log order, each with its entry's seq) ending just below `before` (a
  * seq: the page stays the same while newer items land), `limit` items newest first.
  */
-export function newestFirst<T>(items: readonly T[], seqOf: (item: T) => number, before: number | undefined, limit: number): ListPage<T> {
+export function newestFirst<T>(items: ArrayLike<T>, seqOf: (item: T) => number, before: number | undefined, limit: number): ListPage<T> {
   // The first item at or above `before`, by binary search: items are in log order.
   let lo = 0;
   let hi = items.length;
@@ -152,7 +152,9 @@ export function newestFirst<T>(items: readonly T[], seqOf: (item: T) => number, 
     }
   const end = before === undefined ? items.length : lo;
   const start = Math.max(0, end - limit);
-  const shown = items.slice(start, end).reverse();
+  // A loop rather than slice: `items` may be a column (a list of rows read back from a snapshot), whose slice is a column.
+  const shown: T[] = [];
+  for (let i = end - 1; i >= start; i--) shown.push(items[i]!);
   const newerEnd = end + limit;
   return {
     shown,

@@ -9,8 +9,8 @@ import { stateDigest, replayStore } from '../../lib/record/fold/index.js';
 import { storeSnapshots } from '../../lib/service/snapshot-place.js';
 import { openPgStore } from 'tlog-engine';
 import { startService, type Reply, type TestService } from '../helpers/service.js';
-import { make, register, registration, send } from '../helpers/agents.js';
-import { generateKeyPair } from '../../lib/protocol/ed25519.js';
+import { make, payloadOf, register, registration, send } from '../helpers/agents.js';
+import { generateKeyPair, signPayload } from '../../lib/protocol/ed25519.js';
 import { startPostgres } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
 import { join } from 'node:path';
@@ -138,6 +138,77 @@ t.test('a follower forwards writes and says which entry holds them; its reads an
   const tooBig = await b.post('/v2/papers', JSON.stringify({ x: 'y'.repeat(70_000) }));
   t.equal(tooBig.status, 413, 'a body over 64 KiB is refused by the follower itself');
   t.equal(a.d.log.size, size, 'nothing logged');
+});
+
+t.test('writes that reach a follower together go to the leader in fewer exchanges, each answered as if it had come alone', async (t) => {
+  const { a, b } = await pair(t);
+  const alice = await register(b, 'alice', { operatorId: 'lab-a' });
+  const posts: string[] = [];
+  a.server.server.on('request', (req: { method?: string; url?: string }) => {
+    if (req.method === 'POST') posts.push(req.url ?? '');
+  });
+  const payload = payloadOf(b, alice, 'paper', make.paper(1));
+  const paper = JSON.stringify({ payload, signature: signPayload(alice.privateKey, payload) });
+  const good = Array.from({ length: 24 }, (_, i) => registration(b, `batch${i}`, generateKeyPair().publicKey));
+  const bad = { ...registration(b, 'x', generateKeyPair().publicKey), handle: 'Not A Handle!' };
+  const twice = registration(b, 'twice', generateKeyPair().publicKey);
+  const [paper1, paper2, badReply, twice1, twice2, ...goods] = await Promise.all([
+    b.post('/v2/papers', paper),
+    b.post('/v2/papers', paper),
+    b.post('/v2/agents/register', bad),
+    b.post('/v2/agents/register', twice),
+    b.post('/v2/agents/register', { ...twice, publicKey: generateKeyPair().publicKey }),
+    ...good.map((g) => b.post('/v2/agents/register', g)),
+  ]);
+  const writes = 5 + good.length;
+  t.ok(posts.length < writes, `the leader took ${posts.length} requests for ${writes} writes`);
+  t.ok(posts.includes('/v1/node/writes'), 'in batches');
+  for (const [i, r] of goods.entries()) {
+    t.equal(r.status, 201, r.text);
+    t.equal(r.body.handle, `batch${i}`, 'each client its own answer');
+    t.equal(r.headers.get('archive-seq'), String(r.body.seq));
+    t.equal(r.headers.get('archive-leader'), a.url);
+    t.equal(a.d.log.size > r.body.seq, true, 'on the log');
+  }
+  t.same([paper1!.status, paper2!.status].sort(), [201, 409], 'one paper logged, its copy refused: ' + paper1!.text + paper2!.text);
+  const copy = paper1!.status === 409 ? paper1! : paper2!;
+  t.equal(copy.body.error, 'conflict');
+  t.same([twice1!.status, twice2!.status].sort(), [201, 409], 'one handle, two registrations: ' + twice1!.text + twice2!.text);
+  // The refusal among them is word for word what the leader answers the same bytes sent alone; nothing of it was logged.
+  const direct = await a.post('/v2/agents/register', bad);
+  t.equal(direct.status, 400);
+  t.equal(badReply!.status, 400);
+  t.equal(badReply!.text, direct.text, 'the same body');
+  t.equal(badReply!.headers.get('content-type'), direct.headers.get('content-type'));
+});
+
+t.test('the batch route between the nodes refuses a request without the nodes’ secret, and reads nothing of it', async (t) => {
+  const { a } = await pair(t);
+  const before = a.d.log.size;
+  const w = Buffer.from(JSON.stringify(registration(a, 'sneaky', generateKeyPair().publicKey)));
+  const head = Buffer.from(JSON.stringify({ path: '/v2/agents/register', client: '10.1.2.3', contentType: 'application/json' }));
+  const u32 = (n: number) => Buffer.from([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+  const batch = Buffer.concat([u32(head.length), head, u32(w.length), w]);
+  for (const token of [undefined, 'guess']) {
+    const res = await fetch(`${a.url}/v1/node/writes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.archive.write-batch', ...(token === undefined ? {} : { 'x-archive-self-token': token }) },
+      body: batch,
+    });
+    t.equal(res.status, 403);
+    const body = (await res.json()) as { error: string; detail: string };
+    t.equal(body.error, 'forbidden');
+    t.match(body.detail, /^x-archive-self-token: /);
+  }
+  t.equal(a.d.log.size, before, 'nothing logged');
+  // With the secret, the same batch is taken: the route is there, behind the secret.
+  const ok = await fetch(`${a.url}/v1/node/writes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.archive.write-batch', 'x-archive-self-token': a.cluster!.secret },
+    body: batch,
+  });
+  t.equal(ok.status, 200);
+  t.equal(a.d.log.size, before + 1, 'the write in it logged');
 });
 
 t.test('forwarding keeps the client’s address: the leader’s registration limit counts clients, not the node that forwarded', async (t) => {

@@ -5,6 +5,7 @@ import { copyBytes, copyBytesSync, copyState, readCopy, readCopyFrom, type BodyS
 import { frameSnapshot, frameSnapshotChunks, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
+import { Claims, type ClaimsData } from '../stores/claim-store.js';
 import { appendOnly, appendOnlyEach } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
@@ -17,7 +18,9 @@ import type { Numbers } from '../numbers/indexes.js';
 export type { SnapshotHeader as StateHeader } from 'tlog-engine';
 
 /** The state as it is written: the stores of columns as their data (`pack`). */
-interface Written extends Omit<State, 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+interface Written extends Omit<State, 'claims' | 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+  /** Without their refs: those are the numbers' `index.refs`, written once there. */
+  claims: ClaimsData;
   reviews: ReviewsData;
   reportsByKey: ReportsData;
   seen: SeenData;
@@ -38,6 +41,7 @@ export function writtenState(state: State): Written {
   const n = state.numbers;
   return {
     ...state,
+    claims: state.claims.pack(),
     reviews: state.reviews.pack(),
     reportsByKey: state.reportsByKey.pack(),
     seen: state.seen.pack(),
@@ -58,15 +62,17 @@ function restoredState(w: Written): State {
   appendOnlyEach(n.index.reviewsByOperator);
   appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
+  const claims = Claims.unpack(w.claims, n.index.refs);
   return {
     ...w,
+    claims,
     reviews: Reviews.unpack(w.reviews),
     reportsByKey: Reports.unpack(w.reportsByKey),
     seen: SeenIndex.unpack(w.seen),
     numbers: {
       ...n,
-      scores: Scores.unpack(n.scores, n.index),
-      history: History.unpack(n.history),
+      scores: Scores.unpack(n.scores, claims),
+      history: History.unpack(n.history, claims),
       tallies: { ...n.tallies, pairs: ReportPairs.unpack(n.tallies.pairs) },
     },
   };

@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { holdsAppendOnly, isAppendOnly, isStable, restored } from '../stores/columns.js';
+import { holdsAppendOnly, isAppendOnly, isStable, restored, stable } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -32,6 +32,8 @@ interface Column {
   list?: number[];
   /** How many of the list's numbers are the state's: all of a copy, the length at the copy of an append-only list. */
   length?: number;
+  /** An append-only list of numbers (columns.ts, Rows): read back as its column, which nothing writes, not as an array. */
+  rows?: boolean;
 }
 
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
@@ -43,7 +45,7 @@ export interface StateCopy {
 /** What the body's first bytes describe. */
 interface Manifest {
   parts: { path: string[]; bytes: number; columns: boolean }[];
-  columns: { type: TypedName; bytes: number; list: boolean }[];
+  columns: { type: TypedName; bytes: number; list: boolean; rows?: true }[];
 }
 
 const isPlain = (v: object): boolean => {
@@ -104,7 +106,7 @@ class Copier {
       return s;
     } else if (ArrayBuffer.isView(v)) {
       typedName(v);
-      copy = this.column({ data: isStable(v) ? (v as Typed) : (v as Typed).slice() });
+      copy = this.column({ data: isStable(v) ? (v as Typed) : (v as Typed).slice(), rows: appendOnly || isAppendOnly(v) });
     } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
     this.seen.set(v, { copy, part: this.part });
     return copy;
@@ -120,7 +122,7 @@ class Copier {
   private array(a: unknown[], appendOnly: boolean): unknown {
     if (a.length >= LIST) {
       // Its numbers before its length at the copy never change: read later, they are the state's.
-      if (appendOnly) return this.column({ list: a as number[], length: a.length });
+      if (appendOnly) return this.column({ list: a as number[], length: a.length, rows: true });
       let i = 0;
       while (i < a.length && typeof a[i] === 'number') i++;
       if (i === a.length) return this.column({ list: a.slice() as number[], length: a.length });
@@ -189,7 +191,12 @@ function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
   const data = copy.columns.map((c) => c.data ?? listColumn(c.list!, c.length!));
   const m: Manifest = {
     parts: copy.parts.map((p, i) => ({ path: p.path, bytes: parts[i]!.length, columns: p.columns })),
-    columns: data.map((d, i) => ({ type: typedName(d), bytes: d.byteLength, list: copy.columns[i]!.list !== undefined })),
+    columns: data.map((d, i) => {
+      const c = copy.columns[i]!;
+      // An append-only list is a list whether the state held it as an array or as the column it was read back as.
+      const list = c.list !== undefined || c.rows === true;
+      return { type: typedName(d), bytes: d.byteLength, list, ...(c.rows === true ? { rows: true as const } : {}) };
+    }),
   };
   const manifest = serialize(m);
   const length = new Uint8Array(4);
@@ -232,14 +239,19 @@ function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
   const size = TYPED[c.type].BYTES_PER_ELEMENT;
   if (c.bytes % size !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
   const n = c.bytes / size;
-  return new Uint8Array(new ArrayBuffer(c.list ? c.bytes : (n + (n >> 2)) * size), 0, c.bytes);
+  return new Uint8Array(new ArrayBuffer(c.list || c.rows ? c.bytes : (n + (n >> 2)) * size), 0, c.bytes);
 }
 
-/** The column whose bytes `columnBuffer` gave, filled: marked restored (its store keeps it: `owned`), or a list again. */
+/**
+ * The column whose bytes `columnBuffer` gave, filled: an append-only list as its column, which
+ * nothing writes (`stable`: an array made of each of ten million rows at start cost a second of
+ * collections); any other list an array again; else marked restored (its store keeps it: `owned`).
+ */
 function columnOf(c: Manifest['columns'][number], own: Uint8Array<ArrayBuffer>): unknown {
   const T = TYPED[c.type];
   const n = c.bytes / T.BYTES_PER_ELEMENT;
   const data = new T(own.buffer, 0, n);
+  if (c.rows === true) return stable(data);
   if (!c.list) return restored(data);
   // A loop: Array.from of a typed array goes through its iterator, ten times slower (thousands of lists).
   const list = new Array<number>(n);

@@ -1,11 +1,13 @@
 // The record's state: everything the log says so far, folded entry by entry (apply.ts). It is
 // data changed in place by apply, never by anything else: Maps and arrays keyed by ids, and for
-// what the log holds once per entry (reviews, the reports per key, the replay index, the numbers'
+// what the log holds once per entry (claims, reviews, the reports per key, the replay index, the numbers'
 // per-review indexes) compact stores of columns (stores/columns.ts; docs/record.md, "How the state is kept").
 import { emptyNumbers, type Numbers } from '../numbers/indexes.js';
 import { Reviews } from '../stores/review-store.js';
-import { appendOnlyEach } from '../stores/columns.js';
+import { appendOnlyEach, type Rows } from '../stores/columns.js';
 export type { Review } from '../stores/review-store.js';
+import { Claims } from '../stores/claim-store.js';
+export type { Claim } from '../stores/claim-store.js';
 import { Reports } from '../stores/reports.js';
 import { SeenIndex } from '../stores/replay-index.js';
 import { emptyGovernance, type Governance } from '../governance/proposals.js';
@@ -140,26 +142,6 @@ export interface Paper {
   claims: string[];
   buildsOn: Parent[];
   models: string[];
-}
-
-export interface Claim {
-  ref: string;
-  /** The paper id (rec:) or external id (ext:). */
-  paper: string;
-  external: boolean;
-  kind: 'empirical' | 'conceptual';
-  text: string;
-  test: string;
-  /** The author's stated confidence (paper claims); null for external claims. */
-  confidence: number | null;
-  source: string | null;
-  /** The author operator: the paper's, or the one that registered the external claim. */
-  operatorId: string;
-  agent: string;
-  seq: number;
-  amendment: { seq: number; before: { kind: string; test: string } } | null;
-  /** Receipts committed, reviews and arguments filed on it: any evidence stops amendment. */
-  evidence: number;
 }
 
 export interface ReceiptResult {
@@ -338,7 +320,8 @@ export interface State {
   voided: Map<string, { seq: number; receipt: string }>;
   pairings: Map<string, Pairing>;
   papers: Map<string, Paper>;
-  claims: Map<string, Claim>;
+  /** Every claim, by ref (a Map's reads), by row, which is its ordinal in the numbers (`at`, stores/claim-store.ts). */
+  claims: Claims;
   receipts: Map<string, Receipt>;
   /** Receipts in commit order, per claim. */
   receiptsByClaim: Map<string, string[]>;
@@ -346,7 +329,7 @@ export interface State {
    * Each agent's reviews in log order, their rows in `reviews`: an agent's page lists them. Each list append-only
    * (`appendOnlyEach`); an operator's are `numbers.index.reviewsByOperator`.
    */
-  reviewsByAgent: Map<string, number[]>;
+  reviewsByAgent: Map<string, Rows>;
   findings: Finding[];
   /** Every review, by id (a Map's reads: `get`, `has`, `size`, iteration) and by row (`at`, stores/review-store.ts). */
   reviews: Reviews;
@@ -393,6 +376,7 @@ export interface State {
 const queue = (): DueQueue => ({ items: [], head: 0 });
 
 export function emptyState(): State {
+  const claims = Claims.empty();
   return {
     logKey: '',
     operatorKey: '',
@@ -409,7 +393,7 @@ export function emptyState(): State {
     voided: new Map(),
     pairings: new Map(),
     papers: new Map(),
-    claims: new Map(),
+    claims,
     receipts: new Map(),
     receiptsByClaim: new Map(),
     reviewsByAgent: appendOnlyEach(new Map()),
@@ -431,7 +415,7 @@ export function emptyState(): State {
     redacted: new Map(),
     holds: [],
     flags: [],
-    numbers: emptyNumbers(),
+    numbers: emptyNumbers(claims),
     seen: new SeenIndex(),
     slots: new Map(),
   };

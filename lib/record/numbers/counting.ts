@@ -122,7 +122,7 @@ function countedBy(state: State, claim: Claim, op: string, except?: Candidate): 
   }
   // Its reviews of the claim, latest first (report-pairs.ts): the latest not disowned is its candidate.
   const pairs = state.numbers.tallies.pairs;
-  const row = pairs.find(op, state.numbers.index.ordinal.get(claim.ref)!);
+  const row = pairs.find(op, state.claims.ordinal(claim.ref));
   if (row >= 0) {
     for (const r of pairs.reviews(row)) {
       if (state.reviews.disownedAt(r) !== null) continue;

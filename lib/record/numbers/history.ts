@@ -1,6 +1,7 @@
 // Each claim's credence as it moved (the explorer's charts): [entry seq, credence] at each entry
 // that changed it. Held as three columns over every point of every claim in the order they were
-// noted, each point naming the claim's point before it (stores/columns.ts): no object per point.
+// noted, each point naming the claim's point before it (stores/columns.ts): no object per point. Each claim's latest point is
+// a column by the claim's row in state.claims (stores/claim-store.ts): no Map entry per claim, nor a second list of refs.
 import { grow, owned, stable, type Ints, type Floats } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
@@ -8,8 +9,31 @@ export interface HistoryData {
   seq: Ints;
   credence: Floats;
   prev: Ints;
-  refs: string[];
-  last: number[];
+  /** Per claim row: its latest point plus one, 0 for none. */
+  last: Ints;
+  /** The refs of a history that keeps its own (one of no state): a state's are its claims'. */
+  refs?: string[];
+}
+
+/** Where a claim's row is read: the claims' store (stores/claim-store.ts). */
+interface Rows {
+  rowOf(ref: string): number;
+  readonly refs: string[];
+}
+
+/** The rows of a history of no state (a chart's, a test's): each ref given the next row when first noted. */
+class OwnRows implements Rows {
+  private readonly rows = new Map<string, number>();
+  constructor(readonly refs: string[] = []) {
+    refs.forEach((ref, i) => this.rows.set(ref, i));
+  }
+  rowOf(ref: string): number {
+    return this.rows.get(ref) ?? -1;
+  }
+  add(ref: string): number {
+    this.rows.set(ref, this.refs.length);
+    return this.refs.push(ref) - 1;
+  }
 }
 
 /** How many of the latest points `recent` walks: their claims are named by a ring of that many refs. */
@@ -29,17 +53,27 @@ export class History {
   /** The claim's point before this one, or -1. */
   private prev = new Int32Array(16);
   private n = 0;
-  /** Each claim's latest point. */
-  private last = new Map<string, number>();
+  /** Each claim's latest point plus one (0: none), by the claim's row; rows from 0 to `rows` - 1 held. */
+  private last = new Int32Array(16);
+  private lastRows = 0;
   /**
    * The claim of each of the latest RECENT_POINTS points, at its index modulo RECENT_POINTS: the
    * columns name no claim per point. Not in the snapshot: unpack rebuilds it from the claims' chains.
    */
   private ring = new Array<string>(RECENT_POINTS);
 
+  /** A history whose claims' rows are `rows` (state.claims), or its own. */
+  constructor(private readonly rows: Rows = new OwnRows()) {}
+
+  private lastOf(ref: string): number | undefined {
+    const row = this.rows.rowOf(ref);
+    const p = row < 0 || row >= this.lastRows ? 0 : this.last[row]!;
+    return p === 0 ? undefined : p - 1;
+  }
+
   /** Notes the claim's credence after entry `seq`, if it moved (a claim's first score is always noted). */
   note(ref: string, seq: number, credence: number): void {
-    const last = this.last.get(ref);
+    const last = this.lastOf(ref);
     if (last !== undefined && this.credence[last] === credence) return;
     const i = this.n++;
     this.seq = grow(this.seq, this.n);
@@ -48,7 +82,16 @@ export class History {
     this.seq[i] = seq;
     this.credence[i] = credence;
     this.prev[i] = last ?? -1;
-    this.last.set(ref, i);
+    let row = this.rows.rowOf(ref);
+    if (row < 0) {
+      if (!(this.rows instanceof OwnRows)) throw new Error(`no claim ${ref} to note`);
+      row = this.rows.add(ref);
+    }
+    if (row >= this.lastRows) {
+      this.lastRows = row + 1;
+      this.last = grow(this.last, this.lastRows);
+    }
+    this.last[row] = i + 1;
     this.ring[i % RECENT_POINTS] = ref;
   }
 
@@ -67,40 +110,43 @@ export class History {
 
   /** Where the claim's latest point is held (it changes with each point noted), or undefined for a claim never scored. */
   latest(ref: string): number | undefined {
-    return this.last.get(ref);
+    return this.lastOf(ref);
   }
 
   /** The claim's points, oldest first: [entry seq, credence]; undefined for a claim never scored. */
   get(ref: string): [number, number][] | undefined {
-    let i = this.last.get(ref);
+    let i = this.lastOf(ref);
     if (i === undefined) return undefined;
     const points: [number, number][] = [];
     for (; i >= 0; i = this.prev[i]!) points.push([this.seq[i]!, this.credence[i]!]);
     return points.reverse();
   }
 
-  /** The columns are append-only: a point is written once, when noted (a snapshot shares them). */
+  /** The points' columns are append-only: a point is written once, when noted (a snapshot shares them); `last` changes, so is copied. */
   pack(): HistoryData {
     return {
       seq: stable(this.seq.subarray(0, this.n)),
       credence: stable(this.credence.subarray(0, this.n)),
       prev: stable(this.prev.subarray(0, this.n)),
-      refs: [...this.last.keys()],
-      last: [...this.last.values()],
+      last: this.last.subarray(0, this.lastRows),
+      ...(this.rows instanceof OwnRows ? { refs: this.rows.refs } : {}),
     };
   }
 
-  static unpack(d: HistoryData): History {
-    const h = new History();
+  /** The history `pack` wrote, of the claims `rows` (state.claims; none for a history of no state, which wrote its refs). */
+  static unpack(d: HistoryData, rows?: Rows): History {
+    const h = new History(rows ?? new OwnRows([...(d.refs ?? [])]));
     h.n = d.seq.length;
     h.seq = owned(d.seq, h.n);
     h.credence = owned(d.credence, h.n);
     h.prev = owned(d.prev, h.n);
-    d.refs.forEach((ref, i) => {
-      h.last.set(ref, d.last[i]!);
+    h.lastRows = d.last.length;
+    h.last = owned(d.last, h.lastRows);
+    if (h.lastRows > h.rows.refs.length) throw new Error(`a history of ${h.lastRows} claims for ${h.rows.refs.length}`);
+    for (let row = 0; row < h.lastRows; row++) {
       // The claim's points among the latest RECENT_POINTS, walked back along its chain.
-      for (let p = d.last[i]!; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = ref;
-    });
+      for (let p = h.last[row]! - 1; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = h.rows.refs[row]!;
+    }
     return h;
   }
 }

@@ -5,16 +5,19 @@ import type { EvidenceAggregate } from './aggregate.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
-import { appendOnlyEach } from '../stores/columns.js';
+import { appendOnlyEach, type Rows } from '../stores/columns.js';
+import type { Claims } from '../stores/claim-store.js';
 
 export type { Score, Status } from './score-store.js';
 
 export interface NumbersIndex {
-  /** Every claim's place in log order (claims of one paper in claim order). */
-  ordinal: Map<string, number>;
+  /**
+   * Every claim's ref in log order (claims of one paper in claim order): a claim's place here is its
+   * ordinal, its row in state.claims (stores/claim-store.ts), which holds this very list and finds a ref's row.
+   */
   refs: string[];
   /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`appendOnlyEach`). */
-  reviewsByClaim: Map<string, number[]>;
+  reviewsByClaim: Map<string, Rows>;
   /** Receipts per claim, in the order of their results (check.result entries). */
   resultsByClaim: Map<string, string[]>;
   /** Foundation ref to the papers relying on it (for `use`). */
@@ -26,7 +29,7 @@ export interface NumbersIndex {
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
   /** An operator's reviews, their rows in state.reviews; each list append-only (`appendOnlyEach`). */
-  reviewsByOperator: Map<string, number[]>;
+  reviewsByOperator: Map<string, Rows>;
   checksByOperator: Map<string, Set<string>>;
   /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
   papersByOperator: Map<string, string[]>;
@@ -52,10 +55,9 @@ export function* openOnly<T>(set: Set<string>, get: (id: string) => T | undefine
   }
 }
 
-export function emptyIndex(): NumbersIndex {
+export function emptyIndex(refs: string[]): NumbersIndex {
   return {
-    ordinal: new Map(),
-    refs: [],
+    refs,
     reviewsByClaim: appendOnlyEach(new Map()),
     resultsByClaim: new Map(),
     relying: new Map(),
@@ -71,11 +73,6 @@ export function emptyIndex(): NumbersIndex {
     openChallenges: new Set(),
     counts: { external: 0, resulted: 0 },
   };
-}
-
-export function noteClaim(ix: NumbersIndex, ref: string): void {
-  ix.ordinal.set(ref, ix.refs.length);
-  ix.refs.push(ref);
 }
 
 /**
@@ -97,7 +94,7 @@ export interface OperatorTally {
    * The claims it reviewed or checked arguments of (their ordinals, in the order of its first report on
    * each): what each counts is in the report pairs. Append-only (`appendOnly`).
    */
-  claims: number[];
+  claims: Rows;
   reports: number;
   right: number;
 }
@@ -198,17 +195,18 @@ export interface StatusChange {
   to: string;
 }
 
-export const emptyNumbers = (): Numbers => {
-  const index = emptyIndex();
+/** The numbers of a record whose claims are `claims` (none yet): their refs are the index's `refs`, their rows the ordinals. */
+export const emptyNumbers = (claims: Claims): Numbers => {
+  const index = emptyIndex(claims.refs);
   return {
     index,
-    scores: new Scores(index),
+    scores: new Scores(claims),
     aggregates: emptyAggregates(),
     ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
     version: 0,
     chunkVersion: [],
     statusChanges: [],
-    history: new History(),
+    history: new History(claims),
     at: { seq: 0, ts: '' },
     tallies: { operators: new Map(), rounds: new Map(), pairs: new ReportPairs() },
   };

@@ -87,7 +87,7 @@ function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own
   for (; c.indexed < own.length; c.indexed++) {
     const i = c.indexed;
     aggregates.place.set(own[i]!, i);
-    const sameSeq = i > 0 && state.claims.get(own[i - 1]!)!.seq === state.claims.get(own[i]!)!.seq;
+    const sameSeq = i > 0 && state.claims.seqAt(state.claims.ordinal(own[i - 1]!)) === state.claims.seqAt(state.claims.ordinal(own[i]!));
     c.first[i] = sameSeq ? c.first[i - 1]! : i;
   }
   return { c, own };
@@ -97,10 +97,10 @@ function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own
 function prefix(state: State, c: CalibrationPrefix, own: string[], p: number): { rho: number; resolved: number } {
   for (; c.valid < p; c.valid++) {
     const j = c.valid;
-    const claim = state.claims.get(own[j]!)!;
-    const r = state.numbers.scores.get(claim.ref)?.resolved;
+    const row = state.claims.ordinal(own[j]!);
+    const r = state.numbers.scores.at(row)?.resolved;
     const resolved = r === 0 || r === 1;
-    c.sum[j + 1] = resolved ? c.sum[j]! + calibrationTerm(claim.confidence!, r) : c.sum[j]!;
+    c.sum[j + 1] = resolved ? c.sum[j]! + calibrationTerm(state.claims.confidenceAt(row)!, r) : c.sum[j]!;
     c.n[j + 1] = c.n[j]! + (resolved ? 1 : 0);
   }
   return { rho: calibration(c.sum[p]!, c.n[p]!), resolved: c.n[p]! };

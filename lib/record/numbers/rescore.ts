@@ -108,7 +108,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
   state.numbers.version++;
   const heap = new OrdinalHeap();
   const parts = keptParts(state);
-  for (const ref of refs) heap.push(ix.ordinal.get(ref)!);
+  for (const ref of refs) heap.push(state.claims.ordinal(ref));
   const resolvedChanged: string[] = [];
   while (heap.size > 0) {
     const ref = ix.refs[heap.pop()]!;
@@ -119,7 +119,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
     if (before !== undefined && before.status !== after.status)
       state.numbers.statusChanges.push({ ...state.numbers.at, ref, from: before.status, to: after.status });
     if (before === undefined || movedForDependents(before, after)) {
-      for (const d of ix.dependents.get(ref) ?? []) heap.push(ix.ordinal.get(d)!);
+      for (const d of ix.dependents.get(ref) ?? []) heap.push(state.claims.ordinal(d));
     }
     if (before?.resolved !== after.resolved) {
       if (before !== undefined) resolvedChanged.push(ref);
@@ -127,7 +127,11 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
       if (!claim.external) {
         resolvedMoved(state, claim);
         const own = ix.claimsByOperator.get(claim.operatorId)!;
-        for (let i = own.length - 1; i >= 0 && state.claims.get(own[i]!)!.seq > claim.seq; i--) heap.push(ix.ordinal.get(own[i]!)!);
+        for (let i = own.length - 1; i >= 0; i--) {
+          const ord = state.claims.ordinal(own[i]!);
+          if (state.claims.seqAt(ord) <= claim.seq) break;
+          heap.push(ord);
+        }
       }
     }
   }
@@ -136,7 +140,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
 
 /** Every claim scored from nothing, in log order (the aggregates are built again as claims are next rescored). */
 export function rescoreAll(state: State): void {
-  state.numbers.scores = new Scores(state.numbers.index);
+  state.numbers.scores = new Scores(state.claims);
   state.numbers.aggregates = emptyAggregates();
   const { index: ix, scores } = state.numbers;
   state.numbers.version++;
@@ -146,7 +150,7 @@ export function rescoreAll(state: State): void {
 /** Keeps a claim's new score, what the frontier ranks it by, and marks its chunk of the served body. */
 function setScore(state: State, ref: string, s: Score): void {
   const n = state.numbers;
-  const ord = n.index.ordinal.get(ref)!;
+  const ord = state.claims.ordinal(ref);
   n.scores.set(ref, s);
   n.history.note(ref, n.at.seq, s.credence);
   const r = n.ranks;
@@ -239,7 +243,7 @@ export function markViewChanged(state: State, claims: readonly string[]): void {
   n.version++;
   n.ranks.stale = true;
   for (const ref of claims) {
-    const ord = n.index.ordinal.get(ref);
-    if (ord !== undefined) n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
+    const ord = state.claims.rowOf(ref);
+    if (ord >= 0) n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
   }
 }

@@ -44,9 +44,9 @@ export interface ScoresData {
   sparse: [number, Partial<Pick<Score, 'arguments' | 'foundations' | 'lift'>>][];
 }
 
-/** Where a claim's ordinal is read: the numbers' index (indexes.ts). */
+/** Where a claim's ordinal is read: the claims' store, whose rows are the ordinals (stores/claim-store.ts). */
 interface Ordinals {
-  ordinal: Map<string, number>;
+  rowOf(ref: string): number;
   refs: string[];
 }
 
@@ -121,8 +121,8 @@ export class Scores {
   }
 
   set(ref: string, s: Score): this {
-    const row = this.ix.ordinal.get(ref);
-    if (row === undefined || this.ix.refs[row] !== s.ref || s.ref !== ref) throw new Error(`no claim ${ref} to score`);
+    const row = this.ix.rowOf(ref);
+    if (row < 0 || s.ref !== ref) throw new Error(`no claim ${ref} to score`);
     if (row >= this.n) {
       this.n = row + 1;
       this.numbers = grow(this.numbers, this.n * W);
@@ -151,13 +151,13 @@ export class Scores {
   }
 
   has(ref: string): boolean {
-    const row = this.ix.ordinal.get(ref);
-    return row !== undefined && row < this.n && (this.bytes[row * B]! & SET) !== 0;
+    const row = this.ix.rowOf(ref);
+    return row >= 0 && row < this.n && (this.bytes[row * B]! & SET) !== 0;
   }
 
   get(ref: string): Score | undefined {
-    const row = this.ix.ordinal.get(ref);
-    return row === undefined ? undefined : this.at(row);
+    const row = this.ix.rowOf(ref);
+    return row < 0 ? undefined : this.at(row);
   }
 
   /** The score of the claim of ordinal `row`, if it has one. */

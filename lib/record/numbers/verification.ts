@@ -2,7 +2,7 @@
 // docs/credence.md#operators-verified-by-the-record.
 import type { State, VerifiedBy } from '../fold/state.js';
 import type { NumbersIndex, OperatorTally, ReceiptTally } from './indexes.js';
-import { appendOnly } from '../stores/columns.js';
+import { appended, appendOnly } from '../stores/columns.js';
 
 export type { VerifiedBy };
 
@@ -140,8 +140,11 @@ export function noteArgumentCheck(state: State, op: string, id: string): void {
 
 /** The report pair of `op` and `claim` (report-pairs.ts), made when new: the claim joins the operator's claims. */
 function pairOf(state: State, op: string, claim: string): number {
-  const ord = state.numbers.index.ordinal.get(claim)!;
-  return state.numbers.tallies.pairs.rowOf(op, ord, () => tallyOf(state, op).claims.push(ord));
+  const ord = state.claims.ordinal(claim);
+  return state.numbers.tallies.pairs.rowOf(op, ord, () => {
+    const tally = tallyOf(state, op);
+    tally.claims = appended(tally.claims, ord);
+  });
 }
 
 /**
@@ -151,7 +154,7 @@ function pairOf(state: State, op: string, claim: string): number {
  */
 export function noteReports(state: State, op: string, claim: string): void {
   const pairs = state.numbers.tallies.pairs;
-  const row = pairs.find(op, state.numbers.index.ordinal.get(claim)!);
+  const row = pairs.find(op, state.claims.ordinal(claim));
   if (row < 0) return;
   const t = tallyOf(state, op);
   const was = pairs.counted(row);

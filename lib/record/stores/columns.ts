@@ -24,7 +24,7 @@ export function stable<T extends ArrayBufferView>(view: T): T {
 export const isStable = (view: ArrayBufferView): boolean => stableViews.has(view);
 
 /** Lists of numbers that only ever grow at their end: a snapshot's copy notes their length rather than copying them. */
-const appendOnlyLists = new WeakSet<unknown[]>();
+const appendOnlyLists = new WeakSet<object>();
 /** Maps and arrays whose every member is such a list (marked once, rather than each of their many lists). */
 const appendOnlyHolders = new WeakSet<object>();
 
@@ -33,20 +33,51 @@ const appendOnlyHolders = new WeakSet<object>();
  * that a snapshot's copy of the state reads its first items later, while the fold appends
  * (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
  */
-export function appendOnly(list: number[]): number[] {
+export function appendOnly<T extends Rows>(list: T): T {
   appendOnlyLists.add(list);
   return list;
 }
 
-export const isAppendOnly = (list: unknown[]): boolean => appendOnlyLists.has(list);
+export const isAppendOnly = (list: object): boolean => appendOnlyLists.has(list);
 
 /** Marks `lists` (a Map of lists, or a list of lists) as holding only lists of numbers that only grow at their end (`appendOnly`). */
-export function appendOnlyEach<T extends Map<unknown, number[]> | number[][]>(lists: T): T {
+export function appendOnlyEach<T extends Map<unknown, Rows> | Rows[]>(lists: T): T {
   appendOnlyHolders.add(lists);
   return lists;
 }
 
 export const holdsAppendOnly = (lists: object): boolean => appendOnlyHolders.has(lists);
+
+/**
+ * A list of numbers that only grows at its end (`appendOnly`, or a member of an `appendOnlyEach`
+ * holder): an array, or, as a snapshot reads it back, the column it was written as, which nothing
+ * writes (`appendTo` makes it an array at its first append). Read it by index, length and
+ * iteration only: a column's `map` would give a column.
+ */
+export type Rows = readonly number[] | Ints | Floats;
+
+/** A list read back as its column: a start makes no array per list (ten million rows each, at ten million reviews). */
+export const isColumnRows = (list: Rows): list is Ints | Floats => !Array.isArray(list);
+
+/** `list` as an array with `x` at its end: `list` itself when it is one (marked append-only if it was), else a new array. */
+export function appended(list: Rows, x: number): number[] {
+  if (!isColumnRows(list)) {
+    (list as number[]).push(x);
+    return list as number[];
+  }
+  const a = new Array<number>(list.length + 1);
+  for (let i = 0; i < list.length; i++) a[i] = list[i]!;
+  a[list.length] = x;
+  return appendOnlyLists.has(list as never) ? appendOnly(a) : a;
+}
+
+/** Appends `x` to the list of `key` in `lists` (an `appendOnlyEach` holder), made when new. */
+export function appendTo<K>(lists: Map<K, Rows>, key: K, x: number): void {
+  const list = lists.get(key);
+  if (list === undefined) lists.set(key, [x]);
+  else if (isColumnRows(list)) lists.set(key, appended(list, x));
+  else (list as number[]).push(x);
+}
 
 /** `a`, or a copy of it at least twice as long, so that index `n - 1` fits. */
 export function grow<T extends Column>(a: T, n: number): T {

@@ -1,5 +1,5 @@
 // Compact stores of columns for what the state holds once per entry (docs/record.md, "How the state is kept"): the
 // columns themselves (columns.ts), the reviews, the reports per signing key and the replay index.
 // Outside lib/record/, import this index only (docs/entry-types.md#where-the-records-code-sits).
-export { type Bytes, grow, HexIds, type Ints, isoMs, isoTs, owned, RowIndex, tsMs } from './columns.js';
+export { appendTo, type Bytes, grow, HexIds, type Ints, isoMs, isoTs, owned, RowIndex, type Rows, tsMs } from './columns.js';
 export { SeenIndex } from './replay-index.js';

@@ -2,7 +2,7 @@
 // (docs/record.md, types/agents.ts key.revoke). A review is named by its row in the reviews
 // (review-store.ts), which holds its id, seq and time already; the few other reports are kept
 // whole. What the state's digest reads is the list of {type, id, seq, ts} of each key.
-import { appendOnlyEach } from './columns.js';
+import { appendOnlyEach, appendTo, type Rows } from './columns.js';
 import type { Reviews } from './review-store.js';
 
 export interface Report {
@@ -15,13 +15,13 @@ export interface Report {
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ReportsData {
   keys: string[];
-  refs: number[][];
+  refs: Rows[];
   others: Report[];
 }
 
 export class Reports {
   /** Per key, its reports in log order: a review's row (>= 0), or -(1 + n) for others[n]. */
-  private byKey = appendOnlyEach(new Map<string, number[]>());
+  private byKey = appendOnlyEach(new Map<string, Rows>());
   private others: Report[] = [];
 
   /** Notes the review at `row` under the key that signed it. */
@@ -36,7 +36,7 @@ export class Reports {
   }
 
   /** The reports of `key`, as references `report` reads. */
-  refs(key: string): readonly number[] {
+  refs(key: string): Rows {
     return this.byKey.get(key) ?? [];
   }
 
@@ -53,13 +53,11 @@ export class Reports {
 
   /** Every key's reports, as the state once held them (for the state's digest). */
   asMap(reviews: Reviews): Map<string, Report[]> {
-    return new Map([...this.byKey].map(([key, refs]) => [key, refs.map((r) => this.report(r, reviews))]));
+    return new Map([...this.byKey].map(([key, refs]) => [key, Array.from(refs, (r) => this.report(r, reviews))]));
   }
 
   private push(key: string, ref: number): void {
-    const list = this.byKey.get(key);
-    if (list === undefined) this.byKey.set(key, [ref]);
-    else list.push(ref);
+    appendTo(this.byKey, key, ref);
   }
 
   pack(): ReportsData {

@@ -156,7 +156,7 @@ export const file = entryType({
       settledSeq: null,
     });
     pushTo(state.argumentsByClaim, p.claim, id);
-    state.claims.get(p.claim)!.evidence++;
+    state.claims.addEvidence(p.claim);
     const completed = completeChallenges(state, p.claim, 'argument', { type: 'argument', id }, e.seq);
     return { id, page: `/v2/arguments/${id}`, challengesCompleted: completed };
   },

@@ -185,7 +185,7 @@ export const commit = entryType({
       disownedSeq: null,
     });
     pushTo(state.receiptsByClaim, p.target, id);
-    state.claims.get(p.target)!.evidence++;
+    state.claims.addEvidence(p.target);
     noteReport(state, p.agent.publicKey, e.type, id, e);
     state.due.unsealed.items.push({ at: Date.parse(e.ts), subject: id });
     state.due.lapse.items.push({ at: deadline, subject: id });
@@ -196,7 +196,7 @@ export const commit = entryType({
     const r = state.receipts.get(outcome.id)!;
     pushTo(ix.receiptsByOperator, r.operatorId, r.id);
     // The frontier divides by the runtimeMinutes of the claim's latest bundle.
-    const ord = ix.ordinal.get(r.target)!;
+    const ord = state.claims.ordinal(r.target);
     state.numbers.ranks.minutes[ord] = r.bundle.runtimeMinutes;
     watchFrontier(state.numbers.ranks, ord);
     state.numbers.version++;

@@ -4,7 +4,6 @@ import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { externalId, paperId } from '../../protocol/ids.js';
 import { assertClaimInView } from '../views/in-view.js';
 import { pushTo, type Claim, type Parent, type RecordEntry, type State } from '../fold/state.js';
-import { noteClaim } from '../numbers/indexes.js';
 import { foundationsOf } from '../numbers/score.js';
 import { paperCounting } from '../numbers/counting.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/rescore.js';
@@ -260,7 +259,7 @@ export const paper = entryType({
       models: p.models ?? [],
     });
     p.claims.forEach((c, i) => {
-      const claim: Claim = {
+      state.claims.add({
         ref: claims[i]!,
         paper: id,
         external: false,
@@ -272,10 +271,7 @@ export const paper = entryType({
         operatorId: agent.operatorId,
         agent: agent.handle,
         seq: e.seq,
-        amendment: null,
-        evidence: 0,
-      };
-      state.claims.set(claim.ref, claim);
+      });
     });
     // Spec 4.3: "paper id, claim refs, where shown".
     return { id, claims, page: `/v2/papers/${id}` };
@@ -287,8 +283,7 @@ export const paper = entryType({
     const paper = state.papers.get(outcome.id)!;
     const relied = new Set<string>();
     for (const ref of paper.claims) {
-      noteClaim(ix, ref);
-      state.numbers.ranks.minutes[ix.ordinal.get(ref)!] = DEFAULT_MINUTES;
+      state.numbers.ranks.minutes[state.claims.ordinal(ref)] = DEFAULT_MINUTES;
       pushTo(ix.claimsByOperator, paper.operatorId, ref);
       for (const f of foundationsOf(state, state.claims.get(ref)!)) {
         pushTo(ix.dependents, f, ref);
@@ -327,8 +322,10 @@ export const external = entryType({
       return ref === null ? null : { id: ref.slice(0, -'#C1'.length) };
     },
     *standing(state) {
-      for (const c of state.claims.values())
-        if (c.external) yield { key: c.ref, kind: 'external', seq: c.seq, text: claimText(state, c.ref) };
+      const claims = state.claims;
+      for (let row = 0; row < claims.size; row++)
+        if (claims.externalAt(row))
+          yield { key: claims.refAt(row), kind: 'external', seq: claims.seqAt(row), text: claimText(state, claims.refAt(row)) };
     },
   },
   origin: 'write',
@@ -358,7 +355,7 @@ export const external = entryType({
     const id = e.id ?? externalId(p.source, p.quote);
     const agent = state.agents.get(p.agent.handle)!;
     const ref = `${id}#C1`;
-    state.claims.set(ref, {
+    state.claims.add({
       ref,
       paper: id,
       external: true,
@@ -370,16 +367,13 @@ export const external = entryType({
       operatorId: agent.operatorId,
       agent: agent.handle,
       seq: e.seq,
-      amendment: null,
-      evidence: 0,
     });
     // Spec 4.3: {id, ref, kind, next}; `next` says what the record now takes, in words.
     return { id, ref, kind: p.kind ?? 'empirical', next: `${ref} is on the record: checks, reviews and arguments may name it.` };
   },
   numbers(state, _e, outcome) {
     const ix = state.numbers.index;
-    noteClaim(ix, outcome.ref);
-    state.numbers.ranks.minutes[ix.ordinal.get(outcome.ref)!] = DEFAULT_MINUTES;
+    state.numbers.ranks.minutes[state.claims.ordinal(outcome.ref)] = DEFAULT_MINUTES;
     ix.counts.external++;
     return { ...untouched(), claims: [outcome.ref] };
   },
@@ -432,10 +426,10 @@ export const amend = entryType({
     const p = e.logged.payload;
     const claim = state.claims.get(p.claim)!;
     const before = { kind: claim.kind, test: claim.test };
-    claim.amendment = { seq: e.seq, before };
-    claim.kind = p.kind ?? claim.kind;
-    claim.test = p.test ?? claim.test;
-    return { claim: claim.ref, kind: claim.kind, test: claim.test, before };
+    const kind = p.kind ?? claim.kind;
+    const test = p.test ?? claim.test;
+    state.claims.amend(claim.ref, e.seq, kind, test);
+    return { claim: claim.ref, kind, test, before };
   },
   numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim] }),
 });

@@ -2,7 +2,7 @@
 import { conflict } from '../admission/refusal.js';
 
 import { resolvedNow, untouched } from '../numbers/rescore.js';
-import { pushTo } from '../fold/state.js';
+import { appendTo } from '../stores/columns.js';
 import { entryType } from './descriptor.js';
 import { assertNotShutOut } from '../numbers/settlement.js';
 import { claimAt } from './papers.js';
@@ -58,7 +58,7 @@ export const review = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const id = signedHash(e);
-    const claim = state.claims.get(p.claim)!;
+    const claim = state.claims.refAt(state.claims.ordinal(p.claim));
     // The state's own strings (the claim's ref, the agent's key) rather than the payload's: each is
     // interned by the reviews (stores/review-store.ts), and a string the state holds has its hash already.
     const key = p.agent.publicKey === agent.mainKey ? agent.mainKey : (agent.checkKeys.get(p.agent.publicKey)?.key ?? p.agent.publicKey);
@@ -66,15 +66,15 @@ export const review = entryType({
       id,
       seq: e.seq,
       ts: e.ts,
-      claim: claim.ref,
+      claim,
       agent: agent.handle,
       operatorId: agent.operatorId,
       forecast: p.forecast,
       models: p.models ?? [],
       signerKey: key,
     });
-    claim.evidence++;
-    pushTo(state.reviewsByAgent, agent.handle, row);
+    state.claims.addEvidence(claim);
+    appendTo(state.reviewsByAgent, agent.handle, row);
     state.reportsByKey.noteReview(key, row);
     return { id, claim: p.claim };
   },
@@ -86,8 +86,8 @@ export const review = entryType({
     const row = state.reviews.size - 1;
     const claim = state.reviews.claimAt(row);
     const op = state.reviews.operatorAt(row);
-    pushTo(ix.reviewsByClaim, claim, row);
-    pushTo(ix.reviewsByOperator, op, row);
+    appendTo(ix.reviewsByClaim, claim, row);
+    appendTo(ix.reviewsByOperator, op, row);
     noteReview(state, op, row);
     t.claims.push(claim);
     // A report counts towards verification only on a resolved claim; if this review changes

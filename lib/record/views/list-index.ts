@@ -2,13 +2,14 @@
 // operators, every list in log order (docs/api.md#lists-and-cursors). Not part of the state: made from a state
 // (`readIndexOf`), then kept as entries are applied (`noteApplied`); nothing is ever taken out of it.
 import type { RecordEntry, State } from '../fold/state.js';
+import type { Rows } from '../stores/columns.js';
 
 /** One author's work, each list in log order. */
 export interface Work {
   papers: string[];
   receipts: string[];
   /** Rows of `state.reviews`: the state's own lists (`reviewsByAgent`, `numbers.index.reviewsByOperator`), kept as reviews land. */
-  reviews: readonly number[];
+  reviews: Rows;
   arguments: string[];
 }
 
@@ -29,7 +30,7 @@ export interface ReadIndex {
 }
 
 const emptyWork = (): IndexedWork => ({ papers: [], receipts: [], arguments: [] });
-const NONE: readonly number[] = [];
+const NONE: Rows = [];
 
 /** The work of `key` in `map`, made empty when there is none yet. */
 function workOf(map: Map<string, IndexedWork>, key: string): IndexedWork {

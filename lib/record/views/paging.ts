@@ -19,7 +19,7 @@ export function served<T>(mint: Mint, list: string, page: Page<T>): { items: T[]
 }
 
 /** The index of the first id of `ids` (seq ascending) whose seq is at least `seq`. */
-function firstAtLeast<T>(ids: readonly T[], seqOf: (id: T) => number, seq: number): number {
+function firstAtLeast<T>(ids: ArrayLike<T>, seqOf: (id: T) => number, seq: number): number {
   let lo = 0;
   for (let hi = ids.length; lo < hi;) {
     const mid = (lo + hi) >> 1;
@@ -35,7 +35,7 @@ function firstAtLeast<T>(ids: readonly T[], seqOf: (id: T) => number, seq: numbe
  * that `keep` takes lies further down.
  */
 export function newestFirst<T>(
-  ids: readonly T[],
+  ids: ArrayLike<T>,
   seqOf: (id: T) => number,
   before: number | null,
   limit: number,
@@ -50,7 +50,7 @@ export function newestFirst<T>(
 
 /** Oldest first: as `newestFirst`, from the first id above seq `after` (the start when null). */
 export function oldestFirst<T>(
-  ids: readonly T[],
+  ids: ArrayLike<T>,
   seqOf: (id: T) => number,
   after: number | null,
   limit: number,

@@ -458,10 +458,10 @@ export async function claimArgumentsPage(state: State, claim: string, after: num
 
 /** GET /v2/credence with `limit`: claims in view in log order, a page at a time (the cursor names a place in that order). */
 export function credencePage(state: State, after: number | null, limit: number, mint: Mint) {
-  const { refs, ordinal } = state.numbers.index;
+  const { refs } = state.numbers.index;
   const page = oldestFirst(
     refs,
-    (ref) => ordinal.get(ref)!,
+    (ref) => state.claims.ordinal(ref),
     after,
     limit,
     (ref) => claimInView(state, ref),

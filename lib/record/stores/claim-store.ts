@@ -1,0 +1,266 @@
+// Every claim on the record, held as columns (columns.ts), one row per claim in log order: the row is the claim's ordinal in
+// the numbers (numbers/indexes.ts). Reads see each claim as the object it always was (docs/record.md#how-the-state-is-kept).
+import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints } from './columns.js';
+
+export interface Claim {
+  ref: string;
+  /** The paper id (rec:) or external id (ext:). */
+  paper: string;
+  external: boolean;
+  kind: 'empirical' | 'conceptual';
+  text: string;
+  test: string;
+  /** The author's stated confidence (paper claims); null for external claims. */
+  confidence: number | null;
+  source: string | null;
+  /** The author operator: the paper's, or the one that registered the external claim. */
+  operatorId: string;
+  agent: string;
+  seq: number;
+  amendment: { seq: number; before: { kind: string; test: string } } | null;
+  /** Receipts committed, reviews and arguments filed on it: any evidence stops amendment. */
+  evidence: number;
+}
+
+/** What a claim's row holds, as the snapshot writes it (fold/state-codec.ts); its refs are the numbers' `index.refs`. */
+export interface ClaimsData {
+  /** The index from ref to row as it stands (columns.ts, RowIndex): read back rather than built again from the refs. */
+  refIndex: Ints;
+  /** Bit 0: conceptual (else empirical); bit 1: external. */
+  flags: Bytes;
+  /** The author's stated confidence; NaN for none (an external claim). */
+  confidence: Floats;
+  seq: Ints;
+  agent: Ints;
+  operator: Ints;
+  evidence: Ints;
+  text: string[];
+  test: string[];
+  agents: string[];
+  operators: string[];
+  /** An external claim's source, by row. */
+  sources: [number, string][];
+  /** The claims amended (few), by row. */
+  amendments: [number, NonNullable<Claim['amendment']>][];
+  /** Rows whose paper is not their ref's part before `#` (none the record makes), with their paper. */
+  papers: [number, string][];
+}
+
+const CONCEPTUAL = 1;
+const EXTERNAL = 2;
+
+/** A string's hash for the ref index (FNV-1a over its UTF-16 code units). */
+function hashRef(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 15);
+}
+
+/** The paper a ref names when the record made it: its part before the last `#` (`<paper id>#C<n>`, lib/protocol/ids.ts). */
+const paperOfRef = (ref: string): string => ref.slice(0, ref.lastIndexOf('#'));
+
+export class Claims implements ReadonlyMap<string, Claim> {
+  /** Each row's ref: the numbers' `index.refs` is this very list (the one copy of every ref). */
+  readonly refs: string[];
+  private readonly index: RowIndex;
+  private flags = new Uint8Array(16);
+  private confidence = new Float64Array(16);
+  private seq = new Int32Array(16);
+  private agent = new Int32Array(16);
+  private operator = new Int32Array(16);
+  private evidence = new Int32Array(16);
+  private text: string[] = [];
+  private test: string[] = [];
+  private agents = new Interned();
+  private operators = new Interned();
+  private sources = new Map<number, string>();
+  private amendments = new Map<number, NonNullable<Claim['amendment']>>();
+  private papers = new Map<number, string>();
+  /** The ref `rowOf` looks for, and the test of a row it probes (made once: no closure per lookup). */
+  private probe = '';
+  private readonly isProbe = (row: number): boolean => this.refs[row] === this.probe;
+
+  /** Claims whose refs are `refs` (of a snapshot, with `index`, the ref index as it stood; else none yet). */
+  private constructor(refs: string[], index?: Ints) {
+    this.refs = refs;
+    this.index = new RowIndex((row) => hashRef(this.refs[row]!));
+    if (index !== undefined) this.index.adopt(index, refs.length);
+  }
+
+  /** No claims yet. */
+  static empty(): Claims {
+    return new Claims([]);
+  }
+
+  get size(): number {
+    return this.refs.length;
+  }
+
+  /** Appends a claim (not amended, no evidence yet); returns its row. */
+  add(c: Omit<Claim, 'amendment' | 'evidence'>): number {
+    if (this.rowOf(c.ref) >= 0) throw new Error(`claim ${c.ref} is on the record already`);
+    const row = this.refs.length;
+    const n = row + 1;
+    this.refs.push(c.ref);
+    this.flags = grow(this.flags, n);
+    this.confidence = grow(this.confidence, n);
+    this.seq = grow(this.seq, n);
+    this.agent = grow(this.agent, n);
+    this.operator = grow(this.operator, n);
+    this.evidence = grow(this.evidence, n);
+    this.flags[row] = (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0);
+    this.confidence[row] = c.confidence ?? NaN;
+    this.seq[row] = c.seq;
+    this.agent[row] = this.agents.of(c.agent);
+    this.operator[row] = this.operators.of(c.operatorId);
+    this.evidence[row] = 0;
+    this.text.push(c.text);
+    this.test.push(c.test);
+    if (c.source !== null) this.sources.set(row, c.source);
+    if (paperOfRef(c.ref) !== c.paper) this.papers.set(row, c.paper);
+    this.index.insert(row);
+    return row;
+  }
+
+  /** The row of claim `ref` (its ordinal), or -1. */
+  rowOf(ref: string): number {
+    this.probe = ref;
+    return this.index.find(hashRef(ref), this.isProbe);
+  }
+
+  /** The row of claim `ref`, which the record holds. */
+  ordinal(ref: string): number {
+    const row = this.rowOf(ref);
+    if (row < 0) throw new Error(`no claim ${ref}`);
+    return row;
+  }
+
+  refAt(row: number): string {
+    return this.refs[row]!;
+  }
+  kindAt(row: number): Claim['kind'] {
+    return this.flags[row]! & CONCEPTUAL ? 'conceptual' : 'empirical';
+  }
+  externalAt(row: number): boolean {
+    return (this.flags[row]! & EXTERNAL) !== 0;
+  }
+  seqAt(row: number): number {
+    return this.seq[row]!;
+  }
+  /** The author's stated confidence, or null (an external claim). */
+  confidenceAt(row: number): number | null {
+    const c = this.confidence[row]!;
+    return Number.isNaN(c) ? null : c;
+  }
+  operatorAt(row: number): string {
+    return this.operators.at(this.operator[row]!);
+  }
+  evidenceAt(row: number): number {
+    return this.evidence[row]!;
+  }
+
+  /** Counts one more piece of evidence on claim `ref` (a receipt committed, a review or an argument filed): it stops amendment. */
+  addEvidence(ref: string): void {
+    const row = this.ordinal(ref);
+    this.evidence[row] = this.evidence[row]! + 1;
+  }
+
+  /** Amends claim `ref` at entry `seq` (claim.amend): its kind and test, the ones before kept. */
+  amend(ref: string, seq: number, kind: Claim['kind'], test: string): void {
+    const row = this.ordinal(ref);
+    this.amendments.set(row, { seq, before: { kind: this.kindAt(row), test: this.test[row]! } });
+    this.flags[row] = (this.flags[row]! & ~CONCEPTUAL) | (kind === 'conceptual' ? CONCEPTUAL : 0);
+    this.test[row] = test;
+  }
+
+  /** The claim at `row`, as an object (its members in the order they always had). */
+  at(row: number): Claim {
+    const ref = this.refs[row]!;
+    const confidence = this.confidence[row]!;
+    return {
+      ref,
+      paper: (this.papers.size > 0 ? this.papers.get(row) : undefined) ?? paperOfRef(ref),
+      external: this.externalAt(row),
+      kind: this.kindAt(row),
+      text: this.text[row]!,
+      test: this.test[row]!,
+      confidence: Number.isNaN(confidence) ? null : confidence,
+      source: this.sources.size > 0 ? (this.sources.get(row) ?? null) : null,
+      operatorId: this.operatorAt(row),
+      agent: this.agents.at(this.agent[row]!),
+      seq: this.seq[row]!,
+      amendment: (this.amendments.size > 0 ? this.amendments.get(row) : undefined) ?? null,
+      evidence: this.evidence[row]!,
+    };
+  }
+
+  get(ref: string): Claim | undefined {
+    const row = this.rowOf(ref);
+    return row < 0 ? undefined : this.at(row);
+  }
+
+  has(ref: string): boolean {
+    return this.rowOf(ref) >= 0;
+  }
+
+  *entries(): MapIterator<[string, Claim]> {
+    for (let row = 0; row < this.size; row++) yield [this.refs[row]!, this.at(row)];
+  }
+  *keys(): MapIterator<string> {
+    for (let row = 0; row < this.size; row++) yield this.refs[row]!;
+  }
+  *values(): MapIterator<Claim> {
+    for (let row = 0; row < this.size; row++) yield this.at(row);
+  }
+  [Symbol.iterator](): MapIterator<[string, Claim]> {
+    return this.entries();
+  }
+  forEach(f: (value: Claim, key: string, map: ReadonlyMap<string, Claim>) => void): void {
+    for (const [k, v] of this.entries()) f(v, k, this);
+  }
+
+  /**
+   * The columns written once, when a claim is added, are shared by a snapshot (`stable`); a claim's
+   * kind (in its flags) and test change when it is amended and its evidence count as evidence lands, so those are copied.
+   */
+  pack(): ClaimsData {
+    const n = this.size;
+    return {
+      refIndex: this.index.slotsNow(),
+      flags: this.flags.subarray(0, n),
+      confidence: stable(this.confidence.subarray(0, n)),
+      seq: stable(this.seq.subarray(0, n)),
+      agent: stable(this.agent.subarray(0, n)),
+      operator: stable(this.operator.subarray(0, n)),
+      evidence: this.evidence.subarray(0, n),
+      text: this.text,
+      test: this.test,
+      agents: this.agents.list,
+      operators: this.operators.list,
+      sources: [...this.sources],
+      amendments: [...this.amendments],
+      papers: [...this.papers],
+    };
+  }
+
+  /** The claims `pack` wrote, whose refs are `refs` (the numbers' `index.refs` read back with them). */
+  static unpack(d: ClaimsData, refs: string[]): Claims {
+    const n = refs.length;
+    if (d.seq.length !== n || d.text.length !== n) throw new Error(`${d.seq.length} claims' columns for ${n} refs`);
+    const c = new Claims(refs, d.refIndex);
+    c.flags = owned(d.flags, n);
+    c.confidence = owned(d.confidence, n);
+    c.seq = owned(d.seq, n);
+    c.agent = owned(d.agent, n);
+    c.operator = owned(d.operator, n);
+    c.evidence = owned(d.evidence, n);
+    c.text = d.text;
+    c.test = d.test;
+    c.agents = new Interned([...d.agents]);
+    c.operators = new Interned([...d.operators]);
+    c.sources = new Map(d.sources);
+    c.amendments = new Map(d.amendments);
+    c.papers = new Map(d.papers);
+    return c;
+  }
+}

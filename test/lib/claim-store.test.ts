@@ -1,0 +1,170 @@
+// The claims held as columns (lib/record/stores/claim-store.ts, docs/record.md "How the state is kept") against the Map of
+// Claim objects they replace, on random operations: claims added, amended and given evidence, read by ref, by row and in
+// order, and restored from a snapshot half way; and a snapshot's copy of the state, taken before a claim changes, keeps the
+// claim as it was when the copy was taken.
+import t from 'tap';
+import fc from 'fast-check';
+import { emptyState, readState, stateBody, stateBodySync, stateDigest, type Claim, type State } from '../../lib/record/fold/index.js';
+
+const paperRef = (p: number, n: number) => `rec:${p.toString(16).padStart(16, '0')}#C${n}`;
+const externalRef = (x: number) => `ext:${(0xe000 + x).toString(16).padStart(16, '0')}#C1`;
+
+/** A claim as the record makes it: a paper's claim `n`, or an external claim. */
+function claim(i: number, external: boolean, n = 1): Omit<Claim, 'amendment' | 'evidence'> {
+  const ref = external ? externalRef(i) : paperRef(i, n);
+  return {
+    ref,
+    paper: ref.slice(0, ref.lastIndexOf('#')),
+    external,
+    kind: i % 3 === 0 ? 'conceptual' : 'empirical',
+    text: `claim ${i} ${n}: larger batches lower accuracy ✓`,
+    test: `test of claim ${i} ${n}`,
+    confidence: external ? null : ((i * 7 + n) % 101) / 100,
+    source: external ? `doi:10.1234/${i}` : null,
+    operatorId: `op_${i % 4}`,
+    agent: `agent-${i % 9}`,
+    seq: 100 + i,
+  };
+}
+
+/** Equal as JSON: the same members in the same order. */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const throws = (f: () => unknown): boolean => {
+  try {
+    f();
+    return false;
+  } catch {
+    return true;
+  }
+};
+
+/** Restores `state` from its snapshot body. */
+function restore(state: State): State {
+  const back = readState(Buffer.concat(stateBodySync(state)), state.size);
+  if ('problem' in back) throw new Error(back.problem);
+  return back;
+}
+
+type Op =
+  { add: number; external: boolean; n: number } | { amend: number; conceptual: boolean; test: boolean } | { evidence: number } | 'restore';
+
+const ops = fc.array(
+  fc.oneof(
+    { weight: 5, arbitrary: fc.record({ add: fc.nat(400), external: fc.boolean(), n: fc.integer({ min: 1, max: 3 }) }) },
+    { weight: 2, arbitrary: fc.record({ amend: fc.nat(1000), conceptual: fc.boolean(), test: fc.boolean() }) },
+    { weight: 2, arbitrary: fc.record({ evidence: fc.nat(1000) }) },
+    { weight: 1, arbitrary: fc.constant('restore' as const) },
+  ),
+  { maxLength: 120 },
+);
+
+t.test(
+  'the claims: what a Map of Claim objects held, by ref, by row and in order, through amendments, evidence and restores',
+  async (t) => {
+    fc.assert(
+      fc.property(ops, (list: Op[]) => {
+        let state = emptyState();
+        const model = new Map<string, Claim>();
+        for (const op of list) {
+          if (op === 'restore') state = restore(state);
+          else if ('add' in op) {
+            const c = claim(op.add, op.external, op.n);
+            if (model.has(c.ref)) {
+              if (!throws(() => state.claims.add(c))) return false;
+              continue;
+            }
+            if (state.claims.add(c) !== model.size) return false;
+            model.set(c.ref, { ...c, amendment: null, evidence: 0 });
+          } else if (model.size > 0) {
+            const ref = [...model.keys()][('amend' in op ? op.amend : op.evidence) % model.size]!;
+            const m = model.get(ref)!;
+            if ('evidence' in op) {
+              state.claims.addEvidence(ref);
+              m.evidence++;
+            } else {
+              const kind = op.conceptual ? 'conceptual' : 'empirical';
+              const test = op.test ? `${m.test}, amended` : m.test;
+              state.claims.amend(ref, 500, kind, test);
+              m.amendment = { seq: 500, before: { kind: m.kind, test: m.test } };
+              m.kind = kind;
+              m.test = test;
+            }
+          }
+        }
+        const c = state.claims;
+        return (
+          c.size === model.size &&
+          [...c.keys()].join() === [...model.keys()].join() &&
+          [...model].every(([ref, m], row) => same(c.get(ref), m) && same(c.at(row), m) && c.rowOf(ref) === row && c.has(ref)) &&
+          [...c.values()].every((v, row) => same(v, [...model.values()][row])) &&
+          !c.has(paperRef(999, 1)) &&
+          c.get(paperRef(999, 1)) === undefined &&
+          state.numbers.index.refs.join() === [...model.keys()].join()
+        );
+      }),
+      { numRuns: 300 },
+    );
+    t.pass('300 random runs of adds, amendments, evidence and restores');
+  },
+);
+
+t.test('the claims restored: every ref found by the index read back, the columns their own, growing with new claims', async (t) => {
+  const N = 5000;
+  const state = emptyState();
+  for (let i = 0; i < N; i++) state.claims.add(claim(i, i % 10 === 0, 1 + (i % 3)));
+  const back = restore(state);
+  t.equal(back.claims.size, N);
+  t.ok(
+    [...state.claims.keys()].every((ref, row) => back.claims.rowOf(ref) === row),
+    `each of ${N} refs found at its row by the index read back`,
+  );
+  t.equal(back.claims.rowOf(`${paperRef(1, 1)} `), -1, 'a ref with a space after it is not found');
+  t.equal(back.claims.rowOf(paperRef(1, 1).toUpperCase()), -1, 'nor one spelled in capitals');
+  t.same(back.claims.get(externalRef(10)), state.claims.get(externalRef(10)), 'an external claim read back as it was');
+  t.same(back.claims.get(paperRef(11, 3)), state.claims.get(paperRef(11, 3)), "a paper's claim read back as it was");
+  t.equal(back.claims.get(paperRef(11, 3))!.paper, paperRef(11, 3).slice(0, -3), 'its paper read from its ref');
+  // Past each column's room and the index's half: every column grows, the index resizes; both states stay the same.
+  for (let i = N; i < 3 * N; i++) {
+    back.claims.add(claim(i, false, 1));
+    state.claims.add(claim(i, false, 1));
+  }
+  back.claims.addEvidence(paperRef(1, 2));
+  state.claims.addEvidence(paperRef(1, 2));
+  t.ok(
+    [...state.claims].every(([ref, c], row) => back.claims.rowOf(ref) === row && same(back.claims.at(row), c)),
+    `each of ${3 * N} claims the same in both, at the same row`,
+  );
+  t.equal(stateDigest(back), stateDigest(state), 'the same state digest');
+  t.throws(() => state.claims.add(claim(3, false, 1)), /on the record already/, 'a ref already held is not added twice');
+  t.throws(() => state.claims.addEvidence(paperRef(99999, 1)), /no claim/, 'evidence on a claim the record does not hold');
+});
+
+t.test("a snapshot's copy taken before a claim changes keeps the claim as it was at the copy", async (t) => {
+  const state = emptyState();
+  for (let i = 0; i < 200; i++) state.claims.add(claim(i, i % 5 === 0, 1));
+  const ref = paperRef(1, 1);
+  const was = state.claims.get(ref)!;
+  const digest = stateDigest(state);
+  let turns = 0;
+  // The copy is taken now; its bytes are made over later turns, while the claim is amended and given evidence.
+  const body = stateBody(state, async () => {
+    if (turns++ === 0) {
+      state.claims.amend(ref, 900, 'conceptual', 'another test');
+      state.claims.addEvidence(ref);
+      state.claims.add(claim(500, false, 1));
+    }
+  });
+  const back = readState(Buffer.concat(await body), state.size);
+  if ('problem' in back) throw new Error(back.problem);
+  t.ok(turns > 0, 'the state changed while the bytes were made');
+  t.same(state.claims.get(ref), {
+    ...was,
+    kind: 'conceptual',
+    test: 'another test',
+    evidence: 1,
+    amendment: { seq: 900, before: { kind: was.kind, test: was.test } },
+  });
+  t.same(back.claims.get(ref), was, 'the copy holds the claim as it was: not amended, no evidence');
+  t.equal(back.claims.size, 200, 'nor the claim added after the copy');
+  t.equal(stateDigest(back), digest, 'the state digest of the state at the copy');
+});
