@@ -177,7 +177,7 @@ function trusted(log: LogCopy, logKey: string | null, pinned: PinnedKey | undefi
   return { key, vkey: vkeyOf(pinned?.origin ?? log.key.origin, key), pinned: pinned !== undefined };
 }
 
-/** The most entries a run from a service holds at once (docs/log-format.md#what-archive-verify-checks); ARCHIVE_VERIFY_SEGMENT sets another. */
+/** Entries a segment: the most a run from a service holds at once (docs/log-format.md#what-archive-verify-checks). */
 export const SEGMENT = Number(process.env.ARCHIVE_VERIFY_SEGMENT) > 0 ? Number(process.env.ARCHIVE_VERIFY_SEGMENT) : 500_000;
 
 /** An entry whose out-of-view check waits for the last state: served with a subject, or under another seq than its place. */
