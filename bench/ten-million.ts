@@ -151,16 +151,29 @@ async function finds(url: string, q: string, id: string): Promise<boolean> {
   return r.status === 200 && (body.results ?? []).some((x) => x.id === id || x.id.startsWith(`${id}#`));
 }
 
-/** Runs `archive verify --url --state --cache` (the auditor's incremental run once the state exists); seconds. */
-async function verify(url: string, work: string): Promise<number> {
+/**
+ * Runs `archive verify --url --state --cache` (the auditor's incremental run once the state exists): seconds, and the verifier's
+ * peak resident memory (its maximum RSS, as /usr/bin/time reports it, when there is one).
+ */
+async function verify(url: string, work: string): Promise<{ seconds: number; rssMiB: number | null }> {
   const t0 = performance.now();
+  const args = [
+    join(HERE, 'bin/cli.js'),
+    'verify',
+    '--url',
+    url,
+    '--state',
+    join(work, 'verified.json'),
+    '--cache',
+    join(work, 'export.jsonl'),
+  ];
+  const timed = existsSync('/usr/bin/time');
   // Not execFileSync: this process's idle connections to the service must see it close them meanwhile.
-  await run(
-    process.execPath,
-    [join(HERE, 'bin/cli.js'), 'verify', '--url', url, '--state', join(work, 'verified.json'), '--cache', join(work, 'export.jsonl')],
-    { maxBuffer: 2 ** 26 },
-  );
-  return (performance.now() - t0) / 1000;
+  const r = await run(timed ? '/usr/bin/time' : process.execPath, timed ? ['-f', 'maxrss %M', process.execPath, ...args] : args, {
+    maxBuffer: 2 ** 26,
+  });
+  const kib = /maxrss (\d+)/.exec(r.stderr)?.[1];
+  return { seconds: (performance.now() - t0) / 1000, rssMiB: kib === undefined ? null : Number(kib) / 1024 };
 }
 
 /** The longest gap between reads answered in a steady stream while a snapshot is written, and the longest otherwise. */
@@ -331,11 +344,13 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
       await Promise.all(Array.from({ length: 8 }, () => writesUntil(a.url, () => written.n >= NEW, written)));
       const after = (await (await fetch(`${a.url}/v1/log/sth`)).json()) as { treeSize: number };
       const incremental = await verify(a.url, work);
+      const rss = (r: { rssMiB: number | null }) => (r.rssMiB === null ? '' : `, peak RSS ${fmt(r.rssMiB)} MiB`);
       row(
         `archive verify --url --state: ${fmt(after.treeSize - before.treeSize)} new entries after ${fmt(before.treeSize)}`,
         '< 10 s',
-        `${fmt(incremental, 1)} s`,
-        `the whole log's first run: ${fmt(whole, 1)} s; the saved replay ${mib(statSync(join(work, 'verified.json.replay')).size)}`,
+        `${fmt(incremental.seconds, 1)} s${rss(incremental)}`,
+        `the whole log's first run: ${fmt(whole.seconds, 1)} s${rss(whole)}; the saved replay ` +
+          mib(statSync(join(work, 'verified.json.replay')).size),
       );
     } finally {
       rmSync(work, { recursive: true, force: true });

@@ -3,8 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ArchiveClient } from '../lib/client/http.js';
-import { fetchLog, readExport, writeExport, type ServedEntry } from '../verify/source.js';
-import { CacheProblem, openCache, writeCache, type Cache, type CacheMark } from '../verify/cache.js';
+import { fetchLog, readExport, writeExport, type LogCopy, type ServedEntry } from '../verify/source.js';
+import { CacheProblem, createCache, openCache, writeCache, type Cache, type CacheMark } from '../verify/cache.js';
 import { verifyLog, verifyService, type HeldFrom } from '../verify/verify.js';
 import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
@@ -161,11 +161,12 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     let cacheMark: CacheMark | undefined;
     if (args.url !== undefined) {
       const client = new ArchiveClient(args.url);
-      const run = (have?: ServedEntry[], from?: HeldFrom) =>
+      const run = (have?: ServedEntry[], from?: HeldFrom, cache?: (head: Pick<LogCopy, 'key' | 'sth'>) => Promise<Cache>) =>
         verifyService(client, {
           savedHead,
           have,
           from,
+          cache,
           progress: progressIf(args.progress, 'fetch', 'entries'),
           replayProgress: progressIf(args.progress, 'replay', 'entries'),
           policy: witnessPolicy(args.witness, args['witness-quorum']),
@@ -184,18 +185,25 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         else cache = c;
       }
       if (cache !== undefined) {
+        const held = cache;
         try {
-          const held = cache;
-          verification = await run(undefined, { seq: held.mark.entries, genesis: saved!.genesis!, older: (seq) => held.entry(seq) });
-          // Only a run that passed adds to the cache; otherwise it stays as the saved replay's mark knows it.
-          if (verification.report.ok) cacheMark = await cache.append(verification.log);
+          // The new entries are added to it segment by segment (verifyService).
+          verification = await run(
+            undefined,
+            { seq: held.mark.entries, genesis: saved!.genesis!, older: (seq) => held.entry(seq) },
+            async () => held,
+          );
+          // Only a run that passed adds to the cache; otherwise it is cut back to what the saved replay's mark knows.
+          if (verification.report.ok) cacheMark = await held.seal(verification.log);
+          else await held.undo();
           appended = true;
         } catch (err) {
+          await held.undo();
           if (!(err instanceof CacheProblem)) throw err;
           setAside(err.message);
           verification = undefined;
         } finally {
-          await cache.close();
+          await held.close();
         }
       } else if (args.cache !== undefined && existsSync(args.cache) && saved?.cache === undefined) {
         // A cache with no mark (an export, a first run): its entries are checked as the service's would be.
@@ -207,8 +215,18 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
           verification = undefined;
         }
       }
+      if (verification === undefined && args.cache !== undefined) {
+        // Written afresh, segment by segment as the run passes them; its header names the head at the end.
+        const path = args.cache;
+        let fresh: Cache | undefined;
+        try {
+          verification = await run(undefined, undefined, async (head) => (fresh = await createCache(path, head)));
+          cacheMark = await fresh!.seal(verification.log);
+        } finally {
+          await fresh?.close();
+        }
+      } else if (args.cache !== undefined && !appended) cacheMark = await writeCache(args.cache, verification!.log);
       verification ??= await run();
-      if (args.cache !== undefined && !appended) cacheMark = await writeCache(args.cache, verification.log);
     } else if (args.tiles !== undefined) {
       const { log, problems: found } = await fetchTilesLog(args.tiles, progressIf(args.progress, 'fetch', 'entries'), pinned);
       verification = {

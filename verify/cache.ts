@@ -4,9 +4,7 @@
 // what it wrote: the cache's size and the SHA-256 of each block of BLOCK entry lines. A run then reads
 // only the blocks it needs, checks each against its digest, and appends the new entries; a cache that
 // does not match its mark (truncated, edited, another log) is set aside, never trusted.
-import { createWriteStream } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { once } from 'node:events';
 import { bytesEqual, sha256 } from 'tlog-engine';
 import { EXPORT_FORMAT, type LogCopy, type ServedEntry } from './source.js';
 
@@ -32,23 +30,27 @@ export class CacheProblem extends Error {
 }
 
 /** The header line of `log`, padded to HEADER_BYTES when it fits (an export reader parses it as JSON all the same). */
-function headerLine(log: LogCopy): string {
+function headerLine(log: Pick<LogCopy, 'key' | 'sth'>): string {
   const json = JSON.stringify({ format: EXPORT_FORMAT, key: log.key, sth: log.sth });
   return `${json.padEnd(HEADER_BYTES - 1, ' ')}\n`;
 }
 
-/** Adds lines to a mark as they are written: a block's digest once it is complete (or at the end, the last one so far). */
+/**
+ * Adds lines to a mark as they are written: a block's digest once it is complete; `done` gives the mark so far (the last block's
+ * digest, when it is not complete, of its lines so far), and more lines may follow it.
+ */
 class Marker {
   private block: Buffer[] = [];
-  private readonly digests: Uint8Array[];
-  constructor(
-    private readonly mark: CacheMark,
-    tail: Buffer,
-  ) {
+  /** The digest of each complete block. */
+  private readonly digests: Uint8Array[] = [];
+  readonly mark: CacheMark;
+  constructor(mark: CacheMark, tail: Buffer) {
+    this.mark = { ...mark, offsets: [...mark.offsets] };
+    const all = Buffer.from(mark.digests, 'base64');
+    for (let at = 0; at + 32 <= all.length; at += 32) this.digests.push(all.subarray(at, at + 32));
     // The last block so far is hashed again with the lines that complete it.
-    this.digests = [Buffer.from(mark.digests, 'base64')];
     if (mark.entries % BLOCK !== 0) {
-      this.digests[0] = this.digests[0]!.subarray(0, this.digests[0]!.length - 32);
+      this.digests.pop();
       this.block.push(tail);
     }
   }
@@ -57,36 +59,29 @@ class Marker {
     this.block.push(line);
     this.mark.entries++;
     this.mark.bytes += line.length;
-    if (this.mark.entries % BLOCK === 0) this.flush();
+    if (this.mark.entries % BLOCK === 0) {
+      this.digests.push(sha256(...this.block));
+      this.block = [];
+    }
   }
-  private flush(): void {
-    if (this.block.length > 0) this.digests.push(sha256(...this.block));
-    this.block = [];
+  /** The digest of block `b`. */
+  digest(b: number): Uint8Array {
+    return this.digests[b] ?? sha256(...this.block);
   }
   done(): CacheMark {
-    this.flush();
-    this.mark.digests = Buffer.concat(this.digests).toString('base64');
-    return this.mark;
+    const last = this.block.length > 0 ? [sha256(...this.block)] : [];
+    return { ...this.mark, offsets: [...this.mark.offsets], digests: Buffer.concat([...this.digests, ...last]).toString('base64') };
   }
 }
 
 /** Writes `log` as a new cache (an export with its header padded); returns its mark. */
 export async function writeCache(path: string, log: LogCopy): Promise<CacheMark> {
-  const out = createWriteStream(path);
-  const write = async (b: Buffer) => {
-    if (!out.write(b)) await once(out, 'drain');
-  };
-  const header = Buffer.from(headerLine(log));
-  await write(header);
-  const marker = new Marker({ entries: 0, bytes: header.length, offsets: [], digests: '' }, Buffer.alloc(0));
-  for (const e of log.entries) {
-    const line = Buffer.from(`${JSON.stringify(e)}\n`);
-    marker.add(line);
-    await write(line);
+  const cache = await createCache(path, log);
+  try {
+    return await cache.append(log);
+  } finally {
+    await cache.close();
   }
-  out.end();
-  await once(out, 'finish');
-  return marker.done();
 }
 
 async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
@@ -95,14 +90,116 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
   return b.subarray(0, bytesRead);
 }
 
-/** A cache that matched its mark when opened: its older entries on demand, and the new ones appended. */
+/** A cache open for reading and appending: its entries on demand, each block checked against its digest; new ones added at its end. */
 export interface Cache {
-  mark: CacheMark;
+  /** What it holds (the entries added since it was opened included), as the saved replay keeps it. */
+  readonly mark: CacheMark;
   /** Entry `seq` (before `mark.entries`), from its block, checked against its digest: CacheProblem when it does not match. */
   entry(seq: number): Promise<ServedEntry>;
-  /** Appends the entries of `log` after the mark and rewrites the header in place for its head; returns the new mark. */
+  /** Writes entries `from` to `until` (not included) of `entries`, the next after those it holds, at its end; `seal` names the head. */
+  add(entries: readonly ServedEntry[], from: number, until: number): Promise<void>;
+  /** Rewrites the header in place for the head of `log` and syncs the file; returns the mark. */
+  seal(log: Pick<LogCopy, 'key' | 'sth'>): Promise<CacheMark>;
+  /** Adds the entries of `log` after those it holds, and seals it for its head; returns the new mark. */
   append(log: LogCopy): Promise<CacheMark>;
+  /** Cuts the file back to what it held when opened (its header unchanged until `seal`): a run that failed leaves it so. */
+  undo(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Blocks kept parsed after they are read: an older entry's neighbours are often read next. */
+const KEEP = 16;
+/** Bytes written at a time when entries are added. */
+const WRITE = 4 * 2 ** 20;
+
+/** The Cache over `file`, holding what `mark` says (its last block's bytes `tail` when that block is not complete). */
+function cacheOn(file: FileHandle, opened: CacheMark, tail: Buffer, last?: ServedEntry[]): Cache {
+  let marker = new Marker(opened, tail);
+  const blocks = new Map<number, Promise<ServedEntry[]>>();
+  if (last !== undefined) blocks.set(opened.offsets.length - 1, Promise.resolve(last));
+  const readBlock = async (b: number): Promise<ServedEntry[]> => {
+    const m = marker.mark;
+    const start = m.offsets[b]!;
+    const bytes = await readAt(file, start, (m.offsets[b + 1] ?? m.bytes) - start);
+    if (!bytesEqual(sha256(bytes), marker.digest(b)))
+      throw new CacheProblem(`its block of entries ${b * BLOCK} on (bytes ${start} on) is not the one verified`);
+    return parseBlock(bytes, b);
+  };
+  const cache: Cache = {
+    get mark() {
+      return marker.done();
+    },
+    async entry(seq) {
+      if (!(seq >= 0 && seq < marker.mark.entries)) throw new Error(`the cache holds no entry ${seq}`);
+      const b = Math.floor(seq / BLOCK);
+      const block = blocks.get(b) ?? readBlock(b);
+      blocks.delete(b);
+      blocks.set(b, block);
+      if (blocks.size > KEEP) blocks.delete(blocks.keys().next().value!);
+      return (await block)[seq - b * BLOCK]!;
+    },
+    async add(entries, from, until) {
+      if (from !== marker.mark.entries) throw new Error(`the cache holds ${marker.mark.entries} entries: it cannot add from ${from}`);
+      // The last block grows: it is read again when asked for.
+      blocks.delete(Math.floor((marker.mark.entries - 1) / BLOCK));
+      let lines: Buffer[] = [];
+      let size = 0;
+      let at = marker.mark.bytes;
+      const flush = async () => {
+        const b = Buffer.concat(lines);
+        await file.write(b, 0, b.length, at);
+        at += b.length;
+        lines = [];
+        size = 0;
+      };
+      for (let i = from; i < until; i++) {
+        const line = Buffer.from(`${JSON.stringify(entries[i])}\n`);
+        marker.add(line);
+        lines.push(line);
+        size += line.length;
+        if (size >= WRITE) await flush();
+      }
+      await flush();
+    },
+    async seal(log) {
+      const header = Buffer.from(headerLine(log));
+      if (header.length !== HEADER_BYTES) throw new Error(`the head's header line does not fit in ${HEADER_BYTES} bytes`);
+      // The entries first, then the header: a cache cut short meanwhile does not match its mark, and is set aside.
+      await file.write(header, 0, header.length, 0);
+      await file.sync();
+      return marker.done();
+    },
+    async append(log) {
+      await cache.add(log.entries, marker.mark.entries, log.entries.length);
+      return cache.seal(log);
+    },
+    async undo() {
+      await file.truncate(opened.bytes);
+      marker = new Marker(opened, tail);
+      blocks.clear();
+    },
+    close: () => file.close(),
+  };
+  return cache;
+}
+
+/** The entries of block `b`, from its bytes. */
+function parseBlock(bytes: Buffer, b: number): ServedEntry[] {
+  const lines = bytes.toString('utf8').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const parsed = lines.map((l) => JSON.parse(l) as ServedEntry);
+  parsed.forEach((e, i) => {
+    if (e?.seq !== b * BLOCK + i) throw new CacheProblem(`its line for entry ${b * BLOCK + i} holds ${JSON.stringify(e?.seq)}`);
+  });
+  return parsed;
+}
+
+/** A new, empty cache at `path` (its header, padded, names the head of `log`), to add entries to. */
+export async function createCache(path: string, log: Pick<LogCopy, 'key' | 'sth'>): Promise<Cache> {
+  const file = await open(path, 'w+');
+  const header = Buffer.from(headerLine(log));
+  await file.write(header, 0, header.length, 0);
+  return cacheOn(file, { entries: 0, bytes: header.length, offsets: [], digests: '' }, Buffer.alloc(0));
 }
 
 /**
@@ -122,20 +219,6 @@ export async function openCache(path: string, mark: CacheMark, lastEntryHash: st
     return { problem: 'its mark in the saved replay is not one of a padded cache' };
   const digests = Buffer.from(mark.digests, 'base64');
   const file = await open(path, 'r+');
-  const blocks = new Map<number, Promise<ServedEntry[]>>();
-  const readBlock = async (b: number): Promise<{ bytes: Buffer; entries: ServedEntry[] }> => {
-    const start = mark.offsets[b]!;
-    const bytes = await readAt(file, start, (mark.offsets[b + 1] ?? mark.bytes) - start);
-    if (!bytesEqual(sha256(bytes), digests.subarray(32 * b, 32 * b + 32)))
-      throw new CacheProblem(`its block of entries ${b * BLOCK} on (bytes ${start} on) is not the one verified`);
-    const lines = bytes.toString('utf8').split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    const parsed = lines.map((l) => JSON.parse(l) as ServedEntry);
-    parsed.forEach((e, i) => {
-      if (e?.seq !== b * BLOCK + i) throw new CacheProblem(`its line for entry ${b * BLOCK + i} holds ${JSON.stringify(e?.seq)}`);
-    });
-    return { bytes, entries: parsed };
-  };
   const fail = async (problem: string) => {
     await file.close();
     return { problem };
@@ -149,43 +232,15 @@ export async function openCache(path: string, mark: CacheMark, lastEntryHash: st
   if (header?.format !== EXPORT_FORMAT || header?.sth?.treeSize !== mark.entries)
     return fail(`its header is not that of an export of ${mark.entries} entries`);
   const lastBlock = mark.offsets.length - 1;
-  let tail: Buffer;
   try {
-    const last = await readBlock(lastBlock);
-    if (last.entries.at(-1)?.entryHash !== lastEntryHash) return fail(`its last entry is not the one verified (${lastEntryHash})`);
-    tail = last.bytes;
-    blocks.set(lastBlock, Promise.resolve(last.entries));
+    const start = mark.offsets[lastBlock]!;
+    const bytes = await readAt(file, start, mark.bytes - start);
+    if (!bytesEqual(sha256(bytes), digests.subarray(32 * lastBlock, 32 * lastBlock + 32)))
+      throw new CacheProblem(`its block of entries ${lastBlock * BLOCK} on (bytes ${start} on) is not the one verified`);
+    const last = parseBlock(bytes, lastBlock);
+    if (last.at(-1)?.entryHash !== lastEntryHash) return fail(`its last entry is not the one verified (${lastEntryHash})`);
+    return cacheOn(file, mark, mark.entries % BLOCK === 0 ? Buffer.alloc(0) : bytes, last);
   } catch (err) {
     return fail((err as Error).message);
   }
-  return {
-    mark,
-    async entry(seq) {
-      const b = Math.floor(seq / BLOCK);
-      if (!blocks.has(b))
-        blocks.set(
-          b,
-          readBlock(b).then((r) => r.entries),
-        );
-      return (await blocks.get(b)!)[seq - b * BLOCK]!;
-    },
-    async append(log) {
-      const next = { ...mark, offsets: [...mark.offsets] };
-      const marker = new Marker(next, mark.entries % BLOCK === 0 ? Buffer.alloc(0) : tail);
-      const lines: Buffer[] = [];
-      for (let i = mark.entries; i < log.entries.length; i++) {
-        const line = Buffer.from(`${JSON.stringify(log.entries[i])}\n`);
-        marker.add(line);
-        lines.push(line);
-      }
-      const header = Buffer.from(headerLine(log));
-      if (header.length !== HEADER_BYTES) throw new Error(`the head's header line does not fit in ${HEADER_BYTES} bytes`);
-      // The entries first, then the header: a cache cut short meanwhile does not match its mark, and is set aside.
-      await file.write(Buffer.concat(lines), 0, undefined, mark.bytes);
-      await file.write(header, 0, header.length, 0);
-      await file.sync();
-      return marker.done();
-    },
-    close: () => file.close(),
-  };
 }

@@ -66,6 +66,17 @@ export class Problems {
     return this.first.has(kind);
   }
 
+  /**
+   * Adds what `other` collected, as if its problems had been added here one by one after these: of each kind, the lowest seq
+   * (these first on a tie) and the counts summed.
+   */
+  absorb(other: Problems): void {
+    for (const [kind, p] of other.first) {
+      this.add(kind, p.seq, p.detail);
+      this.counts.set(kind, this.counts.get(kind)! - 1 + other.counts.get(kind)!);
+    }
+  }
+
   list(): Problem[] {
     return [...this.first.values()].sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity));
   }

@@ -62,19 +62,23 @@ export interface FetchOptions {
   from?: { seq: number; genesis: ServedEntry };
   /** Entries asked for a page (PAGE unless given). */
   page?: number;
-  /** Called after each page with the entries held so far and the size being fetched. */
+  /** Called after each page with the seq fetched up to and the head's size. */
   progress?: (held: number, size: number) => void;
+  /** Fetch up to this seq (a segment's end, verify.ts); the head's size when not given. */
+  until?: number;
+  /** The key and head read already (a later segment of the same run): not read again. */
+  head?: Pick<LogCopy, 'key' | 'sth'>;
 }
 
 /** Fetches the key, the head, and every entry up to the head's size. */
 export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): Promise<LogCopy> {
-  const key = await getJson(client, '/v1/log/key');
-  const sth = (await getJson(client, '/v1/log/sth')) as SignedTreeHead;
+  const key = opts.head?.key ?? (await getJson(client, '/v1/log/key'));
+  const sth = opts.head?.sth ?? ((await getJson(client, '/v1/log/sth')) as SignedTreeHead);
   // An array with holes before `from`: entries stay at their seq.
   const entries = opts.have ?? (opts.from === undefined ? [] : new Array<ServedEntry>(opts.from.seq));
   if (opts.from !== undefined && opts.from.seq > 0) entries[0] = opts.from.genesis;
   // Pages are asked for AHEAD at a time, in order, so that the service reads the next while this side parses one.
-  const size = sth.treeSize;
+  const size = Math.min(opts.until ?? sth.treeSize, sth.treeSize);
   const n = opts.page ?? PAGE;
   const asked = new Map<number, Promise<Served>>();
   const ask = (from: number): Promise<Served> => {
@@ -92,15 +96,15 @@ export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): 
     if (!Array.isArray(page.entries) || page.entries.length === 0)
       throw new Error(`GET /v1/log/entries?from=${at}: no entries, though the head has ${size}`);
     entries.push(...page.entries);
-    opts.progress?.(entries.length, size);
+    opts.progress?.(entries.length, sth.treeSize);
     // A page served short (or long): the pages asked for after it start elsewhere; ask again from where it ends.
     if (entries.length !== at + Math.min(n, size - at)) {
       asked.clear();
       next = entries.length;
     }
   }
-  // A page may run past the head when the log grew meanwhile: keep exactly the head's entries.
-  entries.length = Math.min(entries.length, sth.treeSize);
+  // A page may run past the head when the log grew meanwhile: keep exactly the head's entries (or the segment's).
+  entries.length = Math.min(entries.length, size);
   return { key: { key: key.key, origin: key.origin }, sth, entries, ...(opts.from === undefined ? {} : { from: opts.from.seq }) };
 }
 
