@@ -1,6 +1,6 @@
 // verifyService in segments (verify/verify.ts): a run of a few entries a segment holds no more than a segment at once, and
 // gives the report a run of the whole log in one segment gives, on a sound log and on logs broken in the first, a middle and
-// the last segment (a hash, a signature, a chain link, a rule), with the same problems at the same seqs.
+// the last segment (a hash in each; a chain link, a signature and two rules each in one), with the same problems at the same seqs.
 import t, { type Test } from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { withhold, withSteward } from '../helpers/stewards.js';
@@ -86,19 +86,22 @@ t.test('a log broken in the first, a middle or the last segment: the same proble
   const at = (seqs: number[]) => [seqs.find((q) => q < SEGMENT), seqs.find((q) => q >= 2 * SEGMENT && q < 3 * SEGMENT), seqs.at(-1)];
   const everywhere = at(Array.from({ length: n - 1 }, (_, i) => i + 1));
   t.ok(everywhere.at(-1)! >= n - SEGMENT, 'the last is in the last segment');
+  // A hash broken in each of the three; each other kind in one of them (each run is two verifications: the suite stays lean).
   for (const seq of everywhere) {
     const hash = await both(t, await forged(t, s, (es) => void (es[seq!]!.ts = '2031-01-01T00:00:00.000Z')), `a hash at ${seq}`);
     t.ok(
       hash.report.problems.some((p) => p.kind === 'hash' && p.seq === seq && /entryHash does not recompute/.test(p.detail)),
       `a hash at ${seq}`,
     );
+  }
+  for (const seq of [everywhere[1]]) {
     const link = await both(t, await forged(t, s, (es) => void (es[seq!]!.prevHash = 'ab'.repeat(32))), `a chain link at ${seq}`);
     t.ok(
       link.report.problems.some((p) => p.kind === 'chain' && p.seq === seq),
       `a chain link at ${seq}`,
     );
   }
-  for (const seq of at(reviews)) {
+  for (const seq of at(reviews).slice(2)) {
     t.not(seq, undefined, 'a review there');
     const forgedReview = await forged(t, s, (es) => {
       es[seq!]!.payload.payload.forecast = 0.99;
@@ -112,7 +115,9 @@ t.test('a log broken in the first, a middle or the last segment: the same proble
   }
   // A rule: a paper's text hidden under its id when the record holds it in view (the out-of-view check at the end), and a
   // registration of a handle taken (the replay refuses it and stops there).
-  for (const seq of at(papers).filter((q) => q !== undefined)) {
+  for (const seq of at(papers)
+    .filter((q) => q !== undefined)
+    .slice(-1)) {
     const url = await forged(t, s, (es) => {
       const e = es[seq!]!;
       e.payload.payload.title = null;
@@ -126,7 +131,9 @@ t.test('a log broken in the first, a middle or the last segment: the same proble
     ]);
   }
   const registrations = entries.filter((e) => e.type === 'agent.register').map((e) => e.seq);
-  for (const seq of at(registrations.slice(1)).filter((q) => q !== undefined)) {
+  for (const seq of at(registrations.slice(1))
+    .filter((q) => q !== undefined)
+    .slice(0, 1)) {
     const url = await forged(t, s, (es) => {
       es[seq!]!.payload.handle = es[registrations[0]!]!.payload.handle;
       return seq!;
