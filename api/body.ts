@@ -25,17 +25,23 @@ export async function jsonBody(ctx: Koa.Context): Promise<unknown> {
 export async function bodyBytes(ctx: Koa.Context): Promise<Buffer> {
   const length = ctx.request.length;
   if (length !== undefined && length > MAX_BODY_BYTES) throw tooLarge();
-  // Media types and parameter names are case-insensitive (RFC 9110 section 8.3.1).
-  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  const type = mediaType(ctx);
   if (type !== 'application/json') throw badRequest(`content-type: expected application/json, got ${type === '' ? 'none' : type}`);
   const charset = ctx.request.charset;
   if (charset !== '' && charset.toLowerCase() !== 'utf-8') throw badRequest(`content-type: charset must be utf-8, got ${charset}`);
+  return readAtMost(ctx, MAX_BODY_BYTES, tooLarge);
+}
+
+/** The media type of `ctx`'s content-type, in lower case ('' when none): media types are case-insensitive (RFC 9110 8.3.1). */
+export const mediaType = (ctx: Koa.Context): string => (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+
+/** The body of `ctx`, read until it passes `max` bytes: then reading stops, and `tooLarge()` is thrown (the connection closes after it). */
+export async function readAtMost(ctx: Koa.Context, max: number, tooLarge: () => Error): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      // Stop reading; the connection closes after the 413.
+    if (size > max) {
       ctx.set('Connection', 'close');
       throw tooLarge();
     }

@@ -8,6 +8,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ArchiveError, badRequest, forbidden } from '../lib/protocol/errors.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
+import { mediaType, readAtMost } from './body.js';
 
 /** Where a follower sends a batch: the nodes' own route, not in the OpenAPI or MCP surfaces. */
 export const BATCH_PATH = '/v1/node/writes';
@@ -168,22 +169,12 @@ export function batchRoute(
     if (ctx.method !== 'POST' || ctx.path !== BATCH_PATH) return next();
     if (!sameSecret(ctx.get(SELF_TOKEN_HEADER), secret))
       throw forbidden(`${SELF_TOKEN_HEADER}: this route takes batches of forwarded writes from the deployment's nodes only`);
-    const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+    const type = mediaType(ctx);
     if (type !== BATCH_TYPE) throw badRequest(`content-type: expected ${BATCH_TYPE}, got ${type === '' ? 'none' : type}`);
     const length = ctx.request.length;
     const tooLarge = () => new ArchiveError('payload_too_large', `batch: larger than ${BATCH_BYTES} bytes`);
     if (length !== undefined && length > BATCH_BYTES) throw tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > BATCH_BYTES) {
-        ctx.set('Connection', 'close');
-        throw tooLarge();
-      }
-      chunks.push(chunk);
-    }
-    const writes = decodeWrites(Buffer.concat(chunks), paths);
+    const writes = decodeWrites(await readAtMost(ctx, BATCH_BYTES, tooLarge), paths);
     const handle = handler();
     const answers = await Promise.all(writes.map((w) => dispatch(handle, w, secret, ctx.get('host'))));
     ctx.status = 200;
