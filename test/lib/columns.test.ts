@@ -61,21 +61,25 @@ t.test('64-hex ids: found by their canonical spelling only', async (t) => {
   t.equal(back.find(all[11]!), -1, 'a row not kept live is not indexed');
 });
 
+/** Inserts (true) or removes (false) each row in `index` and in `model`, a Set of the rows it must hold (no-ops skipped). */
+function applyOps(index: RowIndex, model: Set<number>, ops: readonly [boolean, number][]): void {
+  for (const [add, row] of ops)
+    if (add && !model.has(row)) {
+      index.insert(row);
+      model.add(row);
+    } else if (!add && model.has(row)) {
+      index.remove(row);
+      model.delete(row);
+    }
+}
+
 t.test('the row index: the rows a Set holds, under random inserts and removals', async (t) => {
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat({ max: 300 })), { maxLength: 2000 }), (ops) => {
       const keys = Array.from({ length: 301 }, (_, i) => (i * 2654435761) % 97); // many collisions
       const index = new RowIndex((row) => keys[row]!);
       const model = new Set<number>();
-      for (const [add, row] of ops) {
-        if (add && !model.has(row)) {
-          index.insert(row);
-          model.add(row);
-        } else if (!add && model.has(row)) {
-          index.remove(row);
-          model.delete(row);
-        }
-      }
+      applyOps(index, model, ops);
       for (let row = 0; row <= 300; row++) if (index.find(keys[row]!, (r) => r === row) >= 0 !== model.has(row)) return false;
       return index.size === model.size;
     }),
@@ -111,16 +115,7 @@ t.test(
         (before, steps) => {
           const index = new RowIndex((row) => keys[row]!);
           const model = new Set<number>();
-          const apply = (ops: [boolean, number][]) => {
-            for (const [add, row] of ops)
-              if (add && !model.has(row)) {
-                index.insert(row);
-                model.add(row);
-              } else if (!add && model.has(row)) {
-                index.remove(row);
-                model.delete(row);
-              }
-          };
+          const apply = (ops: [boolean, number][]) => applyOps(index, model, ops);
           apply(before);
           // Each copy beside the slots it must give: a copy of them made at once.
           const taken: { copy: ColumnCopy; was: Int32Array; released: boolean }[] = [];
