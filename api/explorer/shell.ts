@@ -1,9 +1,18 @@
 // The explorer's page shell: one layout for every page, from a 390 px phone up, each page with its JSON read one click away; and
 // the pieces pages share (paging, times, fields in words, links to an item's page). The rules: docs/api.md#the-explorer.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type Koa from 'koa';
 import { empty, html, join, raw, type Html } from './html.js';
-import { tierOf, type State } from '../../lib/record/fold/index.js';
-import { type Subject, argumentInView, challengeInView, claimInView, feedLinks } from '../../lib/record/views/index.js';
+import { tierOf, type Claim, type State } from '../../lib/record/fold/index.js';
+import {
+  type ClaimEntries,
+  type Subject,
+  argumentInView,
+  challengeInView,
+  claimInView,
+  claimMade,
+  feedLinks,
+} from '../../lib/record/views/index.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { FIELD_NAMES } from '../../lib/protocol/schemas/index.js';
 
@@ -107,9 +116,50 @@ export async function respond(ctx: Koa.Context, json: string | null, render: () 
     ctx.status = 303;
     return;
   }
-  const text = await render();
+  const read = statementReaders.get(ctx.app);
+  if (read === undefined) throw new Error("the explorer's app has no reader of claims' entries (explorerStatements)");
+  const text = await withStatements(read, render);
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = text.toString();
+}
+
+/** The claims' statements a page names, read from their entries (docs/record.md#how-the-state-is-kept), and those it lacked. */
+interface Statements {
+  known: Map<string, string>;
+  missing: Map<string, Claim>;
+}
+const statements = new AsyncLocalStorage<Statements>();
+/** Each app's reader of claims' entries, for `respond`. */
+const statementReaders = new WeakMap<Koa, ClaimEntries>();
+
+/** The explorer's pages served by `app` read the claims' statements they show with `read`. */
+export function explorerStatements(app: Koa, read: ClaimEntries): void {
+  statementReaders.set(app, read);
+}
+
+/**
+ * A page that names claims by their statements (claimStatement), rendered with them: the state keeps
+ * none, so it is rendered once to learn which it names, and again once they are read, in one batch.
+ */
+export async function withStatements(read: ClaimEntries, render: () => Html | Promise<Html>): Promise<Html> {
+  const s: Statements = { known: new Map(), missing: new Map() };
+  const first = await statements.run(s, render);
+  if (s.missing.size === 0) return first;
+  const claims = [...s.missing.values()];
+  s.missing.clear();
+  const made = await Promise.all(claims.map((c) => claimMade(c, read)));
+  claims.forEach((c, i) => s.known.set(c.ref, made[i]!.text));
+  return statements.run(s, render);
+}
+
+/** Claim `ref`'s statement, within `withStatements`: '' on its first rendering, until read. */
+export function claimStatement(state: State, ref: string): string {
+  const s = statements.getStore();
+  if (s === undefined) throw new Error(`claim ${ref}'s statement is shown outside withStatements`);
+  const text = s.known.get(ref);
+  if (text !== undefined) return text;
+  s.missing.set(ref, state.claims.get(ref)!);
+  return '';
 }
 
 /** A ts as people read it: to the second, without the T and the Z (the full ts is its title). */
@@ -232,7 +282,7 @@ const CLAIM_SHORT = 160;
 export function claimLink(state: State, ref: string, form: 'quoted' | 'whole' = 'quoted', plain = ref): Html {
   const to = itemHref(state, { kind: 'claim', id: ref });
   if (to === null) return html`<code>${plain}</code>`;
-  const text = state.claims.get(ref)!.text;
+  const text = claimStatement(state, ref);
   if (form === 'whole') return html`<a class="claim" href="${to}" title="${ref}">${text}</a>`;
   const short = text.length > CLAIM_SHORT ? `${text.slice(0, CLAIM_SHORT - 1).trimEnd()}…` : text;
   return html`<a class="claim" href="${to}" title="${short === text ? ref : `${ref}: ${text}`}">“${short}”</a>`;
