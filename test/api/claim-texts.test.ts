@@ -1,6 +1,7 @@
-// The claims' statements and tests are not kept in the state but read from the entries that carry them (docs/record.md#how-the-state-is-kept):
-// a paper's claims, an external claim's quote and test, an amendment's test. A service started from its snapshot serves the same
-// texts as the one that folded the writes live: in the paper's read, the explorer's claim page, the search and the feeds.
+// The claims' statements and tests are not kept in the state but read from the entries that carry them
+// (docs/record.md#how-the-state-is-kept): a paper's claims, an external claim's quote and test, an amendment's test. A
+// service started from its snapshot serves the same texts as the one that folded the writes live: in the paper's read,
+// the explorer's claim page, the search and the feeds.
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
