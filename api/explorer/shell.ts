@@ -116,49 +116,53 @@ export async function respond(ctx: Koa.Context, json: string | null, render: () 
     ctx.status = 303;
     return;
   }
-  const read = statementReaders.get(ctx.app);
-  if (read === undefined) throw new Error("the explorer's app has no reader of claims' entries (explorerStatements)");
-  const text = await withStatements(read, render);
+  const text = await withStatements(ctx.app, render);
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = text.toString();
 }
 
-/** The claims' statements a page names, read from their entries (docs/record.md#how-the-state-is-kept), and those it lacked. */
-interface Statements {
-  known: Map<string, string>;
-  missing: Map<string, Claim>;
-}
-const statements = new AsyncLocalStorage<Statements>();
-/** Each app's reader of claims' entries, for `respond`. */
-const statementReaders = new WeakMap<Koa, ClaimEntries>();
+/** The claims' statements a page names that were not kept, until read (docs/record.md#how-the-state-is-kept). */
+const missing = new AsyncLocalStorage<{ kept: Map<string, string>; claims: Map<string, Claim> }>();
+/** Statements kept by each app, the last read: a claim's statement never changes, and a page is shown again and again. */
+const KEPT = 20_000;
+/** Each app's reader of claims' entries and the statements it keeps. */
+const statementReaders = new WeakMap<Koa, { read: ClaimEntries; kept: Map<string, string> }>();
 
 /** The explorer's pages served by `app` read the claims' statements they show with `read`. */
 export function explorerStatements(app: Koa, read: ClaimEntries): void {
-  statementReaders.set(app, read);
+  statementReaders.set(app, { read, kept: new Map() });
 }
 
 /**
- * A page that names claims by their statements (claimStatement), rendered with them: the state keeps
- * none, so it is rendered once to learn which it names, and again once they are read, in one batch.
+ * A page of `app` that names claims by their statements (claimStatement), rendered with them: the state keeps none, so
+ * a page that names one not kept yet is rendered once to learn which, and again once they are read, in one batch.
  */
-export async function withStatements(read: ClaimEntries, render: () => Html | Promise<Html>): Promise<Html> {
-  const s: Statements = { known: new Map(), missing: new Map() };
-  const first = await statements.run(s, render);
-  if (s.missing.size === 0) return first;
-  const claims = [...s.missing.values()];
-  s.missing.clear();
-  const made = await Promise.all(claims.map((c) => claimMade(c, read)));
-  claims.forEach((c, i) => s.known.set(c.ref, made[i]!.text));
-  return statements.run(s, render);
+export async function withStatements(app: Koa, render: () => Html | Promise<Html>): Promise<Html> {
+  const r = statementReaders.get(app);
+  if (r === undefined) throw new Error("the explorer's app has no reader of claims' entries (explorerStatements)");
+  const s = { kept: r.kept, claims: new Map<string, Claim>() };
+  const first = await missing.run(s, render);
+  if (s.claims.size === 0) return first;
+  const claims = [...s.claims.values()];
+  s.claims.clear();
+  const made = await Promise.all(claims.map((c) => claimMade(c, r.read)));
+  claims.forEach((c, i) => r.kept.set(c.ref, made[i]!.text));
+  const page = await missing.run(s, render);
+  // The oldest kept go first.
+  for (const ref of r.kept.keys()) {
+    if (r.kept.size <= KEPT) break;
+    r.kept.delete(ref);
+  }
+  return page;
 }
 
-/** Claim `ref`'s statement, within `withStatements`: '' on its first rendering, until read. */
+/** Claim `ref`'s statement, within `withStatements`: '' on a first rendering that lacks it, until read. */
 export function claimStatement(state: State, ref: string): string {
-  const s = statements.getStore();
+  const s = missing.getStore();
   if (s === undefined) throw new Error(`claim ${ref}'s statement is shown outside withStatements`);
-  const text = s.known.get(ref);
+  const text = s.kept.get(ref);
   if (text !== undefined) return text;
-  s.missing.set(ref, state.claims.get(ref)!);
+  s.claims.set(ref, state.claims.get(ref)!);
   return '';
 }
 

@@ -181,7 +181,7 @@ export function siteReads({ d, record, readers, endpoints, witnesses, reads, ope
     // A browser asks for HTML first; an agent (or curl, with */*) gets JSON.
     if (ctx.accepts('json', 'html') === 'html') {
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = (await withStatements(logged, () => landingPage(d, record, readers))).toString();
+      ctx.body = (await withStatements(ctx.app, () => landingPage(d, record, readers))).toString();
       return;
     }
     // The index changes only with the tree size: cached by it.
