@@ -34,12 +34,13 @@ export async function checkEntriesOnWorkers(
   first = 0,
   lines?: readonly string[],
 ): Promise<EntryChecks> {
+  const total = Math.ceil((entries.length - first) / BATCH);
+  // No more workers than batches: each loads the record's code (about half a second of CPU), and a short log is one batch.
   const pool = Array.from(
-    { length: Math.max(1, workers) },
+    { length: Math.max(1, Math.min(workers, total)) },
     () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }),
   );
   try {
-    const total = Math.ceil((entries.length - first) / BATCH);
     const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
     const batches = Array.from(
       { length: total },
