@@ -3,9 +3,9 @@ import yargs, { type Argv, type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 
 /**
- * The commands in the order the help lists them. Each module is imported only when needed: a run that names its command
- * first loads that module alone, as the service, the verifier and the client each load much of the rest (a second of
- * start-up where a read needs a third); a run naming none (`archive --help`, a typo) loads them all.
+ * The commands in the order the help lists them. Each module is imported only when needed, as together they load the
+ * service, the verifier and the client (most of a start-up that tests and scripts pay on every run): a run that names its
+ * command first loads that module alone; a run naming none (`archive --help`, a typo, an option first) loads them all.
  */
 const COMMANDS: [name: string, load: () => Promise<Pick<CommandModule, 'command' | 'describe'>>][] = [
   ['serve', async () => (await import('./serve.js')).serveCommand],
