@@ -1,4 +1,4 @@
-// The verifier's entry checks on worker threads, one per CPU, in batches: while they hash and
+// The verifier's entry checks on worker threads (up to one per CPU, kept between runs), in batches: while they hash and
 // verify signatures, the main thread replays the log (verify.ts).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
