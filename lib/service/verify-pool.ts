@@ -14,15 +14,18 @@ interface Job {
 }
 
 export class VerifyPool {
-  private readonly workers: Worker[];
+  /** Started at the first signature to check: a node that is only read (or a test's service that takes no write) never loads them. */
+  private workers: Worker[] | null = null;
   private readonly waiting = new Map<number, Job[]>();
   private queue: Job[] = [];
   private scheduled = false;
   private nextBatch = 0;
   private failure: unknown = null;
 
-  constructor(size = Math.max(1, availableParallelism() - 1)) {
-    this.workers = Array.from({ length: size }, () => {
+  constructor(private readonly size = Math.max(1, availableParallelism() - 1)) {}
+
+  private started(): Worker[] {
+    return (this.workers ??= Array.from({ length: this.size }, () => {
       const w = new Worker(new URL('./verify-worker.js', import.meta.url));
       // The pool never keeps a process alive on its own.
       w.unref();
@@ -33,7 +36,7 @@ export class VerifyPool {
       });
       w.on('error', (err) => this.fail(err));
       return w;
-    });
+    }));
   }
 
   /** Whether `signature` verifies over the UTF-8 bytes of `message` under `key`. */
@@ -53,12 +56,13 @@ export class VerifyPool {
     const jobs = this.queue;
     this.queue = [];
     // Split what arrived across the workers.
-    const per = Math.ceil(jobs.length / this.workers.length);
+    const workers = this.started();
+    const per = Math.ceil(jobs.length / workers.length);
     for (let i = 0; i < jobs.length; i += per) {
       const part = jobs.slice(i, i + per);
       const batch = this.nextBatch++;
       this.waiting.set(batch, part);
-      this.workers[batch % this.workers.length]!.postMessage({ batch, jobs: part.map((j) => [j.key, j.message, j.signature]) });
+      workers[batch % workers.length]!.postMessage({ batch, jobs: part.map((j) => [j.key, j.message, j.signature]) });
     }
   }
 
@@ -69,6 +73,6 @@ export class VerifyPool {
   }
 
   close(): Promise<unknown> {
-    return Promise.all(this.workers.map((w) => w.terminate()));
+    return Promise.all((this.workers ?? []).map((w) => w.terminate()));
   }
 }
