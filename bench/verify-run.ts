@@ -20,8 +20,9 @@ import type { Subtree } from 'tlog-engine';
 interface Code {
   readExport: (path: string) => Promise<LogCopy>;
   verifyLog: (log: LogCopy, opts?: VerifyOptions) => Promise<Verification>;
-  saveReplay: (file: string, state: State, range: Subtree[], lastEntryHash: string) => void;
-  loadReplay: (file: string) => Resume | { problem: string } | null;
+  // Synchronous in the code before the replay was read and written a piece at a time: awaited either way.
+  saveReplay: (file: string, state: State, range: Subtree[], lastEntryHash: string) => void | Promise<void>;
+  loadReplay: (file: string) => Resume | { problem: string } | null | Promise<Resume | { problem: string } | null>;
 }
 
 export interface RunFigures {
@@ -97,11 +98,11 @@ async function main(): Promise<void> {
     try {
       const file = join(dir, 'verified.json.replay');
       const ts = performance.now();
-      code.saveReplay(file, earlier.state, earlier.range, log.entries[at - 1]!.entryHash);
+      await code.saveReplay(file, earlier.state, earlier.range, log.entries[at - 1]!.entryHash);
       const saveS = (performance.now() - ts) / 1000;
       const c0 = cpuNow();
       const tl = performance.now();
-      const resume = code.loadReplay(file);
+      const resume = await code.loadReplay(file);
       if (resume === null || 'problem' in resume) throw new Error(`the replay does not load: ${JSON.stringify(resume)}`);
       const loadS = (performance.now() - tl) / 1000;
       const again = await code.verifyLog(log, { resume });
