@@ -1,7 +1,7 @@
 // Many nodes on one database: a write that reaches a node which does not lead is forwarded to the node that does, and its answer
 // relayed as it came (docs/deploy.md#writes-reads-and-reading-your-own-writes). Reads are never forwarded.
 import type Koa from 'koa';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { ArchiveError } from '../lib/protocol/errors.js';
 import { bodyBytes } from './body.js';
 import { SELF_CLIENT_HEADER, SELF_TOKEN_HEADER } from './client-address.js';
@@ -47,9 +47,12 @@ function notDelivered(err: unknown): boolean {
 
 // Connections to the leader are kept open between writes, in one undici pool per leader: beside node:http's keep-alive agent
 // (npm run bench:forward, the same rounds), a forwarded write costs the follower about a third less CPU, the leader a quarter less.
+// undici is loaded at the first forwarded write: a leader, or a single node, never loads it.
 const pools = new Map<string, Pool>();
+let undici: Promise<{ Pool: typeof Pool }> | undefined;
 
-function poolOf(origin: string): Pool {
+async function poolOf(origin: string): Promise<Pool> {
+  const { Pool } = await (undici ??= import('undici'));
   let pool = pools.get(origin);
   if (pool === undefined) {
     // The lease moved: the pools of earlier leaders close once their writes are answered.
@@ -71,7 +74,9 @@ async function postTo(
   timeoutMs: number,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const u = new URL(url);
-  const res = await poolOf(u.origin).request({
+  const res = await (
+    await poolOf(u.origin)
+  ).request({
     method: 'POST',
     path: `${u.pathname}${u.search}`,
     headers,

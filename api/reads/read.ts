@@ -1,5 +1,5 @@
 // A read is one row: its path, its parameters, what it answers and who serves it. The router, the
-// OpenAPI document (api/openapi.ts), the MCP tools (api/mcp.ts) and /llms.txt are all made from
+// OpenAPI document (api/openapi.ts), the MCP tools (api/mcp-tools.ts) and /llms.txt are all made from
 // the rows (api/reads/index.ts), as the writes are from their registry (docs/api.md).
 import Router, { type RouterContext } from '@koa/router';
 import type { Constitution } from '../../lib/protocol/constitution.js';
@@ -50,7 +50,7 @@ export type Handler = (ctx: RouterContext, query: Query) => unknown;
 /** Makes a read's handler once, for a service. */
 export type Serve = (env: ReadEnv) => Handler;
 
-/** One read. Every row is an operation of the document unless `unlisted`; those with `tool` are also MCP tools (api/mcp.ts). */
+/** One read. Every row is an operation of the document unless `unlisted`; those with `tool` are also MCP tools (api/mcp-tools.ts). */
 export interface Read {
   path: string;
   /** snake_case; for a read that is an MCP tool, the tool's name. */

@@ -1,6 +1,6 @@
 // The search index in PostgreSQL's full-text search (docs/api.md#search), in the database that
 // holds the log: every node reads it, the node that leads writes it (docs/deploy.md).
-import pg from 'pg';
+import type pg from 'pg';
 import { withoutPassword } from './deployment.js';
 import {
   fold,
@@ -59,7 +59,9 @@ export class PgSearch implements SearchStore {
   }
 
   private async make(): Promise<void> {
-    const pool = new pg.Pool({ connectionString: this.url, max: 4 });
+    // pg is loaded when a search index in PostgreSQL is opened: a deployment on LevelDB never loads it.
+    const { Pool } = (await import('pg')).default;
+    const pool = new Pool({ connectionString: this.url, max: 4 });
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
     this.pool = pool;

@@ -13,6 +13,7 @@ import { make, oneOfEach, payloadOf, register, send } from '../helpers/agents.js
 import { generateKeyPair, signPayload, sign } from '../../lib/protocol/ed25519.js';
 import { AGENT_WRITE_TYPES, entryTypeOf, PAYLOAD_SCHEMAS } from '../../lib/record/types/index.js';
 import { MCP_TOOLS, writeToolName } from '../../api/mcp.js';
+import { argumentCheck } from '../../api/mcp-tools.js';
 import { READS } from '../../api/reads/index.js';
 import { sortedJson } from '../helpers/by-hand.js';
 
@@ -24,6 +25,12 @@ async function connect(t: Test, s: TestService, headers: Record<string, string> 
 }
 
 const json = (r: any) => JSON.parse(r.content[0].text);
+
+// The checks are compiled at each tool's first call, not at start: a schema that ajv's strict mode refuses fails here, not there.
+t.test("every tool's argument check compiles", async (t) => {
+  for (const name of MCP_TOOLS) t.type(argumentCheck(name), 'function', name);
+  t.notOk(argumentCheck('get_paper')({ id: 1 }), 'and checks: an id must be a string');
+});
 
 t.test('tools: one per read and write, with the service schemas', async (t) => {
   const s = await startService(t);

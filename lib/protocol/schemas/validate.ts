@@ -87,7 +87,8 @@ ajv.addFormat('archive-ts', { type: 'string', validate: (s: string) => !TS_RE.te
 ajv.addKeyword(ntKeyword);
 ajv.addKeyword(uniqueByKeyword);
 
-const REGISTRATION_VALIDATOR = ajv.compile(REGISTRATION_SCHEMA);
+// Compiled at the first registration, as each payload schema is at its type's first write (not at start).
+let registrationValidator: ValidateFunction | undefined;
 
 // ---- the API ------------------------------------------------------------------------------------
 
@@ -107,7 +108,7 @@ export function refuseProblems(problems: readonly string[]): void {
 
 /** Every problem with a registration body, in words (paths start at `body`). */
 export function registrationErrors(body: unknown): string[] {
-  return run(REGISTRATION_VALIDATOR, body, 'body');
+  return run((registrationValidator ??= ajv.compile(REGISTRATION_SCHEMA)), body, 'body');
 }
 
 /** Throws ArchiveError bad_request naming every problem when `body` is not a valid registration. */
