@@ -2,7 +2,8 @@
 // the size of a given state (issue 26: the parts of an incremental run that grow with the log). The state is a service's snapshot
 // (BENCH_SNAPSHOT, a copy: never the service's own file), read with the record's decoder; BENCH_DIR is where the replays are
 // written (default: a temporary directory). Each of BENCH_ROUNDS rounds (default 3), in turn:
-//   - saveReplay, and its peer: the bytes written the way it wrote them before (encodeStateChunks, its chunks written in turn);
+//   - saveReplay, and its peer: the bytes written the way it wrote them before (encodeStateChunks: the body hashed whole, then
+//     written; not the copy of the state's columns it also made before, since stateBodySync shares them);
 //   - loadReplay, and its peer: the file read whole and decoded in one pass (readFileSync, stateHeader, readState), as before;
 //   - the floors: the same number of bytes written from one buffer, and the file read whole.
 // Wall time and CPU time (all threads) of each; medians printed.
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** saveReplay as it was: encodeStateChunks (the state copied, serialized, hashed), then each chunk written. */
+/** saveReplay as it was: encodeStateChunks (its chunks hashed first), then each chunk written. */
 function writeBefore(file: string, state: State, range: Subtree[], last: string): void {
   const chunks = encodeStateChunks(REPLAY_FORMAT, codeId(), state, 'cd'.repeat(32), {
     range: range.map((s) => ({ level: s.level, hash: Buffer.from(s.hash).toString('hex') })),

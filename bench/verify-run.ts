@@ -20,8 +20,8 @@ import type { Subtree } from 'tlog-engine';
 interface Code {
   readExport: (path: string) => Promise<LogCopy>;
   verifyLog: (log: LogCopy, opts?: VerifyOptions) => Promise<Verification>;
-  // Synchronous in the code before the replay was read and written a piece at a time: awaited either way.
-  saveReplay: (file: string, state: State, range: Subtree[], lastEntryHash: string) => void | Promise<void>;
+  saveReplay: (file: string, state: State, range: Subtree[], lastEntryHash: string) => void;
+  // Synchronous in the code before the replay was read a piece at a time: awaited either way.
   loadReplay: (file: string) => Resume | { problem: string } | null | Promise<Resume | { problem: string } | null>;
 }
 
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     try {
       const file = join(dir, 'verified.json.replay');
       const ts = performance.now();
-      await code.saveReplay(file, earlier.state, earlier.range, log.entries[at - 1]!.entryHash);
+      code.saveReplay(file, earlier.state, earlier.range, log.entries[at - 1]!.entryHash);
       const saveS = (performance.now() - ts) / 1000;
       const c0 = cpuNow();
       const tl = performance.now();

@@ -253,7 +253,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       const last = log.entries.at(-1);
       const genesis = log.entries[0];
       if (last !== undefined)
-        await saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, {
+        saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, {
           genesis,
           ...(cacheMark === undefined || !verification.report.ok ? {} : { cache: cacheMark }),
         });

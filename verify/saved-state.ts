@@ -42,19 +42,13 @@ interface Extra extends ReplayMore {
 
 /**
  * Writes the replay of a verification that passed, whole or not at all (a temporary file renamed over it). The bytes are
- * encodeState's, written as the state's chunks are made, the columns' straight from the state (stateBodySync), and hashed meanwhile
- * on a thread of its own (the engine's writeSnapshotFile): neither the state nor its bytes are copied whole, nor read twice here.
+ * encodeState's, each chunk hashed and written as it is made, the columns' straight from the state (stateBodySync; the engine's
+ * writeSnapshotFile): neither the state nor its bytes are copied whole.
  */
-export async function saveReplay(
-  file: string,
-  state: State,
-  range: Subtree[],
-  lastEntryHash: string,
-  more: ReplayMore = {},
-): Promise<void> {
+export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string, more: ReplayMore = {}): void {
   const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash, ...more };
   const rootHash = toHex(rootFromSubtrees(range.map((s) => s.hash)));
-  await writeSnapshotFile(file, { format: REPLAY_FORMAT, code: codeId(), treeSize: state.size, rootHash }, stateBodySync(state), extra);
+  writeSnapshotFile(file, { format: REPLAY_FORMAT, code: codeId(), treeSize: state.size, rootHash }, stateBodySync(state), extra);
 }
 
 /** Why the header of a saved replay does not hold (its tree, its genesis), or null. */

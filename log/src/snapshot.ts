@@ -272,31 +272,19 @@ function fileBody(fd: FileHandle, start: number, length: number): SnapshotBody {
   return body;
 }
 
-/**
- * The SHA-256 (hex) of `length` bytes of `file` from `start`, hashed on a thread of its own, which reads the file itself; with
- * `written`, the file is being written meanwhile, and the thread reads no further than the bytes it says are written (Atomics).
- */
-function hashApart(file: string, start: number, length: number, written?: BigInt64Array): Promise<string> {
+/** The SHA-256 (hex) of `length` bytes of `file` from `start`, hashed on a thread of its own, which reads the file itself. */
+function hashApart(file: string, start: number, length: number): Promise<string> {
   const code = `
     const { workerData, parentPort } = require('node:worker_threads');
     const { openSync, readSync, closeSync } = require('node:fs');
     const { createHash } = require('node:crypto');
-    const { file, start, length, piece, written } = workerData;
+    const { file, start, length, piece } = workerData;
     const fd = openSync(file, 'r');
     const hash = createHash('sha256');
     const buf = Buffer.allocUnsafe(piece);
     try {
       for (let at = 0; at < length; ) {
-        let ready = length;
-        if (written !== undefined) {
-          const w = Atomics.load(written, 0);
-          if (Number(w) <= at) {
-            Atomics.wait(written, 0, w, 1000);
-            continue;
-          }
-          ready = Number(w);
-        }
-        const n = readSync(fd, buf, 0, Math.min(piece, ready - at), start + at);
+        const n = readSync(fd, buf, 0, Math.min(piece, length - at), start + at);
         if (n === 0) break;
         hash.update(buf.subarray(0, n));
         at += n;
@@ -306,7 +294,7 @@ function hashApart(file: string, start: number, length: number, written?: BigInt
     }
     parentPort.postMessage(hash.digest('hex'));`;
   return new Promise((resolve, reject) => {
-    const w = new Worker(code, { eval: true, workerData: { file, start, length, piece: PIECE, written } });
+    const w = new Worker(code, { eval: true, workerData: { file, start, length, piece: PIECE } });
     w.once('message', (digest: string) => resolve(digest));
     w.once('error', reject);
     w.once('exit', (c) => reject(new Error(`the hashing thread stopped (${c})`)));
@@ -432,47 +420,32 @@ export async function readStateFile<S, E extends object = object>(
 /**
  * Writes the snapshot of the body `chunks` under a header of `format` and `code` (and `extra` members) to `file`, whole or not at
  * all: to a temporary file renamed over it (not synced: a snapshot is a cache, checked when it is read). The bytes are
- * frameSnapshotChunks's, made without a pass over the body before it is written: the header line is the same length whatever its
- * digest, so a line with none holds its place while the body is written, in one synchronous step, and hashed meanwhile on a thread
- * of its own that reads back what is written (a body under HASH_APART bytes, `opts.hashApart`, is hashed here); the line with the
- * digest is written last.
+ * frameSnapshotChunks's, made in one pass over the body: the header line is the same length whatever its digest, so a line with
+ * none holds its place while each chunk is hashed and written in turn, and the line with the digest is written last. (Hashed on a
+ * thread reading back what is written, a body of a GB took more CPU and no less time on two busy cores: the write is the page
+ * cache's pace.)
  */
-export async function writeSnapshotFile<E extends object>(
+export function writeSnapshotFile<E extends object>(
   file: string,
   header: { format: string; code: string; treeSize: number; rootHash: string },
   chunks: readonly Uint8Array[],
   extra?: E,
-  opts: { hashApart?: number } = {},
-): Promise<void> {
+): void {
   const bytes = chunks.reduce((n, c) => n + c.length, 0);
   const placeholder = snapshotLine(header, '0'.repeat(64), bytes, extra);
   const tmp = `${file}.tmp`;
   const fd = openSync(tmp, 'w');
   let renamed = false;
   try {
-    const apart = bytes >= (opts.hashApart ?? HASH_APART);
-    // What is written so far, for the hashing thread: it reads no further.
-    const written = new BigInt64Array(new SharedArrayBuffer(8));
-    const digest = apart ? hashApart(tmp, placeholder.length, bytes, written) : undefined;
-    // Settled when it fails early: the error is the write's, below.
-    digest?.catch(() => {});
-    const hash = apart ? undefined : createHash('sha256');
+    const hash = createHash('sha256');
     writeAll(fd, placeholder, 0);
     let at = placeholder.length;
-    try {
-      for (const c of chunks) {
-        hash?.update(c);
-        writeAll(fd, c, at);
-        at += c.length;
-        Atomics.store(written, 0, BigInt(at - placeholder.length));
-        Atomics.notify(written, 0);
-      }
-    } finally {
-      // A write that failed lets the thread stop: it reads what is there and ends.
-      Atomics.store(written, 0, BigInt(bytes));
-      Atomics.notify(written, 0);
+    for (const c of chunks) {
+      hash.update(c);
+      writeAll(fd, c, at);
+      at += c.length;
     }
-    const line = snapshotLine(header, digest === undefined ? hash!.digest('hex') : await digest, bytes, extra);
+    const line = snapshotLine(header, hash.digest('hex'), bytes, extra);
     if (line.length !== placeholder.length) throw new Error('the header line changed length with its digest');
     writeAll(fd, line, 0);
     closeSync(fd);

@@ -22,7 +22,7 @@ t.test('a saved replay holds the bytes encodeState gives, and loads back to the 
   );
   const file = join(tempDir(t), 'verified.json.replay');
   const more = { genesis: undefined, cache: undefined };
-  await saveReplay(file, f.state, range, 'ab'.repeat(32), more);
+  saveReplay(file, f.state, range, 'ab'.repeat(32), more);
   const extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash: 'ab'.repeat(32), ...more };
   const root = toHex(rootFromSubtrees(range.map((s) => s.hash)));
   t.ok(readFileSync(file).equals(encodeState(REPLAY_FORMAT, codeId(), f.state, root, extra)), 'the bytes of encodeState');
@@ -41,7 +41,7 @@ t.test('a saved replay cut short, altered or of another tree is refused with its
   f.review('bob', claim!, 0.4);
   const leaves = Array.from({ length: f.state.size }, (_, i) => leafHash(new TextEncoder().encode(`entry ${i}`)));
   const file = join(tempDir(t), 'verified.json.replay');
-  await saveReplay(file, f.state, appendToRange([], leaves), 'ab'.repeat(32));
+  saveReplay(file, f.state, appendToRange([], leaves), 'ab'.repeat(32));
   const good = readFileSync(file);
   for (const hashApart of [0, Infinity]) {
     const how = hashApart === 0 ? 'on a thread' : 'here';
@@ -59,7 +59,7 @@ t.test('a saved replay cut short, altered or of another tree is refused with its
     writeFileSync(file, good);
   }
   // Subtrees that do not cover its size: refused before the body is read.
-  await saveReplay(file, f.state, appendToRange([], leaves.slice(1)), 'ab'.repeat(32));
+  saveReplay(file, f.state, appendToRange([], leaves.slice(1)), 'ab'.repeat(32));
   t.same(await loadReplay(file), { problem: `its subtrees do not cover ${f.state.size} entries` });
   writeFileSync(file, Buffer.concat([Buffer.from('not json\n'), good]));
   t.same(await loadReplay(file), { problem: 'its header is not JSON' });
