@@ -152,9 +152,12 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     };
     // Read once for the first attempt; again for any later one (a replay changes the state it is given).
     let first = await loadResume();
+    // The replay the last attempt resumed from, if it did.
+    let resumed: Resume | undefined;
     const resume = async (): Promise<Resume | undefined> => {
       const r = first ?? (await loadResume());
       first = undefined;
+      resumed = r;
       return r;
     };
     let verification;
@@ -252,11 +255,14 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);
       const last = log.entries.at(-1);
       const genesis = log.entries[0];
-      if (last !== undefined)
-        saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, {
-          genesis,
-          ...(cacheMark === undefined || !verification.report.ok ? {} : { cache: cacheMark }),
-        });
+      const more = { genesis, ...(cacheMark === undefined || !verification.report.ok ? {} : { cache: cacheMark }) };
+      // Resumed with no entry after the replay, and the same members to keep beside it: the replay saved holds already.
+      const same =
+        resumed !== undefined &&
+        report.resumedFrom === report.entries &&
+        resumed.lastEntryHash === last?.entryHash &&
+        JSON.stringify([resumed.genesis, resumed.cache]) === JSON.stringify([more.genesis, more.cache]);
+      if (last !== undefined && !same) saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, more);
     }
     process.exitCode = report.ok ? 0 : 1;
   },

@@ -3,7 +3,7 @@
 // ends with the state a full run ends with; a replay that does not hold is set aside with a line
 // and everything is checked; a log that was rewritten under a saved replay is a problem.
 import t, { type Test } from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { archive } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -85,4 +85,26 @@ t.test('a replay that does not hold is set aside; a log rewritten under it is a 
   const rewritten = await archive(['verify', '--url', other.url, '--state', state]);
   t.equal(rewritten.code, 1, 'not OK');
   t.match(rewritten.stdout, /PROBLEM consistency/);
+});
+
+t.test('a run with no entry after the saved replay leaves it as it is; the next with new entries resumes from it', async (t) => {
+  const s = await startService(t);
+  await writes(t, s, 1);
+  for (const cache of [false, true]) {
+    const dir = tempDir(t);
+    const state = join(dir, 'verified.json');
+    const args = ['verify', '--url', s.url, '--state', state, ...(cache ? ['--cache', join(dir, 'log.jsonl')] : [])];
+    t.equal((await archive(args)).code, 0);
+    const saved = statSync(replayFile(state));
+    const again = await archive(args);
+    t.equal(again.code, 0, again.stdout + again.stderr);
+    t.match(again.stdout, /resumed from this verifier's replay saved at \d+ entries: the 0 entries after it/);
+    const now = statSync(replayFile(state));
+    t.same([now.ino, now.mtimeMs, now.size], [saved.ino, saved.mtimeMs, saved.size], `not written again (cache: ${cache})`);
+    await writes(t, s, cache ? 3 : 2);
+    const next = await archive(args);
+    t.equal(next.code, 0, next.stdout + next.stderr);
+    t.match(next.stdout, /resumed from this verifier's replay saved at \d+ entries: the [1-9]\d* entries after it/);
+    t.notSame(statSync(replayFile(state)).ino, saved.ino, 'written again after new entries');
+  }
 });
