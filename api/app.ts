@@ -25,6 +25,8 @@ import { batchRoute } from './forward-batch.js';
 import { minSeq } from './min-seq.js';
 import { isLeadership, Readers } from '../lib/service/readers.js';
 import { recordEntry } from '../lib/record/fold/index.js';
+import { explorerStatements } from './explorer/shell.js';
+import { loggedReader } from './logged.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */
@@ -79,6 +81,7 @@ export const REGISTER_LIMIT: RateLimit = { max: 20, windowSeconds: 3600 };
 export function createApp(d: Deployment, record: LiveRecord, opts: AppOptions = {}): Koa {
   const app = new Koa();
   app.proxy = false;
+  explorerStatements(app, loggedReader(d));
   const report = opts.report ?? ((e: unknown) => console.error(e));
   const note = opts.note ?? ((line: string) => console.warn(line));
   // Errors Koa sees outside the middleware (a connection that broke while the answer was due):

@@ -11,6 +11,8 @@
 //  3. GET /v2/papers/{id} and GET /v2/agents/{handle} (the prolific operator's agents included),
 //     p50 and p99, beside a bare route (GET /v1/log/sth) measured in the same run.
 // BENCH_LOG_DIR keeps the log and reuses it on the next run.
+import { loggedReader } from '../api/logged.js';
+import { claimMade } from '../lib/record/views/index.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,9 +86,12 @@ async function main(): Promise<void> {
 
   // 2. Queries of one or two words from the items' own text.
   const papers = [...s.papers.values()];
-  const queries = Array.from({ length: 2000 }, (_, i) => {
-    const c = s.claims.get(papers[Math.floor(rnd() * papers.length)]!.claims[0]!)!;
-    const ws = c.text.split(' ');
+  // Their statements read from the papers' entries (the state keeps none), the claims picked first.
+  const picked = Array.from({ length: 2000 }, () => s.claims.get(papers[Math.floor(rnd() * papers.length)]!.claims[0]!)!);
+  const logged = loggedReader(d);
+  const statements = await Promise.all(picked.map(async (c) => (await claimMade(c, logged)).text));
+  const queries = statements.map((text, i) => {
+    const ws = text.split(' ');
     const a = ws[Math.floor(rnd() * ws.length)]!;
     return i % 2 === 0 ? a : `${a} ${ws[Math.floor(rnd() * ws.length)]}`;
   });

@@ -9,6 +9,8 @@
 //     with three claims), beside the bare route GET /v1/log/sth under the same writes;
 //  3. the catch-up after a restart: the index closed, BENCH_CATCHUP entries logged (papers), an
 //     index opened on the same file brought up to date from its head, beside the build from zero.
+import { loggedReader } from '../api/logged.js';
+import { claimMade } from '../lib/record/views/index.js';
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,9 +126,12 @@ async function main(): Promise<void> {
     }
   })();
   const papers = [...s.papers.values()];
-  const queries = Array.from({ length: QUERIES }, (_, i) => {
-    const claim = s.claims.get(papers[Math.floor(rnd() * papers.length)]!.claims[0]!)!;
-    const ws = claim.text.split(' ');
+  // Their statements read from the papers' entries (the state keeps none), the claims picked first.
+  const picked = Array.from({ length: QUERIES }, () => s.claims.get(papers[Math.floor(rnd() * papers.length)]!.claims[0]!)!);
+  const logged = loggedReader(d);
+  const statements = await Promise.all(picked.map(async (c) => (await claimMade(c, logged)).text));
+  const queries = statements.map((text, i) => {
+    const ws = text.split(' ');
     const a = ws[Math.floor(rnd() * ws.length)]!;
     return i % 2 === 0 ? a : `${a} ${ws[Math.floor(rnd() * ws.length)]}`;
   });

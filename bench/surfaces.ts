@@ -28,7 +28,7 @@ import { startServer } from '../api/server.js';
 import { fmt, machine, quantile } from './stats.js';
 import { buildLog } from './build-log.js';
 import { atomFeed, feedItems } from '../lib/record/views/index.js';
-import { abstractReader } from '../api/logged.js';
+import { abstractReader, loggedReader } from '../api/logged.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(','));
@@ -112,9 +112,10 @@ async function feeds(dir: string): Promise<void> {
   const fr = await LiveRecord.open(fd);
   // Cold: every abstract read from the log; warm: the service's reader keeps them, so a feed made
   // again after the log grew reads only a new paper's.
-  const cold = () => atomFeed(fr.state, 'all', 'http://x', fd.origin, abstractReader(fd, 500));
+  const cold = () => atomFeed(fr.state, 'all', 'http://x', fd.origin, abstractReader(fd, 500), loggedReader(fd));
   const kept = abstractReader(fd, 500);
-  const warm = () => atomFeed(fr.state, 'all', 'http://x', fd.origin, kept);
+  const logged = loggedReader(fd);
+  const warm = () => atomFeed(fr.state, 'all', 'http://x', fd.origin, kept, logged);
   await time(50, cold);
   const made = await time(500, cold);
   const again = await time(500, warm);

@@ -4,7 +4,7 @@
 // reviews with their rationales; arguments linked to their own pages.
 import { html, join, type Html } from './html.js';
 import { claimScore, receiptCounting, reviewCounting } from '../../lib/record/numbers/index.js';
-import { argumentsInView, receiptView } from '../../lib/record/views/index.js';
+import { argumentsInView, claimTexts, receiptView } from '../../lib/record/views/index.js';
 import type { Claim, State } from '../../lib/record/fold/index.js';
 import type { EntryLookup } from '../logged.js';
 import { claimChart, type Mark } from './charts.js';
@@ -67,6 +67,8 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const section = <T>(list: ClaimList, items: ArrayLike<T>, seqOf: (item: T) => number) =>
     newestFirst(items, seqOf, q.before[list], q.limit);
 
+  // Its statement and test, and the test before an amendment, from their entries.
+  const texts = claimTexts(claim, entries.logged);
   const points = state.numbers.history.get(ref) ?? [];
   const moves = section('moves', points, (p) => p[0]);
   const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
@@ -163,14 +165,15 @@ ${text.slice(0, 279)}…`
 ${what}s`,
         })}`;
 
+  const t = await texts;
   return html`<p id="claim-id"><small>${claim.external ? 'External claim' : 'Claim'} <code>${ref}</code></small></p>
 ${about(state, claim)}
-<p>Test: ${claim.test}</p>
+<p>Test: ${t.test}</p>
 ${
   claim.amendment === null
     ? ''
     : html`<p id="amendment">Amended at entry ${entryLink(claim.amendment.seq)}; before it, the test \
-was: ${claim.amendment.before.test} (${claim.amendment.before.kind}).</p>`
+was: ${t.before!.test} (${claim.amendment.before.kind}).</p>`
 }
 <p id="numbers">credence <b>${c.credence.toFixed(4)}</b> (verified operators alone ${c.credenceVerified.toFixed(4)}), status \
 <b title="${STATUS_MEANING[c.status] ?? ''}">${c.status}</b>, prior ${c.prior.toFixed(4)}, use ${c.use}, \

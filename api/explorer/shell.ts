@@ -1,9 +1,18 @@
 // The explorer's page shell: one layout for every page, from a 390 px phone up, each page with its JSON read one click away; and
 // the pieces pages share (paging, times, fields in words, links to an item's page). The rules: docs/api.md#the-explorer.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type Koa from 'koa';
 import { empty, html, join, raw, type Html } from './html.js';
-import { tierOf, type State } from '../../lib/record/fold/index.js';
-import { type Subject, argumentInView, challengeInView, claimInView, feedLinks } from '../../lib/record/views/index.js';
+import { tierOf, type Claim, type State } from '../../lib/record/fold/index.js';
+import {
+  type ClaimEntries,
+  type Subject,
+  argumentInView,
+  challengeInView,
+  claimInView,
+  claimMade,
+  feedLinks,
+} from '../../lib/record/views/index.js';
 import { bareChallengeId } from '../../lib/protocol/ids.js';
 import { FIELD_NAMES } from '../../lib/protocol/schemas/index.js';
 
@@ -107,9 +116,54 @@ export async function respond(ctx: Koa.Context, json: string | null, render: () 
     ctx.status = 303;
     return;
   }
-  const text = await render();
+  const text = await withStatements(ctx.app, render);
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = text.toString();
+}
+
+/** The claims' statements a page names that were not kept, until read (docs/record.md#how-the-state-is-kept). */
+const missing = new AsyncLocalStorage<{ kept: Map<string, string>; claims: Map<string, Claim> }>();
+/** Statements kept by each app, the last read: a claim's statement never changes, and a page is shown again and again. */
+const KEPT = 20_000;
+/** Each app's reader of claims' entries and the statements it keeps. */
+const statementReaders = new WeakMap<Koa, { read: ClaimEntries; kept: Map<string, string> }>();
+
+/** The explorer's pages served by `app` read the claims' statements they show with `read`. */
+export function explorerStatements(app: Koa, read: ClaimEntries): void {
+  statementReaders.set(app, { read, kept: new Map() });
+}
+
+/**
+ * A page of `app` that names claims by their statements (claimStatement), rendered with them: the state keeps none, so
+ * a page that names one not kept yet is rendered once to learn which, and again once they are read, in one batch.
+ */
+export async function withStatements(app: Koa, render: () => Html | Promise<Html>): Promise<Html> {
+  const r = statementReaders.get(app);
+  if (r === undefined) throw new Error("the explorer's app has no reader of claims' entries (explorerStatements)");
+  const s = { kept: r.kept, claims: new Map<string, Claim>() };
+  const first = await missing.run(s, render);
+  if (s.claims.size === 0) return first;
+  const claims = [...s.claims.values()];
+  s.claims.clear();
+  const made = await Promise.all(claims.map((c) => claimMade(c, r.read)));
+  claims.forEach((c, i) => r.kept.set(c.ref, made[i]!.text));
+  const page = await missing.run(s, render);
+  // The oldest kept go first.
+  for (const ref of r.kept.keys()) {
+    if (r.kept.size <= KEPT) break;
+    r.kept.delete(ref);
+  }
+  return page;
+}
+
+/** Claim `ref`'s statement, within `withStatements`: '' on a first rendering that lacks it, until read. */
+export function claimStatement(state: State, ref: string): string {
+  const s = missing.getStore();
+  if (s === undefined) throw new Error(`claim ${ref}'s statement is shown outside withStatements`);
+  const text = s.kept.get(ref);
+  if (text !== undefined) return text;
+  s.claims.set(ref, state.claims.get(ref)!);
+  return '';
 }
 
 /** A ts as people read it: to the second, without the T and the Z (the full ts is its title). */
@@ -232,7 +286,7 @@ const CLAIM_SHORT = 160;
 export function claimLink(state: State, ref: string, form: 'quoted' | 'whole' = 'quoted', plain = ref): Html {
   const to = itemHref(state, { kind: 'claim', id: ref });
   if (to === null) return html`<code>${plain}</code>`;
-  const text = state.claims.get(ref)!.text;
+  const text = claimStatement(state, ref);
   if (form === 'whole') return html`<a class="claim" href="${to}" title="${ref}">${text}</a>`;
   const short = text.length > CLAIM_SHORT ? `${text.slice(0, CLAIM_SHORT - 1).trimEnd()}…` : text;
   return html`<a class="claim" href="${to}" title="${short === text ? ref : `${ref}: ${text}`}">“${short}”</a>`;

@@ -9,7 +9,7 @@ import { empty, html, isEmpty, join, type Html } from '../explorer/html.js';
 import { entryLookup } from '../logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
-import { agentLink, claimLink, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
+import { agentLink, claimLink, claimStatement, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';
 import { noVerifiedNotice, STATUS_MEANING, statusLegend } from '../explorer/status.js';
 import { CLAIM_LISTS, claimJson, claimPage, LIMIT, type ClaimQuery } from '../explorer/claim.js';
 import { argumentPage, CHECKS_LIMIT, receiptPage, RERUNS_LIMIT } from '../explorer/items.js';
@@ -88,7 +88,7 @@ ${statusLegend()}`,
     const q: ClaimQuery = { before: {}, limit: intParam(query, 'limit', { min: 1, max: 200, default: LIMIT }) };
     for (const list of CLAIM_LISTS) if (query.has(list)) q.before[list] = intParam(query, list, { min: 0 });
     const json = claimJson(claim);
-    await respond(ctx, json, async () => page(claim.text, await claimPage(state, entries, claim, q), { json }));
+    await respond(ctx, json, async () => page(claimStatement(state, ref), await claimPage(state, entries, claim, q), { json }));
   };
 
   const receipt: Handler = async (ctx, query) => {

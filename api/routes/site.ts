@@ -8,7 +8,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { html, join, type Html } from '../explorer/html.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
 import { KINDS_IN_PROSE } from '../../lib/service/search.js';
-import { abstractReader } from '../logged.js';
+import { abstractReader, loggedReader } from '../logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import type { Handler, Read, ReadEnv } from '../reads/read.js';
@@ -17,7 +17,7 @@ import { noteVerifierKey } from './log.js';
 import type { Readers } from '../../lib/service/readers.js';
 import type { State } from '../../lib/record/fold/index.js';
 import { claimScore } from '../../lib/record/numbers/index.js';
-import { claimLink, entryLink, page } from '../explorer/shell.js';
+import { claimLink, entryLink, page, withStatements } from '../explorer/shell.js';
 import { claimNumbersLine, paperLi } from '../explorer/work.js';
 import { noVerifiedNotice } from '../explorer/status.js';
 
@@ -171,16 +171,17 @@ verify it with \`archive verify\`
 export function siteReads({ d, record, readers, endpoints, witnesses, reads, openApi }: ReadEnv) {
   // Enough abstracts kept for every feed's papers.
   const abstractAt = abstractReader(d, (FIELDS.length + 1) * FEED_ITEMS);
+  const logged = loggedReader(d);
   // The last feed made of each field, for the log size and base it was made at: a reader without
   // a conditional GET costs no log reads until the log grows.
   const feeds = new Map<string, { key: string; xml: string }>();
 
-  const index: Handler = (ctx) => {
+  const index: Handler = async (ctx) => {
     ctx.vary('Accept');
     // A browser asks for HTML first; an agent (or curl, with */*) gets JSON.
     if (ctx.accepts('json', 'html') === 'html') {
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = landingPage(d, record, readers).toString();
+      ctx.body = (await withStatements(ctx.app, () => landingPage(d, record, readers))).toString();
       return;
     }
     // The index changes only with the tree size: cached by it.
@@ -219,7 +220,7 @@ export function siteReads({ d, record, readers, endpoints, witnesses, reads, ope
     let feed = feeds.get(m[1]!);
     if (feed?.key !== key) {
       // The feed's items are taken from the state before its first read of the log: of this size.
-      feed = { key, xml: await atomFeed(state, m[1]!, base, d.origin, abstractAt) };
+      feed = { key, xml: await atomFeed(state, m[1]!, base, d.origin, abstractAt, logged) };
       feeds.set(m[1]!, feed);
     }
     ctx.type = 'application/atom+xml; charset=utf-8';

@@ -19,6 +19,7 @@ import { params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 import { screen, type Screening } from '../../lib/service/screening.js';
 import { SEQ_HEADER } from '../min-seq.js';
+import { loggedReader } from '../logged.js';
 
 /** What to do next, in words, after `handle` registered (data, never instructions to obey). */
 const afterRegistering = (handle: string): string =>
@@ -50,6 +51,7 @@ export function writeRoutes(
   verify?: Verify,
 ): Router {
   const router = new Router();
+  const logged = loggedReader(d);
 
   // Registration is the one write that makes an operator, and with it a quota, without a key the
   // record already knows: every attempt counts against the client's address (docs/cli.md, "archive serve: limits per client address").
@@ -81,8 +83,13 @@ export function writeRoutes(
         ? checkOperatorEnvelope(body, types, d.operatorKeyString, now)
         : await checkAgentEnvelope(body, types, record.state, now, verify);
       // Screening reads the types whose descriptor says so; the record answers with the status its descriptor gives.
-      const verdict = entryTypeOf(type)!.screened === true ? screen(screening, type, envelope.payload) : undefined;
-      answer(ctx, record, await record.write(type, envelope, text, verdict));
+      const described = entryTypeOf(type)!;
+      const verdict = described.screened === true ? screen(screening, type, envelope.payload) : undefined;
+      const reply = await record.write(type, envelope, text, verdict);
+      // Its texts the state does not keep, read from their entries (a claim's amendment: its test and the one before).
+      if (described.answered !== undefined && reply.status === described.route?.status)
+        reply.body = await described.answered(record.state, reply.body, logged);
+      answer(ctx, record, reply);
     });
   }
   return router;

@@ -7,7 +7,7 @@ import { nextTurn } from 'tlog-engine';
 import type { LoggedEntry } from '../protocol/log-entry.js';
 import { SEARCH_KINDS, SEARCHED, searchOfKind, type Columns, type SearchHit, type SearchItem } from '../record/types/index.js';
 import { recordEntry, type RecordEntry, type State } from '../record/fold/index.js';
-import { claimInView, type Filters, type Logged } from '../record/views/index.js';
+import { claimInView, claimTexts, type ClaimEntries, type Filters, type Logged } from '../record/views/index.js';
 import { type Status, servedProbability } from '../record/numbers/index.js';
 import { ArchiveError } from '../protocol/errors.js';
 
@@ -156,6 +156,14 @@ export class SearchIndex {
   /** How many entries of the log were told (applied), and whose items wait, committed or not, to be written. */
   private told = 0;
   private queue: IndexedItem[] = [];
+  /** The items of told entries that read their text from other entries (an amendment's), until read: written with the queue's. */
+  private pending: { seq: number; items: Promise<IndexedItem[]> }[] = [];
+  /** Reads a claim's entries for the items whose text their own entry does not carry (an amended claim's statement). */
+  private readonly read: ClaimEntries = async (seq, type) => {
+    const [r] = await this.log.records(seq, 1);
+    if (r?.type !== type) throw new Error(`entry ${seq} is a ${r?.type}, not the ${type} the record names there`);
+    return (JSON.parse(r.payload) as { payload: unknown }).payload;
+  };
   /** The head the store holds, as this process last wrote or read it. */
   private head: IndexHead | null = null;
   /** Entries below this size were written before the state was rebuilt: told again, they are passed over. */
@@ -201,6 +209,7 @@ export class SearchIndex {
     this.state = state;
     this.told = state.size;
     this.queue = [];
+    this.pending = [];
     if (this.head === null || this.bringing) this.bringUp();
   }
 
@@ -210,6 +219,7 @@ export class SearchIndex {
     this.writes = true;
     this.generation++;
     this.queue = [];
+    this.pending = [];
     this.bringUp();
   }
 
@@ -218,6 +228,7 @@ export class SearchIndex {
     this.writes = false;
     this.generation++;
     this.queue = [];
+    this.pending = [];
   }
 
   private bringUp(): void {
@@ -285,7 +296,7 @@ export class SearchIndex {
         if (searched === undefined) continue;
         const e = recordEntry(r);
         const made = searched.made(state, e);
-        if (made !== null) batch.push(...searched.items(state, e, made));
+        if (made !== null) batch.push(...(await searched.items(state, e, made, this.read)));
       }
       from += page.length;
       await this.writeHead(batch, from);
@@ -304,7 +315,7 @@ export class SearchIndex {
     await this.store.clear();
     this.head = null;
     const size = state.size;
-    const todo: { item: Omit<IndexedItem, 'text'>; text?: Columns }[] = [];
+    const todo: { item: Omit<IndexedItem, 'text'>; text?: Columns | ((read: ClaimEntries) => Promise<Columns>) }[] = [];
     for (const searched of SEARCHED.values())
       for (const { text, ...item } of searched.standing?.(state) ?? []) if (item.seq < size) todo.push({ item, text });
     todo.sort((a, b) => a.item.seq - b.item.seq);
@@ -313,7 +324,7 @@ export class SearchIndex {
       const batch = todo.slice(i, i + BATCH);
       await this.readTexts(state, batch);
       if (generation !== this.generation) return null;
-      const items = batch.map(({ item, text }) => ({ ...item, text: text! }));
+      const items = batch.map(({ item, text }) => ({ ...item, text: text as Columns }));
       if (i + BATCH < todo.length) await this.store.write(items, { treeSize: 0, rootHash: '' });
       else await this.writeHead(items, size);
       this.progress.done += batch.length;
@@ -325,7 +336,12 @@ export class SearchIndex {
   }
 
   /** Reads the text of the items of `batch` that have none from the entries that made them. */
-  private async readTexts(state: State, batch: { item: Omit<IndexedItem, 'text'>; text?: Columns }[]): Promise<void> {
+  private async readTexts(
+    state: State,
+    batch: { item: Omit<IndexedItem, 'text'>; text?: Columns | ((read: ClaimEntries) => Promise<Columns>) }[],
+  ): Promise<void> {
+    // An item that reads its own text (an amended claim's, from two entries) reads it; the rest from the entries that made them.
+    for (const x of batch) if (typeof x.text === 'function') x.text = await x.text(this.read);
     const untold = batch.filter((x) => x.text === undefined);
     for (let i = 0; i < untold.length;) {
       // Entries near one another are read in one go.
@@ -335,9 +351,7 @@ export class SearchIndex {
       const records = await this.log.records(from, untold[j - 1]!.item.seq - from + 1);
       for (const x of untold.slice(i, j)) {
         const e = recordEntry(records[x.item.seq - from]!);
-        x.text = SEARCHED.get(e.type)!
-          .items(state, e, { id: x.item.key })
-          .find((it) => it.key === x.item.key)!.text;
+        x.text = (await SEARCHED.get(e.type)!.items(state, e, { id: x.item.key }, this.read)).find((it) => it.key === x.item.key)!.text;
       }
       i = j;
     }
@@ -356,7 +370,12 @@ export class SearchIndex {
     this.told = e.seq + 1;
     if (!this.writes || e.seq < this.written) return;
     const searched = SEARCHED.get(e.type);
-    if (searched !== undefined) this.queue.push(...searched.items(state, e, outcome));
+    const items = searched?.items(state, e, outcome, this.read);
+    if (items instanceof Promise) {
+      // Read and written with the entries committed after it; a read that fails fails that write (and is logged).
+      items.catch(() => undefined);
+      this.pending.push({ seq: e.seq, items });
+    } else if (items !== undefined) this.queue.push(...items);
     this.flushSoon();
   }
 
@@ -400,10 +419,24 @@ export class SearchIndex {
   private async flush(generation: number): Promise<void> {
     const size = Math.min(this.log.size, this.told);
     if (size <= this.size) return;
-    const items: IndexedItem[] = [];
+    // The items that read their text are read first, kept pending meanwhile (a search waits for them); one that fails is left out.
+    const read = this.pending.filter((p) => p.seq < size);
+    const texts = await Promise.all(
+      read.map((p) =>
+        p.items.catch((err: unknown) => {
+          console.error(`archive: reading the search items of entry ${p.seq} failed:`, err);
+          return [];
+        }),
+      ),
+    );
+    if (generation !== this.generation) return;
+    this.pending = this.pending.filter((p) => !read.includes(p));
+    const items: IndexedItem[] = texts.flat();
     const rest: IndexedItem[] = [];
     for (const it of this.queue) (it.seq < size ? items : rest).push(it);
     this.queue = rest;
+    // In log order, as told: an amended claim's version after the claim's own (a stable sort keeps an entry's items in order).
+    if (read.length > 0) items.sort((a, b) => a.seq - b.seq);
     // Until written, these items are in neither the queue nor the store (a write that fails leaves them counted).
     this.unwritten += items.length;
     const root = hex(await this.log.rootAt(size));
@@ -423,7 +456,14 @@ export class SearchIndex {
       if (this.writes) {
         // No item of an entry below `size` waits to be written: the index as it stands holds them all
         // (the entries since its head made no items), so the search need not wait for it to move its head.
-        if (!this.bringing && this.head !== null && this.told >= size && this.unwritten === 0 && !this.queue.some((it) => it.seq < size))
+        if (
+          !this.bringing &&
+          this.head !== null &&
+          this.told >= size &&
+          this.unwritten === 0 &&
+          !this.queue.some((it) => it.seq < size) &&
+          !this.pending.some((it) => it.seq < size)
+        )
           return true;
         if (this.bringing) {
           if (!(await settledWithin(this.ready, deadline - Date.now()))) return false;
@@ -667,11 +707,12 @@ export async function searchResult(state: State, r: { kind: Kind; key: string },
     case 'external': {
       const c = state.claims.get(r.key)!;
       const s = state.numbers.scores.get(c.ref)!;
+      const t = await claimTexts(c, logged);
       return {
         kind: r.kind,
         id: c.ref,
         title: c.external ? c.source! : state.papers.get(c.paper)!.title,
-        snippet: snippet(c.external ? [c.text, c.test, c.source!] : [c.text, c.test], words),
+        snippet: snippet(c.external ? [t.text, t.test, c.source!] : [t.text, t.test], words),
         seq: c.seq,
         agent: c.agent,
         operatorId: c.operatorId,

@@ -2,6 +2,8 @@
 // constitution's page (docs/api.md#the-explorer): each the items of its JSON read, in its order,
 // a page at a time by the read's cursor, each linked from the header of every page and to its
 // JSON; the constitution's Markdown rendered as HTML, nothing in it taken as markup but Markdown.
+import { claimMade } from '../../lib/record/views/index.js';
+import { loggedReader } from '../../api/logged.js';
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { oneOfEach, register, send } from '../helpers/agents.js';
@@ -90,7 +92,7 @@ t.test('the list of challenges: ranked as GET /v2/challenges, open ones or all, 
   const ranked = (await s.get('/v2/challenges')).body.challenges.map((c: { id: string }) => c.id);
   t.same(linked(open, 'challenges', '/explore/challenges/'), ranked, 'in the order of the JSON read');
   t.match(open, '<a class="json" id="json" href="/v2/challenges">JSON</a>');
-  const claimText = s.record.state.claims.get(one.c2)!.text;
+  const claimText = (await claimMade(s.record.state.claims.get(one.c2)!, loggedReader(s.d))).text;
   t.match(
     open,
     new RegExp(

@@ -2,6 +2,8 @@
 // while the record grows; a claim's page with where it comes from, why it has its status, its
 // evidence dated, linked and said to count or not; receipts' and arguments' pages; the log
 // page's who and what; the JSON one link (or one Accept) away; errors as pages for browsers.
+import { claimMade } from '../../lib/record/views/index.js';
+import { loggedReader } from '../../api/logged.js';
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
@@ -384,7 +386,7 @@ t.test('every page names a claim by its statement, never by its id alone', async
     const links = [...page.matchAll(/<a [^>]*href="\/explore\/claims\/([^"#?]+)"[^>]*>(.*?)<\/a>/g)];
     if (!path.startsWith('/explore/claims/')) t.ok(links.length > 0, `${path} links claims`);
     for (const [, ref, inner] of links) {
-      const text = s.record.state.claims.get(decodeURIComponent(ref!))!.text;
+      const text = (await claimMade(s.record.state.claims.get(decodeURIComponent(ref!))!, loggedReader(s.d))).text;
       t.equal(inner!.replace(/^“(.*)”$/, '$1'), escaped(text), `${path}: ${decodeURIComponent(ref!)} named by its statement`);
     }
   }

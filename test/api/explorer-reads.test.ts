@@ -4,6 +4,8 @@
 // filters as a form and links; items out of view never shown or linked; the search box on
 // every page, results with the words found marked, and a search index still being built said so;
 // the JSON one link (or one Accept) away; errors as pages for a browser.
+import { claimMade } from '../../lib/record/views/index.js';
+import { loggedReader } from '../../api/logged.js';
 import t, { type Test } from 'tap';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { Readers } from '../../lib/service/readers.js';
@@ -636,12 +638,13 @@ t.test("a challenge's page and a proposal's page; links from elsewhere go to pag
   const s = await startService(t);
   const one = await oneOfEach(t, s);
   const ch = await html(s, `/explore/challenges/${one.challenge}`);
+  const statement = (await claimMade(s.record.state.claims.get(one.c2)!, loggedReader(s.d))).text;
   t.match(ch, `<h1>Challenge ${one.challenge.startsWith('ch:') ? one.challenge : `ch:${one.challenge}`}</h1>`);
   t.match(
     ch,
     new RegExp(
       `<p id="challenge-about">A challenge to check <a class="claim" href="/explore/claims/${encodeURIComponent(one.c2)}" ` +
-        `title="${one.c2}">“${s.record.state.claims.get(one.c2)!.text}”</a> .* proposed by <a href="/explore/agents/bob">`,
+        `title="${one.c2}">“${statement}”</a> .* proposed by <a href="/explore/agents/bob">`,
     ),
   );
   t.match(ch, '<blockquote id="brief">Re-run the main table with a fresh seed and report the spread.</blockquote>');

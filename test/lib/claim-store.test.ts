@@ -17,8 +17,6 @@ function claim(i: number, external: boolean, n = 1): Omit<Claim, 'amendment' | '
     paper: ref.slice(0, ref.lastIndexOf('#')),
     external,
     kind: i % 3 === 0 ? 'conceptual' : 'empirical',
-    text: `claim ${i} ${n}: larger batches lower accuracy ✓`,
-    test: `test of claim ${i} ${n}`,
     confidence: external ? null : ((i * 7 + n) % 101) / 100,
     source: external ? `doi:10.1234/${i}` : null,
     operatorId: `op_${i % 4}`,
@@ -26,6 +24,12 @@ function claim(i: number, external: boolean, n = 1): Omit<Claim, 'amendment' | '
     seq: 100 + i,
   };
 }
+
+/** The test claim `ref` is made with (the state keeps its hash: its texts stay on the log). */
+const testOf = (ref: string): string => `test of claim ${ref} ✓`;
+
+/** Adds claim `c` to `state`, with its test. */
+const add = (state: State, c: Omit<Claim, 'amendment' | 'evidence'>): number => state.claims.add(c, testOf(c.ref));
 
 /** Equal as JSON: the same members in the same order. */
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -65,16 +69,19 @@ t.test(
       fc.property(ops, (list: Op[]) => {
         let state = emptyState();
         const model = new Map<string, Claim>();
+        // Each claim's test as it stands: the state holds its hash, which must say so, and no other test.
+        const tests = new Map<string, string>();
         for (const op of list) {
           if (op === 'restore') state = restore(state);
           else if ('add' in op) {
             const c = claim(op.add, op.external, op.n);
             if (model.has(c.ref)) {
-              if (!throws(() => state.claims.add(c))) return false;
+              if (!throws(() => add(state, c))) return false;
               continue;
             }
-            if (state.claims.add(c) !== model.size) return false;
+            if (add(state, c) !== model.size) return false;
             model.set(c.ref, { ...c, amendment: null, evidence: 0 });
+            tests.set(c.ref, testOf(c.ref));
           } else if (model.size > 0) {
             const ref = [...model.keys()][('amend' in op ? op.amend : op.evidence) % model.size]!;
             const m = model.get(ref)!;
@@ -83,11 +90,11 @@ t.test(
               m.evidence++;
             } else {
               const kind = op.conceptual ? 'conceptual' : 'empirical';
-              const test = op.test ? `${m.test}, amended` : m.test;
+              const test = op.test ? `${tests.get(ref)!}, amended` : undefined;
               state.claims.amend(ref, 500, kind, test);
-              m.amendment = { seq: 500, before: { kind: m.kind, test: m.test } };
+              m.amendment = { seq: 500, before: { kind: m.kind } };
               m.kind = kind;
-              m.test = test;
+              if (test !== undefined) tests.set(ref, test);
             }
           }
         }
@@ -96,6 +103,7 @@ t.test(
           c.size === model.size &&
           [...c.keys()].join() === [...model.keys()].join() &&
           [...model].every(([ref, m], row) => same(c.get(ref), m) && same(c.at(row), m) && c.rowOf(ref) === row && c.has(ref)) &&
+          [...tests.values()].every((test, row) => c.testMayBe(row, test) && !c.testMayBe(row, `${test}.`)) &&
           [...c.values()].every((v, row) => same(v, [...model.values()][row])) &&
           !c.has(paperRef(999, 1)) &&
           c.get(paperRef(999, 1)) === undefined &&
@@ -111,7 +119,7 @@ t.test(
 t.test('the claims restored: every ref found by the index read back, the columns their own, growing with new claims', async (t) => {
   const N = 5000;
   const state = emptyState();
-  for (let i = 0; i < N; i++) state.claims.add(claim(i, i % 10 === 0, 1 + (i % 3)));
+  for (let i = 0; i < N; i++) add(state, claim(i, i % 10 === 0, 1 + (i % 3)));
   const back = restore(state);
   t.equal(back.claims.size, N);
   t.ok(
@@ -125,8 +133,8 @@ t.test('the claims restored: every ref found by the index read back, the columns
   t.equal(back.claims.get(paperRef(11, 3))!.paper, paperRef(11, 3).slice(0, -3), 'its paper read from its ref');
   // Past each column's room and the index's half: every column grows, the index resizes; both states stay the same.
   for (let i = N; i < 3 * N; i++) {
-    back.claims.add(claim(i, false, 1));
-    state.claims.add(claim(i, false, 1));
+    add(back, claim(i, false, 1));
+    add(state, claim(i, false, 1));
   }
   back.claims.addEvidence(paperRef(1, 2));
   state.claims.addEvidence(paperRef(1, 2));
@@ -135,13 +143,13 @@ t.test('the claims restored: every ref found by the index read back, the columns
     `each of ${3 * N} claims the same in both, at the same row`,
   );
   t.equal(stateDigest(back), stateDigest(state), 'the same state digest');
-  t.throws(() => state.claims.add(claim(3, false, 1)), /on the record already/, 'a ref already held is not added twice');
+  t.throws(() => add(state, claim(3, false, 1)), /on the record already/, 'a ref already held is not added twice');
   t.throws(() => state.claims.addEvidence(paperRef(99999, 1)), /no claim/, 'evidence on a claim the record does not hold');
 });
 
 t.test("a snapshot's copy taken before a claim changes keeps the claim as it was at the copy", async (t) => {
   const state = emptyState();
-  for (let i = 0; i < 200; i++) state.claims.add(claim(i, i % 5 === 0, 1));
+  for (let i = 0; i < 200; i++) add(state, claim(i, i % 5 === 0, 1));
   const ref = paperRef(1, 1);
   const was = state.claims.get(ref)!;
   const digest = stateDigest(state);
@@ -151,7 +159,7 @@ t.test("a snapshot's copy taken before a claim changes keeps the claim as it was
     if (turns++ === 0) {
       state.claims.amend(ref, 900, 'conceptual', 'another test');
       state.claims.addEvidence(ref);
-      state.claims.add(claim(500, false, 1));
+      add(state, claim(500, false, 1));
     }
   });
   const back = readState(Buffer.concat(await body), state.size);
@@ -160,10 +168,11 @@ t.test("a snapshot's copy taken before a claim changes keeps the claim as it was
   t.same(state.claims.get(ref), {
     ...was,
     kind: 'conceptual',
-    test: 'another test',
     evidence: 1,
-    amendment: { seq: 900, before: { kind: was.kind, test: was.test } },
+    amendment: { seq: 900, before: { kind: was.kind } },
   });
+  t.ok(state.claims.testMayBe(1, 'another test'), 'its test amended');
+  t.ok(back.claims.testMayBe(1, testOf(ref)) && !back.claims.testMayBe(1, 'another test'), 'the copy holds its test as it was');
   t.same(back.claims.get(ref), was, 'the copy holds the claim as it was: not amended, no evidence');
   t.equal(back.claims.size, 200, 'nor the claim added after the copy');
   t.equal(stateDigest(back), digest, 'the state digest of the state at the copy');

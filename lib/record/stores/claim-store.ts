@@ -1,5 +1,6 @@
 // Every claim on the record, held as columns (columns.ts), one row per claim in log order: the row is the claim's ordinal in
-// the numbers (numbers/indexes.ts). Reads see each claim as the object it always was (docs/record.md#how-the-state-is-kept).
+// the numbers (numbers/indexes.ts). Reads see each claim as the object it always was, without its statement and test, which
+// are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
 import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints } from './columns.js';
 
 export interface Claim {
@@ -8,16 +9,16 @@ export interface Claim {
   paper: string;
   external: boolean;
   kind: 'empirical' | 'conceptual';
-  text: string;
-  test: string;
   /** The author's stated confidence (paper claims); null for external claims. */
   confidence: number | null;
   source: string | null;
   /** The author operator: the paper's, or the one that registered the external claim. */
   operatorId: string;
   agent: string;
+  /** The entry that made it, which holds its statement and test (a paper's `claims[i]`, an external claim's quote and test). */
   seq: number;
-  amendment: { seq: number; before: { kind: string; test: string } } | null;
+  /** Its amendment's entry (which holds its test after, when it changed the test) and its kind before. */
+  amendment: { seq: number; before: { kind: string } } | null;
   /** Receipts committed, reviews and arguments filed on it: any evidence stops amendment. */
   evidence: number;
 }
@@ -34,8 +35,8 @@ export interface ClaimsData {
   agent: Ints;
   operator: Ints;
   evidence: Ints;
-  text: string[];
-  test: string[];
+  /** The hash of each claim's test as it stands (`hashText`), for the amendment's "nothing changes". */
+  testHash: Ints;
   agents: string[];
   operators: string[];
   /** An external claim's source, by row. */
@@ -49,8 +50,8 @@ export interface ClaimsData {
 const CONCEPTUAL = 1;
 const EXTERNAL = 2;
 
-/** A string's hash for the ref index (FNV-1a over its UTF-16 code units). */
-function hashRef(s: string): number {
+/** A string's hash for the ref index and a test's (FNV-1a over its UTF-16 code units). */
+export function hashText(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h ^ (h >>> 15);
@@ -69,8 +70,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
   private agent = new Int32Array(16);
   private operator = new Int32Array(16);
   private evidence = new Int32Array(16);
-  private text: string[] = [];
-  private test: string[] = [];
+  private testHash = new Int32Array(16);
   private agents = new Interned();
   private operators = new Interned();
   private sources = new Map<number, string>();
@@ -83,7 +83,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
   /** Claims whose refs are `refs` (of a snapshot, with `index`, the ref index as it stood; else none yet). */
   private constructor(refs: string[], index?: Ints) {
     this.refs = refs;
-    this.index = new RowIndex((row) => hashRef(this.refs[row]!));
+    this.index = new RowIndex((row) => hashText(this.refs[row]!));
     if (index !== undefined) this.index.adopt(index, refs.length);
   }
 
@@ -97,7 +97,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
   }
 
   /** Appends a claim (not amended, no evidence yet); returns its row. */
-  add(c: Omit<Claim, 'amendment' | 'evidence'>): number {
+  add(c: Omit<Claim, 'amendment' | 'evidence'>, test: string): number {
     if (this.rowOf(c.ref) >= 0) throw new Error(`claim ${c.ref} is on the record already`);
     const row = this.refs.length;
     const n = row + 1;
@@ -108,14 +108,14 @@ export class Claims implements ReadonlyMap<string, Claim> {
     this.agent = grow(this.agent, n);
     this.operator = grow(this.operator, n);
     this.evidence = grow(this.evidence, n);
+    this.testHash = grow(this.testHash, n);
     this.flags[row] = (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0);
     this.confidence[row] = c.confidence ?? NaN;
     this.seq[row] = c.seq;
     this.agent[row] = this.agents.of(c.agent);
     this.operator[row] = this.operators.of(c.operatorId);
     this.evidence[row] = 0;
-    this.text.push(c.text);
-    this.test.push(c.test);
+    this.testHash[row] = hashText(test);
     if (c.source !== null) this.sources.set(row, c.source);
     if (paperOfRef(c.ref) !== c.paper) this.papers.set(row, c.paper);
     this.index.insert(row);
@@ -125,7 +125,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
   /** The row of claim `ref` (its ordinal), or -1. */
   rowOf(ref: string): number {
     this.probe = ref;
-    return this.index.find(hashRef(ref), this.isProbe);
+    return this.index.find(hashText(ref), this.isProbe);
   }
 
   /** The row of claim `ref`, which the record holds. */
@@ -158,6 +158,13 @@ export class Claims implements ReadonlyMap<string, Claim> {
   evidenceAt(row: number): number {
     return this.evidence[row]!;
   }
+  /**
+   * Whether `test` may be the test of the claim at `row` as it stands: false when it is not; true when it is, or (a
+   * chance of one in 2 ** 32) another test of the same hash. The texts stay on the log.
+   */
+  testMayBe(row: number, test: string): boolean {
+    return this.testHash[row] === hashText(test);
+  }
 
   /** Counts one more piece of evidence on claim `ref` (a receipt committed, a review or an argument filed): it stops amendment. */
   addEvidence(ref: string): void {
@@ -165,12 +172,12 @@ export class Claims implements ReadonlyMap<string, Claim> {
     this.evidence[row] = this.evidence[row]! + 1;
   }
 
-  /** Amends claim `ref` at entry `seq` (claim.amend): its kind and test, the ones before kept. */
-  amend(ref: string, seq: number, kind: Claim['kind'], test: string): void {
+  /** Amends claim `ref` at entry `seq` (claim.amend): its kind, and its test when given; the kind before kept. */
+  amend(ref: string, seq: number, kind: Claim['kind'], test: string | undefined): void {
     const row = this.ordinal(ref);
-    this.amendments.set(row, { seq, before: { kind: this.kindAt(row), test: this.test[row]! } });
+    this.amendments.set(row, { seq, before: { kind: this.kindAt(row) } });
     this.flags[row] = (this.flags[row]! & ~CONCEPTUAL) | (kind === 'conceptual' ? CONCEPTUAL : 0);
-    this.test[row] = test;
+    if (test !== undefined) this.testHash[row] = hashText(test);
   }
 
   /** The claim at `row`, as an object (its members in the order they always had). */
@@ -182,8 +189,6 @@ export class Claims implements ReadonlyMap<string, Claim> {
       paper: (this.papers.size > 0 ? this.papers.get(row) : undefined) ?? paperOfRef(ref),
       external: this.externalAt(row),
       kind: this.kindAt(row),
-      text: this.text[row]!,
-      test: this.test[row]!,
       confidence: Number.isNaN(confidence) ? null : confidence,
       source: this.sources.size > 0 ? (this.sources.get(row) ?? null) : null,
       operatorId: this.operatorAt(row),
@@ -221,7 +226,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
 
   /**
    * The columns written once, when a claim is added, are shared by a snapshot (`stable`); a claim's
-   * kind (in its flags) and test change when it is amended and its evidence count as evidence lands, so those are copied.
+   * kind (in its flags) and test's hash change when it is amended and its evidence count as evidence lands, so those are copied.
    */
   pack(): ClaimsData {
     const n = this.size;
@@ -233,8 +238,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
       agent: stable(this.agent.subarray(0, n)),
       operator: stable(this.operator.subarray(0, n)),
       evidence: this.evidence.subarray(0, n),
-      text: this.text,
-      test: this.test,
+      testHash: this.testHash.subarray(0, n),
       agents: this.agents.list,
       operators: this.operators.list,
       sources: [...this.sources],
@@ -246,7 +250,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
   /** The claims `pack` wrote, whose refs are `refs` (the numbers' `index.refs` read back with them). */
   static unpack(d: ClaimsData, refs: string[]): Claims {
     const n = refs.length;
-    if (d.seq.length !== n || d.text.length !== n) throw new Error(`${d.seq.length} claims' columns for ${n} refs`);
+    if (d.seq.length !== n || d.testHash.length !== n) throw new Error(`${d.seq.length} claims' columns for ${n} refs`);
     const c = new Claims(refs, d.refIndex);
     c.flags = owned(d.flags, n);
     c.confidence = owned(d.confidence, n);
@@ -254,8 +258,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
     c.agent = owned(d.agent, n);
     c.operator = owned(d.operator, n);
     c.evidence = owned(d.evidence, n);
-    c.text = d.text;
-    c.test = d.test;
+    c.testHash = owned(d.testHash, n);
     c.agents = new Interned([...d.agents]);
     c.operators = new Interned([...d.operators]);
     c.sources = new Map(d.sources);

@@ -8,6 +8,7 @@ import type { Counted } from '../numbers/counting.js';
 import type { RecordEntry, SignedWrite, State } from '../fold/state.js';
 import type { Signer as SignedBy } from '../admission/signer.js';
 import type { Schema } from '../../protocol/schemas/json.js';
+import type { ClaimEntries } from '../views/claim-texts.js';
 
 /** What `check` returns for a write that is already so: answered 200 with `reply`, nothing written. */
 export interface AlreadySo {
@@ -103,8 +104,11 @@ export interface SearchHit {
 export interface Searched<Logged = unknown> {
   /** The kinds of item its entries add; none for a type that only makes new versions of others' items (claim.amend). */
   readonly kinds: readonly SearchKind[];
-  /** The items entry `e` makes, their text as of that entry, given what its apply reported. */
-  items(state: State, e: RecordEntry<Logged>, outcome: { readonly id?: string }): SearchItem[];
+  /**
+   * The items entry `e` makes, their text as of that entry, given what its apply reported; a text the entry does not
+   * carry (an amended claim's statement) is read with `read` from the entry that does.
+   */
+  items(state: State, e: RecordEntry<Logged>, outcome: { readonly id?: string }, read: ClaimEntries): SearchItem[] | Promise<SearchItem[]>;
   /**
    * What entry `e` made, read again from the entry and the state when the index catches up from
    * the log (as its apply reported it, enough for `items`): null when the state holds nothing of it.
@@ -113,9 +117,10 @@ export interface Searched<Logged = unknown> {
   /**
    * For an index built anew from the state: the items of its kinds the state holds, each as of the
    * entry that made it, with its text, or without when it is read again from that entry: by `items`,
-   * given `{id: key}` as the outcome (so such an item's key is the id its entry's apply reports, as a paper's).
+   * given `{id: key}` as the outcome (so such an item's key is the id its entry's apply reports, as a paper's, or one of
+   * its claims' refs), or read by `text` itself from other entries (an amended claim's).
    */
-  standing?(state: State): Iterable<Omit<SearchItem, 'text'> & { text?: Columns }>;
+  standing?(state: State): Iterable<Omit<SearchItem, 'text'> & { text?: Columns | ((read: ClaimEntries) => Promise<Columns>) }>;
   /** A found item of one of its kinds as it stands, for a kind the search does not serve specially. */
   hit?(state: State, key: string): SearchHit | null;
 }
@@ -182,6 +187,11 @@ export interface EntryType<Logged = unknown, Outcome = unknown, By extends Signe
    * counts): the JSON Schema of that answer, which the OpenAPI description gives as its response.
    */
   readonly answer?: Schema;
+  /**
+   * For a write whose answer names texts the state does not keep (docs/record.md#how-the-state-is-kept): its answer
+   * (what its apply reported, with its seq) completed from the entries that carry them, read with `read`.
+   */
+  readonly answered?: (state: State, answer: Record<string, unknown>, read: ClaimEntries) => Promise<Record<string, unknown>>;
   /** What the search indexes of it (docs/api.md#search); a type without it is not searched. */
   readonly search?: Searched<Logged>;
   /**

@@ -9,6 +9,7 @@ import { paperCounting } from '../numbers/counting.js';
 import { DEFAULT_MINUTES, untouched } from '../numbers/rescore.js';
 import { entryType, type Columns, type SearchItem } from './descriptor.js';
 import { entrySubject } from '../views/subject.js';
+import { claimMade, claimTexts, type ClaimEntries } from '../views/claim-texts.js';
 import {
   arr,
   claimKind,
@@ -127,11 +128,14 @@ const claimAmendSchema = signed(
   ['claim'],
 );
 
-/** A claim's search columns as it stands: its statement, test and (an external claim's) source. */
-function claimText(state: State, ref: string): Columns {
-  const c = state.claims.get(ref)!;
-  return [c.text, c.test, c.source ?? ''];
+/** An amended claim's search columns as it stands, read from its entries: its statement, test and (an external claim's) source. */
+async function amendedColumns(c: Claim, read: ClaimEntries): Promise<Columns> {
+  const t = await claimTexts(c, read);
+  return [t.text, t.test, c.source ?? ''];
 }
+
+/** The paper or external claim whose search items an outcome's id names: the id, or the id of one of its claims' refs. */
+const madeBy = (id: string): string => id.replace(/#C[0-9]+$/, '');
 
 /** What entry `e` made, as an id its subject names (a paper's, or an external claim's ref), when the state holds it. */
 function subjectIn(state: State, e: RecordEntry, has: (id: string) => boolean): string | null {
@@ -183,7 +187,7 @@ export const paper = entryType({
       { name: 'claim', code: 1, plural: 'claims', columns: ['statement', 'test', ''] },
     ],
     items(state, e, outcome) {
-      const p = state.papers.get(outcome.id!)!;
+      const p = state.papers.get(madeBy(outcome.id!))!;
       const payload = e.logged.payload;
       return [
         { key: p.id, kind: 'paper', seq: e.seq, text: [payload.title, payload.abstract, payload.methods ?? ''] },
@@ -200,7 +204,11 @@ export const paper = entryType({
     *standing(state) {
       for (const p of state.papers.values()) {
         yield { key: p.id, kind: 'paper', seq: p.seq };
-        for (const ref of p.claims) yield { key: ref, kind: 'claim', seq: p.seq, text: claimText(state, ref) };
+        // A claim is read from the paper's entry (its key is its ref); an amended one from its amendment's too.
+        for (const ref of p.claims) {
+          const c = state.claims.get(ref)!;
+          yield { key: ref, kind: 'claim', seq: p.seq, ...(c.amendment === null ? {} : { text: (read) => amendedColumns(c, read) }) };
+        }
       }
     },
   },
@@ -259,19 +267,20 @@ export const paper = entryType({
       models: p.models ?? [],
     });
     p.claims.forEach((c, i) => {
-      state.claims.add({
-        ref: claims[i]!,
-        paper: id,
-        external: false,
-        kind: c.kind ?? 'empirical',
-        text: c.text,
-        test: c.test,
-        confidence: c.confidence,
-        source: null,
-        operatorId: agent.operatorId,
-        agent: agent.handle,
-        seq: e.seq,
-      });
+      state.claims.add(
+        {
+          ref: claims[i]!,
+          paper: id,
+          external: false,
+          kind: c.kind ?? 'empirical',
+          confidence: c.confidence,
+          source: null,
+          operatorId: agent.operatorId,
+          agent: agent.handle,
+          seq: e.seq,
+        },
+        c.test,
+      );
     });
     // Spec 4.3: "paper id, claim refs, where shown".
     return { id, claims, page: `/v2/papers/${id}` };
@@ -315,7 +324,7 @@ export const external = entryType({
     kinds: [{ name: 'external', code: 2, plural: 'external claims', columns: ['quote', 'test', 'source'] }],
     items(_state, e, outcome) {
       const p = e.logged.payload;
-      return [{ key: `${outcome.id}#C1`, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
+      return [{ key: `${madeBy(outcome.id!)}#C1`, kind: 'external', seq: e.seq, text: [p.quote, p.test, p.source] }];
     },
     made(state, e) {
       const ref = subjectIn(state, e, (id) => state.claims.has(id));
@@ -324,8 +333,11 @@ export const external = entryType({
     *standing(state) {
       const claims = state.claims;
       for (let row = 0; row < claims.size; row++)
-        if (claims.externalAt(row))
-          yield { key: claims.refAt(row), kind: 'external', seq: claims.seqAt(row), text: claimText(state, claims.refAt(row)) };
+        if (claims.externalAt(row)) {
+          // Read from its entry (its key is its ref); an amended one from its amendment's too.
+          const c = claims.at(row);
+          yield { key: c.ref, kind: 'external', seq: c.seq, ...(c.amendment === null ? {} : { text: (read) => amendedColumns(c, read) }) };
+        }
     },
   },
   origin: 'write',
@@ -355,19 +367,20 @@ export const external = entryType({
     const id = e.id ?? externalId(p.source, p.quote);
     const agent = state.agents.get(p.agent.handle)!;
     const ref = `${id}#C1`;
-    state.claims.add({
-      ref,
-      paper: id,
-      external: true,
-      kind: p.kind ?? 'empirical',
-      text: p.quote,
-      test: p.test,
-      confidence: null,
-      source: p.source,
-      operatorId: agent.operatorId,
-      agent: agent.handle,
-      seq: e.seq,
-    });
+    state.claims.add(
+      {
+        ref,
+        paper: id,
+        external: true,
+        kind: p.kind ?? 'empirical',
+        confidence: null,
+        source: p.source,
+        operatorId: agent.operatorId,
+        agent: agent.handle,
+        seq: e.seq,
+      },
+      p.test,
+    );
     // Spec 4.3: {id, ref, kind, next}; `next` says what the record now takes, in words.
     return { id, ref, kind: p.kind ?? 'empirical', next: `${ref} is on the record: checks, reviews and arguments may name it.` };
   },
@@ -392,9 +405,12 @@ export const amend = entryType({
   // A new version of the claim it amends (a claim or an external claim), its text as it stands (a claim is amended once).
   search: {
     kinds: [],
-    items(state, e) {
-      const ref = e.logged.payload.claim;
-      return [{ key: ref, kind: state.claims.get(ref)!.external ? 'external' : 'claim', seq: e.seq, text: claimText(state, ref) }];
+    async items(state, e, _outcome, read) {
+      const p = e.logged.payload;
+      const c = state.claims.get(p.claim)!;
+      // Its statement from the claim's entry; its test its own, or (only its kind amended) the one the claim was made with.
+      const made = await claimMade(c, read);
+      return [{ key: c.ref, kind: c.external ? 'external' : 'claim', seq: e.seq, text: [made.text, p.test ?? made.test, c.source ?? ''] }];
     },
     made: (state, e) => (state.claims.has(e.logged.payload.claim) ? {} : null),
   },
@@ -419,17 +435,22 @@ export const amend = entryType({
     if (claim.evidence > 0)
       throw conflict('payload.claim: evidence has landed on it (a receipt, review or argument); it can no longer be amended');
     const kind = p.kind ?? claim.kind;
-    const test = p.test ?? claim.test;
-    if (kind === claim.kind && test === claim.test) throw conflict('payload: nothing changes (kind and test as they stand)');
+    // The test as it stands is on the log, not in the state: its hash says whether it may be the same (docs/record.md).
+    const sameTest = p.test === undefined || state.claims.testMayBe(state.claims.ordinal(claim.ref), p.test);
+    if (kind === claim.kind && sameTest) throw conflict('payload: nothing changes (kind and test as they stand)');
   },
   apply(state, e) {
     const p = e.logged.payload;
     const claim = state.claims.get(p.claim)!;
-    const before = { kind: claim.kind, test: claim.test };
     const kind = p.kind ?? claim.kind;
-    const test = p.test ?? claim.test;
-    state.claims.amend(claim.ref, e.seq, kind, test);
-    return { claim: claim.ref, kind, test, before };
+    state.claims.amend(claim.ref, e.seq, kind, p.test);
+    // The tests are read from the log for the answer (`answered`).
+    return { claim: claim.ref, kind, test: p.test ?? null, before: { kind: claim.kind, test: null as string | null } };
+  },
+  // Its answer's test, and the test before, read from the claim's entry and the amendment's.
+  async answered(state, answer, read) {
+    const t = await claimTexts(state.claims.get(answer.claim as string)!, read);
+    return { ...answer, test: t.test, before: t.before };
   },
   numbers: (_state, e) => ({ ...untouched(), claims: [e.logged.payload.claim] }),
 });

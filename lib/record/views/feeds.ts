@@ -1,8 +1,9 @@
 // Atom feeds per field (RFC 4287): new papers in the field and changes of status of its claims,
 // newest first. Served at /feeds/<field>.atom, and every field's at /feeds/all.atom. Each entry
 // links to its page in the explorer and, as an alternate, to its JSON read; a new paper's summary
-// is its abstract, which the state does not keep: it is read from the paper's entry.
-import type { State } from '../fold/state.js';
+// is its abstract, and a status change names its claim's statement: the state keeps neither, they are read from the entries.
+import type { Claim, State } from '../fold/state.js';
+import { claimMade, type ClaimEntries } from './claim-texts.js';
 import { escapeMarkup } from '../../protocol/markup.js';
 import { claimField } from './fields.js';
 import { claimInView } from './in-view.js';
@@ -23,6 +24,8 @@ interface Item {
   summary: string;
   /** For a new paper: its entry, from which the abstract is read. */
   abstractAt?: number;
+  /** For a change of status: its claim, whose statement (read from its entry) ends the title and the summary. */
+  claim?: Claim;
 }
 
 /** The feed of every field. */
@@ -71,10 +74,11 @@ export function feedItems(state: State, field: string): Item[] {
       seq: c.seq,
       id: `status:${c.ref}:${c.seq}`,
       ts: c.ts,
-      title: `Now ${c.to} (was ${c.from}): ${headline(claim.text)}`,
+      title: `Now ${c.to} (was ${c.from}): `,
       page: `/explore/claims/${encodeURIComponent(c.ref)}`,
       json: `/v2/papers/${encodeURIComponent(claim.paper)}`,
-      summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}. The claim: ${claim.text}`,
+      summary: `At entry ${c.seq} the status of ${c.ref} moved from ${c.from} to ${c.to}. The claim: `,
+      claim,
     });
   }
   return items.sort((a, b) => b.seq - a.seq || (a.id < b.id ? -1 : 1)).slice(0, FEED_ITEMS);
@@ -89,7 +93,7 @@ function headline(text: string): string {
 
 /**
  * The feed of `field` as Atom XML; `base` is the service's URL, for absolute links; `abstractAt`
- * reads the abstract of the paper at an entry from the log.
+ * reads the abstract of the paper at an entry from the log, `read` a claim's entry.
  */
 export async function atomFeed(
   state: State,
@@ -97,10 +101,18 @@ export async function atomFeed(
   base: string,
   origin: string,
   abstractAt: (seq: number) => Promise<string>,
+  read: ClaimEntries,
 ): Promise<string> {
   const items = feedItems(state, field);
   // A new paper's summary is its abstract (then what the paper holds, in a line).
   const abstracts = await Promise.all(items.map((i) => (i.abstractAt === undefined ? null : abstractAt(i.abstractAt))));
+  const statements = await Promise.all(items.map(async (i) => (i.claim === undefined ? null : (await claimMade(i.claim, read)).text)));
+  for (const [n, i] of items.entries()) {
+    const text = statements[n];
+    if (text === null || text === undefined) continue;
+    i.title += headline(text);
+    i.summary += text;
+  }
   const updated = items[0]?.ts ?? state.lastTs ?? new Date(0).toISOString();
   const entry = (i: Item, n: number) => `  <entry>
     <id>urn:archive:${escapeMarkup(origin)}:${escapeMarkup(i.id)}</id>

@@ -2,6 +2,7 @@
 // (reads.ts) over the list index (list-index.ts) in pages (paging.ts), the feeds, a log entry's subject and what it withholds,
 // an agent's fields, and whether an item is in view (in-view.ts).
 // Outside lib/record/, import this index only (docs/entry-types.md#where-the-records-code-sits).
+export { claimMade, type ClaimEntries, claimTexts, type ClaimTexts } from './claim-texts.js';
 export { ALL_FIELDS, atomFeed, FEED_ITEMS, feedItems, feedLinks } from './feeds.js';
 export { claimField, inFields, operatorFields } from './fields.js';
 export {

@@ -1,6 +1,6 @@
 // What the reads of docs/api.md#the-records-reads show of the record, as pure functions of the state (the
 // offline verifier compares a service's answers with these). Text that the state does not keep
-// (briefs, argument texts, notes) is read from the logged entry by the caller: `logged(seq)`.
+// (briefs, argument texts, notes, claims' statements and tests) is read from the logged entry by the caller: `logged(seq)`.
 import { type PayloadOf, type WriteType } from '../types/registry.js';
 import { DOORBELL_CADENCES, DOORBELL_KINDS } from '../types/agents.js';
 import { tierOf, type Argument, type Challenge, type Receipt, type State } from '../fold/state.js';
@@ -14,6 +14,7 @@ import { argumentInView, challengeInView } from './in-view.js';
 import { acknowledgementOwed } from '../admission/standing.js';
 import { claimField, inFields, operatorFields } from './fields.js';
 import { argumentCounting, checkCounting, receiptCounting } from '../numbers/counting.js';
+import { claimTexts } from './claim-texts.js';
 
 /** The payload of the signed write at `seq`, which the state knows to be of type `type` (read from the log by the caller). */
 export type Logged = <T extends WriteType>(seq: number, type: T) => Promise<PayloadOf<T>>;
@@ -44,7 +45,7 @@ export function summary(state: State) {
   };
 }
 
-export function paperView(state: State, id: string) {
+export async function paperView(state: State, id: string, logged: Logged) {
   const p = state.papers.get(id);
   if (p === undefined) return undefined;
   return {
@@ -57,26 +58,27 @@ export function paperView(state: State, id: string) {
     field: p.field,
     builds_on: p.buildsOn,
     models: p.models,
-    claims: p.claims.map((ref) => claimView(state, ref)),
+    claims: await Promise.all(p.claims.map((ref) => claimView(state, ref, logged))),
     flags: flagsOn(state, p.id),
   };
 }
 
-export function claimView(state: State, ref: string) {
+export async function claimView(state: State, ref: string, logged: Logged) {
   const c = state.claims.get(ref)!;
+  const t = await claimTexts(c, logged);
   return {
     ref: c.ref,
     paper: c.paper,
     external: c.external,
     kind: c.kind,
-    text: c.text,
-    test: c.test,
+    text: t.text,
+    test: t.test,
     confidence: c.confidence,
     source: c.source,
     operatorId: c.operatorId,
     seq: c.seq,
     // Both versions are shown (docs/record.md).
-    amended: c.amendment === null ? null : { seq: c.amendment.seq, before: c.amendment.before },
+    amended: c.amendment === null ? null : { seq: c.amendment.seq, before: t.before! },
     receipts: (state.receiptsByClaim.get(ref) ?? []).length,
     arguments: (state.argumentsByClaim.get(ref) ?? []).length,
   };

@@ -22,9 +22,11 @@ export const entryLinks = (seq: number) => ({ seq, entry: `/v1/log/entries/${seq
 
 /** A paper with every field it was published with, its claims with their numbers, and its amendments. */
 export async function paperRead(state: State, id: string, logged: Logged) {
-  const view = paperView(state, id);
+  const paper = state.papers.get(id);
+  if (paper === undefined) return undefined;
+  // The paper's entry, read once for its abstract and its claims' texts.
+  const [view, p] = await Promise.all([paperView(state, id, logged), logged(paper.seq, 'paper')]);
   if (view === undefined) return undefined;
-  const p = await logged(view.seq, 'paper');
   const amendments = view.claims
     .filter((c) => c.amended !== null)
     .map((c) => ({ claim: c.ref, seq: c.amended!.seq, before: c.amended!.before, after: { kind: c.kind, test: c.test } }));
