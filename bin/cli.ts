@@ -1,14 +1,28 @@
 // The `archive` command line. Each command is a thin shell over lib/, log/ and api/.
-import yargs, { type Argv } from 'yargs';
+import yargs, { type Argv, type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { agentCommand } from './agent.js';
-import { pairCommand } from './pair.js';
-import { serveCommand } from './serve.js';
-import { exportCommand, proofCommand, tilesCommand, verifyCommand } from './verify.js';
-import { monitorCommand } from './monitor.js';
-import { stewardCommand } from './steward.js';
-import { operatorCommand } from './operator.js';
-import { getCommand, heartbeatCommand, logCommand, searchCommand } from './read.js';
+
+/**
+ * The commands in the order the help lists them. Each module is imported only when needed, as together they load the
+ * service, the verifier and the client (most of a start-up that tests and scripts pay on every run): a run that names its
+ * command first loads that module alone; a run naming none (`archive --help`, a typo, an option first) loads them all.
+ */
+const COMMANDS: [name: string, load: () => Promise<Pick<CommandModule, 'command' | 'describe'>>][] = [
+  ['serve', async () => (await import('./serve.js')).serveCommand],
+  ['agent', async () => (await import('./agent.js')).agentCommand],
+  ['pair', async () => (await import('./pair.js')).pairCommand],
+  ['verify', async () => (await import('./verify.js')).verifyCommand],
+  ['export', async () => (await import('./verify.js')).exportCommand],
+  ['proof', async () => (await import('./verify.js')).proofCommand],
+  ['tiles', async () => (await import('./verify.js')).tilesCommand],
+  ['monitor', async () => (await import('./monitor.js')).monitorCommand],
+  ['steward', async () => (await import('./steward.js')).stewardCommand],
+  ['operator', async () => (await import('./operator.js')).operatorCommand],
+  ['get', async () => (await import('./read.js')).getCommand],
+  ['search', async () => (await import('./read.js')).searchCommand],
+  ['log', async () => (await import('./read.js')).logCommand],
+  ['heartbeat', async () => (await import('./read.js')).heartbeatCommand],
+];
 
 const ENV_PREFIX = 'ARCHIVE_';
 
@@ -42,24 +56,15 @@ function unreachable(message: string): string {
   return `\n  ${refused}: is the service running there? Give its base URL with --url or the ARCHIVE_URL environment variable.`;
 }
 
-await yargs(hideBin(process.argv))
+const args = hideBin(process.argv);
+const named = COMMANDS.find(([name]) => name === args.find((a) => !a.startsWith('-')));
+const commands = await Promise.all((named ? [named] : COMMANDS).map(([, load]) => load()));
+
+await yargs(args)
   .scriptName('archive')
   .env('ARCHIVE')
   .middleware(dropForeignEnv as never, true)
-  .command(serveCommand)
-  .command(agentCommand)
-  .command(pairCommand)
-  .command(verifyCommand)
-  .command(exportCommand)
-  .command(proofCommand)
-  .command(tilesCommand)
-  .command(monitorCommand)
-  .command(stewardCommand)
-  .command(operatorCommand)
-  .command(getCommand)
-  .command(searchCommand)
-  .command(logCommand)
-  .command(heartbeatCommand)
+  .command(commands as never)
   .demandCommand(1, 'name a command')
   .strict()
   .help()

@@ -1,4 +1,4 @@
-// The verifier's entry checks on worker threads, one per CPU, in batches: while they hash and
+// The verifier's entry checks on worker threads (up to one per CPU, kept between runs), in batches: while they hash and
 // verify signatures, the main thread replays the log (verify.ts).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -34,30 +34,30 @@ export async function checkEntriesOnWorkers(
   first = 0,
   lines?: readonly string[],
 ): Promise<EntryChecks> {
-  const pool = Array.from(
-    { length: Math.max(1, workers) },
-    () => new Worker(new URL('./entry-worker.js', import.meta.url), { workerData: keys }),
-  );
+  const total = Math.ceil((entries.length - first) / BATCH);
+  // No more workers than batches: a short log is one batch.
+  const pool = workersFor(Math.max(1, Math.min(workers, total)));
+  const run = ++runs;
+  const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
+  const onMessage = (r: BatchResult) => {
+    if (r.run === run) settle[r.id]!.resolve(r);
+  };
+  const onError = (err: unknown) => settle.forEach((x) => x.reject(err));
   try {
-    const total = Math.ceil((entries.length - first) / BATCH);
-    const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
     const batches = Array.from(
       { length: total },
       (_, id) => new Promise<BatchResult>((resolve, reject) => (settle[id] = { resolve, reject })),
     );
     // A batch nobody awaits yet must not count as an unhandled rejection; `finished` reports it.
     for (const b of batches) b.catch(() => undefined);
-    for (const w of pool) {
-      w.on('message', (r: BatchResult) => settle[r.id]!.resolve(r));
-      w.on('error', (err) => settle.forEach((x) => x.reject(err)));
-    }
+    for (const w of pool) w.on('message', onMessage).on('error', onError);
     const finished = Promise.all(batches);
     // Every batch is queued at once: the workers need nothing more from the main thread, which
     // is free to replay while they work.
     for (let id = 0; id < total; id++) {
       const from = first + id * BATCH;
       const batch = entries.slice(from, from + BATCH).map((e, i) => lines?.[from + i] ?? JSON.stringify(e));
-      pool[id % pool.length]!.postMessage({ id, from, lines: batch });
+      pool[id % pool.length]!.postMessage({ run, id, from, lines: batch, keys });
     }
     await onDispatched?.((id) => batches[id]!);
     const results = await finished;
@@ -72,6 +72,42 @@ export async function checkEntriesOnWorkers(
     }
     return out;
   } finally {
-    await Promise.all(pool.map((w) => w.terminate()));
+    for (const w of pool) {
+      w.off('message', onMessage).off('error', onError);
+      release(w);
+    }
   }
+}
+
+/**
+ * The workers, kept from one run to the next: each loads the record's code (about half a second of CPU), which a process
+ * that verifies many logs (a test, segments) would otherwise pay on every run. A worker is started when a run first needs
+ * it, and keeps the process alive only while a run uses it.
+ */
+const kept: Worker[] = [];
+const using = new Map<Worker, number>();
+let runs = 0;
+
+function workersFor(n: number): Worker[] {
+  while (kept.length < n) {
+    const w = new Worker(new URL('./entry-worker.js', import.meta.url));
+    // A worker that failed is gone: the run using it is told by its 'error', the next starts another.
+    w.on('error', () => undefined).on('exit', () => {
+      if (kept.includes(w)) kept.splice(kept.indexOf(w), 1);
+    });
+    kept.push(w);
+  }
+  const pool = kept.slice(0, n);
+  for (const w of pool) {
+    using.set(w, (using.get(w) ?? 0) + 1);
+    w.ref();
+  }
+  return pool;
+}
+
+function release(w: Worker): void {
+  const n = using.get(w)! - 1;
+  if (n > 0) return void using.set(w, n);
+  using.delete(w);
+  w.unref();
 }

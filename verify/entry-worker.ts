@@ -2,7 +2,7 @@
 // needs no other entry: the entryHash from the leaf fields, and, unless fields are withheld, the
 // payloadHash from the payload and the signature. Returns the leaf hashes for the root, the
 // problems, how many were withheld, and the time spent hashing and verifying signatures.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { SERVICE_EVENTS } from '../lib/record/types/index.js';
 import { parsePublicKey } from '../lib/protocol/ed25519.js';
 import { signatureProblem, UNSIGNED_TYPES, type LogKeys, signedHash } from '../lib/record/admission/index.js';
@@ -10,10 +10,11 @@ import { entryHashes, lineHashes, type EntryHashes } from './entry-hashes.js';
 import type { ServedEntry } from './source.js';
 import type { RecordEntry } from '../lib/record/fold/index.js';
 
-const keys = workerData as LogKeys | null;
 const isEvent = (type: string) => SERVICE_EVENTS.has(type);
 
 export interface BatchResult {
+  /** The run (entry-pool.ts) and its batch. */
+  run: number;
   id: number;
   leaves: Uint8Array;
   /** Per entry, the SHA-256 of its signed bytes (a signed write's payload), or '' (docs/record.md, "Replays and last-writer-wins"). */
@@ -37,7 +38,8 @@ function keyNamed(type: string, text: string): string | undefined {
   }
 }
 
-parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => {
+parentPort!.on('message', (m: { run: number; id: number; from: number; lines: string[]; keys: LogKeys | null }) => {
+  const { keys } = m;
   const leaves = new Uint8Array(32 * m.lines.length);
   const signed: string[] = new Array<string>(m.lines.length).fill('');
   const problems: BatchResult['problems'] = [];
@@ -85,6 +87,6 @@ parentPort!.on('message', (m: { id: number; from: number; lines: string[] }) => 
     signatureMs += performance.now() - t1;
     if (why !== null) problems.push({ kind: 'signature', seq, detail: `${type}: ${why}` });
   });
-  const result: BatchResult = { id: m.id, leaves, signed, sound, problems, withheld, hashMs, signatureMs };
+  const result: BatchResult = { run: m.run, id: m.id, leaves, signed, sound, problems, withheld, hashMs, signatureMs };
   parentPort!.postMessage(result, [leaves.buffer]);
 });

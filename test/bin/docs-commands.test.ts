@@ -41,3 +41,14 @@ t.test('every command the README and docs/cli.md show runs as written from a clo
     t.notMatch(r.stderr, /Unknown argument/, c);
   }
 });
+
+t.test("the help lists every command, and a command's help is the same whether it alone is loaded or all are", async (t) => {
+  // `archive get` loads only get's module; with an option before the command, bin/cli.ts loads every command's.
+  const [all, alone, among] = await archiveEach([['--help'], ['get', '--help'], ['--url', 'http://127.0.0.1:1', 'get', '--help']]);
+  t.equal(all!.code, 0, all!.stderr);
+  const commands = 'serve agent pair verify export proof tiles monitor steward operator get search log heartbeat'.split(' ');
+  for (const c of commands) t.match(all!.stdout, new RegExp(`^  archive ${c}\\b`, 'm'), `archive --help lists ${c}`);
+  t.equal(alone!.code, 0, alone!.stderr);
+  t.match(alone!.stdout, /^archive get <id>\n/);
+  t.equal(among!.stdout, alone!.stdout, 'the same help');
+});
