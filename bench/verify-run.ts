@@ -21,7 +21,8 @@ interface Code {
   readExport: (path: string) => Promise<LogCopy>;
   verifyLog: (log: LogCopy, opts?: VerifyOptions) => Promise<Verification>;
   saveReplay: (file: string, state: State, range: Subtree[], lastEntryHash: string) => void;
-  loadReplay: (file: string) => Resume | { problem: string } | null;
+  // Synchronous in the code before the replay was read a piece at a time: awaited either way.
+  loadReplay: (file: string) => Resume | { problem: string } | null | Promise<Resume | { problem: string } | null>;
 }
 
 export interface RunFigures {
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
       const saveS = (performance.now() - ts) / 1000;
       const c0 = cpuNow();
       const tl = performance.now();
-      const resume = code.loadReplay(file);
+      const resume = await code.loadReplay(file);
       if (resume === null || 'problem' in resume) throw new Error(`the replay does not load: ${JSON.stringify(resume)}`);
       const loadS = (performance.now() - tl) / 1000;
       const again = await code.verifyLog(log, { resume });

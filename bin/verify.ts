@@ -141,9 +141,9 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     const savedHead = readSavedHead(args.state);
     // This verifier's own replay at the saved head, when it holds (verify/saved-state.ts); not
     // under a witness policy, which checks a cosigned size against every leaf.
-    const loadResume = (): Resume | undefined => {
+    const loadResume = async (): Promise<Resume | undefined> => {
       if (args.state === undefined || savedHead === null || args.witness.length > 0) return undefined;
-      const loaded = loadReplay(replayFile(args.state));
+      const loaded = await loadReplay(replayFile(args.state));
       if (loaded === null) return undefined;
       if (!('problem' in loaded) && loaded.state.size === savedHead.treeSize) return loaded;
       const why = 'problem' in loaded ? loaded.problem : `it holds ${loaded.state.size} entries, the saved head ${savedHead.treeSize}`;
@@ -151,10 +151,13 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       return undefined;
     };
     // Read once for the first attempt; again for any later one (a replay changes the state it is given).
-    let first = loadResume();
-    const resume = (): Resume | undefined => {
-      const r = first ?? loadResume();
+    let first = await loadResume();
+    // The replay the last attempt resumed from, if it did.
+    let resumed: Resume | undefined;
+    const resume = async (): Promise<Resume | undefined> => {
+      const r = first ?? (await loadResume());
       first = undefined;
+      resumed = r;
       return r;
     };
     let verification;
@@ -236,7 +239,12 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     } else {
       const log = await readExport(args.file!, progressIf(args.progress, 'read', 'bytes'));
       verification = {
-        ...(await verifyLog(log, { savedHead, replayProgress: progressIf(args.progress, 'replay', 'entries'), resume: resume(), pinned })),
+        ...(await verifyLog(log, {
+          savedHead,
+          replayProgress: progressIf(args.progress, 'replay', 'entries'),
+          resume: await resume(),
+          pinned,
+        })),
         log,
       };
     }
@@ -247,11 +255,14 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       writeFileSync(args.state, `${JSON.stringify({ sth: log.sth }, null, 2)}\n`);
       const last = log.entries.at(-1);
       const genesis = log.entries[0];
-      if (last !== undefined)
-        saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, {
-          genesis,
-          ...(cacheMark === undefined || !verification.report.ok ? {} : { cache: cacheMark }),
-        });
+      const more = { genesis, ...(cacheMark === undefined || !verification.report.ok ? {} : { cache: cacheMark }) };
+      // Resumed with no entry after the replay, and the same members to keep beside it: the replay saved holds already.
+      const same =
+        resumed !== undefined &&
+        report.resumedFrom === report.entries &&
+        resumed.lastEntryHash === last?.entryHash &&
+        JSON.stringify([resumed.genesis, resumed.cache]) === JSON.stringify([more.genesis, more.cache]);
+      if (last !== undefined && !same) saveReplay(replayFile(args.state), verification.state, verification.range, last.entryHash, more);
     }
     process.exitCode = report.ok ? 0 : 1;
   },

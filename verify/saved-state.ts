@@ -1,9 +1,17 @@
 // The verifier's saved replay (`--state FILE`, kept in FILE.replay): the next run checks and replays only the entries after it.
 // This verifier's own work, never the service's snapshot (docs/log-format.md#what-archive-verify-checks, "Incremental runs").
-import { closeSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { fromHex, toHex, rootFromSubtrees, type Subtree } from 'tlog-engine';
+import {
+  fromHex,
+  readStateFile,
+  toHex,
+  writeSnapshotFile,
+  rootFromSubtrees,
+  type SnapshotBody,
+  type SnapshotHeader,
+  type Subtree,
+} from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
-import { encodeStateChunks, readState, stateHeader, type State } from '../lib/record/fold/index.js';
+import { readStateFrom, stateBodySync, type State } from '../lib/record/fold/index.js';
 import type { ServedEntry } from './source.js';
 import type { CacheMark } from './cache.js';
 import { entryHashes } from './entry-hashes.js';
@@ -33,40 +41,46 @@ interface Extra extends ReplayMore {
 }
 
 /**
- * Writes the replay of a verification that passed (atomically: a temporary file renamed over it). The bytes are encodeState's,
- * written a chunk at a time (encodeStateChunks): joining the state's chunks, then the header and the body, copied it twice.
+ * Writes the replay of a verification that passed, whole or not at all (a temporary file renamed over it). The bytes are
+ * encodeState's, each chunk hashed and written as it is made, the columns' straight from the state (stateBodySync; the engine's
+ * writeSnapshotFile): neither the state nor its bytes are copied whole.
  */
 export function saveReplay(file: string, state: State, range: Subtree[], lastEntryHash: string, more: ReplayMore = {}): void {
   const extra: Extra = { range: range.map((s) => ({ level: s.level, hash: toHex(s.hash) })), lastEntryHash, ...more };
-  const chunks = encodeStateChunks(REPLAY_FORMAT, codeId(), state, toHex(rootFromSubtrees(range.map((s) => s.hash))), extra);
-  const fd = openSync(`${file}.tmp`, 'w');
-  try {
-    for (const c of chunks) for (let at = 0; at < c.length;) at += writeSync(fd, c, at, c.length - at);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(`${file}.tmp`, file);
+  const rootHash = toHex(rootFromSubtrees(range.map((s) => s.hash)));
+  writeSnapshotFile(file, { format: REPLAY_FORMAT, code: codeId(), treeSize: state.size, rootHash }, stateBodySync(state), extra);
 }
 
-/** The saved replay in `file`; null when there is none; `problem` when there is one that does not hold. */
-export function loadReplay(file: string): Resume | { problem: string } | null {
-  let bytes: Buffer;
+/** Why the header of a saved replay does not hold (its tree, its genesis), or null. */
+function extraProblem(h: SnapshotHeader & Partial<Extra>): string | null {
+  const { range, lastEntryHash, rootHash, treeSize, genesis } = h;
+  if (!Array.isArray(range) || typeof lastEntryHash !== 'string') return 'its header names no subtrees';
+  const subtrees = range.map((s) => ({ level: s.level, hash: fromHex(s.hash, 32) }));
+  if (subtrees.reduce((n, s) => n + 2 ** s.level, 0) !== treeSize) return `its subtrees do not cover ${treeSize} entries`;
+  if (toHex(rootFromSubtrees(subtrees.map((s) => s.hash))) !== rootHash) return 'its subtrees do not give its root';
+  if (genesis !== undefined && (genesis?.seq !== 0 || entryHashes(genesis, 0).problems.length > 0))
+    return 'its genesis does not hash to its entry hash';
+  return null;
+}
+
+/**
+ * The saved replay in `file`; null when there is none; `problem` when there is one that does not hold. Read as the service reads
+ * its snapshot (the engine's readStateFile): a piece at a time, each column straight into its own buffer, the body never whole,
+ * and hashed meanwhile on a thread of its own (`opts.hashApart`: from what size); the state is used only once the digest is the header's.
+ */
+export async function loadReplay(file: string, opts: { hashApart?: number } = {}): Promise<Resume | { problem: string } | null> {
+  let read;
   try {
-    bytes = readFileSync(file);
+    const decode = async (body: SnapshotBody, treeSize: number) => {
+      const state = await readStateFrom(body, treeSize);
+      return 'problem' in state ? state : { state };
+    };
+    read = await readStateFile<State, Extra>(file, REPLAY_FORMAT, codeId(), extraProblem, decode, opts);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return { problem: `it cannot be read (${(err as Error).message})` };
   }
-  const h = stateHeader<Extra>(bytes, REPLAY_FORMAT, codeId());
-  if ('problem' in h) return h;
-  const { range, lastEntryHash, rootHash, treeSize, genesis, cache } = h.header;
-  if (!Array.isArray(range) || typeof lastEntryHash !== 'string') return { problem: 'its header names no subtrees' };
+  if (read === null || 'problem' in read) return read;
+  const { range, lastEntryHash, genesis, cache } = read.header as SnapshotHeader & Extra;
   const subtrees = range.map((s) => ({ level: s.level, hash: fromHex(s.hash, 32) }));
-  if (subtrees.reduce((n, s) => n + 2 ** s.level, 0) !== treeSize) return { problem: `its subtrees do not cover ${treeSize} entries` };
-  if (toHex(rootFromSubtrees(subtrees.map((s) => s.hash))) !== rootHash) return { problem: 'its subtrees do not give its root' };
-  if (genesis !== undefined && (genesis?.seq !== 0 || entryHashes(genesis, 0).problems.length > 0))
-    return { problem: 'its genesis does not hash to its entry hash' };
-  const state = readState(h.body, treeSize);
-  if ('problem' in state) return state;
-  return { state, range: subtrees, lastEntryHash, genesis, cache };
+  return { state: read.state, range: subtrees, lastEntryHash, genesis, cache };
 }

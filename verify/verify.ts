@@ -413,7 +413,7 @@ export async function verifyService(
     /** Hold the log to this witness policy (its checkpoint is read before the entries, so they cover it). */
     policy?: WitnessPolicy | null;
     /** A saved replay to resume from. */
-    resume?: () => Resume | undefined;
+    resume?: () => Promise<Resume | undefined>;
     pinned?: PinnedKey;
   } = {},
 ): Promise<Verification & { log: LogCopy; held: number }> {
@@ -446,7 +446,7 @@ export async function verifyService(
       savedHead: opts.savedHead,
       replayProgress: opts.replayProgress,
       witness,
-      resume: opts.resume?.(),
+      resume: await opts.resume?.(),
       pinned: opts.pinned,
     });
     const genesis = log.entries[0];

@@ -183,6 +183,8 @@ export {
   HASH_APART,
   readBound,
   readBoundState,
+  readStateFile,
+  writeSnapshotFile,
   type SnapshotBody,
   type SnapshotHeader,
   type SnapshotPlace,

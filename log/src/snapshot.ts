@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { readSync } from 'node:fs';
+import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { writeFileAtomic } from './atomic-file.js';
 import { toHex } from './hash.js';
@@ -354,9 +354,26 @@ export async function readBoundState<S, E extends object = object>(
     const read = await decodeWhole(decode, bytesBody(h.body), h.header.treeSize);
     return 'problem' in read ? read : { header: h.header, state: read.state };
   }
+  return readStateFile<S, E>(place.file, format, code, (h) => boundProblem(h, rootAt, max), decode, opts);
+}
+
+/**
+ * The header and the state `decode` reads from the snapshot file `file`, if it is of `format` and `code`, whole, and `check` finds
+ * no problem with its header; why not otherwise; null when there is no file. The body is read a piece at a time, never whole, and
+ * a body of HASH_APART bytes or more (`opts.hashApart`) is hashed meanwhile on a thread of its own: the state decoded is used only
+ * once the digest is the header's. readBoundState's way with a file, for a snapshot bound otherwise than to a log (`check`).
+ */
+export async function readStateFile<S, E extends object = object>(
+  file: string,
+  format: string,
+  code: string,
+  check: (header: SnapshotHeader & Partial<E>) => string | null | Promise<string | null>,
+  decode: (body: SnapshotBody, treeSize: number) => Promise<{ state: S } | { problem: string }>,
+  opts: { hashApart?: number } = {},
+): Promise<{ header: SnapshotHeader & Partial<E>; state: S } | { problem: string } | null> {
   let fd: FileHandle;
   try {
-    fd = await open(place.file, 'r');
+    fd = await open(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return { problem: `it cannot be read (${(err as Error).message})` };
@@ -377,7 +394,7 @@ export async function readBoundState<S, E extends object = object>(
     } catch {
       return { problem: 'its header is not JSON' };
     }
-    const problem = headerProblem(h, format, code, size - head.start) ?? (await boundProblem(h, rootAt, max));
+    const problem = headerProblem(h, format, code, size - head.start) ?? (await check(h));
     if (problem !== null) return { problem };
     const body = fileBody(fd, head.start, h.bytes);
     if (h.bytes < (opts.hashApart ?? HASH_APART)) {
@@ -387,7 +404,7 @@ export async function readBoundState<S, E extends object = object>(
       const read = await decodeWhole(decode, bytesBody(bytes), h.treeSize);
       return 'problem' in read ? read : { header: h, state: read.state };
     }
-    const digest = hashApart(place.file, head.start, h.bytes).then(
+    const digest = hashApart(file, head.start, h.bytes).then(
       (hex) => (hex === h.sha256 ? null : 'its state does not hash to its digest'),
       (err: Error) => `its state cannot be hashed (${err.message})`,
     );
@@ -398,6 +415,57 @@ export async function readBoundState<S, E extends object = object>(
   } finally {
     await fd.close();
   }
+}
+
+/**
+ * Writes the snapshot of the body `chunks` under a header of `format` and `code` (and `extra` members) to `file`, whole or not at
+ * all: to a temporary file renamed over it (not synced: a snapshot is a cache, checked when it is read). The bytes are
+ * frameSnapshotChunks's, made in one pass over the body: the header line is the same length whatever its digest, so a line with
+ * none holds its place while each chunk is hashed and written in turn, and the line with the digest is written last. (Hashed on a
+ * thread reading back what is written, a body of a GB took more CPU and no less time on two busy cores: the write is the page
+ * cache's pace.)
+ */
+export function writeSnapshotFile<E extends object>(
+  file: string,
+  header: { format: string; code: string; treeSize: number; rootHash: string },
+  chunks: readonly Uint8Array[],
+  extra?: E,
+): void {
+  const bytes = chunks.reduce((n, c) => n + c.length, 0);
+  const placeholder = snapshotLine(header, '0'.repeat(64), bytes, extra);
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w');
+  let renamed = false;
+  try {
+    const hash = createHash('sha256');
+    writeAll(fd, placeholder, 0);
+    let at = placeholder.length;
+    for (const c of chunks) {
+      hash.update(c);
+      writeAll(fd, c, at);
+      at += c.length;
+    }
+    const line = snapshotLine(header, hash.digest('hex'), bytes, extra);
+    if (line.length !== placeholder.length) throw new Error('the header line changed length with its digest');
+    writeAll(fd, line, 0);
+    closeSync(fd);
+    renameSync(tmp, file);
+    renamed = true;
+  } finally {
+    if (!renamed) {
+      try {
+        closeSync(fd);
+      } catch {
+        // closed already
+      }
+      rmSync(tmp, { force: true });
+    }
+  }
+}
+
+/** Writes all of `b` at `position` of the file `fd`. */
+function writeAll(fd: number, b: Uint8Array, position: number): void {
+  for (let done = 0; done < b.length;) done += writeSync(fd, b, done, b.length - done, position + done);
 }
 
 /** `decode` of all of `body`: a body longer than what it reads, or a decode that throws, is a problem. */

@@ -5,7 +5,7 @@
 // store one process leads and the other follows, and takes over when the leader goes.
 import t from 'tap';
 import { join } from 'node:path';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   Cluster,
   LogError,
@@ -17,8 +17,11 @@ import {
   type SnapshotBody,
   type StateMachine,
   type StoredEntry,
+  frameSnapshotChunks,
   frameSnapshotSync,
   readBoundState,
+  readStateFile,
+  writeSnapshotFile,
 } from '../src/index.js';
 import { tempDir } from './helpers/tmp.js';
 import { startPostgres, testSigner } from '../src/testing.js';
@@ -215,6 +218,41 @@ t.test('a snapshot read from its file a piece at a time: the same bytes, hashed 
     problem: /is not a prefix of this log/,
   });
   t.equal(await readBoundState(join(dir, 'none'), async () => root, 'pieces/1', 'pieces v1', { size: 10, of: "the log's" }, decode), null);
+});
+
+t.test('a snapshot file written in one pass: the bytes of frameSnapshotChunks, whole or not at all', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'written.snapshot');
+  const chunks = [5, 9 * 2 ** 20, 0, 1, 3 * 2 ** 20 + 7].map((n, k) => {
+    const c = new Uint8Array(n);
+    for (let i = 0, x = k + 1; i < n; i++) c[i] = (x = Math.imul(x, 1103515245) + 12345) >>> 24;
+    return c;
+  });
+  const header = { format: 'pieces/1', code: 'pieces v1', treeSize: 3, rootHash: '07'.repeat(32) };
+  const extra = { note: 'kept in the header' };
+  const expected = Buffer.concat(frameSnapshotChunks(header, chunks, extra));
+  writeSnapshotFile(file, header, chunks, extra);
+  t.ok(readFileSync(file).equals(expected), 'the bytes of frameSnapshotChunks');
+  const decode = async (b: SnapshotBody, treeSize: number) => ({ state: { bytes: Buffer.from(await b.read(b.left)), treeSize } });
+  const read = await readStateFile<{ bytes: Buffer }, typeof extra>(
+    file,
+    'pieces/1',
+    'pieces v1',
+    (h) => (h.note === extra.note ? null : 'no note'),
+    decode,
+  );
+  if (read === null || 'problem' in read) throw new Error(`not read: ${JSON.stringify(read)}`);
+  t.ok(read.state.bytes.equals(Buffer.concat(chunks)), 'read back by readStateFile');
+  t.same(
+    await readStateFile(file, 'pieces/1', 'pieces v1', () => 'its header is not the one wanted', decode),
+    { problem: 'its header is not the one wanted' },
+    "the caller's check of the header",
+  );
+  // A write that fails midway leaves the file that was there, and no temporary file.
+  const broken = [chunks[0]!, { length: 3 } as unknown as Uint8Array];
+  t.throws(() => writeSnapshotFile(file, header, broken, extra));
+  t.ok(readFileSync(file).equals(expected), 'the file before, unchanged');
+  t.notOk(existsSync(`${file}.tmp`), 'no temporary file left');
 });
 
 t.test('an entry the machine cannot read is a corrupt log', async (t) => {

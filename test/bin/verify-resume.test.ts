@@ -3,7 +3,7 @@
 // ends with the state a full run ends with; a replay that does not hold is set aside with a line
 // and everything is checked; a log that was rewritten under a saved replay is a problem.
 import t, { type Test } from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { archive } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -28,7 +28,7 @@ t.test('a second run checks only the new entries and ends where a full run ends'
   const first = await archive(['verify', '--url', s.url, '--state', state]);
   t.equal(first.code, 0, first.stdout + first.stderr);
   t.notMatch(first.stdout, /resumed/, 'the first run checks everything');
-  const saved = loadReplay(replayFile(state));
+  const saved = await loadReplay(replayFile(state));
   if (saved === null || 'problem' in saved) throw new Error(`no replay saved: ${JSON.stringify(saved)}`);
   const at = saved.state.size;
   t.equal(at, s.d.log.size, 'the replay is saved at the verified head');
@@ -43,7 +43,7 @@ t.test('a second run checks only the new entries and ends where a full run ends'
   t.match(second.stdout, /^OK: /m);
 
   // The state it saved is the state of a full verification of the same log.
-  const again = loadReplay(replayFile(state));
+  const again = await loadReplay(replayFile(state));
   if (again === null || 'problem' in again) throw new Error('no replay saved');
   const full = await verifyLog(await fetchLog(new ArchiveClient(s.url)));
   t.equal(full.report.ok, true);
@@ -65,6 +65,17 @@ t.test('a replay that does not hold is set aside; a log rewritten under it is a 
   t.equal(aside.code, 0, aside.stdout + aside.stderr);
   t.match(aside.stderr, /the saved replay .* is set aside, its state does not hash to its digest; checking every entry/);
   t.notMatch(aside.stdout, /resumed/);
+  // Cut short (a run that died while writing it, say): set aside the same way, and the run starts over.
+  const whole = readFileSync(replayFile(state));
+  writeFileSync(replayFile(state), whole.subarray(0, whole.length - 1000));
+  await writes(t, s, 3);
+  const cut = await archive(['verify', '--url', s.url, '--state', state]);
+  t.equal(cut.code, 0, cut.stdout + cut.stderr);
+  t.match(
+    cut.stderr,
+    /the saved replay .* is set aside, it holds \d+ bytes of state, its header says \d+ \(truncated\); checking every entry/,
+  );
+  t.notMatch(cut.stdout, /resumed/);
 
   // Another log under the same state file: its entry at the saved size is not the one verified.
   const other = await startService(t);
@@ -74,4 +85,26 @@ t.test('a replay that does not hold is set aside; a log rewritten under it is a 
   const rewritten = await archive(['verify', '--url', other.url, '--state', state]);
   t.equal(rewritten.code, 1, 'not OK');
   t.match(rewritten.stdout, /PROBLEM consistency/);
+});
+
+t.test('a run with no entry after the saved replay leaves it as it is; the next with new entries resumes from it', async (t) => {
+  const s = await startService(t);
+  await writes(t, s, 1);
+  for (const cache of [false, true]) {
+    const dir = tempDir(t);
+    const state = join(dir, 'verified.json');
+    const args = ['verify', '--url', s.url, '--state', state, ...(cache ? ['--cache', join(dir, 'log.jsonl')] : [])];
+    t.equal((await archive(args)).code, 0);
+    const saved = statSync(replayFile(state));
+    const again = await archive(args);
+    t.equal(again.code, 0, again.stdout + again.stderr);
+    t.match(again.stdout, /resumed from this verifier's replay saved at \d+ entries: the 0 entries after it/);
+    const now = statSync(replayFile(state));
+    t.same([now.ino, now.mtimeMs, now.size], [saved.ino, saved.mtimeMs, saved.size], `not written again (cache: ${cache})`);
+    await writes(t, s, cache ? 3 : 2);
+    const next = await archive(args);
+    t.equal(next.code, 0, next.stdout + next.stderr);
+    t.match(next.stdout, /resumed from this verifier's replay saved at \d+ entries: the [1-9]\d* entries after it/);
+    t.notSame(statSync(replayFile(state)).ino, saved.ino, 'written again after new entries');
+  }
 });

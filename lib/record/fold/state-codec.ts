@@ -83,14 +83,17 @@ export function encodeState<E extends object>(format: string, code: string, stat
   return Buffer.concat(encodeStateChunks(format, code, state, rootHash, extra));
 }
 
-/** encodeState's bytes as chunks not joined, to be written in turn: the header line, then the state's chunks. */
+/** encodeState's bytes as chunks not joined, to be written in turn before the state changes: the header line, then the state's chunks. */
 export function encodeStateChunks<E extends object>(format: string, code: string, state: State, rootHash: string, extra?: E): Uint8Array[] {
   return frameSnapshotChunks({ format, code, treeSize: state.size, rootHash }, stateBodySync(state), extra);
 }
 
-/** The state's bytes alone (the body of a snapshot), in chunks, in one synchronous step. */
+/**
+ * The state's bytes alone (the body of a snapshot), in chunks, in one synchronous step. The columns' chunks are views of the
+ * state's own columns, not copies: they are to be joined or written before the state changes.
+ */
 export function stateBodySync(state: State): Uint8Array[] {
-  return copyBytesSync(copyState(writtenState(state)));
+  return copyBytesSync(copyState(writtenState(state), 3, true));
 }
 
 /**

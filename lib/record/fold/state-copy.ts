@@ -62,6 +62,8 @@ const typedName = (v: ArrayBufferView): TypedName => {
 
 /** Copies values as a structured clone would keep them, the columns set aside; objects reached twice stay one object. */
 class Copier {
+  /** `share`: the columns and lists of numbers are the state's own, not copies (copyState). */
+  constructor(private readonly share = false) {}
   readonly columns: Column[] = [];
   private readonly seen = new Map<object, { copy: unknown; part: number }>();
   part = 0;
@@ -108,10 +110,9 @@ class Copier {
       return s;
     } else if (ArrayBuffer.isView(v)) {
       typedName(v);
-      const later = isStable(v) ? undefined : columnCopy(v);
-      copy = this.column(
-        later !== undefined ? { later } : { data: isStable(v) ? (v as Typed) : (v as Typed).slice(), rows: appendOnly || isAppendOnly(v) },
-      );
+      const later = isStable(v) || this.share ? undefined : columnCopy(v);
+      const data = isStable(v) || this.share ? (v as Typed) : (v as Typed).slice();
+      copy = this.column(later !== undefined ? { later } : { data, rows: appendOnly || isAppendOnly(v) });
     } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
     this.seen.set(v, { copy, part: this.part });
     return copy;
@@ -130,7 +131,7 @@ class Copier {
       if (appendOnly) return this.column({ list: a as number[], length: a.length, rows: true });
       let i = 0;
       while (i < a.length && typeof a[i] === 'number') i++;
-      if (i === a.length) return this.column({ list: a.slice() as number[], length: a.length });
+      if (i === a.length) return this.column({ list: (this.share ? a : a.slice()) as number[], length: a.length });
     }
     // slice keeps holes, and copies a list of strings at the speed of memory.
     const c = a.slice();
@@ -150,10 +151,11 @@ class Copier {
  * marked (`columnCopy`: row indexes' slots, say) copied on write, others copied; lists of numbers
  * become columns. The work is the objects' count plus a copy of the other mutable columns: what a
  * snapshot holds the fold for. Its bytes (`copyBytes`, `copyBytesSync`) are to be made once: they
- * release the copies on write.
+ * release the copies on write. With `share`, its columns and lists of numbers are the state's own (its objects are still copied):
+ * for bytes made in the same synchronous step (`copyBytesSync`), before the state can change.
  */
-export function copyState(written: object, depth = 3): StateCopy {
-  const c = new Copier();
+export function copyState(written: object, depth = 3, share = false): StateCopy {
+  const c = new Copier(share);
   const parts: StateCopy['parts'] = [];
   const split = (path: string[], v: object, d: number) => {
     for (const k of Object.keys(v)) {
@@ -170,7 +172,7 @@ export function copyState(written: object, depth = 3): StateCopy {
   // An object reached from two parts is rare; written as one part it stays one object.
   if (c.shared) {
     for (const col of c.columns) col.later?.release();
-    const whole = new Copier();
+    const whole = new Copier(share);
     return { parts: [{ path: [], value: whole.copy(written), columns: whole.columns.length > 0 }], columns: whole.columns };
   }
   for (const i of c.named) parts[i]!.columns = true;
