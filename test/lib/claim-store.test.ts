@@ -177,3 +177,24 @@ t.test("a snapshot's copy taken before a claim changes keeps the claim as it was
   t.equal(back.claims.size, 200, 'nor the claim added after the copy');
   t.equal(stateDigest(back), digest, 'the state digest of the state at the copy');
 });
+
+// A verifier replays served entries, whose withheld texts are null (docs/record.md#what-served-entries-withhold): a claim whose
+// test was withheld, or whose amendment's test was, has no test known to be the same as another, and survives a snapshot so.
+t.test('a test withheld (null) is known the same as none, through an amendment and a snapshot', async (t) => {
+  const state = emptyState();
+  const withheld = claim(1, false);
+  const known = claim(2, false);
+  state.claims.add(withheld, null);
+  state.claims.add(known, testOf(known.ref));
+  t.notOk(state.claims.testMayBe(0, testOf(withheld.ref)), 'a claim made with its test withheld');
+  t.notOk(state.claims.testMayBe(0, null) || state.claims.testMayBe(1, null), 'an amendment whose test is withheld');
+  t.ok(state.claims.testMayBe(1, testOf(known.ref)), 'a known test is still known');
+  state.claims.amend(withheld.ref, 300, 'empirical', 'a test now served');
+  t.ok(state.claims.testMayBe(0, 'a test now served'), 'amended with a test served: known again');
+  state.claims.amend(known.ref, 301, 'empirical', null);
+  t.notOk(state.claims.testMayBe(1, testOf(known.ref)), 'amended with its test withheld: no longer known');
+  const back = readState(Buffer.concat(stateBodySync(state)), state.size);
+  if ('problem' in back) throw new Error(back.problem);
+  t.ok(back.claims.testMayBe(0, 'a test now served') && !back.claims.testMayBe(1, testOf(known.ref)), 'read back from a snapshot');
+  t.equal(back.claims.get(known.ref)!.kind, 'empirical', 'its kind as it was');
+});

@@ -27,7 +27,7 @@ export interface Claim {
 export interface ClaimsData {
   /** The index from ref to row as it stands (columns.ts, RowIndex): read back rather than built again from the refs. */
   refIndex: Ints;
-  /** Bit 0: conceptual (else empirical); bit 1: external. */
+  /** Bit 0: conceptual (else empirical); bit 1: external; bit 2: its test as it stands is not known (TEST_UNKNOWN). */
   flags: Bytes;
   /** The author's stated confidence; NaN for none (an external claim). */
   confidence: Floats;
@@ -49,6 +49,11 @@ export interface ClaimsData {
 
 const CONCEPTUAL = 1;
 const EXTERNAL = 2;
+/**
+ * Its test as it stands is not known: it was withheld where the entry was read (a verifier replays served entries, whose
+ * withheld fields are null: docs/record.md#what-served-entries-withhold), so no test is known to be the same as it.
+ */
+const TEST_UNKNOWN = 4;
 
 /** A string's hash for the ref index and a test's (FNV-1a over its UTF-16 code units). */
 export function hashText(s: string): number {
@@ -97,7 +102,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
   }
 
   /** Appends a claim (not amended, no evidence yet); returns its row. */
-  add(c: Omit<Claim, 'amendment' | 'evidence'>, test: string): number {
+  add(c: Omit<Claim, 'amendment' | 'evidence'>, test: string | null): number {
     if (this.rowOf(c.ref) >= 0) throw new Error(`claim ${c.ref} is on the record already`);
     const row = this.refs.length;
     const n = row + 1;
@@ -109,13 +114,13 @@ export class Claims implements ReadonlyMap<string, Claim> {
     this.operator = grow(this.operator, n);
     this.evidence = grow(this.evidence, n);
     this.testHash = grow(this.testHash, n);
-    this.flags[row] = (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0);
+    this.flags[row] = (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0) | (test === null ? TEST_UNKNOWN : 0);
     this.confidence[row] = c.confidence ?? NaN;
     this.seq[row] = c.seq;
     this.agent[row] = this.agents.of(c.agent);
     this.operator[row] = this.operators.of(c.operatorId);
     this.evidence[row] = 0;
-    this.testHash[row] = hashText(test);
+    this.testHash[row] = test === null ? 0 : hashText(test);
     if (c.source !== null) this.sources.set(row, c.source);
     if (paperOfRef(c.ref) !== c.paper) this.papers.set(row, c.paper);
     this.index.insert(row);
@@ -159,10 +164,12 @@ export class Claims implements ReadonlyMap<string, Claim> {
     return this.evidence[row]!;
   }
   /**
-   * Whether `test` may be the test of the claim at `row` as it stands: false when it is not; true when it is, or (a
-   * chance of one in 2 ** 32) another test of the same hash. The texts stay on the log.
+   * Whether `test` may be the test of the claim at `row` as it stands: false when it is not, or when either was withheld
+   * (null, TEST_UNKNOWN); true when it is, or (a chance of one in 2 ** 32) another test of the same hash. The texts stay on
+   * the log.
    */
-  testMayBe(row: number, test: string): boolean {
+  testMayBe(row: number, test: string | null): boolean {
+    if (test === null || (this.flags[row]! & TEST_UNKNOWN) !== 0) return false;
     return this.testHash[row] === hashText(test);
   }
 
@@ -173,11 +180,15 @@ export class Claims implements ReadonlyMap<string, Claim> {
   }
 
   /** Amends claim `ref` at entry `seq` (claim.amend): its kind, and its test when given; the kind before kept. */
-  amend(ref: string, seq: number, kind: Claim['kind'], test: string | undefined): void {
+  amend(ref: string, seq: number, kind: Claim['kind'], test: string | null | undefined): void {
     const row = this.ordinal(ref);
     this.amendments.set(row, { seq, before: { kind: this.kindAt(row) } });
     this.flags[row] = (this.flags[row]! & ~CONCEPTUAL) | (kind === 'conceptual' ? CONCEPTUAL : 0);
-    if (test !== undefined) this.testHash[row] = hashText(test);
+    if (test === null) this.flags[row] = this.flags[row]! | TEST_UNKNOWN;
+    else if (test !== undefined) {
+      this.flags[row] = this.flags[row]! & ~TEST_UNKNOWN;
+      this.testHash[row] = hashText(test);
+    }
   }
 
   /** The claim at `row`, as an object (its members in the order they always had). */
