@@ -1,6 +1,6 @@
 // The MCP connector's tools (docs/api.md#the-site-and-the-agents-connectors): the operations of the OpenAPI document, each with
 // the schema a client is shown and the check its arguments get. The server that answers them (mcp-server.ts) is loaded at the
-// first request to /mcp (mcp.ts), not at start: the MCP SDK is the largest part of the service's modules.
+// first request to /mcp (mcp.ts), not at start: the MCP SDK is the largest library the service would otherwise load at start.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { REGISTRATION_SCHEMA } from '../lib/protocol/schemas/index.js';
