@@ -10,16 +10,19 @@ import { loadReplay, REPLAY_FORMAT, saveReplay } from '../../verify/saved-state.
 import { Fold } from '../helpers/fold.js';
 import { tempDir } from '../helpers/tmp.js';
 
-t.test('a saved replay holds the bytes encodeState gives, and loads back to the same state', async (t) => {
+/** A state of two agents, a paper and a review, and a leaf for each of its entries. */
+function folded(): { f: Fold; leaves: Uint8Array[] } {
   const f = new Fold();
   f.agent('alice', 'op_archive');
   f.agent('bob', 'op_archive');
   const [claim] = f.paper('alice', [{ confidence: 0.7 }]);
   f.review('bob', claim!, 0.4);
-  const range = appendToRange(
-    [],
-    Array.from({ length: f.state.size }, (_, i) => leafHash(new TextEncoder().encode(`entry ${i}`))),
-  );
+  return { f, leaves: Array.from({ length: f.state.size }, (_, i) => leafHash(new TextEncoder().encode(`entry ${i}`))) };
+}
+
+t.test('a saved replay holds the bytes encodeState gives, and loads back to the same state', async (t) => {
+  const { f, leaves } = folded();
+  const range = appendToRange([], leaves);
   const file = join(tempDir(t), 'verified.json.replay');
   const more = { genesis: undefined, cache: undefined };
   saveReplay(file, f.state, range, 'ab'.repeat(32), more);
@@ -34,12 +37,7 @@ t.test('a saved replay holds the bytes encodeState gives, and loads back to the 
 });
 
 t.test('a saved replay cut short, altered or of another tree is refused with its problem, hashed here or on a thread', async (t) => {
-  const f = new Fold();
-  f.agent('alice', 'op_archive');
-  f.agent('bob', 'op_archive');
-  const [claim] = f.paper('alice', [{ confidence: 0.7 }]);
-  f.review('bob', claim!, 0.4);
-  const leaves = Array.from({ length: f.state.size }, (_, i) => leafHash(new TextEncoder().encode(`entry ${i}`)));
+  const { f, leaves } = folded();
   const file = join(tempDir(t), 'verified.json.replay');
   saveReplay(file, f.state, appendToRange([], leaves), 'ab'.repeat(32));
   const good = readFileSync(file);
