@@ -26,7 +26,7 @@ import { minSeq } from './min-seq.js';
 import { isLeadership, Readers } from '../lib/service/readers.js';
 import { recordEntry } from '../lib/record/fold/index.js';
 import { explorerStatements } from './explorer/shell.js';
-import { loggedReader } from './logged.js';
+import { loggedReader } from '../lib/service/logged.js';
 
 export interface AppOptions {
   /** The audit's rate limit per client (default: 2 a minute). */

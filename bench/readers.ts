@@ -11,7 +11,7 @@
 //  3. GET /v2/papers/{id} and GET /v2/agents/{handle} (the prolific operator's agents included),
 //     p50 and p99, beside a bare route (GET /v1/log/sth) measured in the same run.
 // BENCH_LOG_DIR keeps the log and reuses it on the next run.
-import { loggedReader } from '../api/logged.js';
+import { loggedReader } from '../lib/service/logged.js';
 import { claimMade } from '../lib/record/views/index.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

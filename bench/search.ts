@@ -9,7 +9,7 @@
 //     with three claims), beside the bare route GET /v1/log/sth under the same writes;
 //  3. the catch-up after a restart: the index closed, BENCH_CATCHUP entries logged (papers), an
 //     index opened on the same file brought up to date from its head, beside the build from zero.
-import { loggedReader } from '../api/logged.js';
+import { loggedReader } from '../lib/service/logged.js';
 import { claimMade } from '../lib/record/views/index.js';
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

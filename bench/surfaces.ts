@@ -28,7 +28,7 @@ import { startServer } from '../api/server.js';
 import { fmt, machine, quantile } from './stats.js';
 import { buildLog } from './build-log.js';
 import { atomFeed, feedItems } from '../lib/record/views/index.js';
-import { abstractReader, loggedReader } from '../api/logged.js';
+import { abstractReader, loggedReader } from '../lib/service/logged.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(','));

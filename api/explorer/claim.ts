@@ -6,7 +6,7 @@ import { html, join, type Html } from './html.js';
 import { claimScore, receiptCounting, reviewCounting } from '../../lib/record/numbers/index.js';
 import { argumentsInView, claimTexts, receiptView } from '../../lib/record/views/index.js';
 import type { Claim, State } from '../../lib/record/fold/index.js';
-import type { EntryLookup } from '../logged.js';
+import type { EntryLookup } from '../../lib/service/logged.js';
 import { claimChart, type Mark } from './charts.js';
 import { aboutEntry } from './entries.js';
 import {
@@ -75,7 +75,7 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (row) => state.reviews.seqAt(row));
   const inView = argumentsInView(state, ref);
   const args = section('arguments', inView, (a) => a.seq);
-  // Every entry the page shows, asked for at once: read together (api/logged.ts).
+  // Every entry the page shows, asked for at once: read together (lib/service/logged.ts).
   const [moved, reviewEntries, argTexts] = await Promise.all([
     Promise.all(moves.shown.map(([seq]) => entries.entry(seq))),
     Promise.all(reviews.shown.map((row) => entries.entry(state.reviews.seqAt(row)))),

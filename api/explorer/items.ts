@@ -8,7 +8,7 @@ import { agentLink, modelsNote, claimLink, count, operatorLink, entryLink, hrefW
 import { argumentStatusMeaning } from './status.js';
 import { countsMark } from './counts.js';
 import { receiptCounting } from '../../lib/record/numbers/index.js';
-import type { EntryLookup } from '../logged.js';
+import type { EntryLookup } from '../../lib/service/logged.js';
 
 /** What each stage of a receipt means (docs/record.md#receipts-seeds-and-cross-checks). */
 const STAGE_MEANING: Readonly<Record<string, string>> = {

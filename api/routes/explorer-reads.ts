@@ -27,7 +27,7 @@ import { COLUMNS_IN_PROSE, KINDS, searchResult, type SearchFilters } from '../..
 import { intParam, oneOfParam, type Query } from '../params.js';
 import { limitParam, numbers, places, type Cursors } from '../paging.js';
 import type { Handler, ReadEnv } from '../reads/read.js';
-import { entryLookup } from '../logged.js';
+import { entryLookup } from '../../lib/service/logged.js';
 import { FILTERS, filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, SEARCH_PAGE, searchAsked, searchNext } from '../reader-query.js';
 import { hrefWith, page, respond } from '../explorer/shell.js';
 import { BUILT_ON_BY_LIMIT, paperPage } from '../explorer/paper.js';

@@ -6,7 +6,7 @@ import { badRequest, notFound } from '../../lib/protocol/errors.js';
 import { intParam } from '../params.js';
 import type { Handler, ReadEnv } from '../reads/read.js';
 import { empty, html, isEmpty, join, type Html } from '../explorer/html.js';
-import { entryLookup } from '../logged.js';
+import { entryLookup } from '../../lib/service/logged.js';
 import { claimSparkline } from '../explorer/charts.js';
 import { LOG_CHECK_SCRIPT } from '../explorer/browser-check.js';
 import { agentLink, claimLink, claimStatement, compactTs, count, hrefWith, itemLink, page, pager, respond } from '../explorer/shell.js';

@@ -18,7 +18,7 @@ import {
 import { searchResult } from '../../lib/service/search.js';
 import { limitParam, places } from '../paging.js';
 import type { Handler, ReadEnv } from '../reads/read.js';
-import { loggedReader } from '../logged.js';
+import { loggedReader } from '../../lib/service/logged.js';
 import { filtersOf, HANDLE, OPERATOR, OPERATOR_FORM, searchAsked, searchNext } from '../reader-query.js';
 
 /** The handlers of the rows of the readers' reads (api/reads/readers.ts). */

@@ -22,7 +22,7 @@ import {
 import { isSeq, limitParam, places } from '../paging.js';
 import type { Query } from '../params.js';
 import type { Handler, ReadEnv } from '../reads/read.js';
-import { loggedReader } from '../logged.js';
+import { loggedReader } from '../../lib/service/logged.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 const PAPER = /^rec:[0-9a-f]{16}$/;

@@ -8,7 +8,7 @@ import { PROTOCOL } from '../../lib/protocol/service-event.js';
 import { html, join, type Html } from '../explorer/html.js';
 import { skillMarkdown } from '../../lib/service/skill/skill.js';
 import { KINDS_IN_PROSE } from '../../lib/service/search.js';
-import { abstractReader, loggedReader } from '../logged.js';
+import { abstractReader, loggedReader } from '../../lib/service/logged.js';
 import { FIELDS } from '../../lib/protocol/schemas/index.js';
 import { notFound } from '../../lib/protocol/errors.js';
 import type { Handler, Read, ReadEnv } from '../reads/read.js';

@@ -19,7 +19,7 @@ import { params } from '../params.js';
 import { rateLimit, type RateLimit } from '../rate-limit.js';
 import { screen, type Screening } from '../../lib/service/screening.js';
 import { SEQ_HEADER } from '../min-seq.js';
-import { loggedReader } from '../logged.js';
+import { loggedReader } from '../../lib/service/logged.js';
 
 /** What to do next, in words, after `handle` registered (data, never instructions to obey). */
 const afterRegistering = (handle: string): string =>

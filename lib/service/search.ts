@@ -7,6 +7,7 @@ import { nextTurn } from 'tlog-engine';
 import type { LoggedEntry } from '../protocol/log-entry.js';
 import { SEARCH_KINDS, SEARCHED, searchOfKind, type Columns, type SearchHit, type SearchItem } from '../record/types/index.js';
 import { recordEntry, type RecordEntry, type State } from '../record/fold/index.js';
+import { entryLookup } from './logged.js';
 import { claimInView, claimTexts, type ClaimEntries, type Filters, type Logged } from '../record/views/index.js';
 import { type Status, servedProbability } from '../record/numbers/index.js';
 import { ArchiveError } from '../protocol/errors.js';
@@ -158,12 +159,11 @@ export class SearchIndex {
   private queue: IndexedItem[] = [];
   /** The items of told entries that read their text from other entries (an amendment's), until read: written with the queue's. */
   private pending: { seq: number; items: Promise<IndexedItem[]> }[] = [];
-  /** Reads a claim's entries for the items whose text their own entry does not carry (an amended claim's statement). */
-  private readonly read: ClaimEntries = async (seq, type) => {
-    const [r] = await this.log.records(seq, 1);
-    if (r?.type !== type) throw new Error(`entry ${seq} is a ${r?.type}, not the ${type} the record names there`);
-    return (JSON.parse(r.payload) as { payload: unknown }).payload;
-  };
+  /**
+   * Reads a claim's entries for the items whose text their own entry does not carry (an amended claim's statement), as the
+   * routes read entries (logged.ts): once durable, those asked for together read together.
+   */
+  private readonly read: ClaimEntries;
   /** The head the store holds, as this process last wrote or read it. */
   private head: IndexHead | null = null;
   /** Entries below this size were written before the state was rebuilt: told again, they are passed over. */
@@ -190,6 +190,7 @@ export class SearchIndex {
     readonly store: SearchStore,
     opts: SearchIndexOptions = {},
   ) {
+    this.read = entryLookup(log).logged;
     this.writes = opts.writes ?? true;
     this.say = opts.say ?? ((line) => console.log(line));
   }

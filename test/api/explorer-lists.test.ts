@@ -3,7 +3,7 @@
 // a page at a time by the read's cursor, each linked from the header of every page and to its
 // JSON; the constitution's Markdown rendered as HTML, nothing in it taken as markup but Markdown.
 import { claimMade } from '../../lib/record/views/index.js';
-import { loggedReader } from '../../api/logged.js';
+import { loggedReader } from '../../lib/service/logged.js';
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { oneOfEach, register, send } from '../helpers/agents.js';

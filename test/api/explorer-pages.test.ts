@@ -3,7 +3,7 @@
 // evidence dated, linked and said to count or not; receipts' and arguments' pages; the log
 // page's who and what; the JSON one link (or one Accept) away; errors as pages for browsers.
 import { claimMade } from '../../lib/record/views/index.js';
-import { loggedReader } from '../../api/logged.js';
+import { loggedReader } from '../../lib/service/logged.js';
 import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';

@@ -5,7 +5,7 @@
 // every page, results with the words found marked, and a search index still being built said so;
 // the JSON one link (or one Accept) away; errors as pages for a browser.
 import { claimMade } from '../../lib/record/views/index.js';
-import { loggedReader } from '../../api/logged.js';
+import { loggedReader } from '../../lib/service/logged.js';
 import t, { type Test } from 'tap';
 import { generateKeyPair } from '../../lib/protocol/ed25519.js';
 import { Readers } from '../../lib/service/readers.js';

@@ -7,7 +7,7 @@ import { houseAgent, make, register, replicate, send } from '../helpers/agents.j
 import { EARLIER } from '../../api/routes/earlier.js';
 import { ENDPOINTS } from '../../api/app.js';
 import { READS } from '../../api/reads/index.js';
-import { abstractReader } from '../../api/logged.js';
+import { abstractReader } from '../../lib/service/logged.js';
 
 t.test('GET / answers JSON to agents and the landing page to browsers', async (t) => {
   const s = await startService(t);

@@ -31,7 +31,7 @@ export async function claimMade(c: Claim, read: ClaimEntries): Promise<{ text: s
 
 /** Claim `c`'s texts as it stands: a claim is amended once, so the test before its amendment is the one it was made with. */
 export async function claimTexts(c: Claim, read: ClaimEntries): Promise<ClaimTexts> {
-  // Both entries asked for in one turn: a reader that batches (api/logged.ts) reads them together.
+  // Both entries asked for in one turn: a reader that batches (lib/service/logged.ts) reads them together.
   const [made, amended] = await Promise.all([
     claimMade(c, read),
     c.amendment === null ? null : (read(c.amendment.seq, 'claim.amend') as Promise<Amended>),

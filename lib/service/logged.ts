@@ -2,12 +2,12 @@
 // argument texts, notes, rationales) is read from the entry that carries it (lib/record/views/items.ts,
 // `Logged`). The entries a read asks for together are read together, in as few store reads as
 // their places in the log allow.
-import { ArchiveError, internal } from '../lib/protocol/errors.js';
-import type { Deployment } from '../lib/service/deployment.js';
-import type { Logged } from '../lib/record/views/index.js';
-import type { SignedWrite } from '../lib/record/fold/index.js';
-import type { PayloadOf } from '../lib/record/types/index.js';
-import type { LoggedEntry, RecordLog } from '../lib/protocol/log-entry.js';
+import { ArchiveError, internal } from '../protocol/errors.js';
+import type { Deployment } from './deployment.js';
+import type { Logged } from '../record/views/index.js';
+import type { SignedWrite } from '../record/fold/index.js';
+import type { PayloadOf } from '../record/types/index.js';
+import type { LoggedEntry, RecordLog } from '../protocol/log-entry.js';
 
 export interface EntryLookup {
   /** The entry at `seq` as the log holds it: seq, ts, type and the logged object's text. */
@@ -44,7 +44,7 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-export function entryLookup(log: RecordLog): EntryLookup {
+export function entryLookup(log: Pick<RecordLog, 'records' | 'waitFor'>): EntryLookup {
   // The entries asked for in one turn of the event loop (a page's reviews, its moves, its
   // arguments) are gathered and read together: sorted, those near one another in one range,
   // IN_FLIGHT ranges at a time, rather than one store read per entry.

@@ -1,7 +1,7 @@
-// Reading logged entries back (api/logged.ts): the entries a read asks for in one turn are read
+// Reading logged entries back (lib/service/logged.ts): the entries a read asks for in one turn are read
 // together, those near one another in one range of the store, each answered with its own entry.
 import t from 'tap';
-import { entryLookup, LONGEST, NEAR, ranges } from '../../api/logged.js';
+import { entryLookup, LONGEST, NEAR, ranges } from '../../lib/service/logged.js';
 import type { RecordLog } from '../../lib/protocol/log-entry.js';
 import { startService } from '../helpers/service.js';
 import { make, register, send } from '../helpers/agents.js';
