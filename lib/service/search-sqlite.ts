@@ -1,12 +1,14 @@
 // The search index in SQLite FTS5 (docs/api.md#search), in `<data>/search.sqlite` beside the
-// LevelDB log: one contentless FTS5 table of the items' three columns (the text is on the log),
-// whose rowid is the item's rank key, so a tier is read in rank key order.
+// LevelDB log: one contentless FTS5 table of the items' three columns, whose rowid is the item's
+// rank key, so a tier is read in rank key order; and each version's columns as written, for the
+// snippets of a page (read from the log instead, a result costs a read of its entry's bundle).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import type { Columns } from '../record/types/index.js';
 import { KINDS, type Candidate, type IndexHead, type IndexedItem, type Kind, type SearchStore, type Tier, rankKey } from './search.js';
 
 /** The index's format: an index of another is built anew. */
-export const SQLITE_SEARCH_FORMAT = 'archive-search-sqlite/1';
+export const SQLITE_SEARCH_FORMAT = 'archive-search-sqlite/2';
 
 /** Where a deployment on LevelDB keeps its search index. */
 export const searchFile = (dataDir: string): string => join(dataDir, 'search.sqlite');
@@ -46,7 +48,6 @@ export class SqliteSearch implements SearchStore {
     this.db = db;
     const format = db.prepare(`SELECT value FROM meta WHERE name = 'format'`).get() as { value: string } | undefined;
     if (format === undefined) this.create();
-    this.statements = this.prepare();
   }
 
   /** Makes the tables anew (dropping any of another format). */
@@ -54,9 +55,11 @@ export class SqliteSearch implements SearchStore {
     this.db!.exec(`
       DROP TABLE IF EXISTS items;
       DROP TABLE IF EXISTS words;
+      DROP TABLE IF EXISTS texts;
       DELETE FROM meta;
       CREATE TABLE items (rank INTEGER PRIMARY KEY, key TEXT NOT NULL, kind INTEGER NOT NULL, seq INTEGER NOT NULL, until INTEGER);
       CREATE INDEX items_key ON items (key, rank);
+      CREATE TABLE texts (rank INTEGER PRIMARY KEY, a TEXT NOT NULL, b TEXT NOT NULL, c TEXT NOT NULL);
       CREATE VIRTUAL TABLE words USING fts5 (a, b, c, content = '', tokenize = '${TOKENIZER}');
     `);
     this.db!.prepare(`INSERT INTO meta (name, value) VALUES ('format', ?)`).run(SQLITE_SEARCH_FORMAT);
@@ -65,13 +68,14 @@ export class SqliteSearch implements SearchStore {
   private prepare() {
     const db = this.db!;
     return {
-      meta: db.prepare(`SELECT name, value FROM meta`),
       setMeta: db.prepare(`INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`),
       current: db.prepare(`SELECT rank FROM items WHERE key = ? AND until IS NULL ORDER BY rank DESC LIMIT 1`).safeIntegers(true),
       taken: db.prepare(`SELECT key FROM items WHERE rank = ?`),
       close: db.prepare(`UPDATE items SET until = ? WHERE rank = ?`),
       item: db.prepare(`INSERT INTO items (rank, key, kind, seq, until) VALUES (?, ?, ?, ?, NULL)`),
       words: db.prepare(`INSERT INTO words (rowid, a, b, c) VALUES (?, ?, ?, ?)`),
+      text: db.prepare(`INSERT INTO texts (rank, a, b, c) VALUES (?, ?, ?, ?)`),
+      texts: db.prepare(`SELECT a, b, c FROM texts WHERE rank = ?`),
       find: (kind: boolean) =>
         db
           .prepare(
@@ -83,13 +87,17 @@ export class SqliteSearch implements SearchStore {
     };
   }
 
+  /** The statements, prepared at first use: those of an index of another format (its tables not these) are never prepared. */
   private get s() {
-    if (this.statements === null) throw new Error(`the search index ${this.file} is not open`);
-    return this.statements;
+    if (this.db === null) throw new Error(`the search index ${this.file} is not open`);
+    return (this.statements ??= this.prepare());
   }
 
   async head(): Promise<{ head: IndexHead | null; problem: string | null }> {
-    const meta = new Map((this.s.meta.all() as { name: string; value: string }[]).map((r) => [r.name, r.value]));
+    if (this.db === null) throw new Error(`the search index ${this.file} is not open`);
+    const meta = new Map(
+      (this.db.prepare(`SELECT name, value FROM meta`).all() as { name: string; value: string }[]).map((r) => [r.name, r.value]),
+    );
     if (meta.get('format') !== SQLITE_SEARCH_FORMAT)
       return { head: null, problem: `it is of format ${meta.get('format') ?? 'none'}, not ${SQLITE_SEARCH_FORMAT}` };
     const size = meta.get('tree_size');
@@ -100,7 +108,8 @@ export class SqliteSearch implements SearchStore {
 
   async clear(): Promise<void> {
     this.db!.transaction(() => this.create())();
-    this.statements = this.prepare();
+    this.statements = null;
+    this.finders.clear();
   }
 
   async write(items: readonly IndexedItem[], head: IndexHead): Promise<void> {
@@ -120,6 +129,7 @@ export class SqliteSearch implements SearchStore {
         }
         s.item.run(rank, it.key, KINDS.indexOf(it.kind), it.seq);
         s.words.run(rank, it.text[0], it.text[1], it.text[2]);
+        s.text.run(rank, it.text[0], it.text[1], it.text[2]);
       }
       if (head.treeSize > 0) {
         s.setMeta.run('tree_size', String(head.treeSize));
@@ -149,6 +159,15 @@ export class SqliteSearch implements SearchStore {
       key: r.key,
       kind: KINDS[Number(r.kind)]!,
     }));
+  }
+
+  async texts(ranks: readonly bigint[]): Promise<Map<bigint, Columns>> {
+    const out = new Map<bigint, Columns>();
+    for (const rank of ranks) {
+      const r = this.s.texts.get(rank) as { a: string; b: string; c: string } | undefined;
+      if (r !== undefined) out.set(rank, [r.a, r.b, r.c]);
+    }
+    return out;
   }
 
   async close(): Promise<void> {

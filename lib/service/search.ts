@@ -76,6 +76,11 @@ export interface SearchStore {
    * after `after`.
    */
   candidates(words: readonly string[], tier: Tier, at: { treeSize: number; kind?: Kind }, after: bigint, n: number): Promise<Candidate[]>;
+  /**
+   * The columns written with the versions of rank keys `ranks` (those it holds), for the snippets of a page; an engine without
+   * it has them read from the entries (SQLite keeps them: reading a result's entry reads its whole bundle from the log).
+   */
+  texts?(ranks: readonly bigint[]): Promise<Map<bigint, Columns>>;
   close(): Promise<void>;
 }
 
@@ -502,7 +507,7 @@ export class SearchIndex {
     f: SearchFilters,
     at: SearchPosition | null,
     limit: number,
-  ): Promise<{ results: { kind: Kind; key: string }[]; next: SearchPosition | null }> {
+  ): Promise<{ results: Found[]; next: SearchPosition | null }> {
     // The tree size this page is of: the cursor's, or all this node has committed and folded.
     const treeSize = at?.treeSize ?? Math.min(this.log.size, this.told);
     const deadline = Date.now() + SEARCH_WAIT_MS;
@@ -522,7 +527,7 @@ export class SearchIndex {
       );
     }
     const tiers = tiersOf(words);
-    const results: { kind: Kind; key: string }[] = [];
+    const results: (Found & { rank: bigint })[] = [];
     // Where the last item served stands: the next page goes on after it.
     let lastAt: { tier: number; rank: bigint } | null = null;
     let k = at === null ? 0 : tiers.indexOf(at.tier);
@@ -536,14 +541,21 @@ export class SearchIndex {
         for (const c of found) {
           after = c.rank;
           if (!shown(state, c, f)) continue;
-          if (results.length === limit) return { results, next: { treeSize, tier: lastAt!.tier, after: lastAt!.rank.toString() } };
-          results.push({ kind: c.kind, key: c.key });
+          if (results.length === limit)
+            return { results: await this.withTexts(results), next: { treeSize, tier: lastAt!.tier, after: lastAt!.rank.toString() } };
+          results.push({ kind: c.kind, key: c.key, rank: c.rank });
           lastAt = { tier, rank: c.rank };
         }
         if (found.length < chunk) break;
       }
     }
-    return { results, next: null };
+    return { results: await this.withTexts(results), next: null };
+  }
+
+  /** The results with the columns their versions were indexed with, when the store keeps them. */
+  private async withTexts(results: (Found & { rank: bigint })[]): Promise<Found[]> {
+    const texts = results.length === 0 ? undefined : await this.store.texts?.(results.map((r) => r.rank));
+    return results.map(({ kind, key, rank }) => ({ kind, key, ...(texts?.has(rank) ? { text: texts.get(rank)! } : {}) }));
   }
 
   /** Stops writing; closes the store. */
@@ -553,6 +565,13 @@ export class SearchIndex {
     await this.flushing?.catch(() => undefined);
     await this.store.close();
   }
+}
+
+/** An item a search found: its kind and id, and the columns its version found was indexed with when the store keeps them. */
+export interface Found {
+  kind: Kind;
+  key: string;
+  text?: Columns;
 }
 
 /** Whether an item is in view and of the filters. */
@@ -598,6 +617,12 @@ function shown(state: State, doc: { kind: Kind; key: string }, f: SearchFilters)
 function hitOf(state: State, doc: { kind: Kind; key: string }): SearchHit | null {
   const hit = searchOfKind(doc.kind)?.hit?.(state, doc.key) ?? null;
   return hit !== null && (hit.claim === null || claimInView(state, hit.claim)) ? hit : null;
+}
+
+/** A paper's abstract and methods, read from its entry. */
+async function paperTexts(seq: number, logged: Logged): Promise<[string, string]> {
+  const payload = await logged(seq, 'paper');
+  return [payload.abstract, payload.methods ?? ''];
 }
 
 const statusOf = (state: State, ref: string): Status => state.numbers.scores.get(ref)!.status;
@@ -668,7 +693,7 @@ export function snippet(texts: string[], words: readonly string[]): string {
 }
 
 /** A search result as served: what it is, a snippet around the words found, and its numbers. */
-export async function searchResult(state: State, r: { kind: Kind; key: string }, words: readonly string[], logged: Logged) {
+export async function searchResult(state: State, r: Found, words: readonly string[], logged: Logged) {
   switch (r.kind) {
     case 'agent': {
       const a = state.agents.get(r.key)!;
@@ -688,13 +713,14 @@ export async function searchResult(state: State, r: { kind: Kind; key: string },
     }
     case 'paper': {
       const p = state.papers.get(r.key)!;
-      const payload = await logged(p.seq, 'paper');
+      // A paper is never amended: the columns it was indexed with are its entry's (title, abstract, methods).
+      const [abstract, methods] = r.text === undefined ? await paperTexts(p.seq, logged) : [r.text[1], r.text[2]];
       return {
         kind: r.kind,
         id: p.id,
         title: p.title,
         // Around the word in the abstract or methods; the abstract's start when only the title holds it.
-        snippet: snippet([payload.abstract, payload.methods ?? ''], words),
+        snippet: snippet([abstract, methods], words),
         seq: p.seq,
         agent: p.agent,
         operatorId: p.operatorId,
@@ -708,7 +734,8 @@ export async function searchResult(state: State, r: { kind: Kind; key: string },
     case 'external': {
       const c = state.claims.get(r.key)!;
       const s = state.numbers.scores.get(c.ref)!;
-      const t = await claimTexts(c, logged);
+      // The columns it was indexed with are its texts as they stand while it is not amended (an amendment is a version of its own).
+      const t = r.text !== undefined && c.amendment === null ? { text: r.text[0], test: r.text[1] } : await claimTexts(c, logged);
       return {
         kind: r.kind,
         id: c.ref,

@@ -2,7 +2,8 @@
 // the record folds and brought up to date from its head at start, built anew when that head does
 // not hold (one line saying why), it answers the same, in the same order, however it was made;
 // words are stemmed; an amended claim is one item whose text is its latest version; a cursor
-// crosses a restart, and writes landing between pages, without skipping or repeating an item.
+// crosses a restart, and writes landing between pages, without skipping or repeating an item;
+// the SQLite index keeps each version's columns, the snippets of a page, which answer as the log's.
 import t from 'tap';
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { startService, type TestService } from '../helpers/service.js';
 import { make, register, send, type TestAgent } from '../helpers/agents.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Readers } from '../../lib/service/readers.js';
-import { queryWords, SearchIndex, TIERS } from '../../lib/service/search.js';
+import { queryWords, rankKey, SearchIndex, TIERS } from '../../lib/service/search.js';
 import { searchFile, SqliteSearch } from '../../lib/service/search-sqlite.js';
 
 const abstract = (topic: string) => `We study ${topic} across many settings and report what holds and what does not, with data.`;
@@ -183,7 +184,7 @@ t.test('an index of another log is not used: one line, and it is built anew', as
   await index.ready;
   t.match(lines, [/is not used, its head \(size \d+, root [0-9a-f]{64}\) is not a prefix of this log; indexing the state's items/]);
   t.equal(index.lastBuild?.from, null);
-  t.same((await index.search(queryWords('bob'), {}, null, 10)).results, [{ kind: 'agent', key: 'bob' }]);
+  t.same((await index.search(queryWords('bob'), {}, null, 10)).results, [{ kind: 'agent', key: 'bob', text: ['bob', 'lab-b', ''] }]);
   t.same((await index.search(queryWords('alice'), {}, null, 10)).results, [], "nothing of the other log's");
 });
 
@@ -214,4 +215,47 @@ t.test('a cursor goes on after a restart and while writes land: nothing skipped,
   const walked = [p1, p2, p3].flatMap((p) => p.body.results.map((r: any) => r.id));
   t.same(walked, whole, 'the pages of before the restart, as they were');
   t.equal((await second.s.get('/v2/search?q=quasar&kind=paper&limit=100')).body.results.length, 12, 'a new search finds the new papers');
+});
+
+t.test("the index keeps each version's columns: a page's snippets are read from it, an amended claim's from the log", async (t) => {
+  const dataDir = tempDir(t);
+  const first = await service(t, dataDir);
+  const s = first.s;
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const bob = await register(s, 'bob', { operatorId: 'lab-b' });
+  const made = await papers(s, alice, bob);
+  const paper = made.replication.body.id;
+  const claim = `${made.rate.body.id}#C1`;
+  const amended = await send(s, bob, 'claim.amend', { claim, test: 'A zebrafish study that finds nothing.' });
+  t.equal(amended.status, 201, amended.text);
+  await first.readers.search.ready;
+  const before = { text: 'Claim number 1 holds', test: 'A result that would refute it' };
+  const kept = await first.readers.search.store.texts!([rankKey(paper), rankKey(claim), rankKey(claim, 1), rankKey('rec:none')]);
+  t.same(
+    [...kept],
+    [
+      [rankKey(paper), ['A replication of plasma turbulence results', abstract('turbulence in plasma'), '']],
+      [rankKey(claim), [before.text, before.test, '']],
+      [rankKey(claim, 1), [before.text, 'A zebrafish study that finds nothing.', '']],
+    ],
+    "each version's columns as indexed, none for a key it does not hold",
+  );
+  const snippets = async (s: TestService, q: string) =>
+    (await s.get(`/v2/search?q=${encodeURIComponent(q)}&limit=50`)).body.results.map((r: any) => `${r.id}: ${r.snippet}`);
+  const asked = ['turbulence', 'zebrafish', 'refute', 'learning rates', 'plasma shear'];
+  const live = await Promise.all(asked.map((q) => snippets(s, q)));
+  t.ok(live[0].includes(`${paper}: ${abstract('turbulence in plasma')}`), "a paper's snippet is its abstract");
+  t.ok(
+    live[1].includes(`${claim}: A zebrafish study that finds nothing.`),
+    'an amended claim is found by its new test, shown as it stands',
+  );
+  t.ok(
+    live[2].some((x: string) => x.startsWith(`${made.rates.body.id}#C1: `)) && !live[2].some((x: string) => x.startsWith(`${claim}: `)),
+    'not by its test of before',
+  );
+  await s.stop();
+  // Built anew from the state (the texts read from the log): the same snippets.
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${searchFile(dataDir)}${suffix}`, { force: true });
+  const second = await service(t, dataDir);
+  t.same(await Promise.all(asked.map((q) => snippets(second.s, q))), live, 'the same results and snippets');
 });
