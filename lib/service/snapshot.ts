@@ -6,7 +6,7 @@ import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, readStateFrom, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
-export const SNAPSHOT_FORMAT = 'archive-snapshot/7';
+export const SNAPSHOT_FORMAT = 'archive-snapshot/8';
 
 /** Where a deployment on LevelDB keeps its snapshot: one file, replaced atomically (on PostgreSQL: snapshot-place.ts). */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');
@@ -26,10 +26,7 @@ export const recordSnapshots: SnapshotCodec<State> = {
     return 'problem' in state ? state : { state };
   },
   // At start: the file read a piece at a time, each column straight into the buffer its store keeps, hashed meanwhile apart.
-  decodeFrom: async (body, treeSize) => {
-    const state = await readStateFrom(body, treeSize);
-    return 'problem' in state ? state : { state };
-  },
+  decodeFrom: readStateFrom,
 };
 
 /** The bytes of a snapshot of `state`, taken at the head of size state.size whose root is `rootHash`. */
