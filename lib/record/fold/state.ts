@@ -8,6 +8,7 @@ import { appendOnlyEach, type Rows } from '../stores/columns.js';
 export type { Review } from '../stores/review-store.js';
 import { Claims } from '../stores/claim-store.js';
 import { Papers } from '../stores/paper-store.js';
+export type { Paper, Parent } from '../stores/paper-store.js';
 export type { Claim } from '../stores/claim-store.js';
 import { Reports } from '../stores/reports.js';
 import { SeenIndex } from '../stores/replay-index.js';
@@ -122,27 +123,6 @@ export interface Pairing {
   expires: number;
   usedBy: string | null;
   seq: number;
-}
-
-export interface Parent {
-  id: string;
-  rel: string;
-  basis: string | null;
-  claims: string[] | null;
-  note: string | null;
-}
-
-export interface Paper {
-  id: string;
-  seq: number;
-  ts: string;
-  agent: string;
-  operatorId: string;
-  title: string;
-  field: string;
-  claims: string[];
-  buildsOn: Parent[];
-  models: string[];
 }
 
 export interface ReceiptResult {

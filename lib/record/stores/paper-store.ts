@@ -1,9 +1,29 @@
 // Every paper on the record, held as columns (columns.ts), one row per paper in log order; reads see each paper as the object it
 // always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
 // shares every column, and copies only the lists of its ids and titles.
-import type { Paper, Parent } from '../fold/state.js';
 import { hashText } from './claim-store.js';
 import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints } from './columns.js';
+
+export interface Parent {
+  id: string;
+  rel: string;
+  basis: string | null;
+  claims: string[] | null;
+  note: string | null;
+}
+
+export interface Paper {
+  id: string;
+  seq: number;
+  ts: string;
+  agent: string;
+  operatorId: string;
+  title: string;
+  field: string;
+  claims: string[];
+  buildsOn: Parent[];
+  models: string[];
+}
 
 /** What a paper's row holds, as the snapshot writes it (fold/state-codec.ts). */
 export interface PapersData {
