@@ -3,9 +3,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ArchiveClient } from '../lib/client/http.js';
-import { fetchLog, readExport, writeExport, type LogCopy, type ServedEntry } from '../verify/source.js';
+import { AskedAhead, askAhead, fetchLog, readExport, writeExport, type LogCopy, type ServedEntry } from '../verify/source.js';
+import { startWorkers } from '../verify/entry-pool.js';
 import { CacheProblem, createCache, openCache, writeCache, type Cache, type CacheMark } from '../verify/cache.js';
-import { verifyLog, verifyService, type HeldFrom } from '../verify/verify.js';
+import { SEGMENT, verifyLog, verifyService, type HeldFrom } from '../verify/verify.js';
 import { fetchTilesLog, writeStaticTiles } from '../verify/tiles.js';
 import { formatReport } from '../verify/report.js';
 import { fetchProof, proofProblem, type ProofBundle } from '../verify/proof.js';
@@ -139,6 +140,16 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       return;
     }
     const savedHead = readSavedHead(args.state);
+    const client = args.url === undefined ? undefined : new AskedAhead(args.url);
+    // An incremental run from a cache: while the saved replay loads, the head and the first new entries (from the saved head's
+    // size, where the cache ends when it holds) are asked for, and the workers that will check them are started.
+    if (client !== undefined && args.cache !== undefined && savedHead !== null && args.state !== undefined && args.witness.length === 0) {
+      const from = savedHead.treeSize;
+      askAhead(client, from, SEGMENT).then(
+        (size) => size !== undefined && startWorkers(size - from),
+        () => undefined,
+      );
+    }
     // This verifier's own replay at the saved head, when it holds (verify/saved-state.ts); not
     // under a witness policy, which checks a cosigned size against every leaf.
     const loadResume = async (): Promise<Resume | undefined> => {
@@ -163,9 +174,8 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     let verification;
     let cacheMark: CacheMark | undefined;
     if (args.url !== undefined) {
-      const client = new ArchiveClient(args.url);
       const run = (have?: ServedEntry[], from?: HeldFrom, cache?: (head: Pick<LogCopy, 'key' | 'sth'>) => Promise<Cache>) =>
-        verifyService(client, {
+        verifyService(client!, {
           savedHead,
           have,
           from,

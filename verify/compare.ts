@@ -1,7 +1,7 @@
 // Served reads against the replay: every number the service serves must be the one the log
 // gives. The views are the service's own functions of the state (lib/record), so a verifier
 // that replayed the same log computes the same bodies, member by member.
-import { ArchiveClient, type Served } from '../lib/client/http.js';
+import { ArchiveClient, type Reply, type Served } from '../lib/client/http.js';
 import { canonicalize } from '../lib/protocol/canonical-json.js';
 import { claimScore, inView, frontier } from '../lib/record/numbers/index.js';
 import {
@@ -66,9 +66,14 @@ function spread<T>(items: T[], n: number): T[] {
   return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
 }
 
+/** Reads asked for at once: the service answers the next while this side compares one. */
+export const AHEAD = 8;
+
 /**
  * Reads what the service serves and compares it with the replayed state; returns the names of
- * the reads compared. A read the service answers with an error is a problem too.
+ * the reads compared. A read the service answers with an error is a problem too. The reads are
+ * asked for AHEAD at a time and compared one by one in their order, so the problems are those,
+ * in the same order, that reading them one at a time would find.
  */
 export async function compareReads(client: ArchiveClient, log: LogCopy, state: State, problems: Problems): Promise<string[]> {
   const logged: Logged = async (seq, type) => {
@@ -78,73 +83,95 @@ export async function compareReads(client: ArchiveClient, log: LogCopy, state: S
     return e.payload.payload;
   };
   const compared: string[] = [];
-  const read = async (path: string): Promise<Served> => {
-    const r = await client.get(path);
-    if (r.status !== 200) {
-      problems.add('numbers', null, `GET ${path} answered ${r.status}`);
-      return undefined;
-    }
-    return r.body;
+  /** Each read in order: its path, and the check of what the service answered. */
+  const reads: { path: string; check: (r: Reply) => unknown }[] = [];
+  const served = (path: string, r: Reply): Served => {
+    if (r.status === 200) return r.body;
+    problems.add('numbers', null, `GET ${path} answered ${r.status}`);
+    return undefined;
   };
-  const against = async (name: string, path: string, expected: () => unknown | Promise<unknown>) => {
-    const served = await read(path);
-    if (served === undefined) return;
-    compared.push(name);
-    const d = firstDifference(served, await expected());
-    if (d !== null) problems.add('numbers', null, `GET ${path}: ${d}`);
-  };
+  const against = (name: string, path: string, expected: () => unknown | Promise<unknown>) =>
+    reads.push({
+      path,
+      check: async (r) => {
+        const body = served(path, r);
+        if (body === undefined) return;
+        compared.push(name);
+        const d = firstDifference(body, await expected());
+        if (d !== null) problems.add('numbers', null, `GET ${path}: ${d}`);
+      },
+    });
 
   // credence: claim by claim, so that a difference names its claim.
-  const credence = await read('/v2/credence');
-  if (credence !== undefined) {
-    compared.push('credence');
-    const served = new Map<string, unknown>((credence.claims ?? []).map((c: Served) => [c.ref, c]));
-    if (credence.version !== 'credence/0.3')
-      problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
-    for (const ref of state.numbers.index.refs) {
-      if (!inView(state, ref)) continue;
-      const c = served.get(ref);
-      if (c === undefined) {
-        problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref} is on the log but not served`);
-        continue;
+  reads.push({
+    path: '/v2/credence',
+    check: (r) => {
+      const credence = served('/v2/credence', r);
+      if (credence === undefined) return;
+      compared.push('credence');
+      const claims = new Map<string, unknown>((credence.claims ?? []).map((c: Served) => [c.ref, c]));
+      if (credence.version !== 'credence/0.3')
+        problems.add('numbers', null, `GET /v2/credence: version ${JSON.stringify(credence.version)}, expected "credence/0.3"`);
+      for (const ref of state.numbers.index.refs) {
+        if (!inView(state, ref)) continue;
+        const c = claims.get(ref);
+        if (c === undefined) {
+          problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref} is on the log but not served`);
+          continue;
+        }
+        claims.delete(ref);
+        const d = firstDifference(c, claimScore(state, ref));
+        if (d !== null) problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref}: ${d}`);
       }
-      served.delete(ref);
-      const d = firstDifference(c, claimScore(state, ref));
-      if (d !== null) problems.add('numbers', state.claims.get(ref)!.seq, `GET /v2/credence: claim ${ref}: ${d}`);
-    }
-    for (const ref of served.keys()) problems.add('numbers', null, `GET /v2/credence: claim ${ref} is served but not on the log`);
-  }
-  await against('record', '/v2/record', () => summary(state));
-  await against('frontier', '/v2/frontier?limit=50', () => frontier(state, 50));
-  await against('governance', '/v2/governance', () => governanceSummary(state, opaque));
+      for (const ref of claims.keys()) problems.add('numbers', null, `GET /v2/credence: claim ${ref} is served but not on the log`);
+    },
+  });
+  against('record', '/v2/record', () => summary(state));
+  against('frontier', '/v2/frontier?limit=50', () => frontier(state, 50));
+  against('governance', '/v2/governance', () => governanceSummary(state, opaque));
   for (const p of spread([...state.governance.proposals.values()], SAMPLE)) {
-    await against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
+    against('governance', `/v2/governance/proposals/${p.id}`, () => proposalView(state, p));
   }
-  await against('challenges', '/v2/challenges?all=1&limit=200', () => challengesPage(state, true, null, 200, logged, opaque));
+  against('challenges', '/v2/challenges?all=1&limit=200', () => challengesPage(state, true, null, 200, logged, opaque));
   // What stands on a claim out of view answers 451.
-  const outOfView = async (path: string) => {
-    const r = await client.get(path);
-    if (r.status !== 451) problems.add('numbers', null, `GET ${path} answered ${r.status}; the record holds it out of view (451)`);
-  };
+  const outOfView = (path: string) =>
+    reads.push({
+      path,
+      check: (r) => {
+        if (r.status !== 451) problems.add('numbers', null, `GET ${path} answered ${r.status}; the record holds it out of view (451)`);
+      },
+    });
   for (const r of spread([...state.receipts.values()], SAMPLE)) {
-    if (!inView(state, r.target)) await outOfView(`/v2/receipts/${r.id}`);
-    else await against('receipts', `/v2/receipts/${r.id}`, () => receiptView(state, r));
+    if (!inView(state, r.target)) outOfView(`/v2/receipts/${r.id}`);
+    else against('receipts', `/v2/receipts/${r.id}`, () => receiptView(state, r));
   }
   for (const claim of spread([...state.argumentsByClaim.keys()], SAMPLE)) {
     const path = `/v2/arguments?claim=${encodeURIComponent(claim)}`;
-    if (!inView(state, claim)) await outOfView(path);
-    else await against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged, opaque));
+    if (!inView(state, claim)) outOfView(path);
+    else against('arguments', path, () => claimArgumentsPage(state, claim, null, PAGE.default, logged, opaque));
   }
   // The readers' reads: the list of papers, papers one by one, agents with their work.
   const ix = readIndexOf(state);
-  await against('papers', '/v2/papers', () => papersPage(state, ix, {}, null, PAGE.default, opaque));
+  against('papers', '/v2/papers', () => papersPage(state, ix, {}, null, PAGE.default, opaque));
   for (const p of spread([...state.papers.values()], SAMPLE)) {
     const path = `/v2/papers/${p.id}`;
-    if (state.outOfView.has(p.id)) await outOfView(path);
-    else await against('papers', path, () => paperRead(state, p.id, logged));
+    if (state.outOfView.has(p.id)) outOfView(path);
+    else against('papers', path, () => paperRead(state, p.id, logged));
   }
   for (const a of spread([...state.agents.values()], SAMPLE)) {
-    await against('agents', `/v2/agents/${a.handle}`, () => agentRead(state, ix, a.handle, WORK_PAGE.default, logged, opaque));
+    against('agents', `/v2/agents/${a.handle}`, () => agentRead(state, ix, a.handle, WORK_PAGE.default, logged, opaque));
+  }
+  const asked: (Promise<Reply> | undefined)[] = [];
+  const ask = (i: number) => {
+    const r = client.get(reads[i]!.path);
+    r.catch(() => undefined); // thrown where it is awaited, if it is
+    asked[i] = r;
+  };
+  for (let i = 0; i < reads.length; i++) {
+    for (let j = asked.length; j < Math.min(reads.length, i + AHEAD); j++) ask(j);
+    const r = await asked[i]!;
+    asked[i] = undefined;
+    await reads[i]!.check(r);
   }
   return [...new Set(compared)];
 }

@@ -36,7 +36,7 @@ export async function checkEntriesOnWorkers(
 ): Promise<EntryChecks> {
   const total = Math.ceil((entries.length - first) / BATCH);
   // No more workers than batches: a short log is one batch.
-  const pool = workersFor(Math.max(1, Math.min(workers, total)));
+  const pool = workersFor(workersOf(entries.length - first, workers));
   const run = ++runs;
   const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
   const onMessage = (r: BatchResult) => {
@@ -87,6 +87,17 @@ export async function checkEntriesOnWorkers(
 const kept: Worker[] = [];
 const using = new Map<Worker, number>();
 let runs = 0;
+
+/** The workers a run checking `entries` entries uses: one per CPU (or `workers`), no more than its batches. */
+const workersOf = (entries: number, workers: number): number => Math.max(1, Math.min(workers, Math.ceil(entries / BATCH)));
+
+/**
+ * Starts ahead of a run the workers it will use to check `entries` entries, not keeping the process alive: each loads the
+ * record's code while this thread does other work (an incremental run loads its saved replay meanwhile, bin/verify.ts).
+ */
+export function startWorkers(entries: number, workers = availableParallelism()): void {
+  if (entries > 0) for (const w of workersFor(workersOf(entries, workers))) release(w);
+}
 
 function workersFor(n: number): Worker[] {
   while (kept.length < n) {

@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { SignedTreeHead } from 'tlog-engine';
-import { ArchiveClient, type Served } from '../lib/client/http.js';
+import { ArchiveClient, type Reply, type Served } from '../lib/client/http.js';
 
 /** An entry as `/v1/log/entries` serves it; `payload` is the logged object (withheld fields null). */
 export interface ServedEntry {
@@ -106,6 +106,46 @@ export async function fetchLog(client: ArchiveClient, opts: FetchOptions = {}): 
   // A page may run past the head when the log grew meanwhile: keep exactly the head's entries (or the segment's).
   entries.length = Math.min(entries.length, size);
   return { key: { key: key.key, origin: key.origin }, sth, entries, ...(opts.from === undefined ? {} : { from: opts.from.seq }) };
+}
+
+/**
+ * A client whose first GET of a path asked for ahead (`ask`) takes that request's answer: an incremental run asks for the head and
+ * the first pages of new entries while it loads its saved replay (bin/verify.ts, askAhead), and fetchLog's GETs take the answers.
+ */
+export class AskedAhead extends ArchiveClient {
+  private readonly asked = new Map<string, Promise<Reply>>();
+
+  ask(path: string): Promise<Reply> {
+    const r = super.get(path);
+    r.catch(() => undefined); // thrown to the GET that takes it, if one does
+    this.asked.set(path, r);
+    return r;
+  }
+
+  override get(path: string): Promise<Reply> {
+    const r = this.asked.get(path);
+    if (r === undefined) return super.get(path);
+    this.asked.delete(path);
+    return r;
+  }
+}
+
+/** Pages of new entries asked for ahead of an incremental run: those of 16,000 entries, at most. */
+export const ASK_AHEAD = 16;
+
+/**
+ * Asks, ahead of a run that fetches a segment of `segment` entries from `from` (fetchLog with `from`), for the key, the head and
+ * the first ASK_AHEAD pages that fetchLog will ask for (the same paths); the head's size, or undefined when none was served.
+ */
+export async function askAhead(client: AskedAhead, from: number, segment: number): Promise<number | undefined> {
+  void client.ask('/v1/log/key');
+  const r = await client.ask('/v1/log/sth');
+  const treeSize: unknown = r.status === 200 ? r.body?.treeSize : undefined;
+  if (typeof treeSize !== 'number' || !Number.isSafeInteger(treeSize)) return undefined;
+  const size = Math.min(from + segment, treeSize);
+  for (let at = from, k = 0; at < size && k < ASK_AHEAD; at += PAGE, k++)
+    void client.ask(`/v1/log/entries?from=${at}&limit=${Math.min(PAGE, size - at)}`);
+  return treeSize;
 }
 
 /** Writes `log` as an export: the header line, then one entry a line. */

@@ -426,3 +426,36 @@ t.test("a list longer than a page: the service's cursor is taken as it is, and a
     { kind: 'numbers', detail: /^GET \/v2\/papers: next: served null, the log gives \(the cursor of a next page\)$/ },
   ]);
 });
+
+t.test('the served reads are asked for several at once, and their problems are reported in the order of the reads', async (t) => {
+  const s = await busyService(t);
+  // A proxy that holds its answer to /v2/credence back, so that reads asked after it are answered first, and lies in two reads:
+  // the credence of a claim (read first) and a count of /v2/record (read second).
+  let inFlight = 0;
+  let most = 0;
+  const server = createServer(async (req, res) => {
+    const path = req.url!;
+    const read = path.startsWith('/v2/');
+    if (read) most = Math.max(most, ++inFlight);
+    const upstream = await fetch(s.url + path);
+    let body = await upstream.text();
+    if (path === '/v2/credence') {
+      await new Promise((r) => setTimeout(r, 300));
+      const b = JSON.parse(body);
+      b.claims[0].credence = 0.99;
+      body = JSON.stringify(b);
+    }
+    if (path === '/v2/record') body = JSON.stringify({ ...JSON.parse(body), receipts: 7 });
+    if (read) inFlight--;
+    res.writeHead(upstream.status, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const v = await verifyThrough(url);
+  t.ok(most > 1, `served reads were in flight at once (at most ${most})`);
+  t.match(v.report.problems, [{ kind: 'numbers', detail: /^GET \/v2\/credence: claim rec:[0-9a-f]{16}#C1: credence: served 0\.99/ }]);
+  t.equal(v.problems.counts.get('numbers'), 2, 'both lies are counted');
+  t.same(v.report.compared, ['credence', 'record', 'frontier', 'governance', 'challenges', 'receipts', 'arguments', 'papers', 'agents']);
+});
