@@ -25,8 +25,6 @@ export const SEEN_FOR_MS = 2 * TS_WINDOW_MS;
 export const isSignedWrite = (e: RecordEntry, serviceEvents: ReadonlySet<string>): boolean =>
   e.type !== 'agent.register' && !serviceEvents.has(e.type);
 
-const hashes = new WeakMap<RecordEntry, string>();
-
 /** `{"payload":` opens a signed write's logged text; `,"signature":"<86 base64url>"}` closes it. */
 const PAYLOAD_HEAD = '{"payload":';
 const SIGNATURE_HEAD = ',"signature":"';
@@ -49,11 +47,12 @@ function signedSlice(text: string): string | null {
  * from the slice of the logged text when the entry carries it, else by canonicalizing the payload.
  */
 export function signedHash(e: RecordEntry): string {
-  let h = hashes.get(e);
+  // Kept on the entry rather than in a WeakMap by entry: a replay reads it three times an entry,
+  // and a WeakMap of a million entries costs the collector more than the field does.
+  let h = e.signedHash;
   if (h === undefined) {
     const signed = e.text === undefined ? null : signedSlice(e.text);
-    h = signed === null ? payloadId(payloadOf(e) ?? {}) : sha256TextHex(signed);
-    hashes.set(e, h);
+    e.signedHash = h = signed === null ? payloadId(payloadOf(e) ?? {}) : sha256TextHex(signed);
   }
   return h;
 }
@@ -63,7 +62,7 @@ export function signedHash(e: RecordEntry): string {
  * hash every entry's text already), so that signedHash need not canonicalize its payload again.
  */
 export function knownSignedHash(e: RecordEntry, hash: string): void {
-  hashes.set(e, hash);
+  e.signedHash = hash;
 }
 
 /** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
