@@ -4,7 +4,7 @@ import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../../protocol/ids.js';
 import { sha256TextHex } from 'tlog-engine';
 import { payloadOf, type RecordEntry, type State } from '../fold/state.js';
-import { tsMs } from '../stores/columns.js';
+import { isoMs, tsMs } from '../stores/columns.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
 export const TS_WINDOW_MS = 10 * 60 * 1000;
@@ -65,10 +65,26 @@ export function knownSignedHash(e: RecordEntry, hash: string): void {
   e.signedHash = hash;
 }
 
+/**
+ * The entry's ts in ms as `isoMs` reads it (NaN when not spelled as the log spells it), read once
+ * for the entry: the replay index, its pruning and the reviews each keep or compare it.
+ */
+export function entryIsoMs(e: RecordEntry): number {
+  let ms = e.isoMs;
+  if (ms === undefined) e.isoMs = ms = isoMs(e.ts);
+  return ms;
+}
+
+/** Date.parse of the entry's ts (stores/columns.ts, tsMs), read once for the entry. */
+export function entryMs(e: RecordEntry): number {
+  const ms = entryIsoMs(e);
+  return Number.isNaN(ms) ? Date.parse(e.ts) : ms;
+}
+
 /** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
 export function assertFreshAndNew(state: State, e: RecordEntry): void {
   const ts = payloadOf(e)?.ts;
-  const skew = typeof ts === 'string' ? tsMs(ts) - tsMs(e.ts) : NaN;
+  const skew = typeof ts === 'string' ? tsMs(ts) - entryMs(e) : NaN;
   const window = tsWindow(e.type);
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
@@ -85,12 +101,12 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
 
 /** Notes a signed write in the index, last in log order. */
 export function noteSigned(state: State, e: RecordEntry): void {
-  state.seen.note(signedHash(e), e.seq, e.ts);
+  state.seen.note(signedHash(e), e.seq, e.ts, entryIsoMs(e));
 }
 
-/** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before `ts`. */
-export function pruneSeen(state: State, ts: string): void {
-  state.seen.prune(tsMs(ts) - SEEN_FOR_MS);
+/** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before entry `e`. */
+export function pruneSeen(state: State, e: RecordEntry): void {
+  state.seen.prune(entryMs(e) - SEEN_FOR_MS);
 }
 
 /**
@@ -100,7 +116,7 @@ export function pruneSeen(state: State, ts: string): void {
  */
 export function slotTime(e: RecordEntry): string {
   const ts = payloadOf(e)?.ts ?? '';
-  return Date.parse(ts) > Date.parse(e.ts) ? e.ts : ts;
+  return tsMs(ts) > entryMs(e) ? e.ts : ts;
 }
 
 /** 409 when a write to `slot` is not signed later than the time of the write that set it last (slotTime). */
