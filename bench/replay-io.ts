@@ -46,16 +46,7 @@ async function stateOf(file: string): Promise<State> {
   closeSync(fd);
   const h = JSON.parse(head.subarray(0, head.subarray(0, n).indexOf(10)).toString('utf8')) as { code: string };
   if (h.code !== codeId()) console.log(`note: the snapshot was written by other code (${h.code.slice(0, 12)}), read as this code's state`);
-  const read = await readStateFile<State>(
-    file,
-    SNAPSHOT_FORMAT,
-    h.code,
-    () => null,
-    async (body, treeSize) => {
-      const state = await readStateFrom(body, treeSize);
-      return 'problem' in state ? state : { state };
-    },
-  );
+  const read = await readStateFile<State>(file, SNAPSHOT_FORMAT, h.code, () => null, readStateFrom);
   if (read === null || 'problem' in read) throw new Error(`the snapshot cannot be read: ${JSON.stringify(read)}`);
   return read.state;
 }

@@ -17,7 +17,8 @@
 //     and 200 ms; peer: the bare route under the same writes), and whether a word's inflected form
 //     ("learning rate") finds a paper that uses another ("learning rates");
 //   - last, `archive verify --url --state --cache`, the whole log and then 10,000 new entries (goal:
-//     under 10 s; peer: the whole run; BENCH_NEW changes the 10,000); BENCH_VERIFY=0 leaves both out;
+//     under 10 s; peer: the whole run; BENCH_NEW changes the 10,000); BENCH_VERIFY=0 leaves both out; BENCH_VERIFY_DIR keeps
+//     the auditor's state and cache there, and a first run found there is not run again (it takes most of an hour at 10M);
 //   - the snapshot's pause of serving: the longest gap in a steady stream of reads while a snapshot
 //     (of the state) is written under writes (goal: under 250 ms; peer: the longest gap
 //     of the same stream otherwise);
@@ -54,6 +55,8 @@ const want = (figure: string) => ONLY.has(figure);
 const GENERATOR = 1;
 /** Entries written after the log for the incremental verification. */
 const NEW = Number(process.env.BENCH_NEW ?? 10_000);
+/** Where the auditor's state and cache are kept between runs of the bench (default: a temporary directory, removed). */
+const KEPT = process.env.BENCH_VERIFY_DIR;
 const SERVE = ['--register-limit', '100000000', '--snapshot-every', '0'];
 const code: Code = { name: 'this code', dist: HERE };
 const run = promisify(execFile);
@@ -335,9 +338,11 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
   // The auditor, last (the longest): the whole log, then the entries written since.
   if (want('verify')) {
     const a = await serve(code, dir, SERVE);
-    const work = mkdtempSync(join(tmpdir(), 'bench-ten-million-verify-'));
+    const work = KEPT ?? mkdtempSync(join(tmpdir(), 'bench-ten-million-verify-'));
     try {
-      const whole = await verify(a.url, work);
+      // A first run kept from an earlier one (BENCH_VERIFY_DIR) is not run again: at 10M it takes the better part of an hour.
+      const kept = KEPT !== undefined && existsSync(join(work, 'verified.json'));
+      const whole = kept ? null : await verify(a.url, work);
       const before = (await (await fetch(`${a.url}/v1/log/sth`)).json()) as { treeSize: number };
       const written = { n: 0 };
       // Eight clients at once: one alone would spend most of its time waiting for each answer.
@@ -349,11 +354,12 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
         `archive verify --url --state: ${fmt(after.treeSize - before.treeSize)} new entries after ${fmt(before.treeSize)}`,
         '< 10 s',
         `${fmt(incremental.seconds, 1)} s${rss(incremental)}`,
-        `the whole log's first run: ${fmt(whole.seconds, 1)} s${rss(whole)}; the saved replay ` +
+        `${whole === null ? `the first run kept in ${work}` : `the whole log's first run: ${fmt(whole.seconds, 1)} s${rss(whole)}`}; ` +
+          'the saved replay ' +
           mib(statSync(join(work, 'verified.json.replay')).size),
       );
     } finally {
-      rmSync(work, { recursive: true, force: true });
+      if (KEPT === undefined) rmSync(work, { recursive: true, force: true });
       await stop(a);
     }
   }

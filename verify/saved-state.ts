@@ -1,15 +1,6 @@
 // The verifier's saved replay (`--state FILE`, kept in FILE.replay): the next run checks and replays only the entries after it.
 // This verifier's own work, never the service's snapshot (docs/log-format.md#what-archive-verify-checks, "Incremental runs").
-import {
-  fromHex,
-  readStateFile,
-  toHex,
-  writeSnapshotFile,
-  rootFromSubtrees,
-  type SnapshotBody,
-  type SnapshotHeader,
-  type Subtree,
-} from 'tlog-engine';
+import { fromHex, readStateFile, toHex, writeSnapshotFile, rootFromSubtrees, type SnapshotHeader, type Subtree } from 'tlog-engine';
 import { codeId } from '../lib/protocol/code-id.js';
 import { readStateFrom, stateBodySync, type State } from '../lib/record/fold/index.js';
 import type { ServedEntry } from './source.js';
@@ -71,11 +62,7 @@ function extraProblem(h: SnapshotHeader & Partial<Extra>): string | null {
 export async function loadReplay(file: string, opts: { hashApart?: number } = {}): Promise<Resume | { problem: string } | null> {
   let read;
   try {
-    const decode = async (body: SnapshotBody, treeSize: number) => {
-      const state = await readStateFrom(body, treeSize);
-      return 'problem' in state ? state : { state };
-    };
-    read = await readStateFile<State, Extra>(file, REPLAY_FORMAT, codeId(), extraProblem, decode, opts);
+    read = await readStateFile<State, Extra>(file, REPLAY_FORMAT, codeId(), extraProblem, readStateFrom, opts);
   } catch (err) {
     return { problem: `it cannot be read (${(err as Error).message})` };
   }

@@ -255,16 +255,20 @@ export class SearchIndex {
       return null;
     }
     const state = this.state!;
+    // The state may hold a write applied but not yet committed (one in flight as this node takes the lead): the index's head
+    // is a size of the log, so the bring-up waits for the log to hold the state's entries; those applied later are told.
+    const size = state.size;
+    await this.log.waitFor(size);
     const { head, problem } = await this.store.head();
-    const why = problem ?? (head === null ? 'it holds nothing yet' : await this.headProblem(head, state.size));
+    const why = problem ?? (head === null ? 'it holds nothing yet' : await this.headProblem(head, size));
     if (generation !== this.generation) return null;
     let r: { items: number; from: number | null } | null;
-    if (why === null) r = await this.catchUp(generation, state, head!);
+    if (why === null) r = await this.catchUp(generation, state, head!, size);
     else {
       // A new deployment's index, with nothing to index yet, goes without saying.
       if (head !== null || problem !== null || state.agents.size > 0)
         this.say(`archive: the search index ${this.store.where} is not used, ${why}; indexing the state's items`);
-      r = await this.build(generation, state);
+      r = await this.build(generation, state, size);
     }
     if (r === null || generation !== this.generation) return null;
     this.bringing = false;
@@ -281,9 +285,8 @@ export class SearchIndex {
     return null;
   }
 
-  /** Writes the items of the entries after `head` up to the state's size, read from the log. */
-  private async catchUp(generation: number, state: State, head: IndexHead): Promise<{ items: number; from: number } | null> {
-    const end = state.size;
+  /** Writes the items of the entries after `head` up to `end` (the state's size, which the log holds), read from the log. */
+  private async catchUp(generation: number, state: State, head: IndexHead, end: number): Promise<{ items: number; from: number } | null> {
     this.head = head;
     this.progress = { done: 0, total: end - head.treeSize, unit: 'entries' };
     let items = 0;
@@ -309,13 +312,12 @@ export class SearchIndex {
   }
 
   /**
-   * Builds the index anew from `state`: every item its searched types say it holds (each as of the
+   * Builds the index anew from `state` at `size`: every item its searched types say it holds (each as of the
    * entry that made it; a paper's text read from its entry), in log order; the head is written with the last batch.
    */
-  private async build(generation: number, state: State): Promise<{ items: number; from: null } | null> {
+  private async build(generation: number, state: State, size: number): Promise<{ items: number; from: null } | null> {
     await this.store.clear();
     this.head = null;
-    const size = state.size;
     const todo: { item: Omit<IndexedItem, 'text'>; text?: Columns | ((read: ClaimEntries) => Promise<Columns>) }[] = [];
     for (const searched of SEARCHED.values())
       for (const { text, ...item } of searched.standing?.(state) ?? []) if (item.seq < size) todo.push({ item, text });

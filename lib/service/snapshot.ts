@@ -26,10 +26,7 @@ export const recordSnapshots: SnapshotCodec<State> = {
     return 'problem' in state ? state : { state };
   },
   // At start: the file read a piece at a time, each column straight into the buffer its store keeps, hashed meanwhile apart.
-  decodeFrom: async (body, treeSize) => {
-    const state = await readStateFrom(body, treeSize);
-    return 'problem' in state ? state : { state };
-  },
+  decodeFrom: readStateFrom,
 };
 
 /** The bytes of a snapshot of `state`, taken at the head of size state.size whose root is `rootHash`. */

@@ -61,3 +61,48 @@ t.test('a search while the index is built: 503 with its progress within the wait
   t.same(index.progress.done, index.progress.total, 'the progress says it is done');
   t.same(index.lastBuild?.from, null, 'built anew');
 });
+
+t.test('a node that takes the lead while a write is applied but not yet committed brings the index up once the log holds it', async (t) => {
+  const s = await startService(t);
+  const alice = await register(s, 'alice', { operatorId: 'lab-a' });
+  const p = await send(s, alice, 'paper', make.paper(1, { title: 'Gravitational lensing of quasars' }));
+  t.equal(p.status, 201, p.text);
+
+  // The log as this node sees it commits one entry less than the state holds (the paper, in flight), until the test lets it.
+  const log = s.d.log;
+  let committed = log.size - 1;
+  let commit!: () => void;
+  const committing = new Promise<void>((r) => (commit = r));
+  const beyond = (size: number) => new Error(`size ${size} is beyond the tree size ${committed}`);
+  const index = new SearchIndex(
+    {
+      get size() {
+        return committed;
+      },
+      records: (from, count) => log.records(from, Math.max(0, Math.min(count, committed - from))),
+      rootAt: (size) => (size > committed ? Promise.reject(beyond(size)) : log.rootAt(size)),
+      waitFor: async (size) => {
+        if (size > committed) await committing;
+      },
+    },
+    new SqliteSearch(join(tempDir(t), 'search.sqlite'), TIERS),
+    { writes: false, say: () => undefined },
+  );
+  t.teardown(() => index.close());
+  index.reset(s.record.state);
+  await index.ready;
+  t.equal(s.record.state.size, committed + 1, 'the state holds the paper, the log not yet');
+
+  index.lead();
+  await new Promise((r) => setTimeout(r, 50));
+  committed = log.size;
+  commit();
+  await index.ready;
+  const found = await index.search(['quasars'], {}, null, 10);
+  t.same(
+    found.results.map((r) => r.key),
+    [p.body.id],
+    'the paper is found',
+  );
+  t.equal(index.size, committed, 'the index holds the whole log');
+});

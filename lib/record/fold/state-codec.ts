@@ -142,13 +142,17 @@ export function readState(body: Uint8Array, treeSize: number): State | { problem
 const sized = (state: State, treeSize: number): State | { problem: string } =>
   state.size === treeSize ? state : { problem: `its state holds ${state.size} entries, its header says ${treeSize}` };
 
-/** `readState` of a body read a piece at a time (the engine's SnapshotBody: from a file, each column straight into its own buffer). */
-export async function readStateFrom(body: BodySource, treeSize: number): Promise<State | { problem: string }> {
+/**
+ * `readState` of a body read a piece at a time (the engine's SnapshotBody: from a file, each column straight into its own
+ * buffer), as the engine's codecs answer (`decodeFrom`): the service's snapshot and the verifier's saved replay alike.
+ */
+export async function readStateFrom(body: BodySource, treeSize: number): Promise<{ state: State } | { problem: string }> {
   let state: State;
   try {
     state = restoredState((await readCopyFrom(body)) as unknown as Written);
   } catch (err) {
     return { problem: `its state cannot be read (${(err as Error).message})` };
   }
-  return sized(state, treeSize);
+  const s = sized(state, treeSize);
+  return 'problem' in s ? s : { state: s };
 }
