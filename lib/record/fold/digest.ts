@@ -27,12 +27,13 @@ function plain(value: unknown): unknown {
 /** The state as canonical JSON, without the scheduler's queues. */
 export function stateJson(state: State): string {
   // The numbers' indexes and each agent's reviews are derived from the rest; the scores are the numbers themselves. What is
-  // kept as columns (stores/claim-store.ts, stores/review-store.ts, stores/reports.ts, stores/replay-index.ts,
+  // kept as columns (stores/paper-store.ts, stores/claim-store.ts, stores/review-store.ts, stores/reports.ts, stores/replay-index.ts,
   // numbers/score-store.ts) is read as the Maps it stands for.
-  const { due: _due, numbers, claims, reviews, reportsByKey, seen, reviewsByAgent: _byAgent, ...rest } = state;
+  const { due: _due, numbers, papers, claims, reviews, reportsByKey, seen, reviewsByAgent: _byAgent, ...rest } = state;
   return canonicalize(
     plain({
       ...rest,
+      papers: new Map(papers.entries()),
       claims: new Map(claims.entries()),
       reviews: new Map(reviews.entries()),
       reportsByKey: reportsByKey.asMap(reviews),

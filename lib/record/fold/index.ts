@@ -9,6 +9,7 @@ export {
   type Agent,
   type Argument,
   type Claim,
+  type Paper,
   DAY,
   emptyState,
   type Receipt,

@@ -6,6 +6,7 @@ import { frameSnapshot, frameSnapshotChunks, openSnapshot } from 'tlog-engine';
 import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
 import { Claims, type ClaimsData } from '../stores/claim-store.js';
+import { Papers, type PapersData } from '../stores/paper-store.js';
 import { appendOnly, appendOnlyEach } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
@@ -18,7 +19,8 @@ import type { Numbers } from '../numbers/indexes.js';
 export type { SnapshotHeader as StateHeader } from 'tlog-engine';
 
 /** The state as it is written: the stores of columns as their data (`pack`). */
-interface Written extends Omit<State, 'claims' | 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+interface Written extends Omit<State, 'papers' | 'claims' | 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+  papers: PapersData;
   /** Without their refs: those are the numbers' `index.refs`, written once there. */
   claims: ClaimsData;
   reviews: ReviewsData;
@@ -41,6 +43,7 @@ export function writtenState(state: State): Written {
   const n = state.numbers;
   return {
     ...state,
+    papers: state.papers.pack(),
     claims: state.claims.pack(),
     reviews: state.reviews.pack(),
     reportsByKey: state.reportsByKey.pack(),
@@ -65,6 +68,7 @@ function restoredState(w: Written): State {
   const claims = Claims.unpack(w.claims, n.index.refs);
   return {
     ...w,
+    papers: Papers.unpack(w.papers),
     claims,
     reviews: Reviews.unpack(w.reviews),
     reportsByKey: Reports.unpack(w.reportsByKey),

@@ -7,6 +7,8 @@ import { Reviews } from '../stores/review-store.js';
 import { appendOnlyEach, type Rows } from '../stores/columns.js';
 export type { Review } from '../stores/review-store.js';
 import { Claims } from '../stores/claim-store.js';
+import { Papers } from '../stores/paper-store.js';
+export type { Paper, Parent } from '../stores/paper-store.js';
 export type { Claim } from '../stores/claim-store.js';
 import { Reports } from '../stores/reports.js';
 import { SeenIndex } from '../stores/replay-index.js';
@@ -125,27 +127,6 @@ export interface Pairing {
   expires: number;
   usedBy: string | null;
   seq: number;
-}
-
-export interface Parent {
-  id: string;
-  rel: string;
-  basis: string | null;
-  claims: string[] | null;
-  note: string | null;
-}
-
-export interface Paper {
-  id: string;
-  seq: number;
-  ts: string;
-  agent: string;
-  operatorId: string;
-  title: string;
-  field: string;
-  claims: string[];
-  buildsOn: Parent[];
-  models: string[];
 }
 
 export interface ReceiptResult {
@@ -323,7 +304,8 @@ export interface State {
   /** Operators that lost verification: a receipt of theirs disputed by two verified operators. */
   voided: Map<string, { seq: number; receipt: string }>;
   pairings: Map<string, Pairing>;
-  papers: Map<string, Paper>;
+  /** Every paper, by id (a Map's reads), by row in log order (stores/paper-store.ts). */
+  papers: Papers;
   /** Every claim, by ref (a Map's reads), by row, which is its ordinal in the numbers (`at`, stores/claim-store.ts). */
   claims: Claims;
   receipts: Map<string, Receipt>;
@@ -396,7 +378,7 @@ export function emptyState(): State {
     verified: new Map(),
     voided: new Map(),
     pairings: new Map(),
-    papers: new Map(),
+    papers: Papers.empty(),
     claims,
     receipts: new Map(),
     receiptsByClaim: new Map(),

@@ -254,7 +254,7 @@ export const paper = entryType({
       claims: b.claims ?? null,
       note: b.note ?? null,
     }));
-    state.papers.set(id, {
+    state.papers.add({
       id,
       seq: e.seq,
       ts: e.ts,

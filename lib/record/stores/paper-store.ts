@@ -1,0 +1,211 @@
+// Every paper on the record, held as columns (columns.ts), one row per paper in log order; reads see each paper as the object it
+// always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
+// shares every column, and copies only the lists of its ids and titles.
+import { hashText } from './claim-store.js';
+import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints } from './columns.js';
+
+export interface Parent {
+  id: string;
+  rel: string;
+  basis: string | null;
+  claims: string[] | null;
+  note: string | null;
+}
+
+export interface Paper {
+  id: string;
+  seq: number;
+  ts: string;
+  agent: string;
+  operatorId: string;
+  title: string;
+  field: string;
+  claims: string[];
+  buildsOn: Parent[];
+  models: string[];
+}
+
+/** What a paper's row holds, as the snapshot writes it (fold/state-codec.ts). */
+export interface PapersData {
+  ids: string[];
+  /** The index from id to row as it stands (columns.ts, RowIndex): read back rather than built again from the ids. */
+  idIndex: Ints;
+  seq: Ints;
+  /** Its entry's time in ms (columns.ts, isoMs); the ts itself, when not spelled as the log spells it, in `odd`. */
+  time: Floats;
+  agent: Ints;
+  operator: Ints;
+  field: Ints;
+  /** How many claims it made: its claims are `<id>#C1` to `#C<n>`, as the record names them (types/papers.ts). */
+  claimCount: Ints;
+  titles: string[];
+  agents: string[];
+  operators: string[];
+  fields: string[];
+  odd: [number, string][];
+  /** The papers that build on others (their parents), and those that declared models, by row. */
+  buildsOn: [number, Parent[]][];
+  models: [number, string[]][];
+  /** Rows whose claims are not named as the record names them (none the record makes), with their refs. */
+  claims: [number, string[]][];
+}
+
+/** The refs a paper's claims are given (types/papers.ts, `<paper id>#C<n>`). */
+const refsOf = (id: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${id}#C${i + 1}`);
+
+export class Papers implements ReadonlyMap<string, Paper> {
+  private readonly ids: string[];
+  private readonly index: RowIndex;
+  private seq = new Int32Array(16);
+  private time = new Float64Array(16);
+  private agent = new Int32Array(16);
+  private operator = new Int32Array(16);
+  private field = new Int32Array(16);
+  private claimCount = new Int32Array(16);
+  private titles: string[] = [];
+  private agents = new Interned();
+  private operators = new Interned();
+  private fields = new Interned();
+  private odd = new Map<number, string>();
+  private buildsOn = new Map<number, Parent[]>();
+  private models = new Map<number, string[]>();
+  private claims = new Map<number, string[]>();
+  /** The id `rowOf` looks for, and the test of a row it probes (made once: no closure per lookup). */
+  private probe = '';
+  private readonly isProbe = (row: number): boolean => this.ids[row] === this.probe;
+
+  private constructor(ids: string[], index?: Ints) {
+    this.ids = ids;
+    this.index = new RowIndex((row) => hashText(this.ids[row]!));
+    if (index !== undefined) this.index.adopt(index, ids.length);
+  }
+
+  /** No papers yet. */
+  static empty(): Papers {
+    return new Papers([]);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** Appends a paper; returns its row. */
+  add(p: Paper): number {
+    if (this.rowOf(p.id) >= 0) throw new Error(`paper ${p.id} is on the record already`);
+    const row = this.ids.length;
+    const n = row + 1;
+    this.ids.push(p.id);
+    this.seq = grow(this.seq, n);
+    this.time = grow(this.time, n);
+    this.agent = grow(this.agent, n);
+    this.operator = grow(this.operator, n);
+    this.field = grow(this.field, n);
+    this.claimCount = grow(this.claimCount, n);
+    this.seq[row] = p.seq;
+    const ms = isoMs(p.ts);
+    if (Number.isNaN(ms)) this.odd.set(row, p.ts);
+    this.time[row] = ms;
+    this.agent[row] = this.agents.of(p.agent);
+    this.operator[row] = this.operators.of(p.operatorId);
+    this.field[row] = this.fields.of(p.field);
+    this.titles.push(p.title);
+    this.claimCount[row] = p.claims.length;
+    if (p.claims.some((ref, i) => ref !== `${p.id}#C${i + 1}`)) this.claims.set(row, [...p.claims]);
+    if (p.buildsOn.length > 0) this.buildsOn.set(row, p.buildsOn);
+    if (p.models.length > 0) this.models.set(row, p.models);
+    this.index.insert(row);
+    return row;
+  }
+
+  /** The row of paper `id` (in log order), or -1. */
+  rowOf(id: string): number {
+    this.probe = id;
+    return this.index.find(hashText(id), this.isProbe);
+  }
+
+  /** The paper at `row`, as an object (its members in the order they always had). */
+  at(row: number): Paper {
+    const id = this.ids[row]!;
+    return {
+      id,
+      seq: this.seq[row]!,
+      ts: this.odd.get(row) ?? isoTs(this.time[row]!),
+      agent: this.agents.at(this.agent[row]!),
+      operatorId: this.operators.at(this.operator[row]!),
+      title: this.titles[row]!,
+      field: this.fields.at(this.field[row]!),
+      claims: this.claims.get(row) ?? refsOf(id, this.claimCount[row]!),
+      buildsOn: this.buildsOn.get(row) ?? [],
+      models: this.models.get(row) ?? [],
+    };
+  }
+
+  get(id: string): Paper | undefined {
+    const row = this.rowOf(id);
+    return row < 0 ? undefined : this.at(row);
+  }
+
+  has(id: string): boolean {
+    return this.rowOf(id) >= 0;
+  }
+
+  *entries(): MapIterator<[string, Paper]> {
+    for (let row = 0; row < this.size; row++) yield [this.ids[row]!, this.at(row)];
+  }
+  *keys(): MapIterator<string> {
+    for (let row = 0; row < this.size; row++) yield this.ids[row]!;
+  }
+  *values(): MapIterator<Paper> {
+    for (let row = 0; row < this.size; row++) yield this.at(row);
+  }
+  [Symbol.iterator](): MapIterator<[string, Paper]> {
+    return this.entries();
+  }
+  forEach(f: (value: Paper, key: string, map: ReadonlyMap<string, Paper>) => void): void {
+    for (const [k, v] of this.entries()) f(v, k, this);
+  }
+
+  /** Every column is written once, when a paper is added: a snapshot shares them (`stable`), and its index's slots are copied on write. */
+  pack(): PapersData {
+    const n = this.size;
+    return {
+      ids: this.ids,
+      idIndex: this.index.slotsNow(),
+      seq: stable(this.seq.subarray(0, n)),
+      time: stable(this.time.subarray(0, n)),
+      agent: stable(this.agent.subarray(0, n)),
+      operator: stable(this.operator.subarray(0, n)),
+      field: stable(this.field.subarray(0, n)),
+      claimCount: stable(this.claimCount.subarray(0, n)),
+      titles: this.titles,
+      agents: this.agents.list,
+      operators: this.operators.list,
+      fields: this.fields.list,
+      odd: [...this.odd],
+      buildsOn: [...this.buildsOn],
+      models: [...this.models],
+      claims: [...this.claims],
+    };
+  }
+
+  static unpack(d: PapersData): Papers {
+    const n = d.ids.length;
+    if (d.seq.length !== n || d.titles.length !== n) throw new Error(`${d.seq.length} papers' columns for ${n} ids`);
+    const p = new Papers(d.ids, d.idIndex);
+    p.seq = owned(d.seq, n);
+    p.time = owned(d.time, n);
+    p.agent = owned(d.agent, n);
+    p.operator = owned(d.operator, n);
+    p.field = owned(d.field, n);
+    p.claimCount = owned(d.claimCount, n);
+    p.titles = d.titles;
+    p.agents = new Interned([...d.agents]);
+    p.operators = new Interned([...d.operators]);
+    p.fields = new Interned([...d.fields]);
+    p.odd = new Map(d.odd);
+    p.buildsOn = new Map(d.buildsOn);
+    p.models = new Map(d.models);
+    p.claims = new Map(d.claims);
+    return p;
+  }
+}
