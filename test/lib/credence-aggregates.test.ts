@@ -80,6 +80,8 @@ const seen = {
   verifiedOrVoided: 0,
   capBinds: 0,
   capFree: 0,
+  /** Claims resolved (0 or 1) as the fold read it from the score's columns (Scores.resolvedAt), after some entry. */
+  resolved: 0,
   compared: 0,
   resultsAppended: 0,
 };
@@ -176,6 +178,16 @@ function run(actions: Action[]): boolean {
       if (s.cap !== null && s.credence === s.cap) capBinds = true;
       if (s.cap !== null && s.credence < s.cap) capFree = true;
     }
+    // What the fold reads of a score without making it (Scores.resolvedAt, resolvedOf, headAt) is the score's.
+    const scores = f.state.numbers.scores;
+    for (const [row, ref] of f.state.numbers.index.refs.entries()) {
+      const s = scores.get(ref);
+      const head = scores.headAt(row);
+      if (scores.resolvedAt(row) !== s?.resolved || scores.resolvedOf(ref) !== s?.resolved) return false;
+      if ((head === undefined) !== (s === undefined)) return false;
+      if (head !== undefined && Object.entries(head).some(([k, v]) => !Object.is(v, s![k as keyof typeof head]))) return false;
+      if (s?.resolved === 0 || s?.resolved === 1) seen.resolved++;
+    }
   }
   seen.prolific += f.state.numbers.index.claimsByOperator.get('prolific')?.length ?? 0;
   seen.verifiedOrVoided += f.state.verified.size - VERIFIED.length + f.state.voided.size;
@@ -198,6 +210,7 @@ t.test('the kept numbers equal those from scratch, bit for bit, after every entr
   t.ok(seen.disowned > 5, 'reports disowned');
   t.ok(seen.verifiedOrVoided > 0, 'operators verified by the record or voided');
   t.ok(seen.capBinds > 0 && seen.capFree > 0, 'caps that bind and caps that do not');
+  t.ok(seen.resolved > 0, 'claims resolved, read from the columns as the score has it');
   t.ok(seen.resultsAppended > 20, 'results appended to a kept aggregate, not built again');
 });
 

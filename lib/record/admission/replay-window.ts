@@ -4,7 +4,7 @@ import { conflict, invalid } from './refusal.js';
 import { payloadId } from '../../protocol/ids.js';
 import { sha256TextHex } from 'tlog-engine';
 import { payloadOf, type RecordEntry, type State } from '../fold/state.js';
-import { tsMs } from '../stores/columns.js';
+import { isoMs, tsMs } from '../stores/columns.js';
 
 /** How far a signed write's ts may be from the time it is taken (docs/record.md#service-events-and-time). */
 export const TS_WINDOW_MS = 10 * 60 * 1000;
@@ -24,8 +24,6 @@ export const SEEN_FOR_MS = 2 * TS_WINDOW_MS;
 /** Whether an entry is a signed write ({payload, signature}): every type but registrations and service events. */
 export const isSignedWrite = (e: RecordEntry, serviceEvents: ReadonlySet<string>): boolean =>
   e.type !== 'agent.register' && !serviceEvents.has(e.type);
-
-const hashes = new WeakMap<RecordEntry, string>();
 
 /** `{"payload":` opens a signed write's logged text; `,"signature":"<86 base64url>"}` closes it. */
 const PAYLOAD_HEAD = '{"payload":';
@@ -49,11 +47,12 @@ function signedSlice(text: string): string | null {
  * from the slice of the logged text when the entry carries it, else by canonicalizing the payload.
  */
 export function signedHash(e: RecordEntry): string {
-  let h = hashes.get(e);
+  // Kept on the entry rather than in a WeakMap by entry: a replay reads it three times an entry,
+  // and a WeakMap of a million entries costs the collector more than the field does.
+  let h = e.signedHash;
   if (h === undefined) {
     const signed = e.text === undefined ? null : signedSlice(e.text);
-    h = signed === null ? payloadId(payloadOf(e) ?? {}) : sha256TextHex(signed);
-    hashes.set(e, h);
+    e.signedHash = h = signed === null ? payloadId(payloadOf(e) ?? {}) : sha256TextHex(signed);
   }
   return h;
 }
@@ -63,13 +62,29 @@ export function signedHash(e: RecordEntry): string {
  * hash every entry's text already), so that signedHash need not canonicalize its payload again.
  */
 export function knownSignedHash(e: RecordEntry, hash: string): void {
-  hashes.set(e, hash);
+  e.signedHash = hash;
+}
+
+/**
+ * The entry's ts in ms as `isoMs` reads it (NaN when not spelled as the log spells it), read once
+ * for the entry: the replay index, its pruning and the reviews each keep or compare it.
+ */
+export function entryIsoMs(e: RecordEntry): number {
+  let ms = e.isoMs;
+  if (ms === undefined) e.isoMs = ms = isoMs(e.ts);
+  return ms;
+}
+
+/** Date.parse of the entry's ts (stores/columns.ts, tsMs), read once for the entry. */
+export function entryMs(e: RecordEntry): number {
+  const ms = entryIsoMs(e);
+  return Number.isNaN(ms) ? Date.parse(e.ts) : ms;
 }
 
 /** 400 when the payload's ts is more than the window from the entry's ts; 409 when its signed bytes are on the log already. */
 export function assertFreshAndNew(state: State, e: RecordEntry): void {
   const ts = payloadOf(e)?.ts;
-  const skew = typeof ts === 'string' ? tsMs(ts) - tsMs(e.ts) : NaN;
+  const skew = typeof ts === 'string' ? tsMs(ts) - entryMs(e) : NaN;
   const window = tsWindow(e.type);
   if (Number.isNaN(skew)) throw invalid(`payload.ts: expected an ISO-8601 UTC time, got ${JSON.stringify(ts)}`);
   if (Math.abs(skew) > window) {
@@ -86,12 +101,12 @@ export function assertFreshAndNew(state: State, e: RecordEntry): void {
 
 /** Notes a signed write in the index, last in log order. */
 export function noteSigned(state: State, e: RecordEntry): void {
-  state.seen.note(signedHash(e), e.seq, e.ts);
+  state.seen.note(signedHash(e), e.seq, e.ts, entryIsoMs(e));
 }
 
-/** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before `ts`. */
-export function pruneSeen(state: State, ts: string): void {
-  state.seen.prune(tsMs(ts) - SEEN_FOR_MS);
+/** Drops from the index what the window refuses anyway: writes logged more than SEEN_FOR_MS before entry `e`. */
+export function pruneSeen(state: State, e: RecordEntry): void {
+  state.seen.prune(entryMs(e) - SEEN_FOR_MS);
 }
 
 /**
@@ -101,7 +116,7 @@ export function pruneSeen(state: State, ts: string): void {
  */
 export function slotTime(e: RecordEntry): string {
   const ts = payloadOf(e)?.ts ?? '';
-  return Date.parse(ts) > Date.parse(e.ts) ? e.ts : ts;
+  return tsMs(ts) > entryMs(e) ? e.ts : ts;
 }
 
 /** 409 when a write to `slot` is not signed later than the time of the write that set it last (slotTime). */

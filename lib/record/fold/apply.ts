@@ -77,7 +77,7 @@ export function applyEntry(state: State, logged: RecordEntry<object>): unknown {
   const outcome = d.apply(state, e);
   const touched = d.numbers?.(state, e, outcome) ?? untouched();
   if (slot !== undefined) noteSlot(state, slot, e);
-  pruneSeen(state, e.ts);
+  pruneSeen(state, e);
   if (isSignedWrite(e, SERVICE_EVENTS)) noteSigned(state, e);
   updateNumbers(state, e, touched);
   state.size = e.seq + 1;

@@ -66,6 +66,10 @@ export interface RecordEntry<L = Logged> {
    * (docs/log-format.md), so they are hashed from it, not serialised again.
    */
   text?: string;
+  /** The SHA-256 of a signed write's signed bytes, worked out once for the entry (admission/replay-window.ts, signedHash). */
+  signedHash?: string;
+  /** The entry's ts in ms as stores/columns.ts `isoMs` reads it (NaN when not canonical), read once for the entry (entryIsoMs). */
+  isoMs?: number;
 }
 
 /** What verified an operator by the record: its round and the evidence that earned it (numbers/verification.ts). */

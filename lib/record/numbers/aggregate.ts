@@ -35,8 +35,7 @@ export interface Evidence {
   reproduced: boolean;
 }
 
-const SUMS = ['vRec', 'vRev', 'uRec', 'uRev', 's', 'f', 'sRep', 'fRep'] as const;
-export type SumName = (typeof SUMS)[number];
+export type SumName = 'vRec' | 'vRev' | 'uRec' | 'uRev' | 's' | 'f' | 'sRep' | 'fRep';
 
 const KINDS: readonly ItemKind[] = ['review', 'rerun', 'replication'];
 const FAVOURS = 4;
@@ -60,7 +59,16 @@ export class EvidenceAggregate {
   private readonly massTerm: number[] = [];
   /** Slots freed by replaced items, used again first. */
   private readonly free: number[] = [];
-  private readonly sums = new Map<SumName, ExactSum>(SUMS.map((n) => [n, new ExactSum()]));
+  private readonly sums: Record<SumName, ExactSum> = {
+    vRec: new ExactSum(),
+    vRev: new ExactSum(),
+    uRec: new ExactSum(),
+    uRev: new ExactSum(),
+    s: new ExactSum(),
+    f: new ExactSum(),
+    sRep: new ExactSum(),
+    fRep: new ExactSum(),
+  };
   /** Per direction (0 against, 1 for): family-set key to [families, verified items with them]. */
   private readonly familySets: [Map<string, [string[], number]>, Map<string, [string[], number]>] = [new Map(), new Map()];
   /** Families of confirming verified replications, with how many. */
@@ -96,7 +104,8 @@ export class EvidenceAggregate {
   /** Appends `item` as the latest counted item. */
   append(item: Item): void {
     const dir = item.favours ? 1 : 0;
-    const w = item.t * familyFactorOf(item.families, this.familySets[dir].values());
+    // No families: a factor of 1 (rules.ts), without walking the sets.
+    const w = item.families.length === 0 ? item.t : item.t * familyFactorOf(item.families, this.familySets[dir].values());
     const { e, mass } = evidenceStep(item.kind, item.favours);
     const flags = KINDS.indexOf(item.kind) | (item.favours ? FAVOURS : 0) | (item.verified ? VERIFIED : 0);
     this.terms(flags, w * e, mass * w, 1);
@@ -122,12 +131,15 @@ export class EvidenceAggregate {
     const kind = KINDS[flags & 3]!;
     const favours = (flags & FAVOURS) !== 0;
     const verified = (flags & VERIFIED) !== 0;
-    const add = (n: SumName, x: number) => (by === 1 ? this.sums.get(n)!.add(x) : this.sums.get(n)!.remove(x));
-    if (kind === 'review') add(verified ? 'vRev' : 'uRev', evidence);
-    else add(verified ? 'vRec' : 'uRec', evidence);
+    const sums = this.sums;
+    // remove(x) is add(-x) (exact-sum.ts).
+    const e = by === 1 ? evidence : -evidence;
+    const m = by === 1 ? mass : -mass;
+    if (kind === 'review') (verified ? sums.vRev : sums.uRev).add(e);
+    else (verified ? sums.vRec : sums.uRec).add(e);
     if (verified) {
-      add(favours ? 's' : 'f', mass);
-      if (kind === 'replication') add(favours ? 'sRep' : 'fRep', mass);
+      (favours ? sums.s : sums.f).add(m);
+      if (kind === 'replication') (favours ? sums.sRep : sums.fRep).add(m);
     }
   }
 
@@ -176,11 +188,11 @@ export class EvidenceAggregate {
 
   /** One of the exact sums, rounded once. */
   sum(name: SumName): number {
-    return this.sums.get(name)!.value();
+    return this.sums[name].value();
   }
 
   evidence(): Evidence {
-    const v = (n: SumName) => this.sums.get(n)!.value();
+    const v = (n: SumName) => this.sums[n].value();
     return {
       vRec: v('vRec'),
       vRev: v('vRev'),

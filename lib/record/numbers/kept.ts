@@ -98,7 +98,7 @@ function prefix(state: State, c: CalibrationPrefix, own: string[], p: number): {
   for (; c.valid < p; c.valid++) {
     const j = c.valid;
     const row = state.claims.ordinal(own[j]!);
-    const r = state.numbers.scores.at(row)?.resolved;
+    const r = state.numbers.scores.resolvedAt(row);
     const resolved = r === 0 || r === 1;
     c.sum[j + 1] = resolved ? c.sum[j]! + calibrationTerm(state.claims.confidenceAt(row)!, r) : c.sum[j]!;
     c.n[j + 1] = c.n[j]! + (resolved ? 1 : 0);

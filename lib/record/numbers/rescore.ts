@@ -4,7 +4,7 @@
 import type { Receipt, RecordEntry, State } from '../fold/state.js';
 import { CHUNK, emptyAggregates, type Ranks } from './indexes.js';
 import { keptParts, markStale, resolvedMoved } from './kept.js';
-import { Scores } from './score-store.js';
+import { Scores, type ScoreHead } from './score-store.js';
 import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
@@ -34,7 +34,7 @@ export interface Touched {
 export const untouched = (): Touched => ({ claims: [], operators: [], disputed: null, evidence: 'changed' });
 
 /** Whether `ref` is resolved as its score now stands. */
-export const resolvedNow = (state: State, ref: string): boolean => (state.numbers.scores.get(ref)?.resolved ?? null) !== null;
+export const resolvedNow = (state: State, ref: string): boolean => (state.numbers.scores.resolvedOf(ref) ?? null) !== null;
 
 /** Whether receipt `id` awaits a verified cross-check after one that disagreed (the frontier's receipts queue). */
 export function awaitsVerifiedCheck(state: State, r: Receipt): boolean {
@@ -91,7 +91,7 @@ class OrdinalHeap {
 }
 
 /** Whether a claim's dependents must be rescored: what they read of it moved. */
-function movedForDependents(a: Score, b: Score): boolean {
+function movedForDependents(a: ScoreHead, b: Score): boolean {
   return (
     a.prior !== b.prior ||
     a.credence !== b.credence ||
@@ -111,9 +111,10 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
   for (const ref of refs) heap.push(state.claims.ordinal(ref));
   const resolvedChanged: string[] = [];
   while (heap.size > 0) {
-    const ref = ix.refs[heap.pop()]!;
+    const ord = heap.pop();
+    const ref = ix.refs[ord]!;
     const claim = state.claims.get(ref)!;
-    const before = scores.get(ref);
+    const before = scores.headAt(ord);
     const after = scoreClaim(state, ix, claim, scores, parts);
     setScore(state, ref, after);
     if (before !== undefined && before.status !== after.status)

@@ -34,6 +34,9 @@ export interface Score {
   lift: { ref: string; from: number; to: number; gain: number }[];
 }
 
+/** What a rescore compares of a score before and after (rescore.ts, Scores.headAt). */
+export type ScoreHead = Pick<Score, 'prior' | 'credence' | 'credenceVerified' | 'status' | 'resolved' | 'hypoCredence' | 'hypoVerified'>;
+
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ScoresData {
   n: number;
@@ -158,6 +161,38 @@ export class Scores {
   get(ref: string): Score | undefined {
     const row = this.ix.rowOf(ref);
     return row < 0 ? undefined : this.at(row);
+  }
+
+  /**
+   * The `resolved` of the claim of ordinal `row` (undefined when it has no score), read without
+   * making its Score: the fold reads it for every review, the Score would be made and dropped.
+   */
+  resolvedAt(row: number): Score['resolved'] | undefined {
+    if (row < 0 || row >= this.n || (this.bytes[row * B]! & SET) === 0) return undefined;
+    const b = this.bytes[row * B + 1]! & 3;
+    return b === 0 ? null : ((b - 1) as 0 | 1);
+  }
+
+  /** resolvedAt of claim `ref`. */
+  resolvedOf(ref: string): Score['resolved'] | undefined {
+    return this.resolvedAt(this.ix.rowOf(ref));
+  }
+
+  /** What a rescore compares of the claim of ordinal `row`'s score (rescore.ts), read without making the whole Score. */
+  headAt(row: number): ScoreHead | undefined {
+    if (row >= this.n || (this.bytes[row * B]! & SET) === 0) return undefined;
+    const v = this.numbers;
+    const o = row * W;
+    const b = this.bytes[row * B + 1]!;
+    return {
+      prior: v[o + 1]!,
+      credence: v[o + 2]!,
+      credenceVerified: v[o + 3]!,
+      status: STATUSES[b >> 2]!,
+      resolved: (b & 3) === 0 ? null : (((b & 3) - 1) as 0 | 1),
+      hypoCredence: v[o + 11]!,
+      hypoVerified: v[o + 12]!,
+    };
   }
 
   /** The score of the claim of ordinal `row`, if it has one. */

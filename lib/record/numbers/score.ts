@@ -107,8 +107,10 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim, only?
 /** The claims a claim's paper relies on: builds_on with rel extends or method (docs/credence.md, Foundations). */
 export function foundationsOf(state: State, claim: Claim): string[] {
   if (claim.external) return [];
+  const buildsOn = state.papers.get(claim.paper)!.buildsOn;
+  if (buildsOn.length === 0) return [];
   const refs = new Set<string>();
-  for (const p of state.papers.get(claim.paper)!.buildsOn) {
+  for (const p of buildsOn) {
     if (p.rel !== 'extends' && p.rel !== 'method') continue;
     if (p.id.startsWith('ext:')) refs.add(`${p.id}#C1`);
     else if (p.id.startsWith('rec:')) {

@@ -56,7 +56,7 @@ export function reportsEarned(state: State, ix: NumbersIndex, op: string): { rep
   }
   const resolvedOf = (ref: string) => {
     const c = state.claims.get(ref)!;
-    return c.operatorId === op ? null : (state.numbers.scores.get(ref)?.resolved ?? null);
+    return c.operatorId === op ? null : (state.numbers.scores.resolvedOf(ref) ?? null);
   };
   for (const [claim, row] of latest) {
     const res = resolvedOf(claim);
@@ -162,7 +162,8 @@ export function noteReports(state: State, op: string, claim: string): void {
   t.right -= was.right;
   let reports = 0;
   let right = 0;
-  const res = state.claims.get(claim)!.operatorId === op ? null : (state.numbers.scores.get(claim)?.resolved ?? null);
+  const ord = state.claims.ordinal(claim);
+  const res = state.claims.operatorAt(ord) === op ? null : (state.numbers.scores.resolvedAt(ord) ?? null);
   if (res !== null) {
     for (const r of pairs.reviews(row)) {
       if (state.reviews.disownedAt(r) !== null) continue;

@@ -36,15 +36,14 @@ export class SeenIndex {
     return row < 0 ? undefined : this.entry(row);
   }
 
-  /** Notes the signed write of entry `seq` at `ts`, last in log order. */
-  note(hash: string, seq: number, ts: string): void {
+  /** Notes the signed write of entry `seq` at `ts` (`ms`: isoMs(ts), when the caller has it), last in log order. */
+  note(hash: string, seq: number, ts: string, ms = isoMs(ts)): void {
     const was = this.hashes.find(hash);
     if (was >= 0) this.drop(was);
     const row = this.hashes.push(hash);
     this.seq = grow(this.seq, row + 1);
     this.time = grow(this.time, row + 1);
     this.seq[row] = seq;
-    const ms = isoMs(ts);
     if (Number.isNaN(ms)) {
       this.time[row] = Date.parse(ts);
       this.odd.set(seq, ts);

@@ -39,8 +39,8 @@ export interface ReviewsData {
   odd: [number, string][];
 }
 
-/** What a new review's row is made of: the review, not yet disowned, and its entry's ts. */
-export type NewReview = Omit<Review, 'disownedSeq'> & { ts: string };
+/** What a new review's row is made of: the review, not yet disowned, and its entry's ts (and isoMs(ts), when the caller has it). */
+export type NewReview = Omit<Review, 'disownedSeq'> & { ts: string; isoMs?: number };
 
 const NONE: string[] = [];
 
@@ -90,7 +90,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
     this.key[row] = this.signerKeys.of(r.signerKey);
     this.models[row] = this.listOf(r.models);
     this.forecast[row] = r.forecast;
-    const ms = isoMs(r.ts);
+    const ms = r.isoMs ?? isoMs(r.ts);
     if (Number.isNaN(ms)) {
       this.time[row] = Date.parse(r.ts);
       this.odd.set(row, r.ts);

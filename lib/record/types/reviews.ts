@@ -6,7 +6,7 @@ import { appendTo } from '../stores/columns.js';
 import { entryType } from './descriptor.js';
 import { assertNotShutOut } from '../numbers/settlement.js';
 import { claimAt } from './papers.js';
-import { signedHash } from '../admission/replay-window.js';
+import { entryIsoMs, signedHash } from '../admission/replay-window.js';
 import { noteReview } from '../numbers/verification.js';
 import { reviewCounting } from '../numbers/counting.js';
 import { claimRef, models, nt, num, signed } from '../../protocol/schemas/shared.js';
@@ -66,6 +66,7 @@ export const review = entryType({
       id,
       seq: e.seq,
       ts: e.ts,
+      isoMs: entryIsoMs(e),
       claim,
       agent: agent.handle,
       operatorId: agent.operatorId,
