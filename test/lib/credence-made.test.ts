@@ -31,3 +31,21 @@ t.test('each chunk made once, again when a score in it changed, and the same bod
   t.same([...credenceMade(state)], [0], 'made again once its scores changed');
   t.equal(body(state), body(replayEntries(log, seededState(verified))), 'the same body as the whole log replayed');
 });
+
+t.test('a chunk is made a slice of claims a step; one whose scores change meanwhile is made again when next asked', async (t) => {
+  const half = Math.floor(log.length / 2);
+  const state = replayEntries(log.slice(0, half), seededState(verified));
+  const claims = state.numbers.index.refs.length;
+  t.ok(claims >= 1, 'the state holds claims');
+  t.same([...credenceMade(state, 1)], Array(claims + 1).fill(0), 'a step a claim, then one that keeps the chunk');
+  t.equal(body(state), body(replayEntries(log.slice(0, half), seededState(verified))), 'the body made afresh');
+
+  // Writes land between two steps of the chunk's making: what it keeps is of the version it began at.
+  const again = replayEntries(log.slice(0, half), seededState(verified));
+  const steps = credenceMade(again, 1);
+  steps.next();
+  for (const e of log.slice(half)) applyEntry(again, e);
+  for (const _ of steps);
+  t.same([...credenceMade(again)], [0], 'made again, its scores having changed while it was made');
+  t.equal(body(again), body(replayEntries(log, seededState(verified))), 'the same body as the whole log replayed');
+});

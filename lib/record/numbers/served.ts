@@ -98,18 +98,18 @@ export function credenceParts(state: State): { parts: string[]; bytes: number } 
   return { parts, bytes };
 }
 
+/** Claims made into text in one step of credenceMade: a step takes a few milliseconds, a whole chunk tens on a loaded machine. */
+export const SLICE = 128;
+
 /**
- * Makes each chunk of credenceParts' body that is not made yet, one per step: a caller takes a
- * turn of its event loop between steps, so that the service answers meanwhile, and the first
- * reader of GET /v2/credence does not make the whole body (a million claims take seconds).
+ * Makes each chunk of credenceParts' body that is not made yet, `slice` claims a step (yielding the chunk the step worked
+ * on): a caller takes a turn of its event loop between steps, so that the service answers meanwhile, and the first reader of
+ * GET /v2/credence does not make the whole body (a million claims take seconds). A chunk whose scores change while it is made
+ * is kept at the version it was begun at, so it is made again when next asked for.
  */
-export function* credenceMade(state: State): Generator<number> {
+export function* credenceMade(state: State, slice = SLICE): Generator<number> {
   const cache = chunksOf(state);
-  for (let k = 0; k * CHUNK < state.numbers.index.refs.length; k++)
-    if (!fresh(state, cache, k)) {
-      chunkAt(state, cache, k);
-      yield k;
-    }
+  for (let k = 0; k * CHUNK < state.numbers.index.refs.length; k++) if (!fresh(state, cache, k)) yield* chunkSteps(state, cache, k, slice);
 }
 
 const chunksOf = (state: State): Chunk[] => {
@@ -124,14 +124,23 @@ const fresh = (state: State, cache: Chunk[], k: number): boolean =>
 
 /** Chunk `k` of the claims' text, made again if a score in it changed since it was made. */
 function chunkAt(state: State, cache: Chunk[], k: number): Chunk {
-  if (fresh(state, cache, k)) return cache[k]!;
+  if (!fresh(state, cache, k)) for (const _ of chunkSteps(state, cache, k, Infinity));
+  return cache[k]!;
+}
+
+/** Makes chunk `k` of the claims' text, `slice` claims a step (yields k after each step but the last), and keeps it. */
+function* chunkSteps(state: State, cache: Chunk[], k: number, slice: number): Generator<number> {
   const version = state.numbers.chunkVersion[k]!;
   const refs = state.numbers.index.refs;
   const texts: string[] = [];
-  for (let i = k * CHUNK; i < Math.min(refs.length, (k + 1) * CHUNK); i++)
+  const end = Math.min(refs.length, (k + 1) * CHUNK);
+  for (let i = k * CHUNK; i < end; i++) {
     if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
+    if ((i + 1 - k * CHUNK) % slice === 0) yield k;
+  }
   const text = texts.join(',');
-  return (cache[k] = { version, text, bytes: Buffer.byteLength(text) });
+  cache[k] = { version, text, bytes: Buffer.byteLength(text) };
+  yield k;
 }
 
 /** The body of GET /v2/credence as one string. */
