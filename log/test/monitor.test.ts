@@ -5,6 +5,8 @@
 // witness policy, peers that cannot be compared, and the state file.
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import {
@@ -219,4 +221,35 @@ t.test('peers that cannot be compared are warnings; the gossip endpoint and the 
   t.throws(() => readMonitorState(file, 'another/1'), { code: 'corrupt', message: /not a monitor state \(another\/1\)/ });
   writeFileSync(file, '{');
   t.throws(() => readMonitorState(file), { code: 'corrupt' });
+});
+
+t.test('a log that cannot be read for the proof fails the round; one that answers without a proof is inconsistent', async (t) => {
+  const { signer, key } = logKey();
+  const log = await memoryLog(t, signer, ORIGIN);
+  await appendN(log, 3, 'x');
+  const upstream = await serveLog(t, log, key, { prefix: PREFIX });
+  // In front of the log: every read passed on, but a consistency proof dropped (its socket destroyed) or refused (404).
+  let proofs: 'drop' | 'refuse' = 'drop';
+  const proxy = createServer(async (req, res) => {
+    if (req.url!.includes('/consistency')) {
+      if (proofs === 'drop') req.socket.destroy();
+      else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found","detail":"no"}');
+      return;
+    }
+    const r = await fetch(`${upstream}${req.url}`);
+    res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer()));
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise((r) => proxy.close(r)));
+  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+  const first = (await monitorRound({ url, prefix: PREFIX }, null)).state!;
+  await appendN(log, 2, 'y');
+  await t.rejects(monitorRound({ url, prefix: PREFIX }, first), { code: 'unavailable' }, 'the round fails, no finding made');
+  proofs = 'refuse';
+  const refused = await monitorRound({ url, prefix: PREFIX }, first);
+  t.equal(refused.state, null, 'the saved head stays');
+  t.match(refused.findings, [
+    { kind: 'inconsistent', detail: /^the head of size 5 does not extend the head of size 3 saved at .* \(the service gave no proof\)$/ },
+  ]);
 });

@@ -14,13 +14,14 @@ export interface TreeHead {
  * Whether `small` is a prefix of `large`, by a consistency proof from `prover` (a log that holds
  * the larger tree). Equal sizes need equal roots; the empty tree (with
  * the empty root) is a prefix of every tree.
- * Null when no proof could be had; false when the proof does not hold.
+ * Null when the log answers with no proof; false when the proof does not hold; throws LogError('unavailable') when the log
+ * cannot be read (a monitor's round then fails, rather than finding a head inconsistent for want of an answer).
  */
 export async function consistent(prover: LogClient, small: TreeHead, large: TreeHead): Promise<boolean | null> {
   if (small.treeSize === large.treeSize) return small.rootHash === large.rootHash;
   if (small.treeSize === 0) return small.rootHash === toHex(EMPTY_ROOT);
   if (small.treeSize > large.treeSize) return false;
-  const proof = await prover.consistencyProof(small.treeSize, large.treeSize).catch(() => null);
+  const proof = await prover.consistencyProof(small.treeSize, large.treeSize);
   if (proof === null) return null;
   try {
     return verifyConsistency(small.treeSize, large.treeSize, proof, fromHex(small.rootHash, 32), fromHex(large.rootHash, 32));
