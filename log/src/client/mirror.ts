@@ -54,8 +54,18 @@ export async function writeMirror(
   const text = Buffer.from(checkpoint).toString('utf8');
   const { treeSize } = parseCheckpoint(text.slice(0, text.indexOf('\n\n') + 1));
   const written: string[] = [];
-  const put = async (path: string, bytes: Uint8Array) => {
-    if (await writeIfChanged(join(dir, at(path)), bytes)) written.push(at(path));
+  // A path named twice in one run (a `beside` path that is also a tile) is written once: two writes of it at once would
+  // share its temporary file.
+  const puts = new Map<string, Promise<void>>();
+  const put = (path: string, bytes: Uint8Array): Promise<void> => {
+    let p = puts.get(path);
+    if (p === undefined) {
+      p = writeIfChanged(join(dir, at(path)), bytes).then((changed) => {
+        if (changed) written.push(at(path));
+      });
+      puts.set(path, p);
+    }
+    return p;
   };
   await pooled(treeTiles(treeSize), 8, async (t) => {
     const path = tilePath(t);
