@@ -4,6 +4,7 @@
 // claim as it was when the copy was taken.
 import t from 'tap';
 import fc from 'fast-check';
+import { restore, same, throws } from '../helpers/stores.js';
 import { emptyState, readState, stateBody, stateBodySync, stateDigest, type Claim, type State } from '../../lib/record/fold/index.js';
 
 const paperRef = (p: number, n: number) => `rec:${p.toString(16).padStart(16, '0')}#C${n}`;
@@ -30,24 +31,6 @@ const testOf = (ref: string): string => `test of claim ${ref} ✓`;
 
 /** Adds claim `c` to `state`, with its test. */
 const add = (state: State, c: Omit<Claim, 'amendment' | 'evidence'>): number => state.claims.add(c, testOf(c.ref));
-
-/** Equal as JSON: the same members in the same order. */
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-const throws = (f: () => unknown): boolean => {
-  try {
-    f();
-    return false;
-  } catch {
-    return true;
-  }
-};
-
-/** Restores `state` from its snapshot body. */
-function restore(state: State): State {
-  const back = readState(Buffer.concat(stateBodySync(state)), state.size);
-  if ('problem' in back) throw new Error(back.problem);
-  return back;
-}
 
 type Op =
   { add: number; external: boolean; n: number } | { amend: number; conceptual: boolean; test: boolean } | { evidence: number } | 'restore';

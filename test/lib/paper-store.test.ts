@@ -4,7 +4,8 @@
 // before more papers land holds the papers of its time alone.
 import t from 'tap';
 import fc from 'fast-check';
-import { emptyState, readState, stateBody, stateBodySync, stateDigest, type Paper, type State } from '../../lib/record/fold/index.js';
+import { restore, same, throws } from '../helpers/stores.js';
+import { emptyState, readState, stateBody, stateDigest, type Paper } from '../../lib/record/fold/index.js';
 
 const idOf = (i: number) => `rec:${(0xa000 + i).toString(16).padStart(16, '0')}`;
 
@@ -25,23 +26,6 @@ function paper(i: number, odd: { ts: boolean; parents: boolean; models: boolean;
     models: odd.models ? ['model-a', `model-${i % 2}`] : [],
   };
 }
-
-/** Restores `state` from its snapshot body. */
-function restore(state: State): State {
-  const back = readState(Buffer.concat(stateBodySync(state)), state.size);
-  if ('problem' in back) throw new Error(back.problem);
-  return back;
-}
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-const throws = (f: () => unknown): boolean => {
-  try {
-    f();
-    return false;
-  } catch {
-    return true;
-  }
-};
 
 const adds = fc.array(
   fc.oneof(

@@ -92,7 +92,7 @@ function ofReview(state: State, row: number): Candidate {
   const v = state.reviews;
   return {
     kind: 'review',
-    id: v.idAt(row),
+    id: v.keyAt(row),
     seq: v.seqAt(row),
     favours: v.forecastAt(row) >= 0.5,
     families: familiesOfItem(v.modelsAt(row)),

@@ -1,7 +1,7 @@
 // Every claim on the record, held as columns (columns.ts), one row per claim in log order: the row is the claim's ordinal in
 // the numbers (numbers/indexes.ts). Reads see each claim as the object it always was, without its statement and test, which
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
-import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints } from './columns.js';
+import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints, RowMap } from './columns.js';
 
 export interface Claim {
   ref: string;
@@ -65,7 +65,7 @@ export function hashText(s: string): number {
 /** The paper a ref names when the record made it: its part before the last `#` (`<paper id>#C<n>`, lib/protocol/ids.ts). */
 const paperOfRef = (ref: string): string => ref.slice(0, ref.lastIndexOf('#'));
 
-export class Claims implements ReadonlyMap<string, Claim> {
+export class Claims extends RowMap<Claim> {
   /** Each row's ref: the numbers' `index.refs` is this very list (the one copy of every ref). */
   readonly refs: string[];
   private readonly index: RowIndex;
@@ -87,6 +87,7 @@ export class Claims implements ReadonlyMap<string, Claim> {
 
   /** Claims whose refs are `refs` (of a snapshot, with `index`, the ref index as it stood; else none yet). */
   private constructor(refs: string[], index?: Ints) {
+    super();
     this.refs = refs;
     this.index = new RowIndex((row) => hashText(this.refs[row]!));
     if (index !== undefined) this.index.adopt(index, refs.length);
@@ -210,29 +211,8 @@ export class Claims implements ReadonlyMap<string, Claim> {
     };
   }
 
-  get(ref: string): Claim | undefined {
-    const row = this.rowOf(ref);
-    return row < 0 ? undefined : this.at(row);
-  }
-
-  has(ref: string): boolean {
-    return this.rowOf(ref) >= 0;
-  }
-
-  *entries(): MapIterator<[string, Claim]> {
-    for (let row = 0; row < this.size; row++) yield [this.refs[row]!, this.at(row)];
-  }
-  *keys(): MapIterator<string> {
-    for (let row = 0; row < this.size; row++) yield this.refs[row]!;
-  }
-  *values(): MapIterator<Claim> {
-    for (let row = 0; row < this.size; row++) yield this.at(row);
-  }
-  [Symbol.iterator](): MapIterator<[string, Claim]> {
-    return this.entries();
-  }
-  forEach(f: (value: Claim, key: string, map: ReadonlyMap<string, Claim>) => void): void {
-    for (const [k, v] of this.entries()) f(v, k, this);
+  keyAt(row: number): string {
+    return this.refs[row]!;
   }
 
   /**

@@ -438,6 +438,42 @@ export class HexIds {
 /** A SHA-256's first four bytes: uniform already, so they are the index's hash. */
 const hashOf = (b: Uint8Array, o: number): number => (b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!;
 
+/**
+ * A store of rows read as a Map from each row's key to its value as an object: the store says how
+ * many rows it holds, the row of a key, and a row's key and value; the rest of the Map follows.
+ */
+export abstract class RowMap<V> implements ReadonlyMap<string, V> {
+  abstract get size(): number;
+  /** The row of `key`, or -1. */
+  abstract rowOf(key: string): number;
+  abstract keyAt(row: number): string;
+  /** The value at `row`, as an object. */
+  abstract at(row: number): V;
+
+  get(key: string): V | undefined {
+    const row = this.rowOf(key);
+    return row < 0 ? undefined : this.at(row);
+  }
+  has(key: string): boolean {
+    return this.rowOf(key) >= 0;
+  }
+  *entries(): MapIterator<[string, V]> {
+    for (let row = 0; row < this.size; row++) yield [this.keyAt(row), this.at(row)];
+  }
+  *keys(): MapIterator<string> {
+    for (let row = 0; row < this.size; row++) yield this.keyAt(row);
+  }
+  *values(): MapIterator<V> {
+    for (let row = 0; row < this.size; row++) yield this.at(row);
+  }
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+  forEach(f: (value: V, key: string, map: ReadonlyMap<string, V>) => void): void {
+    for (let row = 0; row < this.size; row++) f(this.at(row), this.keyAt(row), this);
+  }
+}
+
 /** Strings by number: each distinct string held once, and the number it was given. */
 export class Interned {
   private readonly numbers = new Map<string, number>();

@@ -2,7 +2,7 @@
 // always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
 // shares every column, and copies only the lists of its ids and titles.
 import { hashText } from './claim-store.js';
-import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints } from './columns.js';
+import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints, RowMap } from './columns.js';
 
 export interface Parent {
   id: string;
@@ -53,7 +53,7 @@ export interface PapersData {
 /** The refs a paper's claims are given (types/papers.ts, `<paper id>#C<n>`). */
 const refsOf = (id: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${id}#C${i + 1}`);
 
-export class Papers implements ReadonlyMap<string, Paper> {
+export class Papers extends RowMap<Paper> {
   private readonly ids: string[];
   private readonly index: RowIndex;
   private seq = new Int32Array(16);
@@ -75,6 +75,7 @@ export class Papers implements ReadonlyMap<string, Paper> {
   private readonly isProbe = (row: number): boolean => this.ids[row] === this.probe;
 
   private constructor(ids: string[], index?: Ints) {
+    super();
     this.ids = ids;
     this.index = new RowIndex((row) => hashText(this.ids[row]!));
     if (index !== undefined) this.index.adopt(index, ids.length);
@@ -140,29 +141,8 @@ export class Papers implements ReadonlyMap<string, Paper> {
     };
   }
 
-  get(id: string): Paper | undefined {
-    const row = this.rowOf(id);
-    return row < 0 ? undefined : this.at(row);
-  }
-
-  has(id: string): boolean {
-    return this.rowOf(id) >= 0;
-  }
-
-  *entries(): MapIterator<[string, Paper]> {
-    for (let row = 0; row < this.size; row++) yield [this.ids[row]!, this.at(row)];
-  }
-  *keys(): MapIterator<string> {
-    for (let row = 0; row < this.size; row++) yield this.ids[row]!;
-  }
-  *values(): MapIterator<Paper> {
-    for (let row = 0; row < this.size; row++) yield this.at(row);
-  }
-  [Symbol.iterator](): MapIterator<[string, Paper]> {
-    return this.entries();
-  }
-  forEach(f: (value: Paper, key: string, map: ReadonlyMap<string, Paper>) => void): void {
-    for (const [k, v] of this.entries()) f(v, k, this);
+  keyAt(row: number): string {
+    return this.ids[row]!;
   }
 
   /** Every column is written once, when a paper is added: a snapshot shares them (`stable`), and its index's slots are copied on write. */

@@ -43,7 +43,7 @@ export class Reports {
   /** The report a reference names. */
   report(ref: number, reviews: Reviews): Report {
     if (ref < 0) return this.others[-1 - ref]!;
-    return { type: 'review', id: reviews.idAt(ref), seq: reviews.seqAt(ref), ts: reviews.tsAt(ref) };
+    return { type: 'review', id: reviews.keyAt(ref), seq: reviews.seqAt(ref), ts: reviews.tsAt(ref) };
   }
 
   /** Its entry's time, as Date.parse reads the report's ts. */

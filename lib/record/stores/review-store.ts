@@ -1,6 +1,6 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes } from './columns.js';
+import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes, RowMap } from './columns.js';
 
 /** A review as the reads see it. */
 export interface Review {
@@ -44,7 +44,7 @@ export type NewReview = Omit<Review, 'disownedSeq'> & { ts: string; isoMs?: numb
 
 const NONE: string[] = [];
 
-export class Reviews implements ReadonlyMap<string, Review> {
+export class Reviews extends RowMap<Review> {
   private ids = new HexIds();
   private seq = new Int32Array(16);
   private claim = new Int32Array(16);
@@ -103,7 +103,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
     return this.ids.find(id);
   }
 
-  idAt(row: number): string {
+  keyAt(row: number): string {
     return this.ids.hex(row);
   }
   seqAt(row: number): number {
@@ -160,7 +160,7 @@ export class Reviews implements ReadonlyMap<string, Review> {
   /** The review at `row`, as an object. */
   at(row: number): Review {
     return {
-      id: this.idAt(row),
+      id: this.keyAt(row),
       seq: this.seqAt(row),
       claim: this.claimAt(row),
       agent: this.agentAt(row),
@@ -170,31 +170,6 @@ export class Reviews implements ReadonlyMap<string, Review> {
       signerKey: this.signerKeyAt(row),
       disownedSeq: this.disownedAt(row),
     };
-  }
-
-  get(id: string): Review | undefined {
-    const row = this.rowOf(id);
-    return row < 0 ? undefined : this.at(row);
-  }
-
-  has(id: string): boolean {
-    return this.rowOf(id) >= 0;
-  }
-
-  *entries(): MapIterator<[string, Review]> {
-    for (let row = 0; row < this.size; row++) yield [this.idAt(row), this.at(row)];
-  }
-  *keys(): MapIterator<string> {
-    for (let row = 0; row < this.size; row++) yield this.idAt(row);
-  }
-  *values(): MapIterator<Review> {
-    for (let row = 0; row < this.size; row++) yield this.at(row);
-  }
-  [Symbol.iterator](): MapIterator<[string, Review]> {
-    return this.entries();
-  }
-  forEach(f: (value: Review, key: string, map: ReadonlyMap<string, Review>) => void): void {
-    for (const [k, v] of this.entries()) f(v, k, this);
   }
 
   private listOf(models: string[]): number {
