@@ -35,9 +35,11 @@ interface Written extends Omit<State, 'papers' | 'claims' | 'reviews' | 'reports
 
 /**
  * The state as it is written: the stores of columns as their columns, and everything else but
- * the claims' kept evidence aggregates (objects with methods, which a structured clone does not
- * keep). A restored state builds each aggregate again from the claim's items when it next scores
- * the claim, which gives the very same numbers (docs/credence.md#how-the-service-keeps-them).
+ * two caches of the fold: the claims' kept evidence aggregates (objects with methods, which a
+ * structured clone does not keep) and the operators' calibration prefix sums (a list a claim, which
+ * a snapshot would copy). A restored state builds each again, an aggregate from the claim's items
+ * when it next scores the claim and a prefix from the operator's claims when it next reads it,
+ * which gives the very same numbers (docs/credence.md#how-the-service-keeps-them).
  */
 export function writtenState(state: State): Written {
   const n = state.numbers;
@@ -53,7 +55,7 @@ export function writtenState(state: State): Written {
       scores: n.scores.pack(),
       history: n.history.pack(),
       tallies: { ...n.tallies, pairs: n.tallies.pairs.pack() },
-      aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set() },
+      aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set(), calibration: new Map() },
     },
   };
 }
@@ -63,6 +65,7 @@ function restoredState(w: Written): State {
   const n = w.numbers;
   appendOnlyEach(n.index.reviewsByClaim);
   appendOnlyEach(n.index.reviewsByOperator);
+  appendOnlyEach(n.index.claimsByOperator);
   appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   const claims = Claims.unpack(w.claims, n.index.refs);

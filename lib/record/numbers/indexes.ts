@@ -24,8 +24,8 @@ export interface NumbersIndex {
   relying: Map<string, string[]>;
   /** Foundation ref to the claims whose prior it enters. */
   dependents: Map<string, string[]>;
-  /** An operator's paper claims, in log order (for calibration). */
-  claimsByOperator: Map<string, string[]>;
+  /** An operator's paper claims, their rows in state.claims (ordinals), in log order (for calibration); each list append-only (`appendOnlyEach`). */
+  claimsByOperator: Map<string, Rows>;
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
   /** An operator's reviews, their rows in state.reviews; each list append-only (`appendOnlyEach`). */
@@ -62,7 +62,7 @@ export function emptyIndex(refs: string[]): NumbersIndex {
     resultsByClaim: new Map(),
     relying: new Map(),
     dependents: new Map(),
-    claimsByOperator: new Map(),
+    claimsByOperator: appendOnlyEach(new Map()),
     receiptsByOperator: new Map(),
     reviewsByOperator: appendOnlyEach(new Map()),
     checksByOperator: new Map(),
@@ -151,9 +151,8 @@ export interface Aggregates {
   evidence: Map<string, EvidenceAggregate>;
   /** Claims whose evidence aggregate is built again from their items when next read. */
   stale: Set<string>;
+  /** Per operator, its calibration's prefix sums: built when first read (not in a snapshot). */
   calibration: Map<string, CalibrationPrefix>;
-  /** A paper claim's place among its author's claims. */
-  place: Map<string, number>;
   /** Per claim: how many of its relying papers are read, and relying papers per operator other than the author's. */
   use: Map<string, { read: number; ops: Map<string, number> }>;
 }
@@ -162,7 +161,6 @@ export const emptyAggregates = (): Aggregates => ({
   evidence: new Map(),
   stale: new Set(),
   calibration: new Map(),
-  place: new Map(),
   use: new Map(),
 });
 

@@ -4,6 +4,7 @@
 // equals, bit for bit, the part computed from scratch (score.ts, `fromScratch`).
 import { tierOf, type Claim, type State } from '../fold/state.js';
 import { EvidenceAggregate, type Evidence } from './aggregate.js';
+import type { Rows } from '../stores/columns.js';
 import type { CalibrationPrefix } from './indexes.js';
 import { calibration, calibrationTerm, KIND_RANK, TIER_WEIGHT } from './rules.js';
 import { countedItems, countingReceipt, countsAsRerun, receiptItem, rerunsOf, reviewItem, type Item, type Parts } from './score.js';
@@ -79,25 +80,37 @@ export function markStale(state: State, refs: Iterable<string>): void {
   for (const ref of refs) if (evidence.has(ref)) stale.add(ref);
 }
 
-function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own: string[] } {
+function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own: Rows } {
   const { index: ix, aggregates } = state.numbers;
   const own = ix.claimsByOperator.get(operatorId) ?? [];
   let c = aggregates.calibration.get(operatorId);
   if (c === undefined) aggregates.calibration.set(operatorId, (c = { sum: [0], n: [0], valid: 0, indexed: 0, first: [] }));
   for (; c.indexed < own.length; c.indexed++) {
     const i = c.indexed;
-    aggregates.place.set(own[i]!, i);
-    const sameSeq = i > 0 && state.claims.seqAt(state.claims.ordinal(own[i - 1]!)) === state.claims.seqAt(state.claims.ordinal(own[i]!));
+    const sameSeq = i > 0 && state.claims.seqAt(own[i - 1]!) === state.claims.seqAt(own[i]!);
     c.first[i] = sameSeq ? c.first[i - 1]! : i;
   }
   return { c, own };
 }
 
+/** The place of claim `row` among its author's claims `own` (rows, increasing): found by halving. */
+function placeOf(own: Rows, row: number): number {
+  let lo = 0;
+  let hi = own.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (own[mid]! < row) lo = mid + 1;
+    else hi = mid;
+  }
+  if (own[lo] !== row) throw new Error(`claim ${row} is not among its author's claims`);
+  return lo;
+}
+
 /** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */
-function prefix(state: State, c: CalibrationPrefix, own: string[], p: number): { rho: number; resolved: number } {
+function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho: number; resolved: number } {
   for (; c.valid < p; c.valid++) {
     const j = c.valid;
-    const row = state.claims.ordinal(own[j]!);
+    const row = own[j]!;
     const r = state.numbers.scores.resolvedAt(row);
     const resolved = r === 0 || r === 1;
     c.sum[j + 1] = resolved ? c.sum[j]! + calibrationTerm(state.claims.confidenceAt(row)!, r) : c.sum[j]!;
@@ -109,7 +122,7 @@ function prefix(state: State, c: CalibrationPrefix, own: string[], p: number): {
 /** The author's calibration over its claims published before `claim`'s paper. */
 export function keptCalibration(state: State, claim: Claim): number {
   const { c, own } = prefixOf(state, claim.operatorId);
-  return prefix(state, c, own, c.first[state.numbers.aggregates.place.get(claim.ref)!]!).rho;
+  return prefix(state, c, own, c.first[placeOf(own, state.claims.ordinal(claim.ref))]!).rho;
 }
 
 /** An operator's calibration over all its resolved claims. */
@@ -120,8 +133,8 @@ export function keptOperatorCalibration(state: State, operatorId: string): { rho
 
 /** A paper claim's `resolved` changed: its author's prefix sums from it on are recomputed when next read. */
 export function resolvedMoved(state: State, claim: Claim): void {
-  const { c } = prefixOf(state, claim.operatorId);
-  c.valid = Math.min(c.valid, state.numbers.aggregates.place.get(claim.ref)!);
+  const { c, own } = prefixOf(state, claim.operatorId);
+  c.valid = Math.min(c.valid, placeOf(own, state.claims.ordinal(claim.ref)));
 }
 
 /** `use`: the tier weights of the operators other than the author's whose papers rely on the claim. */

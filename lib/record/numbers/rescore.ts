@@ -129,7 +129,7 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
         resolvedMoved(state, claim);
         const own = ix.claimsByOperator.get(claim.operatorId)!;
         for (let i = own.length - 1; i >= 0; i--) {
-          const ord = state.claims.ordinal(own[i]!);
+          const ord = own[i]!;
           if (state.claims.seqAt(ord) <= claim.seq) break;
           heap.push(ord);
         }

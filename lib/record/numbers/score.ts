@@ -144,10 +144,10 @@ export function calibrationOf(
 ): { rho: number; resolved: number } {
   let sum = 0;
   let n = 0;
-  for (const ref of ix.claimsByOperator.get(operatorId) ?? []) {
-    const c = state.claims.get(ref)!;
+  for (const row of ix.claimsByOperator.get(operatorId) ?? []) {
+    const c = state.claims.at(row);
     if (c.seq >= before) break;
-    const r = scores.get(ref)?.resolved;
+    const r = scores.get(c.ref)?.resolved;
     if (r === 0 || r === 1) {
       sum += calibrationTerm(c.confidence!, r);
       n++;

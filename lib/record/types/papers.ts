@@ -3,6 +3,7 @@
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
 import { externalId, paperId } from '../../protocol/ids.js';
 import { assertClaimInView } from '../views/in-view.js';
+import { appendTo } from '../stores/columns.js';
 import { pushTo, type Claim, type Parent, type RecordEntry, type State } from '../fold/state.js';
 import { foundationsOf } from '../numbers/score.js';
 import { paperCounting } from '../numbers/counting.js';
@@ -292,8 +293,9 @@ export const paper = entryType({
     const paper = state.papers.get(outcome.id)!;
     const relied = new Set<string>();
     for (const ref of paper.claims) {
-      state.numbers.ranks.minutes[state.claims.ordinal(ref)] = DEFAULT_MINUTES;
-      pushTo(ix.claimsByOperator, paper.operatorId, ref);
+      const row = state.claims.ordinal(ref);
+      state.numbers.ranks.minutes[row] = DEFAULT_MINUTES;
+      appendTo(ix.claimsByOperator, paper.operatorId, row);
       for (const f of foundationsOf(state, state.claims.get(ref)!)) {
         pushTo(ix.dependents, f, ref);
         relied.add(f);
