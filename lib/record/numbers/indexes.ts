@@ -24,7 +24,10 @@ export interface NumbersIndex {
   relying: Map<string, string[]>;
   /** Foundation ref to the claims whose prior it enters. */
   dependents: Map<string, string[]>;
-  /** An operator's paper claims, their rows in state.claims (ordinals), in log order (for calibration); each list append-only (`appendOnlyEach`). */
+  /**
+   * An operator's paper claims, their rows in state.claims (ordinals), in log order (for
+   * calibration); each list append-only (`appendOnlyEach`).
+   */
   claimsByOperator: Map<string, Rows>;
   /** An operator's receipts, reviews and argument checks (for verification by the record). */
   receiptsByOperator: Map<string, string[]>;
