@@ -8,7 +8,17 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { HexIds, isoMs, isoTs, RowIndex, columnCopy, tsMs, SeenIndex, type ColumnCopy } from '../../lib/record/stores/index.js';
+import {
+  ChangingColumn,
+  HexIds,
+  isoMs,
+  isoTs,
+  RowIndex,
+  columnCopy,
+  tsMs,
+  SeenIndex,
+  type ColumnCopy,
+} from '../../lib/record/stores/index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 
@@ -161,6 +171,54 @@ t.test(
     t.equal(columnCopy(new Int32Array(16)), undefined, "a column that is no index's slots has no such copy");
   },
 );
+
+t.test('a changing column: the rows an array holds, and each copy its rows as they stood, whatever is set and grown after', async (t) => {
+  const set = fc.tuple(fc.nat({ max: 5000 }), fc.double({ noNaN: true }));
+  const step = fc.oneof(
+    { arbitrary: fc.array(set, { minLength: 1, maxLength: 300 }), weight: 6 },
+    { arbitrary: fc.constant('copy' as const), weight: 1 },
+    { arbitrary: fc.constant('release' as const), weight: 1 },
+  );
+  let copies = 0;
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+      const column = new ChangingColumn(new Float64Array(0));
+      const model: number[] = [];
+      const taken: { copy: ColumnCopy; was: number[] }[] = [];
+      const holds = (c: (typeof taken)[number]) => {
+        const out = c.copy.empty();
+        c.copy.read(out, 0, out.length);
+        return out.length === c.was.length && c.was.every((x, i) => Object.is(out[i], x));
+      };
+      for (const s of steps) {
+        if (s === 'copy') {
+          taken.push({ copy: columnCopy(column.pack())!, was: Array.from(model, (x) => x ?? 0) });
+          copies++;
+        } else if (s === 'release') {
+          const c = taken.shift();
+          if (c !== undefined && !holds(c)) return false;
+          c?.copy.release();
+        } else
+          for (const [i, x] of s) {
+            column.set(i, x);
+            model[i] = x;
+          }
+      }
+      for (const c of taken) if (!holds(c)) return false;
+      // Rows never set read 0, as a new column's do.
+      return column.length === model.length && Array.from(model, (x, i) => Object.is(column.at(i), x ?? 0)).every(Boolean);
+    }),
+    { numRuns: 300 },
+  );
+  t.ok(copies > 100, `held for every random sequence (${copies} copies)`);
+  const back = new ChangingColumn(new Float64Array([1, 2, 3]));
+  back.set(4, 5);
+  t.same(
+    Array.from({ length: back.length }, (_, i) => back.at(i)),
+    [1, 2, 3, 0, 5],
+    'read back from its rows, then grown',
+  );
+});
 
 t.test('the row index read back: the same rows found, and more indexed after; slots that cannot be an index refused', async (t) => {
   const ids = new HexIds();

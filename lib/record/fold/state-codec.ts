@@ -13,7 +13,7 @@ import { SeenIndex, type SeenData } from '../stores/replay-index.js';
 import { History, type HistoryData } from '../numbers/history.js';
 import { ReportPairs, type ReportPairsData } from '../numbers/report-pairs.js';
 import { Scores, type ScoresData } from '../numbers/score-store.js';
-import type { Numbers } from '../numbers/indexes.js';
+import { packRanks, unpackRanks, type Numbers, type RanksData } from '../numbers/indexes.js';
 
 /** A state's header line (the engine's snapshot header; the folding code's identity is lib/protocol/code-id.ts). */
 export type { SnapshotHeader as StateHeader } from 'tlog-engine';
@@ -26,8 +26,9 @@ interface Written extends Omit<State, 'papers' | 'claims' | 'reviews' | 'reports
   reviews: ReviewsData;
   reportsByKey: ReportsData;
   seen: SeenData;
-  numbers: Omit<Numbers, 'history' | 'tallies' | 'scores'> & {
+  numbers: Omit<Numbers, 'history' | 'tallies' | 'scores' | 'ranks'> & {
     scores: ScoresData;
+    ranks: RanksData;
     history: HistoryData;
     tallies: Omit<Numbers['tallies'], 'pairs'> & { pairs: ReportPairsData };
   };
@@ -54,6 +55,7 @@ export function writtenState(state: State): Written {
       ...n,
       scores: n.scores.pack(),
       history: n.history.pack(),
+      ranks: packRanks(n.ranks),
       tallies: { ...n.tallies, pairs: n.tallies.pairs.pack() },
       aggregates: { ...n.aggregates, evidence: new Map(), stale: new Set(), calibration: new Map() },
     },
@@ -80,6 +82,7 @@ function restoredState(w: Written): State {
       ...n,
       scores: Scores.unpack(n.scores, claims),
       history: History.unpack(n.history, claims),
+      ranks: unpackRanks(n.ranks),
       tallies: { ...n.tallies, pairs: ReportPairs.unpack(n.tallies.pairs) },
     },
   };

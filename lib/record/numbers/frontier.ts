@@ -51,7 +51,8 @@ function claimQueues(state: State) {
   // The fold keeps each claim's value of checking, minutes and dispute worth by ordinal
   // (rescore.ts), so ranking is a scan of arrays.
   const { refs } = state.numbers.index;
-  const { value, minutes, worth, conceptual: isConceptual } = state.numbers.ranks;
+  const ranks = state.numbers.ranks;
+  const [value, minutes, worth, isConceptual] = [ranks.value.rows, ranks.minutes.rows, ranks.worth.rows, ranks.conceptual.rows];
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i]!;
     if (!inView(state, ref)) continue;

@@ -5,7 +5,7 @@ import type { EvidenceAggregate } from './aggregate.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
-import { appendOnlyEach, type Rows } from '../stores/columns.js';
+import { appendOnlyEach, ChangingColumn, type Bytes, type Floats, type Rows } from '../stores/columns.js';
 import type { Claims } from '../stores/claim-store.js';
 
 export type { Score, Status } from './score-store.js';
@@ -124,10 +124,11 @@ export const CHUNK = 1024;
  * arrays instead of scoring: value of checking, expected minutes, dispute worth, kind.
  */
 export interface Ranks {
-  value: number[];
-  minutes: number[];
-  worth: number[];
-  conceptual: boolean[];
+  value: ChangingColumn<Floats>;
+  minutes: ChangingColumn<Floats>;
+  worth: ChangingColumn<Floats>;
+  /** 1 for a conceptual claim. */
+  conceptual: ChangingColumn<Bytes>;
   /**
    * The ranked queues of the frontier as last computed: the lowest key each keeps (-Infinity
    * while not full) and the claims in them. A claim outside them whose key stays below those
@@ -136,6 +137,40 @@ export interface Ranks {
   watch: { claims: number; conceptual: number; disputes: number; members: Set<number> } | null;
   stale: boolean;
 }
+
+/** No claims ranked yet. */
+export const emptyRanks = (): Ranks => ({
+  value: new ChangingColumn(new Float64Array(0)),
+  minutes: new ChangingColumn(new Float64Array(0)),
+  worth: new ChangingColumn(new Float64Array(0)),
+  conceptual: new ChangingColumn(new Uint8Array(0)),
+  watch: null,
+  stale: true,
+});
+
+/** The ranks as a snapshot writes them: their columns. */
+export interface RanksData extends Omit<Ranks, 'value' | 'minutes' | 'worth' | 'conceptual'> {
+  value: Floats;
+  minutes: Floats;
+  worth: Floats;
+  conceptual: Bytes;
+}
+
+export const packRanks = (r: Ranks): RanksData => ({
+  ...r,
+  value: r.value.pack(),
+  minutes: r.minutes.pack(),
+  worth: r.worth.pack(),
+  conceptual: r.conceptual.pack(),
+});
+
+export const unpackRanks = (d: RanksData): Ranks => ({
+  ...d,
+  value: new ChangingColumn(d.value),
+  minutes: new ChangingColumn(d.minutes),
+  worth: new ChangingColumn(d.worth),
+  conceptual: new ChangingColumn(d.conceptual),
+});
 
 /** An author's calibration kept as prefix sums over its claims in log order (kept.ts). */
 export interface CalibrationPrefix {
@@ -203,7 +238,7 @@ export const emptyNumbers = (claims: Claims): Numbers => {
     index,
     scores: new Scores(claims),
     aggregates: emptyAggregates(),
-    ranks: { value: [], minutes: [], worth: [], conceptual: [], watch: null, stale: true },
+    ranks: emptyRanks(),
     version: 0,
     chunkVersion: [],
     statusChanges: [],

@@ -155,9 +155,9 @@ function setScore(state: State, ref: string, s: Score): void {
   n.scores.set(ref, s);
   n.history.note(ref, n.at.seq, s.credence);
   const r = n.ranks;
-  r.value[ord] = valueOfChecking(s.use, s.credence);
-  r.worth[ord] = s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0;
-  r.conceptual[ord] = state.claims.get(ref)!.kind === 'conceptual';
+  r.value.set(ord, valueOfChecking(s.use, s.credence));
+  r.worth.set(ord, s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0);
+  r.conceptual.set(ord, state.claims.kindAt(ord) === 'conceptual' ? 1 : 0);
   watchFrontier(r, ord);
   n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
 }
@@ -166,9 +166,11 @@ function setScore(state: State, ref: string, s: Score): void {
 export function watchFrontier(r: Ranks, ord: number): void {
   const w = r.watch;
   if (r.stale || w === null) return;
-  const key = r.conceptual[ord] ? r.value[ord]! : r.value[ord]! / r.minutes[ord]!;
-  if (w.members.has(ord) || key >= (r.conceptual[ord] ? w.conceptual : w.claims) || (r.worth[ord]! > 0 && r.worth[ord]! >= w.disputes))
-    r.stale = true;
+  const conceptual = r.conceptual.at(ord) === 1;
+  const value = r.value.at(ord);
+  const worth = r.worth.at(ord);
+  const key = conceptual ? value : value / r.minutes.at(ord);
+  if (w.members.has(ord) || key >= (conceptual ? w.conceptual : w.claims) || (worth > 0 && worth >= w.disputes)) r.stale = true;
 }
 
 /**

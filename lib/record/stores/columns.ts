@@ -228,6 +228,54 @@ export class PageSaver {
 }
 
 /**
+ * A column of numbers by row that changes in place (what the frontier ranks each claim by, say):
+ * grown as rows come (a row never set reads 0), its rows copied on write by a snapshot (PageSaver),
+ * so that a copy of the state costs no copy of them.
+ */
+export class ChangingColumn<T extends Column> {
+  private data: T;
+  private n: number;
+  private readonly saver = new PageSaver();
+
+  /** A column of `data`'s rows (a column of the kind wanted, empty, or read from a snapshot: taken as `owned` takes it). */
+  constructor(data: T) {
+    this.n = data.length;
+    this.data = owned(data, data.length);
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** The rows as they stand, to scan (never to write): row i is `rows[i]` for i below `length`. */
+  get rows(): T {
+    return this.data;
+  }
+
+  at(i: number): number {
+    return i < this.n ? this.data[i]! : 0;
+  }
+
+  set(i: number, x: number): void {
+    if (i >= this.n) {
+      this.n = i + 1;
+      const d = grow(this.data, this.n);
+      if (d !== this.data) {
+        this.data = d;
+        this.saver.moved();
+      }
+    }
+    this.saver.write(i);
+    this.data[i] = x;
+  }
+
+  /** The rows as they stand, for a snapshot: copied on write from now on. */
+  pack(): T {
+    return this.saver.mark(this.data.subarray(0, this.n) as T);
+  }
+}
+
+/**
  * An open-addressing index of rows (linear probing, at most half full): the caller says where a
  * row hashes and which row it is looking for, so the index holds nothing but row numbers.
  */

@@ -4,6 +4,7 @@
 export {
   appendTo,
   type Bytes,
+  ChangingColumn,
   columnCopy,
   type ColumnCopy,
   grow,

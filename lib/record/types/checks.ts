@@ -197,7 +197,7 @@ export const commit = entryType({
     pushTo(ix.receiptsByOperator, r.operatorId, r.id);
     // The frontier divides by the runtimeMinutes of the claim's latest bundle.
     const ord = state.claims.ordinal(r.target);
-    state.numbers.ranks.minutes[ord] = r.bundle.runtimeMinutes;
+    state.numbers.ranks.minutes.set(ord, r.bundle.runtimeMinutes);
     watchFrontier(state.numbers.ranks, ord);
     state.numbers.version++;
     return untouched();

@@ -294,7 +294,7 @@ export const paper = entryType({
     const relied = new Set<string>();
     for (const ref of paper.claims) {
       const row = state.claims.ordinal(ref);
-      state.numbers.ranks.minutes[row] = DEFAULT_MINUTES;
+      state.numbers.ranks.minutes.set(row, DEFAULT_MINUTES);
       appendTo(ix.claimsByOperator, paper.operatorId, row);
       for (const f of foundationsOf(state, state.claims.get(ref)!)) {
         pushTo(ix.dependents, f, ref);
@@ -388,7 +388,7 @@ export const external = entryType({
   },
   numbers(state, _e, outcome) {
     const ix = state.numbers.index;
-    state.numbers.ranks.minutes[state.claims.ordinal(outcome.ref)] = DEFAULT_MINUTES;
+    state.numbers.ranks.minutes.set(state.claims.ordinal(outcome.ref), DEFAULT_MINUTES);
     ix.counts.external++;
     return { ...untouched(), claims: [outcome.ref] };
   },
