@@ -7,7 +7,7 @@ import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
 import { Claims, type ClaimsData } from '../stores/claim-store.js';
 import { Papers, type PapersData } from '../stores/paper-store.js';
-import { appendOnly, appendOnlyEach } from '../stores/columns.js';
+import { appendOnly, appendOnlyEach, growing } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
 import { History, type HistoryData } from '../numbers/history.js';
@@ -44,6 +44,8 @@ interface Written extends Omit<State, 'papers' | 'claims' | 'reviews' | 'reports
  */
 export function writtenState(state: State): Written {
   const n = state.numbers;
+  // Every claim's ref, in log order: only ever appended to.
+  growing(n.index.refs);
   return {
     ...state,
     papers: state.papers.pack(),
@@ -68,6 +70,7 @@ function restoredState(w: Written): State {
   appendOnlyEach(n.index.reviewsByClaim);
   appendOnlyEach(n.index.reviewsByOperator);
   appendOnlyEach(n.index.claimsByOperator);
+  appendOnlyEach(n.index.papersByOperator);
   appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   const claims = Claims.unpack(w.claims, n.index.refs);

@@ -2,7 +2,7 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { columnCopy, holdsAppendOnly, isAppendOnly, isStable, restored, stable, type ColumnCopy } from '../stores/columns.js';
+import { columnCopy, holdsAppendOnly, isAppendOnly, isGrowing, isStable, restored, stable, type ColumnCopy } from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -40,7 +40,8 @@ interface Column {
 
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
 export interface StateCopy {
-  parts: { path: string[]; value: unknown; columns: boolean }[];
+  /** `length`: the part is a list of strings that only grows (columns.ts, `growing`), the state's own: its first `length` items are the copy's. */
+  parts: { path: string[]; value: unknown; columns: boolean; length?: number }[];
   columns: Column[];
 }
 
@@ -118,6 +119,12 @@ class Copier {
     return copy;
   }
 
+  /** `v` is in the copy as the state's own (a list that only grows): reached from another part too, the copy is made whole. */
+  reach(v: object): void {
+    if (this.seen.has(v)) this.shared = true;
+    else this.seen.set(v, { copy: v, part: this.part });
+  }
+
   private column(c: Column): Record<string, number> {
     this.columns.push(c);
     this.named.add(this.part);
@@ -162,7 +169,11 @@ export function copyState(written: object, depth = 3, share = false): StateCopy 
       const x = (v as Record<string, unknown>)[k];
       const object = x !== null && typeof x === 'object' && !ArrayBuffer.isView(x) && !Array.isArray(x);
       if (d > 1 && object && isPlain(x) && Object.keys(x).length > 0) split([...path, k], x, d - 1);
-      else {
+      else if (Array.isArray(x) && isGrowing(x)) {
+        c.part = parts.length;
+        c.reach(x);
+        parts.push({ path: [...path, k], value: x, columns: false, length: x.length });
+      } else {
         c.part = parts.length;
         parts.push({ path: [...path, k], value: c.copy(x), columns: false });
       }
@@ -178,6 +189,10 @@ export function copyState(written: object, depth = 3, share = false): StateCopy 
   for (const i of c.named) parts[i]!.columns = true;
   return { parts, columns: c.columns };
 }
+
+/** A part's value as the copy holds it: a list that only grows cut at its length at the copy. */
+const partValue = (p: StateCopy['parts'][number]): unknown =>
+  p.length === undefined ? p.value : (p.value as unknown[]).slice(0, p.length);
 
 const rawBytes = (t: Typed): Uint8Array => new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
 
@@ -245,7 +260,7 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
     }
   return chunksOf(
     copy,
-    copy.parts.map((p) => serialize(p.value)),
+    copy.parts.map((p) => serialize(partValue(p))),
   );
 }
 
@@ -260,7 +275,7 @@ export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): 
   const parts: Uint8Array[] = [];
   for (const p of copy.parts) {
     await turn();
-    parts.push(serialize(p.value));
+    parts.push(serialize(partValue(p)));
   }
   let numbers = 0;
   for (const c of copy.columns)

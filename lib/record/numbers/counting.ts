@@ -434,7 +434,7 @@ export function paperCounting(state: State, id: string): (Counting & { ref: stri
         ]),
       };
     // An earlier paper of the same operator relying on it: walked along the shorter list that holds it.
-    const mine = (ix.papersByOperator.get(op) ?? []).filter((p) => p !== id);
+    const mine = Array.from(ix.papersByOperator.get(op) ?? [], (row) => state.papers.keyAt(row)).filter((p) => p !== id);
     const relying = ix.relying.get(ref) ?? [];
     const earlier =
       mine.length <= relying.length

@@ -34,8 +34,11 @@ export interface NumbersIndex {
   /** An operator's reviews, their rows in state.reviews; each list append-only (`appendOnlyEach`). */
   reviewsByOperator: Map<string, Rows>;
   checksByOperator: Map<string, Set<string>>;
-  /** An operator's papers (its `use` of foundations) and the receipts it cross-checked. */
-  papersByOperator: Map<string, string[]>;
+  /**
+   * An operator's papers (its `use` of foundations), their rows in state.papers, each list
+   * append-only (`appendOnlyEach`); and the receipts it cross-checked.
+   */
+  papersByOperator: Map<string, Rows>;
   crossCheckedBy: Map<string, string[]>;
   /** Receipts a cross-check disagreed with that no verified operator has cross-checked (the frontier's receipts queue). */
   awaiting: Set<string>;
@@ -69,7 +72,7 @@ export function emptyIndex(refs: string[]): NumbersIndex {
     receiptsByOperator: new Map(),
     reviewsByOperator: appendOnlyEach(new Map()),
     checksByOperator: new Map(),
-    papersByOperator: new Map(),
+    papersByOperator: appendOnlyEach(new Map()),
     crossCheckedBy: new Map(),
     awaiting: new Set(),
     openArguments: new Set(),

@@ -185,8 +185,8 @@ function claimsReading(state: State, op: string): string[] {
   for (const id of ix.crossCheckedBy.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
   // The claims it reviewed (or checked arguments of), once each however many reports it filed on them.
   for (const ord of state.numbers.tallies.operators.get(op)?.claims ?? []) refs.push(ix.refs[ord]!);
-  for (const id of ix.papersByOperator.get(op) ?? []) {
-    for (const ref of state.papers.get(id)!.claims) refs.push(...foundationsOf(state, state.claims.get(ref)!));
+  for (const row of ix.papersByOperator.get(op) ?? []) {
+    for (const ref of state.papers.at(row).claims) refs.push(...foundationsOf(state, state.claims.get(ref)!));
   }
   // Conceptual claims count the verified operators that dismissed attacks on them.
   for (const id of ix.checksByOperator.get(op) ?? []) refs.push(state.argumentsById.get(id)!.claim);

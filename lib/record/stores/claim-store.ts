@@ -1,7 +1,7 @@
 // Every claim on the record, held as columns (columns.ts), one row per claim in log order: the row is the claim's ordinal in
 // the numbers (numbers/indexes.ts). Reads see each claim as the object it always was, without its statement and test, which
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
-import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints, RowMap } from './columns.js';
+import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints, RowMap, growing } from './columns.js';
 
 export interface Claim {
   ref: string;
@@ -230,8 +230,8 @@ export class Claims extends RowMap<Claim> {
       operator: stable(this.operator.subarray(0, n)),
       evidence: this.evidence.subarray(0, n),
       testHash: this.testHash.subarray(0, n),
-      agents: this.agents.list,
-      operators: this.operators.list,
+      agents: growing(this.agents.list),
+      operators: growing(this.operators.list),
       sources: [...this.sources],
       amendments: [...this.amendments],
       papers: [...this.papers],

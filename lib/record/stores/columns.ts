@@ -23,6 +23,21 @@ export function stable<T extends ArrayBufferView>(view: T): T {
 
 export const isStable = (view: ArrayBufferView): boolean => stableViews.has(view);
 
+/** Lists of strings that only ever grow at their end (refs, ids, titles, interned strings): a snapshot's copy notes their length. */
+const growingLists = new WeakSet<object>();
+
+/**
+ * Marks `list`, a list of strings, as only growing at its end (no item is ever changed or
+ * removed): a snapshot's copy notes its length and reads its first items later, while the fold
+ * appends (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
+ */
+export function growing<T extends readonly string[]>(list: T): T {
+  growingLists.add(list);
+  return list;
+}
+
+export const isGrowing = (list: object): boolean => growingLists.has(list);
+
 /** Lists of numbers that only ever grow at their end: a snapshot's copy notes their length rather than copying them. */
 const appendOnlyLists = new WeakSet<object>();
 /** Maps and arrays whose every member is such a list (marked once, rather than each of their many lists). */

@@ -2,7 +2,7 @@
 // always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
 // shares every column, and copies only the lists of its ids and titles.
 import { hashText } from './claim-store.js';
-import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints, RowMap } from './columns.js';
+import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints, RowMap, growing } from './columns.js';
 
 export interface Parent {
   id: string;
@@ -149,7 +149,7 @@ export class Papers extends RowMap<Paper> {
   pack(): PapersData {
     const n = this.size;
     return {
-      ids: this.ids,
+      ids: growing(this.ids),
       idIndex: this.index.slotsNow(),
       seq: stable(this.seq.subarray(0, n)),
       time: stable(this.time.subarray(0, n)),
@@ -157,10 +157,10 @@ export class Papers extends RowMap<Paper> {
       operator: stable(this.operator.subarray(0, n)),
       field: stable(this.field.subarray(0, n)),
       claimCount: stable(this.claimCount.subarray(0, n)),
-      titles: this.titles,
-      agents: this.agents.list,
-      operators: this.operators.list,
-      fields: this.fields.list,
+      titles: growing(this.titles),
+      agents: growing(this.agents.list),
+      operators: growing(this.operators.list),
+      fields: growing(this.fields.list),
       odd: [...this.odd],
       buildsOn: [...this.buildsOn],
       models: [...this.models],

@@ -1,6 +1,6 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes, RowMap } from './columns.js';
+import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes, RowMap, growing } from './columns.js';
 
 /** A review as the reads see it. */
 export interface Review {
@@ -199,10 +199,10 @@ export class Reviews extends RowMap<Review> {
       forecast: stable(this.forecast.subarray(0, n)),
       disowned: [...this.disowned],
       time: stable(this.time.subarray(0, n)),
-      claims: this.claims.list,
-      agents: this.agents.list,
-      operators: this.operators.list,
-      signerKeys: this.signerKeys.list,
+      claims: growing(this.claims.list),
+      agents: growing(this.agents.list),
+      operators: growing(this.operators.list),
+      signerKeys: growing(this.signerKeys.list),
       lists: this.lists,
       odd: [...this.odd],
     };

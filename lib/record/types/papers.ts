@@ -306,7 +306,7 @@ export const paper = entryType({
       pushTo(ix.relying, f, paper.id);
       t.claims.push(f);
     }
-    pushTo(ix.papersByOperator, paper.operatorId, paper.id);
+    appendTo(ix.papersByOperator, paper.operatorId, state.papers.rowOf(paper.id));
     // New claims have no evidence yet; the claims it relies on gain a use, not an item.
     t.evidence = 'none';
     return t;
