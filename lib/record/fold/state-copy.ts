@@ -40,7 +40,10 @@ interface Column {
 
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
 export interface StateCopy {
-  /** `length`: the part is a list of strings that only grows (columns.ts, `growing`), the state's own: its first `length` items are the copy's. */
+  /**
+   * `length`: the part is a list of strings that only grows (columns.ts, `growing`), the state's
+   * own: its first `length` items are the copy's.
+   */
   parts: { path: string[]; value: unknown; columns: boolean; length?: number }[];
   columns: Column[];
 }
