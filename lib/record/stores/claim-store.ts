@@ -1,7 +1,20 @@
 // Every claim on the record, held as columns (columns.ts), one row per claim in log order: the row is the claim's ordinal in
 // the numbers (numbers/indexes.ts). Reads see each claim as the object it always was, without its statement and test, which
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
-import { grow, Interned, owned, RowIndex, stable, type Bytes, type Floats, type Ints, RowMap, growing } from './columns.js';
+import {
+  grow,
+  Interned,
+  owned,
+  RowIndex,
+  stable,
+  type Bytes,
+  type Floats,
+  type Ints,
+  RowMap,
+  growing,
+  RowTexts,
+  type RowTextsData,
+} from './columns.js';
 
 export interface Claim {
   ref: string;
@@ -39,8 +52,8 @@ export interface ClaimsData {
   testHash: Ints;
   agents: string[];
   operators: string[];
-  /** An external claim's source, by row. */
-  sources: [number, string][];
+  /** The external claims' sources, by row. */
+  sources: RowTextsData;
   /** The claims amended (few), by row. */
   amendments: [number, NonNullable<Claim['amendment']>][];
   /** Rows whose paper is not their ref's part before `#` (none the record makes), with their paper. */
@@ -78,7 +91,7 @@ export class Claims extends RowMap<Claim> {
   private testHash = new Int32Array(16);
   private agents = new Interned();
   private operators = new Interned();
-  private sources = new Map<number, string>();
+  private sources = new RowTexts();
   private amendments = new Map<number, NonNullable<Claim['amendment']>>();
   private papers = new Map<number, string>();
   /** The ref `rowOf` looks for, and the test of a row it probes (made once: no closure per lookup). */
@@ -122,7 +135,7 @@ export class Claims extends RowMap<Claim> {
     this.operator[row] = this.operators.of(c.operatorId);
     this.evidence[row] = 0;
     this.testHash[row] = test === null ? 0 : hashText(test);
-    if (c.source !== null) this.sources.set(row, c.source);
+    if (c.source !== null) this.sources.add(row, c.source);
     if (paperOfRef(c.ref) !== c.paper) this.papers.set(row, c.paper);
     this.index.insert(row);
     return row;
@@ -232,7 +245,7 @@ export class Claims extends RowMap<Claim> {
       testHash: this.testHash.subarray(0, n),
       agents: growing(this.agents.list),
       operators: growing(this.operators.list),
-      sources: [...this.sources],
+      sources: this.sources.pack(),
       amendments: [...this.amendments],
       papers: [...this.papers],
     };
@@ -252,7 +265,7 @@ export class Claims extends RowMap<Claim> {
     c.testHash = owned(d.testHash, n);
     c.agents = new Interned([...d.agents]);
     c.operators = new Interned([...d.operators]);
-    c.sources = new Map(d.sources);
+    c.sources = RowTexts.unpack(d.sources);
     c.amendments = new Map(d.amendments);
     c.papers = new Map(d.papers);
     return c;

@@ -537,6 +537,59 @@ export abstract class RowMap<V> implements ReadonlyMap<string, V> {
   }
 }
 
+/** RowTexts as a snapshot writes them: the rows (increasing) and their strings, both lists that only grow. */
+export interface RowTextsData {
+  rows: Rows;
+  texts: string[];
+}
+
+/**
+ * A string for some rows (an external claim's source, say), each set once, in row order: two
+ * lists that only grow, which a snapshot's copy notes rather than copies (no pair made per row);
+ * a row's string is found by halving.
+ */
+export class RowTexts {
+  private rows: Rows = appendOnly([]);
+  private texts: string[] = [];
+
+  get size(): number {
+    return this.texts.length;
+  }
+
+  /** Sets the string of `row`, a row after every row set so far. */
+  add(row: number, text: string): void {
+    const n = this.rows.length;
+    if (n > 0 && this.rows[n - 1]! >= row) throw new Error(`row ${row} is not after row ${this.rows[n - 1]}`);
+    this.rows = appended(this.rows, row);
+    this.texts.push(text);
+  }
+
+  /** The string of `row`, or undefined. */
+  get(row: number): string | undefined {
+    const rows = this.rows;
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (rows[mid]! < row) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < rows.length && rows[lo] === row ? this.texts[lo] : undefined;
+  }
+
+  pack(): RowTextsData {
+    return { rows: appendOnly(this.rows), texts: this.texts };
+  }
+
+  static unpack(d: RowTextsData): RowTexts {
+    if (d.rows.length !== d.texts.length) throw new Error(`${d.rows.length} rows for ${d.texts.length} strings`);
+    const r = new RowTexts();
+    r.rows = appendOnly(d.rows);
+    r.texts = d.texts;
+    return r;
+  }
+}
+
 /** Strings by number: each distinct string held once, and the number it was given. */
 export class Interned {
   private readonly numbers = new Map<string, number>();
