@@ -144,6 +144,19 @@ export class Papers extends RowMap<Paper> {
   keyAt(row: number): string {
     return this.ids[row]!;
   }
+  agentAt(row: number): string {
+    return this.agents.at(this.agent[row]!);
+  }
+  operatorAt(row: number): string {
+    return this.operators.at(this.operator[row]!);
+  }
+  fieldAt(row: number): string {
+    return this.fields.at(this.field[row]!);
+  }
+  /** The papers and external claims the paper at `row` builds on (as its entry names them). */
+  buildsOnAt(row: number): readonly Parent[] {
+    return this.buildsOn.get(row) ?? [];
+  }
 
   /** Every column is written once, when a paper is added: a snapshot shares them (`stable`), and its index's slots are copied on write. */
   pack(): PapersData {

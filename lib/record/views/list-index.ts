@@ -49,15 +49,20 @@ export const operatorWork = (state: State, ix: ReadIndex, operatorId: string): W
   reviews: state.numbers.index.reviewsByOperator.get(operatorId) ?? NONE,
 });
 
-function notePaper(ix: ReadIndex, state: State, id: string): void {
-  const p = state.papers.get(id)!;
+/** Notes the paper at `row` of state.papers (read from its columns: no paper object made). */
+function notePaper(ix: ReadIndex, state: State, row: number): void {
+  const papers = state.papers;
+  const id = papers.keyAt(row);
   ix.papers.push(id);
-  const byField = ix.papersByField.get(p.field);
-  if (byField === undefined) ix.papersByField.set(p.field, [id]);
+  const field = papers.fieldAt(row);
+  const byField = ix.papersByField.get(field);
+  if (byField === undefined) ix.papersByField.set(field, [id]);
   else byField.push(id);
-  workOf(ix.byAgent, p.agent).papers.push(id);
-  workOf(ix.byOperator, p.operatorId).papers.push(id);
-  for (const parent of new Set(p.buildsOn.map((x) => x.id)))
+  workOf(ix.byAgent, papers.agentAt(row)).papers.push(id);
+  workOf(ix.byOperator, papers.operatorAt(row)).papers.push(id);
+  const parents = papers.buildsOnAt(row);
+  if (parents.length === 0) return;
+  for (const parent of new Set(parents.map((x) => x.id)))
     if (parent.startsWith('rec:') || parent.startsWith('ext:')) {
       const children = ix.builtOnBy.get(parent);
       if (children === undefined) ix.builtOnBy.set(parent, [id]);
@@ -84,7 +89,7 @@ export function readIndexOf(state: State): ReadIndex {
   // The state's maps hold agents and operators in the order they were registered.
   ix.agents.push(...state.agents.keys());
   ix.operators.push(...state.operators.keys());
-  for (const id of state.papers.keys()) notePaper(ix, state, id);
+  for (let row = 0; row < state.papers.size; row++) notePaper(ix, state, row);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
   for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
   return ix;
@@ -109,7 +114,7 @@ export function noteApplied(ix: ReadIndex, state: State, e: RecordEntry, outcome
   if (id === undefined) return;
   switch (e.type) {
     case 'paper':
-      notePaper(ix, state, id);
+      notePaper(ix, state, state.papers.rowOf(id));
       break;
     case 'check.commit':
       note(ix, 'receipts', state.receipts.get(id)!);
