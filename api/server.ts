@@ -12,6 +12,11 @@ import { createApp, type AppOptions } from './app.js';
 export interface RunningServer {
   server: Server;
   url: string;
+  /**
+   * Settles when the served credence text is made for every claim, made while serving after the
+   * start: with the seconds it took, or null when the server closed first.
+   */
+  credenceMade: Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -42,14 +47,17 @@ export async function startServer(
   // start nor the first reader of GET /v2/credence waits for all of it.
   let closed = false;
   const made = (async () => {
+    const t0 = performance.now();
     for (const _ of credenceMade(record.state)) {
       await nextTurn();
-      if (closed) return;
+      if (closed) return null;
     }
+    return (performance.now() - t0) / 1000;
   })();
   return {
     server,
     url: `http://${shown}:${addr.port}`,
+    credenceMade: made,
     close: async () => {
       closed = true;
       await made;

@@ -12,7 +12,8 @@
 //   - start with no snapshot, to its "serving" line and to its search index ready (peer: reading
 //     every entry from the store), then from the snapshot written at its clean shutdown (goal:
 //     under 3 s; peer: reading the snapshot files);
-//   - GET of a paper, an agent and the hot claim's page, p50 and the service's CPU time a read (goal: under 5 ms; peer: GET /v1/log/sth);
+//   - GET of a paper, an agent and the hot claim's page, p50 and the service's CPU time a read (goal: under 5 ms; peer: GET /v1/log/sth),
+//     once the service has made its served credence text after its start (how long that took is printed);
 //   - GET /v2/search p50 and p99 while a client registers agents as fast as it can (goal: under 20
 //     and 200 ms; peer: the bare route under the same writes), and whether a word's inflected form
 //     ("learning rate") finds a paper that uses another ("learning rates");
@@ -266,6 +267,10 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
 
     if (want('reads')) {
+      // Once the service has made its served credence text (a chunk of claims a turn after it starts serving, which a read
+      // right after the start waits behind): the reads of a service that has started.
+      const made = await s.line(/the served credence text is made/);
+      row('the served credence text made after the start', '', `${fmt(made.seconds - s.seconds, 1)} s after serving`);
       // Reads of one item, beside the bare route; with the service's CPU time a read (all its
       // threads, the warm-up reads included), which a loaded machine stretches less than the times.
       const timed = async (n: number, path: () => string) => {
