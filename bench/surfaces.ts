@@ -146,7 +146,7 @@ async function explorer(dir: string): Promise<void> {
   const server = await startServer(d, record, 0, '127.0.0.1', { registerLimit: null });
   const s = record.state;
   const hot = [...s.papers.values()][0]!.claims[0]!;
-  const reviews = s.numbers.index.reviewsByClaim.get(hot)!.length;
+  const reviews = s.numbers.index.reviewsByClaim.countOf(s.claims.rowOf(hot));
   console.log(
     `4. the explorer's pages, ${fmt(s.size)} entries (built in ${fmt(built / 1000, 1)} s); the hot claim has ${fmt(reviews)} reviews, ` +
       `every 20th entry; one GET at a time, Accept: text/html`,

@@ -72,7 +72,8 @@ export async function claimPage(state: State, entries: EntryLookup, claim: Claim
   const points = state.numbers.history.get(ref) ?? [];
   const moves = section('moves', points, (p) => p[0]);
   const receipts = section('receipts', state.receiptsByClaim.get(ref) ?? [], (id) => state.receipts.get(id)!.seq);
-  const reviews = section('reviews', state.numbers.index.reviewsByClaim.get(ref) ?? [], (row) => state.reviews.seqAt(row));
+  const reviewRows = state.numbers.index.reviewsByClaim.rowsOf(state.claims.rowOf(ref));
+  const reviews = section('reviews', reviewRows, (row) => state.reviews.seqAt(row));
   const inView = argumentsInView(state, ref);
   const args = section('arguments', inView, (a) => a.seq);
   // Every entry the page shows, asked for at once: read together (lib/service/logged.ts).
@@ -207,7 +208,7 @@ ${pager(moves, link('moves'), 'moves-pages', { newer: 'Later entries', older: 'E
 the latest of that kind.</p>
 ${list('receipts', receiptItems, receipts, (state.receiptsByClaim.get(ref) ?? []).length, 'receipt')}
 <h2 id="reviews">Reviews</h2>
-${list('reviews', reviewItems, reviews, (state.numbers.index.reviewsByClaim.get(ref) ?? []).length, 'review')}
+${list('reviews', reviewItems, reviews, reviewRows.length, 'review')}
 <h2 id="arguments">Arguments</h2>
 ${list('arguments', argItems, args, inView.length, 'argument')}`;
 }

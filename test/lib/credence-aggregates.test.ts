@@ -223,10 +223,10 @@ t.test('only a claim with many reviews and results keeps its evidence aggregate;
   cold.forEach((ref, i) => f.review(agentOf(pick(OPERATORS.slice(4), i), 0), ref, 0.8));
   const kept = f.state.numbers.aggregates.evidence;
   t.same([...kept.keys()], [hot], 'the hot claim alone keeps one');
-  t.equal(f.state.numbers.index.reviewsByClaim.get(hot)!.length, KEEP_AGGREGATE_FROM + 8);
+  t.equal(f.state.numbers.index.reviewsByClaim.countOf(f.state.claims.rowOf(hot)), KEEP_AGGREGATE_FROM + 8);
   t.equal(bits(f.state, f.state.numbers.scores), bits(f.state, fromScratch(f.state)), 'every score as from scratch, bit for bit');
   t.ok(
-    cold.every((ref) => f.state.numbers.index.reviewsByClaim.get(ref)!.length === 1),
+    cold.every((ref) => f.state.numbers.index.reviewsByClaim.countOf(f.state.claims.rowOf(ref)) === 1),
     'the other claims have their review',
   );
 });

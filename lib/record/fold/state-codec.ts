@@ -10,6 +10,7 @@ import { Papers, type PapersData } from '../stores/paper-store.js';
 import { appendOnly, appendOnlyEach, growing } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
+import { ClaimReviews, type ClaimReviewsData } from '../numbers/claim-reviews.js';
 import { History, type HistoryData } from '../numbers/history.js';
 import { ReportPairs, type ReportPairsData } from '../numbers/report-pairs.js';
 import { Scores, type ScoresData } from '../numbers/score-store.js';
@@ -26,7 +27,8 @@ interface Written extends Omit<State, 'papers' | 'claims' | 'reviews' | 'reports
   reviews: ReviewsData;
   reportsByKey: ReportsData;
   seen: SeenData;
-  numbers: Omit<Numbers, 'history' | 'tallies' | 'scores' | 'ranks'> & {
+  numbers: Omit<Numbers, 'index' | 'history' | 'tallies' | 'scores' | 'ranks'> & {
+    index: Omit<Numbers['index'], 'reviewsByClaim'> & { reviewsByClaim: ClaimReviewsData };
     scores: ScoresData;
     ranks: RanksData;
     history: HistoryData;
@@ -55,6 +57,7 @@ export function writtenState(state: State): Written {
     seen: state.seen.pack(),
     numbers: {
       ...n,
+      index: { ...n.index, reviewsByClaim: n.index.reviewsByClaim.pack() },
       scores: n.scores.pack(),
       history: n.history.pack(),
       ranks: packRanks(n.ranks),
@@ -67,7 +70,6 @@ export function writtenState(state: State): Written {
 /** The state written by `writtenState`, its stores of columns made again. */
 function restoredState(w: Written): State {
   const n = w.numbers;
-  appendOnlyEach(n.index.reviewsByClaim);
   appendOnlyEach(n.index.reviewsByOperator);
   appendOnlyEach(n.index.claimsByOperator);
   appendOnlyEach(n.index.papersByOperator);
@@ -83,6 +85,7 @@ function restoredState(w: Written): State {
     seen: SeenIndex.unpack(w.seen),
     numbers: {
       ...n,
+      index: { ...n.index, reviewsByClaim: ClaimReviews.unpack(n.index.reviewsByClaim) },
       scores: Scores.unpack(n.scores, claims),
       history: History.unpack(n.history, claims),
       ranks: unpackRanks(n.ranks),

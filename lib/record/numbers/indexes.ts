@@ -2,6 +2,7 @@
 // operator's claims and reports in log order. Derived from the entries alone, kept as they land.
 
 import type { EvidenceAggregate } from './aggregate.js';
+import { ClaimReviews } from './claim-reviews.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
@@ -16,8 +17,8 @@ export interface NumbersIndex {
    * ordinal, its row in state.claims (stores/claim-store.ts), which holds this very list and finds a ref's row.
    */
   refs: string[];
-  /** Reviews per claim, in log order: their rows in state.reviews (stores/review-store.ts); each list append-only (`appendOnlyEach`). */
-  reviewsByClaim: Map<string, Rows>;
+  /** Reviews per claim (by its row, its ordinal), in log order: their rows in state.reviews (stores/review-store.ts); claim-reviews.ts. */
+  reviewsByClaim: ClaimReviews;
   /** Receipts per claim, in the order of their results (check.result entries). */
   resultsByClaim: Map<string, string[]>;
   /** Foundation ref to the papers relying on it (for `use`). */
@@ -64,7 +65,7 @@ export function* openOnly<T>(set: Set<string>, get: (id: string) => T | undefine
 export function emptyIndex(refs: string[]): NumbersIndex {
   return {
     refs,
-    reviewsByClaim: appendOnlyEach(new Map()),
+    reviewsByClaim: new ClaimReviews(),
     resultsByClaim: new Map(),
     relying: new Map(),
     dependents: new Map(),

@@ -27,7 +27,7 @@ function build(state: State, claim: Claim, keep = true): EvidenceAggregate {
   const agg = new EvidenceAggregate();
   for (const item of countedItems(state, ix, claim)) agg.append(item);
   agg.reruns = rerunsOf(state, claim);
-  agg.reviewsRead = ix.reviewsByClaim.get(claim.ref)?.length ?? 0;
+  agg.reviewsRead = ix.reviewsByClaim.countOf(state.claims.ordinal(claim.ref));
   agg.resultsRead = ix.resultsByClaim.get(claim.ref)?.length ?? 0;
   if (keep) aggregates.evidence.set(claim.ref, agg);
   aggregates.stale.delete(claim.ref);
@@ -41,7 +41,7 @@ function build(state: State, claim: Claim, keep = true): EvidenceAggregate {
  */
 export function keptAggregate(state: State, claim: Claim): EvidenceAggregate {
   const { index: ix, aggregates } = state.numbers;
-  const reviews = ix.reviewsByClaim.get(claim.ref) ?? [];
+  const reviews = ix.reviewsByClaim.rowsOf(state.claims.ordinal(claim.ref));
   const results = ix.resultsByClaim.get(claim.ref) ?? [];
   if (reviews.length + results.length < KEEP_AGGREGATE_FROM) return build(state, claim, false);
   let agg = aggregates.evidence.get(claim.ref);

@@ -98,7 +98,7 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim, only?
     const r = state.receipts.get(id)!;
     if ((only === undefined || only.has(r.operatorId)) && countingReceipt(state, r)) offer(receiptItem(state, r));
   }
-  for (const row of ix.reviewsByClaim.get(claim.ref) ?? [])
+  for (const row of ix.reviewsByClaim.rowsOf(state.claims.ordinal(claim.ref)))
     if ((only === undefined || only.has(state.reviews.operatorAt(row))) && state.reviews.disownedAt(row) === null)
       offer(reviewItem(state, row));
   return [...best.values()].sort((a, b) => a.seq - b.seq);

@@ -190,7 +190,7 @@ export function noteReports(state: State, op: string, claim: string): void {
  */
 export function noteResolution(state: State, claim: string): string[] {
   const ops = new Set<string>();
-  for (const row of state.numbers.index.reviewsByClaim.get(claim) ?? []) ops.add(state.reviews.operatorAt(row));
+  for (const row of state.numbers.index.reviewsByClaim.rowsOf(state.claims.rowOf(claim))) ops.add(state.reviews.operatorAt(row));
   for (const id of state.argumentsByClaim.get(claim) ?? []) {
     for (const c of state.argumentsById.get(id)!.checks.values()) ops.add(c.operatorId);
   }
