@@ -8,6 +8,7 @@ import t from 'tap';
 import { startService, type TestService } from '../helpers/service.js';
 import { houseAgent, make, register, replicate, send } from '../helpers/agents.js';
 import { explorerRecord } from '../helpers/explorer-record.js';
+import { HOT_FROM } from '../../lib/record/numbers/index.js';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const html = async (s: TestService, path: string) => {
@@ -225,6 +226,44 @@ t.test("each list of a claim's page goes a page at a time, the others staying wh
     'a page of the entries that moved it',
   );
   for (const bad of ['receipts=x', 'reviews=-1', 'limit=0', 'page=2']) t.equal((await fetch(`${s.url}${path}?${bad}`)).status, 400, bad);
+});
+
+// A claim with HOT_FROM reviews or more keeps them as one list (lib/record/numbers/claim-reviews.ts), any other reads them
+// by links back: its page lists them the same either way.
+t.test("a claim's reviews, past the many that make it hot, a page at a time: each once, newest first", async (t) => {
+  const s = await startService(t);
+  const author = await register(s, 'author');
+  const claim = ((await send(s, author, 'paper', make.paper(1))).body.claims as string[])[0]!;
+  const reviewers = [];
+  for (let i = 0; i < 6; i++) reviewers.push(await register(s, `reviewer-${i}`, { operatorId: `lab-${i}` }));
+  const seqs: number[] = [];
+  const pages = async () => {
+    const seen: number[] = [];
+    let url: string | null = `/explore/claims/${encodeURIComponent(claim)}?limit=20`;
+    let shown = '';
+    while (url !== null) {
+      const page = await html(s, url);
+      shown = /<h2 id="reviews">Reviews<\/h2>\s*<p class="muted">(\d+) reviews?/.exec(page)![1]!;
+      const list = /<ul class="items" id="reviews-list">(.*?)<\/ul>/s.exec(page)?.[1] ?? '';
+      seen.push(...[...list.matchAll(/, entry <a href="\/explore\/log\?from=(\d+)#entry-\d+">/g)].map((m) => Number(m[1])));
+      url = pageLink(page, 'reviews-pages', 'older');
+    }
+    return { seen, shown: Number(shown) };
+  };
+  for (let i = 0; i < HOT_FROM + 6; i++) {
+    const r = await send(s, reviewers[i % 6]!, 'review', {
+      claim,
+      forecast: 0.05 + (i % 90) / 100,
+      rationale: `Review ${i}: the method reads as sound and the data are public.`,
+    });
+    if (r.status !== 201) throw new Error(`review ${i}: ${r.status} ${r.text}`);
+    seqs.push(s.record.state.reviews.get(r.body.id as string)!.seq);
+    if (i === HOT_FROM - 2 || i === HOT_FROM + 5) {
+      const { seen, shown } = await pages();
+      t.same(seen, [...seqs].reverse(), `${seqs.length} reviews: every one, newest first`);
+      t.equal(shown, seqs.length, 'and as many said');
+    }
+  }
 });
 
 t.test("a receipt's and an argument's pages", async (t) => {
