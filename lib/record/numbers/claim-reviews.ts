@@ -1,6 +1,6 @@
 // Each claim's reviews, their rows in state.reviews in log order, as columns rather than a Map entry and an array per claim
 // (docs/record.md#how-the-state-is-kept): a snapshot's copy of the state walked one entry per claim (issue 26).
-import { appendOnlyEach, appendTo, grow, owned, PageSaver, stable, type Ints, type Rows } from '../stores/columns.js';
+import { appendOnlyEach, appendTo, ChangingColumn, grow, owned, stable, type Ints, type Rows } from '../stores/columns.js';
 
 /**
  * A claim with this many reviews keeps them as a list as well, so that its page reads any of them
@@ -20,17 +20,15 @@ export interface ClaimReviewsData {
 
 /**
  * Per claim (its row in state.claims, its ordinal) how many reviews it has and its latest (a review
- * row plus one, 0 for none), changed in place as reviews land (copied on write for a snapshot, as
- * RowIndex's slots are: stores/columns.ts, PageSaver); per review row the row of the same claim's
- * review before it, or -1, written once when the review lands (append-only: a snapshot shares it);
- * and the lists of the hot claims (HOT_FROM), each append-only.
+ * row plus one, 0 for none), changed in place as reviews land (copied on write for a snapshot:
+ * ChangingColumn, stores/columns.ts); per review row the row of the same claim's review before it,
+ * or -1, written once when the review lands (append-only: a snapshot shares it); and the lists of
+ * the hot claims (HOT_FROM), each append-only.
  */
 export class ClaimReviews {
-  private count = new Int32Array(16);
-  private last = new Int32Array(16);
-  /** How many claim rows `count` and `last` cover: up to the highest claim reviewed. */
-  private claims = 0;
-  private readonly saved = { count: new PageSaver(), last: new PageSaver() };
+  /** Both cover the claims up to the highest reviewed (a claim never reviewed past them reads 0). */
+  private count = new ChangingColumn(new Int32Array(0));
+  private last = new ChangingColumn(new Int32Array(0));
   private before = new Int32Array(16);
   /** How many review rows `before` covers. */
   private noted = 0;
@@ -39,7 +37,7 @@ export class ClaimReviews {
 
   /** How many reviews claim `claim` (its row; -1 for none) has. */
   countOf(claim: number): number {
-    return claim >= 0 && claim < this.claims ? this.count[claim]! : 0;
+    return claim >= 0 ? this.count.at(claim) : 0;
   }
 
   /**
@@ -52,35 +50,27 @@ export class ClaimReviews {
     const kept = this.hot.get(claim);
     if (kept !== undefined) return kept;
     const rows = new Array<number>(n);
-    for (let i = n - 1, r = this.last[claim]! - 1; i >= 0; i--, r = this.before[r]!) rows[i] = r;
+    for (let i = n - 1, r = this.last.at(claim) - 1; i >= 0; i--, r = this.before[r]!) rows[i] = r;
     return rows;
   }
 
   /** Review `review` (the next row of the reviews) is of claim `claim`. */
   add(claim: number, review: number): void {
-    if (claim >= this.claims) {
-      this.claims = claim + 1;
-      const { count, last } = this;
-      if ((this.count = grow(count, this.claims)) !== count) this.saved.count.moved();
-      if ((this.last = grow(last, this.claims)) !== last) this.saved.last.moved();
-    }
     this.noted = Math.max(this.noted, review + 1);
     this.before = grow(this.before, this.noted);
-    this.before[review] = this.last[claim]! - 1;
-    const n = this.count[claim]! + 1;
+    this.before[review] = this.last.at(claim) - 1;
+    const n = this.count.at(claim) + 1;
     if (n > HOT_FROM) appendTo(this.hot, claim, review);
-    this.saved.last.write(claim);
-    this.last[claim] = review + 1;
-    this.saved.count.write(claim);
-    this.count[claim] = n;
+    this.last.set(claim, review + 1);
+    this.count.set(claim, n);
     if (n === HOT_FROM) this.hot.set(claim, this.rowsOf(claim));
   }
 
   /** `before` and the hot lists only grow at their end (a snapshot shares them); `count` and `last` change in place (copied on write). */
   pack(): ClaimReviewsData {
     return {
-      count: this.saved.count.mark(this.count.subarray(0, this.claims)),
-      last: this.saved.last.mark(this.last.subarray(0, this.claims)),
+      count: this.count.pack(),
+      last: this.last.pack(),
       before: stable(this.before.subarray(0, this.noted)),
       hot: this.hot,
     };
@@ -88,9 +78,8 @@ export class ClaimReviews {
 
   static unpack(d: ClaimReviewsData): ClaimReviews {
     const c = new ClaimReviews();
-    c.claims = d.count.length;
-    c.count = owned(d.count, c.claims);
-    c.last = owned(d.last, c.claims);
+    c.count = new ChangingColumn(d.count);
+    c.last = new ChangingColumn(d.last);
     c.noted = d.before.length;
     c.before = owned(d.before, c.noted);
     c.hot = appendOnlyEach(d.hot);
