@@ -340,12 +340,17 @@ export class RowIndex {
     this.size--;
   }
 
-  /** Indexes exactly `rows`, afresh. */
-  rebuild(rows: Iterable<number>, count: number): void {
+  /** Indexes exactly `rows` (`count` of them), afresh; with no `rows`, the rows 0 to `count` - 1. */
+  rebuild(rows: Iterable<number> | undefined, count: number): void {
     let cap = 16;
     while (cap < count * 2) cap *= 2;
     this.own(new Int32Array(cap));
     this.size = 0;
+    if (rows === undefined) {
+      for (let row = 0; row < count; row++) this.place(row);
+      this.size = count;
+      return;
+    }
     for (const row of rows) {
       this.place(row);
       this.size++;
@@ -464,12 +469,16 @@ export class HexIds {
    * The ids of `bytes`: indexed by `index` (`packIndex` of the ids that packed `bytes`, every row
    * indexed), or else afresh, every row unless `live` says otherwise.
    */
-  static unpack(bytes: Bytes, live: (row: number) => boolean = () => true, index?: Ints): HexIds {
+  static unpack(bytes: Bytes, live?: (row: number) => boolean, index?: Ints): HexIds {
     const ids = new HexIds();
     ids.count = bytes.length / 32;
     ids.bytes = owned(bytes, bytes.length);
     if (index !== undefined) {
       ids.index.adopt(index, ids.count);
+      return ids;
+    }
+    if (live === undefined) {
+      ids.index.rebuild(undefined, ids.count);
       return ids;
     }
     const rows: number[] = [];
