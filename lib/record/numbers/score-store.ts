@@ -1,6 +1,6 @@
 // Every claim's score as columns by the claim's ordinal rather than an object per claim, read as the object it always was
 // (docs/record.md#how-the-state-is-kept).
-import { grow, owned, stable, type Bytes, type Floats, type Ints } from '../stores/columns.js';
+import { grow, owned, PageSaver, type Bytes, type Floats, type Ints } from '../stores/columns.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
@@ -109,6 +109,8 @@ export class Scores {
   private sparse = new Map<number, Partial<Pick<Score, 'arguments' | 'foundations' | 'lift'>>>();
   private n = 0;
   size = 0;
+  /** The columns change in place as claims are rescored: a snapshot copies them on write (stores/columns.ts, PageSaver). */
+  private readonly saved = { numbers: new PageSaver(), bytes: new PageSaver(), families: new PageSaver() };
 
   constructor(private readonly ix: Ordinals) {}
 
@@ -128,11 +130,18 @@ export class Scores {
     if (row < 0 || s.ref !== ref) throw new Error(`no claim ${ref} to score`);
     if (row >= this.n) {
       this.n = row + 1;
-      this.numbers = grow(this.numbers, this.n * W);
-      this.bytes = grow(this.bytes, this.n * B);
-      this.families = grow(this.families, this.n);
+      const { numbers, bytes, families } = this;
+      if ((this.numbers = grow(numbers, this.n * W)) !== numbers) this.saved.numbers.moved();
+      if ((this.bytes = grow(bytes, this.n * B)) !== bytes) this.saved.bytes.moved();
+      if ((this.families = grow(families, this.n)) !== families) this.saved.families.moved();
     }
     const o = row * W;
+    // A row's numbers may straddle two pages; its bytes too.
+    this.saved.numbers.write(o);
+    this.saved.numbers.write(o + W - 1);
+    this.saved.bytes.write(row * B);
+    this.saved.bytes.write(row * B + B - 1);
+    this.saved.families.write(row);
     for (let i = 0; i < W; i++) this.numbers[o + i] = (s[NUMBERS[i]!] as number | null) ?? 0;
     if ((this.bytes[row * B]! & SET) === 0) this.size++;
     const own = s.foundations.length === 0 && sameLift(s.lift, ownLift(ref, s.credence, s.hypoCredence));
@@ -255,9 +264,9 @@ export class Scores {
     const { n } = this;
     return {
       n,
-      numbers: stable(this.numbers.slice(0, n * W)),
-      bytes: stable(this.bytes.slice(0, n * B)),
-      families: stable(this.families.slice(0, n)),
+      numbers: this.saved.numbers.mark(this.numbers.subarray(0, n * W)),
+      bytes: this.saved.bytes.mark(this.bytes.subarray(0, n * B)),
+      families: this.saved.families.mark(this.families.subarray(0, n)),
       lists: this.lists,
       sparse: [...this.sparse],
     };
