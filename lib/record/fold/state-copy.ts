@@ -115,8 +115,10 @@ class Copier {
     } else if (ArrayBuffer.isView(v)) {
       typedName(v);
       const later = isStable(v) || this.share ? undefined : columnCopy(v);
-      const data = isStable(v) || this.share ? (v as Typed) : (v as Typed).slice();
-      copy = this.column(later !== undefined ? { later } : { data, rows: appendOnly || isAppendOnly(v) });
+      // A column copied on write is not copied now; one shared is taken as it is; any other is copied.
+      if (later !== undefined) copy = this.column({ later });
+      else
+        copy = this.column({ data: isStable(v) || this.share ? (v as Typed) : (v as Typed).slice(), rows: appendOnly || isAppendOnly(v) });
     } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
     this.seen.set(v, { copy, part: this.part });
     return copy;
