@@ -354,17 +354,17 @@ export async function readCopyFrom(body: BodySource): Promise<Record<string, unk
   const mLength = new DataView(length.buffer, length.byteOffset, 4).getUint32(0, true);
   if (mLength > body.left) throw new Error('the body is shorter than its manifest says');
   const m = deserialize(await body.read(mLength)) as Manifest;
+  const size = m.parts.reduce((n, p) => n + p.bytes, 0) + m.columns.reduce((n, c) => n + c.bytes, 0);
+  if (size > body.left) throw new Error('the body is shorter than its manifest says');
+  // The columns' buffers are made first, while the heap holds little: a large allocation may start a collection, which
+  // then has little to walk (made after the parts, each walked the whole state read so far).
+  const owns = m.columns.map(columnBuffer);
   const values: unknown[] = [];
-  for (const p of m.parts) {
-    if (p.bytes > body.left) throw new Error('the body is shorter than its manifest says');
-    values.push(deserialize(await body.read(p.bytes)));
-  }
+  for (const p of m.parts) values.push(deserialize(await body.read(p.bytes)));
   const columns: unknown[] = [];
-  for (const c of m.columns) {
-    if (c.bytes > body.left) throw new Error('the body is shorter than its manifest says');
-    const own = columnBuffer(c);
-    await body.readInto(own);
-    columns.push(columnOf(c, own));
+  for (const [i, c] of m.columns.entries()) {
+    await body.readInto(owns[i]!);
+    columns.push(columnOf(c, owns[i]!));
   }
   if (body.left !== 0) throw new Error('the body is longer than its manifest says');
   return assemble(m, values, columns);
