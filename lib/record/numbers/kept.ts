@@ -4,7 +4,7 @@
 // equals, bit for bit, the part computed from scratch (score.ts, `fromScratch`).
 import { tierOf, type Claim, type State } from '../fold/state.js';
 import { EvidenceAggregate, type Evidence } from './aggregate.js';
-import type { Rows } from '../stores/columns.js';
+import { firstAtLeast, type Rows } from '../stores/columns.js';
 import type { CalibrationPrefix } from './indexes.js';
 import { calibration, calibrationTerm, KIND_RANK, TIER_WEIGHT } from './rules.js';
 import { countedItems, countingReceipt, countsAsRerun, receiptItem, rerunsOf, reviewItem, type Item, type Parts } from './score.js';
@@ -95,15 +95,9 @@ function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own
 
 /** The place of claim `row` among its author's claims `own` (rows, increasing): found by halving. */
 function placeOf(own: Rows, row: number): number {
-  let lo = 0;
-  let hi = own.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (own[mid]! < row) lo = mid + 1;
-    else hi = mid;
-  }
-  if (own[lo] !== row) throw new Error(`claim ${row} is not among its author's claims`);
-  return lo;
+  const i = firstAtLeast(own, row);
+  if (own[i] !== row) throw new Error(`claim ${row} is not among its author's claims`);
+  return i;
 }
 
 /** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */

@@ -546,6 +546,18 @@ export abstract class RowMap<V> implements ReadonlyMap<string, V> {
   }
 }
 
+/** The place of the first number of `rows` (increasing) that is at least `x`, found by halving; rows.length when none is. */
+export function firstAtLeast(rows: Rows, x: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** RowTexts as a snapshot writes them: the rows (increasing) and their strings, both lists that only grow. */
 export interface RowTextsData {
   rows: Rows;
@@ -575,15 +587,8 @@ export class RowTexts {
 
   /** The string of `row`, or undefined. */
   get(row: number): string | undefined {
-    const rows = this.rows;
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (rows[mid]! < row) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < rows.length && rows[lo] === row ? this.texts[lo] : undefined;
+    const i = firstAtLeast(this.rows, row);
+    return this.rows[i] === row ? this.texts[i] : undefined;
   }
 
   pack(): RowTextsData {
