@@ -1,8 +1,8 @@
 // bench:start's child for the heap figure (issue 15, part 2): opens the record of a data dir as
 // `archive serve` does (LiveRecord.open, from the snapshot or from zero, with the readers'
-// indexes when the code has them), collects the garbage, and prints what the process then
-// holds: V8's heap in use, the array buffers (where the columns of the state live), and the
-// resident set. It imports the record's code from the dist
+// indexes when the code has them, and the served credence text it then makes; the seconds are to
+// the record and indexes), collects the garbage, and prints what the process then holds: V8's heap
+// in use, the array buffers (where the columns of the state live), and the resident set. It imports the record's code from the dist
 // directory it is given, so the same script measures the code of another commit built elsewhere.
 //   node --expose-gc dist/bench/start-heap.js <dist root> <data dir> <zero|snapshot>
 import { existsSync } from 'node:fs';
@@ -43,6 +43,9 @@ if (existsSync(readersJs)) {
   await Readers.follow(record, onDisk ? d : (d as unknown as { log: unknown }).log).search.ready;
 }
 const seconds = (performance.now() - t0) / 1000;
+// `archive serve` then makes the served credence text of every claim (api/server.ts): held too.
+const { credenceMade } = (await import(`${root}/lib/record/numbers/index.js`)) as { credenceMade?: (state: unknown) => Iterable<number> };
+if (credenceMade !== undefined) for (const _ of credenceMade((record as { state: unknown }).state));
 for (let i = 0; i < 4; i++) gc();
 const m = process.memoryUsage();
 const mib = (n: number) => n / 2 ** 20;

@@ -14,7 +14,7 @@ const log: RecordEntry[] = lines.slice(1).map((line) => {
   const r = JSON.parse(line) as { seq: number; ts: string; type: string; payload: string };
   return { seq: r.seq, ts: r.ts, type: r.type, logged: JSON.parse(r.payload), text: r.payload };
 });
-const body = (s: State) => credenceParts(s).parts.join('');
+const body = (s: State) => Buffer.concat([...credenceParts(s).parts]).toString();
 
 t.test('each chunk made once, again when a score in it changed, and the same body as one made afresh', async (t) => {
   const half = Math.floor(log.length / 2);
@@ -48,4 +48,16 @@ t.test('a chunk is made a slice of claims a step; one whose scores change meanwh
   for (const _ of steps);
   t.same([...credenceMade(again)], [0], 'made again, its scores having changed while it was made');
   t.equal(body(again), body(replayEntries(log, seededState(verified))), 'the same body as the whole log replayed');
+});
+
+t.test('the parts are the body at the state they were asked at, however many writes land while they are read', async (t) => {
+  const half = Math.floor(log.length / 2);
+  const state = replayEntries(log.slice(0, half), seededState(verified));
+  const { parts, bytes } = credenceParts(state);
+  for (const e of log.slice(half)) applyEntry(state, e);
+  const sent = Buffer.concat([...parts]);
+  t.equal(sent.length, bytes, 'the length given is the length sent');
+  t.equal(sent.toString(), body(replayEntries(log.slice(0, half), seededState(verified))), 'the body of the state before the writes');
+  t.not(sent.toString(), body(state), 'not the body after the writes');
+  t.equal(body(state), body(replayEntries(log, seededState(verified))), 'which is the whole log replayed');
 });
