@@ -23,15 +23,7 @@ import {
 import { entryTypeOf, SCREENING_EVENTS } from '../record/types/index.js';
 import { recordSnapshots } from './snapshot.js';
 import { refusal, type Verdict } from './screening.js';
-
-/** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
-export function isNoSpace(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT' || /no space left|disk quota/i.test(e.message)) return true;
-  }
-  return false;
-}
+import { isNoSpace } from './storage.js';
 
 /** Whether `err` is a commit refused because another node took the sequencer lease. */
 export const isFenced = (err: unknown): boolean => err instanceof LogError && err.code === 'fenced';

@@ -41,14 +41,26 @@ export async function freeBytes(dir: string): Promise<number> {
   return s.bavail * s.bsize;
 }
 
+/** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
+export function isNoSpace(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || /no space left|disk quota/i.test(e.message)) return true;
+  }
+  return false;
+}
+
 /**
- * Opens the store with `openStore`; if that fails and the data directory holds its reserve, the
- * reserve is deleted (freeing its space) and the store opened again.
+ * Opens the store with `openStore`; if that fails for want of space and the data directory holds
+ * its reserve, the reserve is deleted (freeing its space) and the store opened again. Any other
+ * failure (the store locked by another process, a damaged file) is thrown as it is, the reserve
+ * kept for the full disk it is there for.
  */
 export async function openWithReserve<T>(dataDir: string, openStore: () => Promise<T>): Promise<T> {
   try {
     return await openStore();
   } catch (err) {
+    if (!isNoSpace(err)) throw err;
     const reserve = join(dataDir, RESERVE_FILE);
     const had = await stat(reserve).then(
       () => true,
@@ -56,7 +68,9 @@ export async function openWithReserve<T>(dataDir: string, openStore: () => Promi
     );
     if (!had) throw err;
     await rm(reserve, { force: true });
-    console.error(`archive: the store did not open (${(err as Error).message}); deleted ${reserve} to free space, opening again`);
+    const why: string[] = [];
+    for (let e: unknown = err; e instanceof Error; e = e.cause) why.push(e.message);
+    console.error(`archive: the store did not open (${why.join(': ')}); deleted ${reserve} to free space, opening again`);
     return openStore();
   }
 }

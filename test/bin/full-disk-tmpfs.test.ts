@@ -118,6 +118,11 @@ t.test('a real full disk: writers get 507, a restart on it serves reads, writes 
   t.equal((await fetch(`${s.url}/v2/record`)).status, 200, 'the record is served');
   t.equal((await register(s.url, 'late')).status, 507, 'writes are refused');
   t.match(s.err.join('\n'), /archive: writes are off: the store is full/, 'the restart said why writes are off');
+  t.match(
+    s.err.join('\n'),
+    /did not open \(.*no space left on device.*\); deleted .*reserve to free space/i,
+    'the store opened on its reserve',
+  );
 
   t.equal(mount(mnt, '64m', true), null, 'the disk grows');
   let resumed: { status: number; body: any } = { status: 0, body: null };

@@ -10,6 +10,7 @@ import { openLevelStore } from 'tlog-engine';
 import { RECORD_FRAMING, RecordLog } from '../../lib/protocol/log-entry.js';
 import { testSigner } from 'tlog-engine/testing';
 import { tempDir } from '../helpers/tmp.js';
+import { RESERVE_FILE } from '../../lib/service/storage.js';
 
 t.test('first start makes both keys (mode 0600) and a genesis signed by the log key it names', async (t) => {
   const dataDir = tempDir(t);
@@ -85,4 +86,18 @@ t.test('a first start cut short is finished: an empty key file or screening.json
   // Once a log names the key, a key file that holds no whole key is never replaced.
   writeFileSync(join(dataDir, 'keys', 'log.key'), '');
   await t.rejects(openDeployment({ dataDir }), /cannot read key \S+log\.key/);
+});
+
+t.test('a second open of a data directory in use is refused, and its reserve is kept for a full disk', async (t) => {
+  const dataDir = tempDir(t);
+  const first = await openDeployment({ dataDir });
+  // The reserve as `archive serve` makes it (lib/service/storage.ts).
+  writeFileSync(join(dataDir, RESERVE_FILE), Buffer.alloc(4096));
+  await t.rejects(openDeployment({ dataDir }), /failed to open/, 'the store is locked by the first');
+  t.ok(existsSync(join(dataDir, RESERVE_FILE)), 'the reserve is still there');
+  t.equal((await first.log.entries(0, 1)).length, 1, 'the first still reads its log');
+  await first.close();
+  const again = await openDeployment({ dataDir });
+  t.equal(again.log.size, 1, 'and the directory opens once the first has closed');
+  await again.close();
 });
