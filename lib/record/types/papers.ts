@@ -290,12 +290,14 @@ export const paper = entryType({
   numbers(state, _e, outcome) {
     const ix = state.numbers.index;
     const t = untouched();
-    const paper = state.papers.get(outcome.id)!;
+    // The paper's columns, read rather than its whole object (docs/record.md#how-the-state-is-kept).
+    const paperRow = state.papers.rowOf(outcome.id);
+    const operatorId = state.papers.operatorAt(paperRow);
     const relied = new Set<string>();
-    for (const ref of paper.claims) {
+    for (const ref of state.papers.claimsAt(paperRow)) {
       const row = state.claims.ordinal(ref);
       state.numbers.ranks.minutes.set(row, DEFAULT_MINUTES);
-      appendTo(ix.claimsByOperator, paper.operatorId, row);
+      appendTo(ix.claimsByOperator, operatorId, row);
       for (const f of foundationsOf(state, state.claims.get(ref)!)) {
         pushTo(ix.dependents, f, ref);
         relied.add(f);
@@ -303,10 +305,10 @@ export const paper = entryType({
       t.claims.push(ref);
     }
     for (const f of relied) {
-      pushTo(ix.relying, f, paper.id);
+      pushTo(ix.relying, f, outcome.id);
       t.claims.push(f);
     }
-    appendTo(ix.papersByOperator, paper.operatorId, state.papers.rowOf(paper.id));
+    appendTo(ix.papersByOperator, operatorId, paperRow);
     // New claims have no evidence yet; the claims it relies on gain a use, not an item.
     t.evidence = 'none';
     return t;
