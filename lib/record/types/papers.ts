@@ -1,7 +1,8 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
 // docs/record.md#identifiers for ids).
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
-import { externalId, paperId } from '../../protocol/ids.js';
+import { externalId, paperId, paperIdOfText } from '../../protocol/ids.js';
+import { signedText } from '../admission/replay-window.js';
 import { assertClaimInView } from '../views/in-view.js';
 import { appendTo } from '../stores/columns.js';
 import { pushTo, type Claim, type Parent, type RecordEntry, type State } from '../fold/state.js';
@@ -245,7 +246,9 @@ export const paper = entryType({
   },
   apply(state, e) {
     const p = e.logged.payload;
-    const id = e.id ?? paperId(p);
+    // From the signed bytes the log holds, when the entry carries them: the payload is not written again to be hashed.
+    const signed = signedText(e);
+    const id = e.id ?? (signed !== null && typeof p.ts === 'string' ? paperIdOfText(signed, p.ts) : null) ?? paperId(p);
     const agent = state.agents.get(p.agent.handle)!;
     const claims = p.claims.map((_: unknown, i: number) => `${id}#C${i + 1}`);
     const buildsOn: Parent[] = p.builds_on.map((b) => ({
