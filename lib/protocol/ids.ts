@@ -15,6 +15,28 @@ export function paperId(payload: object): string {
   return `rec:${hashOf(withoutTs(payload)).slice(0, 16)}`;
 }
 
+/**
+ * paperId of the payload whose canonical JSON is `text` and whose `ts` is `ts`, worked out from the text
+ * rather than by writing the payload again: the text without its `ts` member is the canonical JSON
+ * paperId hashes (docs/record.md#identifiers). The member is found as the one place `"ts":<ts as
+ * JSON>` occurs in the text; when it occurs more than once (a nested member of that name and
+ * value), the answer is null and the caller canonicalizes.
+ */
+export function paperIdOfText(text: string, ts: string): string | null {
+  const member = `"ts":${JSON.stringify(ts)}`;
+  const at = text.indexOf(member);
+  if (at < 0 || text.includes(member, at + 1)) return null;
+  const end = at + member.length;
+  // The member goes with the comma before it, or after it when it is the first; an only member leaves {}.
+  const rest =
+    text[at - 1] === ','
+      ? text.slice(0, at - 1) + text.slice(end)
+      : text[end] === ','
+        ? text.slice(0, at) + text.slice(end + 1)
+        : text.slice(0, at) + text.slice(end);
+  return `rec:${sha256TextHex(rest).slice(0, 16)}`;
+}
+
 /** External claim `ext:<16 hex>`: SHA-256 of `{quote, source}`, first 16 hex. */
 export function externalId(source: string, quote: string): string {
   return `ext:${hashOf({ quote, source }).slice(0, 16)}`;

@@ -42,6 +42,9 @@ function signedSlice(text: string): string | null {
   return text.slice(PAYLOAD_HEAD.length, end);
 }
 
+/** The signed bytes of signed write `e` (its payload's canonical JSON) as its logged text holds them, or null without the text. */
+export const signedText = (e: RecordEntry): string | null => (e.text === undefined ? null : signedSlice(e.text));
+
 /**
  * SHA-256 of the signed bytes (the canonical JSON of the payload), computed once per entry:
  * from the slice of the logged text when the entry carries it, else by canonicalizing the payload.
@@ -51,7 +54,7 @@ export function signedHash(e: RecordEntry): string {
   // and a WeakMap of a million entries costs the collector more than the field does.
   let h = e.signedHash;
   if (h === undefined) {
-    const signed = e.text === undefined ? null : signedSlice(e.text);
+    const signed = signedText(e);
     e.signedHash = h = signed === null ? payloadId(payloadOf(e) ?? {}) : sha256TextHex(signed);
   }
   return h;

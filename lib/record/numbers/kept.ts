@@ -141,7 +141,7 @@ export function keptUse(state: State, claim: Claim): number {
     if (relying.length >= KEEP_USE_FROM) aggregates.use.set(claim.ref, u);
   }
   for (; u.read < relying.length; u.read++) {
-    const op = state.papers.get(relying[u.read]!)!.operatorId;
+    const op = state.papers.operatorAt(state.papers.rowOf(relying[u.read]!));
     if (op !== claim.operatorId) u.ops.set(op, (u.ops.get(op) ?? 0) + 1);
   }
   // Sums of 1, 0.5 and 0.25 are exact in any order (docs/credence.md#arithmetic).

@@ -107,14 +107,21 @@ export function countedItems(state: State, ix: NumbersIndex, claim: Claim, only?
 /** The claims a claim's paper relies on: builds_on with rel extends or method (docs/credence.md, Foundations). */
 export function foundationsOf(state: State, claim: Claim): string[] {
   if (claim.external) return [];
-  const buildsOn = state.papers.get(claim.paper)!.buildsOn;
+  // The paper's columns are read rather than its whole object (docs/record.md#how-the-state-is-kept): the fold asks this of
+  // every claim it scores.
+  const { papers } = state;
+  const buildsOn = papers.buildsOnAt(papers.rowOf(claim.paper));
   if (buildsOn.length === 0) return [];
   const refs = new Set<string>();
   for (const p of buildsOn) {
     if (p.rel !== 'extends' && p.rel !== 'method') continue;
     if (p.id.startsWith('ext:')) refs.add(`${p.id}#C1`);
     else if (p.id.startsWith('rec:')) {
-      const named = p.claims?.map((c) => `${p.id}#${c}`) ?? state.papers.get(p.id)?.claims ?? [];
+      let named = p.claims?.map((c) => `${p.id}#${c}`);
+      if (named === undefined) {
+        const row = papers.rowOf(p.id);
+        named = row < 0 ? [] : papers.claimsAt(row);
+      }
       for (const r of named) refs.add(r);
     }
   }
@@ -160,7 +167,7 @@ export function calibrationOf(
 export function useOf(state: State, ix: NumbersIndex, claim: Claim): number {
   const ops = new Set<string>();
   for (const paper of ix.relying.get(claim.ref) ?? []) {
-    const op = state.papers.get(paper)!.operatorId;
+    const op = state.papers.operatorAt(state.papers.rowOf(paper));
     if (op !== claim.operatorId) ops.add(op);
   }
   let use = 0;

@@ -135,7 +135,7 @@ export class Papers extends RowMap<Paper> {
       operatorId: this.operators.at(this.operator[row]!),
       title: this.titles[row]!,
       field: this.fields.at(this.field[row]!),
-      claims: this.claims.get(row) ?? refsOf(id, this.claimCount[row]!),
+      claims: this.claimsAt(row),
       buildsOn: this.buildsOn.get(row) ?? [],
       models: this.models.get(row) ?? [],
     };
@@ -152,6 +152,10 @@ export class Papers extends RowMap<Paper> {
   }
   fieldAt(row: number): string {
     return this.fields.at(this.field[row]!);
+  }
+  /** The refs of the claims the paper at `row` made. */
+  claimsAt(row: number): string[] {
+    return this.claims.get(row) ?? refsOf(this.ids[row]!, this.claimCount[row]!);
   }
   /** The papers and external claims the paper at `row` builds on (as its entry names them). */
   buildsOnAt(row: number): readonly Parent[] {

@@ -1,7 +1,8 @@
 // Papers, external claims and amendments (docs/payloads.md#papers-and-claims, ClaimExternal, ClaimAmend;
 // docs/record.md#identifiers for ids).
 import { conflict, forbidden, notFound } from '../admission/refusal.js';
-import { externalId, paperId } from '../../protocol/ids.js';
+import { externalId, paperId, paperIdOfText } from '../../protocol/ids.js';
+import { signedText } from '../admission/replay-window.js';
 import { assertClaimInView } from '../views/in-view.js';
 import { appendTo } from '../stores/columns.js';
 import { pushTo, type Claim, type Parent, type RecordEntry, type State } from '../fold/state.js';
@@ -245,7 +246,9 @@ export const paper = entryType({
   },
   apply(state, e) {
     const p = e.logged.payload;
-    const id = e.id ?? paperId(p);
+    // From the signed bytes the log holds, when the entry carries them: the payload is not written again to be hashed.
+    const signed = signedText(e);
+    const id = e.id ?? (signed !== null && typeof p.ts === 'string' ? paperIdOfText(signed, p.ts) : null) ?? paperId(p);
     const agent = state.agents.get(p.agent.handle)!;
     const claims = p.claims.map((_: unknown, i: number) => `${id}#C${i + 1}`);
     const buildsOn: Parent[] = p.builds_on.map((b) => ({
@@ -290,12 +293,14 @@ export const paper = entryType({
   numbers(state, _e, outcome) {
     const ix = state.numbers.index;
     const t = untouched();
-    const paper = state.papers.get(outcome.id)!;
+    // The paper's columns, read rather than its whole object (docs/record.md#how-the-state-is-kept).
+    const paperRow = state.papers.rowOf(outcome.id);
+    const operatorId = state.papers.operatorAt(paperRow);
     const relied = new Set<string>();
-    for (const ref of paper.claims) {
+    for (const ref of state.papers.claimsAt(paperRow)) {
       const row = state.claims.ordinal(ref);
       state.numbers.ranks.minutes.set(row, DEFAULT_MINUTES);
-      appendTo(ix.claimsByOperator, paper.operatorId, row);
+      appendTo(ix.claimsByOperator, operatorId, row);
       for (const f of foundationsOf(state, state.claims.get(ref)!)) {
         pushTo(ix.dependents, f, ref);
         relied.add(f);
@@ -303,10 +308,10 @@ export const paper = entryType({
       t.claims.push(ref);
     }
     for (const f of relied) {
-      pushTo(ix.relying, f, paper.id);
+      pushTo(ix.relying, f, outcome.id);
       t.claims.push(f);
     }
-    appendTo(ix.papersByOperator, paper.operatorId, state.papers.rowOf(paper.id));
+    appendTo(ix.papersByOperator, operatorId, paperRow);
     // New claims have no evidence yet; the claims it relies on gain a use, not an item.
     t.evidence = 'none';
     return t;
