@@ -2,8 +2,9 @@
 // `archive serve` does (LiveRecord.open, from the snapshot or from zero, with the readers'
 // indexes when the code has them, and the served credence text it then makes; the seconds are to
 // the record and indexes), collects the garbage, and prints what the process then holds: V8's heap
-// in use, the array buffers (where the columns of the state live), and the resident set. It imports the record's code from the dist
-// directory it is given, so the same script measures the code of another commit built elsewhere.
+// in use, the array buffers (where the columns of the state live), and the resident set. It imports
+// the record's code from the dist directory it is given, so the same script measures the code of
+// another commit built elsewhere.
 //   node --expose-gc dist/bench/start-heap.js <dist root> <data dir> <zero|snapshot>
 import { existsSync } from 'node:fs';
 

@@ -41,9 +41,14 @@ export async function freeBytes(dir: string): Promise<number> {
   return s.bavail * s.bsize;
 }
 
+/** `err` and the errors it was caused by, outermost first (LevelDB's own words are in a cause). */
+function* causes(err: unknown): Generator<Error> {
+  for (let e = err; e instanceof Error; e = e.cause) yield e;
+}
+
 /** Whether a failed write failed for want of space (ENOSPC, EDQUOT, or LevelDB's words for it). */
 export function isNoSpace(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) {
+  for (const e of causes(err)) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOSPC' || code === 'EDQUOT' || /no space left|disk quota/i.test(e.message)) return true;
   }
@@ -68,9 +73,8 @@ export async function openWithReserve<T>(dataDir: string, openStore: () => Promi
     );
     if (!had) throw err;
     await rm(reserve, { force: true });
-    const why: string[] = [];
-    for (let e: unknown = err; e instanceof Error; e = e.cause) why.push(e.message);
-    console.error(`archive: the store did not open (${why.join(': ')}); deleted ${reserve} to free space, opening again`);
+    const why = [...causes(err)].map((e) => e.message).join(': ');
+    console.error(`archive: the store did not open (${why}); deleted ${reserve} to free space, opening again`);
     return openStore();
   }
 }
