@@ -63,7 +63,9 @@ export async function buildReadersLog(dataDir: string, entries: number, opts: { 
   const { agents: AGENTS, prolific: PROLIFIC, papers: PAPERS, externals: EXTERNALS } = readersShape(entries);
   const rnd = prng(16);
   const words = wordsFrom(rnd);
-  let t = Date.now();
+  // One millisecond an entry, ending when the build starts: a log of 10,000,000 entries spans 2.8 hours, all of it in the
+  // past, so a write stamped with the time it is made lands after the log's last entry.
+  let t = Date.now() - entries;
   const d = await openDeployment({ dataDir, clock: () => t });
   const record = await LiveRecord.open(d, () => t);
   const c = record.state.constitution;

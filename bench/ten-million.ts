@@ -52,7 +52,7 @@ const ONLY = new Set((process.env.BENCH_ONLY ?? FIGURES.join(',')).split(','));
 if (process.env.BENCH_VERIFY === '0') ONLY.delete('verify');
 const want = (figure: string) => ONLY.has(figure);
 /** The generators' version, in the cache's key: raise it when bench/build-log.ts or bench/readers-log.ts changes the log. */
-const GENERATOR = 1;
+const GENERATOR = 2;
 /** Entries written after the log for the incremental verification. */
 const NEW = Number(process.env.BENCH_NEW ?? 10_000);
 /** Where the auditor's state and cache are kept between runs of the bench (default: a temporary directory, removed). */
