@@ -1,11 +1,22 @@
 // The claims held as columns (lib/record/stores/claim-store.ts, docs/record.md "How the state is kept") against the Map of
 // Claim objects they replace, on random operations: claims added, amended and given evidence, read by ref, by row and in
 // order, and restored from a snapshot half way; and a snapshot's copy of the state, taken before a claim changes, keeps the
-// claim as it was when the copy was taken.
+// claim as it was when the copy was taken, its refs written in pieces and read back whole.
 import t from 'tap';
+import { deserialize } from 'node:v8';
 import fc from 'fast-check';
 import { restore, same, throws } from '../helpers/stores.js';
-import { emptyState, readState, stateBody, stateBodySync, stateDigest, type Claim, type State } from '../../lib/record/fold/index.js';
+import {
+  emptyState,
+  readState,
+  readStateFrom,
+  stateBody,
+  stateBodySync,
+  stateDigest,
+  type Claim,
+  type State,
+} from '../../lib/record/fold/index.js';
+import type { BodySource } from '../../lib/record/fold/state-copy.js';
 
 const paperRef = (p: number, n: number) => `rec:${p.toString(16).padStart(16, '0')}#C${n}`;
 const externalRef = (x: number) => `ext:${(0xe000 + x).toString(16).padStart(16, '0')}#C1`;
@@ -180,4 +191,50 @@ t.test('a test withheld (null) is known the same as none, through an amendment a
   if ('problem' in back) throw new Error(back.problem);
   t.ok(back.claims.testMayBe(0, 'a test now served') && !back.claims.testMayBe(1, testOf(known.ref)), 'read back from a snapshot');
   t.equal(back.claims.get(known.ref)!.kind, 'empirical', 'its kind as it was');
+});
+
+// A list that only grows is serialized a piece of 65,536 items a turn, so that ten million refs do not hold the service for
+// seconds in one call (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
+t.test('refs longer than a piece are written a piece a turn and read back whole, in order, as they stood at the copy', async (t) => {
+  const state = emptyState();
+  const N = 150_000;
+  for (let i = 0; i < N; i++) add(state, claim(i, i % 50 === 0, 1));
+  const digest = stateDigest(state);
+  let turns = 0;
+  const body = Buffer.concat(
+    await stateBody(state, async () => {
+      if (turns++ === 3) add(state, claim(N, false, 1));
+    }),
+  );
+  const source = (): BodySource => {
+    let at = 0;
+    return {
+      get left() {
+        return body.length - at;
+      },
+      readInto: async (into) => {
+        into.set(body.subarray(at, (at += into.length)));
+      },
+      read: async (n) => body.subarray(at, (at += n)),
+    };
+  };
+  const whole = readState(body, state.size);
+  const inPieces = await readStateFrom(source(), state.size);
+  if ('problem' in whole) throw new Error(whole.problem);
+  if ('problem' in inPieces) throw new Error(inPieces.problem);
+  t.equal(state.claims.size, N + 1, 'a claim added while the bytes were made');
+  for (const [how, back] of [
+    ['read whole', whole],
+    ['read a piece at a time', inPieces.state],
+  ] as const) {
+    t.equal(back.claims.size, N, `${how}: the claims at the copy, not the one added after`);
+    t.ok(
+      back.claims.refs.every((ref, row) => ref === state.claims.refAt(row) && back.claims.rowOf(ref) === row),
+      `${how}: every ref at its row`,
+    );
+    t.equal(stateDigest(back), digest, `${how}: the state digest at the copy`);
+  }
+  const manifest = deserialize(body.subarray(4, 4 + body.readUInt32LE(0))) as { parts: { path: string[]; pieces?: number[] }[] };
+  const refs = manifest.parts.find((p) => p.path.join('.') === 'numbers.index.refs');
+  t.equal(refs?.pieces?.length, 3, 'the refs written in three pieces (of 65,536 at most), each in a turn of its own');
 });

@@ -1,8 +1,10 @@
 // The claims' credence histories (lib/record/numbers/history.ts): the latest points of every
 // claim together, newest first, each with its claim and the value before it, the same after the
-// history is packed and unpacked (as a snapshot restores it) as when it was noted.
+// history is packed and unpacked (as a snapshot restores it) as when it was noted, and a snapshot's copy taken before claims
+// move keeps their points as they were.
 import t from 'tap';
-import { History, RECENT_POINTS } from '../../lib/record/numbers/index.js';
+import { History, RECENT_POINTS, type HistoryData } from '../../lib/record/numbers/index.js';
+import { copyBytes, copyState, readCopy } from '../../lib/record/fold/state-copy.js';
 
 const ref = (n: number) => `rec:${n.toString(16).padStart(16, '0')}#C1`;
 
@@ -47,4 +49,29 @@ t.test('no more than the latest RECENT_POINTS, the same once unpacked', async (t
   );
   for (const p of recent) if (h.get(p.ref)!.find(([s]) => s === p.seq)?.[1] !== p.credence) t.fail(`${p.ref} at ${p.seq}`);
   t.same([...History.unpack(h.pack()).recent()], recent, 'the same once unpacked');
+});
+
+t.test("a snapshot's copy taken before claims' credences move keeps each claim's history as it was at the copy", async (t) => {
+  const h = new History();
+  let seq = 0;
+  // Three thousand claims: their latest points fill three pages of the column a copy saves before each first write.
+  const claims = Array.from({ length: 3000 }, (_, c) => ref(c));
+  for (const [c, r] of claims.entries()) h.note(r, ++seq, c / 10_000);
+  const was = claims.map((r) => h.get(r));
+  let turns = 0;
+  // The copy is taken now; its bytes are made over later turns, while every seventh claim moves and a new one is scored.
+  const body = copyBytes(copyState({ history: h.pack() }), async () => {
+    if (turns++ > 0) return;
+    for (let c = 0; c < claims.length; c += 7) h.note(claims[c]!, ++seq, 0.99);
+    h.note(ref(5000), ++seq, 0.5);
+  });
+  const back = History.unpack(readCopy(Buffer.concat(await body)).history as HistoryData);
+  t.ok(turns > 0, 'the history moved while the bytes were made');
+  t.same(h.get(claims[7]!)!.at(-1), [3002, 0.99], 'the history itself moved (the second claim noted after the copy)');
+  t.same(
+    claims.map((r) => back.get(r)),
+    was,
+    "the copy holds each claim's points as they were",
+  );
+  t.equal(back.get(ref(5000)), undefined, 'nor the claim scored after the copy');
 });

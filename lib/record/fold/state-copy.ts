@@ -50,7 +50,8 @@ export interface StateCopy {
 
 /** What the body's first bytes describe. */
 interface Manifest {
-  parts: { path: string[]; bytes: number; columns: boolean }[];
+  /** `pieces`: a list that only grows written in pieces of at most PIECE items, each its own clone (their bytes, in order). */
+  parts: { path: string[]; bytes: number; columns: boolean; pieces?: number[] }[];
   columns: { type: TypedName; bytes: number; list: boolean; rows?: true }[];
 }
 
@@ -199,6 +200,12 @@ export function copyState(written: object, depth = 3, share = false): StateCopy 
 const partValue = (p: StateCopy['parts'][number]): unknown =>
   p.length === undefined ? p.value : (p.value as unknown[]).slice(0, p.length);
 
+/**
+ * Items of a list that only grows serialized per turn: a tenth of a second's work at most on this machine (ten million refs
+ * serialized in one call held the event loop for three seconds).
+ */
+const PIECE = 2 ** 16;
+
 const rawBytes = (t: Typed): Uint8Array => new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
 
 /** The first `n` numbers of a list, as Int32 when each fits, else as Float64 (a loop: `new Float64Array(list)` is slow). */
@@ -236,11 +243,15 @@ async function readLater(copy: StateCopy, turn: () => Promise<unknown>): Promise
   }
 }
 
-/** The body's chunks: the manifest, each part's structured clone, then each column's raw bytes. */
-function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
+/** The body's chunks: the manifest, each part's structured clone (or its pieces' clones), then each column's raw bytes. */
+function chunksOf(copy: StateCopy, parts: Uint8Array[][]): Uint8Array[] {
   const data = copy.columns.map((c) => c.data ?? listColumn(c.list!, c.length!));
   const m: Manifest = {
-    parts: copy.parts.map((p, i) => ({ path: p.path, bytes: parts[i]!.length, columns: p.columns })),
+    parts: copy.parts.map((p, i) => {
+      const pieces = parts[i]!;
+      const bytes = pieces.reduce((n, x) => n + x.length, 0);
+      return { path: p.path, bytes, columns: p.columns, ...(pieces.length > 1 ? { pieces: pieces.map((x) => x.length) } : {}) };
+    }),
     columns: data.map((d, i) => {
       const c = copy.columns[i]!;
       // An append-only list is a list whether the state held it as an array or as the column it was read back as.
@@ -251,7 +262,7 @@ function chunksOf(copy: StateCopy, parts: Uint8Array[]): Uint8Array[] {
   const manifest = serialize(m);
   const length = new Uint8Array(4);
   new DataView(length.buffer).setUint32(0, manifest.length, true);
-  return [length, manifest, ...parts, ...data.map(rawBytes)];
+  return [length, manifest, ...parts.flat(), ...data.map(rawBytes)];
 }
 
 /** The body of `copy`, in chunks, in one synchronous step. */
@@ -265,22 +276,30 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
     }
   return chunksOf(
     copy,
-    copy.parts.map((p) => serialize(partValue(p))),
+    copy.parts.map((p) => [serialize(partValue(p))]),
   );
 }
 
 /**
  * The body of `copy`, in chunks: the columns copied on write read first, 4 MiB a turn (the sooner
  * they are read, the fewer pages their stores save), each part serialized in a turn of its own (`turn`
- * waits for the next), the lists made columns a quarter of a million numbers a turn, the columns as
- * they are.
+ * waits for the next), a list that only grows longer than PIECE in pieces of PIECE items a turn, the
+ * lists made columns a quarter of a million numbers a turn, the columns as they are.
  */
 export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): Promise<Uint8Array[]> {
   await readLater(copy, turn);
-  const parts: Uint8Array[] = [];
+  const parts: Uint8Array[][] = [];
   for (const p of copy.parts) {
-    await turn();
-    parts.push(serialize(partValue(p)));
+    const pieces: Uint8Array[] = [];
+    if (p.length === undefined || p.length <= PIECE) {
+      await turn();
+      pieces.push(serialize(partValue(p)));
+    } else
+      for (let from = 0; from < p.length; from += PIECE) {
+        await turn();
+        pieces.push(serialize((p.value as unknown[]).slice(from, Math.min(p.length, from + PIECE))));
+      }
+    parts.push(pieces);
   }
   let numbers = 0;
   for (const c of copy.columns)
@@ -330,7 +349,10 @@ export function readCopy(body: Uint8Array): Record<string, unknown> {
     if (at + n > body.length) throw new Error('the body is shorter than its manifest says');
     return body.subarray(at, (at += n));
   };
-  const values = m.parts.map((p) => deserialize(take(p.bytes)) as unknown);
+  const values = m.parts.map((p) => {
+    const pieces = piecesOf(p).map((n) => deserialize(take(n)) as unknown);
+    return p.pieces === undefined ? pieces[0] : joined(pieces);
+  });
   // Each column copied once, into a buffer of its own, which the store that reads it keeps (`owned`).
   const columns = m.columns.map((c) => {
     const own = columnBuffer(c);
@@ -360,7 +382,11 @@ export async function readCopyFrom(body: BodySource): Promise<Record<string, unk
   // then has little to walk (made after the parts, each walked the whole state read so far).
   const owns = m.columns.map(columnBuffer);
   const values: unknown[] = [];
-  for (const p of m.parts) values.push(deserialize(await body.read(p.bytes)));
+  for (const p of m.parts) {
+    const pieces: unknown[] = [];
+    for (const n of piecesOf(p)) pieces.push(deserialize(await body.read(n)));
+    values.push(p.pieces === undefined ? pieces[0] : joined(pieces));
+  }
   const columns: unknown[] = [];
   for (const [i, c] of m.columns.entries()) {
     await body.readInto(owns[i]!);
@@ -368,6 +394,24 @@ export async function readCopyFrom(body: BodySource): Promise<Record<string, unk
   }
   if (body.left !== 0) throw new Error('the body is longer than its manifest says');
   return assemble(m, values, columns);
+}
+
+/** The bytes of each piece of part `p`: its own bytes, unless it was written in pieces; throws when they are not its bytes. */
+function piecesOf(p: Manifest['parts'][number]): number[] {
+  if (p.pieces === undefined) return [p.bytes];
+  if (p.pieces.reduce((n, x) => n + x, 0) !== p.bytes) throw new Error(`a part's pieces are not its ${p.bytes} bytes`);
+  return p.pieces;
+}
+
+/** A list written in pieces (`copyBytes`), one list again. */
+function joined(pieces: unknown[]): unknown[] {
+  const out = pieces[0];
+  if (!Array.isArray(out)) throw new Error('a piece of a list is no list');
+  for (const piece of pieces.slice(1)) {
+    if (!Array.isArray(piece)) throw new Error('a piece of a list is no list');
+    for (let i = 0; i < piece.length; i++) out.push(piece[i]);
+  }
+  return out;
 }
 
 /** The whole value from its parts' values and its columns, each column put where its part names it. */

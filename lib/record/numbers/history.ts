@@ -2,7 +2,7 @@
 // that changed it. Held as three columns over every point of every claim in the order they were
 // noted, each point naming the claim's point before it (stores/columns.ts): no object per point. Each claim's latest point is
 // a column by the claim's row in state.claims (stores/claim-store.ts): no Map entry per claim, nor a second list of refs.
-import { grow, owned, stable, type Ints, type Floats } from '../stores/columns.js';
+import { ChangingColumn, grow, owned, stable, type Ints, type Floats } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface HistoryData {
@@ -53,9 +53,8 @@ export class History {
   /** The claim's point before this one, or -1. */
   private prev = new Int32Array(16);
   private n = 0;
-  /** Each claim's latest point plus one (0: none), by the claim's row; rows from 0 to `rows` - 1 held. */
-  private last = new Int32Array(16);
-  private lastRows = 0;
+  /** Each claim's latest point plus one (0: none), by the claim's row; changed in place, so copied on write by a snapshot. */
+  private last = new ChangingColumn(new Int32Array(0));
   /**
    * The claim of each of the latest RECENT_POINTS points, at its index modulo RECENT_POINTS: the
    * columns name no claim per point. Not in the snapshot: unpack rebuilds it from the claims' chains.
@@ -67,7 +66,7 @@ export class History {
 
   private lastOf(ref: string): number | undefined {
     const row = this.rows.rowOf(ref);
-    const p = row < 0 || row >= this.lastRows ? 0 : this.last[row]!;
+    const p = row < 0 ? 0 : this.last.at(row);
     return p === 0 ? undefined : p - 1;
   }
 
@@ -87,11 +86,7 @@ export class History {
       if (!(this.rows instanceof OwnRows)) throw new Error(`no claim ${ref} to note`);
       row = this.rows.add(ref);
     }
-    if (row >= this.lastRows) {
-      this.lastRows = row + 1;
-      this.last = grow(this.last, this.lastRows);
-    }
-    this.last[row] = i + 1;
+    this.last.set(row, i + 1);
     this.ring[i % RECENT_POINTS] = ref;
   }
 
@@ -122,13 +117,13 @@ export class History {
     return points.reverse();
   }
 
-  /** The points' columns are append-only: a point is written once, when noted (a snapshot shares them); `last` changes, so is copied. */
+  /** The points' columns are append-only: a point is written once, when noted (a snapshot shares them); `last` is copied on write. */
   pack(): HistoryData {
     return {
       seq: stable(this.seq.subarray(0, this.n)),
       credence: stable(this.credence.subarray(0, this.n)),
       prev: stable(this.prev.subarray(0, this.n)),
-      last: this.last.subarray(0, this.lastRows),
+      last: this.last.pack(),
       ...(this.rows instanceof OwnRows ? { refs: this.rows.refs } : {}),
     };
   }
@@ -140,12 +135,12 @@ export class History {
     h.seq = owned(d.seq, h.n);
     h.credence = owned(d.credence, h.n);
     h.prev = owned(d.prev, h.n);
-    h.lastRows = d.last.length;
-    h.last = owned(d.last, h.lastRows);
-    if (h.lastRows > h.rows.refs.length) throw new Error(`a history of ${h.lastRows} claims for ${h.rows.refs.length}`);
-    for (let row = 0; row < h.lastRows; row++) {
+    h.last = new ChangingColumn(d.last);
+    const scored = h.last.length;
+    if (scored > h.rows.refs.length) throw new Error(`a history of ${scored} claims for ${h.rows.refs.length}`);
+    for (let row = 0; row < scored; row++) {
       // The claim's points among the latest RECENT_POINTS, walked back along its chain.
-      for (let p = h.last[row]! - 1; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = h.rows.refs[row]!;
+      for (let p = h.last.at(row) - 1; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = h.rows.refs[row]!;
     }
     return h;
   }

@@ -5,7 +5,7 @@ export { ClaimReviews, HOT_FROM } from './claim-reviews.js';
 export { type Counting, COUNTING_RULES, NOTE_ITEM_KINDS, receiptCounting, reviewCounting } from './counting.js';
 export { exactSum, ExactSum } from './exact-sum.js';
 export { computeFrontier, frontier, FRONTIER_MAX } from './frontier.js';
-export { History, RECENT_POINTS } from './history.js';
+export { History, RECENT_POINTS, type HistoryData } from './history.js';
 export { type Score, type Status } from './indexes.js';
 export { KEEP_AGGREGATE_FROM } from './kept.js';
 export { DEFAULT_MINUTES, rescoreAll } from './rescore.js';

@@ -2,6 +2,7 @@
 // the numbers (numbers/indexes.ts). Reads see each claim as the object it always was, without its statement and test, which
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
 import {
+  ChangingColumn,
   grow,
   Interned,
   owned,
@@ -82,13 +83,14 @@ export class Claims extends RowMap<Claim> {
   /** Each row's ref: the numbers' `index.refs` is this very list (the one copy of every ref). */
   readonly refs: string[];
   private readonly index: RowIndex;
-  private flags = new Uint8Array(16);
+  /** Changed in place (an amendment, evidence landing): a snapshot copies them on write (ChangingColumn). */
+  private flags = new ChangingColumn(new Uint8Array(0));
   private confidence = new Float64Array(16);
   private seq = new Int32Array(16);
   private agent = new Int32Array(16);
   private operator = new Int32Array(16);
-  private evidence = new Int32Array(16);
-  private testHash = new Int32Array(16);
+  private evidence = new ChangingColumn(new Int32Array(0));
+  private testHash = new ChangingColumn(new Int32Array(0));
   private agents = new Interned();
   private operators = new Interned();
   private sources = new RowTexts();
@@ -121,20 +123,17 @@ export class Claims extends RowMap<Claim> {
     const row = this.refs.length;
     const n = row + 1;
     this.refs.push(c.ref);
-    this.flags = grow(this.flags, n);
     this.confidence = grow(this.confidence, n);
     this.seq = grow(this.seq, n);
     this.agent = grow(this.agent, n);
     this.operator = grow(this.operator, n);
-    this.evidence = grow(this.evidence, n);
-    this.testHash = grow(this.testHash, n);
-    this.flags[row] = (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0) | (test === null ? TEST_UNKNOWN : 0);
+    this.flags.set(row, (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0) | (test === null ? TEST_UNKNOWN : 0));
     this.confidence[row] = c.confidence ?? NaN;
     this.seq[row] = c.seq;
     this.agent[row] = this.agents.of(c.agent);
     this.operator[row] = this.operators.of(c.operatorId);
-    this.evidence[row] = 0;
-    this.testHash[row] = test === null ? 0 : hashText(test);
+    this.evidence.set(row, 0);
+    this.testHash.set(row, test === null ? 0 : hashText(test));
     if (c.source !== null) this.sources.add(row, c.source);
     if (paperOfRef(c.ref) !== c.paper) this.papers.set(row, c.paper);
     this.index.insert(row);
@@ -158,10 +157,10 @@ export class Claims extends RowMap<Claim> {
     return this.refs[row]!;
   }
   kindAt(row: number): Claim['kind'] {
-    return this.flags[row]! & CONCEPTUAL ? 'conceptual' : 'empirical';
+    return this.flags.at(row) & CONCEPTUAL ? 'conceptual' : 'empirical';
   }
   externalAt(row: number): boolean {
-    return (this.flags[row]! & EXTERNAL) !== 0;
+    return (this.flags.at(row) & EXTERNAL) !== 0;
   }
   seqAt(row: number): number {
     return this.seq[row]!;
@@ -175,7 +174,7 @@ export class Claims extends RowMap<Claim> {
     return this.operators.at(this.operator[row]!);
   }
   evidenceAt(row: number): number {
-    return this.evidence[row]!;
+    return this.evidence.at(row);
   }
   /**
    * Whether `test` may be the test of the claim at `row` as it stands: false when it is not, or when either was withheld
@@ -183,26 +182,26 @@ export class Claims extends RowMap<Claim> {
    * the log.
    */
   testMayBe(row: number, test: string | null): boolean {
-    if (test === null || (this.flags[row]! & TEST_UNKNOWN) !== 0) return false;
-    return this.testHash[row] === hashText(test);
+    if (test === null || (this.flags.at(row) & TEST_UNKNOWN) !== 0) return false;
+    return this.testHash.at(row) === hashText(test);
   }
 
   /** Counts one more piece of evidence on claim `ref` (a receipt committed, a review or an argument filed): it stops amendment. */
   addEvidence(ref: string): void {
     const row = this.ordinal(ref);
-    this.evidence[row] = this.evidence[row]! + 1;
+    this.evidence.set(row, this.evidence.at(row) + 1);
   }
 
   /** Amends claim `ref` at entry `seq` (claim.amend): its kind, and its test when given; the kind before kept. */
   amend(ref: string, seq: number, kind: Claim['kind'], test: string | null | undefined): void {
     const row = this.ordinal(ref);
     this.amendments.set(row, { seq, before: { kind: this.kindAt(row) } });
-    this.flags[row] = (this.flags[row]! & ~CONCEPTUAL) | (kind === 'conceptual' ? CONCEPTUAL : 0);
-    if (test === null) this.flags[row] = this.flags[row]! | TEST_UNKNOWN;
+    const flags = (this.flags.at(row) & ~CONCEPTUAL) | (kind === 'conceptual' ? CONCEPTUAL : 0);
+    if (test === null) this.flags.set(row, flags | TEST_UNKNOWN);
     else if (test !== undefined) {
-      this.flags[row] = this.flags[row]! & ~TEST_UNKNOWN;
-      this.testHash[row] = hashText(test);
-    }
+      this.flags.set(row, flags & ~TEST_UNKNOWN);
+      this.testHash.set(row, hashText(test));
+    } else this.flags.set(row, flags);
   }
 
   /** The claim at `row`, as an object (its members in the order they always had). */
@@ -220,7 +219,7 @@ export class Claims extends RowMap<Claim> {
       agent: this.agents.at(this.agent[row]!),
       seq: this.seq[row]!,
       amendment: (this.amendments.size > 0 ? this.amendments.get(row) : undefined) ?? null,
-      evidence: this.evidence[row]!,
+      evidence: this.evidence.at(row),
     };
   }
 
@@ -229,20 +228,20 @@ export class Claims extends RowMap<Claim> {
   }
 
   /**
-   * The columns written once, when a claim is added, are shared by a snapshot (`stable`); a claim's
-   * kind (in its flags) and test's hash change when it is amended and its evidence count as evidence lands, so those are copied.
+   * The columns written once, when a claim is added, are shared by a snapshot (`stable`); a claim's kind (in its flags) and
+   * test's hash change when it is amended and its evidence count as evidence lands, so those are copied on write.
    */
   pack(): ClaimsData {
     const n = this.size;
     return {
       refIndex: this.index.slotsNow(),
-      flags: this.flags.subarray(0, n),
+      flags: this.flags.pack(),
       confidence: stable(this.confidence.subarray(0, n)),
       seq: stable(this.seq.subarray(0, n)),
       agent: stable(this.agent.subarray(0, n)),
       operator: stable(this.operator.subarray(0, n)),
-      evidence: this.evidence.subarray(0, n),
-      testHash: this.testHash.subarray(0, n),
+      evidence: this.evidence.pack(),
+      testHash: this.testHash.pack(),
       agents: growing(this.agents.list),
       operators: growing(this.operators.list),
       sources: this.sources.pack(),
@@ -254,15 +253,16 @@ export class Claims extends RowMap<Claim> {
   /** The claims `pack` wrote, whose refs are `refs` (the numbers' `index.refs` read back with them). */
   static unpack(d: ClaimsData, refs: string[]): Claims {
     const n = refs.length;
-    if (d.seq.length !== n || d.testHash.length !== n) throw new Error(`${d.seq.length} claims' columns for ${n} refs`);
+    for (const column of [d.flags, d.seq, d.evidence, d.testHash])
+      if (column.length !== n) throw new Error(`${column.length} claims' rows in a column for ${n} refs`);
     const c = new Claims(refs, d.refIndex);
-    c.flags = owned(d.flags, n);
+    c.flags = new ChangingColumn(d.flags);
     c.confidence = owned(d.confidence, n);
     c.seq = owned(d.seq, n);
     c.agent = owned(d.agent, n);
     c.operator = owned(d.operator, n);
-    c.evidence = owned(d.evidence, n);
-    c.testHash = owned(d.testHash, n);
+    c.evidence = new ChangingColumn(d.evidence);
+    c.testHash = new ChangingColumn(d.testHash);
     c.agents = new Interned([...d.agents]);
     c.operators = new Interned([...d.operators]);
     c.sources = RowTexts.unpack(d.sources);
