@@ -12,6 +12,6 @@ export function storeSnapshots(blobs: BlobStore, where: string, name = SNAPSHOT_
   return {
     where: `${where} (table log_blobs, ${name})`,
     read: async () => (await blobs.get(name))?.bytes ?? null,
-    write: (bytes, treeSize) => blobs.put(name, treeSize, bytes),
+    write: (chunks, treeSize) => blobs.put(name, treeSize, chunks),
   };
 }

@@ -9,14 +9,15 @@ import { dirname } from 'node:path';
 /** The temporary name `writeFileAtomic` uses for `file`. */
 export const tempName = (file: string): string => `${file}.tmp`;
 
-/** Writes `text` to `file` atomically and durably, with `mode`. */
-export async function writeFileAtomic(file: string, text: string | Uint8Array, mode = 0o644): Promise<void> {
+/** Writes `text` (or its chunks, in order) to `file` atomically and durably, with `mode`. */
+export async function writeFileAtomic(file: string, text: string | Uint8Array | readonly Uint8Array[], mode = 0o644): Promise<void> {
   const tmp = tempName(file);
   // A temporary file left by a crash holds nothing anyone trusts: start it again.
   await rm(tmp, { force: true });
   const f = await open(tmp, 'wx', mode);
   try {
-    await f.writeFile(text);
+    if (typeof text === 'string' || text instanceof Uint8Array) await f.writeFile(text);
+    else for (const c of text) for (let at = 0; at < c.length;) at += (await f.write(c, at, c.length - at)).bytesWritten;
     await f.sync();
   } finally {
     await f.close();

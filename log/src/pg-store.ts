@@ -74,6 +74,28 @@ const HEAD_CHANNEL = 'archive_log_head';
 const LEASE_CHANNEL = 'archive_log_lease';
 /** A blob is kept in parts of at most this many bytes (a bytea holds up to 1 GiB; parts keep each statement small). */
 const BLOB_PART = 8 * 2 ** 20;
+
+/** The parts a blob is kept in: BLOB_PART bytes each but the last (one empty part for no bytes), across the chunks given. */
+function* blobParts(bytes: Uint8Array | readonly Uint8Array[]): Generator<Buffer> {
+  const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
+  let part: Buffer[] = [];
+  let held = 0;
+  let made = 0;
+  for (const c of chunks)
+    for (let at = 0; at < c.length;) {
+      const take = Math.min(BLOB_PART - held, c.length - at);
+      part.push(Buffer.from(c.buffer, c.byteOffset + at, take));
+      held += take;
+      at += take;
+      if (held === BLOB_PART) {
+        yield Buffer.concat(part);
+        made++;
+        part = [];
+        held = 0;
+      }
+    }
+  if (held > 0 || made === 0) yield Buffer.concat(part);
+}
 /** How long a commit whose answer was lost keeps asking whether it landed. */
 const RESOLVE_MS = 5000;
 /** The advisory lock taken while the schema is created or migrated (any fixed number). */
@@ -620,7 +642,7 @@ export class PgStore implements SharedStore {
     return rows.map((r) => ({ node: r.node, url: r.url, role: r.role, treeSize: Number(r.tree_size), seenMsAgo: r.ago }));
   }
 
-  private async putBlob(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean> {
+  private async putBlob(name: string, treeSize: number, bytes: Uint8Array | readonly Uint8Array[]): Promise<boolean> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -633,14 +655,9 @@ export class PgStore implements SharedStore {
         return false;
       }
       await client.query('DELETE FROM log_blobs WHERE name = $1', [name]);
-      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let part = 0, at = 0; part === 0 || at < buf.length; part++, at += BLOB_PART) {
-        await client.query('INSERT INTO log_blobs (name, part, tree_size, bytes) VALUES ($1, $2, $3, $4)', [
-          name,
-          part,
-          treeSize,
-          buf.subarray(at, at + BLOB_PART),
-        ]);
+      let part = 0;
+      for (const piece of blobParts(bytes)) {
+        await client.query('INSERT INTO log_blobs (name, part, tree_size, bytes) VALUES ($1, $2, $3, $4)', [name, part++, treeSize, piece]);
       }
       await client.query('COMMIT');
       client.release();

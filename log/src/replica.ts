@@ -268,10 +268,11 @@ export class Replica<S, E> {
           const encoded = codec.encode(this.current);
           const heldMs = performance.now() - h0;
           const chunks = await encoded;
-          const bytes = await frameSnapshot({ format: codec.format, code: codec.code, treeSize: size, rootHash }, chunks);
+          const framed = await frameSnapshot({ format: codec.format, code: codec.code, treeSize: size, rootHash }, chunks);
           // A place shared with other processes keeps the larger snapshot when two are written at once.
-          const kept = await placeOf(place).write(bytes, size);
-          return { treeSize: size, bytes: bytes.length, heldMs, ms: performance.now() - t0, kept };
+          const kept = await placeOf(place).write(framed, size);
+          const bytes = framed.reduce((n, c) => n + c.length, 0);
+          return { treeSize: size, bytes, heldMs, ms: performance.now() - t0, kept };
         }
       }
       await new Promise((r) => setTimeout(r, 10));

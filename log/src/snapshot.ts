@@ -29,8 +29,11 @@ export interface SnapshotPlace {
   readonly file?: string;
   /** The bytes kept; null when there are none. */
   read(): Promise<Uint8Array | null>;
-  /** Keeps `bytes`, a snapshot at tree size `treeSize`, whole or not at all; false when a snapshot of a larger size is kept already. */
-  write(bytes: Uint8Array, treeSize: number): Promise<boolean>;
+  /**
+   * Keeps the snapshot whose bytes are `chunks` in order (never joined: `frameSnapshot`), at tree size `treeSize`, whole or not
+   * at all; false when a snapshot of a larger size is kept already.
+   */
+  write(chunks: readonly Uint8Array[], treeSize: number): Promise<boolean>;
 }
 
 /** One file, replaced atomically: a crash while writing leaves the previous one whole. */
@@ -46,9 +49,9 @@ export function fileSnapshots(file: string): SnapshotPlace {
         throw err;
       }
     },
-    write: async (bytes) => {
+    write: async (chunks) => {
       await mkdir(dirname(file), { recursive: true });
-      await writeFileAtomic(file, bytes);
+      await writeFileAtomic(file, chunks);
       return true;
     },
   };
@@ -80,30 +83,25 @@ async function eachSlice(chunks: readonly Uint8Array[], f: (slice: Uint8Array) =
 
 /**
  * The snapshot of the body made of `chunks`, in order, under a header of `format` and `code`
- * (and `extra` members), bound to the head of size `treeSize` whose root is `rootHash`. Hashed,
- * then copied into one buffer, a slice at a time between turns of the event loop: a snapshot of
- * a hundred MiB joined or hashed in one call would hold a server for most of a second.
+ * (and `extra` members), bound to the head of size `treeSize` whose root is `rootHash`: the header
+ * line, then `chunks` themselves, to be written in turn (`SnapshotPlace.write`). Hashed a slice at a
+ * time between turns of the event loop (a hundred MiB hashed in one call would hold a server for
+ * most of a second), and never joined: joined, a snapshot of 3 GiB held its state twice while it
+ * was written, and each slice copied into new memory held the server for as long as this machine
+ * takes to give it (up to 100 ms a MiB).
  */
 export async function frameSnapshot<E extends object>(
   header: { format: string; code: string; treeSize: number; rootHash: string },
   chunks: readonly Uint8Array[],
   extra?: E,
-): Promise<Buffer> {
+): Promise<Uint8Array[]> {
   const hash = createHash('sha256');
   let bytes = 0;
   await eachSlice(chunks, (slice) => {
     hash.update(slice);
     bytes += slice.length;
   });
-  const line = snapshotLine(header, hash.digest('hex'), bytes, extra);
-  const out = Buffer.allocUnsafe(line.length + bytes);
-  line.copy(out, 0);
-  let at = line.length;
-  await eachSlice(chunks, (slice) => {
-    out.set(slice, at);
-    at += slice.length;
-  });
-  return out;
+  return [snapshotLine(header, hash.digest('hex'), bytes, extra), ...chunks];
 }
 
 /** The same, in one synchronous step. */

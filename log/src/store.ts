@@ -116,10 +116,10 @@ export interface SharedStore extends LogStore {
 /** Values kept beside a shared log, such as an application's snapshot, each under a name and the tree size it was taken at. */
 export interface BlobStore {
   /**
-   * Keeps `bytes` under `name`, taken at tree size `treeSize`, replacing what is there unless
+   * Keeps `bytes` (or its chunks, in order) under `name`, taken at tree size `treeSize`, replacing what is there unless
    * that was taken at a larger size (then false, nothing written). Large values are kept in parts.
    */
-  put(name: string, treeSize: number, bytes: Uint8Array): Promise<boolean>;
+  put(name: string, treeSize: number, bytes: Uint8Array | readonly Uint8Array[]): Promise<boolean>;
   get(name: string): Promise<{ treeSize: number; bytes: Buffer } | null>;
 }
 

@@ -174,3 +174,24 @@ t.test('a database of version 1 is migrated: its log is kept (entries as bytes),
   t.same(await store.readHead(), head(5), 'commits go on from it');
   await store.close();
 });
+
+t.test('a blob given as chunks is kept in parts of 8 MiB across their bounds and read back whole, in order', async (t) => {
+  const url = await server.createDatabase();
+  const s = await PgStore.open(url);
+  const MiB = 2 ** 20;
+  // Chunks of 3, 6 and 8 MiB and a few bytes: the parts' bounds fall inside the chunks.
+  const chunks = [3 * MiB, 6 * MiB, 8 * MiB, 5].map((n, i) => new Uint8Array(n).map((_, j) => (i * 31 + j) % 251));
+  const whole = Buffer.concat(chunks);
+  t.ok(await s.blobs.put('big', 7, chunks));
+  t.same(await s.blobs.get('big'), { treeSize: 7, bytes: whole }, 'read back whole');
+  const parts = async (name: string) =>
+    (await query<{ n: number }>(url, `SELECT length(bytes) AS n FROM log_blobs WHERE name = '${name}' ORDER BY part`)).map((r) => r.n);
+  t.same(await parts('big'), [8 * MiB, 8 * MiB, MiB + 5], 'in parts of 8 MiB, the last the rest');
+  t.ok(await s.blobs.put('exact', 1, [new Uint8Array(4 * MiB), new Uint8Array(12 * MiB)]));
+  t.same(await parts('exact'), [8 * MiB, 8 * MiB], 'no empty part after a whole number of parts');
+  t.ok(await s.blobs.put('empty', 1, []));
+  t.same(await s.blobs.get('empty'), { treeSize: 1, bytes: Buffer.alloc(0) }, 'no bytes: one empty part');
+  t.notOk(await s.blobs.put('big', 6, [new Uint8Array(1)]), 'a blob of a smaller tree size is not kept over a larger');
+  t.same((await s.blobs.get('big'))?.bytes.length, whole.length);
+  await s.close();
+});

@@ -125,8 +125,8 @@ export function stateBody(state: State, turn: () => Promise<unknown>): Promise<U
 /**
  * encodeState, reading the state in one synchronous step (stateBody's copy), then serializing,
  * hashing and putting the copy under its header between turns (`turn`; the engine's
- * frameSnapshot), so that the state may move on meanwhile and the service answers while the
- * bytes are made.
+ * frameSnapshot), so that the state may move on meanwhile; the bytes joined at the end (the
+ * service writes the chunks as they are: the engine's Replica.snapshot).
  */
 export async function encodeStateAsync<E extends object>(
   format: string,
@@ -138,7 +138,7 @@ export async function encodeStateAsync<E extends object>(
 ): Promise<Buffer> {
   const size = state.size;
   const body = stateBody(state, turn);
-  return frameSnapshot({ format, code, treeSize: size, rootHash }, await body, extra);
+  return Buffer.concat(await frameSnapshot({ format, code, treeSize: size, rootHash }, await body, extra));
 }
 
 /** The header of state bytes, checked against `format` and `code`, or why they cannot be used; the state is read only by `readState`. */
