@@ -193,7 +193,7 @@ t.test('a test withheld (null) is known the same as none, through an amendment a
   t.equal(back.claims.get(known.ref)!.kind, 'empirical', 'its kind as it was');
 });
 
-// A list that only grows is serialized a piece of 65,536 items a turn, so that ten million refs do not hold the service for
+// A list that only grows is serialized a piece of 16,384 items a turn, so that ten million refs do not hold the service for
 // seconds in one call (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol).
 t.test('refs longer than a piece are written a piece a turn and read back whole, in order, as they stood at the copy', async (t) => {
   const state = emptyState();
@@ -236,5 +236,5 @@ t.test('refs longer than a piece are written a piece a turn and read back whole,
   }
   const manifest = deserialize(body.subarray(4, 4 + body.readUInt32LE(0))) as { parts: { path: string[]; pieces?: number[] }[] };
   const refs = manifest.parts.find((p) => p.path.join('.') === 'numbers.index.refs');
-  t.equal(refs?.pieces?.length, 3, 'the refs written in three pieces (of 65,536 at most), each in a turn of its own');
+  t.equal(refs?.pieces?.length, 10, 'the refs written in ten pieces (of 16,384 at most), each in a turn of its own');
 });

@@ -201,10 +201,10 @@ const partValue = (p: StateCopy['parts'][number]): unknown =>
   p.length === undefined ? p.value : (p.value as unknown[]).slice(0, p.length);
 
 /**
- * Items of a list that only grows serialized per turn: a tenth of a second's work at most on this machine (ten million refs
- * serialized in one call held the event loop for three seconds).
+ * Items of a list that only grows serialized per turn: a few milliseconds' work (ten million refs serialized in one call held
+ * the event loop three seconds; 65,536 titles a turn, a new 4 MiB, up to half a second at 10M under a large page cache).
  */
-const PIECE = 2 ** 16;
+const PIECE = 2 ** 14;
 
 const rawBytes = (t: Typed): Uint8Array => new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
 
@@ -222,8 +222,11 @@ function listColumn(list: number[], n: number): Typed {
 
 /** Numbers made columns per turn. */
 const NUMBERS = 2 ** 18;
-/** Rows of a column copied on write read per turn (4 MiB of Int32). */
-const ROWS = 2 ** 20;
+/**
+ * Rows of a column copied on write read per turn (1 MiB of Int32): each turn fills new memory, which this machine gives slowly
+ * under a large page cache (4 MiB a turn held the event loop 300 to 400 ms at 10M; docs/benchmarks-history.md).
+ */
+const ROWS = 2 ** 18;
 
 /** The columns copied on write, each read into a column of its own, ROWS a turn (`turn`, first), then released. */
 async function readLater(copy: StateCopy, turn: () => Promise<unknown>): Promise<void> {
@@ -281,7 +284,7 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
 }
 
 /**
- * The body of `copy`, in chunks: the columns copied on write read first, 4 MiB a turn (the sooner
+ * The body of `copy`, in chunks: the columns copied on write read first, ROWS rows a turn (the sooner
  * they are read, the fewer pages their stores save), each part serialized in a turn of its own (`turn`
  * waits for the next), a list that only grows longer than PIECE in pieces of PIECE items a turn, the
  * lists made columns a quarter of a million numbers a turn, the columns as they are.
