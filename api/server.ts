@@ -6,15 +6,15 @@ import type { LiveRecord } from '../lib/service/live-record.js';
 import { availableParallelism } from 'node:os';
 import { VerifyPool } from '../lib/service/verify-pool.js';
 import { nextTurn } from 'tlog-engine';
-import { credenceMade } from '../lib/record/numbers/index.js';
+import { afterStart } from '../lib/record/numbers/index.js';
 import { createApp, type AppOptions } from './app.js';
 
 export interface RunningServer {
   server: Server;
   url: string;
   /**
-   * Settles when the served credence text is made for every claim, made while serving after the
-   * start: with the seconds it took, or null when the server closed first.
+   * Settles when the operators' calibrations and the served credence text are made for every claim, made while serving after
+   * the start (`afterStart`): with the seconds it took, or null when the server closed first.
    */
   credenceMade: Promise<number | null>;
   close(): Promise<void>;
@@ -43,12 +43,12 @@ export async function startServer(
   });
   const addr = server.address() as AddressInfo;
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  // The served credence text made while serving, a chunk of claims a turn, so that neither the
-  // start nor the first reader of GET /v2/credence waits for all of it.
+  // The operators' calibrations and the served credence text made while serving, a step a turn, so that neither the start
+  // nor the first reader of an operator's calibration or of GET /v2/credence waits for all of it.
   let closed = false;
   const made = (async () => {
     const t0 = performance.now();
-    for (const _ of credenceMade(record.state)) {
+    for (const _ of afterStart(record.state)) {
       await nextTurn();
       if (closed) return null;
     }

@@ -44,9 +44,14 @@ if (existsSync(readersJs)) {
   await Readers.follow(record, onDisk ? d : (d as unknown as { log: unknown }).log).search.ready;
 }
 const seconds = (performance.now() - t0) / 1000;
-// `archive serve` then makes the served credence text of every claim (api/server.ts): held too.
-const { credenceMade } = (await import(`${root}/lib/record/numbers/index.js`)) as { credenceMade?: (state: unknown) => Iterable<number> };
-if (credenceMade !== undefined) for (const _ of credenceMade((record as { state: unknown }).state));
+// `archive serve` then makes the operators' calibrations and the served credence text of every claim (api/server.ts,
+// `afterStart`; the served credence text alone in code before it): held too.
+const numbers = (await import(`${root}/lib/record/numbers/index.js`)) as {
+  afterStart?: (state: unknown) => Iterable<unknown>;
+  credenceMade?: (state: unknown) => Iterable<unknown>;
+};
+const made = numbers.afterStart ?? numbers.credenceMade;
+if (made !== undefined) for (const _ of made((record as { state: unknown }).state));
 for (let i = 0; i < 4; i++) gc();
 const m = process.memoryUsage();
 const mib = (n: number) => n / 2 ** 20;

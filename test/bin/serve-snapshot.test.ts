@@ -89,7 +89,7 @@ t.test('serve: the search index on disk is brought up to date after SIGKILL, and
   t.match(second.lines.join('\n'), /the search index is up to date, from entry \d+ \(0 items since\)/, 'the index on disk, used');
   t.notMatch(second.lines.join('\n'), /search index .* is not used/);
   await until('the served credence text', () =>
-    second.lines.some((l) => /the served credence text is made for every claim, in [\d.]+ s/.test(l)),
+    second.lines.some((l) => /the served credence text is made for every claim \(the operators' calibrations first\), in [\d.]+ s/.test(l)),
   );
   await registerSome(second.url, 4, 3);
   t.same(await agents(second.url), all, 'the agents registered after the restart are found too');

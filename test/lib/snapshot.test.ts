@@ -24,7 +24,8 @@ import {
   stateBodySync,
 } from '../../lib/record/fold/index.js';
 import { appendTo } from '../../lib/record/stores/index.js';
-import { claimScore, frontier } from '../../lib/record/numbers/index.js';
+import { claimScore, frontier, operatorCalibration } from '../../lib/record/numbers/index.js';
+import { keptCalibrations } from '../../lib/record/numbers/kept.js';
 import {
   decodeSnapshot,
   encodeSnapshot,
@@ -245,6 +246,26 @@ t.test('read from its file a piece at a time and hashed apart, as a service star
   flipped[flipped.length - 100] = flipped[flipped.length - 100]! ^ 0xff;
   writeFileSync(file, flipped);
   t.match(await read(0), { problem: 'its state does not hash to its digest' }, 'a byte changed: set aside, though it was read');
+});
+
+t.test("a state read from its snapshot holds no operator's calibration sums; keptCalibrations makes them, a step a turn", async (t) => {
+  const { start, log } = fixture('concurrency');
+  const state = replayEntries(log, start());
+  const back = readState(Buffer.concat(stateBodySync(state)), state.size);
+  if ('problem' in back) throw new Error(back.problem);
+  const claimsOf = back.numbers.index.claimsByOperator;
+  const claims = [...claimsOf.values()].reduce((n, own) => n + own.length, 0);
+  t.ok(claimsOf.size > 1 && claims > claimsOf.size, `operators (${claimsOf.size}) with several claims (${claims} in all)`);
+  t.equal(back.numbers.aggregates.calibration.size, 0, 'none read back');
+  let steps = 0;
+  for (const _ of keptCalibrations(back, 1)) steps++;
+  t.ok(steps >= claims, `a claim a step: ${steps} steps for ${claims} claims`);
+  for (const [operatorId, own] of claimsOf) {
+    const c = back.numbers.aggregates.calibration.get(operatorId);
+    t.ok(c !== undefined && c.valid === own.length && c.indexed === own.length, `${operatorId}: its sums made to its last claim`);
+    t.same(operatorCalibration(back, operatorId), operatorCalibration(state, operatorId), `${operatorId}: the calibration replayed`);
+  }
+  t.equal(stateDigest(back), stateDigest(state), 'the state digest unchanged');
 });
 
 t.test('a snapshot written while serving is the state when its writing began, whatever lands meanwhile', async (t) => {

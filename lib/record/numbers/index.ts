@@ -23,6 +23,6 @@ export {
   valueOfChecking,
 } from './rules.js';
 export { calibrationOf, countedItems, scoreClaim } from './score.js';
-export { claimScore, credenceMade, credenceParts, inView, operatorCalibration, servedProbability } from './served.js';
+export { afterStart, claimScore, credenceMade, credenceParts, inView, operatorCalibration, servedProbability } from './served.js';
 export { settlement, SHUT_OUT_FOR } from './settlement.js';
 export { lastRound, qualification, receiptsEarned, receiptsTallied, reportsEarned, reportsTallied, verifyRound } from './verification.js';

@@ -80,12 +80,13 @@ export function markStale(state: State, refs: Iterable<string>): void {
   for (const ref of refs) if (evidence.has(ref)) stale.add(ref);
 }
 
-function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own: Rows } {
+/** The operator's calibration prefix sums and its claims, its claims indexed in `first` (`most` more of them at most). */
+function prefixOf(state: State, operatorId: string, most = Infinity): { c: CalibrationPrefix; own: Rows } {
   const { index: ix, aggregates } = state.numbers;
   const own = ix.claimsByOperator.get(operatorId) ?? [];
   let c = aggregates.calibration.get(operatorId);
   if (c === undefined) aggregates.calibration.set(operatorId, (c = { sum: [0], n: [0], valid: 0, indexed: 0, first: [] }));
-  for (; c.indexed < own.length; c.indexed++) {
+  for (const end = Math.min(own.length, c.indexed + most); c.indexed < end; c.indexed++) {
     const i = c.indexed;
     const sameSeq = i > 0 && state.claims.seqAt(own[i - 1]!) === state.claims.seqAt(own[i]!);
     c.first[i] = sameSeq ? c.first[i - 1]! : i;
@@ -123,6 +124,24 @@ export function keptCalibration(state: State, claim: Claim): number {
 export function keptOperatorCalibration(state: State, operatorId: string): { rho: number; resolved: number } {
   const { c, own } = prefixOf(state, operatorId);
   return prefix(state, c, own, own.length);
+}
+
+/** Claims a step of keptCalibrations: a few milliseconds' work. */
+const CALIBRATION_STEP = 16_384;
+
+/**
+ * Builds every operator's calibration prefix sums over all its claims, `step` claims a step (yielding after each): a state
+ * read from a snapshot holds none (state-codec.ts), and otherwise the first reader of an operator's calibration (its agents'
+ * and its own pages) builds them (at 10M, 2.3 s for the prolific operator's 2.5 million claims). The same sums as when read.
+ */
+export function* keptCalibrations(state: State, step = CALIBRATION_STEP): Generator<void> {
+  for (const operatorId of [...state.numbers.index.claimsByOperator.keys()])
+    for (;;) {
+      const { c, own } = prefixOf(state, operatorId, step);
+      if (c.indexed === own.length && c.valid >= own.length) break;
+      if (c.indexed === own.length) prefix(state, c, own, Math.min(own.length, c.valid + step));
+      yield;
+    }
 }
 
 /** A paper claim's `resolved` changed: its author's prefix sums from it on are recomputed when next read. */

@@ -5,7 +5,7 @@ import type { State } from '../fold/state.js';
 import { claimInView } from '../views/in-view.js';
 import { CREDENCE_VERSION, round4, valueOfChecking } from './rules.js';
 import type { Score } from './score.js';
-import { keptOperatorCalibration } from './kept.js';
+import { keptCalibrations, keptOperatorCalibration } from './kept.js';
 import { CHUNK } from './indexes.js';
 
 /**
@@ -127,6 +127,15 @@ export const SLICE = 128;
 export function* credenceMade(state: State, slice = SLICE): Generator<number> {
   const cache = chunksOf(state);
   for (let k = 0; k * CHUNK < state.numbers.index.refs.length; k++) if (!fresh(state, cache, k)) yield* chunkSteps(state, cache, k, slice);
+}
+
+/**
+ * What a service makes after it starts, a step at a time (its caller takes a turn of its event loop between steps): each
+ * operator's calibration prefix sums (kept.ts, `keptCalibrations`: a snapshot holds none), then the served credence text.
+ */
+export function* afterStart(state: State): Generator<unknown> {
+  yield* keptCalibrations(state);
+  yield* credenceMade(state);
 }
 
 const chunksOf = (state: State): Chunk[] => {
