@@ -162,6 +162,35 @@ export class Papers extends RowMap<Paper> {
     return this.buildsOn.get(row) ?? [];
   }
 
+  /** Every paper's id, in log order: a copy (the read index's list of papers, lib/record/views/list-index.ts). */
+  idsNow(): string[] {
+    return this.ids.slice();
+  }
+
+  /**
+   * Every paper's id by its agent, its operator or its field (`by`), in log order: each of them, in the order of its first
+   * paper, with the ids of its papers. Read from the columns by number, with no lookup by name (the read index made at start:
+   * 2.4 million papers at ten million entries).
+   */
+  idsBy(by: 'agent' | 'operator' | 'field'): [string, string[]][] {
+    const column = by === 'agent' ? this.agent : by === 'operator' ? this.operator : this.field;
+    const names = (by === 'agent' ? this.agents : by === 'operator' ? this.operators : this.fields).list;
+    const lists: (string[] | undefined)[] = new Array(names.length);
+    const out: [string, string[]][] = [];
+    for (let row = 0; row < this.ids.length; row++) {
+      const n = column[row]!;
+      let ids = lists[n];
+      if (ids === undefined) out.push([names[n]!, (lists[n] = ids = [])]);
+      ids.push(this.ids[row]!);
+    }
+    return out;
+  }
+
+  /** The rows of the papers that build on others, in log order, with their parents. */
+  rowsBuildingOn(): IterableIterator<[number, Parent[]]> {
+    return this.buildsOn.entries();
+  }
+
   /** Every column is written once, when a paper is added: a snapshot shares them (`stable`), and its index's slots are copied on write. */
   pack(): PapersData {
     const n = this.size;

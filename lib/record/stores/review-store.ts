@@ -1,6 +1,21 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes, RowMap, growing } from './columns.js';
+import { hashText } from './claim-store.js';
+import {
+  grow,
+  HexIds,
+  stable,
+  Interned,
+  IndexedInterned,
+  isoMs,
+  isoTs,
+  owned,
+  type Ints,
+  type Floats,
+  type Bytes,
+  RowMap,
+  growing,
+} from './columns.js';
 
 /** A review as the reads see it. */
 export interface Review {
@@ -31,6 +46,8 @@ export interface ReviewsData {
   disowned: [number, number][];
   time: Floats;
   claims: string[];
+  /** The index from a claim's ref to its number in `claims` as it stands (columns.ts, IndexedInterned): read back, not built again. */
+  claimIndex: Ints;
   agents: string[];
   operators: string[];
   signerKeys: string[];
@@ -57,8 +74,11 @@ export class Reviews extends RowMap<Review> {
   private disowned = new Map<number, number>();
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself when not canonical is in `odd`. */
   private time = new Float64Array(16);
-  /** Each column's strings, held once: a table each, so that each lookup is in a small Map. */
-  private claims = new Interned();
+  /**
+   * Each column's strings, held once: a table each, so that each lookup is in a small Map; the claims' table, of millions,
+   * finds a ref through an index that a snapshot keeps (IndexedInterned).
+   */
+  private claims = new IndexedInterned(hashText);
   private agents = new Interned();
   private operators = new Interned();
   private signerKeys = new Interned();
@@ -200,6 +220,7 @@ export class Reviews extends RowMap<Review> {
       disowned: [...this.disowned],
       time: stable(this.time.subarray(0, n)),
       claims: growing(this.claims.list),
+      claimIndex: this.claims.slotsNow(),
       agents: growing(this.agents.list),
       operators: growing(this.operators.list),
       signerKeys: growing(this.signerKeys.list),
@@ -221,7 +242,7 @@ export class Reviews extends RowMap<Review> {
     r.forecast = owned(d.forecast, n);
     r.disowned = new Map(d.disowned);
     r.time = owned(d.time, n);
-    r.claims = new Interned([...d.claims]);
+    r.claims = new IndexedInterned(hashText, d.claims, d.claimIndex);
     r.agents = new Interned([...d.agents]);
     r.operators = new Interned([...d.operators]);
     r.signerKeys = new Interned([...d.signerKeys]);

@@ -3,6 +3,7 @@
 // (`readIndexOf`), then kept as entries are applied (`noteApplied`); nothing is ever taken out of it.
 import type { RecordEntry, State } from '../fold/state.js';
 import type { Rows } from '../stores/columns.js';
+import type { Parent } from '../stores/paper-store.js';
 
 /** One author's work, each list in log order. */
 export interface Work {
@@ -49,6 +50,17 @@ export const operatorWork = (state: State, ix: ReadIndex, operatorId: string): W
   reviews: state.numbers.index.reviewsByOperator.get(operatorId) ?? NONE,
 });
 
+/** Notes that the paper `id` builds on `parents` (those of the record, or external claims: rec: or ext: ids), each once. */
+function noteParents(ix: ReadIndex, id: string, parents: readonly Parent[]): void {
+  if (parents.length === 0) return;
+  for (const parent of new Set(parents.map((x) => x.id)))
+    if (parent.startsWith('rec:') || parent.startsWith('ext:')) {
+      const children = ix.builtOnBy.get(parent);
+      if (children === undefined) ix.builtOnBy.set(parent, [id]);
+      else children.push(id);
+    }
+}
+
 /** Notes the paper at `row` of state.papers (read from its columns: no paper object made). */
 function notePaper(ix: ReadIndex, state: State, row: number): void {
   const papers = state.papers;
@@ -60,14 +72,7 @@ function notePaper(ix: ReadIndex, state: State, row: number): void {
   else byField.push(id);
   workOf(ix.byAgent, papers.agentAt(row)).papers.push(id);
   workOf(ix.byOperator, papers.operatorAt(row)).papers.push(id);
-  const parents = papers.buildsOnAt(row);
-  if (parents.length === 0) return;
-  for (const parent of new Set(parents.map((x) => x.id)))
-    if (parent.startsWith('rec:') || parent.startsWith('ext:')) {
-      const children = ix.builtOnBy.get(parent);
-      if (children === undefined) ix.builtOnBy.set(parent, [id]);
-      else children.push(id);
-    }
+  noteParents(ix, id, papers.buildsOnAt(row));
 }
 
 function note(ix: ReadIndex, list: 'receipts' | 'arguments', item: { id: string; agent: string; operatorId: string }): void {
@@ -89,7 +94,14 @@ export function readIndexOf(state: State): ReadIndex {
   // The state's maps hold agents and operators in the order they were registered.
   ix.agents.push(...state.agents.keys());
   ix.operators.push(...state.operators.keys());
-  for (let row = 0; row < state.papers.size; row++) notePaper(ix, state, row);
+  // The papers as notePaper would note each in turn, read by column: every Map below is empty until now, so that each
+  // agent, operator and field comes in the order of its first paper, as it would.
+  const papers = state.papers;
+  ix.papers = papers.idsNow();
+  for (const [field, ids] of papers.idsBy('field')) ix.papersByField.set(field, ids);
+  for (const [agent, ids] of papers.idsBy('agent')) workOf(ix.byAgent, agent).papers = ids;
+  for (const [operator, ids] of papers.idsBy('operator')) workOf(ix.byOperator, operator).papers = ids;
+  for (const [row, parents] of papers.rowsBuildingOn()) noteParents(ix, papers.keyAt(row), parents);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
   for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
   return ix;
