@@ -75,8 +75,12 @@ const LEASE_CHANNEL = 'archive_log_lease';
 /** A blob is kept in parts of at most this many bytes (a bytea holds up to 1 GiB; parts keep each statement small). */
 const BLOB_PART = 8 * 2 ** 20;
 
-/** The parts a blob is kept in: BLOB_PART bytes each but the last (one empty part for no bytes), across the chunks given. */
+/**
+ * The parts a blob is kept in: BLOB_PART bytes each but the last (one empty part for no bytes), across the chunks given; a
+ * part within one chunk is a view of it, not a copy.
+ */
 function* blobParts(bytes: Uint8Array | readonly Uint8Array[]): Generator<Buffer> {
+  const joined = (slices: Buffer[]): Buffer => (slices.length === 1 ? slices[0]! : Buffer.concat(slices));
   const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
   let part: Buffer[] = [];
   let held = 0;
@@ -88,13 +92,13 @@ function* blobParts(bytes: Uint8Array | readonly Uint8Array[]): Generator<Buffer
       held += take;
       at += take;
       if (held === BLOB_PART) {
-        yield Buffer.concat(part);
+        yield joined(part);
         made++;
         part = [];
         held = 0;
       }
     }
-  if (held > 0 || made === 0) yield Buffer.concat(part);
+  if (held > 0 || made === 0) yield joined(part);
 }
 /** How long a commit whose answer was lost keeps asking whether it landed. */
 const RESOLVE_MS = 5000;
