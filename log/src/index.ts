@@ -50,7 +50,7 @@ export { MemoryStore, type Fault } from './memory-store.js';
 /**
  * A LevelDB store in `dir` (made if missing). LevelDB is loaded on the first call. `framing`: how
  * a new store joins the entries it keeps under one key (default: length-prefixed); an existing
- * store keeps its own, and refuses another. `cacheBytes`: the bytes of whole bundles lately read
+ * store keeps its own, and refuses another. `cacheBytes`: the bytes of whole blocks lately read
  * it keeps (default 8 MiB; 0 keeps none; docs/engine.md).
  */
 export async function openLevelStore(dir: string, opts: { framing?: Framing; cacheBytes?: number } = {}): Promise<LogStore> {

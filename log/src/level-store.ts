@@ -8,6 +8,12 @@ import { TILE_WIDTH, growTile, tileGrowth, tileWidth, type TileId } from './tile
 
 const BUNDLE = 0x62; // 'b'
 export const BUNDLE_SIZE = 256;
+/**
+ * A block: the 16 entries from a multiple of 16. A commit cuts its pieces at blocks' edges, so a
+ * short read reads the pieces of its blocks and not their whole bundles (a store written before
+ * may hold pieces across them, which reads find all the same).
+ */
+export const BLOCK = 16;
 const TILE = 0x74; // 't'
 const HEAD = Buffer.from('h');
 const VERSION = Buffer.from('v');
@@ -152,18 +158,54 @@ async function readBundles(
 }
 
 /** Entries [from, from + count) of `bundles` (as readBundles gives them), stopping at the first missing. */
-function entriesOf(bundle: (index: number) => Uint8Array[] | undefined, from: number, count: number): Uint8Array[] {
+function entriesOf(bundle: (index: number) => Uint8Array[] | undefined, from: number, count: number, size = BUNDLE_SIZE): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let seq = from; out.length < count;) {
-    const index = Math.floor(seq / BUNDLE_SIZE);
+    const index = Math.floor(seq / size);
     const records = bundle(index) ?? [];
-    let i = seq - index * BUNDLE_SIZE;
+    let i = seq - index * size;
     for (; i < records.length && out.length < count; i++) out.push(records[i]!);
-    // A bundle that ends short ends what the store holds.
-    if (i < BUNDLE_SIZE) break;
-    seq = (index + 1) * BUNDLE_SIZE;
+    // A bundle (or block) that ends short ends what the store holds.
+    if (i < size) break;
+    seq = (index + 1) * size;
   }
   return out;
+}
+
+/** The seq of the first entry of the piece stored under `key`. */
+const pieceStart = (key: Buffer): number => readIndex(key, 1) * BUNDLE_SIZE + (key.length === 10 ? key[9]! : 0);
+
+/**
+ * Entries [from, to) as stored, read from the pieces that hold them and no others: the piece that
+ * starts at `from` and those after it, or, when `from` lies inside a piece that starts before it
+ * (a piece written before commits were cut at blocks), that piece first. Stops at a gap. `wide`:
+ * some piece held more than a block, so the entries are views of more bytes than theirs.
+ */
+async function readRange(db: Db, framing: Framing, from: number, to: number): Promise<{ records: Uint8Array[]; wide: boolean }> {
+  const index = Math.floor(from / BUNDLE_SIZE);
+  const offset = from - index * BUNDLE_SIZE;
+  const end = bundleKey(Math.floor(to / BUNDLE_SIZE), to % BUNDLE_SIZE);
+  let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end }).all();
+  if (offset !== 0 && (pieces.length === 0 || pieceStart(pieces[0]![0]) !== from)) {
+    const holder = await db.iterator({ gte: bundleKey(index), lt: bundleKey(index, offset), reverse: true, limit: 1 }).all();
+    pieces = [...holder, ...pieces];
+  }
+  const records: Uint8Array[] = [];
+  let wide = false;
+  let seq = -1;
+  for (const [key, value] of pieces) {
+    const start = pieceStart(key);
+    // Pieces are contiguous: the first must hold `from`, and each must start where the one before ended.
+    if (seq === -1 ? start > from : start !== seq) break;
+    seq = start;
+    const split = framing.split(value);
+    wide ||= split.length > BLOCK;
+    for (const r of split) {
+      if (seq >= from && seq < to) records.push(r);
+      seq++;
+    }
+  }
+  return { records, wide };
 }
 
 async function readEntries(db: Db, framing: Framing, snapshot: Snapshot | undefined, from: number, count: number): Promise<Uint8Array[]> {
@@ -228,61 +270,64 @@ async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
 }
 
 /**
- * Whole bundles lately read, split, the least recently used dropped first beyond `limit` bytes
+ * Whole blocks lately read, split, the least recently used dropped first beyond `limit` bytes
  * (their stored bytes): a page that shows a few entries spread along the log (a hot claim's
- * reviews) reads each of their bundles once, not at every view. Only bundles wholly below the
+ * reviews) reads each of their blocks once, not at every view. Only blocks wholly below the
  * store's head are kept, which appends never change; a roll-back or a write below the head empties it.
  */
-class BundleCache {
-  private readonly bundles = new Map<number, { records: Uint8Array[]; bytes: number }>();
+class BlockCache {
+  private readonly blocks = new Map<number, { records: Uint8Array[]; bytes: number }>();
   private bytes = 0;
   /** Raised when what is kept may no longer be what is stored: a read begun before does not keep what it read. */
   generation = 0;
 
   constructor(readonly limit: number) {}
 
-  get(index: number): Uint8Array[] | undefined {
-    const b = this.bundles.get(index);
+  get(block: number): Uint8Array[] | undefined {
+    const b = this.blocks.get(block);
     if (b === undefined) return undefined;
     // Kept in the order of use.
-    this.bundles.delete(index);
-    this.bundles.set(index, b);
+    this.blocks.delete(block);
+    this.blocks.set(block, b);
     return b.records;
   }
 
-  keep(index: number, bundle: { records: Uint8Array[]; bytes: number }): void {
-    if (bundle.bytes > this.limit || this.bundles.has(index)) return;
-    this.bundles.set(index, bundle);
-    this.bytes += bundle.bytes;
-    for (const [oldest, b] of this.bundles) {
+  keep(block: number, records: Uint8Array[]): void {
+    if (this.blocks.has(block)) return;
+    let bytes = 0;
+    for (const r of records) bytes += r.length;
+    if (bytes > this.limit) return;
+    this.blocks.set(block, { records, bytes });
+    this.bytes += bytes;
+    for (const [oldest, b] of this.blocks) {
       if (this.bytes <= this.limit) break;
-      this.bundles.delete(oldest);
+      this.blocks.delete(oldest);
       this.bytes -= b.bytes;
     }
   }
 
   clear(): void {
-    this.bundles.clear();
+    this.blocks.clear();
     this.bytes = 0;
     this.generation++;
   }
 
-  /** Bundles kept and their bytes, for tests. */
-  get size(): { bundles: number; bytes: number } {
-    return { bundles: this.bundles.size, bytes: this.bytes };
+  /** Blocks kept and their bytes, for tests. */
+  get size(): { blocks: number; bytes: number } {
+    return { blocks: this.blocks.size, bytes: this.bytes };
   }
 }
 
-/** Bytes of whole bundles a store keeps read (`LevelStore.open`'s `cacheBytes`). */
+/** Bytes of whole blocks a store keeps read (`LevelStore.open`'s `cacheBytes`). */
 export const CACHE_BYTES = 8 * 2 ** 20;
-/** A read of more bundles than this (a replay, a scan) neither fills the cache nor reads from it. */
-const CACHED_READ = 4;
+/** A read of more blocks than this (a replay, a scan) reads whole bundles, and neither fills the cache nor reads from it. */
+const SHORT_READ = 64;
 
 export class LevelStore implements LogStore {
   /** The last stored tile of each tile level; null after a failed write, until read again. */
   private edges: Map<number, EdgeTile> | null;
-  /** Whole bundles lately read. */
-  private readonly cache: BundleCache;
+  /** Whole blocks lately read. */
+  private readonly cache: BlockCache;
   /** Entries below this are stored for good: the size of the last head written (or read at open). */
   private size: number;
 
@@ -296,13 +341,13 @@ export class LevelStore implements LogStore {
   ) {
     this.edges = edges;
     this.size = size;
-    this.cache = new BundleCache(cacheBytes);
+    this.cache = new BlockCache(cacheBytes);
   }
 
   /**
    * Opens (creating if needed) the LevelDB store in `dir`. `framing`: how a new store joins the
    * entries of a bundle (default: length-prefixed); an existing store opens with the framing it
-   * was made with, and refuses another. `cacheBytes`: how many bytes of whole bundles lately read
+   * was made with, and refuses another. `cacheBytes`: how many bytes of whole blocks lately read
    * it keeps (default CACHE_BYTES; 0 keeps none).
    */
   static async open(dir: string, opts: { framing?: Framing; cacheBytes?: number } = {}): Promise<LevelStore> {
@@ -347,35 +392,36 @@ export class LevelStore implements LogStore {
 
   async readEntries(from: number, count: number): Promise<Uint8Array[]> {
     if (count <= 0) return [];
-    const first = Math.floor(from / BUNDLE_SIZE);
-    const last = Math.floor((from + count - 1) / BUNDLE_SIZE);
-    if (last - first >= CACHED_READ || this.cache.limit === 0) return readEntries(this.db, this.framing, undefined, from, count);
+    const first = Math.floor(from / BLOCK);
+    const last = Math.floor((from + count - 1) / BLOCK);
+    if (last - first >= SHORT_READ) return readEntries(this.db, this.framing, undefined, from, count);
     const kept = new Map<number, Uint8Array[]>();
     const missing: number[] = [];
-    for (let index = first; index <= last; index++) {
-      const records = this.cache.get(index);
-      if (records === undefined) missing.push(index);
-      else kept.set(index, records);
+    for (let block = first; block <= last; block++) {
+      const records = this.cache.get(block);
+      if (records === undefined) missing.push(block);
+      else kept.set(block, records);
     }
     if (missing.length > 0) {
       const generation = this.cache.generation;
       const size = this.size;
-      // The bundles missing, in one read from the first to the last of them.
-      const read = await readBundles(this.db, this.framing, undefined, missing[0]!, missing[missing.length - 1]!);
-      for (const index of missing) {
-        const bundle = read.get(index);
-        if (bundle === undefined) continue;
-        kept.set(index, bundle.records);
-        // Kept only when whole and below the head as it was before the read began, and when no roll-back came meanwhile.
-        if (bundle.records.length === BUNDLE_SIZE && (index + 1) * BUNDLE_SIZE <= size && this.cache.generation === generation)
-          this.cache.keep(index, bundle);
+      // The blocks missing, in one read from the first to the last of them: only the pieces that hold them.
+      const lo = missing[0]!;
+      const read = await readRange(this.db, this.framing, lo * BLOCK, (missing[missing.length - 1]! + 1) * BLOCK);
+      for (const block of missing) {
+        const records = read.records.slice((block - lo) * BLOCK, (block - lo + 1) * BLOCK);
+        kept.set(block, records);
+        // Kept only when whole and below the head as it was before the read began, and when no roll-back came meanwhile;
+        // copied out of a wider piece, so the cache holds the bytes it counts.
+        if (records.length === BLOCK && (block + 1) * BLOCK <= size && this.cache.generation === generation)
+          this.cache.keep(block, read.wide ? records.map((r) => Buffer.from(r)) : records);
       }
     }
-    return entriesOf((index) => kept.get(index), from, count);
+    return entriesOf((block) => kept.get(block), from, count, BLOCK);
   }
 
-  /** Bundles the cache keeps and their bytes, for tests. */
-  get cached(): { bundles: number; bytes: number } {
+  /** Blocks the cache keeps and their bytes, for tests. */
+  get cached(): { blocks: number; bytes: number } {
     return this.cache.size;
   }
 
@@ -411,11 +457,11 @@ export class LevelStore implements LogStore {
     // a refused commit left beyond that head is deleted in the same batch, so no later piece
     // grows on it and the last tile of each level is again the head's.
     if (batch.entries.length === 0) await this.deleteBeyond(b, batch);
-    // Entries: one piece per bundle the batch touches, keyed by where it starts.
+    // Entries: one piece per block the batch touches, keyed by where it starts.
     for (let i = 0; i < batch.entries.length;) {
       const seq = batch.first + i;
       const offset = seq % BUNDLE_SIZE;
-      const n = Math.min(BUNDLE_SIZE - offset, batch.entries.length - i);
+      const n = Math.min(BLOCK - (offset % BLOCK), batch.entries.length - i);
       b.put(bundleKey((seq - offset) / BUNDLE_SIZE, offset), this.framing.join(batch.entries.slice(i, i + n)) as Buffer);
       i += n;
     }

@@ -245,30 +245,98 @@ t.test('LevelStore: a store of a layout version this code does not know is refus
   await t.rejects(LevelStore.open(dir), { code: 'corrupt' });
 });
 
-// Whole bundles lately read are kept, split (level-store.ts, BundleCache): reads give what is stored all the same.
+// Whole blocks (16 entries) lately read are kept, split (level-store.ts, BlockCache): reads give what is stored all the same.
 const hexOf = (entries: Uint8Array[]): string[] => entries.map((e) => Buffer.from(e).toString('hex'));
 const seqsOf = (from: number, to: number): string[] => hexOf(Array.from({ length: to - from }, (_, i) => entry(from + i)));
+const BUNDLE = 0x62;
+
+/** The first seq of each bundle piece stored in `dir`, in key order. */
+async function pieceStarts(dir: string): Promise<number[]> {
+  const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const keys = await db.keys({ gte: Buffer.from([BUNDLE]), lt: Buffer.from([BUNDLE + 1]) }).all();
+  await db.close();
+  return keys.map((k) => k.readUInt32BE(5) * 256 + (k.length === 10 ? k[9]! : 0));
+}
+
+t.test('LevelStore: a commit cuts its pieces at blocks of 16 entries, whatever its length', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  const store = await LevelStore.open(dir);
+  await store.commit(batch(0, 40));
+  await store.commit(batch(40, 3));
+  await store.commit(batch(43, 300));
+  await store.close();
+  const starts = [0, 16, 32, 40, 43, 48, ...Array.from({ length: 18 }, (_, i) => 64 + 16 * i)];
+  t.same(await pieceStarts(dir), starts, 'a piece starts at each block and at each commit');
+  const again = await LevelStore.open(dir);
+  t.same(hexOf(await again.readEntries(0, 343)), seqsOf(0, 343), 'read back whole');
+  await again.close();
+});
+
+t.test('LevelStore: entries of a store whose pieces cross blocks (written before pieces were cut at them)', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  const store = await LevelStore.open(dir);
+  await store.commit(batch(0, 300));
+  await store.close();
+  // Written again as the code before wrote them: bundle 0 in one piece, bundle 1 in pieces at 256 and 270.
+  const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const key = (index: number, offset: number) => {
+    const k = Buffer.alloc(offset === 0 ? 9 : 10);
+    k[0] = BUNDLE;
+    k.writeUInt32BE(index, 5);
+    if (offset !== 0) k[9] = offset;
+    return k;
+  };
+  const joined = (from: number, to: number) =>
+    Buffer.from(lengthPrefixed.join(Array.from({ length: to - from }, (_, i) => entry(from + i))));
+  const old = await db.keys({ gte: Buffer.from([BUNDLE]), lt: Buffer.from([BUNDLE + 1]) }).all();
+  await db.batch([
+    ...old.map((k) => ({ type: 'del' as const, key: k })),
+    { type: 'put' as const, key: key(0, 0), value: joined(0, 256) },
+    { type: 'put' as const, key: key(1, 0), value: joined(256, 270) },
+    { type: 'put' as const, key: key(1, 14), value: joined(270, 300) },
+  ]);
+  await db.close();
+  t.same(await pieceStarts(dir), [0, 256, 270]);
+  const again = await LevelStore.open(dir);
+  for (const [from, n] of [
+    [7, 1],
+    [130, 1],
+    [255, 2],
+    [269, 2],
+    [280, 5],
+    [299, 1],
+  ] as const)
+    t.same(hexOf(await again.readEntries(from, n)), seqsOf(from, from + n), `${n} from ${from}`);
+  t.same(await again.readEntries(300, 1), [], 'none beyond the head');
+  const { blocks, bytes: kept } = again.cached;
+  const entryBytes = seqsOf(0, 300).reduce((n, h) => n + h.length / 2, 0) / 300;
+  t.equal(blocks, 5, 'blocks 0, 8, 15, 16 and 17 kept; block 18 is partial');
+  t.ok(kept < (blocks + 1) * 16 * entryBytes, `${kept} bytes kept for ${blocks} blocks: their own, not their pieces'`);
+  t.same(hexOf(await again.readEntries(0, 300)), seqsOf(0, 300), 'all of it');
+  await again.close();
+});
 
 t.test('LevelStore: one entry from the middle of a bundle, at the edge of a partial bundle, kept read or not', async (t) => {
   const store = await LevelStore.open(join(tempDir(t), 'db'));
   await store.commit(batch(0, 100));
   await store.commit(batch(100, 256));
-  // Bundle 0 whole (in two pieces), bundle 1 of 100 entries (356 in all).
-  t.same(store.cached, { bundles: 0, bytes: 0 });
+  // Bundle 0 whole, bundle 1 of 100 entries (356 in all); block 6 (96 to 111) in two pieces, block 22 partial.
+  t.same(store.cached, { blocks: 0, bytes: 0 });
   t.same(hexOf(await store.readEntries(128, 1)), seqsOf(128, 129), 'one entry from the middle of a bundle');
-  t.equal(store.cached.bundles, 1, 'its whole bundle kept');
-  t.same(hexOf(await store.readEntries(128, 1)), seqsOf(128, 129), 'the same entry again, from the bundle kept');
-  t.same(hexOf(await store.readEntries(99, 2)), seqsOf(99, 101), 'across the two pieces of the bundle');
+  t.equal(store.cached.blocks, 1, 'its whole block kept');
+  t.same(hexOf(await store.readEntries(128, 1)), seqsOf(128, 129), 'the same entry again, from the block kept');
+  t.same(hexOf(await store.readEntries(99, 2)), seqsOf(99, 101), 'across the two pieces of a block');
+  t.equal(store.cached.blocks, 2);
   t.same(hexOf(await store.readEntries(355, 1)), seqsOf(355, 356), 'the last entry of the partial bundle');
   t.same(await store.readEntries(356, 1), [], 'none beyond it');
-  t.same(hexOf(await store.readEntries(250, 200)), seqsOf(250, 356), 'from the bundle kept into the partial one, to its end');
-  t.equal(store.cached.bundles, 1, 'a partial bundle is not kept');
-  // The partial bundle grows whole: read again, it is read from the store, then kept.
+  t.same(hexOf(await store.readEntries(250, 200)), seqsOf(250, 356), 'from a whole block into the partial one, to its end');
+  t.equal(store.cached.blocks, 9, 'blocks 15 to 21 kept too; the partial block not');
+  // The partial bundle grows whole: read again, its blocks are read from the store, then kept.
   await store.commit(batch(356, 156));
   t.same(hexOf(await store.readEntries(300, 212)), seqsOf(300, 512), 'the bundle grown whole');
   t.same(hexOf(await store.readEntries(355, 2)), seqsOf(355, 357));
-  t.equal(store.cached.bundles, 2, 'and now kept');
-  t.same(hexOf(await store.readEntries(0, 600)), seqsOf(0, 512), 'a long read gives what is stored');
+  t.equal(store.cached.blocks, 19, 'and now kept');
+  t.same(hexOf(await store.readEntries(0, 600)), seqsOf(0, 512), 'a longer read gives what is stored');
   await store.close();
 });
 
@@ -279,7 +347,7 @@ t.test('LevelStore: after a roll-back the entries read are the ones written agai
   await store.commit(batch(300, 300));
   t.same(hexOf(await store.readEntries(300, 1)), seqsOf(300, 301));
   t.same(hexOf(await store.readEntries(100, 1)), seqsOf(100, 101));
-  t.equal(store.cached.bundles, 2, 'bundles 0 and 1 kept');
+  t.equal(store.cached.blocks, 2, 'blocks 6 and 18 kept');
   // Truncated at recovery to 300 (a commit with no entries), then other entries written from 300 on.
   await store.commit({ first: 300, entries: [], tiles: [], head: head(300) });
   t.same(await store.readEntries(300, 1), [], 'nothing beyond the head read');
@@ -313,36 +381,38 @@ t.test('LevelStore: a read begun before a roll-back keeps nothing of what it rea
   const rolling = store.commit({ first: 300, entries: [], tiles: [], head: head(300) });
   const [read] = await Promise.all([reading, rolling]);
   t.same(hexOf(read), seqsOf(300, 301), 'it gives what was stored when it began');
-  t.equal(store.cached.bundles, 0, 'and keeps none of it');
+  t.equal(store.cached.blocks, 0, 'and keeps none of it');
   const other = (seq: number) => bytes(`written again ${seq}`);
   await store.commit(batch(300, 300, [], 'cd', other));
   t.same(hexOf(await store.readEntries(300, 1)), hexOf([other(300)]), 'a later read gives the entry written again');
   await store.close();
 });
 
-t.test('LevelStore: the bundles kept are bounded in bytes, the least recently read dropped first', async (t) => {
+t.test('LevelStore: the blocks kept are bounded in bytes, the least recently read dropped first', async (t) => {
   const dir = join(tempDir(t), 'db');
   let store = await LevelStore.open(dir);
   await store.commit(batch(0, 256 * 6));
   await store.close();
-  const bundle = Buffer.from(lengthPrefixed.join(Array.from({ length: 256 }, (_, i) => entry(256 + i)))).length;
-  store = await LevelStore.open(dir, { cacheBytes: 2.5 * bundle });
+  const block = Array.from({ length: 16 }, (_, i) => entry(256 + i).length).reduce((a, b) => a + b);
+  store = await LevelStore.open(dir, { cacheBytes: 2.5 * block });
   for (const b of [0, 1, 2]) t.same(hexOf(await store.readEntries(b * 256 + 7, 1)), seqsOf(b * 256 + 7, b * 256 + 8));
-  t.equal(store.cached.bundles, 2, 'two bundles fit');
-  t.ok(store.cached.bytes <= 2.5 * bundle, `${store.cached.bytes} bytes kept, at most ${2.5 * bundle}`);
-  // Bundle 1 read again (kept), then bundle 3: bundle 2, the least recently read, goes.
+  t.equal(store.cached.blocks, 2, 'two blocks fit');
+  t.ok(store.cached.bytes <= 2.5 * block, `${store.cached.bytes} bytes kept, at most ${2.5 * block}`);
+  // Block 16 read again (kept), then block 48: block 32, the least recently read, goes.
   await store.readEntries(256 + 9, 1);
   await store.readEntries(3 * 256 + 9, 1);
-  t.equal(store.cached.bundles, 2);
+  t.equal(store.cached.blocks, 2);
+  t.same(hexOf(await store.readEntries(2 * 256 + 8, 1)), seqsOf(2 * 256 + 8, 2 * 256 + 9));
+  t.equal(store.cached.blocks, 2, 'block 32 read again, block 16 dropped');
   for (const b of [0, 1, 2, 3, 4, 5]) t.same(hexOf(await store.readEntries(b * 256 + 255, 1)), seqsOf(b * 256 + 255, b * 256 + 256));
-  // A read of many bundles (a replay) neither fills the cache nor needs it.
+  // A read of many blocks (a replay) neither fills the cache nor needs it.
   await store.close();
   store = await LevelStore.open(dir);
   t.same(hexOf(await store.readEntries(0, 256 * 6)), seqsOf(0, 256 * 6));
-  t.same(store.cached, { bundles: 0, bytes: 0 }, 'nothing kept from a read of six bundles');
+  t.same(store.cached, { blocks: 0, bytes: 0 }, 'nothing kept from a read of 96 blocks');
   await store.close();
   store = await LevelStore.open(dir, { cacheBytes: 0 });
   t.same(hexOf(await store.readEntries(7, 1)), seqsOf(7, 8));
-  t.same(store.cached, { bundles: 0, bytes: 0 }, 'cacheBytes 0 keeps none');
+  t.same(store.cached, { blocks: 0, bytes: 0 }, 'cacheBytes 0 keeps none');
   await store.close();
 });
