@@ -184,6 +184,12 @@ const pieceStart = (key: Buffer): number => readIndex(key, 1) * BUNDLE_SIZE + (k
 async function readRange(db: Db, framing: Framing, from: number, to: number): Promise<{ records: Uint8Array[]; wide: boolean }> {
   const index = Math.floor(from / BUNDLE_SIZE);
   const offset = from - index * BUNDLE_SIZE;
+  // The usual read, a block that one commit wrote: one get, no iterator.
+  if (to - from <= BLOCK) {
+    const value = await db.get(bundleKey(index, offset));
+    const split = value === undefined ? [] : framing.split(value);
+    if (split.length >= to - from) return { records: split.slice(0, to - from), wide: split.length > BLOCK };
+  }
   const end = bundleKey(Math.floor(to / BUNDLE_SIZE), to % BUNDLE_SIZE);
   let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end }).all();
   if (offset !== 0 && (pieces.length === 0 || pieceStart(pieces[0]![0]) !== from)) {
