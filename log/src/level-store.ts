@@ -58,6 +58,11 @@ function tileKey(t: TileId, from = 0): Buffer {
 
 type Db = Level<Buffer, Buffer>;
 type Snapshot = ReturnType<Db['snapshot']>;
+/**
+ * How many bytes of pieces one step of a long read brings from LevelDB's thread (classic-level's
+ * `highWaterMarkBytes`, 16 KiB by default: a step a piece, so many more steps when pieces are blocks).
+ */
+const READ_STEP = { highWaterMarkBytes: 4 * 2 ** 20 } as object;
 
 // The head is written at every commit, so at one entry per commit as often as an entry: it is
 // packed into about 200 bytes instead of about 440 as JSON. Packed: 0x01, treeSize (8 bytes
@@ -142,7 +147,7 @@ async function readBundles(
   first: number,
   last: number,
 ): Promise<Map<number, { records: Uint8Array[]; bytes: number }>> {
-  const pieces = await db.iterator({ gte: bundleKey(first), lt: bundleKey(last + 1), snapshot }).all();
+  const pieces = await db.iterator({ gte: bundleKey(first), lt: bundleKey(last + 1), snapshot, ...READ_STEP }).all();
   const out = new Map<number, { records: Uint8Array[]; bytes: number }>();
   for (const [key, value] of pieces) {
     const index = readIndex(key, 1);
@@ -191,7 +196,7 @@ async function readRange(db: Db, framing: Framing, from: number, to: number): Pr
     if (split.length >= to - from) return { records: split.slice(0, to - from), wide: split.length > BLOCK };
   }
   const end = bundleKey(Math.floor(to / BUNDLE_SIZE), to % BUNDLE_SIZE);
-  let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end }).all();
+  let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end, ...READ_STEP }).all();
   if (offset !== 0 && (pieces.length === 0 || pieceStart(pieces[0]![0]) !== from)) {
     const holder = await db.iterator({ gte: bundleKey(index), lt: bundleKey(index, offset), reverse: true, limit: 1 }).all();
     pieces = [...holder, ...pieces];
