@@ -136,43 +136,17 @@ async function readHead(db: Db, snapshot: Snapshot | undefined): Promise<StoredH
   return v === undefined ? null : decodeHead(v);
 }
 
-/**
- * The entries of bundles `first`…`last`, each from its first entry until a gap (pieces are
- * contiguous), with the bytes of its pieces; a bundle with no piece gives none.
- */
-async function readBundles(
-  db: Db,
-  framing: Framing,
-  snapshot: Snapshot | undefined,
-  first: number,
-  last: number,
-): Promise<Map<number, { records: Uint8Array[]; bytes: number }>> {
-  const pieces = await db.iterator({ gte: bundleKey(first), lt: bundleKey(last + 1), snapshot, ...READ_STEP }).all();
-  const out = new Map<number, { records: Uint8Array[]; bytes: number }>();
-  for (const [key, value] of pieces) {
-    const index = readIndex(key, 1);
-    const offset = key.length === 10 ? key[9]! : 0;
-    let bundle = out.get(index);
-    if (bundle === undefined && offset === 0) out.set(index, (bundle = { records: [], bytes: 0 }));
-    // Pieces are contiguous: a piece that does not start where its bundle ends is not used.
-    if (bundle === undefined || bundle.records.length !== offset) continue;
-    for (const r of framing.split(value)) bundle.records.push(r);
-    bundle.bytes += value.length;
-  }
-  return out;
-}
-
-/** Entries [from, from + count) of `bundles` (as readBundles gives them), stopping at the first missing. */
-function entriesOf(bundle: (index: number) => Uint8Array[] | undefined, from: number, count: number, size = BUNDLE_SIZE): Uint8Array[] {
+/** Entries [from, from + count) of `blocks` (each block's entries by block number), stopping at the first missing. */
+function entriesOf(blocks: (block: number) => Uint8Array[] | undefined, from: number, count: number): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let seq = from; out.length < count;) {
-    const index = Math.floor(seq / size);
-    const records = bundle(index) ?? [];
-    let i = seq - index * size;
+    const block = Math.floor(seq / BLOCK);
+    const records = blocks(block) ?? [];
+    let i = seq - block * BLOCK;
     for (; i < records.length && out.length < count; i++) out.push(records[i]!);
-    // A bundle (or block) that ends short ends what the store holds.
-    if (i < size) break;
-    seq = (index + 1) * size;
+    // A block that ends short ends what the store holds.
+    if (i < BLOCK) break;
+    seq = (block + 1) * BLOCK;
   }
   return out;
 }
@@ -186,19 +160,26 @@ const pieceStart = (key: Buffer): number => readIndex(key, 1) * BUNDLE_SIZE + (k
  * (a piece written before commits were cut at blocks), that piece first. Stops at a gap. `wide`:
  * some piece held more than a block, so the entries are views of more bytes than theirs.
  */
-async function readRange(db: Db, framing: Framing, from: number, to: number): Promise<{ records: Uint8Array[]; wide: boolean }> {
+async function readRange(
+  db: Db,
+  framing: Framing,
+  snapshot: Snapshot | undefined,
+  from: number,
+  to: number,
+): Promise<{ records: Uint8Array[]; wide: boolean }> {
+  if (to <= from) return { records: [], wide: false };
   const index = Math.floor(from / BUNDLE_SIZE);
   const offset = from - index * BUNDLE_SIZE;
-  // The usual read, a block that one commit wrote: one get, no iterator.
+  // The usual short read, a block that one commit wrote: one get, no iterator.
   if (to - from <= BLOCK) {
-    const value = await db.get(bundleKey(index, offset));
+    const value = await db.get(bundleKey(index, offset), { snapshot });
     const split = value === undefined ? [] : framing.split(value);
     if (split.length >= to - from) return { records: split.slice(0, to - from), wide: split.length > BLOCK };
   }
   const end = bundleKey(Math.floor(to / BUNDLE_SIZE), to % BUNDLE_SIZE);
-  let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end, ...READ_STEP }).all();
+  let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end, snapshot, ...READ_STEP }).all();
   if (offset !== 0 && (pieces.length === 0 || pieceStart(pieces[0]![0]) !== from)) {
-    const holder = await db.iterator({ gte: bundleKey(index), lt: bundleKey(index, offset), reverse: true, limit: 1 }).all();
+    const holder = await db.iterator({ gte: bundleKey(index), lt: bundleKey(index, offset), snapshot, reverse: true, limit: 1 }).all();
     pieces = [...holder, ...pieces];
   }
   const records: Uint8Array[] = [];
@@ -217,13 +198,6 @@ async function readRange(db: Db, framing: Framing, from: number, to: number): Pr
     }
   }
   return { records, wide };
-}
-
-async function readEntries(db: Db, framing: Framing, snapshot: Snapshot | undefined, from: number, count: number): Promise<Uint8Array[]> {
-  if (count <= 0) return [];
-  const first = Math.floor(from / BUNDLE_SIZE);
-  const bundles = await readBundles(db, framing, snapshot, first, Math.floor((from + count - 1) / BUNDLE_SIZE));
-  return entriesOf((index) => bundles.get(index)?.records, from, count);
 }
 
 /** The pieces of tile `id` after its first, in order: [width it grows from, bytes]. */
@@ -331,7 +305,7 @@ class BlockCache {
 
 /** Bytes of whole blocks a store keeps read (`LevelStore.open`'s `cacheBytes`). */
 export const CACHE_BYTES = 8 * 2 ** 20;
-/** A read of more blocks than this (a replay, a scan) reads whole bundles, and neither fills the cache nor reads from it. */
+/** A read of more blocks than this (a replay, a scan) neither fills the cache nor reads from it. */
 const SHORT_READ = 64;
 
 export class LevelStore implements LogStore {
@@ -405,7 +379,7 @@ export class LevelStore implements LogStore {
     if (count <= 0) return [];
     const first = Math.floor(from / BLOCK);
     const last = Math.floor((from + count - 1) / BLOCK);
-    if (last - first >= SHORT_READ) return readEntries(this.db, this.framing, undefined, from, count);
+    if (last - first >= SHORT_READ) return (await readRange(this.db, this.framing, undefined, from, from + count)).records;
     const kept = new Map<number, Uint8Array[]>();
     const missing: number[] = [];
     for (let block = first; block <= last; block++) {
@@ -418,7 +392,7 @@ export class LevelStore implements LogStore {
       const size = this.size;
       // The blocks missing, in one read from the first to the last of them: only the pieces that hold them.
       const lo = missing[0]!;
-      const read = await readRange(this.db, this.framing, lo * BLOCK, (missing[missing.length - 1]! + 1) * BLOCK);
+      const read = await readRange(this.db, this.framing, undefined, lo * BLOCK, (missing[missing.length - 1]! + 1) * BLOCK);
       for (const block of missing) {
         const records = read.records.slice((block - lo) * BLOCK, (block - lo + 1) * BLOCK);
         kept.set(block, records);
@@ -428,7 +402,7 @@ export class LevelStore implements LogStore {
           this.cache.keep(block, read.wide ? records.map((r) => Buffer.from(r)) : records);
       }
     }
-    return entriesOf((block) => kept.get(block), from, count, BLOCK);
+    return entriesOf((block) => kept.get(block), from, count);
   }
 
   /** Blocks the cache keeps and their bytes, for tests. */
@@ -446,7 +420,7 @@ export class LevelStore implements LogStore {
     const snap = db.snapshot();
     const reader: LogReader = {
       readHead: () => readHead(db, snap),
-      readEntries: (from, count) => readEntries(db, this.framing, snap, from, count),
+      readEntries: async (from, count) => (await readRange(db, this.framing, snap, from, from + count)).records,
       getTiles: (ids) => getTiles(db, snap, ids),
     };
     return { ...reader, close: () => snap.close() };

@@ -279,13 +279,7 @@ t.test('LevelStore: entries of a store whose pieces cross blocks (written before
   await store.close();
   // Written again as the code before wrote them: bundle 0 in one piece, bundle 1 in pieces at 256 and 270.
   const db = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-  const key = (index: number, offset: number) => {
-    const k = Buffer.alloc(offset === 0 ? 9 : 10);
-    k[0] = BUNDLE;
-    k.writeUInt32BE(index, 5);
-    if (offset !== 0) k[9] = offset;
-    return k;
-  };
+  const key = levelKeys.bundle;
   const joined = (from: number, to: number) =>
     Buffer.from(lengthPrefixed.join(Array.from({ length: to - from }, (_, i) => entry(from + i))));
   const old = await db.keys({ gte: Buffer.from([BUNDLE]), lt: Buffer.from([BUNDLE + 1]) }).all();
