@@ -157,24 +157,18 @@ const pieceStart = (key: Buffer): number => readIndex(key, 1) * BUNDLE_SIZE + (k
 /**
  * Entries [from, to) as stored, read from the pieces that hold them and no others: the piece that
  * starts at `from` and those after it, or, when `from` lies inside a piece that starts before it
- * (a piece written before commits were cut at blocks), that piece first. Stops at a gap. `wide`:
- * some piece held more than a block, so the entries are views of more bytes than theirs.
+ * (a piece written before commits were cut at blocks), that piece first. Stops at a gap. The
+ * entries are views of the pieces read.
  */
-async function readRange(
-  db: Db,
-  framing: Framing,
-  snapshot: Snapshot | undefined,
-  from: number,
-  to: number,
-): Promise<{ records: Uint8Array[]; wide: boolean }> {
-  if (to <= from) return { records: [], wide: false };
+async function readRange(db: Db, framing: Framing, snapshot: Snapshot | undefined, from: number, to: number): Promise<Uint8Array[]> {
+  if (to <= from) return [];
   const index = Math.floor(from / BUNDLE_SIZE);
   const offset = from - index * BUNDLE_SIZE;
   // The usual short read, a block that one commit wrote: one get, no iterator.
   if (to - from <= BLOCK) {
     const value = await db.get(bundleKey(index, offset), { snapshot });
     const split = value === undefined ? [] : framing.split(value);
-    if (split.length >= to - from) return { records: split.slice(0, to - from), wide: split.length > BLOCK };
+    if (split.length >= to - from) return split.slice(0, to - from);
   }
   const end = bundleKey(Math.floor(to / BUNDLE_SIZE), to % BUNDLE_SIZE);
   let pieces = await db.iterator({ gte: bundleKey(index, offset), lt: end, snapshot, ...READ_STEP }).all();
@@ -183,7 +177,6 @@ async function readRange(
     pieces = [...holder, ...pieces];
   }
   const records: Uint8Array[] = [];
-  let wide = false;
   let seq = -1;
   for (const [key, value] of pieces) {
     const start = pieceStart(key);
@@ -191,13 +184,12 @@ async function readRange(
     if (seq === -1 ? start > from : start !== seq) break;
     seq = start;
     const split = framing.split(value);
-    wide ||= split.length > BLOCK;
     for (const r of split) {
       if (seq >= from && seq < to) records.push(r);
       seq++;
     }
   }
-  return { records, wide };
+  return records;
 }
 
 /** The pieces of tile `id` after its first, in order: [width it grows from, bytes]. */
@@ -255,45 +247,83 @@ async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
 }
 
 /**
- * Whole blocks lately read, split, the least recently used dropped first beyond `limit` bytes
- * (their stored bytes): a page that shows a few entries spread along the log (a hot claim's
- * reviews) reads each of their blocks once, not at every view. Only blocks wholly below the
- * store's head are kept, which appends never change; a roll-back or a write below the head empties it.
+ * Whole blocks lately read, the least recently used dropped first beyond `limit` bytes (their
+ * stored bytes): a page that shows a few entries spread along the log (a hot claim's reviews)
+ * reads each of their blocks once, not at every view. Only blocks wholly below the store's head
+ * are kept, which appends never change; a roll-back or a write below the head empties it.
+ *
+ * The bytes are copied into one buffer of `limit` bytes, made at the first block kept and used
+ * as a ring, and a block read from it is copied out. A cache of the buffers LevelDB gives would
+ * keep each until it is dropped, long enough to outlive the young generation: V8 counts such
+ * buffers as external memory, and each 64 MiB of them dropped since the last full collection
+ * starts another, over the whole heap (at 10M entries, 0.6 s of CPU every 300 pages of an agent).
  */
 class BlockCache {
-  private readonly blocks = new Map<number, { records: Uint8Array[]; bytes: number }>();
+  /** Each block's place in `ring` and where each of its entries ends there, in the order of use. */
+  private readonly blocks = new Map<number, { at: number; ends: number[] }>();
+  private ring: Uint8Array | null = null;
+  /** Where the next block is written. */
+  private head = 0;
   private bytes = 0;
   /** Raised when what is kept may no longer be what is stored: a read begun before does not keep what it read. */
   generation = 0;
 
   constructor(readonly limit: number) {}
 
+  /** Block `block`'s entries, copied out of the ring; it becomes the most recently used. */
   get(block: number): Uint8Array[] | undefined {
     const b = this.blocks.get(block);
     if (b === undefined) return undefined;
-    // Kept in the order of use.
-    this.blocks.delete(block);
-    this.blocks.set(block, b);
-    return b.records;
+    const copy = this.ring!.slice(b.at, b.at + b.ends[b.ends.length - 1]!);
+    const records = b.ends.map((end, i) => copy.subarray(i === 0 ? 0 : b.ends[i - 1], end));
+    this.drop(block);
+    this.keep(block, records);
+    return records;
   }
 
   keep(block: number, records: Uint8Array[]): void {
     if (this.blocks.has(block)) return;
+    const ends: number[] = [];
     let bytes = 0;
-    for (const r of records) bytes += r.length;
+    for (const r of records) ends.push((bytes += r.length));
     if (bytes > this.limit) return;
-    this.blocks.set(block, { records, bytes });
-    this.bytes += bytes;
-    for (const [oldest, b] of this.blocks) {
-      if (this.bytes <= this.limit) break;
-      this.blocks.delete(oldest);
-      this.bytes -= b.bytes;
+    this.ring ??= new Uint8Array(this.limit);
+    if (this.head + bytes > this.limit) {
+      // The end of the ring is left: the blocks there are the oldest, and go.
+      this.dropWhile((b) => b.at >= this.head);
+      this.head = 0;
     }
+    // The blocks the new one overwrites are the oldest left: the ring holds blocks in the order of use.
+    const end = this.head + bytes;
+    this.dropWhile((b) => b.at >= this.head && b.at < end);
+    let at = this.head;
+    for (const r of records) {
+      this.ring.set(r, at);
+      at += r.length;
+    }
+    this.blocks.set(block, { at: this.head, ends });
+    this.head = end;
+    this.bytes += bytes;
+  }
+
+  /** Drops the oldest blocks while `test` holds of the oldest. */
+  private dropWhile(test: (b: { at: number; ends: number[] }) => boolean): void {
+    for (const [block, b] of this.blocks) {
+      if (!test(b)) break;
+      this.drop(block);
+    }
+  }
+
+  private drop(block: number): void {
+    const b = this.blocks.get(block)!;
+    this.blocks.delete(block);
+    this.bytes -= b.ends[b.ends.length - 1]!;
   }
 
   clear(): void {
     this.blocks.clear();
     this.bytes = 0;
+    this.head = 0;
     this.generation++;
   }
 
@@ -301,7 +331,19 @@ class BlockCache {
   get size(): { blocks: number; bytes: number } {
     return { blocks: this.blocks.size, bytes: this.bytes };
   }
+
+  /** The blocks kept, the least recently read first, for tests. */
+  get kept(): number[] {
+    return [...this.blocks.keys()];
+  }
 }
+
+/**
+ * Tables LevelDB keeps open: a store of up to about 40 GiB (100M entries of the record's sizes).
+ * LevelDB itself keeps at most a fifth of the process's file limit as open files and opens the
+ * others for each read, so a lower limit slows reads but never fails them.
+ */
+const MAX_OPEN_TABLES = 20_000;
 
 /** Bytes of whole blocks a store keeps read (`LevelStore.open`'s `cacheBytes`). */
 export const CACHE_BYTES = 8 * 2 ** 20;
@@ -341,6 +383,9 @@ export class LevelStore implements LogStore {
       valueEncoding: 'buffer',
       // A larger memtable than LevelDB's 4 MiB default: fewer level-0 files, fewer write stalls.
       writeBufferSize: 64 * 2 ** 20,
+      // Tables (files of 2 MiB) kept open, each with its index in memory (about 0.5 % of its bytes). LevelDB's default of
+      // 1,000 covers 2 GiB: past it, a read at random opens a table almost every time (docs/engine.md#the-store-contract).
+      maxOpenFiles: MAX_OPEN_TABLES,
     } as never);
     await db.open();
     try {
@@ -379,7 +424,7 @@ export class LevelStore implements LogStore {
     if (count <= 0) return [];
     const first = Math.floor(from / BLOCK);
     const last = Math.floor((from + count - 1) / BLOCK);
-    if (last - first >= SHORT_READ) return (await readRange(this.db, this.framing, undefined, from, from + count)).records;
+    if (last - first >= SHORT_READ) return readRange(this.db, this.framing, undefined, from, from + count);
     const kept = new Map<number, Uint8Array[]>();
     const missing: number[] = [];
     for (let block = first; block <= last; block++) {
@@ -394,12 +439,11 @@ export class LevelStore implements LogStore {
       const lo = missing[0]!;
       const read = await readRange(this.db, this.framing, undefined, lo * BLOCK, (missing[missing.length - 1]! + 1) * BLOCK);
       for (const block of missing) {
-        const records = read.records.slice((block - lo) * BLOCK, (block - lo + 1) * BLOCK);
+        const records = read.slice((block - lo) * BLOCK, (block - lo + 1) * BLOCK);
         kept.set(block, records);
-        // Kept only when whole and below the head as it was before the read began, and when no roll-back came meanwhile;
-        // copied out of a wider piece, so the cache holds the bytes it counts.
+        // Kept (copied) only when whole and below the head as it was before the read began, and when no roll-back came meanwhile.
         if (records.length === BLOCK && (block + 1) * BLOCK <= size && this.cache.generation === generation)
-          this.cache.keep(block, read.wide ? records.map((r) => Buffer.from(r)) : records);
+          this.cache.keep(block, records);
       }
     }
     return entriesOf((block) => kept.get(block), from, count);
@@ -408,6 +452,11 @@ export class LevelStore implements LogStore {
   /** Blocks the cache keeps and their bytes, for tests. */
   get cached(): { blocks: number; bytes: number } {
     return this.cache.size;
+  }
+
+  /** The blocks the cache keeps, the least recently read first, for tests. */
+  get cachedBlocks(): number[] {
+    return this.cache.kept;
   }
 
   getTiles(ids: TileId[]): Promise<(Uint8Array | undefined)[]> {
@@ -420,7 +469,7 @@ export class LevelStore implements LogStore {
     const snap = db.snapshot();
     const reader: LogReader = {
       readHead: () => readHead(db, snap),
-      readEntries: async (from, count) => (await readRange(db, this.framing, snap, from, from + count)).records,
+      readEntries: (from, count) => readRange(db, this.framing, snap, from, from + count),
       getTiles: (ids) => getTiles(db, snap, ids),
     };
     return { ...reader, close: () => snap.close() };

@@ -387,17 +387,36 @@ t.test('LevelStore: the blocks kept are bounded in bytes, the least recently rea
   let store = await LevelStore.open(dir);
   await store.commit(batch(0, 256 * 6));
   await store.close();
-  const block = Array.from({ length: 16 }, (_, i) => entry(256 + i).length).reduce((a, b) => a + b);
+  // Blocks 20, 25, 40 and 50: of the same bytes (entries of three digits, none of them empty).
+  const bytesOf = (block: number) => Array.from({ length: 16 }, (_, i) => entry(block * 16 + i).length).reduce((a, b) => a + b);
+  const block = bytesOf(20);
+  t.same([25, 40, 50].map(bytesOf), [block, block, block]);
+  const read = async (b: number) => t.same(hexOf(await store.readEntries(b * 16 + 7, 1)), seqsOf(b * 16 + 7, b * 16 + 8));
   store = await LevelStore.open(dir, { cacheBytes: 2.5 * block });
-  for (const b of [0, 1, 2]) t.same(hexOf(await store.readEntries(b * 256 + 7, 1)), seqsOf(b * 256 + 7, b * 256 + 8));
-  t.equal(store.cached.blocks, 2, 'two blocks fit');
+  for (const b of [20, 25, 40]) await read(b);
+  t.same(store.cachedBlocks, [25, 40], 'two blocks fit: block 20 goes');
   t.ok(store.cached.bytes <= 2.5 * block, `${store.cached.bytes} bytes kept, at most ${2.5 * block}`);
-  // Block 16 read again (kept), then block 48: block 32, the least recently read, goes.
-  await store.readEntries(256 + 9, 1);
-  await store.readEntries(3 * 256 + 9, 1);
-  t.equal(store.cached.blocks, 2);
-  t.same(hexOf(await store.readEntries(2 * 256 + 8, 1)), seqsOf(2 * 256 + 8, 2 * 256 + 9));
-  t.equal(store.cached.blocks, 2, 'block 32 read again, block 16 dropped');
+  // Block 25 read again (kept), then block 50: block 40, the least recently read, goes.
+  await read(25);
+  t.same(store.cachedBlocks, [40, 25], 'block 25 read from the cache, now the most recently read');
+  await read(50);
+  t.same(store.cachedBlocks, [25, 50], 'block 40 dropped');
+  await read(40);
+  t.same(store.cachedBlocks, [50, 40], 'block 40 read again, block 25 dropped');
+  await read(50);
+  await read(25);
+  t.same(store.cachedBlocks, [50, 25], 'block 50 read again, block 40 dropped');
+  t.same(store.cached.bytes, 2 * block);
+  // Blocks of unlike sizes (some with empty entries, some of four digits) read at random, over and over round the ring.
+  let seed = 7;
+  const wrong: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    seed = (seed * 48271) % 2147483647;
+    const seq = seed % (256 * 6);
+    if (hexOf(await store.readEntries(seq, 1))[0] !== seqsOf(seq, seq + 1)[0]) wrong.push(seq);
+  }
+  t.same(wrong, [], '400 reads at random give what is stored');
+  t.ok(store.cached.bytes <= 2.5 * block);
   for (const b of [0, 1, 2, 3, 4, 5]) t.same(hexOf(await store.readEntries(b * 256 + 255, 1)), seqsOf(b * 256 + 255, b * 256 + 256));
   // A read of many blocks (a replay) neither fills the cache nor needs it.
   await store.close();
