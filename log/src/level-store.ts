@@ -136,21 +136,6 @@ async function readHead(db: Db, snapshot: Snapshot | undefined): Promise<StoredH
   return v === undefined ? null : decodeHead(v);
 }
 
-/** Entries [from, from + count) of `blocks` (each block's entries by block number), stopping at the first missing. */
-function entriesOf(blocks: (block: number) => Uint8Array[] | undefined, from: number, count: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let seq = from; out.length < count;) {
-    const block = Math.floor(seq / BLOCK);
-    const records = blocks(block) ?? [];
-    let i = seq - block * BLOCK;
-    for (; i < records.length && out.length < count; i++) out.push(records[i]!);
-    // A block that ends short ends what the store holds.
-    if (i < BLOCK) break;
-    seq = (block + 1) * BLOCK;
-  }
-  return out;
-}
-
 /** The seq of the first entry of the piece stored under `key`. */
 const pieceStart = (key: Buffer): number => readIndex(key, 1) * BUNDLE_SIZE + (key.length === 10 ? key[9]! : 0);
 
@@ -270,14 +255,26 @@ class BlockCache {
 
   constructor(readonly limit: number) {}
 
-  /** Block `block`'s entries, copied out of the ring; it becomes the most recently used. */
-  get(block: number): Uint8Array[] | undefined {
+  /**
+   * Entries [lo, hi) of block `block`, each copied out of the ring (a small entry into a slice of
+   * Node's pool: a buffer of its own costs more than the copy); the block becomes the most recently used.
+   */
+  get(block: number, lo = 0, hi = BLOCK): Uint8Array[] | undefined {
     const b = this.blocks.get(block);
     if (b === undefined) return undefined;
-    const copy = this.ring!.slice(b.at, b.at + b.ends[b.ends.length - 1]!);
-    const records = b.ends.map((end, i) => copy.subarray(i === 0 ? 0 : b.ends[i - 1], end));
+    const ring = this.ring!;
+    const records: Uint8Array[] = [];
+    for (let i = lo; i < hi; i++) {
+      const start = b.at + (i === 0 ? 0 : b.ends[i - 1]!);
+      const r = Buffer.allocUnsafe(b.at + b.ends[i]! - start);
+      r.set(ring.subarray(start, start + r.length));
+      records.push(r);
+    }
+    // Moved to the ring's head, as the block most recently used.
     this.drop(block);
-    this.keep(block, records);
+    const at = this.place(b.ends[b.ends.length - 1]!);
+    ring.copyWithin(at, b.at, b.at + b.ends[b.ends.length - 1]!);
+    this.blocks.set(block, { at, ends: b.ends });
     return records;
   }
 
@@ -288,22 +285,30 @@ class BlockCache {
     for (const r of records) ends.push((bytes += r.length));
     if (bytes > this.limit) return;
     this.ring ??= new Uint8Array(this.limit);
+    let at = this.place(bytes);
+    this.blocks.set(block, { at, ends });
+    for (const r of records) {
+      this.ring.set(r, at);
+      at += r.length;
+    }
+  }
+
+  /**
+   * Where the next block of `bytes` goes: at the ring's head, or at its start when the end has not
+   * room; the blocks it will overwrite are dropped (the oldest: the ring holds blocks in the order
+   * of use), and the bytes counted.
+   */
+  private place(bytes: number): number {
     if (this.head + bytes > this.limit) {
       // The end of the ring is left: the blocks there are the oldest, and go.
       this.dropWhile((b) => b.at >= this.head);
       this.head = 0;
     }
-    // The blocks the new one overwrites are the oldest left: the ring holds blocks in the order of use.
-    const end = this.head + bytes;
-    this.dropWhile((b) => b.at >= this.head && b.at < end);
-    let at = this.head;
-    for (const r of records) {
-      this.ring.set(r, at);
-      at += r.length;
-    }
-    this.blocks.set(block, { at: this.head, ends });
-    this.head = end;
+    const at = this.head;
+    this.dropWhile((b) => b.at >= at && b.at < at + bytes);
+    this.head = at + bytes;
     this.bytes += bytes;
+    return at;
   }
 
   /** Drops the oldest blocks while `test` holds of the oldest. */
@@ -383,7 +388,7 @@ export class LevelStore implements LogStore {
       valueEncoding: 'buffer',
       // A larger memtable than LevelDB's 4 MiB default: fewer level-0 files, fewer write stalls.
       writeBufferSize: 64 * 2 ** 20,
-      // Tables (files of 2 MiB) kept open, each with its index in memory (about 0.5 % of its bytes). LevelDB's default of
+      // Tables (files of 2 MiB) kept open, each with its index in memory (under 1 % of its bytes). LevelDB's default of
       // 1,000 covers 2 GiB: past it, a read at random opens a table almost every time (docs/engine.md#the-store-contract).
       maxOpenFiles: MAX_OPEN_TABLES,
     } as never);
@@ -425,28 +430,38 @@ export class LevelStore implements LogStore {
     const first = Math.floor(from / BLOCK);
     const last = Math.floor((from + count - 1) / BLOCK);
     if (last - first >= SHORT_READ) return readRange(this.db, this.framing, undefined, from, from + count);
-    const kept = new Map<number, Uint8Array[]>();
+    // Each block's entries asked for: [lo, hi) of its sixteen.
+    const lo = (block: number) => Math.max(from - block * BLOCK, 0);
+    const hi = (block: number) => Math.min(from + count - block * BLOCK, BLOCK);
+    const asked = new Map<number, Uint8Array[]>();
     const missing: number[] = [];
     for (let block = first; block <= last; block++) {
-      const records = this.cache.get(block);
+      const records = this.cache.get(block, lo(block), hi(block));
       if (records === undefined) missing.push(block);
-      else kept.set(block, records);
+      else asked.set(block, records);
     }
     if (missing.length > 0) {
       const generation = this.cache.generation;
       const size = this.size;
       // The blocks missing, in one read from the first to the last of them: only the pieces that hold them.
-      const lo = missing[0]!;
-      const read = await readRange(this.db, this.framing, undefined, lo * BLOCK, (missing[missing.length - 1]! + 1) * BLOCK);
+      const low = missing[0]!;
+      const read = await readRange(this.db, this.framing, undefined, low * BLOCK, (missing[missing.length - 1]! + 1) * BLOCK);
       for (const block of missing) {
-        const records = read.slice((block - lo) * BLOCK, (block - lo + 1) * BLOCK);
-        kept.set(block, records);
+        const records = read.slice((block - low) * BLOCK, (block - low + 1) * BLOCK);
+        asked.set(block, records.slice(lo(block), hi(block)));
         // Kept (copied) only when whole and below the head as it was before the read began, and when no roll-back came meanwhile.
         if (records.length === BLOCK && (block + 1) * BLOCK <= size && this.cache.generation === generation)
           this.cache.keep(block, records);
       }
     }
-    return entriesOf((block) => kept.get(block), from, count);
+    // In order, to the first block that ends short: it ends what the store holds.
+    const out: Uint8Array[] = [];
+    for (let block = first; block <= last; block++) {
+      const records = asked.get(block)!;
+      out.push(...records);
+      if (records.length < hi(block) - lo(block)) break;
+    }
+    return out;
   }
 
   /** Blocks the cache keeps and their bytes, for tests. */
