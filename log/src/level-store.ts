@@ -238,7 +238,7 @@ async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
  * are kept, which appends never change; a roll-back or a write below the head empties it.
  *
  * The bytes are copied into one buffer of `limit` bytes, made at the first block kept and used
- * as a ring, and a block read from it is copied out. A cache of the buffers LevelDB gives would
+ * as a ring, and the entries a read asks for are copied out of it. A cache of the buffers LevelDB gives would
  * keep each until it is dropped, long enough to outlive the young generation: V8 counts such
  * buffers as external memory, and each 64 MiB of them dropped since the last full collection
  * starts another, over the whole heap (at 10M entries, 0.6 s of CPU every 300 pages of an agent).
@@ -283,7 +283,8 @@ class BlockCache {
     const ends: number[] = [];
     let bytes = 0;
     for (const r of records) ends.push((bytes += r.length));
-    if (bytes > this.limit) return;
+    // A limit of 0 keeps none, not even a block of empty entries.
+    if (bytes > this.limit || this.limit === 0) return;
     this.ring ??= new Uint8Array(this.limit);
     let at = this.place(bytes);
     this.blocks.set(block, { at, ends });

@@ -427,5 +427,9 @@ t.test('LevelStore: the blocks kept are bounded in bytes, the least recently rea
   store = await LevelStore.open(dir, { cacheBytes: 0 });
   t.same(hexOf(await store.readEntries(7, 1)), seqsOf(7, 8));
   t.same(store.cached, { blocks: 0, bytes: 0 }, 'cacheBytes 0 keeps none');
+  // A block of sixteen empty entries holds no bytes, and is not kept either.
+  await store.commit(batch(256 * 6, 32, [], 'ab', () => new Uint8Array(0)));
+  t.same(await store.readEntries(256 * 6 + 3, 1), [new Uint8Array(0)]);
+  t.same(store.cached, { blocks: 0, bytes: 0 }, 'cacheBytes 0 keeps no block of empty entries');
   await store.close();
 });
