@@ -231,6 +231,15 @@ async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
   return edges;
 }
 
+/** A kept block: where it starts in the ring, and where each of its entries ends, from its start. */
+interface Placed {
+  at: number;
+  ends: number[];
+}
+
+/** A kept block's bytes: where its last entry ends. */
+const bytesOf = (b: Placed): number => b.ends[b.ends.length - 1]!;
+
 /**
  * Whole blocks lately read, the least recently used dropped first beyond `limit` bytes (their
  * stored bytes): a page that shows a few entries spread along the log (a hot claim's reviews)
@@ -238,14 +247,15 @@ async function readEdgeTiles(db: Db): Promise<Map<number, EdgeTile>> {
  * are kept, which appends never change; a roll-back or a write below the head empties it.
  *
  * The bytes are copied into one buffer of `limit` bytes, made at the first block kept and used
- * as a ring, and the entries a read asks for are copied out of it. A cache of the buffers LevelDB gives would
- * keep each until it is dropped, long enough to outlive the young generation: V8 counts such
- * buffers as external memory, and each 64 MiB of them dropped since the last full collection
- * starts another, over the whole heap (at 10M entries, 0.6 s of CPU every 300 pages of an agent).
+ * as a ring, and the entries a read asks for are copied out of it. A cache of the buffers LevelDB
+ * gives would keep each until it is dropped, long enough to outlive the young generation: V8
+ * counts such buffers as external memory, and each 64 MiB of them dropped since the last full
+ * collection starts another, over the whole heap (at 10M entries, 0.6 s of CPU every 300 pages
+ * of an agent).
  */
 class BlockCache {
-  /** Each block's place in `ring` and where each of its entries ends there, in the order of use. */
-  private readonly blocks = new Map<number, { at: number; ends: number[] }>();
+  /** Each block kept, in the order of use. */
+  private readonly blocks = new Map<number, Placed>();
   private ring: Uint8Array | null = null;
   /** Where the next block is written. */
   private head = 0;
@@ -272,8 +282,8 @@ class BlockCache {
     }
     // Moved to the ring's head, as the block most recently used.
     this.drop(block);
-    const at = this.place(b.ends[b.ends.length - 1]!);
-    ring.copyWithin(at, b.at, b.at + b.ends[b.ends.length - 1]!);
+    const at = this.place(bytesOf(b));
+    ring.copyWithin(at, b.at, b.at + bytesOf(b));
     this.blocks.set(block, { at, ends: b.ends });
     return records;
   }
@@ -313,7 +323,7 @@ class BlockCache {
   }
 
   /** Drops the oldest blocks while `test` holds of the oldest. */
-  private dropWhile(test: (b: { at: number; ends: number[] }) => boolean): void {
+  private dropWhile(test: (b: Placed) => boolean): void {
     for (const [block, b] of this.blocks) {
       if (!test(b)) break;
       this.drop(block);
@@ -323,7 +333,7 @@ class BlockCache {
   private drop(block: number): void {
     const b = this.blocks.get(block)!;
     this.blocks.delete(block);
-    this.bytes -= b.ends[b.ends.length - 1]!;
+    this.bytes -= bytesOf(b);
   }
 
   clear(): void {
