@@ -1,5 +1,5 @@
 // `archive serve` in a child process, as bench:start and bench:ten-million measure it: spawned
-// with the flags `archive` passes to Node, timed from spawn to its "serving" line (and to any
+// with the flags and environment `archive` gives Node, timed from spawn to its "serving" line (and to any
 // later line), its peak resident memory, sequential reads, and a client writing as fast as it can.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,7 +9,16 @@ import { generateKeyPair } from '../lib/protocol/ed25519.js';
 import { HERE, type Code } from './baseline.js';
 import { quantile } from './stats.js';
 
+/** Node's flags as `bin/archive` passes them, with room in the old generation for ten million entries. */
 export const NODE_FLAGS = ['--max-semi-space-size=64', '--max-old-space-size=12288'];
+/**
+ * The environment `bin/archive` gives Node: glibc's malloc asked for transparent huge pages, before any tunable already set
+ * (docs/deploy.md#memory).
+ */
+export const ARCHIVE_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  GLIBC_TUNABLES: `glibc.malloc.hugetlb=1:${process.env.GLIBC_TUNABLES ?? ''}`,
+};
 
 export interface Started {
   child: ChildProcess;
@@ -44,6 +53,7 @@ export function serve(code: Code, dir: string, extra: string[] = []): Promise<St
   const t0 = performance.now();
   const child = spawn(process.execPath, [...NODE_FLAGS, join(code.dist, 'bin/cli.js'), 'serve', '--data', dir, '--port', '0', ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: ARCHIVE_ENV,
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -89,6 +99,7 @@ export function heapAfterStart(
   const out = execFileSync(process.execPath, [...NODE_FLAGS, '--expose-gc', join(HERE, 'bench/start-heap.js'), code.dist, dir, mode], {
     encoding: 'utf8',
     maxBuffer: 2 ** 26,
+    env: ARCHIVE_ENV,
   });
   return JSON.parse(out.trim().split('\n').at(-1)!) as { seconds: number; heapMiB: number; arrayBuffersMiB: number; rssMiB: number };
 }

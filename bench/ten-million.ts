@@ -41,7 +41,7 @@ import { PROTOCOL } from '../lib/protocol/service-event.js';
 import { HERE, type Code } from './baseline.js';
 import { buildLog, registration } from './build-log.js';
 import { buildReadersLog } from './readers-log.js';
-import { cpuMs, heapAfterStart, serve, stop, timeGets, writesUntil } from './served.js';
+import { ARCHIVE_ENV, cpuMs, heapAfterStart, serve, stop, timeGets, writesUntil } from './served.js';
 import { fmt, machine, prng, quantile } from './stats.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000_000);
@@ -174,6 +174,7 @@ async function verify(url: string, work: string): Promise<{ seconds: number; rss
   // Not execFileSync: this process's idle connections to the service must see it close them meanwhile.
   const r = await run(timed ? '/usr/bin/time' : process.execPath, timed ? ['-f', 'maxrss %M', process.execPath, ...args] : args, {
     maxBuffer: 2 ** 26,
+    env: ARCHIVE_ENV,
   });
   const kib = /maxrss (\d+)/.exec(r.stderr)?.[1];
   return { seconds: (performance.now() - t0) / 1000, rssMiB: kib === undefined ? null : Number(kib) / 1024 };

@@ -39,6 +39,7 @@ import { fromHex, headMessage, rootFromLeafHashes, toHex, type SignedTreeHead } 
 import { entryHashes, ZERO_HASH } from '../lib/protocol/log-entry.js';
 import { EXPORT_FORMAT } from '../verify/source.js';
 import { fmt, machine, signatureFloor } from './stats.js';
+import { ARCHIVE_ENV, NODE_FLAGS } from './served.js';
 import type { RunFigures } from './verify-run.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
@@ -169,7 +170,6 @@ const HERE = fileURLToPath(new URL('..', import.meta.url));
 const BASELINE = process.env.BENCH_BASELINE;
 /** Where `git archive` reads BENCH_BASELINE from: this checkout, unless BENCH_REPO names another. */
 const REPO = process.env.BENCH_REPO ?? join(HERE, '..');
-const NODE_FLAGS = ['--max-semi-space-size=64', '--max-old-space-size=12288'];
 const PROF = process.env.BENCH_PROF;
 
 /** The code of `commit`, built in a temporary directory (its own tsc, this checkout's node_modules); its dist directory. */
@@ -186,7 +186,7 @@ async function run(name: string, dist: string, path: string, headFile: string | 
   const child = spawn(
     process.execPath,
     [...NODE_FLAGS, ...prof, join(HERE, 'bench/verify-run.js'), dist, path, ...(headFile === undefined ? [] : [headFile])],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: ARCHIVE_ENV },
   );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
