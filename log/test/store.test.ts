@@ -382,6 +382,38 @@ t.test('LevelStore: a read begun before a roll-back keeps nothing of what it rea
   await store.close();
 });
 
+t.test('LevelStore: short reads begun at once are read from LevelDB together, each given its own entries', async (t) => {
+  const dir = join(tempDir(t), 'db');
+  let store = await LevelStore.open(dir, { cacheBytes: 0 });
+  await store.commit(batch(0, 256 * 8));
+  // 100 reads of one to three entries, each in one block of its own, and one beyond the head: 101 keys.
+  const asked = Array.from({ length: 100 }, (_, i) => ({ from: i * 16 + (i % 14), count: 1 + (i % 3) }));
+  const before = store.readsTogether;
+  const got = await Promise.all([...asked.map((a) => store.readEntries(a.from, a.count)), store.readEntries(256 * 8, 2)]);
+  t.same(
+    got.slice(0, 100).map(hexOf),
+    asked.map((a) => seqsOf(a.from, Math.min(a.from + a.count, 256 * 8))),
+    'each its own entries',
+  );
+  t.same(got[100], [], 'none beyond the head');
+  t.equal(store.readsTogether - before, 2, 'in two reads: 64 keys at most in each');
+  t.same(hexOf(await store.readEntries(5, 1)), seqsOf(5, 6), 'a read alone after them');
+  t.equal(store.readsTogether - before, 3);
+  // Closed before the reads begin: each of them fails, none is left waiting.
+  const reads = [store.readEntries(16, 1), store.readEntries(32, 1)];
+  const closing = store.close();
+  const results = await Promise.allSettled(reads);
+  await closing;
+  t.same(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+    'reads of a store closing fail',
+  );
+  store = await LevelStore.open(dir, { cacheBytes: 0 });
+  t.same(hexOf(await store.readEntries(16, 1)), seqsOf(16, 17), 'and read again once it is open');
+  await store.close();
+});
+
 t.test('LevelStore: the blocks kept are bounded in bytes, the least recently read dropped first', async (t) => {
   const dir = join(tempDir(t), 'db');
   let store = await LevelStore.open(dir);
