@@ -13,7 +13,7 @@
 //     every entry from the store), then from the snapshot written at its clean shutdown (goal:
 //     under 3 s; peer: reading the snapshot files);
 //   - GET of a paper, an agent and the hot claim's page, p50 and the service's CPU time a read (goal: under 5 ms; peer: GET /v1/log/sth),
-//     once the service has made its served credence text after its start (how long that took is printed);
+//     once the service has made its served credence text after its start and is idle (how long each took is printed);
 //   - GET /v2/search p50 and p99 while a client registers agents as fast as it can (goal: under 20
 //     and 200 ms; peer: the bare route under the same writes), and whether a word's inflected form
 //     ("learning rate") finds a paper that uses another ("learning rates");
@@ -155,6 +155,19 @@ async function finds(url: string, q: string, id: string): Promise<boolean> {
 }
 
 /**
+ * Waits until process `pid` uses less than a twentieth of a core over a second, at most `ms`: the seconds waited. Its CPU
+ * time is counted in ticks of 10 ms.
+ */
+async function settled(pid: number, ms = 60_000): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const c0 = cpuMs(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuMs(pid) - c0 < 50 || performance.now() - t0 > ms) return (performance.now() - t0) / 1000;
+  }
+}
+
+/**
  * Runs `archive verify --url --state --cache` (the auditor's incremental run once the state exists): seconds, and the verifier's
  * peak resident memory (its maximum RSS, as /usr/bin/time reports it, when there is one).
  */
@@ -272,7 +285,14 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
       // Once the service has made its served credence text (a chunk of claims a turn after it starts serving, which a read
       // right after the start waits behind): the reads of a service that has started.
       const made = await s.line(/the served credence text is made/);
-      row('the served credence text made after the start', '', `${fmt(made.seconds - s.seconds, 1)} s after serving`);
+      // And once the collections that making it started are done (a full collection of the heap, begun near its end, can
+      // run on for seconds beside the first reads): the service idle.
+      const idle = await settled(s.child.pid!);
+      row(
+        'the served credence text made after the start',
+        '',
+        `${fmt(made.seconds - s.seconds, 1)} s after serving; the service idle ${fmt(idle, 1)} s after that`,
+      );
       // Reads of one item, beside the bare route; with the service's CPU time a read (all its
       // threads, the warm-up reads included), which a loaded machine stretches less than the times.
       const timed = async (n: number, path: () => string) => {
