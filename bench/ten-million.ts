@@ -285,8 +285,9 @@ async function measure(shape: string, dir: string): Promise<string[][]> {
       // Once the service has made its served credence text (a chunk of claims a turn after it starts serving, which a read
       // right after the start waits behind): the reads of a service that has started.
       const made = await s.line(/the served credence text is made/);
-      // And once the collections that making it started are done (a full collection of the heap, begun near its end, can
-      // run on for seconds beside the first reads): the service idle.
+      // And once the service is idle, so that nothing the start left running (a collection, say) runs beside the first
+      // reads. Some runs still spend more CPU on their first reads than others (docs/benchmarks-history.md, "Huge pages
+      // for the columns"): this wait did not remove that.
       const idle = await settled(s.child.pid!);
       row(
         'the served credence text made after the start',
