@@ -62,8 +62,8 @@ export interface Candidate {
 export interface SearchStore {
   /** Where it is, for messages. */
   readonly where: string;
-  /** Makes its tables when they are missing. */
-  open(): Promise<void>;
+  /** Makes its tables when they are missing; says what it does to an index of an earlier format it brings to its own. */
+  open(say?: (line: string) => void): Promise<void>;
   /** The head it holds, or null when it holds none (new, being built, or of another format: `problem` says which). */
   head(): Promise<{ head: IndexHead | null; problem: string | null }>;
   /** Empties it (a build from the state follows). */
@@ -252,7 +252,7 @@ export class SearchIndex {
 
   /** Brings the index up to the state: from its head when that holds, else anew. */
   private async start(generation: number): Promise<{ items: number; from: number | null } | null> {
-    await this.store.open();
+    await this.store.open(this.say);
     if (!this.writes) {
       // A node that follows reads what the leader wrote.
       this.head = (await this.store.head()).head;
