@@ -131,6 +131,8 @@ export const nextVersion = (rank: bigint): bigint => rank + 1n;
 
 /** Entries' items written at a time while the index is built or brought up to date. */
 const BATCH = 2000;
+/** How long after a failed write of the index the next is tried. */
+const RETRY_MS = 1000;
 /** Entries read from the log at a time when the index is brought up to date. */
 const TAIL_PAGE = 1000;
 /** How long a search waits for the index (being built, or behind this node's state) before it is answered 503. */
@@ -179,6 +181,9 @@ export class SearchIndex {
   private bringing = false;
   private flushing: Promise<void> | null = null;
   private flushWanted = false;
+  /** Why the last write failed, until one succeeds; and the timer of the next try. */
+  private failure: string | null = null;
+  private retry: ReturnType<typeof setTimeout> | null = null;
   /** Items taken from the queue whose write has not succeeded yet. */
   private unwritten = 0;
   private waitingForCommit = false;
@@ -390,7 +395,7 @@ export class SearchIndex {
   /** Writes what was told once the log has committed it (one write at a time; entries told meanwhile wait for the next). */
   private flushSoon(): void {
     if (!this.writes || this.bringing) return;
-    if (this.flushing !== null) {
+    if (this.flushing !== null || this.retry !== null) {
       this.flushWanted = true;
       return;
     }
@@ -411,16 +416,33 @@ export class SearchIndex {
       if (this.log.size <= this.size) return;
     }
     const generation = this.generation;
-    this.flushing = this.flush(generation).finally(() => {
-      this.flushing = null;
-      if (this.flushWanted || this.log.size > this.size) {
+    const flushing = this.flush(generation);
+    this.flushing = flushing;
+    flushing.then(
+      () => {
+        this.flushing = null;
+        if (generation !== this.generation) return;
+        if (this.failure !== null) this.say(`archive: the search index is written again (it failed: ${this.failure})`);
+        this.failure = null;
+        if (this.flushWanted || this.log.size > this.size) {
+          this.flushWanted = false;
+          this.flushSoon();
+        }
+      },
+      (err: unknown) => {
+        this.flushing = null;
+        if (generation !== this.generation) return;
+        // Said once, then tried again every RETRY_MS (a full disk, say): tried again at once, it would hold the event loop.
+        if (this.failure === null)
+          console.error(`archive: writing the search index failed; trying again every ${RETRY_MS / 1000} s until it works:`, err);
+        this.failure = (err as Error)?.message ?? String(err);
         this.flushWanted = false;
-        if (generation === this.generation) this.flushSoon();
-      }
-    });
-    this.flushing.catch((err) => {
-      if (generation === this.generation) console.error('archive: writing the search index failed:', err);
-    });
+        this.retry = setTimeout(() => {
+          this.retry = null;
+          this.flushSoon();
+        }, RETRY_MS);
+      },
+    );
   }
 
   /** Writes the items of the committed entries told, with the head at that size. */
@@ -445,13 +467,20 @@ export class SearchIndex {
     this.queue = rest;
     // In log order, as told: an amended claim's version after the claim's own (a stable sort keeps an entry's items in order).
     if (read.length > 0) items.sort((a, b) => a.seq - b.seq);
-    // Until written, these items are in neither the queue nor the store (a write that fails leaves them counted).
+    // Until written, these items are in neither the queue nor the store.
     this.unwritten += items.length;
-    const root = hex(await this.log.rootAt(size));
-    if (generation !== this.generation) return;
-    const head = { treeSize: size, rootHash: root };
-    await this.store.write(items, head);
-    this.unwritten -= items.length;
+    const head = { treeSize: size, rootHash: '' };
+    try {
+      head.rootHash = hex(await this.log.rootAt(size));
+      if (generation !== this.generation) return;
+      await this.store.write(items, head);
+    } catch (err) {
+      // A write is whole or nothing (the store's head did not move): its items go back to the queue, written by the next flush.
+      if (generation === this.generation) this.queue = [...items, ...this.queue];
+      throw err;
+    } finally {
+      this.unwritten -= items.length;
+    }
     if (generation !== this.generation) return;
     this.head = head;
     this.written = Math.max(this.written, size);
@@ -564,6 +593,8 @@ export class SearchIndex {
   async close(): Promise<void> {
     this.generation++;
     this.writes = false;
+    if (this.retry !== null) clearTimeout(this.retry);
+    this.retry = null;
     await this.flushing?.catch(() => undefined);
     await this.store.close();
   }
