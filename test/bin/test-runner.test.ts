@@ -31,7 +31,7 @@ t.test('a run of passing files exits 0, and what a test spawns starts without a 
       t.ok(true);`,
     'b.test.js': `t.test('b', async (t) => t.pass('fine'));`,
   });
-  t.equal(r.status, 0, r.stdout);
+  t.equal(r.status, 0, 'exits 0', { stdout: r.stdout });
   t.match(r.stdout, /^ok 1 - .*a\.test\.js # time=/m);
   t.match(r.stdout, /^ok 2 - .*b\.test\.js # time=/m);
   t.match(r.stdout, /^# \{ total: 3, pass: 3 \}$/m);
