@@ -8,8 +8,8 @@
 // 650 s this way, in fresh clones on this machine (2026-11-28).
 //
 // A file passes when it exits 0 and prints tap's summary. tap's time limit is the library's
-// (TAP_TIMEOUT, the "timeout" of package.json); a file still running 30 s after it is killed with
-// its process group. Every failure is repeated at the end of the output, with the names of the
+// (TAP_TIMEOUT, the "timeout" of package.json); a file still running 30 s past that limit is
+// killed with its process group. Every failure is repeated at the end of the output, with the names of the
 // tests around it, so a log cut to its last lines (as CI shows it) still says what failed.
 // `npm test -- <file or folder>...` runs only those.
 import { spawn } from 'node:child_process';
