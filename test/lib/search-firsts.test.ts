@@ -37,11 +37,27 @@ async function all(store: SqliteSearch, treeSize: number): Promise<string[][]> {
   return out;
 }
 
+/** An index in `file`, open, with `writes` written in turn, each in one transaction, its head past its last entry. */
+async function made(file: string, ...writes: IndexedItem[][]): Promise<SqliteSearch> {
+  const store = new SqliteSearch(file, TIERS);
+  await store.open();
+  for (const w of writes) await store.write(w, { treeSize: Math.max(...w.map((it) => it.seq)) + 1, rootHash: 'a'.repeat(64) });
+  return store;
+}
+
+/** Makes the index in `file` (closed) one of the format before the table of first columns. */
+function former(file: string): void {
+  const raw = new Database(file);
+  raw.exec(`DROP TABLE firsts; UPDATE meta SET value = '${BEFORE_FIRSTS}' WHERE name = 'format'`);
+  raw.close();
+}
+
+/** New items, and new versions of some (each then ranked after the version it replaces): writes while the table is filled. */
+const LATER = [...items(2500, 300), ...items(0, 50).map((it) => ({ ...it, seq: 3000 + it.seq }))];
+
 t.test('an index of the format before the first columns is filled in place and answers the same throughout', async (t) => {
   const file = join(tempDir(t), 'search.sqlite');
-  const first = new SqliteSearch(file, TIERS);
-  await first.open();
-  await first.write(items(0, 2500), { treeSize: 2501, rootHash: 'a'.repeat(64) });
+  const first = await made(file, items(0, 2500));
   t.ok(first.firstsFull, 'a new index has the table full from the first write');
   const expected = await all(first, 10_000);
   t.ok(
@@ -49,11 +65,7 @@ t.test('an index of the format before the first columns is filled in place and a
     `every tier finds items: ${expected.map((c) => c.length).join(' ')}`,
   );
   await first.close();
-
-  // The format before: no table of first columns.
-  const raw = new Database(file);
-  raw.exec(`DROP TABLE firsts; UPDATE meta SET value = '${BEFORE_FIRSTS}' WHERE name = 'format'`);
-  raw.close();
+  former(file);
 
   const store = new SqliteSearch(file, TIERS);
   t.teardown(() => store.close());
@@ -64,11 +76,7 @@ t.test('an index of the format before the first columns is filled in place and a
   t.same(await all(store, 10_000), expected, 'before any row is in it, the answers are the same');
   await new Promise((r) => setImmediate(r));
   t.notOk(store.firstsFull, 'a turn fills a part');
-  // Writes while it is filled: new items, and new versions of some (each then ranked after the version it replaces).
-  await store.write([...items(2500, 300), ...items(0, 50).map((it) => ({ ...it, seq: 3000 + it.seq }))], {
-    treeSize: 3100,
-    rootHash: 'b'.repeat(64),
-  });
+  await store.write(LATER, { treeSize: 3100, rootHash: 'b'.repeat(64) });
   await store.filled();
   t.ok(store.firstsFull, 'filled');
   t.match(lines, [
@@ -80,14 +88,8 @@ t.test('an index of the format before the first columns is filled in place and a
   await store.close();
 
   // The same writes to an index of this format from its start.
-  const fresh = new SqliteSearch(join(tempDir(t), 'search.sqlite'), TIERS);
+  const fresh = await made(join(tempDir(t), 'search.sqlite'), items(0, 2500), LATER);
   t.teardown(() => fresh.close());
-  await fresh.open();
-  await fresh.write(items(0, 2500), { treeSize: 2501, rootHash: 'a'.repeat(64) });
-  await fresh.write([...items(2500, 300), ...items(0, 50).map((it) => ({ ...it, seq: 3000 + it.seq }))], {
-    treeSize: 3100,
-    rootHash: 'b'.repeat(64),
-  });
   t.same(after, await all(fresh, 10_000), 'filled while writes landed, it answers as an index that had the table from its start');
 
   const db = new Database(file, { readonly: true });
@@ -100,14 +102,10 @@ t.test('an index of the format before the first columns is filled in place and a
 
 t.test('an index closed while it is filled goes on from where it stood when opened again', async (t) => {
   const file = join(tempDir(t), 'search.sqlite');
-  const first = new SqliteSearch(file, TIERS);
-  await first.open();
-  await first.write(items(0, 3500), { treeSize: 3501, rootHash: 'a'.repeat(64) });
+  const first = await made(file, items(0, 3500));
   const expected = await all(first, 10_000);
   await first.close();
-  const raw = new Database(file);
-  raw.exec(`DROP TABLE firsts; UPDATE meta SET value = '${BEFORE_FIRSTS}' WHERE name = 'format'`);
-  raw.close();
+  former(file);
 
   const second = new SqliteSearch(file, TIERS);
   await second.open(() => undefined);
@@ -133,13 +131,8 @@ t.test('an index closed while it is filled goes on from where it stood when open
 
 t.test('an index emptied while it is filled (to be built anew) stops filling and is whole from its first write', async (t) => {
   const file = join(tempDir(t), 'search.sqlite');
-  const first = new SqliteSearch(file, TIERS);
-  await first.open();
-  await first.write(items(0, 2500), { treeSize: 2501, rootHash: 'a'.repeat(64) });
-  await first.close();
-  const raw = new Database(file);
-  raw.exec(`DROP TABLE firsts; UPDATE meta SET value = '${BEFORE_FIRSTS}' WHERE name = 'format'`);
-  raw.close();
+  await (await made(file, items(0, 2500))).close();
+  former(file);
 
   const store = new SqliteSearch(file, TIERS);
   t.teardown(() => store.close());
@@ -151,9 +144,7 @@ t.test('an index emptied while it is filled (to be built anew) stops filling and
   await store.write(items(5000, 1000), { treeSize: 6001, rootHash: 'c'.repeat(64) });
   await store.filled();
   t.equal(lines.length, 1, 'the start of the filling said, and nothing of its end');
-  const fresh = new SqliteSearch(join(tempDir(t), 'search.sqlite'), TIERS);
+  const fresh = await made(join(tempDir(t), 'search.sqlite'), items(5000, 1000));
   t.teardown(() => fresh.close());
-  await fresh.open();
-  await fresh.write(items(5000, 1000), { treeSize: 6001, rootHash: 'c'.repeat(64) });
   t.same(await all(store, 10_000), await all(fresh, 10_000), 'it answers as an index made anew');
 });
