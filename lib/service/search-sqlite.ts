@@ -30,6 +30,9 @@ export const searchFile = (dataDir: string): string => join(dataDir, 'search.sql
 
 const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 
+/** The table of first columns, as a new index makes it and as one of BEFORE_FIRSTS is given it. */
+const CREATE_FIRSTS = `CREATE VIRTUAL TABLE firsts USING fts5 (a, content = '', tokenize = '${TOKENIZER}')`;
+
 /**
  * The FTS5 tables: every column of each item version (`words`), and its first column alone
  * (`firsts`). A two-word phrase in the first column read from `words` (`{a} : "x y"`) decodes the
@@ -83,7 +86,7 @@ export class SqliteSearch implements SearchStore {
     if (format === undefined) this.create();
     else if (format.value === BEFORE_FIRSTS)
       db.transaction(() => {
-        db.exec(`CREATE VIRTUAL TABLE firsts USING fts5 (a, content = '', tokenize = '${TOKENIZER}')`);
+        db.exec(CREATE_FIRSTS);
         db.prepare(`INSERT INTO meta (name, value) VALUES ('firsts_to', '-1')`).run();
         db.prepare(`UPDATE meta SET value = ? WHERE name = 'format'`).run(SQLITE_SEARCH_FORMAT);
       })();
@@ -108,12 +111,11 @@ export class SqliteSearch implements SearchStore {
     const going = () => this.db === db && this.tables === tables && this.firstsTo !== null;
     let n = 0;
     const rows = db.prepare(`SELECT rank, a FROM texts WHERE rank > ? ORDER BY rank LIMIT ${FILL}`).safeIntegers(true);
-    const put = db.prepare(`INSERT INTO firsts (rowid, a) VALUES (?, ?)`);
     const note = db.prepare(`UPDATE meta SET value = ? WHERE name = 'firsts_to'`);
     const done = db.prepare(`DELETE FROM meta WHERE name = 'firsts_to'`);
     const step = db.transaction(() => {
       const got = rows.all(this.firstsTo!) as { rank: bigint; a: string }[];
-      for (const r of got) put.run(r.rank, r.a);
+      for (const r of got) this.s.first.run(r.rank, r.a);
       n += got.length;
       if (got.length < FILL) {
         done.run();
@@ -144,7 +146,7 @@ export class SqliteSearch implements SearchStore {
       CREATE INDEX items_key ON items (key, rank);
       CREATE TABLE texts (rank INTEGER PRIMARY KEY, a TEXT NOT NULL, b TEXT NOT NULL, c TEXT NOT NULL);
       CREATE VIRTUAL TABLE words USING fts5 (a, b, c, content = '', tokenize = '${TOKENIZER}');
-      CREATE VIRTUAL TABLE firsts USING fts5 (a, content = '', tokenize = '${TOKENIZER}');
+      ${CREATE_FIRSTS};
     `);
     this.db!.prepare(`INSERT INTO meta (name, value) VALUES ('format', ?)`).run(SQLITE_SEARCH_FORMAT);
     this.firstsTo = null;
