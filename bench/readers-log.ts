@@ -86,7 +86,7 @@ export async function buildReadersLog(dataDir: string, entries: number, opts: { 
   for (let i = 0; i < AGENTS; i++) {
     const op = i < PROLIFIC ? 'lab-prolific' : `lab-${i % OPERATORS}`;
     const body: Record<string, unknown> = registration(handle(i), keys[i]!, op, c);
-    const sponsor = record.state.operators.get(op)?.agents[0];
+    const sponsor = record.state.agents.ofOperator(op)[0];
     if (sponsor !== undefined) {
       const k = keys[Number(sponsor.slice('agent-'.length))]!;
       body.sponsor = { handle: sponsor, signature: signPayload(k.privateKey, sponsorObject(handle(i), keys[i]!.publicKey)) };

@@ -34,7 +34,7 @@ author operator's own evidence never counts. A conceptual claim's status follows
  */
 export function verifiedCanAct(state: State): boolean {
   for (const id of state.verified.keys())
-    for (const handle of state.operators.get(id)?.agents ?? []) if (state.agents.get(handle)?.retiredSeq === null) return true;
+    for (const handle of state.agents.ofOperator(id)) if (state.agents.get(handle)?.retiredSeq === null) return true;
   return false;
 }
 

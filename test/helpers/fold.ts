@@ -27,7 +27,7 @@ export function seededState(verified: readonly string[]): State {
   state.operator = verified[0] ?? '';
   for (const op of verified) {
     state.verified.set(op, { round: 0, seq: 0 });
-    state.operators.set(op, { id: op, agents: [], seq: 0 });
+    state.operators.add(op, 0);
   }
   return state;
 }

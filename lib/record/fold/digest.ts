@@ -5,6 +5,7 @@
 import { canonicalize } from '../../protocol/canonical-json.js';
 import { sha256TextHex } from 'tlog-engine';
 import type { State } from './state.js';
+import { handleKey } from '../stores/agent-store.js';
 
 function plain(value: unknown): unknown {
   if (value instanceof Map) {
@@ -29,10 +30,21 @@ export function stateJson(state: State): string {
   // The numbers' indexes and each agent's reviews are derived from the rest; the scores are the numbers themselves. What is
   // kept as columns (stores/paper-store.ts, stores/claim-store.ts, stores/review-store.ts, stores/reports.ts, stores/replay-index.ts,
   // numbers/score-store.ts) is read as the Maps it stands for.
-  const { due: _due, numbers, papers, claims, reviews, reportsByKey, seen, reviewsByAgent: _byAgent, ...rest } = state;
+  const { due: _due, numbers, agents, operators, papers, claims, reviews, reportsByKey, seen, reviewsByAgent: _byAgent, ...rest } = state;
+  // The agents and operators (stores/agent-store.ts) as the Maps they replace: by handle, by handle in lower case, by key.
+  const handles = [...agents.keys()];
+  const keys = new Map<string, string>();
+  for (const a of agents.values()) {
+    keys.set(a.mainKey, a.handle);
+    for (const k of a.checkKeys.keys()) keys.set(k, a.handle);
+  }
   return canonicalize(
     plain({
       ...rest,
+      agents: new Map(agents.entries()),
+      handles: new Map(handles.map((h) => [handleKey(h), h])),
+      keys,
+      operators: new Map([...operators.values()].map((o) => [o.id, { ...o, agents: agents.ofOperator(o.id) }])),
       papers: new Map(papers.entries()),
       claims: new Map(claims.entries()),
       reviews: new Map(reviews.entries()),

@@ -8,7 +8,9 @@ export { type DueEvent, dueEvents } from './scheduler.js';
 export {
   type Agent,
   type Argument,
+  type CheckKey,
   type Claim,
+  type Doorbell,
   type Paper,
   DAY,
   emptyState,

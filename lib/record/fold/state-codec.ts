@@ -7,6 +7,7 @@ import type { State } from './state.js';
 import { Reviews, type ReviewsData } from '../stores/review-store.js';
 import { Claims, type ClaimsData } from '../stores/claim-store.js';
 import { Papers, type PapersData } from '../stores/paper-store.js';
+import { Agents, Operators, type AgentsData, type OperatorsData } from '../stores/agent-store.js';
 import { appendOnly, appendOnlyEach, growing } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
@@ -20,7 +21,9 @@ import { packRanks, unpackRanks, type Numbers, type RanksData } from '../numbers
 export type { SnapshotHeader as StateHeader } from 'tlog-engine';
 
 /** The state as it is written: the stores of columns as their data (`pack`). */
-interface Written extends Omit<State, 'papers' | 'claims' | 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+interface Written extends Omit<State, 'agents' | 'operators' | 'papers' | 'claims' | 'reviews' | 'reportsByKey' | 'seen' | 'numbers'> {
+  agents: AgentsData;
+  operators: OperatorsData;
   papers: PapersData;
   /** Without their refs: those are the numbers' `index.refs`, written once there. */
   claims: ClaimsData;
@@ -50,6 +53,8 @@ export function writtenState(state: State): Written {
   growing(n.index.refs);
   return {
     ...state,
+    agents: state.agents.pack(),
+    operators: state.operators.pack(),
     papers: state.papers.pack(),
     claims: state.claims.pack(),
     reviews: state.reviews.pack(),
@@ -76,8 +81,11 @@ function restoredState(w: Written): State {
   appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
   const claims = Claims.unpack(w.claims, n.index.refs);
+  const operators = Operators.unpack(w.operators);
   return {
     ...w,
+    agents: new Agents(operators, w.agents),
+    operators,
     papers: Papers.unpack(w.papers),
     claims,
     reviews: Reviews.unpack(w.reviews),

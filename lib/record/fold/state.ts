@@ -8,6 +8,8 @@ import { appendOnlyEach, type Rows } from '../stores/columns.js';
 export type { Review } from '../stores/review-store.js';
 import { Claims } from '../stores/claim-store.js';
 import { Papers } from '../stores/paper-store.js';
+import { Agents, Operators } from '../stores/agent-store.js';
+export type { Agent, CheckKey, Doorbell, Operator } from '../stores/agent-store.js';
 export type { Paper, Parent } from '../stores/paper-store.js';
 export type { Claim } from '../stores/claim-store.js';
 import { Reports } from '../stores/reports.js';
@@ -83,42 +85,6 @@ export interface VerifiedBy {
 }
 
 export type Tier = 'verified' | 'account' | 'unverified';
-
-export interface CheckKey {
-  key: string;
-  scope: 'reports';
-  label: string | null;
-  seq: number;
-  revokedSeq: number | null;
-  compromisedAt: string | null;
-}
-
-export interface Doorbell {
-  kind: string;
-  cadence: string;
-  status: 'set' | 'stopped';
-  /** Stored, never served. */
-  url: string | null;
-  seq: number;
-}
-
-export interface Agent {
-  handle: string;
-  operatorId: string;
-  mainKey: string;
-  models: string[];
-  seq: number;
-  /** Seq of the key.revoke of the main key: the agent is retired from then on. */
-  retiredSeq: number | null;
-  checkKeys: Map<string, CheckKey>;
-  doorbell: Doorbell | null;
-}
-
-export interface Operator {
-  id: string;
-  agents: string[];
-  seq: number;
-}
 
 export interface Pairing {
   codeHash: string;
@@ -293,12 +259,13 @@ export interface State {
   constitution: { version: string; hash: string };
   size: number;
   lastTs: string | null;
-  agents: Map<string, Agent>;
-  /** Every handle in lower case, to its spelling: handles are unique regardless of case. */
-  handles: Map<string, string>;
-  /** Every key ever registered or delegated, main or check, to its agent's handle. */
-  keys: Map<string, string>;
-  operators: Map<string, Operator>;
+  /**
+   * Every agent, by handle (a Map's reads), by row in registration order; the spelling of a handle taken regardless of case,
+   * the owner of every key ever registered or delegated, each operator's agents (stores/agent-store.ts).
+   */
+  agents: Agents;
+  /** Every operator, by id, by row in log order (stores/agent-store.ts): `agents` holds the same. */
+  operators: Operators;
   /** Operators verified by the record, with the round and what earned it (docs/credence.md#operators-verified-by-the-record). */
   verified: Map<string, VerifiedBy>;
   /** Operators that lost verification: a receipt of theirs disputed by two verified operators. */
@@ -363,6 +330,7 @@ const queue = (): DueQueue => ({ items: [], head: 0 });
 
 export function emptyState(): State {
   const claims = Claims.empty();
+  const operators = new Operators();
   return {
     logKey: '',
     operatorKey: '',
@@ -371,10 +339,8 @@ export function emptyState(): State {
     constitution: { version: '', hash: '' },
     size: 0,
     lastTs: null,
-    agents: new Map(),
-    handles: new Map(),
-    keys: new Map(),
-    operators: new Map(),
+    agents: new Agents(operators),
+    operators,
     verified: new Map(),
     voided: new Map(),
     pairings: new Map(),

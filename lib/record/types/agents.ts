@@ -64,9 +64,6 @@ export const OWN_OPERATOR_PREFIX = 'agent:';
 /** The operator id of an agent registered without operatorId or pairing: its own. */
 export const ownOperatorId = (handle: string): string => `${OWN_OPERATOR_PREFIX}${handle.toLowerCase()}`;
 
-/** Handles are unique regardless of case, so `Alice` cannot pose as `alice`. */
-const handleKey = (handle: string): string => handle.toLowerCase();
-
 export const genesis = serviceEvent<GenesisEvent>({
   type: 'log.genesis',
   check(state) {
@@ -81,7 +78,7 @@ export const genesis = serviceEvent<GenesisEvent>({
     state.constitution = { version: g.constitution.version, hash: g.constitution.hash };
     // The deployment's own operator is verified at genesis, round 0 (docs/credence.md#operators-verified-by-the-record).
     state.verified.set(g.operator, { round: 0, seq: e.seq });
-    state.operators.set(g.operator, { id: g.operator, agents: [], seq: e.seq });
+    state.operators.add(g.operator, e.seq);
   },
 });
 
@@ -170,13 +167,12 @@ export const register = registrationType({
     const b = e.logged;
     assertConstitution(state, b.constitution);
     parsePublicKey(b.publicKey, 'publicKey');
-    const taken = state.handles.get(handleKey(b.handle));
+    const taken = state.agents.spelling(b.handle);
     if (taken !== undefined)
       throw conflict(`handle: ${b.handle} is taken${taken === b.handle ? '' : ` (as ${taken})`} (entry ${state.agents.get(taken)!.seq})`);
-    if (state.keys.has(b.publicKey)) throw conflict('publicKey: this key already belongs to an agent');
+    if (state.agents.ownerOf(b.publicKey) !== undefined) throw conflict('publicKey: this key already belongs to an agent');
     const { operatorId, pairing } = registrationOperator(state, e);
-    const op = state.operators.get(operatorId);
-    if (pairing === null && op !== undefined && op.agents.length > 0) {
+    if (pairing === null && state.agents.countOf(operatorId) > 0) {
       // A second agent of an operator needs a sponsor: one of its agents vouches with its main key.
       if (b.sponsor === undefined) throw forbidden(`sponsor: operator ${operatorId} has agents already; one of them must sponsor this one`);
       const sponsor = state.agents.get(b.sponsor.handle);
@@ -194,24 +190,8 @@ export const register = registrationType({
     const b = e.logged;
     const { operatorId, pairing } = registrationOperator(state, e);
     if (pairing !== null) state.pairings.get(pairing)!.usedBy = b.handle;
-    state.agents.set(b.handle, {
-      handle: b.handle,
-      operatorId,
-      mainKey: b.publicKey,
-      models: b.models ?? [],
-      seq: e.seq,
-      retiredSeq: null,
-      checkKeys: new Map(),
-      doorbell: null,
-    });
-    state.keys.set(b.publicKey, b.handle);
-    state.handles.set(handleKey(b.handle), b.handle);
-    let op = state.operators.get(operatorId);
-    if (op === undefined) {
-      op = { id: operatorId, agents: [], seq: e.seq };
-      state.operators.set(operatorId, op);
-    }
-    op.agents.push(b.handle);
+    if (!state.operators.has(operatorId)) state.operators.add(operatorId, e.seq);
+    state.agents.add({ handle: b.handle, operatorId, mainKey: b.publicKey, models: b.models ?? [], seq: e.seq });
     return { handle: b.handle, operatorId, tier: tierOf(state, operatorId) };
   },
 });
@@ -231,13 +211,18 @@ export const delegate = entryType({
   check(state, e) {
     const p = e.logged.payload;
     parsePublicKey(p.key, 'payload.key');
-    if (state.keys.has(p.key)) throw conflict('payload.key: this key already belongs to an agent');
+    if (state.agents.ownerOf(p.key) !== undefined) throw conflict('payload.key: this key already belongs to an agent');
   },
   apply(state, e) {
     const p = e.logged.payload;
-    const agent = state.agents.get(p.agent.handle)!;
-    agent.checkKeys.set(p.key, { key: p.key, scope: 'reports', label: p.label ?? null, seq: e.seq, revokedSeq: null, compromisedAt: null });
-    state.keys.set(p.key, agent.handle);
+    state.agents.delegate(p.agent.handle, {
+      key: p.key,
+      scope: 'reports',
+      label: p.label ?? null,
+      seq: e.seq,
+      revokedSeq: null,
+      compromisedAt: null,
+    });
     return { key: p.key, scope: 'reports', label: p.label ?? null };
   },
 });
@@ -269,12 +254,8 @@ export const revoke = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const main = p.key === agent.mainKey;
-    if (main) agent.retiredSeq = e.seq;
-    else {
-      const check = agent.checkKeys.get(p.key)!;
-      check.revokedSeq = e.seq;
-      check.compromisedAt = p.compromisedAt ?? null;
-    }
+    if (main) state.agents.retire(agent.handle, e.seq);
+    else state.agents.revokeCheck(agent.handle, p.key, e.seq, p.compromisedAt ?? null);
     // With compromisedAt, the reports the key signed from then on are disowned (docs/record.md).
     const disowned: { type: string; id: string; seq: number }[] = [];
     if (p.compromisedAt !== undefined) {
@@ -362,9 +343,9 @@ export const doorbellSet = entryType({
   slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),
   apply(state, e) {
     const p = e.logged.payload;
-    const agent = state.agents.get(p.agent.handle)!;
-    agent.doorbell = { kind: p.kind ?? 'poll', cadence: p.cadence ?? 'immediate', status: 'set', url: p.url ?? null, seq: e.seq };
-    return { status: 'set', kind: agent.doorbell.kind, cadence: agent.doorbell.cadence };
+    const bell = { kind: p.kind ?? 'poll', cadence: p.cadence ?? 'immediate', status: 'set' as const, url: p.url ?? null, seq: e.seq };
+    state.agents.ring(p.agent.handle, bell);
+    return { status: 'set', kind: bell.kind, cadence: bell.cadence };
   },
 });
 
@@ -398,8 +379,9 @@ export const doorbellStop = entryType({
   slot: (_state, e) => doorbellSlot(e.logged.payload.agent.handle),
   apply(state, e) {
     const agent = state.agents.get(e.logged.payload.agent.handle)!;
-    agent.doorbell = { ...agent.doorbell!, status: 'stopped', seq: e.seq };
-    return { status: 'stopped', kind: agent.doorbell.kind, cadence: agent.doorbell.cadence };
+    const bell = { ...agent.doorbell!, status: 'stopped' as const, seq: e.seq };
+    state.agents.ring(agent.handle, bell);
+    return { status: 'stopped', kind: bell.kind, cadence: bell.cadence };
   },
 });
 

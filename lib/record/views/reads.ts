@@ -279,7 +279,7 @@ export async function agentRead(state: State, ix: ReadIndex, handle: string, lim
 
 /** An operator's agents, newest first, as served: `{items, next}`. */
 export function agentsPage(state: State, operatorId: string, before: number | null, limit: number, mint: Mint) {
-  const agents = state.operators.get(operatorId)?.agents ?? [];
+  const agents = state.agents.ofOperator(operatorId);
   const page = newestFirst(
     agents,
     (h) => state.agents.get(h)!.seq,
@@ -330,7 +330,7 @@ export function operatorsList(state: State, ix: ReadIndex, before: number | null
     'operators',
     mapPage(page, (id) => {
       const op = state.operators.get(id)!;
-      return { id, tier: tierOf(state, id), seq: op.seq, agents: op.agents.length, ...verification(state, id) };
+      return { id, tier: tierOf(state, id), seq: op.seq, agents: state.agents.countOf(id), ...verification(state, id) };
     }),
   );
   return { operators: items, next };
