@@ -212,14 +212,15 @@ t.test('an append-only list is read back as its column, an array from its next a
   // A snapshot begun before an append, made into bytes after it: the list as it stood.
   const encoding = stateBody(back, () => new Promise((r) => setImmediate(r)));
   appendTo(back.reviewsByAgent, 'prolific', 300);
+  appendTo(back.reviewsByAgent, 'rare', 8);
+  appendTo(back.reviewsByAgent, 'newcomer', 9);
   const grown = back.reviewsByAgent.get('prolific')!;
   t.ok(Array.isArray(grown), 'an array from its first append');
   t.same(grown, [...long, 300], 'its numbers, then the new one');
-  t.same(
-    Array.from(readOf(Buffer.concat(await encoding)).reviewsByAgent.get('prolific')!),
-    long,
-    'the snapshot begun before the append holds the list as it stood',
-  );
+  const begun = readOf(Buffer.concat(await encoding)).reviewsByAgent;
+  t.same(Array.from(begun.get('prolific')!), long, 'the snapshot begun before the append holds the list as it stood');
+  t.same(begun.get('rare'), [7], 'a short list as it stood');
+  t.same([...begun.keys()], ['prolific', 'rare'], 'and no list begun after it');
   appendTo(back.reviewsByAgent, 'prolific', 303);
   t.same(read().reviewsByAgent.get('prolific'), list, 'the column read back is not written by the appends (another read is the same)');
   t.same(Array.from(list), long, 'the column itself unchanged');

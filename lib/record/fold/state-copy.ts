@@ -2,7 +2,18 @@
 // shared or copied at the speed of memory, the objects copied, and every part serialized later, one per turn of the event loop
 // (docs/log-format.md#snapshots-of-the-records-state-a-cache-not-protocol). Pure: the caller takes the turns.
 import { deserialize, serialize } from 'node:v8';
-import { columnCopy, holdsAppendOnly, isAppendOnly, isGrowing, isStable, restored, stable, type ColumnCopy } from '../stores/columns.js';
+import {
+  columnCopy,
+  holdsAppendOnly,
+  isAppendOnly,
+  isColumnRows,
+  isGrowing,
+  isStable,
+  restored,
+  stable,
+  type ColumnCopy,
+  type Rows,
+} from '../stores/columns.js';
 
 const TYPED = {
   Int8Array,
@@ -38,13 +49,28 @@ interface Column {
   rows?: boolean;
 }
 
+/**
+ * A part that holds only lists of numbers that only grow (columns.ts, `appendOnlyEach`: each agent's
+ * reviews, each key's reports), noted at the copy as its keys and each list's length, with no copy
+ * of its lists: their first items are read when the part is serialized, while the fold appends. Its
+ * lists are its own (`appendTo` makes each), reached from no other part.
+ */
+interface Held {
+  lists: Map<unknown, Rows> | (Rows | undefined)[];
+  /** A Map's keys at the copy, in order; undefined for a list of lists. */
+  keys: unknown[] | undefined;
+  /** Each list's length at the copy (-1: no list there). */
+  lengths: Int32Array;
+}
+
 /** A state copied by `copyState`: its parts (the value at each path) and the columns they name. */
 export interface StateCopy {
   /**
    * `length`: the part is a list of strings that only grows (columns.ts, `growing`), the state's
-   * own: its first `length` items are the copy's.
+   * own: its first `length` items are the copy's. `held`: its value is made from its lists when it
+   * is serialized (`Held`).
    */
-  parts: { path: string[]; value: unknown; columns: boolean; length?: number }[];
+  parts: { path: string[]; value: unknown; columns: boolean; length?: number; held?: Held }[];
   columns: Column[];
 }
 
@@ -170,6 +196,7 @@ class Copier {
 export function copyState(written: object, depth = 3, share = false): StateCopy {
   const c = new Copier(share);
   const parts: StateCopy['parts'] = [];
+  let held: Held | undefined;
   const split = (path: string[], v: object, d: number) => {
     for (const k of Object.keys(v)) {
       const x = (v as Record<string, unknown>)[k];
@@ -179,6 +206,8 @@ export function copyState(written: object, depth = 3, share = false): StateCopy 
         c.part = parts.length;
         c.reach(x);
         parts.push({ path: [...path, k], value: x, columns: false, length: x.length });
+      } else if (x !== null && typeof x === 'object' && (held = heldOf(x)) !== undefined) {
+        parts.push({ path: [...path, k], value: undefined, columns: false, held });
       } else {
         c.part = parts.length;
         parts.push({ path: [...path, k], value: c.copy(x), columns: false });
@@ -196,9 +225,52 @@ export function copyState(written: object, depth = 3, share = false): StateCopy 
   return { parts, columns: c.columns };
 }
 
-/** A part's value as the copy holds it: a list that only grows cut at its length at the copy. */
-const partValue = (p: StateCopy['parts'][number]): unknown =>
-  p.length === undefined ? p.value : packed(p.value as unknown[], 0, p.length);
+/** `lists`, a Map or list of lists that only grow (`holdsAppendOnly`), noted as `Held`; undefined for anything else. */
+function heldOf(lists: object): Held | undefined {
+  if (!holdsAppendOnly(lists)) return undefined;
+  if (lists instanceof Map) {
+    const keys: unknown[] = [];
+    const lengths = new Int32Array(lists.size);
+    for (const [k, list] of lists as Map<unknown, Rows>) {
+      if (k !== null && typeof k === 'object') return undefined;
+      lengths[keys.length] = list.length;
+      keys.push(k);
+    }
+    return { lists, keys, lengths };
+  }
+  if (!Array.isArray(lists)) return undefined;
+  const all = lists as (Rows | undefined)[];
+  const lengths = new Int32Array(all.length);
+  for (let i = 0; i < all.length; i++) lengths[i] = all[i]?.length ?? -1;
+  return { lists: all, keys: undefined, lengths };
+}
+
+/**
+ * A held part's value (`Held`): each list's first items as at the copy, a long one as a column
+ * (its numbers read when the columns are made, after the parts), a short one as an array.
+ */
+function heldValue(copy: StateCopy, p: StateCopy['parts'][number]): unknown {
+  const { lists, keys, lengths } = p.held!;
+  const cut = (list: Rows | undefined, n: number): unknown => {
+    if (list === undefined || n < 0) return undefined;
+    if (n < LIST) {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push(list[i]!);
+      return out;
+    }
+    copy.columns.push(isColumnRows(list) ? { data: list.subarray(0, n), rows: true } : { list: list as number[], length: n, rows: true });
+    p.columns = true;
+    return { [COLUMN]: copy.columns.length - 1 };
+  };
+  if (keys === undefined) return Array.from(lengths, (n, i) => cut((lists as (Rows | undefined)[])[i], n));
+  const m = new Map<unknown, unknown>();
+  keys.forEach((k, i) => m.set(k, cut((lists as Map<unknown, Rows>).get(k), lengths[i]!)));
+  return m;
+}
+
+/** A part's value as the copy holds it: a list that only grows cut at its length at the copy; a held part made now. */
+const partValue = (copy: StateCopy, p: StateCopy['parts'][number]): unknown =>
+  p.held !== undefined ? heldValue(copy, p) : p.length === undefined ? p.value : packed(p.value as unknown[], 0, p.length);
 
 /**
  * Items `from` to `to` of `list` as an array with no holes, which V8's structured clone writes densely (the items alone).
@@ -292,7 +364,7 @@ export function copyBytesSync(copy: StateCopy): Uint8Array[] {
     }
   return chunksOf(
     copy,
-    copy.parts.map((p) => [serialize(partValue(p))]),
+    copy.parts.map((p) => [serialize(partValue(copy, p))]),
   );
 }
 
@@ -309,7 +381,7 @@ export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): 
     const pieces: Uint8Array[] = [];
     if (p.length === undefined || p.length <= PIECE) {
       await turn();
-      pieces.push(serialize(partValue(p)));
+      pieces.push(serialize(partValue(copy, p)));
     } else
       for (let from = 0; from < p.length; from += PIECE) {
         await turn();

@@ -592,7 +592,7 @@ export class RowTexts {
   }
 
   pack(): RowTextsData {
-    return { rows: appendOnly(this.rows), texts: this.texts };
+    return { rows: appendOnly(this.rows), texts: growing(this.texts) };
   }
 
   static unpack(d: RowTextsData): RowTexts {
