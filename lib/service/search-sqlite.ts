@@ -86,7 +86,8 @@ export class SqliteSearch implements SearchStore {
     if (format === undefined) this.create();
     else if (format.value === BEFORE_FIRSTS)
       db.transaction(() => {
-        db.exec(CREATE_FIRSTS);
+        // The code before does not know the table: one it finds was left by an index of this format it built anew over.
+        db.exec(`DROP TABLE IF EXISTS firsts; ${CREATE_FIRSTS}`);
         db.prepare(`INSERT INTO meta (name, value) VALUES ('firsts_to', '-1')`).run();
         db.prepare(`UPDATE meta SET value = ? WHERE name = 'format'`).run(SQLITE_SEARCH_FORMAT);
       })();

@@ -148,3 +148,24 @@ t.test('an index emptied while it is filled (to be built anew) stops filling and
   t.teardown(() => fresh.close());
   t.same(await all(store, 10_000), await all(fresh, 10_000), 'it answers as an index made anew');
 });
+
+t.test(
+  'an index the code before built anew over one of this format has a table of first columns it never wrote: filled afresh',
+  async (t) => {
+    // The code before does not know `firsts`: building anew, it drops its own tables and leaves this one as it was.
+    const file = join(tempDir(t), 'search.sqlite');
+    await (await made(file, items(5000, 1000))).close();
+    former(file);
+    const raw = new Database(file);
+    raw.exec(`CREATE VIRTUAL TABLE firsts USING fts5 (a, content = ''); INSERT INTO firsts (rowid, a) VALUES (1, 'plasma turbulence')`);
+    raw.close();
+
+    const store = new SqliteSearch(file, TIERS);
+    t.teardown(() => store.close());
+    await store.open(() => {});
+    await store.filled();
+    const fresh = await made(join(tempDir(t), 'search.sqlite'), items(5000, 1000));
+    t.teardown(() => fresh.close());
+    t.same(await all(store, 10_000), await all(fresh, 10_000), 'it answers as an index made anew');
+  },
+);
