@@ -1,6 +1,6 @@
 // Every claim's score as columns by the claim's ordinal rather than an object per claim, read as the object it always was
 // (docs/record.md#how-the-state-is-kept).
-import { grow, owned, PageSaver, type Bytes, type Floats, type Ints } from '../stores/columns.js';
+import { grow, owned, PageSaver, RowIndex, type Bytes, type Floats, type Ints } from '../stores/columns.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
@@ -39,10 +39,17 @@ export type ScoreHead = Pick<Score, 'prior' | 'credence' | 'credenceVerified' | 
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ScoresData {
+  /** Claims (rows) with a place in `vector`. */
   n: number;
+  /** Per claim, its score's number in the table plus one (0: not scored). */
+  vector: Ints;
+  /** The table of distinct scores: W numbers, B bytes and a list of families each; `count` of them, some free. */
+  count: number;
   numbers: Floats;
   bytes: Bytes;
   families: Ints;
+  /** The index from a score's contents to its number (columns.ts, RowIndex). */
+  index: Ints;
   lists: string[][];
   sparse: [number, Partial<Pick<Score, 'arguments' | 'foundations' | 'lift'>>][];
 }
@@ -70,8 +77,8 @@ const NUMBERS = [
 ] as const;
 const W = NUMBERS.length;
 const STATUSES: readonly Status[] = ['established', 'supported', 'unchecked', 'contested', 'refuted'];
-// Per claim, one byte: set, calibration null, cap null, reproduced, resolved (2 bits: null, 0, 1), status (3 bits) in a second.
-const SET = 1;
+// Per score, one byte: calibration null, cap null, reproduced, its lift its own; resolved (2 bits: null, 0, 1) and status (3 bits)
+// in a second.
 const NO_CALIBRATION = 2;
 const NO_CAP = 4;
 const REPRODUCED = 8;
@@ -97,12 +104,44 @@ const sameLift = (a: Score['lift'], b: Score['lift']) =>
     );
   });
 
-// Columns rather than objects: a score kept as an object held about 880 bytes a claim.
+/**
+ * Columns rather than objects (a score kept as an object held about 880 bytes a claim), and each distinct score held once: a
+ * claim names its score's number in a table of the scores claims hold, so that the many claims no review has touched, whose
+ * scores are the same for the same author, confidence and kind, share one (at ten million entries, 7.6 million claims held 104
+ * bytes of numbers each). A score no claim holds any more is taken out of the table, its number given to the next new one.
+ */
 export class Scores {
+  /** Per claim: its score's number plus one (0: not scored). */
+  private vector = new Int32Array(16);
+  /** Per score in the table: W numbers, B bytes (flags, then resolved and status), its list of families. */
   private numbers = new Float64Array(16 * W);
-  /** Per claim, B bytes: flags, then resolved (0 null, 1 for 0, 2 for 1) and the status's index shifted by 2. */
+  /** The numbers' bits, to hash and compare them exactly (a view of the same buffer). */
+  private bits = new Uint32Array(this.numbers.buffer);
   private bytes = new Uint8Array(16 * B);
   private families = new Int32Array(16);
+  /** Per score: how many claims hold it (made again from `vector` when a snapshot is read). */
+  private holders = new Int32Array(16);
+  /** Scores in the table, free ones among them. */
+  private count = 0;
+  /**
+   * The free numbers, least first (a binary heap): the next new score takes the least, so that a state read from a snapshot
+   * numbers its scores as the state it was written from does, whatever order their numbers were freed in.
+   */
+  private free: number[] = [];
+  private readonly index = new RowIndex((v) =>
+    this.hashAt(this.bits, v * W * 2, this.bytes[v * B]!, this.bytes[v * B + 1]!, this.families[v]!),
+  );
+  /** The score `set` looks for, as the table would hold it. */
+  private readonly probe = new Float64Array(W);
+  private readonly probeBits = new Uint32Array(this.probe.buffer);
+  private probeFlags = 0;
+  private probeState = 0;
+  private probeFamilies = 0;
+  private readonly isProbe = (v: number): boolean => {
+    const o = v * W * 2;
+    for (let i = 0; i < W * 2; i++) if (this.bits[o + i] !== this.probeBits[i]) return false;
+    return this.bytes[v * B] === this.probeFlags && this.bytes[v * B + 1] === this.probeState && this.families[v] === this.probeFamilies;
+  };
   private lists: string[][] = [];
   private listIds = new Map<string, number>();
   /** Per claim that has some: its argument counts (when not all 0), foundations (when any), lift (when not its own alone). */
@@ -110,7 +149,7 @@ export class Scores {
   private n = 0;
   size = 0;
   /** The columns change in place as claims are rescored: a snapshot copies them on write (stores/columns.ts, PageSaver). */
-  private readonly saved = { numbers: new PageSaver(), bytes: new PageSaver(), families: new PageSaver() };
+  private readonly saved = { vector: new PageSaver(), numbers: new PageSaver(), bytes: new PageSaver(), families: new PageSaver() };
 
   constructor(private readonly ix: Ordinals) {}
 
@@ -125,34 +164,75 @@ export class Scores {
     return id;
   }
 
+  /** A score's hash: FNV-1a over its numbers' bits, its two bytes and its list of families. */
+  private hashAt(bits: Uint32Array, o: number, flags: number, state: number, families: number): number {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < W * 2; i++) h = Math.imul(h ^ bits[o + i]!, 0x01000193);
+    h = Math.imul(h ^ flags ^ (state << 8), 0x01000193);
+    h = Math.imul(h ^ families, 0x01000193);
+    return h ^ (h >>> 15);
+  }
+
+  /** The number of the score in `probe`, put in the table when no claim holds it yet. */
+  private intern(): number {
+    const found = this.index.find(this.hashAt(this.probeBits, 0, this.probeFlags, this.probeState, this.probeFamilies), this.isProbe);
+    if (found >= 0) return found;
+    let v = this.takeFree();
+    if (v === undefined) {
+      v = this.count++;
+      const { numbers, bytes, families } = this;
+      if ((this.numbers = grow(numbers, this.count * W)) !== numbers) {
+        this.bits = new Uint32Array(this.numbers.buffer);
+        this.saved.numbers.moved();
+      }
+      if ((this.bytes = grow(bytes, this.count * B)) !== bytes) this.saved.bytes.moved();
+      if ((this.families = grow(families, this.count)) !== families) this.saved.families.moved();
+      this.holders = grow(this.holders, this.count);
+    }
+    const o = v * W;
+    // A score's numbers may straddle two pages; its bytes too.
+    this.saved.numbers.write(o);
+    this.saved.numbers.write(o + W - 1);
+    this.saved.bytes.write(v * B);
+    this.saved.bytes.write(v * B + B - 1);
+    this.saved.families.write(v);
+    this.numbers.set(this.probe, o);
+    this.bytes[v * B] = this.probeFlags;
+    this.bytes[v * B + 1] = this.probeState;
+    this.families[v] = this.probeFamilies;
+    this.index.insert(v);
+    return v;
+  }
+
   set(ref: string, s: Score): this {
     const row = this.ix.rowOf(ref);
     if (row < 0 || s.ref !== ref) throw new Error(`no claim ${ref} to score`);
     if (row >= this.n) {
       this.n = row + 1;
-      const { numbers, bytes, families } = this;
-      if ((this.numbers = grow(numbers, this.n * W)) !== numbers) this.saved.numbers.moved();
-      if ((this.bytes = grow(bytes, this.n * B)) !== bytes) this.saved.bytes.moved();
-      if ((this.families = grow(families, this.n)) !== families) this.saved.families.moved();
+      const vector = this.vector;
+      if ((this.vector = grow(vector, this.n)) !== vector) this.saved.vector.moved();
     }
-    const o = row * W;
-    // A row's numbers may straddle two pages; its bytes too.
-    this.saved.numbers.write(o);
-    this.saved.numbers.write(o + W - 1);
-    this.saved.bytes.write(row * B);
-    this.saved.bytes.write(row * B + B - 1);
-    this.saved.families.write(row);
-    for (let i = 0; i < W; i++) this.numbers[o + i] = (s[NUMBERS[i]!] as number | null) ?? 0;
-    if ((this.bytes[row * B]! & SET) === 0) this.size++;
+    for (let i = 0; i < W; i++) this.probe[i] = (s[NUMBERS[i]!] as number | null) ?? 0;
     const own = s.foundations.length === 0 && sameLift(s.lift, ownLift(ref, s.credence, s.hypoCredence));
-    this.bytes[row * B] =
-      SET |
+    this.probeFlags =
       (s.calibration === null ? NO_CALIBRATION : 0) |
       (s.cap === null ? NO_CAP : 0) |
       (s.reproduced ? REPRODUCED : 0) |
       (own ? OWN_LIFT : 0);
-    this.bytes[row * B + 1] = (s.resolved === null ? 0 : s.resolved + 1) | (STATUSES.indexOf(s.status) << 2);
-    this.families[row] = this.list(s.families);
+    this.probeState = (s.resolved === null ? 0 : s.resolved + 1) | (STATUSES.indexOf(s.status) << 2);
+    this.probeFamilies = this.list(s.families);
+    const was = this.vector[row]! - 1;
+    const v = this.intern();
+    if (v !== was) {
+      this.holders[v]!++;
+      if (was < 0) this.size++;
+      else if (--this.holders[was]! === 0) {
+        this.index.remove(was);
+        this.putFree(was);
+      }
+      this.saved.vector.write(row);
+      this.vector[row] = v + 1;
+    }
     const extra: Partial<Pick<Score, 'arguments' | 'foundations' | 'lift'>> = {};
     if (!isZero(s.arguments)) extra.arguments = s.arguments;
     if (s.foundations.length > 0) extra.foundations = s.foundations;
@@ -162,9 +242,50 @@ export class Scores {
     return this;
   }
 
+  /** The least free number, taken from the heap, or undefined. */
+  private takeFree(): number | undefined {
+    const h = this.free;
+    if (h.length === 0) return undefined;
+    const least = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= h.length) break;
+        const c = l + 1 < h.length && h[l + 1]! < h[l]! ? l + 1 : l;
+        if (h[c]! >= last) break;
+        h[i] = h[c]!;
+        i = c;
+      }
+      h[i] = last;
+    }
+    return least;
+  }
+
+  private putFree(v: number): void {
+    const h = this.free;
+    let i = h.length;
+    h.push(v);
+    while (i > 0 && h[(i - 1) >> 1]! > v) {
+      h[i] = h[(i - 1) >> 1]!;
+      i = (i - 1) >> 1;
+    }
+    h[i] = v;
+  }
+
+  /** The scores in the table that claims hold (for the tests and benches: how far they are shared). */
+  get distinct(): number {
+    return this.count - this.free.length;
+  }
+
+  /** The number of the score of the claim of ordinal `row`, or -1 when it has none. */
+  private scoreOf(row: number): number {
+    return row < 0 || row >= this.n ? -1 : this.vector[row]! - 1;
+  }
+
   has(ref: string): boolean {
-    const row = this.ix.rowOf(ref);
-    return row >= 0 && row < this.n && (this.bytes[row * B]! & SET) !== 0;
+    return this.scoreOf(this.ix.rowOf(ref)) >= 0;
   }
 
   get(ref: string): Score | undefined {
@@ -177,8 +298,9 @@ export class Scores {
    * making its Score: the fold reads it for every review, the Score would be made and dropped.
    */
   resolvedAt(row: number): Score['resolved'] | undefined {
-    if (row < 0 || row >= this.n || (this.bytes[row * B]! & SET) === 0) return undefined;
-    const b = this.bytes[row * B + 1]! & 3;
+    const v = this.scoreOf(row);
+    if (v < 0) return undefined;
+    const b = this.bytes[v * B + 1]! & 3;
     return b === 0 ? null : ((b - 1) as 0 | 1);
   }
 
@@ -189,10 +311,11 @@ export class Scores {
 
   /** What a rescore compares of the claim of ordinal `row`'s score (rescore.ts), read without making the whole Score. */
   headAt(row: number): ScoreHead | undefined {
-    if (row >= this.n || (this.bytes[row * B]! & SET) === 0) return undefined;
+    const n = this.scoreOf(row);
+    if (n < 0) return undefined;
     const v = this.numbers;
-    const o = row * W;
-    const b = this.bytes[row * B + 1]!;
+    const o = n * W;
+    const b = this.bytes[n * B + 1]!;
     return {
       prior: v[o + 1]!,
       credence: v[o + 2]!,
@@ -206,13 +329,13 @@ export class Scores {
 
   /** The score of the claim of ordinal `row`, if it has one. */
   at(row: number): Score | undefined {
-    if (row >= this.n) return undefined;
-    const flags = this.bytes[row * B]!;
-    if ((flags & SET) === 0) return undefined;
+    const n = this.scoreOf(row);
+    if (n < 0) return undefined;
+    const flags = this.bytes[n * B]!;
     const v = this.numbers;
-    const o = row * W;
+    const o = n * W;
     const ref = this.ix.refs[row]!;
-    const b = this.bytes[row * B + 1]!;
+    const b = this.bytes[n * B + 1]!;
     const extra = this.sparse.get(row);
     const credence = v[o + 2]!;
     const hypoCredence = v[o + 11]!;
@@ -230,7 +353,7 @@ export class Scores {
       f: v[o + 7]!,
       dispute: v[o + 8]!,
       reproduced: (flags & REPRODUCED) !== 0,
-      families: this.lists[this.families[row]!]!,
+      families: this.lists[this.families[n]!]!,
       arguments: extra?.arguments ?? noArguments(),
       foundations: extra?.foundations ?? [],
       evidence: v[o + 9]!,
@@ -260,13 +383,17 @@ export class Scores {
     return this.entries();
   }
 
+  /** Every column changes in place: a snapshot copies them and the index's slots on write. The holders are counted again. */
   pack(): ScoresData {
-    const { n } = this;
+    const { n, count } = this;
     return {
       n,
-      numbers: this.saved.numbers.mark(this.numbers.subarray(0, n * W)),
-      bytes: this.saved.bytes.mark(this.bytes.subarray(0, n * B)),
-      families: this.saved.families.mark(this.families.subarray(0, n)),
+      vector: this.saved.vector.mark(this.vector.subarray(0, n)),
+      count,
+      numbers: this.saved.numbers.mark(this.numbers.subarray(0, count * W)),
+      bytes: this.saved.bytes.mark(this.bytes.subarray(0, count * B)),
+      families: this.saved.families.mark(this.families.subarray(0, count)),
+      index: this.index.slotsNow(),
       lists: this.lists,
       sparse: [...this.sparse],
     };
@@ -274,14 +401,29 @@ export class Scores {
 
   static unpack(d: ScoresData, ix: Ordinals): Scores {
     const s = new Scores(ix);
+    if (d.vector.length !== d.n || d.numbers.length !== d.count * W || d.bytes.length !== d.count * B || d.families.length !== d.count)
+      throw new Error(`the scores' columns do not hold ${d.n} claims and ${d.count} scores`);
     s.n = d.n;
-    s.numbers = owned(d.numbers, d.n * W);
-    s.bytes = owned(d.bytes, d.n * B);
-    s.families = owned(d.families, d.n);
+    s.count = d.count;
+    s.vector = owned(d.vector, d.n);
+    s.numbers = owned(d.numbers, d.count * W);
+    s.bits = new Uint32Array(s.numbers.buffer);
+    s.bytes = owned(d.bytes, d.count * B);
+    s.families = owned(d.families, d.count);
+    s.holders = new Int32Array(Math.max(16, d.count));
+    for (let row = 0; row < d.n; row++) {
+      const v = s.vector[row]! - 1;
+      if (v < 0) continue;
+      if (v >= d.count) throw new Error(`claim ${row} holds score ${v} of ${d.count}`);
+      s.holders[v]!++;
+      s.size++;
+    }
+    // In increasing order: a heap as it is.
+    for (let v = 0; v < d.count; v++) if (s.holders[v] === 0) s.free.push(v);
+    s.index.adopt(d.index, d.count - s.free.length);
     s.lists = d.lists;
     d.lists.forEach((l, i) => s.listIds.set(l.join('\n'), i));
     s.sparse = new Map(d.sparse);
-    for (let row = 0; row < d.n; row++) if (s.bytes[row * B]! & SET) s.size++;
     return s;
   }
 }
