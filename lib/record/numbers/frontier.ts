@@ -51,16 +51,17 @@ function claimQueues(state: State) {
   // The fold keeps each claim's value of checking, minutes and dispute worth by ordinal
   // (rescore.ts), so ranking is a scan of arrays.
   const { refs } = state.numbers.index;
-  const ranks = state.numbers.ranks;
-  const [value, minutes, worth, isConceptual] = [ranks.value.rows, ranks.minutes.rows, ranks.worth.rows, ranks.conceptual.rows];
+  const { ranks, scores } = state.numbers;
+  const [minutes, isConceptual] = [ranks.minutes.rows, ranks.conceptual.rows];
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i]!;
     if (!inView(state, ref)) continue;
+    const value = scores.valueAt(i);
     if (isConceptual[i]) {
-      if (conceptual.takes(value[i]!, i))
-        conceptual.offer(value[i]!, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
+      if (conceptual.takes(value, i))
+        conceptual.offer(value, i, () => ({ ref, ...claimNumbers(state, ref), arguments: state.numbers.scores.get(ref)!.arguments }));
     } else {
-      const perMinute = value[i]! / minutes[i]!;
+      const perMinute = value / minutes[i]!;
       if (claims.takes(perMinute, i))
         claims.offer(perMinute, i, () => ({
           ref,
@@ -70,7 +71,7 @@ function claimQueues(state: State) {
         }));
     }
     // Disputes most worth settling: how much the evidence disagrees, times how much rests on it.
-    const w = worth[i]!;
+    const w = scores.worthAt(i);
     if (w > 0 && disputes.takes(w, i)) disputes.offer(w, i, () => ({ ref, ...claimNumbers(state, ref), worth: round4(w) }));
   }
   const watch = {

@@ -125,12 +125,11 @@ export const CHUNK = 1024;
 
 /**
  * What the frontier ranks, per claim ordinal, kept as scores change so that a read scans
- * arrays instead of scoring: value of checking, expected minutes, dispute worth, kind.
+ * arrays instead of scoring: expected minutes and kind (the value of checking and the dispute
+ * worth are read from the claim's score: score-store.ts, `valueAt` and `worthAt`).
  */
 export interface Ranks {
-  value: ChangingColumn<Floats>;
   minutes: ChangingColumn<Floats>;
-  worth: ChangingColumn<Floats>;
   /** 1 for a conceptual claim. */
   conceptual: ChangingColumn<Bytes>;
   /**
@@ -144,35 +143,27 @@ export interface Ranks {
 
 /** No claims ranked yet. */
 export const emptyRanks = (): Ranks => ({
-  value: new ChangingColumn(new Float64Array(0)),
   minutes: new ChangingColumn(new Float64Array(0)),
-  worth: new ChangingColumn(new Float64Array(0)),
   conceptual: new ChangingColumn(new Uint8Array(0)),
   watch: null,
   stale: true,
 });
 
 /** The ranks as a snapshot writes them: their columns. */
-export interface RanksData extends Omit<Ranks, 'value' | 'minutes' | 'worth' | 'conceptual'> {
-  value: Floats;
+export interface RanksData extends Omit<Ranks, 'minutes' | 'conceptual'> {
   minutes: Floats;
-  worth: Floats;
   conceptual: Bytes;
 }
 
 export const packRanks = (r: Ranks): RanksData => ({
   ...r,
-  value: r.value.pack(),
   minutes: r.minutes.pack(),
-  worth: r.worth.pack(),
   conceptual: r.conceptual.pack(),
 });
 
 export const unpackRanks = (d: RanksData): Ranks => ({
   ...d,
-  value: new ChangingColumn(d.value),
   minutes: new ChangingColumn(d.minutes),
-  worth: new ChangingColumn(d.worth),
   conceptual: new ChangingColumn(d.conceptual),
 });
 

@@ -2,10 +2,9 @@
 // moved are rescored, then the rounds of verification run (docs/credence.md#how-the-service-keeps-them). `rescoreAll` is the
 // from-scratch computation that the incremental one must equal (tests compare them).
 import type { Receipt, RecordEntry, State } from '../fold/state.js';
-import { CHUNK, emptyAggregates, type Ranks } from './indexes.js';
+import { CHUNK, emptyAggregates, type Numbers } from './indexes.js';
 import { keptParts, markStale, resolvedMoved } from './kept.js';
 import { Scores, type ScoreHead } from './score-store.js';
-import { valueOfChecking } from './rules.js';
 import { foundationsOf, scoreClaim, type Score } from './score.js';
 
 /** Minutes of expected compute for a claim with no bundle yet (docs/credence.md). */
@@ -154,21 +153,19 @@ function setScore(state: State, ref: string, s: Score): void {
   const ord = state.claims.ordinal(ref);
   n.scores.set(ref, s);
   n.history.note(ref, n.at.seq, s.credence);
-  const r = n.ranks;
-  r.value.set(ord, valueOfChecking(s.use, s.credence));
-  r.worth.set(ord, s.dispute > 0 ? s.dispute * (s.use + 0.5) : 0);
-  r.conceptual.set(ord, state.claims.kindAt(ord) === 'conceptual' ? 1 : 0);
-  watchFrontier(r, ord);
+  n.ranks.conceptual.set(ord, state.claims.kindAt(ord) === 'conceptual' ? 1 : 0);
+  watchFrontier(n, ord);
   n.chunkVersion[Math.floor(ord / CHUNK)] = n.version;
 }
 
 /** Marks the frontier's ranked queues stale when claim `ord`, as it now ranks, may belong in them. */
-export function watchFrontier(r: Ranks, ord: number): void {
+export function watchFrontier(n: Pick<Numbers, 'ranks' | 'scores'>, ord: number): void {
+  const r = n.ranks;
   const w = r.watch;
   if (r.stale || w === null) return;
   const conceptual = r.conceptual.at(ord) === 1;
-  const value = r.value.at(ord);
-  const worth = r.worth.at(ord);
+  const value = n.scores.valueAt(ord);
+  const worth = n.scores.worthAt(ord);
   const key = conceptual ? value : value / r.minutes.at(ord);
   if (w.members.has(ord) || key >= (conceptual ? w.conceptual : w.claims) || (worth > 0 && worth >= w.disputes)) r.stale = true;
 }

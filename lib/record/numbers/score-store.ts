@@ -1,6 +1,7 @@
 // Every claim's score as columns by the claim's ordinal rather than an object per claim, read as the object it always was
 // (docs/record.md#how-the-state-is-kept).
 import { grow, owned, PageSaver, RowIndex, type Bytes, type Floats, type Ints } from '../stores/columns.js';
+import { valueOfChecking } from './rules.js';
 
 export type Status = 'established' | 'supported' | 'unchecked' | 'contested' | 'refuted';
 
@@ -76,6 +77,9 @@ const NUMBERS = [
   'hypoVerified',
 ] as const;
 const W = NUMBERS.length;
+const CREDENCE = NUMBERS.indexOf('credence');
+const USE = NUMBERS.indexOf('use');
+const DISPUTE = NUMBERS.indexOf('dispute');
 const STATUSES: readonly Status[] = ['established', 'supported', 'unchecked', 'contested', 'refuted'];
 // Per score, one byte: calibration null, cap null, reproduced, its lift its own; resolved (2 bits: null, 0, 1) and status (3 bits)
 // in a second.
@@ -307,6 +311,22 @@ export class Scores {
   /** resolvedAt of claim `ref`. */
   resolvedOf(ref: string): Score['resolved'] | undefined {
     return this.resolvedAt(this.ix.rowOf(ref));
+  }
+
+  /**
+   * The value of checking the claim of ordinal `row` (rules.ts, `valueOfChecking`, of its use and credence) and the worth of
+   * settling its dispute (its dispute times its use plus a half, when it has one): what the frontier ranks it by, read from
+   * its score (0 when it has none).
+   */
+  valueAt(row: number): number {
+    const v = this.scoreOf(row);
+    return v < 0 ? 0 : valueOfChecking(this.numbers[v * W + USE]!, this.numbers[v * W + CREDENCE]!);
+  }
+  worthAt(row: number): number {
+    const v = this.scoreOf(row);
+    if (v < 0) return 0;
+    const dispute = this.numbers[v * W + DISPUTE]!;
+    return dispute > 0 ? dispute * (this.numbers[v * W + USE]! + 0.5) : 0;
   }
 
   /** What a rescore compares of the claim of ordinal `row`'s score (rescore.ts), read without making the whole Score. */

@@ -198,7 +198,7 @@ export const commit = entryType({
     // The frontier divides by the runtimeMinutes of the claim's latest bundle.
     const ord = state.claims.ordinal(r.target);
     state.numbers.ranks.minutes.set(ord, r.bundle.runtimeMinutes);
-    watchFrontier(state.numbers.ranks, ord);
+    watchFrontier(state.numbers, ord);
     state.numbers.version++;
     return untouched();
   },
