@@ -48,8 +48,8 @@ function claimQueues(state: State) {
   const claims = new Top<ClaimRow>(FRONTIER_MAX);
   const disputes = new Top<ClaimRow>(FRONTIER_MAX);
   const conceptual = new Top<ClaimRow>(FRONTIER_MAX);
-  // The fold keeps each claim's value of checking, minutes and dispute worth by ordinal
-  // (rescore.ts), so ranking is a scan of arrays.
+  // The fold keeps each claim's minutes and kind by ordinal (rescore.ts), and its value of checking and dispute worth are
+  // read from its score (score-store.ts, a number of the claim's and a row of the table of scores): ranking is a scan of arrays.
   const { refs } = state.numbers.index;
   const { ranks, scores } = state.numbers;
   const [minutes, isConceptual] = [ranks.minutes.rows, ranks.conceptual.rows];
