@@ -19,8 +19,7 @@ import {
   SeenIndex,
   type ColumnCopy,
 } from '../../lib/record/stores/index.js';
-import { IndexedInterned, Interned } from '../../lib/record/stores/columns.js';
-import { hashText } from '../../lib/record/stores/claim-store.js';
+import { hashText, IndexedInterned, Interned } from '../../lib/record/stores/columns.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 

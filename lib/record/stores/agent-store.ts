@@ -3,8 +3,7 @@
 // the main key, the operator, the models, the entry): a snapshot shares it. What changes later is held apart: the
 // retirements, check keys and doorbells in small Maps, and each operator's newest agent and count of agents in columns
 // copied on write; an operator's agents are a chain, each agent naming the one its operator registered before it.
-import { hashText } from './claim-store.js';
-import { ChangingColumn, grow, growing, Interned, owned, RowIndex, RowMap, stable, type Ints } from './columns.js';
+import { ChangingColumn, grow, growing, Interned, KeyIndex, owned, RowMap, stable, type Ints } from './columns.js';
 
 export interface CheckKey {
   key: string;
@@ -56,15 +55,13 @@ export interface OperatorsData {
 /** Every operator: its id and the entry that first named it (genesis, a pairing, its first agent), by row in log order. */
 export class Operators extends RowMap<Operator> {
   private readonly ids: string[];
-  private readonly index: RowIndex;
+  private readonly index: KeyIndex;
   private seq = new Int32Array(16);
-  private probe = '';
-  private readonly isProbe = (row: number): boolean => this.ids[row] === this.probe;
 
   constructor(ids: string[] = [], index?: Ints) {
     super();
     this.ids = ids;
-    this.index = new RowIndex((row) => hashText(this.ids[row]!));
+    this.index = new KeyIndex((row) => this.ids[row]!);
     if (index !== undefined) this.index.adopt(index, ids.length);
   }
 
@@ -84,8 +81,7 @@ export class Operators extends RowMap<Operator> {
   }
 
   rowOf(id: string): number {
-    this.probe = id;
-    return this.index.find(hashText(id), this.isProbe);
+    return this.index.find(id);
   }
   keyAt(row: number): string {
     return this.ids[row]!;
@@ -110,7 +106,7 @@ export class Operators extends RowMap<Operator> {
 /** What the agents' rows hold, as the snapshot writes them (fold/state-codec.ts). */
 export interface AgentsData {
   handles: string[];
-  /** The indexes by handle, by handle in lower case, and by main key (columns.ts, RowIndex). */
+  /** The indexes by handle, by handle in lower case, and by main key (columns.ts, KeyIndex). */
   index: Ints;
   folded: Ints;
   keyIndex: Ints;
@@ -137,9 +133,9 @@ const NO_KEYS: ReadonlyMap<string, CheckKey> = new Map();
 export class Agents extends RowMap<Agent> {
   private readonly handles: string[];
   private readonly mainKeys: string[];
-  private readonly index: RowIndex;
-  private readonly folded: RowIndex;
-  private readonly keyIndex: RowIndex;
+  private readonly index: KeyIndex;
+  private readonly folded: KeyIndex;
+  private readonly keyIndex: KeyIndex;
   private seq = new Int32Array(16);
   private operator = new Int32Array(16);
   private before = new Int32Array(16);
@@ -154,10 +150,6 @@ export class Agents extends RowMap<Agent> {
   /** Every check key, to its agent's row. */
   private checkKeyRows = new Map<string, number>();
   private doorbells = new Map<number, Doorbell>();
-  private probe = '';
-  private readonly isHandle = (row: number): boolean => this.handles[row] === this.probe;
-  private readonly isFolded = (row: number): boolean => handleKey(this.handles[row]!) === this.probe;
-  private readonly isKey = (row: number): boolean => this.mainKeys[row] === this.probe;
 
   constructor(
     readonly operators: Operators,
@@ -168,9 +160,9 @@ export class Agents extends RowMap<Agent> {
     this.mainKeys = d?.mainKeys ?? [];
     this.modelLists = new Interned(d === undefined ? [] : [...d.modelLists]);
     this.lists = this.modelLists.list.map((json) => JSON.parse(json) as string[]);
-    this.index = new RowIndex((row) => hashText(this.handles[row]!));
-    this.folded = new RowIndex((row) => hashText(handleKey(this.handles[row]!)));
-    this.keyIndex = new RowIndex((row) => hashText(this.mainKeys[row]!));
+    this.index = new KeyIndex((row) => this.handles[row]!);
+    this.folded = new KeyIndex((row) => handleKey(this.handles[row]!));
+    this.keyIndex = new KeyIndex((row) => this.mainKeys[row]!);
     if (d === undefined) return;
     const n = d.handles.length;
     for (const c of [d.mainKeys, d.seq, d.operator, d.before, d.models])
@@ -225,8 +217,7 @@ export class Agents extends RowMap<Agent> {
   }
 
   rowOf(handle: string): number {
-    this.probe = handle;
-    return this.index.find(hashText(handle), this.isHandle);
+    return this.index.find(handle);
   }
   keyAt(row: number): string {
     return this.handles[row]!;
@@ -246,15 +237,13 @@ export class Agents extends RowMap<Agent> {
 
   /** The handle taken as `handle` is spelled on the record, regardless of case, or undefined. */
   spelling(handle: string): string | undefined {
-    this.probe = handleKey(handle);
-    const row = this.folded.find(hashText(this.probe), this.isFolded);
+    const row = this.folded.find(handleKey(handle));
     return row < 0 ? undefined : this.handles[row];
   }
 
   /** The handle of the agent whose key (main or check, revoked or not) `key` is, or undefined. */
   ownerOf(key: string): string | undefined {
-    this.probe = key;
-    const row = this.keyIndex.find(hashText(key), this.isKey);
+    const row = this.keyIndex.find(key);
     if (row >= 0) return this.handles[row];
     const check = this.checkKeyRows.get(key);
     return check === undefined ? undefined : this.handles[check];

@@ -4,9 +4,10 @@
 import {
   ChangingColumn,
   grow,
+  hashText,
   Interned,
+  KeyIndex,
   owned,
-  RowIndex,
   stable,
   type Bytes,
   type Floats,
@@ -39,7 +40,7 @@ export interface Claim {
 
 /** What a claim's row holds, as the snapshot writes it (fold/state-codec.ts); its refs are the numbers' `index.refs`. */
 export interface ClaimsData {
-  /** The index from ref to row as it stands (columns.ts, RowIndex): read back rather than built again from the refs. */
+  /** The index from ref to row as it stands (columns.ts, KeyIndex): read back rather than built again from the refs. */
   refIndex: Ints;
   /** Bit 0: conceptual (else empirical); bit 1: external; bit 2: its test as it stands is not known (TEST_UNKNOWN). */
   flags: Bytes;
@@ -69,20 +70,13 @@ const EXTERNAL = 2;
  */
 const TEST_UNKNOWN = 4;
 
-/** A string's hash for the ref index and a test's (FNV-1a over its UTF-16 code units). */
-export function hashText(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h ^ (h >>> 15);
-}
-
 /** The paper a ref names when the record made it: its part before the last `#` (`<paper id>#C<n>`, lib/protocol/ids.ts). */
 const paperOfRef = (ref: string): string => ref.slice(0, ref.lastIndexOf('#'));
 
 export class Claims extends RowMap<Claim> {
   /** Each row's ref: the numbers' `index.refs` is this very list (the one copy of every ref). */
   readonly refs: string[];
-  private readonly index: RowIndex;
+  private readonly index: KeyIndex;
   /** Changed in place (an amendment, evidence landing): a snapshot copies them on write (ChangingColumn). */
   private flags = new ChangingColumn(new Uint8Array(0));
   private confidence = new Float64Array(16);
@@ -96,15 +90,12 @@ export class Claims extends RowMap<Claim> {
   private sources = new RowTexts();
   private amendments = new Map<number, NonNullable<Claim['amendment']>>();
   private papers = new Map<number, string>();
-  /** The ref `rowOf` looks for, and the test of a row it probes (made once: no closure per lookup). */
-  private probe = '';
-  private readonly isProbe = (row: number): boolean => this.refs[row] === this.probe;
 
   /** Claims whose refs are `refs` (of a snapshot, with `index`, the ref index as it stood; else none yet). */
   private constructor(refs: string[], index?: Ints) {
     super();
     this.refs = refs;
-    this.index = new RowIndex((row) => hashText(this.refs[row]!));
+    this.index = new KeyIndex((row) => this.refs[row]!);
     if (index !== undefined) this.index.adopt(index, refs.length);
   }
 
@@ -142,8 +133,7 @@ export class Claims extends RowMap<Claim> {
 
   /** The row of claim `ref` (its ordinal), or -1. */
   rowOf(ref: string): number {
-    this.probe = ref;
-    return this.index.find(hashText(ref), this.isProbe);
+    return this.index.find(ref);
   }
 
   /** The row of claim `ref`, which the record holds. */

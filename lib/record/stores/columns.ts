@@ -400,6 +400,44 @@ const HEX = '0123456789abcdef';
 const NIBBLE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
 
+/** A string's hash for the indexes of keys and a claim's test's (FNV-1a over its UTF-16 code units). */
+export function hashText(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 15);
+}
+
+/**
+ * An index from a string key to its row: a RowIndex over the keys' hashes (`hashText`), `keyOf` giving a row's key (a
+ * paper's id, a claim's ref, an agent's handle). It holds nothing but row numbers; a snapshot keeps its slots (`slotsNow`).
+ */
+export class KeyIndex {
+  private readonly index: RowIndex;
+  /** The key `find` looks for, and the test of a row it probes (made once: no closure per lookup). */
+  private probe = '';
+  private readonly isProbe = (row: number): boolean => this.keyOf(row) === this.probe;
+
+  constructor(private readonly keyOf: (row: number) => string) {
+    this.index = new RowIndex((row) => hashText(keyOf(row)));
+  }
+
+  /** The row of `key`, or -1. */
+  find(key: string): number {
+    this.probe = key;
+    return this.index.find(hashText(key), this.isProbe);
+  }
+  /** Indexes `row` (not indexed yet). */
+  insert(row: number): void {
+    this.index.insert(row);
+  }
+  slotsNow(): Ints {
+    return this.index.slotsNow();
+  }
+  adopt(slots: Ints, size: number): void {
+    this.index.adopt(slots, size);
+  }
+}
+
 /**
  * SHA-256 ids (64 lowercase hex) by row, each held as its 32 bytes, with an index from id to row.
  * Only the canonical spelling is an id: a lookup of anything else finds nothing, as a Map keyed

@@ -1,8 +1,7 @@
 // Every paper on the record, held as columns (columns.ts), one row per paper in log order; reads see each paper as the object it
 // always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
 // shares every column, and copies only the lists of its ids and titles.
-import { hashText } from './claim-store.js';
-import { grow, Interned, isoMs, isoTs, owned, RowIndex, stable, type Floats, type Ints, RowMap, growing } from './columns.js';
+import { grow, Interned, isoMs, isoTs, KeyIndex, owned, stable, type Floats, type Ints, RowMap, growing } from './columns.js';
 
 export interface Parent {
   id: string;
@@ -28,7 +27,7 @@ export interface Paper {
 /** What a paper's row holds, as the snapshot writes it (fold/state-codec.ts). */
 export interface PapersData {
   ids: string[];
-  /** The index from id to row as it stands (columns.ts, RowIndex): read back rather than built again from the ids. */
+  /** The index from id to row as it stands (columns.ts, KeyIndex): read back rather than built again from the ids. */
   idIndex: Ints;
   seq: Ints;
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself, when not spelled as the log spells it, in `odd`. */
@@ -55,7 +54,7 @@ const refsOf = (id: string, n: number): string[] => Array.from({ length: n }, (_
 
 export class Papers extends RowMap<Paper> {
   private readonly ids: string[];
-  private readonly index: RowIndex;
+  private readonly index: KeyIndex;
   private seq = new Int32Array(16);
   private time = new Float64Array(16);
   private agent = new Int32Array(16);
@@ -70,14 +69,11 @@ export class Papers extends RowMap<Paper> {
   private buildsOn = new Map<number, Parent[]>();
   private models = new Map<number, string[]>();
   private claims = new Map<number, string[]>();
-  /** The id `rowOf` looks for, and the test of a row it probes (made once: no closure per lookup). */
-  private probe = '';
-  private readonly isProbe = (row: number): boolean => this.ids[row] === this.probe;
 
   private constructor(ids: string[], index?: Ints) {
     super();
     this.ids = ids;
-    this.index = new RowIndex((row) => hashText(this.ids[row]!));
+    this.index = new KeyIndex((row) => this.ids[row]!);
     if (index !== undefined) this.index.adopt(index, ids.length);
   }
 
@@ -120,8 +116,7 @@ export class Papers extends RowMap<Paper> {
 
   /** The row of paper `id` (in log order), or -1. */
   rowOf(id: string): number {
-    this.probe = id;
-    return this.index.find(hashText(id), this.isProbe);
+    return this.index.find(id);
   }
 
   /** The paper at `row`, as an object (its members in the order they always had). */

@@ -1,8 +1,8 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import { hashText } from './claim-store.js';
 import {
   grow,
+  hashText,
   HexIds,
   stable,
   Interned,
