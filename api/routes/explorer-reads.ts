@@ -112,7 +112,8 @@ export function explorerReaderReads({ d, record, readers, cursors }: ReadEnv) {
     const json = `/v2/papers/${id}`;
     await respond(ctx, json, async () => {
       const p = (await paperRead(state, id, logged))!;
-      return page(p.title, paperPage(state, p, readers.index.builtOnBy.get(id) ?? [], { before, limit }), { json, field: p.field });
+      const children = (readers.index.builtOnBy.get(id) ?? []).map((row) => state.papers.keyAt(row));
+      return page(p.title, paperPage(state, p, children, { before, limit }), { json, field: p.field });
     });
   };
 

@@ -39,13 +39,13 @@ export function explorerReads({ d, record }: ReadEnv) {
     await respond(ctx, '/v2/credence', () => {
       const refs: string[] = [];
       let i = before - 1;
-      for (; i >= 0 && refs.length < limit; i--) if (claimInView(state, all[i]!)) refs.push(all[i]!);
+      for (; i >= 0 && refs.length < limit; i--) if (claimInView(state, all.at(i))) refs.push(all.at(i));
       // The next page starts below the last claim shown, if any claim in view is left there.
-      while (i >= 0 && !claimInView(state, all[i]!)) i--;
+      while (i >= 0 && !claimInView(state, all.at(i))) i--;
       // The previous page holds the `limit` claims in view just above this one.
       let j = before;
-      for (let n = 0; j < all.length && n < limit; j++) if (claimInView(state, all[j]!)) n++;
-      while (j < all.length && !claimInView(state, all[j]!)) j++;
+      for (let n = 0; j < all.length && n < limit; j++) if (claimInView(state, all.at(j))) n++;
+      while (j < all.length && !claimInView(state, all.at(j))) j++;
       const link = (b: number | undefined) => hrefWith('/explore', { before: b, limit: limit === EXPLORE_PAGE ? undefined : limit });
       const newer = j === before ? null : j >= all.length ? undefined : j;
       const pages = (id: string) =>

@@ -2,8 +2,7 @@
 // against the plain structures they replace, on random operations: the replay index against a
 // Map of hash to {seq, ts} pruned as replay-window.ts once pruned it (rows noted again, odd ts
 // spellings, restores from the packed form half way), the row index against a Set under
-// inserts and removals, a copy of its slots read later as they stood at the copy, the indexed
-// table of strings against an Interned (and read back from its slots), 64-hex ids found only by
+// inserts and removals, a copy of its slots read later as they stood at the copy, 64-hex ids found only by
 // their canonical spelling, and entry times read without Date.parse exactly when the ts spells back.
 import t from 'tap';
 import fc from 'fast-check';
@@ -19,7 +18,6 @@ import {
   SeenIndex,
   type ColumnCopy,
 } from '../../lib/record/stores/index.js';
-import { hashText, IndexedInterned, Interned } from '../../lib/record/stores/columns.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 
@@ -242,35 +240,6 @@ t.test('the row index read back: the same rows found, and more indexed after; sl
   const index = new RowIndex(() => 0);
   t.throws(() => index.adopt(new Int32Array(24), 3), /an index of 3 rows cannot have 24 slots/, 'not a power of two');
   t.throws(() => index.adopt(new Int32Array(16), 9), /an index of 9 rows cannot have 16 slots/, 'more than half full');
-});
-
-t.test('the indexed table of strings: the numbers an Interned gives, through a snapshot of its index and after it', async (t) => {
-  const refs = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `rec:${hash(from + i).slice(0, 16)}#C${(i % 5) + 1}`);
-  const texts = [...refs(3000), ...refs(500)];
-  const plain = new Interned();
-  const table = new IndexedInterned(hashText);
-  t.same(
-    texts.map((s) => table.of(s)),
-    texts.map((s) => plain.of(s)),
-    'each string its number, a string seen before the number it was given',
-  );
-  const back = new IndexedInterned(hashText, [...table.list], table.slotsNow().slice());
-  t.ok(
-    plain.list.every((s, n) => back.find(s) === n && back.at(n) === s),
-    'read back from its list and slots: every string at its number',
-  );
-  t.equal(back.find('rec:none#C1'), -1, 'a string never given a number');
-  const more = refs(5000, 3000);
-  t.same(
-    more.map((s) => back.of(s)),
-    more.map((s) => plain.of(s)),
-    '5,000 more given numbers after (the index resized twice): the numbers an Interned gives',
-  );
-  t.ok(
-    plain.list.every((s, n) => back.find(s) === n),
-    'every string found at its number',
-  );
-  t.same(new IndexedInterned(hashText, [...plain.list]).find(plain.list[7000]!), 7000, 'a list indexed afresh, without slots');
 });
 
 t.test('the replay index: what the Map of the plain state held, in log order, pruned the same', async (t) => {

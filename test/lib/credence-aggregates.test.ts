@@ -69,7 +69,7 @@ function fromScratch(state: State): Map<string, Score> {
 }
 
 const bits = (state: State, scores: { get(ref: string): Score | undefined }) =>
-  canonicalize(state.numbers.index.refs.map((ref) => ({ ...scores.get(ref)! })));
+  canonicalize([...state.numbers.index.refs].map((ref) => ({ ...scores.get(ref)! })));
 
 const seen = {
   hot: 0,
@@ -102,7 +102,7 @@ function run(actions: Action[]): boolean {
   const hot = f.paper(agentOf('lab-1', 0), [{ confidence: 0.6 }])[0]!;
   papers.push(hot.split('#')[0]!);
   for (const a of actions) {
-    const claims = f.state.numbers.index.refs;
+    const claims = [...f.state.numbers.index.refs];
     try {
       switch (a.k) {
         case 'paper': {
@@ -180,7 +180,7 @@ function run(actions: Action[]): boolean {
     }
     // What the fold reads of a score without making it (Scores.resolvedAt, resolvedOf, headAt) is the score's.
     const scores = f.state.numbers.scores;
-    for (const [row, ref] of f.state.numbers.index.refs.entries()) {
+    for (const [row, ref] of [...f.state.numbers.index.refs].entries()) {
       const s = scores.get(ref);
       const head = scores.headAt(row);
       if (scores.resolvedAt(row) !== s?.resolved || scores.resolvedOf(ref) !== s?.resolved) return false;

@@ -107,7 +107,7 @@ function build(actions: Action[], actors: readonly string[], after?: (f: Fold) =
     f.agent(`${op.replace('_', '-')}-2`, op);
   }
   const agents = actors.flatMap((op) => [`${op.replace('_', '-')}-1`, `${op.replace('_', '-')}-2`]);
-  const claims = (): string[] => f.state.numbers.index.refs;
+  const claims = (): string[] => [...f.state.numbers.index.refs];
   const papers: string[] = [];
   for (const a of actions) {
     const by = pick(agents, a.by);
@@ -164,7 +164,7 @@ function build(actions: Action[], actors: readonly string[], after?: (f: Fold) =
 /** Every number the record serves of its claims, and who it verified. */
 const served = (f: Fold): string =>
   canonicalize({
-    claims: f.state.numbers.index.refs.map((ref) => claimScore(f.state, ref)),
+    claims: [...f.state.numbers.index.refs].map((ref) => claimScore(f.state, ref)),
     verified: [...f.state.verified],
     voided: [...f.state.voided],
   });
@@ -215,7 +215,7 @@ t.test("(b) evidence by the author's own operator never moves any number", async
         if (f.state.numbers.index.refs.length === 0) return true;
         const before = served(f);
         for (const [c, x, forecast, holds] of own) {
-          const claim = f.state.claims.get(pick(f.state.numbers.index.refs, c))!;
+          const claim = f.state.claims.get(pick([...f.state.numbers.index.refs], c))!;
           const agent = `${claim.operatorId.replace('_', '-')}-${1 + (x % 2)}`;
           try {
             if (x % 3 === 0) f.review(agent, claim.ref, forecast, pick(MODELS, x));

@@ -49,7 +49,7 @@ function load(name: string): { start: State; log: RecordEntry[] } {
  * so this is what shows that no served number changed. FIXTURES_WRITE=1 writes them anew.
  */
 function servedNumbers(state: State) {
-  const claims = state.numbers.index.refs.map((ref) => claimScore(state, ref));
+  const claims = [...state.numbers.index.refs].map((ref) => claimScore(state, ref));
   const operators: Record<string, { rho: number; resolved: number }> = {};
   for (const op of [...state.numbers.index.claimsByOperator.keys()].sort()) operators[op] = operatorCalibration(state, op);
   return { claims, operators };

@@ -11,7 +11,7 @@ import { copyBytesSync, copyState, readCopy } from '../../lib/record/fold/state-
 const N = 3000;
 const refs = Array.from({ length: N + 2000 }, (_, i) => `rec:${i.toString(16).padStart(16, '0')}#C1`);
 const rows = new Map(refs.map((r, i) => [r, i]));
-const ix = { refs, rowOf: (ref: string) => rows.get(ref) ?? -1 };
+const ix = { refAt: (row: number) => refs[row]!, rowOf: (ref: string) => rows.get(ref) ?? -1 };
 
 /** A score of claim `i`, its numbers drawn from `v`. */
 function score(i: number, v: number): Score {

@@ -80,7 +80,7 @@ const kept = (s: State): unknown => {
 const keptEqual = (a: State, b: State): boolean => isDeepStrictEqual(kept(a), kept(b));
 
 /** What a reader is served of a state: every claim's numbers and the frontier. */
-const served = (s: State) => JSON.stringify({ claims: s.numbers.index.refs.map((r) => claimScore(s, r)), frontier: frontier(s, 50) });
+const served = (s: State) => JSON.stringify({ claims: [...s.numbers.index.refs].map((r) => claimScore(s, r)), frontier: frontier(s, 50) });
 
 for (const name of ['concurrency', 'governance', 'replay', 'fold']) {
   t.test(`${name}: restored at any size and fed the rest, the state replayed from zero`, async (t) => {
@@ -114,9 +114,19 @@ const review = (i: number) => ({
   ts: i % 50 === 0 ? '2030-01-01T00:00:00Z' : new Date(Date.UTC(2030, 0, 1) + i * 86).toISOString(),
 });
 
+/** An empty state but for the seven claims `review` names (a review's claim is its row among the state's claims). */
+function stateOfClaims(): State {
+  const state = emptyState();
+  for (let c = 0; c < 7; c++) {
+    const claim = { ref: `rec:claim-${c}`, paper: 'rec:claim', external: false, kind: 'empirical' as const, confidence: 0.5 };
+    state.claims.add({ ...claim, source: null, operatorId: 'op-0', agent: 'agent-0', seq: c }, null);
+  }
+  return state;
+}
+
 t.test('the reviews restored: their id index read back finds every id, and their columns, their own, grow with new reviews', async (t) => {
   const N = 3000;
-  const state = emptyState();
+  const state = stateOfClaims();
   for (let i = 0; i < N; i++) state.reviews.add(review(i));
   const body = Buffer.concat(stateBodySync(state));
   const back = readState(body, state.size);
@@ -159,9 +169,9 @@ t.test(
     };
     // 3,000 rows: each index has 8,192 slots (8 pages), and 1,000 more fit before it resizes.
     const N = 3000;
-    const state = emptyState();
+    const state = stateOfClaims();
     fill(state, 0, N);
-    const atCopy = emptyState();
+    const atCopy = stateOfClaims();
     fill(atCopy, 0, N);
     let n = N;
     let turns = 0;

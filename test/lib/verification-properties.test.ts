@@ -91,7 +91,7 @@ function run(actions: Action[]): boolean {
   const f = new Fold(VERIFIED);
   for (const op of OPERATORS) for (const a of agentsOf(op)) f.agent(a, op);
   const agents = OPERATORS.flatMap(agentsOf);
-  const claims = (): string[] => f.state.numbers.index.refs;
+  const claims = (): string[] => [...f.state.numbers.index.refs];
   const resolved = new Map<string, 0 | 1 | null>();
   for (const a of actions) {
     const by = pick(agents, a.by);

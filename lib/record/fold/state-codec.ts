@@ -8,7 +8,7 @@ import { Reviews, type ReviewsData } from '../stores/review-store.js';
 import { Claims, type ClaimsData } from '../stores/claim-store.js';
 import { Papers, type PapersData } from '../stores/paper-store.js';
 import { Agents, Operators, type AgentsData, type OperatorsData } from '../stores/agent-store.js';
-import { appendOnly, appendOnlyEach, growing } from '../stores/columns.js';
+import { appendOnly, appendOnlyEach } from '../stores/columns.js';
 import { Reports, type ReportsData } from '../stores/reports.js';
 import { SeenIndex, type SeenData } from '../stores/replay-index.js';
 import { ClaimReviews, type ClaimReviewsData } from '../numbers/claim-reviews.js';
@@ -25,13 +25,13 @@ interface Written extends Omit<State, 'agents' | 'operators' | 'papers' | 'claim
   agents: AgentsData;
   operators: OperatorsData;
   papers: PapersData;
-  /** Without their refs: those are the numbers' `index.refs`, written once there. */
   claims: ClaimsData;
   reviews: ReviewsData;
   reportsByKey: ReportsData;
   seen: SeenData;
   numbers: Omit<Numbers, 'index' | 'history' | 'tallies' | 'scores' | 'ranks'> & {
-    index: Omit<Numbers['index'], 'reviewsByClaim'> & { reviewsByClaim: ClaimReviewsData };
+    /** Without the refs: they are the claims' (`claims.refs`), written once there. */
+    index: Omit<Numbers['index'], 'reviewsByClaim' | 'refs'> & { reviewsByClaim: ClaimReviewsData };
     scores: ScoresData;
     ranks: RanksData;
     history: HistoryData;
@@ -49,8 +49,7 @@ interface Written extends Omit<State, 'agents' | 'operators' | 'papers' | 'claim
  */
 export function writtenState(state: State): Written {
   const n = state.numbers;
-  // Every claim's ref, in log order: only ever appended to.
-  growing(n.index.refs);
+  const { refs: _refs, ...index } = n.index;
   return {
     ...state,
     agents: state.agents.pack(),
@@ -62,7 +61,7 @@ export function writtenState(state: State): Written {
     seen: state.seen.pack(),
     numbers: {
       ...n,
-      index: { ...n.index, reviewsByClaim: n.index.reviewsByClaim.pack() },
+      index: { ...index, reviewsByClaim: n.index.reviewsByClaim.pack() },
       scores: n.scores.pack(),
       history: n.history.pack(),
       ranks: packRanks(n.ranks),
@@ -80,7 +79,7 @@ function restoredState(w: Written): State {
   appendOnlyEach(n.index.papersByOperator);
   appendOnlyEach(w.reviewsByAgent);
   for (const tally of n.tallies.operators.values()) appendOnly(tally.claims);
-  const claims = Claims.unpack(w.claims, n.index.refs);
+  const claims = Claims.unpack(w.claims);
   const operators = Operators.unpack(w.operators);
   return {
     ...w,
@@ -88,12 +87,12 @@ function restoredState(w: Written): State {
     operators,
     papers: Papers.unpack(w.papers),
     claims,
-    reviews: Reviews.unpack(w.reviews),
+    reviews: Reviews.unpack(w.reviews, claims),
     reportsByKey: Reports.unpack(w.reportsByKey),
     seen: SeenIndex.unpack(w.seen),
     numbers: {
       ...n,
-      index: { ...n.index, reviewsByClaim: ClaimReviews.unpack(n.index.reviewsByClaim) },
+      index: { ...n.index, refs: claims.refs, reviewsByClaim: ClaimReviews.unpack(n.index.reviewsByClaim) },
       scores: Scores.unpack(n.scores, claims),
       history: History.unpack(n.history, claims),
       ranks: unpackRanks(n.ranks),

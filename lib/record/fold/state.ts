@@ -350,7 +350,7 @@ export function emptyState(): State {
     receiptsByClaim: new Map(),
     reviewsByAgent: appendOnlyEach(new Map()),
     findings: [],
-    reviews: new Reviews(),
+    reviews: new Reviews(claims),
     argumentsById: new Map(),
     argumentsByClaim: new Map(),
     challenges: new Map(),

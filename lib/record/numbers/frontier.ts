@@ -54,7 +54,7 @@ function claimQueues(state: State) {
   const { ranks, scores } = state.numbers;
   const [minutes, isConceptual] = [ranks.minutes.rows, ranks.conceptual.rows];
   for (let i = 0; i < refs.length; i++) {
-    const ref = refs[i]!;
+    const ref = refs.at(i);
     if (!inView(state, ref)) continue;
     const value = scores.valueAt(i);
     if (isConceptual[i]) {

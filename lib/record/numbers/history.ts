@@ -18,7 +18,8 @@ export interface HistoryData {
 /** Where a claim's row is read: the claims' store (stores/claim-store.ts). */
 interface Rows {
   rowOf(ref: string): number;
-  readonly refs: string[];
+  refAt(row: number): string;
+  readonly size: number;
 }
 
 /** The rows of a history of no state (a chart's, a test's): each ref given the next row when first noted. */
@@ -29,6 +30,12 @@ class OwnRows implements Rows {
   }
   rowOf(ref: string): number {
     return this.rows.get(ref) ?? -1;
+  }
+  refAt(row: number): string {
+    return this.refs[row]!;
+  }
+  get size(): number {
+    return this.refs.length;
   }
   add(ref: string): number {
     this.rows.set(ref, this.refs.length);
@@ -137,10 +144,10 @@ export class History {
     h.prev = owned(d.prev, h.n);
     h.last = new ChangingColumn(d.last);
     const scored = h.last.length;
-    if (scored > h.rows.refs.length) throw new Error(`a history of ${scored} claims for ${h.rows.refs.length}`);
+    if (scored > h.rows.size) throw new Error(`a history of ${scored} claims for ${h.rows.size}`);
     for (let row = 0; row < scored; row++) {
       // The claim's points among the latest RECENT_POINTS, walked back along its chain.
-      for (let p = h.last.at(row) - 1; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = h.rows.refs[row]!;
+      for (let p = h.last.at(row) - 1; p >= 0 && p >= h.n - RECENT_POINTS; p = h.prev[p]!) h.ring[p % RECENT_POINTS] = h.rows.refAt(row);
     }
     return h;
   }

@@ -8,15 +8,16 @@ import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
 import { appendOnlyEach, ChangingColumn, type Bytes, type Floats, type Rows } from '../stores/columns.js';
 import type { Claims } from '../stores/claim-store.js';
+import type { ShortKeys } from '../stores/short-keys.js';
 
 export type { Score, Status } from './score-store.js';
 
 export interface NumbersIndex {
   /**
    * Every claim's ref in log order (claims of one paper in claim order): a claim's place here is its
-   * ordinal, its row in state.claims (stores/claim-store.ts), which holds this very list and finds a ref's row.
+   * ordinal, its row in state.claims (stores/claim-store.ts), which holds this very store and finds a ref's row.
    */
-  refs: string[];
+  refs: ShortKeys;
   /** Reviews per claim (by its row, its ordinal), in log order: their rows in state.reviews (stores/review-store.ts); claim-reviews.ts. */
   reviewsByClaim: ClaimReviews;
   /** Receipts per claim, in the order of their results (check.result entries). */
@@ -62,7 +63,7 @@ export function* openOnly<T>(set: Set<string>, get: (id: string) => T | undefine
   }
 }
 
-export function emptyIndex(refs: string[]): NumbersIndex {
+export function emptyIndex(refs: ShortKeys): NumbersIndex {
   return {
     refs,
     reviewsByClaim: new ClaimReviews(),

@@ -111,8 +111,8 @@ export function refresh(state: State, refs: Iterable<string>): string[] {
   const resolvedChanged: string[] = [];
   while (heap.size > 0) {
     const ord = heap.pop();
-    const ref = ix.refs[ord]!;
-    const claim = state.claims.get(ref)!;
+    const ref = ix.refs.at(ord);
+    const claim = state.claims.at(ord);
     const before = scores.headAt(ord);
     const after = scoreClaim(state, ix, claim, scores, parts);
     setScore(state, ref, after);
@@ -181,7 +181,7 @@ function claimsReading(state: State, op: string): string[] {
   for (const id of ix.receiptsByOperator.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
   for (const id of ix.crossCheckedBy.get(op) ?? []) refs.push(state.receipts.get(id)!.target);
   // The claims it reviewed (or checked arguments of), once each however many reports it filed on them.
-  for (const ord of state.numbers.tallies.operators.get(op)?.claims ?? []) refs.push(ix.refs[ord]!);
+  for (const ord of state.numbers.tallies.operators.get(op)?.claims ?? []) refs.push(ix.refs.at(ord));
   for (const row of ix.papersByOperator.get(op) ?? []) {
     for (const ref of state.papers.at(row).claims) refs.push(...foundationsOf(state, state.claims.get(ref)!));
   }

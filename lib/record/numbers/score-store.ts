@@ -58,7 +58,7 @@ export interface ScoresData {
 /** Where a claim's ordinal is read: the claims' store, whose rows are the ordinals (stores/claim-store.ts). */
 interface Ordinals {
   rowOf(ref: string): number;
-  refs: string[];
+  refAt(row: number): string;
 }
 
 const NUMBERS = [
@@ -354,7 +354,7 @@ export class Scores {
     const flags = this.bytes[n * B]!;
     const v = this.numbers;
     const o = n * W;
-    const ref = this.ix.refs[row]!;
+    const ref = this.ix.refAt(row);
     const b = this.bytes[n * B + 1]!;
     const extra = this.sparse.get(row);
     const credence = v[o + 2]!;

@@ -161,7 +161,8 @@ function* chunkSteps(state: State, cache: Chunk[], k: number, slice: number): Ge
   const texts: string[] = [];
   const end = Math.min(refs.length, (k + 1) * CHUNK);
   for (let i = k * CHUNK; i < end; i++) {
-    if (inView(state, refs[i]!)) texts.push(claimJson(state, refs[i]!));
+    const ref = refs.at(i);
+    if (inView(state, ref)) texts.push(claimJson(state, ref));
     if ((i + 1 - k * CHUNK) % slice === 0) yield k;
   }
   const text = texts.join(',');

@@ -6,7 +6,6 @@ import {
   grow,
   hashText,
   Interned,
-  KeyIndex,
   owned,
   stable,
   type Bytes,
@@ -17,6 +16,7 @@ import {
   RowTexts,
   type RowTextsData,
 } from './columns.js';
+import { ShortKeys, type ShortKeysData } from './short-keys.js';
 
 export interface Claim {
   ref: string;
@@ -38,10 +38,10 @@ export interface Claim {
   evidence: number;
 }
 
-/** What a claim's row holds, as the snapshot writes it (fold/state-codec.ts); its refs are the numbers' `index.refs`. */
+/** What a claim's row holds, as the snapshot writes it (fold/state-codec.ts). */
 export interface ClaimsData {
-  /** The index from ref to row as it stands (columns.ts, KeyIndex): read back rather than built again from the refs. */
-  refIndex: Ints;
+  /** Each row's ref, with the index from ref to row as it stands (short-keys.ts): read back rather than built again. */
+  refs: ShortKeysData;
   /** Bit 0: conceptual (else empirical); bit 1: external; bit 2: its test as it stands is not known (TEST_UNKNOWN). */
   flags: Bytes;
   /** The author's stated confidence; NaN for none (an external claim). */
@@ -74,9 +74,8 @@ const TEST_UNKNOWN = 4;
 const paperOfRef = (ref: string): string => ref.slice(0, ref.lastIndexOf('#'));
 
 export class Claims extends RowMap<Claim> {
-  /** Each row's ref: the numbers' `index.refs` is this very list (the one copy of every ref). */
-  readonly refs: string[];
-  private readonly index: KeyIndex;
+  /** Each row's ref, held as numbers (short-keys.ts): the numbers' `index.refs` is this very store (the one copy of every ref). */
+  readonly refs: ShortKeys;
   /** Changed in place (an amendment, evidence landing): a snapshot copies them on write (ChangingColumn). */
   private flags = new ChangingColumn(new Uint8Array(0));
   private confidence = new Float64Array(16);
@@ -91,17 +90,15 @@ export class Claims extends RowMap<Claim> {
   private amendments = new Map<number, NonNullable<Claim['amendment']>>();
   private papers = new Map<number, string>();
 
-  /** Claims whose refs are `refs` (of a snapshot, with `index`, the ref index as it stood; else none yet). */
-  private constructor(refs: string[], index?: Ints) {
+  /** Claims whose refs are `refs` (of a snapshot; else none yet). */
+  private constructor(refs: ShortKeys) {
     super();
     this.refs = refs;
-    this.index = new KeyIndex((row) => this.refs[row]!);
-    if (index !== undefined) this.index.adopt(index, refs.length);
   }
 
   /** No claims yet. */
   static empty(): Claims {
-    return new Claims([]);
+    return new Claims(new ShortKeys());
   }
 
   get size(): number {
@@ -111,9 +108,8 @@ export class Claims extends RowMap<Claim> {
   /** Appends a claim (not amended, no evidence yet); returns its row. */
   add(c: Omit<Claim, 'amendment' | 'evidence'>, test: string | null): number {
     if (this.rowOf(c.ref) >= 0) throw new Error(`claim ${c.ref} is on the record already`);
-    const row = this.refs.length;
+    const row = this.refs.push(c.ref);
     const n = row + 1;
-    this.refs.push(c.ref);
     this.confidence = grow(this.confidence, n);
     this.seq = grow(this.seq, n);
     this.agent = grow(this.agent, n);
@@ -127,13 +123,12 @@ export class Claims extends RowMap<Claim> {
     this.testHash.set(row, test === null ? 0 : hashText(test));
     if (c.source !== null) this.sources.add(row, c.source);
     if (paperOfRef(c.ref) !== c.paper) this.papers.set(row, c.paper);
-    this.index.insert(row);
     return row;
   }
 
   /** The row of claim `ref` (its ordinal), or -1. */
   rowOf(ref: string): number {
-    return this.index.find(ref);
+    return this.refs.find(ref);
   }
 
   /** The row of claim `ref`, which the record holds. */
@@ -144,7 +139,7 @@ export class Claims extends RowMap<Claim> {
   }
 
   refAt(row: number): string {
-    return this.refs[row]!;
+    return this.refs.at(row);
   }
   kindAt(row: number): Claim['kind'] {
     return this.flags.at(row) & CONCEPTUAL ? 'conceptual' : 'empirical';
@@ -196,7 +191,7 @@ export class Claims extends RowMap<Claim> {
 
   /** The claim at `row`, as an object (its members in the order they always had). */
   at(row: number): Claim {
-    const ref = this.refs[row]!;
+    const ref = this.refs.at(row);
     const confidence = this.confidence[row]!;
     return {
       ref,
@@ -214,7 +209,7 @@ export class Claims extends RowMap<Claim> {
   }
 
   keyAt(row: number): string {
-    return this.refs[row]!;
+    return this.refs.at(row);
   }
 
   /**
@@ -224,7 +219,7 @@ export class Claims extends RowMap<Claim> {
   pack(): ClaimsData {
     const n = this.size;
     return {
-      refIndex: this.index.slotsNow(),
+      refs: this.refs.pack(),
       flags: this.flags.pack(),
       confidence: stable(this.confidence.subarray(0, n)),
       seq: stable(this.seq.subarray(0, n)),
@@ -240,12 +235,13 @@ export class Claims extends RowMap<Claim> {
     };
   }
 
-  /** The claims `pack` wrote, whose refs are `refs` (the numbers' `index.refs` read back with them). */
-  static unpack(d: ClaimsData, refs: string[]): Claims {
+  /** The claims `pack` wrote. */
+  static unpack(d: ClaimsData): Claims {
+    const refs = ShortKeys.unpack(d.refs);
     const n = refs.length;
     for (const column of [d.flags, d.seq, d.evidence, d.testHash])
       if (column.length !== n) throw new Error(`${column.length} claims' rows in a column for ${n} refs`);
-    const c = new Claims(refs, d.refIndex);
+    const c = new Claims(refs);
     c.flags = new ChangingColumn(d.flags);
     c.confidence = owned(d.confidence, n);
     c.seq = owned(d.seq, n);

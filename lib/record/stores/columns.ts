@@ -397,7 +397,7 @@ export class RowIndex {
 
 const HEX = '0123456789abcdef';
 /** The value of a lowercase hex digit's char code, or -1. */
-const NIBBLE = new Int8Array(128).fill(-1);
+export const NIBBLE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
 
 /** A string's hash for the indexes of keys and a claim's test's (FNV-1a over its UTF-16 code units). */
@@ -664,50 +664,6 @@ export class Interned {
   }
   at(n: number): string {
     return this.list[n]!;
-  }
-}
-
-/**
- * Strings by number as Interned keeps them, for a table of millions (the claims reviews name): found through a RowIndex over
- * the strings' hashes (`hash`) rather than a Map, so that a snapshot keeps the index's slots (`slotsNow`) and a start reads
- * them back with the list, rather than setting millions of Map entries again (seconds at ten million entries).
- */
-export class IndexedInterned {
-  private readonly index: RowIndex;
-  /** The string `find` looks for, and the test of a number it probes (made once: no closure per lookup). */
-  private probe = '';
-  private readonly isProbe = (n: number): boolean => this.list[n] === this.probe;
-
-  /** `slots`: the index of `list` as `slotsNow` gave it (read from a snapshot); without them, the list is indexed now. */
-  constructor(
-    private readonly hash: (s: string) => number,
-    readonly list: string[] = [],
-    slots?: Ints,
-  ) {
-    this.index = new RowIndex((n) => hash(this.list[n]!));
-    if (slots !== undefined) this.index.adopt(slots, list.length);
-    else this.index.rebuild(undefined, list.length);
-  }
-  /** The number of `s`, given it if new. */
-  of(s: string): number {
-    const found = this.find(s);
-    if (found >= 0) return found;
-    const n = this.list.length;
-    this.list.push(s);
-    this.index.insert(n);
-    return n;
-  }
-  /** The number of `s`, or -1 when it has none. */
-  find(s: string): number {
-    this.probe = s;
-    return this.index.find(this.hash(s), this.isProbe);
-  }
-  at(n: number): string {
-    return this.list[n]!;
-  }
-  /** The index's slots as they stand, for a snapshot (RowIndex, `slotsNow`: copied on write). */
-  slotsNow(): Ints {
-    return this.index.slotsNow();
   }
 }
 

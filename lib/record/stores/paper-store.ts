@@ -1,7 +1,8 @@
 // Every paper on the record, held as columns (columns.ts), one row per paper in log order; reads see each paper as the object it
 // always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
-// shares every column, and copies only the lists of its ids and titles.
-import { grow, Interned, isoMs, isoTs, KeyIndex, owned, stable, type Floats, type Ints, RowMap, growing } from './columns.js';
+// shares every column, and notes the length of its list of titles.
+import { grow, Interned, isoMs, isoTs, owned, stable, type Floats, type Ints, RowMap, growing } from './columns.js';
+import { ShortKeys, type ShortKeysData } from './short-keys.js';
 
 export interface Parent {
   id: string;
@@ -26,9 +27,8 @@ export interface Paper {
 
 /** What a paper's row holds, as the snapshot writes it (fold/state-codec.ts). */
 export interface PapersData {
-  ids: string[];
-  /** The index from id to row as it stands (columns.ts, KeyIndex): read back rather than built again from the ids. */
-  idIndex: Ints;
+  /** Each row's id, with the index from id to row as it stands (short-keys.ts): read back rather than built again. */
+  ids: ShortKeysData;
   seq: Ints;
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself, when not spelled as the log spells it, in `odd`. */
   time: Floats;
@@ -53,8 +53,8 @@ export interface PapersData {
 const refsOf = (id: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${id}#C${i + 1}`);
 
 export class Papers extends RowMap<Paper> {
-  private readonly ids: string[];
-  private readonly index: KeyIndex;
+  /** Each row's id, held as numbers (short-keys.ts). */
+  private readonly ids: ShortKeys;
   private seq = new Int32Array(16);
   private time = new Float64Array(16);
   private agent = new Int32Array(16);
@@ -70,16 +70,14 @@ export class Papers extends RowMap<Paper> {
   private models = new Map<number, string[]>();
   private claims = new Map<number, string[]>();
 
-  private constructor(ids: string[], index?: Ints) {
+  private constructor(ids: ShortKeys) {
     super();
     this.ids = ids;
-    this.index = new KeyIndex((row) => this.ids[row]!);
-    if (index !== undefined) this.index.adopt(index, ids.length);
   }
 
   /** No papers yet. */
   static empty(): Papers {
-    return new Papers([]);
+    return new Papers(new ShortKeys());
   }
 
   get size(): number {
@@ -89,9 +87,8 @@ export class Papers extends RowMap<Paper> {
   /** Appends a paper; returns its row. */
   add(p: Paper): number {
     if (this.rowOf(p.id) >= 0) throw new Error(`paper ${p.id} is on the record already`);
-    const row = this.ids.length;
+    const row = this.ids.push(p.id);
     const n = row + 1;
-    this.ids.push(p.id);
     this.seq = grow(this.seq, n);
     this.time = grow(this.time, n);
     this.agent = grow(this.agent, n);
@@ -110,18 +107,17 @@ export class Papers extends RowMap<Paper> {
     if (p.claims.some((ref, i) => ref !== `${p.id}#C${i + 1}`)) this.claims.set(row, [...p.claims]);
     if (p.buildsOn.length > 0) this.buildsOn.set(row, p.buildsOn);
     if (p.models.length > 0) this.models.set(row, p.models);
-    this.index.insert(row);
     return row;
   }
 
   /** The row of paper `id` (in log order), or -1. */
   rowOf(id: string): number {
-    return this.index.find(id);
+    return this.ids.find(id);
   }
 
   /** The paper at `row`, as an object (its members in the order they always had). */
   at(row: number): Paper {
-    const id = this.ids[row]!;
+    const id = this.ids.at(row);
     return {
       id,
       seq: this.seq[row]!,
@@ -137,7 +133,10 @@ export class Papers extends RowMap<Paper> {
   }
 
   keyAt(row: number): string {
-    return this.ids[row]!;
+    return this.ids.at(row);
+  }
+  seqAt(row: number): number {
+    return this.seq[row]!;
   }
   agentAt(row: number): string {
     return this.agents.at(this.agent[row]!);
@@ -150,33 +149,28 @@ export class Papers extends RowMap<Paper> {
   }
   /** The refs of the claims the paper at `row` made. */
   claimsAt(row: number): string[] {
-    return this.claims.get(row) ?? refsOf(this.ids[row]!, this.claimCount[row]!);
+    return this.claims.get(row) ?? refsOf(this.ids.at(row), this.claimCount[row]!);
   }
   /** The papers and external claims the paper at `row` builds on (as its entry names them). */
   buildsOnAt(row: number): readonly Parent[] {
     return this.buildsOn.get(row) ?? [];
   }
 
-  /** Every paper's id, in log order: a copy (the read index's list of papers, lib/record/views/list-index.ts). */
-  idsNow(): string[] {
-    return this.ids.slice();
-  }
-
   /**
-   * Every paper's id by its agent, its operator or its field (`by`), in log order: each of them, in the order of its first
-   * paper, with the ids of its papers. Read from the columns by number, with no lookup by name (the read index made at start:
-   * 2.4 million papers at ten million entries).
+   * Every paper's row by its agent, its operator or its field (`by`), in log order: each of them, in the order of its first
+   * paper, with the rows of its papers (the read index made at start, lib/record/views/list-index.ts: 2.4 million papers at
+   * ten million entries). Read from the columns by number, with no lookup by name and no id made.
    */
-  idsBy(by: 'agent' | 'operator' | 'field'): [string, string[]][] {
+  rowsBy(by: 'agent' | 'operator' | 'field'): [string, number[]][] {
     const column = by === 'agent' ? this.agent : by === 'operator' ? this.operator : this.field;
     const names = (by === 'agent' ? this.agents : by === 'operator' ? this.operators : this.fields).list;
-    const lists: (string[] | undefined)[] = new Array(names.length);
-    const out: [string, string[]][] = [];
+    const lists: (number[] | undefined)[] = new Array(names.length);
+    const out: [string, number[]][] = [];
     for (let row = 0; row < this.ids.length; row++) {
       const n = column[row]!;
-      let ids = lists[n];
-      if (ids === undefined) out.push([names[n]!, (lists[n] = ids = [])]);
-      ids.push(this.ids[row]!);
+      let rows = lists[n];
+      if (rows === undefined) out.push([names[n]!, (lists[n] = rows = [])]);
+      rows.push(row);
     }
     return out;
   }
@@ -190,8 +184,7 @@ export class Papers extends RowMap<Paper> {
   pack(): PapersData {
     const n = this.size;
     return {
-      ids: growing(this.ids),
-      idIndex: this.index.slotsNow(),
+      ids: this.ids.pack(),
       seq: stable(this.seq.subarray(0, n)),
       time: stable(this.time.subarray(0, n)),
       agent: stable(this.agent.subarray(0, n)),
@@ -210,9 +203,10 @@ export class Papers extends RowMap<Paper> {
   }
 
   static unpack(d: PapersData): Papers {
-    const n = d.ids.length;
+    const ids = ShortKeys.unpack(d.ids);
+    const n = ids.length;
     if (d.seq.length !== n || d.titles.length !== n) throw new Error(`${d.seq.length} papers' columns for ${n} ids`);
-    const p = new Papers(d.ids, d.idIndex);
+    const p = new Papers(ids);
     p.seq = owned(d.seq, n);
     p.time = owned(d.time, n);
     p.agent = owned(d.agent, n);

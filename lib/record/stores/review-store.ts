@@ -1,21 +1,6 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import {
-  grow,
-  hashText,
-  HexIds,
-  stable,
-  Interned,
-  IndexedInterned,
-  isoMs,
-  isoTs,
-  owned,
-  type Ints,
-  type Floats,
-  type Bytes,
-  RowMap,
-  growing,
-} from './columns.js';
+import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes, RowMap, growing } from './columns.js';
 
 /** A review as the reads see it. */
 export interface Review {
@@ -36,6 +21,7 @@ export interface ReviewsData {
   /** The index from id to row as it stands (columns.ts, RowIndex): read back rather than built again from the ids. */
   idIndex: Ints;
   seq: Ints;
+  /** The claim's row in state.claims (its ordinal). */
   claim: Ints;
   agent: Ints;
   operator: Ints;
@@ -45,9 +31,6 @@ export interface ReviewsData {
   /** The rows disowned, each with the seq of the key.revoke that disowned it. */
   disowned: [number, number][];
   time: Floats;
-  claims: string[];
-  /** The index from a claim's ref to its number in `claims` as it stands (columns.ts, IndexedInterned): read back, not built again. */
-  claimIndex: Ints;
   agents: string[];
   operators: string[];
   signerKeys: string[];
@@ -60,6 +43,12 @@ export interface ReviewsData {
 export type NewReview = Omit<Review, 'disownedSeq'> & { ts: string; isoMs?: number };
 
 const NONE: string[] = [];
+
+/** Where a review's claim is found by its ref, and its ref by its row: the claims' store (claim-store.ts). */
+interface ClaimRows {
+  ordinal(ref: string): number;
+  refAt(row: number): string;
+}
 
 export class Reviews extends RowMap<Review> {
   private ids = new HexIds();
@@ -74,11 +63,7 @@ export class Reviews extends RowMap<Review> {
   private disowned = new Map<number, number>();
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself when not canonical is in `odd`. */
   private time = new Float64Array(16);
-  /**
-   * Each column's strings, held once: a table each, so that each lookup is in a small Map; the claims' table, of millions,
-   * finds a ref through an index that a snapshot keeps (IndexedInterned).
-   */
-  private claims = new IndexedInterned(hashText);
+  /** Each column's strings, held once: a table each, so that each lookup is in a small Map. A claim is its row in `claims`. */
   private agents = new Interned();
   private operators = new Interned();
   private signerKeys = new Interned();
@@ -86,6 +71,11 @@ export class Reviews extends RowMap<Review> {
   private lists: string[][] = [NONE];
   private listNumbers = new Map<string, number>([['[]', 0]]);
   private odd = new Map<number, string>();
+
+  /** The reviews of the claims `claims` (state.claims), whose rows the claim column holds. */
+  constructor(private readonly claims: ClaimRows) {
+    super();
+  }
 
   get size(): number {
     return this.ids.count;
@@ -104,7 +94,7 @@ export class Reviews extends RowMap<Review> {
     this.forecast = grow(this.forecast, n);
     this.time = grow(this.time, n);
     this.seq[row] = r.seq;
-    this.claim[row] = this.claims.of(r.claim);
+    this.claim[row] = this.claims.ordinal(r.claim);
     this.agent[row] = this.agents.of(r.agent);
     this.operator[row] = this.operators.of(r.operatorId);
     this.key[row] = this.signerKeys.of(r.signerKey);
@@ -130,7 +120,7 @@ export class Reviews extends RowMap<Review> {
     return this.seq[row]!;
   }
   claimAt(row: number): string {
-    return this.claims.at(this.claim[row]!);
+    return this.claims.refAt(this.claim[row]!);
   }
   agentAt(row: number): string {
     return this.agents.at(this.agent[row]!);
@@ -219,8 +209,6 @@ export class Reviews extends RowMap<Review> {
       forecast: stable(this.forecast.subarray(0, n)),
       disowned: [...this.disowned],
       time: stable(this.time.subarray(0, n)),
-      claims: growing(this.claims.list),
-      claimIndex: this.claims.slotsNow(),
       agents: growing(this.agents.list),
       operators: growing(this.operators.list),
       signerKeys: growing(this.signerKeys.list),
@@ -229,8 +217,9 @@ export class Reviews extends RowMap<Review> {
     };
   }
 
-  static unpack(d: ReviewsData): Reviews {
-    const r = new Reviews();
+  /** The reviews `pack` wrote, of the claims `claims`. */
+  static unpack(d: ReviewsData, claims: ClaimRows): Reviews {
+    const r = new Reviews(claims);
     const n = d.seq.length;
     r.ids = HexIds.unpack(d.ids, undefined, d.idIndex);
     r.seq = owned(d.seq, n);
@@ -242,7 +231,6 @@ export class Reviews extends RowMap<Review> {
     r.forecast = owned(d.forecast, n);
     r.disowned = new Map(d.disowned);
     r.time = owned(d.time, n);
-    r.claims = new IndexedInterned(hashText, d.claims, d.claimIndex);
     r.agents = new Interned([...d.agents]);
     r.operators = new Interned([...d.operators]);
     r.signerKeys = new Interned([...d.signerKeys]);

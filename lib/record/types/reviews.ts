@@ -58,9 +58,9 @@ export const review = entryType({
     const p = e.logged.payload;
     const agent = state.agents.get(p.agent.handle)!;
     const id = signedHash(e);
-    const claim = state.claims.refAt(state.claims.ordinal(p.claim));
-    // The state's own strings (the claim's ref, the agent's key) rather than the payload's: each is
-    // interned by the reviews (stores/review-store.ts), and a string the state holds has its hash already.
+    const claim = p.claim;
+    // The state's own string for the agent's key rather than the payload's: the reviews intern it
+    // (stores/review-store.ts), and a string the state holds has its hash already.
     const key = p.agent.publicKey === agent.mainKey ? agent.mainKey : (agent.checkKeys.get(p.agent.publicKey)?.key ?? p.agent.publicKey);
     const row = state.reviews.add({
       id,

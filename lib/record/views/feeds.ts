@@ -42,7 +42,7 @@ export function feedItems(state: State, field: string): Item[] {
   const refs = state.numbers.index.refs;
   const seen = new Set<string>();
   for (let i = refs.length - 1; i >= 0 && seen.size < FEED_ITEMS; i--) {
-    const claim = state.claims.get(refs[i]!)!;
+    const claim = state.claims.at(i);
     if (claim.external || seen.has(claim.paper)) continue;
     const p = state.papers.get(claim.paper)!;
     if (!inFeed(field, p.field) || state.outOfView.has(p.id)) continue;

@@ -4,10 +4,12 @@
 import type { RecordEntry, State } from '../fold/state.js';
 import type { Rows } from '../stores/columns.js';
 import type { Parent } from '../stores/paper-store.js';
+import type { Listed } from './paging.js';
 
 /** One author's work, each list in log order. */
 export interface Work {
-  papers: string[];
+  /** Rows of `state.papers`. */
+  papers: Rows;
   receipts: string[];
   /** Rows of `state.reviews`: the state's own lists (`reviewsByAgent`, `numbers.index.reviewsByOperator`), kept as reviews land. */
   reviews: Rows;
@@ -15,19 +17,30 @@ export interface Work {
 }
 
 /** What the index holds of an author's work: the reviews are the state's. */
-type IndexedWork = Omit<Work, 'reviews'>;
+interface IndexedWork extends Omit<Work, 'reviews' | 'papers'> {
+  papers: number[];
+}
 
 export interface ReadIndex {
-  /** Every paper id, in log order. */
-  papers: string[];
+  /** Every paper, its row of `state.papers` (all of them, in log order). */
+  papers: EveryRow;
   /** Every agent's handle and every operator's id, in log order (the lists of agents and of operators). */
   agents: string[];
   operators: string[];
-  papersByField: Map<string, string[]>;
-  /** The papers whose builds_on names a paper or external claim of the record (rec: or ext: id), in log order. */
-  builtOnBy: Map<string, string[]>;
+  /** The papers of each field, their rows of `state.papers`, in log order. */
+  papersByField: Map<string, number[]>;
+  /** The papers whose builds_on names a paper or external claim of the record (rec: or ext: id), their rows, in log order. */
+  builtOnBy: Map<string, number[]>;
   byAgent: Map<string, IndexedWork>;
   byOperator: Map<string, IndexedWork>;
+}
+
+/** Every row from 0 to `length` - 1, as a list of them would be: the rows of every paper, without a list of millions. */
+class EveryRow implements Listed<number> {
+  constructor(public length: number) {}
+  at(i: number): number | undefined {
+    return i >= 0 && i < this.length ? i : undefined;
+  }
 }
 
 const emptyWork = (): IndexedWork => ({ papers: [], receipts: [], arguments: [] });
@@ -50,29 +63,28 @@ export const operatorWork = (state: State, ix: ReadIndex, operatorId: string): W
   reviews: state.numbers.index.reviewsByOperator.get(operatorId) ?? NONE,
 });
 
-/** Notes that the paper `id` builds on `parents` (those of the record, or external claims: rec: or ext: ids), each once. */
-function noteParents(ix: ReadIndex, id: string, parents: readonly Parent[]): void {
+/** Notes that the paper at `row` builds on `parents` (those of the record, or external claims: rec: or ext: ids), each once. */
+function noteParents(ix: ReadIndex, row: number, parents: readonly Parent[]): void {
   if (parents.length === 0) return;
   for (const parent of new Set(parents.map((x) => x.id)))
     if (parent.startsWith('rec:') || parent.startsWith('ext:')) {
       const children = ix.builtOnBy.get(parent);
-      if (children === undefined) ix.builtOnBy.set(parent, [id]);
-      else children.push(id);
+      if (children === undefined) ix.builtOnBy.set(parent, [row]);
+      else children.push(row);
     }
 }
 
 /** Notes the paper at `row` of state.papers (read from its columns: no paper object made). */
 function notePaper(ix: ReadIndex, state: State, row: number): void {
   const papers = state.papers;
-  const id = papers.keyAt(row);
-  ix.papers.push(id);
+  ix.papers.length = row + 1;
   const field = papers.fieldAt(row);
   const byField = ix.papersByField.get(field);
-  if (byField === undefined) ix.papersByField.set(field, [id]);
-  else byField.push(id);
-  workOf(ix.byAgent, papers.agentAt(row)).papers.push(id);
-  workOf(ix.byOperator, papers.operatorAt(row)).papers.push(id);
-  noteParents(ix, id, papers.buildsOnAt(row));
+  if (byField === undefined) ix.papersByField.set(field, [row]);
+  else byField.push(row);
+  workOf(ix.byAgent, papers.agentAt(row)).papers.push(row);
+  workOf(ix.byOperator, papers.operatorAt(row)).papers.push(row);
+  noteParents(ix, row, papers.buildsOnAt(row));
 }
 
 function note(ix: ReadIndex, list: 'receipts' | 'arguments', item: { id: string; agent: string; operatorId: string }): void {
@@ -82,8 +94,9 @@ function note(ix: ReadIndex, list: 'receipts' | 'arguments', item: { id: string;
 
 /** The index of everything in `state` (each of its Maps holds its items in log order). */
 export function readIndexOf(state: State): ReadIndex {
+  const papers = state.papers;
   const ix: ReadIndex = {
-    papers: [],
+    papers: new EveryRow(papers.size),
     agents: [],
     operators: [],
     papersByField: new Map(),
@@ -96,12 +109,10 @@ export function readIndexOf(state: State): ReadIndex {
   ix.operators.push(...state.operators.keys());
   // The papers as notePaper would note each in turn, read by column: every Map below is empty until now, so that each
   // agent, operator and field comes in the order of its first paper, as it would.
-  const papers = state.papers;
-  ix.papers = papers.idsNow();
-  for (const [field, ids] of papers.idsBy('field')) ix.papersByField.set(field, ids);
-  for (const [agent, ids] of papers.idsBy('agent')) workOf(ix.byAgent, agent).papers = ids;
-  for (const [operator, ids] of papers.idsBy('operator')) workOf(ix.byOperator, operator).papers = ids;
-  for (const [row, parents] of papers.rowsBuildingOn()) noteParents(ix, papers.keyAt(row), parents);
+  for (const [field, rows] of papers.rowsBy('field')) ix.papersByField.set(field, rows);
+  for (const [agent, rows] of papers.rowsBy('agent')) workOf(ix.byAgent, agent).papers = rows;
+  for (const [operator, rows] of papers.rowsBy('operator')) workOf(ix.byOperator, operator).papers = rows;
+  for (const [row, parents] of papers.rowsBuildingOn()) noteParents(ix, row, parents);
   for (const r of state.receipts.values()) note(ix, 'receipts', r);
   for (const a of state.argumentsById.values()) note(ix, 'arguments', a);
   return ix;

@@ -18,12 +18,18 @@ export function served<T>(mint: Mint, list: string, page: Page<T>): { items: T[]
   return { items: page.items, next: page.next === null ? null : mint(list, page.next) };
 }
 
+/** A list a page walks: an array, a column of rows, or a store that makes each item when read (stores/short-keys.ts). */
+export interface Listed<T> {
+  readonly length: number;
+  at(i: number): T | undefined;
+}
+
 /** The index of the first id of `ids` (seq ascending) whose seq is at least `seq`. */
-function firstAtLeast<T>(ids: ArrayLike<T>, seqOf: (id: T) => number, seq: number): number {
+function firstAtLeast<T>(ids: Listed<T>, seqOf: (id: T) => number, seq: number): number {
   let lo = 0;
   for (let hi = ids.length; lo < hi;) {
     const mid = (lo + hi) >> 1;
-    if (seqOf(ids[mid]!) < seq) lo = mid + 1;
+    if (seqOf(ids.at(mid)!) < seq) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -35,7 +41,7 @@ function firstAtLeast<T>(ids: ArrayLike<T>, seqOf: (id: T) => number, seq: numbe
  * that `keep` takes lies further down.
  */
 export function newestFirst<T>(
-  ids: ArrayLike<T>,
+  ids: Listed<T>,
   seqOf: (id: T) => number,
   before: number | null,
   limit: number,
@@ -43,14 +49,17 @@ export function newestFirst<T>(
 ): Page<T> {
   const items: T[] = [];
   let i = (before === null ? ids.length : firstAtLeast(ids, seqOf, before)) - 1;
-  for (; i >= 0 && items.length < limit; i--) if (keep(ids[i]!)) items.push(ids[i]!);
-  for (; i >= 0; i--) if (keep(ids[i]!)) return { items, next: seqOf(items[items.length - 1]!) };
+  for (; i >= 0 && items.length < limit; i--) {
+    const id = ids.at(i)!;
+    if (keep(id)) items.push(id);
+  }
+  for (; i >= 0; i--) if (keep(ids.at(i)!)) return { items, next: seqOf(items[items.length - 1]!) };
   return { items, next: null };
 }
 
 /** Oldest first: as `newestFirst`, from the first id above seq `after` (the start when null). */
 export function oldestFirst<T>(
-  ids: ArrayLike<T>,
+  ids: Listed<T>,
   seqOf: (id: T) => number,
   after: number | null,
   limit: number,
@@ -58,8 +67,11 @@ export function oldestFirst<T>(
 ): Page<T> {
   const items: T[] = [];
   let i = after === null ? 0 : firstAtLeast(ids, seqOf, after + 1);
-  for (; i < ids.length && items.length < limit; i++) if (keep(ids[i]!)) items.push(ids[i]!);
-  for (; i < ids.length; i++) if (keep(ids[i]!)) return { items, next: seqOf(items[items.length - 1]!) };
+  for (; i < ids.length && items.length < limit; i++) {
+    const id = ids.at(i)!;
+    if (keep(id)) items.push(id);
+  }
+  for (; i < ids.length; i++) if (keep(ids.at(i)!)) return { items, next: seqOf(items[items.length - 1]!) };
   return { items, next: null };
 }
 

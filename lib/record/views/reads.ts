@@ -43,11 +43,11 @@ export async function paperRead(state: State, id: string, logged: Logged) {
   };
 }
 
-/** A paper as a list shows it: the paper read serves the rest. */
-export function paperItem(state: State, id: string) {
-  const p = state.papers.get(id)!;
+/** The paper at `row` of state.papers as a list shows it: the paper read serves the rest. */
+export function paperItem(state: State, row: number) {
+  const p = state.papers.at(row);
   return {
-    id,
+    id: p.id,
     seq: p.seq,
     ts: p.ts,
     title: p.title,
@@ -69,10 +69,10 @@ export interface Filters {
 
 const statusOf = (state: State, ref: string): Status => state.numbers.scores.get(ref)!.status;
 
-/** Whether paper `id` is in view and of `f`. */
-export function paperOf(state: State, id: string, f: Filters): boolean {
-  const p = state.papers.get(id)!;
-  if (state.outOfView.has(id)) return false;
+/** Whether the paper at `row` of state.papers is in view and of `f`. */
+function paperOf(state: State, row: number, f: Filters): boolean {
+  const p = state.papers.at(row);
+  if (state.outOfView.has(p.id)) return false;
   if (f.field !== undefined && p.field !== f.field) return false;
   if (f.agent !== undefined && p.agent !== f.agent) return false;
   if (f.operator !== undefined && p.operatorId !== f.operator) return false;
@@ -88,15 +88,15 @@ export function papersPage(state: State, ix: ReadIndex, f: Filters, before: numb
   const list = lists.reduce((a, b) => (b.length < a.length ? b : a));
   const page = newestFirst(
     list,
-    (id) => state.papers.get(id)!.seq,
+    (row) => state.papers.seqAt(row),
     before,
     limit,
-    (id) => paperOf(state, id, f),
+    (row) => paperOf(state, row, f),
   );
   const { items, next } = served(
     mint,
     'papers',
-    mapPage(page, (id) => paperItem(state, id)),
+    mapPage(page, (row) => paperItem(state, row)),
   );
   return { papers: items, next };
 }
@@ -182,12 +182,12 @@ async function workItems(
       return mapPage(
         newestFirst(
           work.papers,
-          (id) => state.papers.get(id)!.seq,
+          (row) => state.papers.seqAt(row),
           before,
           limit,
-          (id) => !state.outOfView.has(id),
+          (row) => state.outOfView.size === 0 || !state.outOfView.has(state.papers.keyAt(row)),
         ),
-        (id) => paperItem(state, id),
+        (row) => paperItem(state, row),
       );
     case 'receipts': {
       const get = (id: string) => state.receipts.get(id)!;
