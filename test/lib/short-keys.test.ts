@@ -83,7 +83,8 @@ t.test("the record's keys held as numbers; others held apart and still found", a
   t.equal(keys.find(`${id}#C01`), 4, 'a key held apart is found');
   const back = ShortKeys.unpack(structuredClone(packed));
   t.same([...back], [...keys], 'read back from its packed form: the same keys in the same rows');
+  t.equal(back.find(`${id}#C3`), -1, 'not held yet');
   t.equal(back.push(`${id}#C3`), 6, 'pushed after, at the next row');
-  t.equal(back.find(`${id}#C3`), 6);
+  t.equal(back.find(`${id}#C3`), 6, 'found once pushed, though the lookup just before found nothing');
   t.equal(back.find(`${id}#C12`), 2);
 });
