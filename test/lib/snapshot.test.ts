@@ -139,7 +139,7 @@ t.test('the reviews restored: their id index read back finds every id, and their
   );
   t.equal(back.reviews.rowOf(id(-1)), -1, 'an id never added is not found');
   t.same(back.reviews.get(id(50)), state.reviews.get(id(50)), 'a review read back as it was (an odd ts too)');
-  // Past the quarter's room of each column and past the index's half: every column grows, the index resizes.
+  // Past the room of each column (an eighth) and past the index's half: every column grows, the index resizes.
   for (let i = N; i < 3 * N; i++) {
     back.reviews.add(review(i));
     state.reviews.add(review(i));

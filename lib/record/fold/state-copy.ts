@@ -13,6 +13,7 @@ import {
   stable,
   type ColumnCopy,
   type Rows,
+  withRoom,
 } from '../stores/columns.js';
 
 const TYPED = {
@@ -401,12 +402,12 @@ export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): 
   return chunksOf(copy, parts);
 }
 
-/** A column's bytes as the manifest says, in a buffer of its own (with a quarter more room unless it is a list), not filled yet. */
+/** A column's bytes as the manifest says, in a buffer of its own (with room to grow, `withRoom`, unless it is a list), not filled yet. */
 function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
   const size = TYPED[c.type].BYTES_PER_ELEMENT;
   if (c.bytes % size !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
   const n = c.bytes / size;
-  return new Uint8Array(new ArrayBuffer(c.list || c.rows ? c.bytes : (n + (n >> 2)) * size), 0, c.bytes);
+  return new Uint8Array(new ArrayBuffer(c.list || c.rows ? c.bytes : withRoom(n) * size), 0, c.bytes);
 }
 
 /**
