@@ -131,6 +131,11 @@ export const nextVersion = (rank: bigint): bigint => rank + 1n;
 
 /** Entries' items written at a time while the index is built or brought up to date. */
 const BATCH = 2000;
+/**
+ * Items listed a turn when the index is built anew: the list of every item is made in slices, so that serving goes on
+ * beside it (at ten million entries, 10 million items took 16 s of one turn before serving began).
+ */
+const LIST_SLICE = 20_000;
 /** How long after a failed write of the index the next is tried. */
 const RETRY_MS = 1000;
 /** Entries read from the log at a time when the index is brought up to date. */
@@ -329,8 +334,16 @@ export class SearchIndex {
     await this.store.clear();
     this.head = null;
     const todo: { item: Omit<IndexedItem, 'text'>; text?: Columns | ((read: ClaimEntries) => Promise<Columns>) }[] = [];
+    let listed = 0;
     for (const searched of SEARCHED.values())
-      for (const { text, ...item } of searched.standing?.(state) ?? []) if (item.seq < size) todo.push({ item, text });
+      for (const { text, ...item } of searched.standing?.(state) ?? []) {
+        // Entries that land meanwhile are past `size`: the log brings them after the build, as it does any after its head.
+        if (item.seq < size) todo.push({ item, text });
+        if (++listed % LIST_SLICE === 0) {
+          await nextTurn();
+          if (generation !== this.generation) return null;
+        }
+      }
     todo.sort((a, b) => a.item.seq - b.item.seq);
     this.progress = { done: 0, total: todo.length, unit: 'items' };
     for (let i = 0; i < todo.length; i += BATCH) {
