@@ -251,7 +251,7 @@ const ownOperator = (claim: Claim, never: string): Counting =>
 
 /** What the review at `row` counts on its claim now; with `answer`, for the write that filed it. */
 export function reviewCounting(state: State, row: number, answer = false): Counting {
-  const claim = state.claims.get(state.reviews.claimAt(row))!;
+  const claim = state.claims.at(state.reviews.claimRowAt(row));
   const op = state.reviews.operatorAt(row);
   if (op === claim.operatorId) return ownOperator(claim, 'evidence never counts');
   const disowned = state.reviews.disownedAt(row);

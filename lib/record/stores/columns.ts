@@ -415,8 +415,9 @@ export function hashText(s: string): number {
 }
 
 /**
- * An index from a string key to its row: a RowIndex over the keys' hashes (`hashText`), `keyOf` giving a row's key (a
- * paper's id, a claim's ref, an agent's handle). It holds nothing but row numbers; a snapshot keeps its slots (`slotsNow`).
+ * An index from a string key to its row: a RowIndex over the keys' hashes (`hashText`), `keyOf` giving a row's key (an
+ * agent's handle or main key, an operator's id; the papers' ids and the claims' refs are ShortKeys). It holds nothing but
+ * row numbers; a snapshot keeps its slots (`slotsNow`).
  */
 export class KeyIndex {
   private readonly index: RowIndex;

@@ -122,6 +122,10 @@ export class Reviews extends RowMap<Review> {
   claimAt(row: number): string {
     return this.claims.refAt(this.claim[row]!);
   }
+  /** The row of a review's claim in state.claims (its ordinal), as the column holds it: no ref spelled and looked up again. */
+  claimRowAt(row: number): number {
+    return this.claim[row]!;
+  }
   agentAt(row: number): string {
     return this.agents.at(this.agent[row]!);
   }

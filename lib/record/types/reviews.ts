@@ -87,7 +87,7 @@ export const review = entryType({
     const row = state.reviews.size - 1;
     const claim = state.reviews.claimAt(row);
     const op = state.reviews.operatorAt(row);
-    ix.reviewsByClaim.add(state.claims.ordinal(claim), row);
+    ix.reviewsByClaim.add(state.reviews.claimRowAt(row), row);
     appendTo(ix.reviewsByOperator, op, row);
     noteReview(state, op, row);
     t.claims.push(claim);
