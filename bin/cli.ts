@@ -56,7 +56,23 @@ function unreachable(message: string): string {
   return `\n  ${refused}: is the service running there? Give its base URL with --url or the ARCHIVE_URL environment variable.`;
 }
 
-const args = hideBin(process.argv);
+/**
+ * The options whose value may begin with "-": a search's cursor is base64url, whose first
+ * character can be "-", which yargs would read as options of its own. The word after such an
+ * option is always its value.
+ */
+const VALUE_NEXT = new Set(['--cursor']);
+function joinValues(words: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (VALUE_NEXT.has(word) && i + 1 < words.length) joined.push(`${word}=${words[++i]}`);
+    else joined.push(word);
+  }
+  return joined;
+}
+
+const args = joinValues(hideBin(process.argv));
 const named = COMMANDS.find(([name]) => name === args.find((a) => !a.startsWith('-')));
 const commands = await Promise.all((named ? [named] : COMMANDS).map(([, load]) => load()));
 

@@ -119,6 +119,12 @@ t.test('archive search prints ranked results with snippets, and the cursor of th
   const second = await archive(['search', 'probes', '--kind', 'paper', '--limit', '1', '--cursor', next, ...url, '--json']);
   t.equal(second.code, 0, second.stderr);
   t.match(JSON.parse(second.stdout), { q: 'probes', results: [{ kind: 'paper', id: b.body.id }], next: null });
+  // A cursor is base64url and may begin with "-": the word after --cursor is its value, not an option.
+  const dashed = await archive(['search', 'probes', '--kind', 'paper', '--cursor', '-AAAAAAAAAAAAAAAA', ...url]);
+  t.equal(dashed.code, 1);
+  t.match(dashed.stderr, /HTTP 400/);
+  t.match(dashed.stderr, /cursor: not a cursor of this list; pass the `next` of the previous page as it came, got \\"-AAAAAAAAAAAAAAAA\\"/);
+  t.notMatch(dashed.stderr, /Unknown argument/);
   const filtered = await archive(['search', 'probes', '--field', 'neuro', '--json', ...url]);
   t.same(
     JSON.parse(filtered.stdout).results.map((r: any) => r.id),
