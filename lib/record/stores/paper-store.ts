@@ -1,8 +1,9 @@
 // Every paper on the record, held as columns (columns.ts), one row per paper in log order; reads see each paper as the object it
 // always was (docs/record.md#how-the-state-is-kept). A paper is written once, when published, and never changed: a snapshot
-// shares every column, and notes the length of its list of titles.
+// shares every column, its titles' bytes too (texts.ts).
 import { grow, Interned, isoMs, isoTs, owned, stable, type Floats, type Ints, RowMap, growing } from './columns.js';
 import { ShortKeys, type ShortKeysData } from './short-keys.js';
+import { Texts, type TextsData } from './texts.js';
 
 export interface Parent {
   id: string;
@@ -37,7 +38,8 @@ export interface PapersData {
   field: Ints;
   /** How many claims it made: its claims are `<id>#C1` to `#C<n>`, as the record names them (types/papers.ts). */
   claimCount: Ints;
-  titles: string[];
+  /** Each row's title, as UTF-8 bytes (texts.ts). */
+  titles: TextsData;
   agents: string[];
   operators: string[];
   fields: string[];
@@ -61,7 +63,7 @@ export class Papers extends RowMap<Paper> {
   private operator = new Int32Array(16);
   private field = new Int32Array(16);
   private claimCount = new Int32Array(16);
-  private titles: string[] = [];
+  private titles = new Texts();
   private agents = new Interned();
   private operators = new Interned();
   private fields = new Interned();
@@ -124,7 +126,7 @@ export class Papers extends RowMap<Paper> {
       ts: this.odd.get(row) ?? isoTs(this.time[row]!),
       agent: this.agents.at(this.agent[row]!),
       operatorId: this.operators.at(this.operator[row]!),
-      title: this.titles[row]!,
+      title: this.titles.at(row),
       field: this.fields.at(this.field[row]!),
       claims: this.claimsAt(row),
       buildsOn: this.buildsOn.get(row) ?? [],
@@ -191,7 +193,7 @@ export class Papers extends RowMap<Paper> {
       operator: stable(this.operator.subarray(0, n)),
       field: stable(this.field.subarray(0, n)),
       claimCount: stable(this.claimCount.subarray(0, n)),
-      titles: growing(this.titles),
+      titles: this.titles.pack(),
       agents: growing(this.agents.list),
       operators: growing(this.operators.list),
       fields: growing(this.fields.list),
@@ -205,7 +207,7 @@ export class Papers extends RowMap<Paper> {
   static unpack(d: PapersData): Papers {
     const ids = ShortKeys.unpack(d.ids);
     const n = ids.length;
-    if (d.seq.length !== n || d.titles.length !== n) throw new Error(`${d.seq.length} papers' columns for ${n} ids`);
+    if (d.seq.length !== n || d.titles.ends.length !== n) throw new Error(`${d.seq.length} papers' columns for ${n} ids`);
     const p = new Papers(ids);
     p.seq = owned(d.seq, n);
     p.time = owned(d.time, n);
@@ -213,7 +215,7 @@ export class Papers extends RowMap<Paper> {
     p.operator = owned(d.operator, n);
     p.field = owned(d.field, n);
     p.claimCount = owned(d.claimCount, n);
-    p.titles = d.titles;
+    p.titles = Texts.unpack(d.titles);
     p.agents = new Interned([...d.agents]);
     p.operators = new Interned([...d.operators]);
     p.fields = new Interned([...d.fields]);

@@ -1,0 +1,94 @@
+// Strings by row, held as their UTF-8 bytes in one column and where each ends in another, not as strings in V8's heap: the
+// papers' titles, 2.4 million at ten million entries, which a start no longer deserializes one by one nor its collector walks
+// (docs/record.md#how-the-state-is-kept).
+import { grow, owned, stable, type Bytes, type Floats } from './columns.js';
+
+/** Texts as a snapshot writes them: the bytes, where each row's ends, and the rows held apart with their strings. */
+export interface TextsData {
+  bytes: Bytes;
+  /** Row i's bytes end at ends[i] and start where row i - 1's end (0 for the first). */
+  ends: Floats;
+  apart: [number, string][];
+}
+
+/**
+ * A string for each row, pushed in row order and never changed: each held as its UTF-8 bytes and
+ * spelled again when read. A string its bytes do not spell back exactly (a lone surrogate, which
+ * UTF-8 cannot hold) is held apart, as it is, with no bytes. Both columns only grow at their end,
+ * so a snapshot shares them (`stable`).
+ */
+export class Texts {
+  private bytes: Bytes = new Uint8Array(256);
+  /** A Buffer over `bytes`' memory, which writes and reads UTF-8; made again when `bytes` grows. */
+  private buffer = Buffer.from(this.bytes.buffer);
+  private ends: Floats = new Float64Array(16);
+  private n = 0;
+  private apart = new Map<number, string>();
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Where the bytes of every row end: the length in use of `bytes`. */
+  private get end(): number {
+    return this.n === 0 ? 0 : this.ends[this.n - 1]!;
+  }
+
+  /** Appends `text` as the next row; returns its row. */
+  push(text: string): number {
+    const row = this.n;
+    const start = this.end;
+    // At most three bytes a UTF-16 unit.
+    const need = start + text.length * 3;
+    if (need > this.bytes.length) {
+      this.bytes = grow(this.bytes, need);
+      this.buffer = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
+    }
+    let end = start + this.buffer.write(text, start, 'utf8');
+    if (this.buffer.toString('utf8', start, end) !== text) {
+      this.apart.set(row, text);
+      end = start;
+    }
+    this.ends = grow(this.ends, row + 1);
+    this.ends[row] = end;
+    this.n = row + 1;
+    return row;
+  }
+
+  /** The string of `row`. */
+  at(row: number): string {
+    if (!(row >= 0 && row < this.n)) throw new RangeError(`row ${row} is not of ${this.n} texts`);
+    if (this.apart.size > 0) {
+      const held = this.apart.get(row);
+      if (held !== undefined) return held;
+    }
+    return this.buffer.toString('utf8', row === 0 ? 0 : this.ends[row - 1]!, this.ends[row]!);
+  }
+
+  pack(): TextsData {
+    return {
+      bytes: stable(this.bytes.subarray(0, this.end)),
+      ends: stable(this.ends.subarray(0, this.n)),
+      apart: [...this.apart],
+    };
+  }
+
+  static unpack(d: TextsData): Texts {
+    const t = new Texts();
+    const n = d.ends.length;
+    let last = 0;
+    for (let i = 0; i < n; i++) {
+      const end = d.ends[i]!;
+      if (!(Number.isInteger(end) && end >= last)) throw new Error(`text ${i} ends at ${end}, before ${last}`);
+      last = end;
+    }
+    if (last !== d.bytes.length) throw new Error(`${n} texts end at ${last}, in ${d.bytes.length} bytes`);
+    for (const [row] of d.apart) if (!(Number.isInteger(row) && row >= 0 && row < n)) throw new Error(`a text held apart at row ${row}`);
+    t.bytes = owned(d.bytes, d.bytes.length);
+    t.buffer = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.length);
+    t.ends = owned(d.ends, n);
+    t.n = n;
+    t.apart = new Map(d.apart);
+    return t;
+  }
+}
