@@ -418,7 +418,7 @@ function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
 function columnOf(c: Manifest['columns'][number], own: Uint8Array<ArrayBuffer>): unknown {
   const T = TYPED[c.type];
   const n = c.bytes / T.BYTES_PER_ELEMENT;
-  const data = new T(own.buffer, 0, n);
+  const data = new T(own.buffer, own.byteOffset, n);
   if (c.rows === true) return stable(data);
   if (!c.list) return restored(data);
   // A loop: Array.from of a typed array goes through its iterator, ten times slower (thousands of lists).
@@ -469,7 +469,7 @@ export async function readCopyFrom(body: BodySource): Promise<Record<string, unk
   if (size > body.left) throw new Error('the body is shorter than its manifest says');
   // The columns' buffers are made first, while the heap holds little: a large allocation may start a collection, which
   // then has little to walk (made after the parts, each walked the whole state read so far).
-  const owns = m.columns.map(columnBuffer);
+  const { owns, reads } = columnBuffers(m.columns);
   // Each part read into the same buffer, the largest part's size, and deserialized from it (which copies what it reads): a
   // buffer a part would be memory touched afresh, 500 MiB at ten million entries, held until a collection frees it.
   const scratch = new Uint8Array(m.parts.reduce((n, p) => Math.max(n, ...piecesOf(p)), 0));
@@ -483,13 +483,46 @@ export async function readCopyFrom(body: BodySource): Promise<Record<string, unk
     }
     values.push(p.pieces === undefined ? pieces[0] : joined(pieces));
   }
-  const columns: unknown[] = [];
-  for (const [i, c] of m.columns.entries()) {
-    await body.readInto(owns[i]!);
-    columns.push(columnOf(c, owns[i]!));
-  }
+  for (const into of reads) await body.readInto(into);
+  const columns = m.columns.map((c, i) => columnOf(c, owns[i]!));
   if (body.left !== 0) throw new Error('the body is longer than its manifest says');
   return assemble(m, values, columns);
+}
+
+/** A run of short append-only lists (`rows`) of one type, read back as views of one buffer: at most this many bytes. */
+const SHARED = 2 ** 22;
+
+/**
+ * The buffers `readCopyFrom` reads the columns into (`owns`, each as `columnBuffer` makes it), and what it reads into, in
+ * order (`reads`): each column, except that a run of short append-only lists of one type, which nothing writes (`appendTo`
+ * makes an array at a list's first append), is read in one piece into one buffer, each list a view of it. At ten million
+ * entries the lists of each agent's reviews and each key's reports were 44,001 columns: a buffer and a read each, and as
+ * many collections started by the memory they held outside the heap.
+ */
+function columnBuffers(columns: Manifest['columns']): { owns: Uint8Array<ArrayBuffer>[]; reads: Uint8Array<ArrayBuffer>[] } {
+  const owns: Uint8Array<ArrayBuffer>[] = [];
+  const reads: Uint8Array<ArrayBuffer>[] = [];
+  for (let i = 0; i < columns.length;) {
+    let j = i;
+    let bytes = 0;
+    const shareable = (c: Manifest['columns'][number]) => c.rows === true && c.bytes < SHARED && c.type === columns[i]!.type;
+    while (j < columns.length && shareable(columns[j]!) && bytes + columns[j]!.bytes <= SHARED) bytes += columns[j++]!.bytes;
+    if (j - i < 2) {
+      const own = columnBuffer(columns[i]!);
+      owns.push(own);
+      reads.push(own);
+      i++;
+      continue;
+    }
+    const shared = new Uint8Array(bytes);
+    reads.push(shared);
+    for (let at = 0; i < j; at += columns[i++]!.bytes) {
+      const c = columns[i]!;
+      if (c.bytes % TYPED[c.type].BYTES_PER_ELEMENT !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
+      owns.push(shared.subarray(at, at + c.bytes));
+    }
+  }
+  return { owns, reads };
 }
 
 /** The bytes of each piece of part `p`: its own bytes, unless it was written in pieces; throws when they are not its bytes. */
