@@ -6,7 +6,7 @@ import { ClaimReviews } from './claim-reviews.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
-import { appendOnlyEach, ChangingColumn, type Bytes, type Floats, type Rows } from '../stores/columns.js';
+import { appendOnlyEach, ChangingColumn, type Bytes, type Floats, type Ints, type Rows } from '../stores/columns.js';
 import type { Claims } from '../stores/claim-store.js';
 import type { ShortKeys } from '../stores/short-keys.js';
 
@@ -168,16 +168,19 @@ export const unpackRanks = (d: RanksData): Ranks => ({
   conceptual: new ChangingColumn(d.conceptual),
 });
 
-/** An author's calibration kept as prefix sums over its claims in log order (kept.ts). */
+/**
+ * An author's calibration kept as prefix sums over its claims in log order (kept.ts), as columns (grown with `grow`): three
+ * numbers a claim, 16 bytes outside V8's heap against 24 in it as arrays (7.6 million claims at ten million entries).
+ */
 export interface CalibrationPrefix {
   /** sum[i], n[i]: the calibration terms of its first i claims and how many are resolved. */
-  sum: number[];
-  n: number[];
+  sum: Floats;
+  n: Ints;
   /** sum and n are right up to index `valid`. */
   valid: number;
   /** How many of its claims are indexed in `first`; first[i]: the first of its claims with claim i's seq. */
   indexed: number;
-  first: number[];
+  first: Ints;
 }
 
 /** What rescores read, kept as entries land (kept.ts, docs/credence.md#how-the-service-keeps-them). */

@@ -4,7 +4,7 @@
 // equals, bit for bit, the part computed from scratch (score.ts, `fromScratch`).
 import { tierOf, type Claim, type State } from '../fold/state.js';
 import { EvidenceAggregate, type Evidence } from './aggregate.js';
-import { firstAtLeast, type Rows } from '../stores/columns.js';
+import { firstAtLeast, grow, type Rows } from '../stores/columns.js';
 import type { CalibrationPrefix } from './indexes.js';
 import { calibration, calibrationTerm, KIND_RANK, TIER_WEIGHT } from './rules.js';
 import { countedItems, countingReceipt, countsAsRerun, receiptItem, rerunsOf, reviewItem, type Item, type Parts } from './score.js';
@@ -85,8 +85,14 @@ function prefixOf(state: State, operatorId: string, most = Infinity): { c: Calib
   const { index: ix, aggregates } = state.numbers;
   const own = ix.claimsByOperator.get(operatorId) ?? [];
   let c = aggregates.calibration.get(operatorId);
-  if (c === undefined) aggregates.calibration.set(operatorId, (c = { sum: [0], n: [0], valid: 0, indexed: 0, first: [] }));
-  for (const end = Math.min(own.length, c.indexed + most); c.indexed < end; c.indexed++) {
+  if (c === undefined)
+    aggregates.calibration.set(
+      operatorId,
+      (c = { sum: new Float64Array(16), n: new Int32Array(16), valid: 0, indexed: 0, first: new Int32Array(16) }),
+    );
+  const end = Math.min(own.length, c.indexed + most);
+  if (c.indexed < end) c.first = grow(c.first, end);
+  for (; c.indexed < end; c.indexed++) {
     const i = c.indexed;
     const sameSeq = i > 0 && state.claims.seqAt(own[i - 1]!) === state.claims.seqAt(own[i]!);
     c.first[i] = sameSeq ? c.first[i - 1]! : i;
@@ -103,6 +109,10 @@ function placeOf(own: Rows, row: number): number {
 
 /** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */
 function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho: number; resolved: number } {
+  if (c.valid < p) {
+    c.sum = grow(c.sum, p + 1);
+    c.n = grow(c.n, p + 1);
+  }
   for (; c.valid < p; c.valid++) {
     const j = c.valid;
     const row = own[j]!;
