@@ -489,8 +489,12 @@ export async function readCopyFrom(body: BodySource): Promise<Record<string, unk
   return assemble(m, values, columns);
 }
 
-/** A run of short append-only lists (`rows`) of one type, read back as views of one buffer: at most this many bytes. */
-const SHARED = 2 ** 22;
+/**
+ * A run of short append-only lists (`rows`, each under SHORT bytes) of one type, read back as views of one buffer: at most
+ * SHARED bytes, more than the engine's piece (8 MiB, log/src/snapshot.ts), so that a run is read straight into its buffer.
+ */
+const SHORT = 2 ** 20;
+const SHARED = 2 ** 24;
 
 /**
  * The buffers `readCopyFrom` reads the columns into (`owns`, each as `columnBuffer` makes it), and what it reads into, in
@@ -505,7 +509,7 @@ function columnBuffers(columns: Manifest['columns']): { owns: Uint8Array<ArrayBu
   for (let i = 0; i < columns.length;) {
     let j = i;
     let bytes = 0;
-    const shareable = (c: Manifest['columns'][number]) => c.rows === true && c.bytes < SHARED && c.type === columns[i]!.type;
+    const shareable = (c: Manifest['columns'][number]) => c.rows === true && c.bytes < SHORT && c.type === columns[i]!.type;
     while (j < columns.length && shareable(columns[j]!) && bytes + columns[j]!.bytes <= SHARED) bytes += columns[j++]!.bytes;
     if (j - i < 2) {
       const own = columnBuffer(columns[i]!);
