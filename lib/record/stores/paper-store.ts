@@ -160,21 +160,25 @@ export class Papers extends RowMap<Paper> {
 
   /**
    * Every paper's row by its agent, its operator or its field (`by`), in log order: each of them, in the order of its first
-   * paper, with the rows of its papers (the read index made at start, lib/record/views/list-index.ts: 2.4 million papers at
-   * ten million entries). Read from the columns by number, with no lookup by name and no id made.
+   * paper, with the rows of its papers as a column (the read index made at start, lib/record/views/list-index.ts: 2.4 million
+   * papers at ten million entries, three times). Read from the columns by number, with no lookup by name and no id made:
+   * counted first, then each row put in its list, so that no list is an array grown one push at a time.
    */
-  rowsBy(by: 'agent' | 'operator' | 'field'): [string, number[]][] {
+  rowsBy(by: 'agent' | 'operator' | 'field'): [string, Ints][] {
     const column = by === 'agent' ? this.agent : by === 'operator' ? this.operator : this.field;
     const names = (by === 'agent' ? this.agents : by === 'operator' ? this.operators : this.fields).list;
-    const lists: (number[] | undefined)[] = new Array(names.length);
-    const out: [string, number[]][] = [];
-    for (let row = 0; row < this.ids.length; row++) {
-      const n = column[row]!;
-      let rows = lists[n];
-      if (rows === undefined) out.push([names[n]!, (lists[n] = rows = [])]);
-      rows.push(row);
+    const n = this.ids.length;
+    const counts = new Int32Array(names.length);
+    for (let row = 0; row < n; row++) counts[column[row]!]!++;
+    const lists = Array.from(counts, (count) => new Int32Array(count));
+    const filled = new Int32Array(names.length);
+    const order: number[] = [];
+    for (let row = 0; row < n; row++) {
+      const k = column[row]!;
+      if (filled[k] === 0) order.push(k);
+      lists[k]![filled[k]!++] = row;
     }
-    return out;
+    return order.map((k) => [names[k]!, lists[k]!]);
   }
 
   /** The rows of the papers that build on others, in log order, with their parents. */

@@ -2,7 +2,7 @@
 // operators, every list in log order (docs/api.md#lists-and-cursors). Not part of the state: made from a state
 // (`readIndexOf`), then kept as entries are applied (`noteApplied`); nothing is ever taken out of it.
 import type { RecordEntry, State } from '../fold/state.js';
-import type { Rows } from '../stores/columns.js';
+import { appended, type Rows } from '../stores/columns.js';
 import type { Parent } from '../stores/paper-store.js';
 import type { Listed } from './paging.js';
 
@@ -17,9 +17,7 @@ export interface Work {
 }
 
 /** What the index holds of an author's work: the reviews are the state's. */
-interface IndexedWork extends Omit<Work, 'reviews' | 'papers'> {
-  papers: number[];
-}
+type IndexedWork = Omit<Work, 'reviews'>;
 
 export interface ReadIndex {
   /** Every paper, its row of `state.papers` (all of them, in log order). */
@@ -27,8 +25,8 @@ export interface ReadIndex {
   /** Every agent's handle and every operator's id, in log order (the lists of agents and of operators). */
   agents: string[];
   operators: string[];
-  /** The papers of each field, their rows of `state.papers`, in log order. */
-  papersByField: Map<string, number[]>;
+  /** The papers of each field, their rows of `state.papers`, in log order (a column as made at start, an array once grown). */
+  papersByField: Map<string, Rows>;
   /** The papers whose builds_on names a paper or external claim of the record (rec: or ext: id), their rows, in log order. */
   builtOnBy: Map<string, number[]>;
   byAgent: Map<string, IndexedWork>;
@@ -79,11 +77,11 @@ function notePaper(ix: ReadIndex, state: State, row: number): void {
   const papers = state.papers;
   ix.papers.length = row + 1;
   const field = papers.fieldAt(row);
-  const byField = ix.papersByField.get(field);
-  if (byField === undefined) ix.papersByField.set(field, [row]);
-  else byField.push(row);
-  workOf(ix.byAgent, papers.agentAt(row)).papers.push(row);
-  workOf(ix.byOperator, papers.operatorAt(row)).papers.push(row);
+  ix.papersByField.set(field, appended(ix.papersByField.get(field) ?? [], row));
+  const byAgent = workOf(ix.byAgent, papers.agentAt(row));
+  byAgent.papers = appended(byAgent.papers, row);
+  const byOperator = workOf(ix.byOperator, papers.operatorAt(row));
+  byOperator.papers = appended(byOperator.papers, row);
   noteParents(ix, row, papers.buildsOnAt(row));
 }
 
