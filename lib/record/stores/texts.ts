@@ -11,6 +11,11 @@ export interface TextsData {
   apart: [number, string][];
 }
 
+/** String.prototype.isWellFormed (Node 20; not in TypeScript's ES2023 lib). */
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+
 /**
  * A string for each row, pushed in row order and never changed: each held as its UTF-8 bytes and
  * spelled again when read. A string its bytes do not spell back exactly (a lone surrogate, which
@@ -38,18 +43,18 @@ export class Texts {
   push(text: string): number {
     const row = this.n;
     const start = this.end;
-    // At most three bytes a UTF-16 unit.
-    const need = start + text.length * 3;
-    if (need > this.bytes.length) {
-      this.bytes = grow(this.bytes, need);
-      this.buffer = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
-    }
-    let end = start + this.buffer.write(text, start, 'utf8');
-    if (this.buffer.toString('utf8', start, end) !== text) {
-      this.apart.set(row, text);
-      end = start;
-    }
-    this.ends = grow(this.ends, row + 1);
+    let end = start;
+    // A string of whole UTF-16 characters (no lone surrogate) is spelled back exactly by its UTF-8 bytes.
+    if ((text as unknown as WellFormed).isWellFormed()) {
+      // At most three bytes a UTF-16 unit.
+      const need = start + text.length * 3;
+      if (need > this.bytes.length) {
+        this.bytes = grow(this.bytes, need);
+        this.buffer = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
+      }
+      end += this.buffer.write(text, start);
+    } else this.apart.set(row, text);
+    if (row === this.ends.length) this.ends = grow(this.ends, row + 1);
     this.ends[row] = end;
     this.n = row + 1;
     return row;
