@@ -1,6 +1,6 @@
 // Strings by row held as UTF-8 bytes (lib/record/stores/texts.ts, docs/record.md "How the state is kept"), the papers' titles,
 // against the list of strings they replace: random strings of every kind (ASCII, accents, CJK, emoji as surrogate pairs, lone
-// surrogates that UTF-8 cannot hold, empty), restored half way from their packed form as a snapshot reads a column back (in a
+// surrogates that UTF-8 cannot hold, empty, and null: a text withheld from a verifier), restored half way from their packed form as a snapshot reads a column back (in a
 // buffer of its own with room to grow): every string spelled back exactly, and a packed copy unchanged by later pushes.
 import t from 'tap';
 import fc from 'fast-check';
@@ -10,6 +10,7 @@ import { Papers } from '../../lib/record/stores/paper-store.js';
 
 const text = fc.oneof(
   { arbitrary: fc.string({ maxLength: 80 }), weight: 4 },
+  { arbitrary: fc.constant(null), weight: 1 },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }), weight: 3 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 20 }), weight: 2 },
   { arbitrary: fc.constantFrom('', '\ud800', 'a\udc00b', '\udbff\udfff', 'é', '数据', '🧪 probes'), weight: 1 },
@@ -55,15 +56,20 @@ t.test('each string spelled back exactly, as a list of strings would, restored h
   t.pass('300 random runs');
 });
 
-t.test('a string UTF-8 cannot hold is held apart; the others are bytes', async (t) => {
+t.test('a string UTF-8 cannot hold, and a withheld text (null), are held apart; the others are bytes', async (t) => {
   const store = new Texts();
-  for (const s of ['Sparse probes', '\ud800 alone', 'Übung 数据 🧪']) store.push(s);
+  for (const s of ['Sparse probes', '\ud800 alone', null, 'Übung 数据 🧪']) store.push(s);
   const d = store.pack();
-  t.same(d.apart, [[1, '\ud800 alone']]);
+  t.same(d.apart, [
+    [1, '\ud800 alone'],
+    [2, null],
+  ]);
   t.equal(Buffer.from(d.bytes).toString('utf8'), 'Sparse probesÜbung 数据 🧪');
-  t.same([...d.ends], [13, 13, 13 + Buffer.byteLength('Übung 数据 🧪')]);
+  t.same([...d.ends], [13, 13, 13, 13 + Buffer.byteLength('Übung 数据 🧪')]);
   t.equal(restore(d).at(1), '\ud800 alone');
-  t.throws(() => store.at(3), /row 3 is not of 3 texts/);
+  t.equal(restore(d).at(2), null);
+  t.equal(store.at(3), 'Übung 数据 🧪');
+  t.throws(() => store.at(4), /row 4 is not of 4 texts/);
 });
 
 t.test('packed texts that do not hold together are refused', async (t) => {

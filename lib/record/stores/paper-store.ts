@@ -126,7 +126,8 @@ export class Papers extends RowMap<Paper> {
       ts: this.odd.get(row) ?? isoTs(this.time[row]!),
       agent: this.agents.at(this.agent[row]!),
       operatorId: this.operators.at(this.operator[row]!),
-      title: this.titles.at(row),
+      // Null only in a verifier's replay of a paper served with its texts withheld (texts.ts).
+      title: this.titles.at(row) as string,
       field: this.fields.at(this.field[row]!),
       claims: this.claimsAt(row),
       buildsOn: this.buildsOn.get(row) ?? [],

@@ -3,12 +3,12 @@
 // (docs/record.md#how-the-state-is-kept).
 import { grow, owned, stable, type Bytes, type Floats } from './columns.js';
 
-/** Texts as a snapshot writes them: the bytes, where each row's ends, and the rows held apart with their strings. */
+/** Texts as a snapshot writes them: the bytes, where each row's ends, and the rows held apart with their strings (or null). */
 export interface TextsData {
   bytes: Bytes;
   /** Row i's bytes end at ends[i] and start where row i - 1's end (0 for the first). */
   ends: Floats;
-  apart: [number, string][];
+  apart: [number, string | null][];
 }
 
 /** String.prototype.isWellFormed (Node 20; not in TypeScript's ES2023 lib). */
@@ -19,8 +19,9 @@ interface WellFormed {
 /**
  * A string for each row, pushed in row order and never changed: each held as its UTF-8 bytes and
  * spelled again when read. A string its bytes do not spell back exactly (a lone surrogate, which
- * UTF-8 cannot hold) is held apart, as it is, with no bytes. Both columns only grow at their end,
- * so a snapshot shares them (`stable`).
+ * UTF-8 cannot hold) is held apart, as it is, with no bytes; so is a null, the text of an entry
+ * served with its texts withheld, which a verifier replays (docs/record.md#what-served-entries-withhold).
+ * Both columns only grow at their end, so a snapshot shares them (`stable`).
  */
 export class Texts {
   private bytes: Bytes = new Uint8Array(256);
@@ -28,7 +29,7 @@ export class Texts {
   private buffer = Buffer.from(this.bytes.buffer);
   private ends: Floats = new Float64Array(16);
   private n = 0;
-  private apart = new Map<number, string>();
+  private apart = new Map<number, string | null>();
 
   get length(): number {
     return this.n;
@@ -40,12 +41,12 @@ export class Texts {
   }
 
   /** Appends `text` as the next row; returns its row. */
-  push(text: string): number {
+  push(text: string | null): number {
     const row = this.n;
     const start = this.end;
     let end = start;
     // A string of whole UTF-16 characters (no lone surrogate) is spelled back exactly by its UTF-8 bytes.
-    if ((text as unknown as WellFormed).isWellFormed()) {
+    if (text !== null && (text as unknown as WellFormed).isWellFormed()) {
       // At most three bytes a UTF-16 unit.
       const need = start + text.length * 3;
       if (need > this.bytes.length) {
@@ -60,13 +61,10 @@ export class Texts {
     return row;
   }
 
-  /** The string of `row`. */
-  at(row: number): string {
+  /** The string of `row` (null for a text withheld). */
+  at(row: number): string | null {
     if (!(row >= 0 && row < this.n)) throw new RangeError(`row ${row} is not of ${this.n} texts`);
-    if (this.apart.size > 0) {
-      const held = this.apart.get(row);
-      if (held !== undefined) return held;
-    }
+    if (this.apart.size > 0 && this.apart.has(row)) return this.apart.get(row)!;
     return this.buffer.toString('utf8', row === 0 ? 0 : this.ends[row - 1]!, this.ends[row]!);
   }
 
