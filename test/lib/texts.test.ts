@@ -1,7 +1,8 @@
 // Strings by row held as UTF-8 bytes (lib/record/stores/texts.ts, docs/record.md "How the state is kept"), the papers' titles,
 // against the list of strings they replace: random strings of every kind (ASCII, accents, CJK, emoji as surrogate pairs, lone
-// surrogates that UTF-8 cannot hold, empty, and null: a text withheld from a verifier), restored half way from their packed form as a snapshot reads a column back (in a
-// buffer of its own with room to grow): every string spelled back exactly, and a packed copy unchanged by later pushes.
+// surrogates that UTF-8 cannot hold, empty, and null: a text withheld from a verifier), restored half way from their packed
+// form as a snapshot reads a column back (in a buffer of its own with room to grow): every string spelled back exactly, and a
+// packed copy unchanged by later pushes.
 import t from 'tap';
 import fc from 'fast-check';
 import { Texts, type TextsData } from '../../lib/record/stores/texts.js';
