@@ -91,7 +91,8 @@ function prefixOf(state: State, operatorId: string, most = Infinity): { c: Calib
       (c = { sum: new Float64Array(16), n: new Int32Array(16), valid: 0, indexed: 0, first: new Int32Array(16) }),
     );
   const end = Math.min(own.length, c.indexed + most);
-  if (c.indexed < end) c.first = grow(c.first, end);
+  // Checked here, not in `grow`: a call for every rescore.
+  if (end > c.first.length) c.first = grow(c.first, end);
   for (; c.indexed < end; c.indexed++) {
     const i = c.indexed;
     const sameSeq = i > 0 && state.claims.seqAt(own[i - 1]!) === state.claims.seqAt(own[i]!);
@@ -109,7 +110,7 @@ function placeOf(own: Rows, row: number): number {
 
 /** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */
 function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho: number; resolved: number } {
-  if (c.valid < p) {
+  if (p + 1 > c.sum.length) {
     c.sum = grow(c.sum, p + 1);
     c.n = grow(c.n, p + 1);
   }
