@@ -402,12 +402,17 @@ export async function copyBytes(copy: StateCopy, turn: () => Promise<unknown>): 
   return chunksOf(copy, parts);
 }
 
-/** A column's bytes as the manifest says, in a buffer of its own (with room to grow, `withRoom`, unless it is a list), not filled yet. */
-function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
+/** How many numbers a column of the manifest holds; throws when its bytes are not a whole number of them. */
+function numbersOf(c: Manifest['columns'][number]): number {
   const size = TYPED[c.type].BYTES_PER_ELEMENT;
   if (c.bytes % size !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
-  const n = c.bytes / size;
-  return new Uint8Array(new ArrayBuffer(c.list || c.rows ? c.bytes : withRoom(n) * size), 0, c.bytes);
+  return c.bytes / size;
+}
+
+/** A column's bytes as the manifest says, in a buffer of its own (with room to grow, `withRoom`, unless it is a list), not filled yet. */
+function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
+  const n = numbersOf(c);
+  return new Uint8Array(new ArrayBuffer(c.list || c.rows ? c.bytes : withRoom(n) * TYPED[c.type].BYTES_PER_ELEMENT), 0, c.bytes);
 }
 
 /**
@@ -416,9 +421,8 @@ function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
  * collections); any other list an array again; else marked restored (its store keeps it: `owned`).
  */
 function columnOf(c: Manifest['columns'][number], own: Uint8Array<ArrayBuffer>): unknown {
-  const T = TYPED[c.type];
-  const n = c.bytes / T.BYTES_PER_ELEMENT;
-  const data = new T(own.buffer, own.byteOffset, n);
+  const n = numbersOf(c);
+  const data = new TYPED[c.type](own.buffer, own.byteOffset, n);
   if (c.rows === true) return stable(data);
   if (!c.list) return restored(data);
   // A loop: Array.from of a typed array goes through its iterator, ten times slower (thousands of lists).
@@ -506,11 +510,11 @@ const SHARED = 2 ** 24;
 function columnBuffers(columns: Manifest['columns']): { owns: Uint8Array<ArrayBuffer>[]; reads: Uint8Array<ArrayBuffer>[] } {
   const owns: Uint8Array<ArrayBuffer>[] = [];
   const reads: Uint8Array<ArrayBuffer>[] = [];
+  const short = (c: Manifest['columns'][number], type: TypedName) => c.rows === true && c.bytes < SHORT && c.type === type;
   for (let i = 0; i < columns.length;) {
     let j = i;
     let bytes = 0;
-    const shareable = (c: Manifest['columns'][number]) => c.rows === true && c.bytes < SHORT && c.type === columns[i]!.type;
-    while (j < columns.length && shareable(columns[j]!) && bytes + columns[j]!.bytes <= SHARED) bytes += columns[j++]!.bytes;
+    while (j < columns.length && short(columns[j]!, columns[i]!.type) && bytes + columns[j]!.bytes <= SHARED) bytes += columns[j++]!.bytes;
     if (j - i < 2) {
       const own = columnBuffer(columns[i]!);
       owns.push(own);
@@ -520,11 +524,8 @@ function columnBuffers(columns: Manifest['columns']): { owns: Uint8Array<ArrayBu
     }
     const shared = new Uint8Array(bytes);
     reads.push(shared);
-    for (let at = 0; i < j; at += columns[i++]!.bytes) {
-      const c = columns[i]!;
-      if (c.bytes % TYPED[c.type].BYTES_PER_ELEMENT !== 0) throw new Error(`a column of ${c.bytes} bytes is no ${c.type}`);
-      owns.push(shared.subarray(at, at + c.bytes));
-    }
+    // Each view's bytes are checked to be a whole number of its type when it is made a column (`columnOf`).
+    for (let at = 0; i < j; at += columns[i++]!.bytes) owns.push(shared.subarray(at, at + columns[i]!.bytes));
   }
   return { owns, reads };
 }
