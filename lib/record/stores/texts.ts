@@ -25,11 +25,17 @@ interface WellFormed {
  */
 export class Texts {
   private bytes: Bytes = new Uint8Array(256);
-  /** A Buffer over `bytes`' memory, which writes and reads UTF-8; made again when `bytes` grows. */
+  /** A Buffer over `bytes`' memory, which writes and reads UTF-8; made again whenever `bytes` is (`hold`). */
   private buffer = Buffer.from(this.bytes.buffer);
   private ends: Floats = new Float64Array(16);
   private n = 0;
   private apart = new Map<number, string | null>();
+
+  /** Holds `bytes` (a view from the start of its buffer), and the Buffer over them. */
+  private hold(bytes: Bytes): void {
+    this.bytes = bytes;
+    this.buffer = Buffer.from(bytes.buffer, 0, bytes.length);
+  }
 
   get length(): number {
     return this.n;
@@ -49,10 +55,7 @@ export class Texts {
     if (text !== null && (text as unknown as WellFormed).isWellFormed()) {
       // At most three bytes a UTF-16 unit.
       const need = start + text.length * 3;
-      if (need > this.bytes.length) {
-        this.bytes = grow(this.bytes, need);
-        this.buffer = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
-      }
+      if (need > this.bytes.length) this.hold(grow(this.bytes, need));
       end += this.buffer.write(text, start);
     } else this.apart.set(row, text);
     if (row === this.ends.length) this.ends = grow(this.ends, row + 1);
@@ -87,8 +90,7 @@ export class Texts {
     }
     if (last !== d.bytes.length) throw new Error(`${n} texts end at ${last}, in ${d.bytes.length} bytes`);
     for (const [row] of d.apart) if (!(Number.isInteger(row) && row >= 0 && row < n)) throw new Error(`a text held apart at row ${row}`);
-    t.bytes = owned(d.bytes, d.bytes.length);
-    t.buffer = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.length);
+    t.hold(owned(d.bytes, d.bytes.length));
     t.ends = owned(d.ends, n);
     t.n = n;
     t.apart = new Map(d.apart);
