@@ -26,7 +26,7 @@ export function numbersReads({ record, cursors }: ReadEnv) {
     }
     // One state per tree size: the tree size names the numbers.
     if (notModified(ctx, `"credence-${state.size}"`)) return;
-    // Sent as the cached chunks it is made of, each inflated as it is sent, never joined into one string.
+    // Sent as the cached chunks it is made of, each expanded as it is sent, never joined into one string.
     const { parts, bytes } = credenceParts(state);
     ctx.type = 'application/json; charset=utf-8';
     ctx.length = bytes;

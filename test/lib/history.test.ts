@@ -75,3 +75,23 @@ t.test("a snapshot's copy taken before claims' credences move keeps each claim's
   );
   t.equal(back.get(ref(5000)), undefined, 'nor the claim scored after the copy');
 });
+
+t.test('a point is the credence as served: a move the served number does not show is no point', async (t) => {
+  const h = new History();
+  h.note(ref(1), 1, 0.123449); // served 0.1234
+  h.note(ref(1), 2, 0.12341); // served 0.1234 again: no point
+  h.note(ref(1), 3, 0.12346); // served 0.1235
+  h.note(ref(1), 4, 0.99999); // served 0.9999, never 1
+  h.note(ref(1), 5, 0.999951); // served 0.9999 again: no point
+  h.note(ref(1), 6, 0.00001); // served 0.0001, never 0
+  t.same(h.get(ref(1)), [
+    [1, 0.1234],
+    [3, 0.1235],
+    [4, 0.9999],
+    [6, 0.0001],
+  ]);
+  t.same([...h.recent()][0], { ref: ref(1), seq: 6, credence: 0.0001, before: 0.9999 });
+  const packed = h.pack();
+  t.equal(packed.credence.BYTES_PER_ELEMENT, 2, 'two bytes a point');
+  t.same(History.unpack(packed).get(ref(1)), h.get(ref(1)), 'the same once unpacked');
+});

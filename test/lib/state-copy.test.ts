@@ -4,7 +4,7 @@
 import t from 'tap';
 import { bytesBody } from 'tlog-engine';
 import { copyBytesSync, copyState, readCopy, readCopyFrom } from '../../lib/record/fold/state-copy.js';
-import { appendOnlyEach, appendTo, growing, isColumnRows, type Rows } from '../../lib/record/stores/columns.js';
+import { appendOnlyEach, appendTo, growing, HexIds, isColumnRows, type Rows } from '../../lib/record/stores/columns.js';
 
 const body = (written: object): Buffer => Buffer.concat(copyBytesSync(copyState(written, 3, true)));
 
@@ -56,4 +56,21 @@ t.test('lists that only grow, read back a piece at a time: each as it was, short
   const again = (await readCopyFrom(written(appendOnlyEach(back.reviewsByAgent)))) as { reviewsByAgent: Map<string, Rows> };
   t.same([...again.reviewsByAgent.get('agent-3')!], [...want.get('agent-3')!, -1], 'the grown list written and read back');
   t.equal(again.reviewsByAgent.get('long')!.length, 2 ** 21);
+});
+
+t.test('a row index read back takes a buffer of its own size, a column that grows one with room', async (t) => {
+  const ids = new HexIds();
+  const hexes = Array.from({ length: 3000 }, (_, i) => (i * 2654435761).toString(16).padStart(64, 'f').slice(-64));
+  for (const h of hexes) ids.push(h);
+  const written = bytesBody(Buffer.concat(copyBytesSync(copyState({ ids: { bytes: ids.pack(), index: ids.packIndex() } }, 3, true))));
+  const back = ((await readCopyFrom(written)) as { ids: { bytes: Uint8Array<ArrayBuffer>; index: Int32Array<ArrayBuffer> } }).ids;
+  t.equal(back.index.buffer.byteLength, back.index.byteLength, 'the slots: no room (the index moves to a new table to grow)');
+  t.ok(back.bytes.buffer.byteLength > back.bytes.byteLength, 'the ids: room to grow');
+  const again = HexIds.unpack(back.bytes, undefined, back.index);
+  t.ok(
+    hexes.every((h, i) => again.find(h) === i),
+    'every id found by the index read back',
+  );
+  again.push('ab'.repeat(32));
+  t.equal(again.find('ab'.repeat(32)), 3000, 'and one pushed after, the index grown');
 });

@@ -7,6 +7,7 @@ import {
   holdsAppendOnly,
   isAppendOnly,
   isColumnRows,
+  isFixedSize,
   isGrowing,
   isStable,
   restored,
@@ -48,6 +49,8 @@ interface Column {
   later?: ColumnCopy;
   /** An append-only list of numbers (columns.ts, Rows): read back as its column, which nothing writes, not as an array. */
   rows?: boolean;
+  /** A column that never grows in place (columns.ts, `fixedSize`): read back with no room to grow. */
+  exact?: boolean;
 }
 
 /**
@@ -79,7 +82,7 @@ export interface StateCopy {
 interface Manifest {
   /** `pieces`: a list that only grows written in pieces of at most PIECE items, each its own clone (their bytes, in order). */
   parts: { path: string[]; bytes: number; columns: boolean; pieces?: number[] }[];
-  columns: { type: TypedName; bytes: number; list: boolean; rows?: true }[];
+  columns: { type: TypedName; bytes: number; list: boolean; rows?: true; exact?: true }[];
 }
 
 const isPlain = (v: object): boolean => {
@@ -143,10 +146,13 @@ class Copier {
     } else if (ArrayBuffer.isView(v)) {
       typedName(v);
       const later = isStable(v) || this.share ? undefined : columnCopy(v);
+      const exact = isFixedSize(v);
       // A column copied on write is not copied now; one shared is taken as it is; any other is copied.
-      if (later !== undefined) copy = this.column({ later });
-      else
-        copy = this.column({ data: isStable(v) || this.share ? (v as Typed) : (v as Typed).slice(), rows: appendOnly || isAppendOnly(v) });
+      if (later !== undefined) copy = this.column({ later, exact });
+      else {
+        const data = isStable(v) || this.share ? (v as Typed) : (v as Typed).slice();
+        copy = this.column({ data, rows: appendOnly || isAppendOnly(v), exact });
+      }
     } else throw new Error(`a state cannot hold a ${v.constructor.name}`);
     this.seen.set(v, { copy, part: this.part });
     return copy;
@@ -345,7 +351,13 @@ function chunksOf(copy: StateCopy, parts: Uint8Array[][]): Uint8Array[] {
       const c = copy.columns[i]!;
       // An append-only list is a list whether the state held it as an array or as the column it was read back as.
       const list = c.list !== undefined || c.rows === true;
-      return { type: typedName(d), bytes: d.byteLength, list, ...(c.rows === true ? { rows: true as const } : {}) };
+      return {
+        type: typedName(d),
+        bytes: d.byteLength,
+        list,
+        ...(c.rows === true ? { rows: true as const } : {}),
+        ...(c.exact === true ? { exact: true as const } : {}),
+      };
     }),
   };
   const manifest = serialize(m);
@@ -409,10 +421,14 @@ function numbersOf(c: Manifest['columns'][number]): number {
   return c.bytes / size;
 }
 
-/** A column's bytes as the manifest says, in a buffer of its own (with room to grow, `withRoom`, unless it is a list), not filled yet. */
+/**
+ * A column's bytes as the manifest says, in a buffer of its own, not filled yet: with room to grow (`withRoom`) unless it is a
+ * list or never grows in place (`exact`).
+ */
 function columnBuffer(c: Manifest['columns'][number]): Uint8Array<ArrayBuffer> {
   const n = numbersOf(c);
-  return new Uint8Array(new ArrayBuffer(c.list || c.rows ? c.bytes : withRoom(n) * TYPED[c.type].BYTES_PER_ELEMENT), 0, c.bytes);
+  const exact = c.list || c.rows === true || c.exact === true;
+  return new Uint8Array(new ArrayBuffer(exact ? c.bytes : withRoom(n) * TYPED[c.type].BYTES_PER_ELEMENT), 0, c.bytes);
 }
 
 /**

@@ -1,13 +1,16 @@
-// Each claim's credence as it moved (the explorer's charts): [entry seq, credence] at each entry
-// that changed it. Held as three columns over every point of every claim in the order they were
-// noted, each point naming the claim's point before it (stores/columns.ts): no object per point. Each claim's latest point is
-// a column by the claim's row in state.claims (stores/claim-store.ts): no Map entry per claim, nor a second list of refs.
-import { ChangingColumn, grow, owned, stable, type Ints, type Floats } from '../stores/columns.js';
+// Each claim's credence as it moved (the explorer's charts): [entry seq, credence] at each entry that changed the credence as
+// GET /v2/credence served it then (servedProbability: 4 decimals). Held as three columns over every point of every claim in the
+// order they were noted, each point naming the claim's point before it (stores/columns.ts): no object per point. Each claim's
+// latest point is a column by the claim's row in state.claims (stores/claim-store.ts): no Map entry per claim, nor a second list
+// of refs.
+import { ChangingColumn, grow, owned, stable, type Ints, type Shorts } from '../stores/columns.js';
+import { servedProbability } from './rules.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface HistoryData {
   seq: Ints;
-  credence: Floats;
+  /** In ten-thousandths (`tenThousandths`). */
+  credence: Shorts;
   prev: Ints;
   /** Per claim row: its latest point plus one, 0 for none. */
   last: Ints;
@@ -54,9 +57,16 @@ export interface RecentPoint {
   before: number | null;
 }
 
+/**
+ * A credence as served, in ten-thousandths (1 to 9,999): a point costs 2 bytes rather than a Float64's 8 (110 MiB at ten
+ * million entries of the paper-heavy shape), and a move the served number does not show is no point. Read back as
+ * `n / 1e4`, the number servedProbability gives.
+ */
+const tenThousandths = (credence: number): number => Math.round(servedProbability(credence) * 1e4);
+
 export class History {
   private seq = new Int32Array(16);
-  private credence = new Float64Array(16);
+  private credence = new Uint16Array(16);
   /** The claim's point before this one, or -1. */
   private prev = new Int32Array(16);
   private n = 0;
@@ -77,16 +87,17 @@ export class History {
     return p === 0 ? undefined : p - 1;
   }
 
-  /** Notes the claim's credence after entry `seq`, if it moved (a claim's first score is always noted). */
+  /** Notes the claim's credence after entry `seq`, if its served value moved (a claim's first score is always noted). */
   note(ref: string, seq: number, credence: number): void {
     const last = this.lastOf(ref);
-    if (last !== undefined && this.credence[last] === credence) return;
+    const served = tenThousandths(credence);
+    if (last !== undefined && this.credence[last] === served) return;
     const i = this.n++;
     this.seq = grow(this.seq, this.n);
     this.credence = grow(this.credence, this.n);
     this.prev = grow(this.prev, this.n);
     this.seq[i] = seq;
-    this.credence[i] = credence;
+    this.credence[i] = served;
     this.prev[i] = last ?? -1;
     let row = this.rows.rowOf(ref);
     if (row < 0) {
@@ -104,8 +115,8 @@ export class History {
       yield {
         ref: this.ring[i % RECENT_POINTS]!,
         seq: this.seq[i]!,
-        credence: this.credence[i]!,
-        before: prev < 0 ? null : this.credence[prev]!,
+        credence: this.credence[i]! / 1e4,
+        before: prev < 0 ? null : this.credence[prev]! / 1e4,
       };
     }
   }
@@ -120,7 +131,7 @@ export class History {
     let i = this.lastOf(ref);
     if (i === undefined) return undefined;
     const points: [number, number][] = [];
-    for (; i >= 0; i = this.prev[i]!) points.push([this.seq[i]!, this.credence[i]!]);
+    for (; i >= 0; i = this.prev[i]!) points.push([this.seq[i]!, this.credence[i]! / 1e4]);
     return points.reverse();
   }
 

@@ -20,9 +20,10 @@ export {
   familyFactor,
   priorOf,
   round4,
+  servedProbability,
   valueOfChecking,
 } from './rules.js';
 export { calibrationOf, countedItems, scoreClaim } from './score.js';
-export { afterStart, claimScore, credenceMade, credenceParts, inView, operatorCalibration, servedProbability } from './served.js';
+export { afterStart, claimScore, credenceMade, credenceParts, inView, operatorCalibration } from './served.js';
 export { settlement, SHUT_OUT_FOR } from './settlement.js';
 export { lastRound, qualification, receiptsEarned, receiptsTallied, reportsEarned, reportsTallied, verifyRound } from './verification.js';

@@ -116,3 +116,9 @@ export const valueOfChecking = (use: number, p: number): number => (use + 0.5) *
 
 /** Numbers are served rounded to 4 decimals; they are computed unrounded. */
 export const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/**
+ * A probability as served: rounded to 4 decimals and kept within [0.0001, 0.9999], so that
+ * rounding never shows a credence as certain (it is strictly inside (0, 1) unrounded).
+ */
+export const servedProbability = (p: number): number => Math.min(0.9999, Math.max(0.0001, round4(p)));

@@ -5,8 +5,9 @@
 export type Ints = Int32Array<ArrayBuffer>;
 export type Floats = Float64Array<ArrayBuffer>;
 export type Bytes = Uint8Array<ArrayBuffer>;
+export type Shorts = Uint16Array<ArrayBuffer>;
 /** A typed array that `grow` can replace by a larger copy. */
-export type Column = Ints | Floats | Bytes;
+export type Column = Ints | Floats | Bytes | Shorts;
 
 /** Views whose rows never change again: a snapshot's copy of the state shares them (fold/state-copy.ts). */
 const stableViews = new WeakSet<ArrayBufferView>();
@@ -108,6 +109,20 @@ export function grow<T extends Column>(a: T, n: number): T {
   b.set(a);
   return b;
 }
+
+/**
+ * Columns that never grow in place (a row index's slots: it moves to a new table of twice the size), which a snapshot reads back
+ * into a buffer of their exact size: the room `withRoom` gives would never be used (28 MiB at ten million entries).
+ */
+const fixedViews = new WeakSet<ArrayBufferView>();
+
+/** Marks `view` as a column that never grows in place (`fixedViews`). */
+export function fixedSize<T extends ArrayBufferView>(view: T): T {
+  fixedViews.add(view);
+  return view;
+}
+
+export const isFixedSize = (view: ArrayBufferView): boolean => fixedViews.has(view);
 
 /** Columns read from a snapshot, each the only view of a buffer of its own, which may be longer than the view (room to grow). */
 const restoredViews = new WeakSet<ArrayBufferView>();
@@ -366,7 +381,7 @@ export class RowIndex {
 
   /** The slots as they stand (the index's own, changed as rows are indexed: copied on write), for a snapshot that `adopt` reads back. */
   slotsNow(): Ints {
-    return this.saver.mark(this.slots);
+    return fixedSize(this.saver.mark(this.slots));
   }
 
   /**
