@@ -16,7 +16,7 @@ import {
   type Claim,
   type State,
 } from '../../lib/record/fold/index.js';
-import type { BodySource } from '../../lib/record/fold/state-copy.js';
+import { bytesBody } from 'tlog-engine';
 
 const paperRef = (p: number, n: number) => `rec:${p.toString(16).padStart(16, '0')}#C${n}`;
 const externalRef = (x: number) => `ext:${(0xe000 + x).toString(16).padStart(16, '0')}#C1`;
@@ -207,20 +207,8 @@ t.test('sources longer than a piece are written a piece a turn and read back who
       if (turns++ === 3) add(state, claim(N, false, 1));
     }),
   );
-  const source = (): BodySource => {
-    let at = 0;
-    return {
-      get left() {
-        return body.length - at;
-      },
-      readInto: async (into) => {
-        into.set(body.subarray(at, (at += into.length)));
-      },
-      read: async (n) => body.subarray(at, (at += n)),
-    };
-  };
   const whole = readState(body, state.size);
-  const inPieces = await readStateFrom(source(), state.size);
+  const inPieces = await readStateFrom(bytesBody(body), state.size);
   if ('problem' in whole) throw new Error(whole.problem);
   if ('problem' in inPieces) throw new Error(inPieces.problem);
   t.equal(state.claims.size, N + 1, 'a claim added while the bytes were made');

@@ -178,9 +178,6 @@ export interface CalibrationPrefix {
   n: Ints;
   /** sum and n are right up to index `valid`. */
   valid: number;
-  /** How many of its claims are indexed in `first`; first[i]: the first of its claims with claim i's seq. */
-  indexed: number;
-  first: Ints;
 }
 
 /** What rescores read, kept as entries land (kept.ts, docs/credence.md#how-the-service-keeps-them). */

@@ -80,24 +80,12 @@ export function markStale(state: State, refs: Iterable<string>): void {
   for (const ref of refs) if (evidence.has(ref)) stale.add(ref);
 }
 
-/** The operator's calibration prefix sums and its claims, its claims indexed in `first` (`most` more of them at most). */
-function prefixOf(state: State, operatorId: string, most = Infinity): { c: CalibrationPrefix; own: Rows } {
+/** The operator's calibration prefix sums and its claims. */
+function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own: Rows } {
   const { index: ix, aggregates } = state.numbers;
   const own = ix.claimsByOperator.get(operatorId) ?? [];
   let c = aggregates.calibration.get(operatorId);
-  if (c === undefined)
-    aggregates.calibration.set(
-      operatorId,
-      (c = { sum: new Float64Array(16), n: new Int32Array(16), valid: 0, indexed: 0, first: new Int32Array(16) }),
-    );
-  const end = Math.min(own.length, c.indexed + most);
-  // Checked here, not in `grow`: a call for every rescore.
-  if (end > c.first.length) c.first = grow(c.first, end);
-  for (; c.indexed < end; c.indexed++) {
-    const i = c.indexed;
-    const sameSeq = i > 0 && state.claims.seqAt(own[i - 1]!) === state.claims.seqAt(own[i]!);
-    c.first[i] = sameSeq ? c.first[i - 1]! : i;
-  }
+  if (c === undefined) aggregates.calibration.set(operatorId, (c = { sum: new Float64Array(16), n: new Int32Array(16), valid: 0 }));
   return { c, own };
 }
 
@@ -110,6 +98,7 @@ function placeOf(own: Rows, row: number): number {
 
 /** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */
 function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho: number; resolved: number } {
+  // Checked here, not in `grow`: a call for every rescore.
   if (p + 1 > c.sum.length) {
     c.sum = grow(c.sum, p + 1);
     c.n = grow(c.n, p + 1);
@@ -128,7 +117,11 @@ function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho
 /** The author's calibration over its claims published before `claim`'s paper. */
 export function keptCalibration(state: State, claim: Claim): number {
   const { c, own } = prefixOf(state, claim.operatorId);
-  return prefix(state, c, own, c.first[placeOf(own, state.claims.ordinal(claim.ref))]!).rho;
+  // Its author's claims before its paper's: they are in log order, and a paper's claims share its entry's seq.
+  let p = placeOf(own, state.claims.ordinal(claim.ref));
+  const seq = state.claims.seqAt(own[p]!);
+  while (p > 0 && state.claims.seqAt(own[p - 1]!) === seq) p--;
+  return prefix(state, c, own, p).rho;
 }
 
 /** An operator's calibration over all its resolved claims. */
@@ -148,9 +141,9 @@ const CALIBRATION_STEP = 16_384;
 export function* keptCalibrations(state: State, step = CALIBRATION_STEP): Generator<void> {
   for (const operatorId of [...state.numbers.index.claimsByOperator.keys()])
     for (;;) {
-      const { c, own } = prefixOf(state, operatorId, step);
-      if (c.indexed === own.length && c.valid >= own.length) break;
-      if (c.indexed === own.length) prefix(state, c, own, Math.min(own.length, c.valid + step));
+      const { c, own } = prefixOf(state, operatorId);
+      if (c.valid >= own.length) break;
+      prefix(state, c, own, Math.min(own.length, c.valid + step));
       yield;
     }
 }
