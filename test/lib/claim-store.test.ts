@@ -231,3 +231,33 @@ t.test('sources longer than a piece are written a piece a turn and read back who
   const sources = manifest.parts.find((p) => p.path.join('.') === 'claims.sources.texts');
   t.equal(sources?.pieces?.length, 10, 'the sources written in ten pieces (of 16,384 at most), each in a turn of its own');
 });
+
+t.test(
+  "the authors' columns as narrow as their numbers: Uint8, Uint16, Int32, the same claims before and after each widening",
+  async (t) => {
+    const state = emptyState();
+    // Each claim by an agent and operator of its own: past 2 ** 8 and 2 ** 16 of each, restored half way.
+    const N = 2 ** 16 + 50;
+    const of = (i: number) => ({ ...claim(i, false, 1), agent: `agent-${i}`, operatorId: `op_${i}` });
+    const kinds = (s: State) => {
+      const d = s.claims.pack();
+      return `${d.agent.constructor.name} ${d.operator.constructor.name}`;
+    };
+    let s = state;
+    const seen: string[] = [];
+    for (let i = 0; i < N; i++) {
+      add(s, of(i));
+      if (i === 200 || i === 300 || i === 2 ** 16 - 2 || i === N - 1) seen.push(kinds(s));
+      if (i === 40_000) s = restore(s);
+    }
+    t.same(seen, ['Uint8Array Uint8Array', 'Uint16Array Uint16Array', 'Uint16Array Uint16Array', 'Int32Array Int32Array']);
+    const back = restore(s);
+    t.ok(
+      Array.from({ length: N }, (_, i) => i).every((i) => {
+        const c = back.claims.get(paperRef(i, 1))!;
+        return c.agent === `agent-${i}` && c.operatorId === `op_${i}`;
+      }),
+      `each of ${N} claims names its own agent and operator, after every widening and two restores`,
+    );
+  },
+);

@@ -3,6 +3,7 @@
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
 import {
   ChangingColumn,
+  fitting,
   grow,
   hashText,
   Interned,
@@ -11,6 +12,7 @@ import {
   type Bytes,
   type Floats,
   type Ints,
+  type Narrow,
   RowMap,
   growing,
   RowTexts,
@@ -47,8 +49,8 @@ export interface ClaimsData {
   /** The author's stated confidence; NaN for none (an external claim). */
   confidence: Floats;
   seq: Ints;
-  agent: Ints;
-  operator: Ints;
+  agent: Narrow;
+  operator: Narrow;
   evidence: Ints;
   /** The hash of each claim's test as it stands (`hashText`), for the amendment's "nothing changes". */
   testHash: Ints;
@@ -80,8 +82,9 @@ export class Claims extends RowMap<Claim> {
   private flags = new ChangingColumn(new Uint8Array(0));
   private confidence = new Float64Array(16);
   private seq = new Int32Array(16);
-  private agent = new Int32Array(16);
-  private operator = new Int32Array(16);
+  /** Each an interned string's number, as narrow as the numbers let (columns.ts, Narrow). */
+  private agent: Narrow = new Uint8Array(16);
+  private operator: Narrow = new Uint8Array(16);
   private evidence = new ChangingColumn(new Int32Array(0));
   private testHash = new ChangingColumn(new Int32Array(0));
   private agents = new Interned();
@@ -117,8 +120,10 @@ export class Claims extends RowMap<Claim> {
     this.flags.set(row, (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0) | (test === null ? TEST_UNKNOWN : 0));
     this.confidence[row] = c.confidence ?? NaN;
     this.seq[row] = c.seq;
-    this.agent[row] = this.agents.of(c.agent);
-    this.operator[row] = this.operators.of(c.operatorId);
+    const agent = this.agents.of(c.agent);
+    const operator = this.operators.of(c.operatorId);
+    (this.agent = fitting(this.agent, agent))[row] = agent;
+    (this.operator = fitting(this.operator, operator))[row] = operator;
     this.evidence.set(row, 0);
     this.testHash.set(row, test === null ? 0 : hashText(test));
     if (c.source !== null) this.sources.add(row, c.source);

@@ -102,6 +102,21 @@ export function appendTo<K>(lists: Map<K, Rows>, key: K, x: number): void {
  */
 export const withRoom = (n: number): number => Math.max(16, n + (n >> 3));
 
+/**
+ * A column of an interned string's numbers (an agent's, an operator's, a key's, a list of models'), as narrow as its largest
+ * number lets: Uint8, then Uint16, then Int32 (`fitting`). At ten million paper-heavy entries, 7.2 million reviews' agents,
+ * operators and keys each took 31 MiB as Int32, for 2,000 agents and 1,000 operators.
+ */
+export type Narrow = Bytes | Shorts | Ints;
+
+/** `a`, or a copy of it as the next kind wide enough to hold `value` (0 to 2 ** 31 - 1): Uint16, or else Int32. */
+export function fitting(a: Narrow, value: number): Narrow {
+  if (a instanceof Int32Array || value < (a instanceof Uint8Array ? 2 ** 8 : 2 ** 16)) return a;
+  const b = value < 2 ** 16 ? new Uint16Array(a.length) : new Int32Array(a.length);
+  b.set(a);
+  return b;
+}
+
 /** `a`, or a copy of it with room to grow (`withRoom`), so that index `n - 1` fits. */
 export function grow<T extends Column>(a: T, n: number): T {
   if (n <= a.length) return a;

@@ -1,6 +1,21 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
-import { grow, HexIds, stable, Interned, isoMs, isoTs, owned, type Ints, type Floats, type Bytes, RowMap, growing } from './columns.js';
+import {
+  fitting,
+  grow,
+  HexIds,
+  stable,
+  Interned,
+  isoMs,
+  isoTs,
+  owned,
+  type Ints,
+  type Floats,
+  type Bytes,
+  type Narrow,
+  RowMap,
+  growing,
+} from './columns.js';
 
 /** A review as the reads see it. */
 export interface Review {
@@ -23,10 +38,10 @@ export interface ReviewsData {
   seq: Ints;
   /** The claim's row in state.claims (its ordinal). */
   claim: Ints;
-  agent: Ints;
-  operator: Ints;
-  key: Ints;
-  models: Ints;
+  agent: Narrow;
+  operator: Narrow;
+  key: Narrow;
+  models: Narrow;
   forecast: Floats;
   /** The rows disowned, each with the seq of the key.revoke that disowned it. */
   disowned: [number, number][];
@@ -54,10 +69,11 @@ export class Reviews extends RowMap<Review> {
   private ids = new HexIds();
   private seq = new Int32Array(16);
   private claim = new Int32Array(16);
-  private agent = new Int32Array(16);
-  private operator = new Int32Array(16);
-  private key = new Int32Array(16);
-  private models = new Int32Array(16);
+  /** Each an interned string's number, as narrow as the numbers let (columns.ts, Narrow). */
+  private agent: Narrow = new Uint8Array(16);
+  private operator: Narrow = new Uint8Array(16);
+  private key: Narrow = new Uint8Array(16);
+  private models: Narrow = new Uint8Array(16);
   private forecast = new Float64Array(16);
   /** The rows disowned (few), each with the seq of the key.revoke that disowned it. */
   private disowned = new Map<number, number>();
@@ -95,10 +111,14 @@ export class Reviews extends RowMap<Review> {
     this.time = grow(this.time, n);
     this.seq[row] = r.seq;
     this.claim[row] = this.claims.ordinal(r.claim);
-    this.agent[row] = this.agents.of(r.agent);
-    this.operator[row] = this.operators.of(r.operatorId);
-    this.key[row] = this.signerKeys.of(r.signerKey);
-    this.models[row] = this.listOf(r.models);
+    const agent = this.agents.of(r.agent);
+    const operator = this.operators.of(r.operatorId);
+    const key = this.signerKeys.of(r.signerKey);
+    const models = this.listOf(r.models);
+    (this.agent = fitting(this.agent, agent))[row] = agent;
+    (this.operator = fitting(this.operator, operator))[row] = operator;
+    (this.key = fitting(this.key, key))[row] = key;
+    (this.models = fitting(this.models, models))[row] = models;
     this.forecast[row] = r.forecast;
     const ms = r.isoMs ?? isoMs(r.ts);
     if (Number.isNaN(ms)) {
