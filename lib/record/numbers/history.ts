@@ -76,8 +76,8 @@ export class History {
   private last = new ChangingColumn(new Int32Array(0));
   /**
    * The claim of each of the latest RECENT_POINTS points, at its index modulo RECENT_POINTS: the
-   * columns name no claim per point. In the snapshot: made again from the claims' chains, it walked
-   * every claim (62 ms of a start at ten million entries).
+   * columns name no claim per point. Kept in the snapshot: made again at start from the claims'
+   * chains, it walked every claim (62 ms of a start at ten million entries).
    */
   private ring = new Array<string | undefined>(RECENT_POINTS).fill(undefined);
 
