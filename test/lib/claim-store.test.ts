@@ -235,7 +235,6 @@ t.test('sources longer than a piece are written a piece a turn and read back who
 t.test(
   "the authors' columns as narrow as their numbers: Uint8, Uint16, Int32, the same claims before and after each widening",
   async (t) => {
-    const state = emptyState();
     // Each claim by an agent and operator of its own: past 2 ** 8 and 2 ** 16 of each, restored half way.
     const N = 2 ** 16 + 50;
     const of = (i: number) => ({ ...claim(i, false, 1), agent: `agent-${i}`, operatorId: `op_${i}` });
@@ -243,7 +242,7 @@ t.test(
       const d = s.claims.pack();
       return `${d.agent.constructor.name} ${d.operator.constructor.name}`;
     };
-    let s = state;
+    let s = emptyState();
     const seen: string[] = [];
     for (let i = 0; i < N; i++) {
       add(s, of(i));
