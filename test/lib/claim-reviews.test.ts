@@ -147,3 +147,35 @@ t.test("a hot claim's reviews are one list, kept and read back as such; the othe
   t.same([...back.numbers.index.reviewsByClaim.rowsOf(hot)], [...ix.rowsOf(hot)], 'read back, then one more: the same');
   t.equal(back.numbers.index.reviewsByClaim.countOf(hot), HOT_FROM + 1);
 });
+
+t.test("counts past a byte: a claim's 600 reviews and pieces of evidence, copied at 300 while more land, read back", async (t) => {
+  const state = emptyState();
+  const more = (n: number) => {
+    for (let i = 0; i < n; i++) {
+      review(state, 7);
+      state.claims.addEvidence(refOf(7));
+    }
+  };
+  more(300);
+  review(state, 8);
+  let turns = 0;
+  const body = stateBody(state, async () => {
+    if (turns++ === 0) more(300);
+  });
+  const copy = readState(Buffer.concat(await body), state.size);
+  if ('problem' in copy) throw new Error(copy.problem);
+  const counts = (s: State) =>
+    [7, 8].flatMap((c) => {
+      const row = s.claims.rowOf(refOf(c));
+      return [s.numbers.index.reviewsByClaim.countOf(row), s.claims.evidenceAt(row)];
+    });
+  t.same(counts(copy), [300, 300, 1, 0], 'the copy: 300 reviews and pieces of evidence, as at the copy');
+  t.same(counts(state), [600, 600, 1, 0], 'the state: 600 each');
+  t.same(counts(restore(state)), [600, 600, 1, 0], 'restored: 600 each');
+  const packed = state.numbers.index.reviewsByClaim.pack().count;
+  t.same(
+    [packed.bytes.constructor.name, packed.bytes[state.claims.rowOf(refOf(7))], packed.over],
+    ['Uint8Array', 255, [[state.claims.rowOf(refOf(7)), 600]]],
+    'a byte a claim; 255 for the hot claim, whose count is apart',
+  );
+});

@@ -4,6 +4,7 @@
 // claim as it was when the copy was taken, its refs written in pieces and read back whole.
 import t from 'tap';
 import { deserialize } from 'node:v8';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { restore, same, throws } from '../helpers/stores.js';
 import {
@@ -260,3 +261,43 @@ t.test(
     );
   },
 );
+
+t.test('stated confidences and forecasts in ten-thousandths until one is not, each read back as given, across restores', async (t) => {
+  let s = emptyState();
+  const kinds = (x: State) => `${x.claims.pack().confidence.constructor.name} ${x.reviews.pack().forecast.constructor.name}`;
+  const given = (i: number) => (i === 700 ? 0.123456 : ((i * 37) % 10001) / 10000);
+  const review = (i: number) => ({
+    id: createHash('sha256').update(`review ${i}`).digest('hex'),
+    seq: 5000 + i,
+    claim: paperRef((i % 100) - (i % 10 === 9 ? 1 : 0), 1),
+    agent: `agent-${i % 9}`,
+    operatorId: `op_${i % 4}`,
+    forecast: given(i),
+    models: [],
+    signerKey: 'k'.repeat(43),
+    ts: '2026-11-28T12:00:00.000Z',
+  });
+  const seen: string[] = [];
+  for (let i = 0; i < 1000; i++) {
+    add(s, { ...claim(i, i % 10 === 9), confidence: i % 10 === 9 ? null : given(i) });
+    if (i >= 100) s.reviews.add(review(i));
+    if (i === 699 || i === 700) seen.push(kinds(s));
+    if (i === 400) s = restore(s);
+  }
+  t.same(seen, ['Uint16Array Uint16Array', 'Float64Array Float64Array'], 'two bytes a number until 0.123456, then doubles');
+  const back = restore(s);
+  t.ok(
+    Array.from({ length: 1000 }, (_, i) => i).every(
+      (i) => back.claims.get(claim(i, i % 10 === 9).ref)!.confidence === (i % 10 === 9 ? null : given(i)),
+    ),
+    'every confidence as given, null for an external claim',
+  );
+  t.ok(
+    Array.from({ length: 900 }, (_, r) => r).every((r) => back.reviews.forecastAt(r) === given(r + 100)),
+    'every forecast as given',
+  );
+  const narrow = emptyState();
+  add(narrow, { ...claim(1, false), confidence: 0.65 });
+  add(narrow, { ...claim(2, true), confidence: null });
+  t.same([...narrow.claims.pack().confidence], [6500, 0xffff], 'a confidence held as ten-thousandths, none as 0xFFFF');
+});

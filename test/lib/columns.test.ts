@@ -3,20 +3,28 @@
 // Map of hash to {seq, ts} pruned as replay-window.ts once pruned it (rows noted again, odd ts
 // spellings, restores from the packed form half way), the row index against a Set under
 // inserts and removals, a copy of its slots read later as they stood at the copy, 64-hex ids found only by
-// their canonical spelling, and entry times read without Date.parse exactly when the ts spells back.
+// their canonical spelling, entry times read without Date.parse exactly when the ts spells back, and numbers from 0 to 1
+// held in ten-thousandths until one is not.
 import t from 'tap';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import {
   ChangingColumn,
+  type Floats,
   HexIds,
   isoMs,
   isoTs,
   RowIndex,
   columnCopy,
+  decimalAt,
+  decimalFitting,
+  setDecimal,
   tsMs,
+  type Decimals,
   SeenIndex,
   type ColumnCopy,
+  type Shorts,
+  WholeOrDoubles,
 } from '../../lib/record/stores/index.js';
 
 const hash = (n: number) => createHash('sha256').update(String(n)).digest('hex');
@@ -171,8 +179,9 @@ t.test(
   },
 );
 
-t.test('a changing column: the rows an array holds, and each copy its rows as they stood, whatever is set and grown after', async (t) => {
-  const set = fc.tuple(fc.nat({ max: 5000 }), fc.double({ noNaN: true }));
+/** Whether, on random steps, `make()`'s column holds the rows an array holds, and each copy its rows as they stood then. */
+function changingHolds(make: () => ChangingColumn<Floats | Shorts>, value: fc.Arbitrary<number>): number {
+  const set = fc.tuple(fc.nat({ max: 5000 }), value);
   const step = fc.oneof(
     { arbitrary: fc.array(set, { minLength: 1, maxLength: 300 }), weight: 6 },
     { arbitrary: fc.constant('copy' as const), weight: 1 },
@@ -181,7 +190,7 @@ t.test('a changing column: the rows an array holds, and each copy its rows as th
   let copies = 0;
   fc.assert(
     fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-      const column = new ChangingColumn(new Float64Array(0));
+      const column = make();
       const model: number[] = [];
       const taken: { copy: ColumnCopy; was: number[] }[] = [];
       const holds = (c: (typeof taken)[number]) => {
@@ -209,6 +218,11 @@ t.test('a changing column: the rows an array holds, and each copy its rows as th
     }),
     { numRuns: 300 },
   );
+  return copies;
+}
+
+t.test('a changing column: the rows an array holds, and each copy its rows as they stood, whatever is set and grown after', async (t) => {
+  const copies = changingHolds(() => new ChangingColumn(new Float64Array(0)), fc.double({ noNaN: true }));
   t.ok(copies > 100, `held for every random sequence (${copies} copies)`);
   const back = new ChangingColumn(new Float64Array([1, 2, 3]));
   back.set(4, 5);
@@ -296,3 +310,63 @@ t.test('the replay index: what the Map of the plain state held, in log order, pr
   );
   t.pass('held for every random sequence');
 });
+
+t.test(
+  'numbers from 0 to 1 in ten-thousandths (2 bytes) while each is one, doubles from the first that is not: each read back as written',
+  async (t) => {
+    const fourDecimals = fc.integer({ min: 0, max: 10000 }).map((k) => Number((k / 10000).toFixed(4)));
+    const any = fc.oneof(
+      { weight: 8, arbitrary: fourDecimals },
+      { weight: 1, arbitrary: fc.constant(Number.NaN) },
+      { weight: 1, arbitrary: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constant(-0), fc.constant(0.00005)) },
+    );
+    fc.assert(
+      fc.property(fc.array(any, { maxLength: 60 }), (xs) => {
+        let a: Decimals = new Uint16Array(4);
+        for (const [row, x] of xs.entries()) {
+          if (row >= a.length) {
+            const b: Decimals = a instanceof Float64Array ? new Float64Array(a.length * 2) : new Uint16Array(a.length * 2);
+            b.set(a);
+            a = b;
+          }
+          setDecimal((a = decimalFitting(a, x)), row, x);
+        }
+        const narrow = xs.every((x) => Number.isNaN(x) || (Math.round(x * 10000) / 10000 === x && !Object.is(x, -0)));
+        return a instanceof Uint16Array === narrow && xs.every((x, row) => Object.is(decimalAt(a, row), x));
+      }),
+      { numRuns: 3000 },
+    );
+    let a: Decimals = new Uint16Array(3);
+    for (const [row, x] of [0.65, Number.NaN, 1].entries()) setDecimal((a = decimalFitting(a, x)), row, x);
+    t.same([a.constructor.name, ...a], ['Uint16Array', 6500, 0xffff, 10000], 'written as ten-thousandths, NaN as 0xFFFF');
+    const wide = decimalFitting(a, 0.123456);
+    t.same([wide.constructor.name, ...wide], ['Float64Array', 0.65, Number.NaN, 1], 'a number of five decimals makes the column doubles');
+  },
+);
+
+t.test(
+  'whole minutes in two bytes, doubles from the first that is not: each copy its rows as they stood, across the widening',
+  async (t) => {
+    const minutes = fc.oneof(
+      { arbitrary: fc.integer({ min: 0, max: 2 ** 16 - 1 }), weight: 30 },
+      { arbitrary: fc.oneof(fc.double({ noNaN: true }), fc.constant(2 ** 16), fc.constant(-0)), weight: 1 },
+    );
+    const copies = changingHolds(() => new WholeOrDoubles(new Uint16Array(0)), minutes);
+    t.ok(copies > 100, `held for every random sequence (${copies} copies)`);
+    const column = new WholeOrDoubles(new Uint16Array(0));
+    column.set(3, 60);
+    column.set(1, 10_080);
+    const before = columnCopy(column.pack())!;
+    t.equal(column.rows.constructor.name, 'Uint16Array', 'whole minutes: two bytes a row');
+    column.set(2, 12.5);
+    t.equal(column.rows.constructor.name, 'Float64Array', '12.5 minutes: doubles');
+    t.same(
+      [0, 1, 2, 3].map((i) => column.at(i)),
+      [0, 10_080, 12.5, 60],
+      'every row as set',
+    );
+    const out = before.empty();
+    before.read(out, 0, out.length);
+    t.same([...out], [0, 10_080, 0, 60], 'the copy before: its rows as they stood');
+  },
+);

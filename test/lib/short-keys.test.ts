@@ -88,3 +88,22 @@ t.test("the record's keys held as numbers; others held apart and still found", a
   t.equal(back.find(`${id}#C3`), 6, 'found once pushed, though the lookup just before found nothing');
   t.equal(back.find(`${id}#C12`), 2);
 });
+
+t.test("a claim's n in a byte until one needs more: Uint8, Uint16, Int32, every key still found and spelled", async (t) => {
+  let store = new ShortKeys();
+  const keys: string[] = [];
+  const kinds: string[] = [];
+  for (let i = 0; i < 600; i++) {
+    const n = i === 200 ? 300 : i === 400 ? 2 ** 31 - 1 : (i % 3) + 1;
+    keys.push(`rec:${i.toString(16).padStart(16, '0')}#C${n}`);
+    store.push(keys[i]!);
+    if (i === 199 || i === 200 || i === 400) kinds.push(store.pack().n.constructor.name);
+    if (i === 300) store = ShortKeys.unpack(store.pack());
+  }
+  t.same(kinds, ['Uint8Array', 'Uint16Array', 'Int32Array']);
+  const back = ShortKeys.unpack(store.pack());
+  t.ok(
+    keys.every((k, row) => back.find(k) === row && back.at(row) === k),
+    'each of 600 keys found at its row and spelled back',
+  );
+});

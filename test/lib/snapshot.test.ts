@@ -156,7 +156,8 @@ t.test(
   'the columns copied on write: rows indexed and counts changed between the copy and its bytes, in every turn, change nothing written',
   async (t) => {
     // Reviews (the id index) and report pairs (their index) from row `from` to `to`; each also changes an earlier pair's latest
-    // review and counts in place.
+    // review and counts in place. Two counts past a byte and two bytes, while the copy is made, make those columns wider.
+    const wide = (i: number) => ({ reports: i === 3500 ? 300 : i % 5, right: i === 3600 ? 70_000 : i % 3 });
     const fill = (s: State, from: number, to: number) => {
       const pairs = s.numbers.tallies.pairs;
       for (let i = from; i < to; i++) {
@@ -164,7 +165,7 @@ t.test(
         pairs.rowOf(`op-${i % 97}`, i);
         const earlier = Math.imul(i, 7919) >>> 0;
         pairs.noteReview(earlier % (i + 1), i);
-        pairs.setCounted(earlier % (i + 1), i % 5, i % 3);
+        pairs.setCounted(earlier % (i + 1), wide(i).reports, wide(i).right);
       }
     };
     // 3,000 rows: each index has 8,192 slots (8 pages), and 1,000 more fit before it resizes.
@@ -183,6 +184,14 @@ t.test(
       await new Promise((r) => setImmediate(r));
     });
     t.ok(n > N + 1000, `${n - N} rows indexed in ${turns} turns while the copy was made bytes (the indexes resized on the way)`);
+    const counts = state.numbers.tallies.pairs.pack();
+    t.same(
+      [counts.reports.constructor.name, counts.right.constructor.name],
+      ['Uint16Array', 'Int32Array'],
+      'the counts widened while the copy was made',
+    );
+    const [at3500, at3600] = [3500, 3600].map((i) => state.numbers.tallies.pairs.counted(Math.imul(i, 7919) % (i + 1)));
+    t.same([at3500!.reports, at3600!.right], [300, 70_000], 'and hold the counts past a byte and two bytes');
     const bytes = Buffer.concat(body);
     t.ok(bytes.equals(Buffer.concat(stateBodySync(atCopy))), 'the bytes of the state at the copy');
     const back = readState(bytes, 0);

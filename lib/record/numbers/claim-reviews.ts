@@ -1,6 +1,17 @@
 // Each claim's reviews, their rows in state.reviews in log order, as columns rather than a Map entry and an array per claim
 // (docs/record.md#how-the-state-is-kept): a snapshot's copy of the state walked one entry per claim (issue 26).
-import { appendOnlyEach, appendTo, ChangingColumn, grow, owned, stable, type Ints, type Rows } from '../stores/columns.js';
+import {
+  appendOnlyEach,
+  appendTo,
+  ChangingColumn,
+  grow,
+  owned,
+  SmallCounts,
+  stable,
+  type Ints,
+  type Rows,
+  type SmallCountsData,
+} from '../stores/columns.js';
 
 /**
  * A claim with this many reviews keeps them as a list as well, so that its page reads any of them
@@ -12,7 +23,7 @@ export const HOT_FROM = 64;
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ClaimReviewsData {
-  count: Ints;
+  count: SmallCountsData;
   last: Ints;
   before: Ints;
   hot: Map<number, Rows>;
@@ -26,8 +37,11 @@ export interface ClaimReviewsData {
  * the hot claims (HOT_FROM), each append-only.
  */
 export class ClaimReviews {
-  /** Both cover the claims up to the highest reviewed (a claim never reviewed past them reads 0). */
-  private count = new ChangingColumn(new Int32Array(0));
+  /**
+   * Both cover the claims up to the highest reviewed (a claim never reviewed past them reads 0); the count is a byte a claim,
+   * a hot claim's apart (columns.ts, SmallCounts).
+   */
+  private count = new SmallCounts();
   private last = new ChangingColumn(new Int32Array(0));
   private before = new Int32Array(16);
   /** How many review rows `before` covers. */
@@ -78,7 +92,7 @@ export class ClaimReviews {
 
   static unpack(d: ClaimReviewsData): ClaimReviews {
     const c = new ClaimReviews();
-    c.count = new ChangingColumn(d.count);
+    c.count = new SmallCounts(d.count);
     c.last = new ChangingColumn(d.last);
     c.noted = d.before.length;
     c.before = owned(d.before, c.noted);

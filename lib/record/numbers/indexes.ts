@@ -6,7 +6,16 @@ import { ClaimReviews } from './claim-reviews.js';
 import { History } from './history.js';
 import { ReportPairs } from './report-pairs.js';
 import { Scores } from './score-store.js';
-import { appendOnlyEach, ChangingColumn, type Bytes, type Floats, type Ints, type Rows } from '../stores/columns.js';
+import {
+  appendOnlyEach,
+  ChangingColumn,
+  WholeOrDoubles,
+  type Bytes,
+  type Floats,
+  type Ints,
+  type Rows,
+  type Shorts,
+} from '../stores/columns.js';
 import type { Claims } from '../stores/claim-store.js';
 import type { ShortKeys } from '../stores/short-keys.js';
 
@@ -130,7 +139,8 @@ export const CHUNK = 1024;
  * worth are read from the claim's score: score-store.ts, `valueAt` and `worthAt`).
  */
 export interface Ranks {
-  minutes: ChangingColumn<Floats>;
+  /** Whole minutes in two bytes while they are whole (columns.ts, WholeOrDoubles). */
+  minutes: WholeOrDoubles;
   /** 1 for a conceptual claim. */
   conceptual: ChangingColumn<Bytes>;
   /**
@@ -144,7 +154,7 @@ export interface Ranks {
 
 /** No claims ranked yet. */
 export const emptyRanks = (): Ranks => ({
-  minutes: new ChangingColumn(new Float64Array(0)),
+  minutes: new WholeOrDoubles(new Uint16Array(0)),
   conceptual: new ChangingColumn(new Uint8Array(0)),
   watch: null,
   stale: true,
@@ -152,7 +162,7 @@ export const emptyRanks = (): Ranks => ({
 
 /** The ranks as a snapshot writes them: their columns. */
 export interface RanksData extends Omit<Ranks, 'minutes' | 'conceptual'> {
-  minutes: Floats;
+  minutes: Shorts | Floats;
   conceptual: Bytes;
 }
 
@@ -164,7 +174,7 @@ export const packRanks = (r: Ranks): RanksData => ({
 
 export const unpackRanks = (d: RanksData): Ranks => ({
   ...d,
-  minutes: new ChangingColumn(d.minutes),
+  minutes: new WholeOrDoubles(d.minutes),
   conceptual: new ChangingColumn(d.conceptual),
 });
 

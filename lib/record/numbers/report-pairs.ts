@@ -1,15 +1,15 @@
 // What the reports criterion of verification by the record keeps per operator and claim, as columns
 // (docs/record.md#how-the-state-is-kept; the criterion: docs/credence.md#operators-verified-by-the-record).
-import { grow, Interned, stable, owned, PageSaver, RowIndex, type Ints } from '../stores/columns.js';
+import { fitting, grow, Interned, stable, owned, PageSaver, RowIndex, type Ints, type Narrow } from '../stores/columns.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface ReportPairsData {
   ops: string[];
-  op: Ints;
+  op: Narrow;
   claim: Ints;
   latest: Ints;
-  reports: Ints;
-  right: Ints;
+  reports: Narrow;
+  right: Narrow;
   checks: [number, string[]][];
   before: Ints;
   /** The index from a pair to its row as it stands (RowIndex's slots): read back rather than built again. */
@@ -22,14 +22,15 @@ const mix = (op: number, claim: number): number => Math.imul(op, 0x9e3779b1) ^ M
 export class ReportPairs {
   /** Operators by number. */
   private ops = new Interned();
-  private op = new Int32Array(16);
+  /** The operator's number, as narrow as the numbers let (columns.ts, Narrow). */
+  private op: Narrow = new Uint8Array(16);
   /** The claim's ordinal (numbers index). */
   private claim = new Int32Array(16);
   /** The operator's latest review of the claim (its row in the reviews), or -1. */
   private latest = new Int32Array(16);
-  /** What its reports on the claim count now, and how many of them are right. */
-  private reports = new Int32Array(16);
-  private right = new Int32Array(16);
+  /** What its reports on the claim count now, and how many of them are right: a few, a byte each until one needs more. */
+  private reports: Narrow = new Uint8Array(16);
+  private right: Narrow = new Uint8Array(16);
   /** `latest`, `reports` and `right` change in place: a snapshot copies them on write (columns.ts, PageSaver). */
   private readonly saved = { latest: new PageSaver(), reports: new PageSaver(), right: new PageSaver() };
   private n = 0;
@@ -59,7 +60,8 @@ export class ReportPairs {
     if ((this.latest = grow(latest, this.n)) !== latest) this.saved.latest.moved();
     if ((this.reports = grow(reports, this.n)) !== reports) this.saved.reports.moved();
     if ((this.right = grow(right, this.n)) !== right) this.saved.right.moved();
-    this.op[row] = this.ops.of(op);
+    const o = this.ops.of(op);
+    (this.op = fitting(this.op, o))[row] = o;
     this.claim[row] = claim;
     this.saved.latest.write(row);
     this.latest[row] = -1;
@@ -98,6 +100,9 @@ export class ReportPairs {
   }
 
   setCounted(row: number, reports: number, right: number): void {
+    const was = { reports: this.reports, right: this.right };
+    if ((this.reports = fitting(was.reports, reports)) !== was.reports) this.saved.reports.moved();
+    if ((this.right = fitting(was.right, right)) !== was.right) this.saved.right.moved();
     this.saved.reports.write(row);
     this.reports[row] = reports;
     this.saved.right.write(row);

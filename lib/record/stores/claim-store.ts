@@ -3,20 +3,25 @@
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
 import {
   ChangingColumn,
+  decimalAt,
+  decimalFitting,
   fitting,
   grow,
+  setDecimal,
   hashText,
   Interned,
   owned,
   stable,
   type Bytes,
-  type Floats,
   type Ints,
   type Narrow,
+  type Decimals,
   RowMap,
   growing,
   RowTexts,
   type RowTextsData,
+  SmallCounts,
+  type SmallCountsData,
 } from './columns.js';
 import { ShortKeys, type ShortKeysData } from './short-keys.js';
 
@@ -47,11 +52,11 @@ export interface ClaimsData {
   /** Bit 0: conceptual (else empirical); bit 1: external; bit 2: its test as it stands is not known (TEST_UNKNOWN). */
   flags: Bytes;
   /** The author's stated confidence; NaN for none (an external claim). */
-  confidence: Floats;
+  confidence: Decimals;
   seq: Ints;
   agent: Narrow;
   operator: Narrow;
-  evidence: Ints;
+  evidence: SmallCountsData;
   /** The hash of each claim's test as it stands (`hashText`), for the amendment's "nothing changes". */
   testHash: Ints;
   agents: string[];
@@ -80,12 +85,14 @@ export class Claims extends RowMap<Claim> {
   readonly refs: ShortKeys;
   /** Changed in place (an amendment, evidence landing): a snapshot copies them on write (ChangingColumn). */
   private flags = new ChangingColumn(new Uint8Array(0));
-  private confidence = new Float64Array(16);
+  /** As its author gave it, in ten-thousandths while it can be (columns.ts, Decimals); NaN for none. */
+  private confidence: Decimals = new Uint16Array(16);
   private seq = new Int32Array(16);
   /** Each an interned string's number, as narrow as the numbers let (columns.ts, Narrow). */
   private agent: Narrow = new Uint8Array(16);
   private operator: Narrow = new Uint8Array(16);
-  private evidence = new ChangingColumn(new Int32Array(0));
+  /** A few pieces a claim, a hot claim's many (columns.ts, SmallCounts). */
+  private evidence = new SmallCounts();
   private testHash = new ChangingColumn(new Int32Array(0));
   private agents = new Interned();
   private operators = new Interned();
@@ -118,7 +125,8 @@ export class Claims extends RowMap<Claim> {
     this.agent = grow(this.agent, n);
     this.operator = grow(this.operator, n);
     this.flags.set(row, (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0) | (test === null ? TEST_UNKNOWN : 0));
-    this.confidence[row] = c.confidence ?? NaN;
+    const confidence = c.confidence ?? NaN;
+    setDecimal((this.confidence = decimalFitting(this.confidence, confidence)), row, confidence);
     this.seq[row] = c.seq;
     const agent = this.agents.of(c.agent);
     const operator = this.operators.of(c.operatorId);
@@ -157,7 +165,7 @@ export class Claims extends RowMap<Claim> {
   }
   /** The author's stated confidence, or null (an external claim). */
   confidenceAt(row: number): number | null {
-    const c = this.confidence[row]!;
+    const c = decimalAt(this.confidence, row);
     return Number.isNaN(c) ? null : c;
   }
   operatorAt(row: number): string {
@@ -197,13 +205,13 @@ export class Claims extends RowMap<Claim> {
   /** The claim at `row`, as an object (its members in the order they always had). */
   at(row: number): Claim {
     const ref = this.refs.at(row);
-    const confidence = this.confidence[row]!;
+    const confidence = this.confidenceAt(row);
     return {
       ref,
       paper: (this.papers.size > 0 ? this.papers.get(row) : undefined) ?? paperOfRef(ref),
       external: this.externalAt(row),
       kind: this.kindAt(row),
-      confidence: Number.isNaN(confidence) ? null : confidence,
+      confidence,
       source: this.sources.size > 0 ? (this.sources.get(row) ?? null) : null,
       operatorId: this.operatorAt(row),
       agent: this.agents.at(this.agent[row]!),
@@ -244,7 +252,7 @@ export class Claims extends RowMap<Claim> {
   static unpack(d: ClaimsData): Claims {
     const refs = ShortKeys.unpack(d.refs);
     const n = refs.length;
-    for (const column of [d.flags, d.seq, d.evidence, d.testHash])
+    for (const column of [d.flags, d.seq, d.evidence.bytes, d.testHash])
       if (column.length !== n) throw new Error(`${column.length} claims' rows in a column for ${n} refs`);
     const c = new Claims(refs);
     c.flags = new ChangingColumn(d.flags);
@@ -252,7 +260,7 @@ export class Claims extends RowMap<Claim> {
     c.seq = owned(d.seq, n);
     c.agent = owned(d.agent, n);
     c.operator = owned(d.operator, n);
-    c.evidence = new ChangingColumn(d.evidence);
+    c.evidence = new SmallCounts(d.evidence);
     c.testHash = new ChangingColumn(d.testHash);
     c.agents = new Interned([...d.agents]);
     c.operators = new Interned([...d.operators]);

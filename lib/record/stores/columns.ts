@@ -117,6 +117,44 @@ export function fitting(a: Narrow, value: number): Narrow {
   return b;
 }
 
+/**
+ * A column of numbers from 0 to 1 as their writers gave them (a review's forecast, a claim's stated confidence): while every
+ * number in it is a whole number of ten-thousandths (`k / 10000` is the number itself, the double JSON reads for four decimals),
+ * each is held as that k in a Uint16, and NaN (none) as 0xFFFF; from the first number that is not, as the doubles themselves in
+ * a Float64 (`decimalFitting`). Reads give back the very double written. At ten million paper-heavy entries, 7.2 million
+ * reviews' forecasts and 7.6 million claims' confidences took 127 MiB as Float64, room included.
+ */
+export type Decimals = Shorts | Floats;
+
+const NO_DECIMAL = 0xffff;
+
+/** The k with `k / 10000 === x` (0 to 10,000; not for -0), NO_DECIMAL for NaN, or -1 when there is none. */
+function tenThousandthsOf(x: number): number {
+  if (Number.isNaN(x)) return NO_DECIMAL;
+  const k = Math.round(x * 10000);
+  return k >= 0 && k <= 10000 && k / 10000 === x && !Object.is(x, -0) ? k : -1;
+}
+
+/** `a`, or a copy of it as doubles when `x` is not a whole number of ten-thousandths (`Decimals`). */
+export function decimalFitting(a: Decimals, x: number): Decimals {
+  if (a instanceof Float64Array || tenThousandthsOf(x) >= 0) return a;
+  const b = new Float64Array(a.length);
+  for (let row = 0; row < a.length; row++) b[row] = decimalAt(a, row);
+  return b;
+}
+
+/** Writes `x` at `row` of `a`, which `decimalFitting(a, x)` gave. */
+export function setDecimal(a: Decimals, row: number, x: number): void {
+  a[row] = a instanceof Float64Array ? x : tenThousandthsOf(x);
+}
+
+/** The number at `row` of `a`, the double that was written. */
+export function decimalAt(a: Decimals, row: number): number {
+  if (a instanceof Float64Array) return a[row]!;
+  const k = a[row]!;
+  return k === NO_DECIMAL ? NaN : k / 10000;
+}
+
 /** `a`, or a copy of it with room to grow (`withRoom`), so that index `n - 1` fits. */
 export function grow<T extends Column>(a: T, n: number): T {
   if (n <= a.length) return a;
@@ -324,6 +362,77 @@ export class ChangingColumn<T extends Column> {
   /** The rows as they stand, for a snapshot: copied on write from now on. */
   pack(): T {
     return this.saver.mark(this.data.subarray(0, this.n) as T);
+  }
+
+  /** Its rows from now on in `wider`, filled with them (a copy taken before keeps the column it had, never written again). */
+  protected widen(wider: T): void {
+    wider.set(this.data);
+    this.data = wider;
+    this.saver.moved();
+  }
+}
+
+/**
+ * A ChangingColumn of whole numbers from 0 to 65,535, two bytes a row, while every number set is one; of doubles from the first
+ * that is not. A claim's expected minutes: the default 60, or its latest bundle's `runtimeMinutes` (at most 10,080). At ten
+ * million paper-heavy entries, 8.5 million rows took 65 MiB as doubles.
+ */
+export class WholeOrDoubles extends ChangingColumn<Shorts | Floats> {
+  override set(i: number, x: number): void {
+    if (this.rows instanceof Uint16Array && !(Number.isInteger(x) && x >= 0 && x < 2 ** 16 && !Object.is(x, -0)))
+      this.widen(new Float64Array(this.rows.length));
+    super.set(i, x);
+  }
+}
+
+/** A count held in a byte: OVER or more is in SmallCounts' Map. */
+const OVER = 255;
+
+/** SmallCounts as a snapshot writes it: the bytes, and the rows of OVER or more with their counts. */
+export interface SmallCountsData {
+  bytes: Bytes;
+  over: [number, number][];
+}
+
+/**
+ * A count by row that changes in place and is small for nearly every row (a claim's reviews, its evidence): a byte a row, and
+ * the few rows of 255 or more (a hot claim's) in a Map, their byte 255. The bytes are copied on write by a snapshot
+ * (ChangingColumn), the Map copied whole (it holds a few rows). At ten million paper-heavy entries, two such counts of 7.6
+ * million claims took 65 MiB as Int32, though one hot claim counts 100,000 reviews.
+ */
+export class SmallCounts {
+  private readonly bytes: ChangingColumn<Bytes>;
+  private readonly over: Map<number, number>;
+
+  /** Counts of none, or as `pack` wrote them. */
+  constructor(d?: SmallCountsData) {
+    this.bytes = new ChangingColumn(d?.bytes ?? new Uint8Array(0));
+    this.over = new Map(d?.over);
+  }
+
+  /** The rows covered (a row past them counts 0). */
+  get length(): number {
+    return this.bytes.length;
+  }
+
+  at(i: number): number {
+    const b = this.bytes.at(i);
+    return b === OVER ? this.over.get(i)! : b;
+  }
+
+  /** Sets row `i`'s count to `x`, a whole number of 0 or more. */
+  set(i: number, x: number): void {
+    if (x < OVER) {
+      if (this.bytes.at(i) === OVER) this.over.delete(i);
+      this.bytes.set(i, x);
+    } else {
+      this.over.set(i, x);
+      this.bytes.set(i, OVER);
+    }
+  }
+
+  pack(): SmallCountsData {
+    return { bytes: this.bytes.pack(), over: [...this.over] };
   }
 }
 

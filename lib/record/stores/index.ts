@@ -5,8 +5,12 @@ export {
   appendTo,
   type Bytes,
   ChangingColumn,
+  type Floats,
   columnCopy,
   type ColumnCopy,
+  decimalAt,
+  decimalFitting,
+  type Decimals,
   grow,
   HexIds,
   type Ints,
@@ -15,6 +19,10 @@ export {
   owned,
   RowIndex,
   type Rows,
+  setDecimal,
+  type Shorts,
+  SmallCounts,
   tsMs,
+  WholeOrDoubles,
 } from './columns.js';
 export { SeenIndex } from './replay-index.js';

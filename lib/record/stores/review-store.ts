@@ -1,8 +1,11 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
 import {
+  decimalAt,
+  decimalFitting,
   fitting,
   grow,
+  setDecimal,
   HexIds,
   stable,
   Interned,
@@ -13,6 +16,7 @@ import {
   type Floats,
   type Bytes,
   type Narrow,
+  type Decimals,
   RowMap,
   growing,
 } from './columns.js';
@@ -42,7 +46,7 @@ export interface ReviewsData {
   operator: Narrow;
   key: Narrow;
   models: Narrow;
-  forecast: Floats;
+  forecast: Decimals;
   /** The rows disowned, each with the seq of the key.revoke that disowned it. */
   disowned: [number, number][];
   time: Floats;
@@ -74,7 +78,8 @@ export class Reviews extends RowMap<Review> {
   private operator: Narrow = new Uint8Array(16);
   private key: Narrow = new Uint8Array(16);
   private models: Narrow = new Uint8Array(16);
-  private forecast = new Float64Array(16);
+  /** As its writer gave it, in ten-thousandths while it can be (columns.ts, Decimals). */
+  private forecast: Decimals = new Uint16Array(16);
   /** The rows disowned (few), each with the seq of the key.revoke that disowned it. */
   private disowned = new Map<number, number>();
   /** Its entry's time in ms (columns.ts, isoMs); the ts itself when not canonical is in `odd`. */
@@ -119,7 +124,7 @@ export class Reviews extends RowMap<Review> {
     (this.operator = fitting(this.operator, operator))[row] = operator;
     (this.key = fitting(this.key, key))[row] = key;
     (this.models = fitting(this.models, models))[row] = models;
-    this.forecast[row] = r.forecast;
+    setDecimal((this.forecast = decimalFitting(this.forecast, r.forecast)), row, r.forecast);
     const ms = r.isoMs ?? isoMs(r.ts);
     if (Number.isNaN(ms)) {
       this.time[row] = Date.parse(r.ts);
@@ -172,7 +177,7 @@ export class Reviews extends RowMap<Review> {
     return this.lists[this.models[row]!]!;
   }
   forecastAt(row: number): number {
-    return this.forecast[row]!;
+    return decimalAt(this.forecast, row);
   }
   disownedAt(row: number): number | null {
     return this.disowned.get(row) ?? null;

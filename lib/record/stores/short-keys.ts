@@ -1,5 +1,5 @@
 // The ids of the papers and the refs of the claims, by row, held as numbers rather than as strings (docs/record.md#how-the-state-is-kept).
-import { grow, NIBBLE, owned, RowIndex, stable, growing, type Bytes, type Ints } from './columns.js';
+import { fitting, grow, NIBBLE, owned, RowIndex, stable, growing, type Bytes, type Ints, type Narrow } from './columns.js';
 
 /** ShortKeys as a snapshot writes them (fold/state-codec.ts). */
 export interface ShortKeysData {
@@ -8,8 +8,8 @@ export interface ShortKeysData {
   /** The 16 hex digits after the colon, as two halves of 32 bits. */
   hi: Ints;
   lo: Ints;
-  /** The n of `#C<n>` after them; 0 for none. */
-  n: Ints;
+  /** The n of `#C<n>` after them; 0 for none. As narrow as the greatest n lets (columns.ts, Narrow). */
+  n: Narrow;
   prefixes: string[];
   /** The keys held as their strings (none the record makes), by row. */
   apart: [number, string][];
@@ -52,15 +52,17 @@ const SPELLED = 4096;
 /**
  * Keys by row, each of the form the record gives a paper's id (`rec:<16 hex>`), an external claim's (`ext:<16 hex>`) or a
  * paper's claim's ref (`rec:<16 hex>#C<n>`: lib/protocol/ids.ts), held as numbers: the number of its prefix (the part before
- * the colon), its 16 hex digits as two Int32 and its n (0 for none), 13 bytes a key against about 48 for a string and the
- * slot of a list. A key of any other form, or that these would not spell again the same, is held as its string apart (the
- * record makes none). An index finds a key's row; `at` spells a row's key again. Rows are only ever appended.
+ * the colon), its 16 hex digits as two Int32 and its n (0 for none; a byte while every n fits), 10 bytes a key against about
+ * 48 for a string and the slot of a list. A key of any other form, or that these would not spell again the same, is held as
+ * its string apart (the record makes none). An index finds a key's row; `at` spells a row's key again. Rows are only ever
+ * appended.
  */
 export class ShortKeys implements Iterable<string> {
   private prefix = new Uint8Array(16);
   private hi = new Int32Array(16);
   private lo = new Int32Array(16);
-  private n = new Int32Array(16);
+  /** A claim's n is 1 to 3 or so, a paper's none: a byte a row until one needs more (columns.ts, Narrow). */
+  private n: Narrow = new Uint8Array(16);
   private prefixes: string[] = [];
   private apart = new Map<number, string>();
   private apartRows = new Map<string, number>();
@@ -109,7 +111,7 @@ export class ShortKeys implements Iterable<string> {
       this.prefix[row] = this.pPrefix;
       this.hi[row] = this.pHi;
       this.lo[row] = this.pLo;
-      this.n[row] = this.pN;
+      (this.n = fitting(this.n, this.pN))[row] = this.pN;
       this.index.insert(row);
     } else {
       this.prefix[row] = APART;
