@@ -174,6 +174,8 @@ function run(actions: Action[]): boolean {
     const kept = operatorCalibration(f.state, 'prolific');
     const scratch = calibrationOf(f.state, f.state.numbers.index, 'prolific', Infinity, f.state.numbers.scores);
     if (kept.resolved !== scratch.resolved || kept.rho !== round4(scratch.rho)) return false;
+    // Its prefix sums hold its resolved claims, and nothing for the others.
+    if (f.state.numbers.aggregates.calibration.get('prolific')?.resolved !== kept.resolved) return false;
     for (const s of f.state.numbers.scores.values()) {
       if (s.cap !== null && s.credence === s.cap) capBinds = true;
       if (s.cap !== null && s.credence < s.cap) capFree = true;

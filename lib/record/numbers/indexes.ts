@@ -179,14 +179,18 @@ export const unpackRanks = (d: RanksData): Ranks => ({
 });
 
 /**
- * An author's calibration kept as prefix sums over its claims in log order (kept.ts), as columns (grown with `grow`): three
- * numbers a claim, 16 bytes outside V8's heap against 24 in it as arrays (7.6 million claims at ten million entries).
+ * An author's calibration kept as prefix sums over its resolved claims in log order (kept.ts), as columns (grown with
+ * `grow`): the place of each among the author's claims, and the sums up to it; nothing for a claim not resolved. A sum and
+ * a count for every claim took 90 MiB at ten million paper-heavy entries (7.6 million claims, few resolved).
  */
 export interface CalibrationPrefix {
-  /** sum[i], n[i]: the calibration terms of its first i claims and how many are resolved. */
+  /** at[k]: the place among the author's claims (in log order) of its k-th resolved claim, increasing. */
+  at: Ints;
+  /** sum[k]: the calibration terms of its first k resolved claims, summed in that order (sum[0] is 0). */
   sum: Floats;
-  n: Ints;
-  /** sum and n are right up to index `valid`. */
+  /** How many resolved claims `at` holds. */
+  resolved: number;
+  /** `at` and `sum` hold every resolved claim among the author's first `valid` claims. */
   valid: number;
 }
 

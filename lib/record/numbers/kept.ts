@@ -85,7 +85,8 @@ function prefixOf(state: State, operatorId: string): { c: CalibrationPrefix; own
   const { index: ix, aggregates } = state.numbers;
   const own = ix.claimsByOperator.get(operatorId) ?? [];
   let c = aggregates.calibration.get(operatorId);
-  if (c === undefined) aggregates.calibration.set(operatorId, (c = { sum: new Float64Array(16), n: new Int32Array(16), valid: 0 }));
+  if (c === undefined)
+    aggregates.calibration.set(operatorId, (c = { at: new Int32Array(16), sum: new Float64Array(16), resolved: 0, valid: 0 }));
   return { c, own };
 }
 
@@ -98,20 +99,24 @@ function placeOf(own: Rows, row: number): number {
 
 /** Calibration over the first `p` claims of the author, in log order (as calibrationOf sums it). */
 function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho: number; resolved: number } {
-  // Checked here, not in `grow`: a call for every rescore.
-  if (p + 1 > c.sum.length) {
-    c.sum = grow(c.sum, p + 1);
-    c.n = grow(c.n, p + 1);
-  }
   for (; c.valid < p; c.valid++) {
-    const j = c.valid;
-    const row = own[j]!;
+    const row = own[c.valid]!;
     const r = state.numbers.scores.resolvedAt(row);
-    const resolved = r === 0 || r === 1;
-    c.sum[j + 1] = resolved ? c.sum[j]! + calibrationTerm(state.claims.confidenceAt(row)!, r) : c.sum[j]!;
-    c.n[j + 1] = c.n[j]! + (resolved ? 1 : 0);
+    if (r !== 0 && r !== 1) continue;
+    const k = c.resolved++;
+    c.at = grow(c.at, k + 1);
+    c.sum = grow(c.sum, k + 2);
+    c.at[k] = c.valid;
+    c.sum[k + 1] = c.sum[k]! + calibrationTerm(state.claims.confidenceAt(row)!, r);
   }
-  return { rho: calibration(c.sum[p]!, c.n[p]!), resolved: c.n[p]! };
+  // The resolved claims among the first p: those placed before p, found by halving.
+  let lo = 0;
+  for (let hi = c.resolved; lo < hi;) {
+    const mid = (lo + hi) >> 1;
+    if (c.at[mid]! < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return { rho: calibration(c.sum[lo]!, lo), resolved: lo };
 }
 
 /** The author's calibration over its claims published before `claim`'s paper. */
@@ -152,6 +157,7 @@ export function* keptCalibrations(state: State, step = CALIBRATION_STEP): Genera
 export function resolvedMoved(state: State, claim: Claim): void {
   const { c, own } = prefixOf(state, claim.operatorId);
   c.valid = Math.min(c.valid, placeOf(own, state.claims.ordinal(claim.ref)));
+  while (c.resolved > 0 && c.at[c.resolved - 1]! >= c.valid) c.resolved--;
 }
 
 /** `use`: the tier weights of the operators other than the author's whose papers rely on the claim. */
