@@ -7,7 +7,7 @@ import type { ServedEntry } from './source.js';
 import type { CacheMark } from './cache.js';
 import { entryHashes } from './entry-hashes.js';
 
-export const REPLAY_FORMAT = 'archive-verify-replay/19';
+export const REPLAY_FORMAT = 'archive-verify-replay/20';
 
 /** Where `--state FILE` keeps the replay. */
 export const replayFile = (stateFile: string): string => `${stateFile}.replay`;

@@ -6,7 +6,7 @@ import { codeId } from '../protocol/code-id.js';
 import { encodeState, encodeStateAsync, readState, readStateFrom, stateBody, stateHeader, type State } from '../record/fold/index.js';
 
 /** The format's name; a snapshot of another format is discarded, never migrated. */
-export const SNAPSHOT_FORMAT = 'archive-snapshot/19';
+export const SNAPSHOT_FORMAT = 'archive-snapshot/20';
 
 /** Where a deployment on LevelDB keeps its snapshot: one file, replaced atomically (on PostgreSQL: snapshot-place.ts). */
 export const snapshotFile = (dataDir: string): string => join(dataDir, 'snapshots', 'state.snapshot');

@@ -3,12 +3,12 @@
 // order they were noted, each point naming the claim's point before it (stores/columns.ts): no object per point. Each claim's
 // latest point is a column by the claim's row in state.claims (stores/claim-store.ts): no Map entry per claim, nor a second list
 // of refs.
-import { ChangingColumn, grow, owned, stable, type Ints, type Shorts } from '../stores/columns.js';
+import { Ascending, ChangingColumn, grow, owned, stable, type AscendingData, type Ints, type Shorts } from '../stores/columns.js';
 import { servedProbability } from './rules.js';
 
 /** What the snapshot writes (fold/state-codec.ts). */
 export interface HistoryData {
-  seq: Ints;
+  seq: AscendingData;
   /** In ten-thousandths (`tenThousandths`). */
   credence: Shorts;
   prev: Ints;
@@ -67,7 +67,8 @@ export interface RecentPoint {
 const tenThousandths = (credence: number): number => Math.round(servedProbability(credence) * 1e4);
 
 export class History {
-  private seq = new Int32Array(16);
+  /** Each point's entry seq: points are noted in log order (columns.ts, Ascending). */
+  private seq = new Ascending();
   private credence = new Uint16Array(16);
   /** The claim's point before this one, or -1. */
   private prev = new Int32Array(16);
@@ -96,10 +97,9 @@ export class History {
     const served = tenThousandths(credence);
     if (last !== undefined && this.credence[last] === served) return;
     const i = this.n++;
-    this.seq = grow(this.seq, this.n);
     this.credence = grow(this.credence, this.n);
     this.prev = grow(this.prev, this.n);
-    this.seq[i] = seq;
+    this.seq.push(seq);
     this.credence[i] = served;
     this.prev[i] = last ?? -1;
     let row = this.rows.rowOf(ref);
@@ -117,7 +117,7 @@ export class History {
       const prev = this.prev[i]!;
       yield {
         ref: this.ring[i % RECENT_POINTS]!,
-        seq: this.seq[i]!,
+        seq: this.seq.at(i),
         credence: this.credence[i]! / 1e4,
         before: prev < 0 ? null : this.credence[prev]! / 1e4,
       };
@@ -134,14 +134,14 @@ export class History {
     let i = this.lastOf(ref);
     if (i === undefined) return undefined;
     const points: [number, number][] = [];
-    for (; i >= 0; i = this.prev[i]!) points.push([this.seq[i]!, this.credence[i]! / 1e4]);
+    for (; i >= 0; i = this.prev[i]!) points.push([this.seq.at(i), this.credence[i]! / 1e4]);
     return points.reverse();
   }
 
   /** The points' columns are append-only: a point is written once, when noted (a snapshot shares them); `last` is copied on write. */
   pack(): HistoryData {
     return {
-      seq: stable(this.seq.subarray(0, this.n)),
+      seq: this.seq.pack(),
       credence: stable(this.credence.subarray(0, this.n)),
       prev: stable(this.prev.subarray(0, this.n)),
       last: this.last.pack(),
@@ -153,8 +153,8 @@ export class History {
   /** The history `pack` wrote, of the claims `rows` (state.claims; none for a history of no state, which wrote its refs). */
   static unpack(d: HistoryData, rows?: Rows): History {
     const h = new History(rows ?? new OwnRows([...(d.refs ?? [])]));
-    h.n = d.seq.length;
-    h.seq = owned(d.seq, h.n);
+    h.seq = Ascending.unpack(d.seq);
+    h.n = h.seq.length;
     h.credence = owned(d.credence, h.n);
     h.prev = owned(d.prev, h.n);
     h.last = new ChangingColumn(d.last);

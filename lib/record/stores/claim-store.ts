@@ -2,6 +2,8 @@
 // the numbers (numbers/indexes.ts). Reads see each claim as the object it always was, without its statement and test, which
 // are read from the entries that carry them (docs/record.md#how-the-state-is-kept).
 import {
+  Ascending,
+  type AscendingData,
   ChangingColumn,
   decimalAt,
   decimalFitting,
@@ -53,7 +55,7 @@ export interface ClaimsData {
   flags: Bytes;
   /** The author's stated confidence; NaN for none (an external claim). */
   confidence: Decimals;
-  seq: Ints;
+  seq: AscendingData;
   agent: Narrow;
   operator: Narrow;
   evidence: SmallCountsData;
@@ -87,7 +89,8 @@ export class Claims extends RowMap<Claim> {
   private flags = new ChangingColumn(new Uint8Array(0));
   /** As its author gave it, in ten-thousandths while it can be (columns.ts, Decimals); NaN for none. */
   private confidence: Decimals = new Uint16Array(16);
-  private seq = new Int32Array(16);
+  /** Claims land in log order (columns.ts, Ascending). */
+  private seq = new Ascending();
   /** Each an interned string's number, as narrow as the numbers let (columns.ts, Narrow). */
   private agent: Narrow = new Uint8Array(16);
   private operator: Narrow = new Uint8Array(16);
@@ -121,13 +124,12 @@ export class Claims extends RowMap<Claim> {
     const row = this.refs.push(c.ref);
     const n = row + 1;
     this.confidence = grow(this.confidence, n);
-    this.seq = grow(this.seq, n);
     this.agent = grow(this.agent, n);
     this.operator = grow(this.operator, n);
     this.flags.set(row, (c.kind === 'conceptual' ? CONCEPTUAL : 0) | (c.external ? EXTERNAL : 0) | (test === null ? TEST_UNKNOWN : 0));
     const confidence = c.confidence ?? NaN;
     setDecimal((this.confidence = decimalFitting(this.confidence, confidence)), row, confidence);
-    this.seq[row] = c.seq;
+    this.seq.push(c.seq);
     const agent = this.agents.of(c.agent);
     const operator = this.operators.of(c.operatorId);
     (this.agent = fitting(this.agent, agent))[row] = agent;
@@ -161,7 +163,7 @@ export class Claims extends RowMap<Claim> {
     return (this.flags.at(row) & EXTERNAL) !== 0;
   }
   seqAt(row: number): number {
-    return this.seq[row]!;
+    return this.seq.at(row);
   }
   /** The author's stated confidence, or null (an external claim). */
   confidenceAt(row: number): number | null {
@@ -215,7 +217,7 @@ export class Claims extends RowMap<Claim> {
       source: this.sources.size > 0 ? (this.sources.get(row) ?? null) : null,
       operatorId: this.operatorAt(row),
       agent: this.agents.at(this.agent[row]!),
-      seq: this.seq[row]!,
+      seq: this.seq.at(row),
       amendment: (this.amendments.size > 0 ? this.amendments.get(row) : undefined) ?? null,
       evidence: this.evidence.at(row),
     };
@@ -235,7 +237,7 @@ export class Claims extends RowMap<Claim> {
       refs: this.refs.pack(),
       flags: this.flags.pack(),
       confidence: stable(this.confidence.subarray(0, n)),
-      seq: stable(this.seq.subarray(0, n)),
+      seq: this.seq.pack(),
       agent: stable(this.agent.subarray(0, n)),
       operator: stable(this.operator.subarray(0, n)),
       evidence: this.evidence.pack(),
@@ -252,12 +254,12 @@ export class Claims extends RowMap<Claim> {
   static unpack(d: ClaimsData): Claims {
     const refs = ShortKeys.unpack(d.refs);
     const n = refs.length;
-    for (const column of [d.flags, d.seq, d.evidence.bytes, d.testHash])
+    for (const column of [d.flags, d.seq.offset, d.evidence.bytes, d.testHash])
       if (column.length !== n) throw new Error(`${column.length} claims' rows in a column for ${n} refs`);
     const c = new Claims(refs);
     c.flags = new ChangingColumn(d.flags);
     c.confidence = owned(d.confidence, n);
-    c.seq = owned(d.seq, n);
+    c.seq = Ascending.unpack(d.seq);
     c.agent = owned(d.agent, n);
     c.operator = owned(d.operator, n);
     c.evidence = new SmallCounts(d.evidence);

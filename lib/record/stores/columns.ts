@@ -385,6 +385,78 @@ export class WholeOrDoubles extends ChangingColumn<Shorts | Floats> {
   }
 }
 
+/** Rows a block of an Ascending column: its first row's number is held whole, the others as their distance above it. */
+const BLOCK = 256;
+/** An Ascending row whose number is in its Map. */
+const FAR = 0xffff;
+
+/** Ascending as a snapshot writes it: each block's first number, each row's distance above it, and the rows held apart. */
+export interface AscendingData {
+  first: Ints;
+  offset: Shorts;
+  far: [number, number][];
+}
+
+/**
+ * An append-only column of whole numbers (-2 ** 31 to 2 ** 31 - 1) that grow slowly from row to row: the seqs of rows appended
+ * in log order (a review's, a claim's, a credence point's). Each block of 256 rows holds its first row's number as an Int32,
+ * and each row its distance above that in a Uint16; a row 65,535 or more above its block's first, or below it, holds 0xFFFF
+ * and its number in a Map apart. At ten million paper-heavy entries, the seqs of 7.2 million reviews, 7.6 million claims and
+ * 16 million credence points took 125 MiB as Int32.
+ */
+export class Ascending {
+  private first = new Int32Array(16);
+  private offset = new Uint16Array(16);
+  private far = new Map<number, number>();
+  private n = 0;
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Appends `x` as the next row. */
+  push(x: number): void {
+    const row = this.n++;
+    this.offset = grow(this.offset, this.n);
+    const block = Math.floor(row / BLOCK);
+    if (row % BLOCK === 0) {
+      this.first = grow(this.first, block + 1);
+      this.first[block] = x;
+    }
+    const d = x - this.first[block]!;
+    if (d >= 0 && d < FAR) this.offset[row] = d;
+    else {
+      this.offset[row] = FAR;
+      this.far.set(row, x);
+    }
+  }
+
+  at(row: number): number {
+    const d = this.offset[row]!;
+    return d === FAR ? this.far.get(row)! : this.first[Math.floor(row / BLOCK)]! + d;
+  }
+
+  /** Rows are written once, when pushed, and a block's first with its first row: a snapshot shares both columns. */
+  pack(): AscendingData {
+    return {
+      first: stable(this.first.subarray(0, Math.ceil(this.n / BLOCK))),
+      offset: stable(this.offset.subarray(0, this.n)),
+      far: [...this.far],
+    };
+  }
+
+  static unpack(d: AscendingData): Ascending {
+    if (d.first.length !== Math.ceil(d.offset.length / BLOCK))
+      throw new Error(`${d.first.length} blocks for ${d.offset.length} rows of an ascending column`);
+    const a = new Ascending();
+    a.n = d.offset.length;
+    a.offset = owned(d.offset, a.n);
+    a.first = owned(d.first, d.first.length);
+    a.far = new Map(d.far);
+    return a;
+  }
+}
+
 /** A count held in a byte: OVER or more is in SmallCounts' Map. */
 const OVER = 255;
 

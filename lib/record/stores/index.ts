@@ -3,6 +3,7 @@
 // Outside lib/record/, import this index only (docs/entry-types.md#where-the-records-code-sits).
 export {
   appendTo,
+  Ascending,
   type Bytes,
   ChangingColumn,
   type Floats,

@@ -1,6 +1,8 @@
 // Every review on the record, held as columns (columns.ts), one row per review in log order; reads see each review as the object
 // it always was. The rationale is read from the log (docs/record.md#how-the-state-is-kept).
 import {
+  Ascending,
+  type AscendingData,
   decimalAt,
   decimalFitting,
   fitting,
@@ -39,7 +41,7 @@ export interface ReviewsData {
   ids: Bytes;
   /** The index from id to row as it stands (columns.ts, RowIndex): read back rather than built again from the ids. */
   idIndex: Ints;
-  seq: Ints;
+  seq: AscendingData;
   /** The claim's row in state.claims (its ordinal). */
   claim: Ints;
   agent: Narrow;
@@ -71,7 +73,8 @@ interface ClaimRows {
 
 export class Reviews extends RowMap<Review> {
   private ids = new HexIds();
-  private seq = new Int32Array(16);
+  /** Reviews land in log order (columns.ts, Ascending). */
+  private seq = new Ascending();
   private claim = new Int32Array(16);
   /** Each an interned string's number, as narrow as the numbers let (columns.ts, Narrow). */
   private agent: Narrow = new Uint8Array(16);
@@ -106,7 +109,6 @@ export class Reviews extends RowMap<Review> {
   add(r: NewReview): number {
     const row = this.ids.push(r.id);
     const n = row + 1;
-    this.seq = grow(this.seq, n);
     this.claim = grow(this.claim, n);
     this.agent = grow(this.agent, n);
     this.operator = grow(this.operator, n);
@@ -114,7 +116,7 @@ export class Reviews extends RowMap<Review> {
     this.models = grow(this.models, n);
     this.forecast = grow(this.forecast, n);
     this.time = grow(this.time, n);
-    this.seq[row] = r.seq;
+    this.seq.push(r.seq);
     this.claim[row] = this.claims.ordinal(r.claim);
     const agent = this.agents.of(r.agent);
     const operator = this.operators.of(r.operatorId);
@@ -142,7 +144,7 @@ export class Reviews extends RowMap<Review> {
     return this.ids.hex(row);
   }
   seqAt(row: number): number {
-    return this.seq[row]!;
+    return this.seq.at(row);
   }
   claimAt(row: number): string {
     return this.claims.refAt(this.claim[row]!);
@@ -229,7 +231,7 @@ export class Reviews extends RowMap<Review> {
     return {
       ids: stable(this.ids.pack()),
       idIndex: this.ids.packIndex(),
-      seq: stable(this.seq.subarray(0, n)),
+      seq: this.seq.pack(),
       claim: stable(this.claim.subarray(0, n)),
       agent: stable(this.agent.subarray(0, n)),
       operator: stable(this.operator.subarray(0, n)),
@@ -249,9 +251,9 @@ export class Reviews extends RowMap<Review> {
   /** The reviews `pack` wrote, of the claims `claims`. */
   static unpack(d: ReviewsData, claims: ClaimRows): Reviews {
     const r = new Reviews(claims);
-    const n = d.seq.length;
+    const n = d.seq.offset.length;
     r.ids = HexIds.unpack(d.ids, undefined, d.idIndex);
-    r.seq = owned(d.seq, n);
+    r.seq = Ascending.unpack(d.seq);
     r.claim = owned(d.claim, n);
     r.agent = owned(d.agent, n);
     r.operator = owned(d.operator, n);
