@@ -109,14 +109,9 @@ function prefix(state: State, c: CalibrationPrefix, own: Rows, p: number): { rho
     c.at[k] = c.valid;
     c.sum[k + 1] = c.sum[k]! + calibrationTerm(state.claims.confidenceAt(row)!, r);
   }
-  // The resolved claims among the first p: those placed before p, found by halving.
-  let lo = 0;
-  for (let hi = c.resolved; lo < hi;) {
-    const mid = (lo + hi) >> 1;
-    if (c.at[mid]! < p) lo = mid + 1;
-    else hi = mid;
-  }
-  return { rho: calibration(c.sum[lo]!, lo), resolved: lo };
+  // The resolved claims among the first p: those placed before p.
+  const k = firstAtLeast(c.at, p, c.resolved);
+  return { rho: calibration(c.sum[k]!, k), resolved: k };
 }
 
 /** The author's calibration over its claims published before `claim`'s paper. */

@@ -100,9 +100,9 @@ export class ReportPairs {
   }
 
   setCounted(row: number, reports: number, right: number): void {
-    const was = { reports: this.reports, right: this.right };
-    if ((this.reports = fitting(was.reports, reports)) !== was.reports) this.saved.reports.moved();
-    if ((this.right = fitting(was.right, right)) !== was.right) this.saved.right.moved();
+    const { reports: reportsWere, right: rightWas } = this;
+    if ((this.reports = fitting(reportsWere, reports)) !== reportsWere) this.saved.reports.moved();
+    if ((this.right = fitting(rightWas, right)) !== rightWas) this.saved.right.moved();
     this.saved.reports.write(row);
     this.reports[row] = reports;
     this.saved.right.write(row);

@@ -803,10 +803,13 @@ export abstract class RowMap<V> implements ReadonlyMap<string, V> {
   }
 }
 
-/** The place of the first number of `rows` (increasing) that is at least `x`, found by halving; rows.length when none is. */
-export function firstAtLeast(rows: Rows, x: number): number {
+/**
+ * The place of the first number of `rows` (increasing) before `end` that is at least `x`, found by halving; `end` when none is
+ * (a column with room: `end` is its length in use).
+ */
+export function firstAtLeast(rows: Rows, x: number, end = rows.length): number {
   let lo = 0;
-  let hi = rows.length;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (rows[mid]! < x) lo = mid + 1;
