@@ -4,7 +4,7 @@
 import { canonicalize, knownCanonical } from '../lib/protocol/canonical-json.js';
 import { leafHash, sha256TextHex, toHex } from 'tlog-engine';
 import { leafInput } from '../lib/protocol/log-entry.js';
-import type { ServedEntry } from './source.js';
+import { SERVED_LINE, type ServedEntry } from './source.js';
 
 /** Whether the entry was served with fields withheld (its payload hash cannot be recomputed). */
 export const isWithheld = (e: ServedEntry): boolean => e.withheld !== undefined && e.withheld.length > 0;
@@ -38,18 +38,6 @@ export function entryHashes(e: ServedEntry, seq: number): EntryHashes {
   if (!payloadOk) problems.push(`payloadHash does not recompute from the payload served (${e.type})`);
   return { leaf, text, payloadOk, problems };
 }
-
-/**
- * An entry's line as the service serves it (api/routes/log.ts) and exports hold it: the leaf fields
- * as plain strings, then the payload, last. Plain means with no quote or escape, so each reads
- * as JSON.parse reads it.
- */
-const SERVED_LINE =
-  // One RegExp in two pieces of source (a line of at most 140 characters).
-  new RegExp(
-    String.raw`^\{"seq":(?:0|[1-9][0-9]*),"ts":"([^"\\]*)","type":"([^"\\]*)","payloadHash":"([^"\\]*)",` +
-      String.raw`"prevHash":"([^"\\]*)","entryHash":"([^"\\]*)","payload":`,
-  );
 
 /**
  * The hashes of an entry given as its line, and its type and ts, without parsing it: when the line

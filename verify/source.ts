@@ -200,6 +200,69 @@ async function* linesOf(path: string, progress?: (read: number, size: number) =>
   }
 }
 
+/**
+ * An entry's line as the service serves it (api/routes/log.ts) and exports hold it: the leaf fields
+ * as plain strings, then the payload, last. Plain means with no quote or escape, so each reads
+ * as JSON.parse reads it.
+ */
+export const SERVED_LINE =
+  // One RegExp in two pieces of source (a line of at most 140 characters).
+  new RegExp(
+    String.raw`^\{"seq":(?:0|[1-9][0-9]*),"ts":"([^"\\]*)","type":"([^"\\]*)","payloadHash":"([^"\\]*)",` +
+      String.raw`"prevHash":"([^"\\]*)","entryHash":"([^"\\]*)","payload":`,
+  );
+
+/**
+ * An entry of an export held as its line, whose payload is parsed again from the line each time it is read (once, by the
+ * replay). An export is read whole; held as parsed objects, a million entries were some fifteen million objects in the heap,
+ * which each of the collections while the replay runs traced again: the collector's threads took about a tenth of the
+ * verifier's CPU at a million entries (docs/benchmarks.md, the verifier). Its leaf fields are kept as the line was parsed.
+ * Only a line of the served shape (SERVED_LINE) with no member after the payload is held so; JSON.stringify writes the line's
+ * entry.
+ */
+class LineEntry implements ServedEntry {
+  readonly #line: string;
+  /** Where the payload's text starts in the line; it ends before the line's last `}`. */
+  readonly #at: number;
+  constructor(
+    line: string,
+    at: number,
+    readonly seq: number,
+    readonly ts: string,
+    readonly type: string,
+    readonly payloadHash: string,
+    readonly prevHash: string,
+    readonly entryHash: string,
+  ) {
+    this.#line = line;
+    this.#at = at;
+  }
+
+  get payload(): Served {
+    try {
+      return JSON.parse(this.#line.slice(this.#at, -1));
+    } catch {
+      // Not a single value before the line's end (a second member named payload): the line's own.
+      return JSON.parse(this.#line).payload;
+    }
+  }
+
+  toJSON(): ServedEntry {
+    return JSON.parse(this.#line);
+  }
+}
+
+/**
+ * The entry of export line `line`, parsed to `value` (an object): held as its line (LineEntry) when the line is of the served
+ * shape and has no member but the leaf fields and the payload, else as `value`.
+ */
+function heldEntry(line: string, value: ServedEntry): ServedEntry {
+  const m = SERVED_LINE.exec(line);
+  if (m === null || line.charCodeAt(line.length - 1) !== 0x7d || Object.keys(value).length !== 7) return value;
+  const { seq, ts, type, payloadHash, prevHash, entryHash } = value;
+  return new LineEntry(line, m[0].length, seq, ts, type, payloadHash, prevHash, entryHash);
+}
+
 /** Reads an export; throws naming the line that is not one. `progress` is told the bytes read of the file's size. */
 export async function readExport(path: string, progress?: (read: number, size: number) => void): Promise<LogCopy> {
   let header: Served = null;
@@ -220,7 +283,7 @@ export async function readExport(path: string, progress?: (read: number, size: n
         if (value?.format !== EXPORT_FORMAT) throw new Error(`${path}:1: not an export (expected {"format":"${EXPORT_FORMAT}", ...})`);
         header = value;
       } else {
-        entries.push(value);
+        entries.push(heldEntry(line, value));
         kept.push(line);
       }
     }
