@@ -8,6 +8,8 @@ import type { ServedEntry } from './source.js';
 
 /** Entries in a batch: the replay consumes the workers' results batch by batch, in order. */
 export const BATCH = 2048;
+/** Batches queued on each worker at once: about a second and a half of its work at this machine's signature rate. */
+const AHEAD = 4;
 
 export interface EntryChecks {
   leaves: Uint8Array[];
@@ -39,9 +41,21 @@ export async function checkEntriesOnWorkers(
   const pool = workersFor(workersOf(entries.length - first, workers));
   const run = ++runs;
   const settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }[] = [];
-  const onMessage = (r: BatchResult) => {
-    if (r.run === run) settle[r.id]!.resolve(r);
+  // The batches go out in order, AHEAD queued on each worker at a time, the next to the worker that answered: a message
+  // queued holds a copy of its lines, so queueing every batch at once held a second copy of the whole log.
+  let next = 0;
+  const post = (w: Worker) => {
+    if (next >= total) return;
+    const id = next++;
+    const from = first + id * BATCH;
+    const batch = entries.slice(from, from + BATCH).map((e, i) => lines?.[from + i] ?? JSON.stringify(e));
+    w.postMessage({ run, id, from, lines: batch, keys });
   };
+  const onMessage = pool.map((w) => (r: BatchResult) => {
+    if (r.run !== run) return;
+    settle[r.id]!.resolve(r);
+    post(w);
+  });
   const onError = (err: unknown) => settle.forEach((x) => x.reject(err));
   try {
     const batches = Array.from(
@@ -50,15 +64,11 @@ export async function checkEntriesOnWorkers(
     );
     // A batch nobody awaits yet must not count as an unhandled rejection; `finished` reports it.
     for (const b of batches) b.catch(() => undefined);
-    for (const w of pool) w.on('message', onMessage).on('error', onError);
+    pool.forEach((w, i) => w.on('message', onMessage[i]!).on('error', onError));
     const finished = Promise.all(batches);
-    // Every batch is queued at once: the workers need nothing more from the main thread, which
-    // is free to replay while they work.
-    for (let id = 0; id < total; id++) {
-      const from = first + id * BATCH;
-      const batch = entries.slice(from, from + BATCH).map((e, i) => lines?.[from + i] ?? JSON.stringify(e));
-      pool[id % pool.length]!.postMessage({ run, id, from, lines: batch, keys });
-    }
+    // Each worker has work queued for a while (AHEAD batches): the main thread replays meanwhile, and feeds them when it
+    // waits for a batch's result.
+    for (let k = 0; k < AHEAD; k++) for (const w of pool) post(w);
     await onDispatched?.((id) => batches[id]!);
     const results = await finished;
     const leaves: Uint8Array[] = [];
@@ -72,10 +82,10 @@ export async function checkEntriesOnWorkers(
     }
     return out;
   } finally {
-    for (const w of pool) {
-      w.off('message', onMessage).off('error', onError);
+    pool.forEach((w, i) => {
+      w.off('message', onMessage[i]!).off('error', onError);
       release(w);
-    }
+    });
   }
 }
 
