@@ -264,6 +264,14 @@ export class PgStore implements SharedStore {
    * which releases the head row, so that another node can take the lease over.
    */
   private begin = 'BEGIN';
+  /**
+   * The connection the one-statement commits go on, kept from one to the next, so that a commit
+   * is sent in the step the sequencer asks for it. Taking a connection from the pool answers a
+   * tick later, after the work the last acknowledgements set off (the next appends, some
+   * milliseconds of it), and the commit's round trip would wait for that work instead of
+   * running beside it. Dropped when it fails or its connection ends; the next commit takes another.
+   */
+  private writer: pg.PoolClient | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -383,7 +391,8 @@ export class PgStore implements SharedStore {
   private async commitOne(batch: CommitBatch, sending: () => void): Promise<boolean> {
     const { head } = batch;
     const known = this.expected as StoredHead[];
-    const client = await this.pool.connect();
+    // No await before the query when the connection is held (see `writer`).
+    const client = this.writer ?? (await this.takeWriter());
     try {
       sending();
       const { rows } = await client.query<{ swapped: number }>({
@@ -408,12 +417,27 @@ export class PgStore implements SharedStore {
           ),
         ],
       });
-      client.release();
       return rows[0]!.swapped === 1;
     } catch (err) {
-      client.release(true);
+      this.dropWriter(client);
       throw err;
     }
+  }
+
+  private async takeWriter(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    const drop = () => this.dropWriter(client);
+    client.once('error', drop);
+    client.once('end', drop);
+    this.writer = client;
+    return client;
+  }
+
+  /** Gives the commits' connection back to the pool to be closed (it failed, or the store closes). */
+  private dropWriter(client: pg.PoolClient): void {
+    if (this.writer !== client) return;
+    this.writer = null;
+    client.release(true);
   }
 
   /** A commit as a transaction of a few statements: the first head (none known yet), or a roll-back (no entries). */
@@ -684,6 +708,7 @@ export class PgStore implements SharedStore {
   }
 
   close(): Promise<void> {
+    if (this.writer !== null) this.dropWriter(this.writer);
     return this.pool.end();
   }
 }

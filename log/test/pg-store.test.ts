@@ -121,6 +121,20 @@ t.test('a server killed mid-batch: appends are refused, the head stays at an ack
   await again.close();
 });
 
+t.test('a server restarted between two commits: the next commit lands, on a new connection', async (t) => {
+  // The store keeps the connection its commits go on: one the server closed must not be used again.
+  const url = await server.createDatabase();
+  const store = await PgStore.open(url);
+  await store.commit(batch(0, 3));
+  await store.commit(batch(3, 2)); // on a head the store knows: one statement, on the connection it keeps
+  await server.kill();
+  await server.start();
+  await store.commit(batch(5, 2));
+  t.same(await store.readHead(), head(7));
+  t.equal((await store.readEntries(0, 10)).length, 7);
+  await store.close();
+});
+
 t.test('the schema is created at version 3 and a later version is refused', async (t) => {
   const url = await server.createDatabase();
   const store = await PgStore.open(url);
