@@ -426,6 +426,11 @@ export class PgStore implements SharedStore {
 
   private async takeWriter(): Promise<pg.PoolClient> {
     const client = await this.pool.connect();
+    // Another commit took one meanwhile (the log sends one at a time; a store used otherwise may not).
+    if (this.writer !== null) {
+      client.release();
+      return this.writer;
+    }
     const drop = () => this.dropWriter(client);
     client.once('error', drop);
     client.once('end', drop);

@@ -135,6 +135,20 @@ t.test('a server restarted between two commits: the next commit lands, on a new 
   await store.close();
 });
 
+t.test('two commits asked for at once: one lands, the other is fenced, and the store still closes', async (t) => {
+  // The log sends one commit at a time; a store used otherwise must not keep a second connection it never gives back.
+  const url = await server.createDatabase();
+  const store = await PgStore.open(url);
+  await store.commit(batch(0, 3));
+  const [first, second] = await Promise.allSettled([store.commit(batch(3, 2)), store.commit(batch(3, 2, 'cd'))]);
+  t.equal(first.status, 'fulfilled');
+  t.match(second, { status: 'rejected', reason: { code: 'fenced' } });
+  t.same(await store.readHead(), head(5));
+  // A connection never given back would keep close() waiting.
+  const closed = await Promise.race([store.close().then(() => true), new Promise((r) => setTimeout(() => r(false), 5000).unref())]);
+  t.ok(closed, 'the store closes');
+});
+
 t.test('the schema is created at version 3 and a later version is refused', async (t) => {
   const url = await server.createDatabase();
   const store = await PgStore.open(url);
