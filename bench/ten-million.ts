@@ -193,16 +193,21 @@ async function verify(url: string, work: string): Promise<{ seconds: number; rss
   return { seconds: (performance.now() - t0) / 1000, rssMiB: kib === undefined ? null : Number(kib) / 1024 };
 }
 
+/** The line `archive serve` prints when it has written a snapshot of the state. */
+const SNAPSHOT_LINE = /^archive: snapshot at entry/;
+/** How long the snapshot of such a line took to write, from its start (ms). */
+const snapshotMs = (line: string): number => Number(/, (\d+) ms \(serving paused/.exec(line)?.[1] ?? 0);
+
 /** The longest gap between reads answered in a steady stream while a snapshot is written, and the longest otherwise. */
 async function snapshotPause(dir: string): Promise<{ during: number; otherwise: number; line: string; reads: number }> {
   const s = await serve(code, dir, ['--register-limit', '100000000', '--snapshot-every', '200']);
   await s.line(/the search index (holds|is up to date)/);
   const from = s.lines.length;
-  const state = s.line(/^archive: snapshot at entry/, from);
   let done = false;
   const landed = { n: 0 };
   const writes = writesUntil(s.url, () => done, landed);
   const answered: number[] = [];
+  const began = performance.now();
   const stream = (async () => {
     while (!done) {
       const r = await fetch(`${s.url}/v1/log/sth`);
@@ -210,15 +215,21 @@ async function snapshotPause(dir: string): Promise<{ during: number; otherwise: 
       answered.push(performance.now());
     }
   })();
-  const st = await state;
+  // The snapshot measured is the first one begun after the stream began: one begun before (at the
+  // start, while the search index was built) paused serving when no read was there to see it.
+  let at = from;
+  let st = await s.line(SNAPSHOT_LINE, at);
+  while (st.at - snapshotMs(st.line) < began) {
+    at = s.lines.indexOf(st.line, at) + 1;
+    st = await s.line(SNAPSHOT_LINE, at);
+  }
   await new Promise((r) => setTimeout(r, 1000));
   done = true;
   await Promise.all([writes, stream]);
   await stop(s);
-  // The snapshot of the state is written from `ms` before its line (the search index is a file of
+  // The snapshot of the state is written from the time its line gives before that line (the search index is a file of
   // its own, written as the record folds, and has no snapshot).
-  const ms = Number(/, (\d+) ms \(serving paused/.exec(st.line)?.[1] ?? 0);
-  const start = st.at - ms - 100;
+  const start = st.at - snapshotMs(st.line) - 100;
   const end = st.at + 100;
   let during = 0;
   let otherwise = 0;
